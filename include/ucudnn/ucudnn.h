@@ -1,0 +1,270 @@
+#pragma once
+/// \file ucudnn.h
+/// μ-cuDNN: faster convolutions inside the same workspace, by splitting each mini-batch into
+/// micro-batches (Oyama et al., 2018).
+///
+/// Integration is a type swap: declare the framework's handle as `UcudnnHandle_t` instead of
+/// `cudnnHandle_t`. The overloads below then intercept the algorithm queries and convolutions;
+/// every other cuDNN function receives the underlying `cudnnHandle_t` through the implicit
+/// conversion, unchanged.
+
+#include <cudnn.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+#include <vector>
+
+/// The library state behind one handle: a cuDNN handle plus ucudnn's settings. Opaque.
+struct UcudnnContext;
+
+/// Returns the cuDNN handle owned by a context (nullptr for a null context).
+cudnnHandle_t ucudnnGetCudnnHandle(const UcudnnContext* context);
+
+/// A drop-in replacement for cudnnHandle_t.
+///
+/// Like cudnnHandle_t it is one pointer, trivially copyable, and copies refer to the same state:
+/// frameworks that keep handles in `void*` slots or arrays keep working (see toPointer /
+/// fromPointer). It has exactly one implicit conversion, to the underlying cudnnHandle_t, so
+/// `cudnnSetStream(h, s)`, pooling, activation and every other non-intercepted cuDNN call accept
+/// it. Create it with cudnnCreate(UcudnnHandle_t*), release it with cudnnDestroy(UcudnnHandle_t).
+struct UcudnnHandle_t {
+  UcudnnContext* context = nullptr;
+
+  UcudnnHandle_t() = default;
+  UcudnnHandle_t(std::nullptr_t) {}  // NOLINT: a null handle, as with cudnnHandle_t
+  explicit UcudnnHandle_t(UcudnnContext* c) : context(c) {}
+
+  /// The underlying cuDNN handle (the one implicit conversion).
+  operator cudnnHandle_t() const { return ucudnnGetCudnnHandle(context); }  // NOLINT
+
+  /// For frameworks that store handles as `void*`.
+  void* toPointer() const { return context; }
+  static UcudnnHandle_t fromPointer(void* p) { return UcudnnHandle_t(static_cast<UcudnnContext*>(p)); }
+
+  friend bool operator==(UcudnnHandle_t a, UcudnnHandle_t b) { return a.context == b.context; }
+  friend bool operator!=(UcudnnHandle_t a, UcudnnHandle_t b) { return a.context != b.context; }
+};
+static_assert(sizeof(UcudnnHandle_t) == sizeof(cudnnHandle_t), "UcudnnHandle_t must fit a handle slot");
+static_assert(std::is_trivially_copyable<UcudnnHandle_t>::value, "UcudnnHandle_t must copy like a pointer");
+
+/// The virtual algorithm values that stand for "run ucudnn's micro-batch plan". Returned by the
+/// get/find overloads; one past cuDNN's last real algorithm of each operation.
+constexpr cudnnConvolutionFwdAlgo_t UCUDNN_CONVOLUTION_FWD_ALGO_MICRO_BATCHED = CUDNN_CONVOLUTION_FWD_ALGO_COUNT;
+constexpr cudnnConvolutionBwdDataAlgo_t UCUDNN_CONVOLUTION_BWD_DATA_ALGO_MICRO_BATCHED =
+    CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT;
+constexpr cudnnConvolutionBwdFilterAlgo_t UCUDNN_CONVOLUTION_BWD_FILTER_ALGO_MICRO_BATCHED =
+    CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT;
+
+/// Which micro-batch sizes the planner may use.
+typedef enum {
+  UCUDNN_BATCH_SIZE_POLICY_ALL = 0,           ///< every size 1..N
+  UCUDNN_BATCH_SIZE_POLICY_POWER_OF_TWO = 1,  ///< 1, 2, 4, ... and N itself (the default)
+  UCUDNN_BATCH_SIZE_POLICY_UNDIVIDED = 2,     ///< N only
+} UcudnnBatchSizePolicy_t;
+
+typedef enum {
+  UCUDNN_OP_FORWARD = 0,
+  UCUDNN_OP_BACKWARD_DATA = 1,
+  UCUDNN_OP_BACKWARD_FILTER = 2,
+} UcudnnConvolutionOp_t;
+
+/// Pass as a workspace limit to mean "the limit this handle would use for this convolution":
+/// the one its last get/find call gave, else the handle's default.
+constexpr size_t UCUDNN_WORKSPACE_LIMIT_DEFAULT = SIZE_MAX;
+
+/// `count` consecutive cuDNN calls of one algorithm on micro-batches of `size`.
+struct UcudnnMicroBatchRun {
+  int size;
+  int algo;  ///< cudnnConvolution*Algo_t value of the plan's operation
+  cudnnMathType_t mathType;
+  int count;
+  float timeMs;  ///< measured time of one call
+  size_t workspaceBytes;
+};
+
+/// The plan ucudnn runs for one convolution.
+struct UcudnnPlanInfo {
+  UcudnnConvolutionOp_t op = UCUDNN_OP_FORWARD;
+  int batch = 0;
+  UcudnnBatchSizePolicy_t policy = UCUDNN_BATCH_SIZE_POLICY_POWER_OF_TWO;
+  size_t workspaceLimit = 0;   ///< the limit it was planned under
+  size_t workspaceBytes = 0;   ///< what it needs: the largest workspace of its runs
+  float predictedTimeMs = 0;   ///< sum of the runs' measured times
+  float undividedTimeMs = -1;  ///< fastest single algorithm at the full batch within the limit, -1 if none
+  std::vector<UcudnnMicroBatchRun> runs;  ///< larger micro-batches first
+  int microBatchCount() const {
+    int n = 0;
+    for (const auto& r : runs) n += r.count;
+    return n;
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Library calls. All return CUDNN_STATUS_SUCCESS or a cuDNN error status; none throws.
+
+/// Sets the batch-size policy of a handle (overrides UCUDNN_BATCH_SIZE_POLICY).
+cudnnStatus_t ucudnnSetBatchSizePolicy(UcudnnHandle_t handle, UcudnnBatchSizePolicy_t policy);
+cudnnStatus_t ucudnnGetBatchSizePolicy(UcudnnHandle_t handle, UcudnnBatchSizePolicy_t* policy);
+
+/// Sets the per-kernel workspace limit used where a call names none (cudnnFind*Algorithm,
+/// cudnnGet*Algorithm_v7, PREFER_FASTEST). Overrides UCUDNN_DEFAULT_WORKSPACE_LIMIT.
+cudnnStatus_t ucudnnSetDefaultWorkspaceLimit(UcudnnHandle_t handle, size_t bytes);
+cudnnStatus_t ucudnnGetDefaultWorkspaceLimit(UcudnnHandle_t handle, size_t* bytes);
+
+/// The plan for a convolution under a workspace limit, benchmarking it first if needed.
+/// Descriptors in forward naming: x is the input activation (dx for backward data), w the filter
+/// (dw for backward filter), y the output activation (dy for both backward operations).
+cudnnStatus_t ucudnnGetPlan(UcudnnHandle_t handle, UcudnnConvolutionOp_t op, cudnnTensorDescriptor_t xDesc,
+                            cudnnFilterDescriptor_t wDesc, cudnnConvolutionDescriptor_t convDesc,
+                            cudnnTensorDescriptor_t yDesc, size_t workspaceLimit, UcudnnPlanInfo* plan);
+
+/// A description of the last error an intercepted call of this thread returned ("" if none).
+const char* ucudnnGetLastErrorMessage();
+
+// ---------------------------------------------------------------------------------------------
+// cuDNN's legacy algorithm-preference enums, removed in cuDNN 8: defined here so that code
+// written for cuDNN 6/7 (Caffe 1.0) compiles against cuDNN 9 once its handle type is swapped.
+#if CUDNN_MAJOR >= 8
+typedef enum {
+  CUDNN_CONVOLUTION_FWD_NO_WORKSPACE = 0,
+  CUDNN_CONVOLUTION_FWD_PREFER_FASTEST = 1,
+  CUDNN_CONVOLUTION_FWD_SPECIFY_WORKSPACE_LIMIT = 2,
+} cudnnConvolutionFwdPreference_t;
+typedef enum {
+  CUDNN_CONVOLUTION_BWD_DATA_NO_WORKSPACE = 0,
+  CUDNN_CONVOLUTION_BWD_DATA_PREFER_FASTEST = 1,
+  CUDNN_CONVOLUTION_BWD_DATA_SPECIFY_WORKSPACE_LIMIT = 2,
+} cudnnConvolutionBwdDataPreference_t;
+typedef enum {
+  CUDNN_CONVOLUTION_BWD_FILTER_NO_WORKSPACE = 0,
+  CUDNN_CONVOLUTION_BWD_FILTER_PREFER_FASTEST = 1,
+  CUDNN_CONVOLUTION_BWD_FILTER_SPECIFY_WORKSPACE_LIMIT = 2,
+} cudnnConvolutionBwdFilterPreference_t;
+#endif
+
+// ---------------------------------------------------------------------------------------------
+// The intercepted cuDNN calls: same names and arguments as cuDNN's, with UcudnnHandle_t.
+//
+// Get/find calls plan the convolution under their workspace limit (the memoryLimitInBytes
+// argument, the workspace given to Find*Ex, else the handle's default) and answer with the
+// virtual algorithm *_MICRO_BATCHED first, reporting the plan's predicted time and workspace,
+// followed by the real algorithms measured at the full batch. Get*WorkspaceSize answers the
+// plan's workspace for the virtual algorithm and cuDNN's value for a real one. The convolution
+// calls always run ucudnn's plan for the workspace they are given (whatever algo they are
+// passed), so a convolution never seen by a get/find call is planned on first use. If planning
+// fails, they behave as plain cuDNN, with one warning.
+
+cudnnStatus_t cudnnCreate(UcudnnHandle_t* handle);
+cudnnStatus_t cudnnDestroy(UcudnnHandle_t handle);
+
+// Forward
+cudnnStatus_t cudnnGetConvolutionForwardAlgorithm_v7(UcudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc,
+                                                     const cudnnFilterDescriptor_t wDesc,
+                                                     const cudnnConvolutionDescriptor_t convDesc,
+                                                     const cudnnTensorDescriptor_t yDesc, const int requestedAlgoCount,
+                                                     int* returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t* perfResults);
+cudnnStatus_t cudnnGetConvolutionForwardAlgorithm(UcudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc,
+                                                  const cudnnFilterDescriptor_t wDesc,
+                                                  const cudnnConvolutionDescriptor_t convDesc,
+                                                  const cudnnTensorDescriptor_t yDesc,
+                                                  cudnnConvolutionFwdPreference_t preference, size_t memoryLimitInBytes,
+                                                  cudnnConvolutionFwdAlgo_t* algo);
+cudnnStatus_t cudnnFindConvolutionForwardAlgorithm(UcudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc,
+                                                   const cudnnFilterDescriptor_t wDesc,
+                                                   const cudnnConvolutionDescriptor_t convDesc,
+                                                   const cudnnTensorDescriptor_t yDesc, const int requestedAlgoCount,
+                                                   int* returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t* perfResults);
+cudnnStatus_t cudnnFindConvolutionForwardAlgorithmEx(UcudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc,
+                                                     const void* x, const cudnnFilterDescriptor_t wDesc, const void* w,
+                                                     const cudnnConvolutionDescriptor_t convDesc,
+                                                     const cudnnTensorDescriptor_t yDesc, void* y,
+                                                     const int requestedAlgoCount, int* returnedAlgoCount,
+                                                     cudnnConvolutionFwdAlgoPerf_t* perfResults, void* workSpace,
+                                                     size_t workSpaceSizeInBytes);
+cudnnStatus_t cudnnGetConvolutionForwardWorkspaceSize(UcudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc,
+                                                      const cudnnFilterDescriptor_t wDesc,
+                                                      const cudnnConvolutionDescriptor_t convDesc,
+                                                      const cudnnTensorDescriptor_t yDesc,
+                                                      cudnnConvolutionFwdAlgo_t algo, size_t* sizeInBytes);
+cudnnStatus_t cudnnConvolutionForward(UcudnnHandle_t handle, const void* alpha, const cudnnTensorDescriptor_t xDesc,
+                                      const void* x, const cudnnFilterDescriptor_t wDesc, const void* w,
+                                      const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo,
+                                      void* workSpace, size_t workSpaceSizeInBytes, const void* beta,
+                                      const cudnnTensorDescriptor_t yDesc, void* y);
+
+// Backward data
+cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithm_v7(UcudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc,
+                                                          const cudnnTensorDescriptor_t dyDesc,
+                                                          const cudnnConvolutionDescriptor_t convDesc,
+                                                          const cudnnTensorDescriptor_t dxDesc,
+                                                          const int requestedAlgoCount, int* returnedAlgoCount,
+                                                          cudnnConvolutionBwdDataAlgoPerf_t* perfResults);
+cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithm(UcudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc,
+                                                       const cudnnTensorDescriptor_t dyDesc,
+                                                       const cudnnConvolutionDescriptor_t convDesc,
+                                                       const cudnnTensorDescriptor_t dxDesc,
+                                                       cudnnConvolutionBwdDataPreference_t preference,
+                                                       size_t memoryLimitInBytes, cudnnConvolutionBwdDataAlgo_t* algo);
+cudnnStatus_t cudnnFindConvolutionBackwardDataAlgorithm(UcudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc,
+                                                        const cudnnTensorDescriptor_t dyDesc,
+                                                        const cudnnConvolutionDescriptor_t convDesc,
+                                                        const cudnnTensorDescriptor_t dxDesc,
+                                                        const int requestedAlgoCount, int* returnedAlgoCount,
+                                                        cudnnConvolutionBwdDataAlgoPerf_t* perfResults);
+cudnnStatus_t cudnnFindConvolutionBackwardDataAlgorithmEx(
+    UcudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const void* w, const cudnnTensorDescriptor_t dyDesc,
+    const void* dy, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, void* dx,
+    const int requestedAlgoCount, int* returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t* perfResults,
+    void* workSpace, size_t workSpaceSizeInBytes);
+cudnnStatus_t cudnnGetConvolutionBackwardDataWorkspaceSize(UcudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc,
+                                                           const cudnnTensorDescriptor_t dyDesc,
+                                                           const cudnnConvolutionDescriptor_t convDesc,
+                                                           const cudnnTensorDescriptor_t dxDesc,
+                                                           cudnnConvolutionBwdDataAlgo_t algo, size_t* sizeInBytes);
+cudnnStatus_t cudnnConvolutionBackwardData(UcudnnHandle_t handle, const void* alpha,
+                                           const cudnnFilterDescriptor_t wDesc, const void* w,
+                                           const cudnnTensorDescriptor_t dyDesc, const void* dy,
+                                           const cudnnConvolutionDescriptor_t convDesc,
+                                           cudnnConvolutionBwdDataAlgo_t algo, void* workSpace,
+                                           size_t workSpaceSizeInBytes, const void* beta,
+                                           const cudnnTensorDescriptor_t dxDesc, void* dx);
+
+// Backward filter
+cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithm_v7(UcudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc,
+                                                            const cudnnTensorDescriptor_t dyDesc,
+                                                            const cudnnConvolutionDescriptor_t convDesc,
+                                                            const cudnnFilterDescriptor_t dwDesc,
+                                                            const int requestedAlgoCount, int* returnedAlgoCount,
+                                                            cudnnConvolutionBwdFilterAlgoPerf_t* perfResults);
+cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithm(UcudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc,
+                                                         const cudnnTensorDescriptor_t dyDesc,
+                                                         const cudnnConvolutionDescriptor_t convDesc,
+                                                         const cudnnFilterDescriptor_t dwDesc,
+                                                         cudnnConvolutionBwdFilterPreference_t preference,
+                                                         size_t memoryLimitInBytes,
+                                                         cudnnConvolutionBwdFilterAlgo_t* algo);
+cudnnStatus_t cudnnFindConvolutionBackwardFilterAlgorithm(UcudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc,
+                                                          const cudnnTensorDescriptor_t dyDesc,
+                                                          const cudnnConvolutionDescriptor_t convDesc,
+                                                          const cudnnFilterDescriptor_t dwDesc,
+                                                          const int requestedAlgoCount, int* returnedAlgoCount,
+                                                          cudnnConvolutionBwdFilterAlgoPerf_t* perfResults);
+cudnnStatus_t cudnnFindConvolutionBackwardFilterAlgorithmEx(
+    UcudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void* x, const cudnnTensorDescriptor_t dyDesc,
+    const void* y, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, void* dw,
+    const int requestedAlgoCount, int* returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t* perfResults,
+    void* workSpace, size_t workSpaceSizeInBytes);
+cudnnStatus_t cudnnGetConvolutionBackwardFilterWorkspaceSize(UcudnnHandle_t handle,
+                                                             const cudnnTensorDescriptor_t xDesc,
+                                                             const cudnnTensorDescriptor_t dyDesc,
+                                                             const cudnnConvolutionDescriptor_t convDesc,
+                                                             const cudnnFilterDescriptor_t gradDesc,
+                                                             cudnnConvolutionBwdFilterAlgo_t algo, size_t* sizeInBytes);
+cudnnStatus_t cudnnConvolutionBackwardFilter(UcudnnHandle_t handle, const void* alpha,
+                                             const cudnnTensorDescriptor_t xDesc, const void* x,
+                                             const cudnnTensorDescriptor_t dyDesc, const void* dy,
+                                             const cudnnConvolutionDescriptor_t convDesc,
+                                             cudnnConvolutionBwdFilterAlgo_t algo, void* workSpace,
+                                             size_t workSpaceSizeInBytes, const void* beta,
+                                             const cudnnFilterDescriptor_t dwDesc, void* dw);

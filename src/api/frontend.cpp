@@ -1,0 +1,190 @@
+#include "api/frontend.h"
+
+#include <algorithm>
+#include <new>
+#include <string>
+
+#include "core/logging.h"
+#include "runtime/engine.h"
+
+namespace ucudnn {
+namespace {
+
+thread_local std::string last_error;
+
+Status null_handle() { return Status(CUDNN_STATUS_BAD_PARAM, "the UcudnnHandle_t is null"); }
+
+std::size_t default_limit(const UcudnnContext* context) { return context->default_workspace_limit.load(); }
+
+// One warning per kind of failure and kernel; invalid arguments are the caller's to see in the
+// status cuDNN returns, not a ucudnn problem worth a warning.
+void warn_fallback(const ConvCall& call, const Status& status) {
+  if (status.code() == CUDNN_STATUS_BAD_PARAM) return;
+  warn_once(std::string(short_name(call.op)) + "|" + status.message(),
+            std::string("planning a ") + short_name(call.op) +
+                " convolution failed; running it as plain cuDNN would: " + status.message());
+}
+
+// What plain cuDNN would run within a workspace: the first heuristic answer that fits.
+Status plain_choice(UcudnnContext* context, const ConvCall& call, std::size_t workspace_bytes, AlgoPerf* out) {
+  std::vector<AlgoPerf> heuristics;
+  UCUDNN_RETURN_IF_ERROR(get_algorithms(context->cudnn, call.op, call.descriptors, &heuristics));
+  for (const AlgoPerf& p : heuristics) {
+    if (p.status == CUDNN_STATUS_SUCCESS && p.memory <= workspace_bytes) {
+      *out = p;
+      return Status::success();
+    }
+  }
+  return Status(CUDNN_STATUS_NOT_SUPPORTED, "no cuDNN algorithm fits " + std::to_string(workspace_bytes) +
+                                                " bytes of workspace");
+}
+
+Status run_plain(UcudnnContext* context, const ConvCall& call, int algo, const void* alpha, const ConvBuffers& buffers,
+                 void* workspace, std::size_t workspace_bytes, const void* beta) {
+  if (algo == virtual_algo(call.op)) {
+    AlgoPerf choice;
+    UCUDNN_RETURN_IF_ERROR(plain_choice(context, call, workspace_bytes, &choice));
+    algo = choice.algo;
+  }
+  return convolve(context->cudnn, call.op, call.descriptors, algo, alpha, buffers, workspace, workspace_bytes, beta);
+}
+
+AlgoPerf plan_as_perf(const ExecutablePlan& plan) {
+  AlgoPerf p;
+  p.algo = virtual_algo(plan.key().op);
+  p.status = CUDNN_STATUS_SUCCESS;
+  p.time_ms = static_cast<float>(plan.wr().time_ms);
+  p.memory = plan.wr().workspace_bytes;
+  p.determinism = plan.deterministic() ? CUDNN_DETERMINISTIC : CUDNN_NON_DETERMINISTIC;
+  p.math_type = plan.wr().runs.empty() ? CUDNN_DEFAULT_MATH
+                                       : static_cast<cudnnMathType_t>(plan.wr().runs.front().math_type);
+  return p;
+}
+
+}  // namespace
+
+int virtual_algo(ConvOp op) { return algo_count(op); }
+
+Status choose_algorithms(UcudnnContext* context, const ConvCall& call, std::optional<std::size_t> limit,
+                         int requested, std::vector<AlgoPerf>* results, const PlainQuery& plain) {
+  if (!context) return null_handle();
+  if (requested <= 0) return Status(CUDNN_STATUS_BAD_PARAM, "requestedAlgoCount must be positive");
+  results->clear();
+  ConvKey key;
+  Status status = read_conv_key(call.op, context->device, call.descriptors, &key);
+  std::shared_ptr<const ExecutablePlan> plan;
+  const std::size_t workspace_limit = limit.value_or(default_limit(context));
+  if (status.ok()) {
+    context->remember_limit(key, workspace_limit);
+    status = Engine::instance().plan(context->cudnn, key, workspace_limit, context->policy.load(), &plan);
+  }
+  if (!status.ok()) {
+    warn_fallback(call, status);
+    UCUDNN_RETURN_IF_ERROR(plain(results));
+    if (static_cast<int>(results->size()) > requested) results->resize(requested);
+    return Status::success();
+  }
+
+  results->push_back(plan_as_perf(*plan));
+  std::vector<AlgoPerf> singles;
+  if (auto entry = Engine::instance().table().entry(key)) {
+    for (const Measurement& m : entry->rows) {
+      if (m.workspace_bytes > workspace_limit) continue;
+      AlgoPerf p;
+      p.algo = m.algo;
+      p.time_ms = static_cast<float>(m.time_ms);
+      p.memory = m.workspace_bytes;
+      p.determinism = m.deterministic ? CUDNN_DETERMINISTIC : CUDNN_NON_DETERMINISTIC;
+      p.math_type = static_cast<cudnnMathType_t>(m.math_type);
+      singles.push_back(p);
+    }
+  }
+  std::stable_sort(singles.begin(), singles.end(),
+                   [](const AlgoPerf& a, const AlgoPerf& b) { return a.time_ms < b.time_ms; });
+  for (const AlgoPerf& p : singles) {
+    if (static_cast<int>(results->size()) >= requested) break;
+    results->push_back(p);
+  }
+  return Status::success();
+}
+
+Status query_workspace_size(UcudnnContext* context, const ConvCall& call, int algo, std::size_t* bytes) {
+  if (!context) return null_handle();
+  if (algo != virtual_algo(call.op)) return workspace_size(context->cudnn, call.op, call.descriptors, algo, bytes);
+  ConvKey key;
+  Status status = read_conv_key(call.op, context->device, call.descriptors, &key);
+  std::size_t limit = default_limit(context);
+  if (status.ok()) {
+    limit = context->requested_limit(key).value_or(limit);
+    std::shared_ptr<const ExecutablePlan> plan;
+    status = Engine::instance().plan(context->cudnn, key, limit, context->policy.load(), &plan);
+    if (status.ok()) {
+      *bytes = plan->wr().workspace_bytes;
+      return Status::success();
+    }
+  }
+  warn_fallback(call, status);
+  AlgoPerf choice;
+  UCUDNN_RETURN_IF_ERROR(plain_choice(context, call, limit, &choice));
+  *bytes = choice.memory;
+  return Status::success();
+}
+
+Status run_convolution(UcudnnContext* context, const ConvCall& call, int algo, const void* alpha,
+                       const ConvBuffers& buffers, void* workspace, std::size_t workspace_bytes, const void* beta) {
+  if (!context) return null_handle();
+  ConvKey key;
+  Status status = read_conv_key(call.op, context->device, call.descriptors, &key);
+  std::shared_ptr<const ExecutablePlan> plan;
+  if (status.ok()) {
+    Engine& engine = Engine::instance();
+    const BatchSizePolicy policy = context->policy.load();
+    // Run the plan the get/find call reported when the workspace given fits it; otherwise plan
+    // for the workspace given (a convolution no get/find call has seen is planned here).
+    if (auto requested = context->requested_limit(key)) {
+      status = engine.plan(context->cudnn, key, *requested, policy, &plan);
+      if (status.ok() && plan->wr().workspace_bytes > workspace_bytes) plan.reset();
+    }
+    if (!plan) status = engine.plan(context->cudnn, key, workspace_bytes, policy, &plan);
+  }
+  if (!status.ok()) {
+    warn_fallback(call, status);
+    return run_plain(context, call, algo, alpha, buffers, workspace, workspace_bytes, beta);
+  }
+  return plan->execute(context->cudnn, alpha, beta, buffers, workspace, workspace_bytes);
+}
+
+Status describe_plan(UcudnnContext* context, const ConvCall& call, std::optional<std::size_t> limit,
+                     std::shared_ptr<const ExecutablePlan>* plan) {
+  if (!context) return null_handle();
+  ConvKey key;
+  UCUDNN_RETURN_IF_ERROR(read_conv_key(call.op, context->device, call.descriptors, &key));
+  const std::size_t workspace_limit =
+      limit.value_or(context->requested_limit(key).value_or(default_limit(context)));
+  return Engine::instance().plan(context->cudnn, key, workspace_limit, context->policy.load(), plan);
+}
+
+cudnnStatus_t at_boundary(const char* function, const std::function<Status()>& body) noexcept {
+  Status status;
+  try {
+    status = body();
+  } catch (const std::bad_alloc&) {
+    status = Status(CUDNN_STATUS_ALLOC_FAILED, "host memory exhausted");
+  } catch (const std::exception& e) {
+    status = Status(CUDNN_STATUS_INTERNAL_ERROR, std::string("internal error: ") + e.what());
+  } catch (...) {
+    status = Status(CUDNN_STATUS_INTERNAL_ERROR, "internal error");
+  }
+  if (!status.ok()) {
+    try {
+      last_error = std::string(function) + ": " + status.message();
+      UCUDNN_LOG_DEBUG(last_error);
+    } catch (...) {
+    }
+  }
+  return status.code();
+}
+
+const char* last_error_message() { return last_error.c_str(); }
+
+}  // namespace ucudnn

@@ -1,0 +1,103 @@
+// ucudnn's own calls: handle settings and plan queries.
+
+#include "api/context.h"
+#include "api/frontend.h"
+#include "ucudnn/ucudnn.h"
+
+using ucudnn::at_boundary;
+using ucudnn::BatchSizePolicy;
+using ucudnn::Status;
+
+namespace {
+
+Status null_handle() { return Status(CUDNN_STATUS_BAD_PARAM, "the UcudnnHandle_t is null"); }
+
+bool to_internal(UcudnnBatchSizePolicy_t policy, BatchSizePolicy* out) {
+  switch (policy) {
+    case UCUDNN_BATCH_SIZE_POLICY_ALL: *out = BatchSizePolicy::kAll; return true;
+    case UCUDNN_BATCH_SIZE_POLICY_POWER_OF_TWO: *out = BatchSizePolicy::kPowerOfTwo; return true;
+    case UCUDNN_BATCH_SIZE_POLICY_UNDIVIDED: *out = BatchSizePolicy::kUndivided; return true;
+  }
+  return false;
+}
+
+UcudnnBatchSizePolicy_t to_public(BatchSizePolicy policy) {
+  switch (policy) {
+    case BatchSizePolicy::kAll: return UCUDNN_BATCH_SIZE_POLICY_ALL;
+    case BatchSizePolicy::kPowerOfTwo: return UCUDNN_BATCH_SIZE_POLICY_POWER_OF_TWO;
+    case BatchSizePolicy::kUndivided: return UCUDNN_BATCH_SIZE_POLICY_UNDIVIDED;
+  }
+  return UCUDNN_BATCH_SIZE_POLICY_POWER_OF_TWO;
+}
+
+}  // namespace
+
+cudnnStatus_t ucudnnSetBatchSizePolicy(UcudnnHandle_t handle, UcudnnBatchSizePolicy_t policy) {
+  return at_boundary(__func__, [&]() -> Status {
+    if (!handle.context) return null_handle();
+    BatchSizePolicy internal;
+    if (!to_internal(policy, &internal)) {
+      return Status(CUDNN_STATUS_BAD_PARAM, "unknown batch-size policy " + std::to_string(static_cast<int>(policy)));
+    }
+    handle.context->policy = internal;
+    return Status::success();
+  });
+}
+
+cudnnStatus_t ucudnnGetBatchSizePolicy(UcudnnHandle_t handle, UcudnnBatchSizePolicy_t* policy) {
+  return at_boundary(__func__, [&]() -> Status {
+    if (!handle.context) return null_handle();
+    if (!policy) return Status(CUDNN_STATUS_BAD_PARAM, "null policy pointer");
+    *policy = to_public(handle.context->policy.load());
+    return Status::success();
+  });
+}
+
+cudnnStatus_t ucudnnSetDefaultWorkspaceLimit(UcudnnHandle_t handle, size_t bytes) {
+  return at_boundary(__func__, [&]() -> Status {
+    if (!handle.context) return null_handle();
+    handle.context->default_workspace_limit = bytes;
+    return Status::success();
+  });
+}
+
+cudnnStatus_t ucudnnGetDefaultWorkspaceLimit(UcudnnHandle_t handle, size_t* bytes) {
+  return at_boundary(__func__, [&]() -> Status {
+    if (!handle.context) return null_handle();
+    if (!bytes) return Status(CUDNN_STATUS_BAD_PARAM, "null size pointer");
+    *bytes = handle.context->default_workspace_limit.load();
+    return Status::success();
+  });
+}
+
+cudnnStatus_t ucudnnGetPlan(UcudnnHandle_t handle, UcudnnConvolutionOp_t op, cudnnTensorDescriptor_t xDesc,
+                            cudnnFilterDescriptor_t wDesc, cudnnConvolutionDescriptor_t convDesc,
+                            cudnnTensorDescriptor_t yDesc, size_t workspaceLimit, UcudnnPlanInfo* info) {
+  return at_boundary(__func__, [&]() -> Status {
+    if (!info) return Status(CUDNN_STATUS_BAD_PARAM, "null plan pointer");
+    if (op != UCUDNN_OP_FORWARD && op != UCUDNN_OP_BACKWARD_DATA && op != UCUDNN_OP_BACKWARD_FILTER) {
+      return Status(CUDNN_STATUS_BAD_PARAM, "unknown convolution op " + std::to_string(static_cast<int>(op)));
+    }
+    const ucudnn::ConvCall call{static_cast<ucudnn::ConvOp>(op), {xDesc, wDesc, convDesc, yDesc}};
+    std::optional<size_t> limit;
+    if (workspaceLimit != UCUDNN_WORKSPACE_LIMIT_DEFAULT) limit = workspaceLimit;
+    std::shared_ptr<const ucudnn::ExecutablePlan> plan;
+    UCUDNN_RETURN_IF_ERROR(ucudnn::describe_plan(handle.context, call, limit, &plan));
+    UcudnnPlanInfo result;
+    result.op = op;
+    result.batch = plan->wr().batch;
+    result.policy = to_public(plan->policy());
+    result.workspaceLimit = plan->workspace_limit();
+    result.workspaceBytes = plan->wr().workspace_bytes;
+    result.predictedTimeMs = static_cast<float>(plan->wr().time_ms);
+    result.undividedTimeMs = plan->undivided_time_ms() ? static_cast<float>(*plan->undivided_time_ms()) : -1.0f;
+    for (const auto& run : plan->wr().runs) {
+      result.runs.push_back(UcudnnMicroBatchRun{run.size, run.algo, static_cast<cudnnMathType_t>(run.math_type),
+                                                run.count, static_cast<float>(run.time_ms), run.workspace_bytes});
+    }
+    *info = std::move(result);
+    return Status::success();
+  });
+}
+
+const char* ucudnnGetLastErrorMessage() { return ucudnn::last_error_message(); }

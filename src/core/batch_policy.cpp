@@ -1,0 +1,46 @@
+#include "core/batch_policy.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace ucudnn {
+
+Expected<BatchSizePolicy> parse_batch_size_policy(const std::string& text) {
+  std::string key;
+  for (unsigned char c : text) {
+    if (c != '_' && c != '-') key.push_back(static_cast<char>(std::tolower(c)));
+  }
+  if (key == "all") return BatchSizePolicy::kAll;
+  if (key == "poweroftwo") return BatchSizePolicy::kPowerOfTwo;
+  if (key == "undivided") return BatchSizePolicy::kUndivided;
+  return Error{"unknown batch-size policy '" + text + "' (expected all, powerOfTwo or undivided)"};
+}
+
+const char* to_string(BatchSizePolicy policy) {
+  switch (policy) {
+    case BatchSizePolicy::kAll: return "all";
+    case BatchSizePolicy::kPowerOfTwo: return "powerOfTwo";
+    case BatchSizePolicy::kUndivided: return "undivided";
+  }
+  return "unknown";
+}
+
+std::vector<int> allowed_micro_batch_sizes(BatchSizePolicy policy, int batch) {
+  std::vector<int> sizes;
+  if (batch <= 0) return sizes;
+  switch (policy) {
+    case BatchSizePolicy::kAll:
+      for (int b = 1; b <= batch; ++b) sizes.push_back(b);
+      break;
+    case BatchSizePolicy::kPowerOfTwo:
+      for (int b = 1; b < batch; b *= 2) sizes.push_back(b);
+      sizes.push_back(batch);
+      break;
+    case BatchSizePolicy::kUndivided:
+      sizes.push_back(batch);
+      break;
+  }
+  return sizes;
+}
+
+}  // namespace ucudnn

@@ -1,0 +1,49 @@
+#pragma once
+// The process-wide table of benchmark results, shared by all handles.
+//
+// Key: the ConvKey of a micro-batch kernel (ConvKey::with_batch(s)), so that rows measured for one
+// mini-batch serve any other with the same micro-batch. Value: every measured row (algorithm,
+// math type, time, workspace), unfiltered, plus the workspace bound up to which candidates were
+// measured: rows are complete for any limit up to that bound, and a larger limit measures the
+// missing candidates. Thread-safe: every member may be called concurrently.
+
+#include <cstddef>
+#include <mutex>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "core/conv_key.h"
+#include "core/measurement.h"
+
+namespace ucudnn {
+
+class BenchmarkTable {
+ public:
+  struct Entry {
+    std::vector<Measurement> rows;
+    std::size_t measured_up_to = 0;  ///< candidates needing at most this much workspace were timed
+  };
+
+  /// The rows of a micro-batch kernel if they are complete for `workspace_limit`.
+  std::optional<std::vector<Measurement>> complete_rows(const ConvKey& micro_key, std::size_t workspace_limit) const;
+
+  /// Whatever is known of a micro-batch kernel, complete or not.
+  std::optional<Entry> entry(const ConvKey& micro_key) const;
+
+  /// Adds rows (a row for an already known algorithm and math type replaces it) and raises the
+  /// bound to `measured_up_to`.
+  void record(const ConvKey& micro_key, std::size_t measured_up_to, const std::vector<Measurement>& rows);
+
+  std::size_t size() const;
+  void clear();
+
+  /// The table shared by every handle of the process.
+  static BenchmarkTable& process_table();
+
+ private:
+  mutable std::mutex mutex_;
+  std::unordered_map<ConvKey, Entry, ConvKeyHash> entries_;
+};
+
+}  // namespace ucudnn

@@ -1,0 +1,23 @@
+#pragma once
+// The three convolution operations and their algorithm names, independent of cuDNN's headers
+// so that the offline planner builds and runs without them.
+
+#include <optional>
+#include <string>
+
+namespace ucudnn {
+
+enum class ConvOp { kForward = 0, kBackwardData = 1, kBackwardFilter = 2 };
+
+/// "fwd", "bwdd", "bwdf": the spelling of the measurement files.
+const char* short_name(ConvOp op);
+std::optional<ConvOp> parse_conv_op(const std::string& text);
+
+/// The cudnnConvolution*Algo_t name without its prefix, e.g. "IMPLICIT_PRECOMP_GEMM";
+/// "ALGO_<n>" for a value this build does not know.
+std::string algo_name(ConvOp op, int algo);
+
+/// The number of real cuDNN algorithms of the op (cudnnConvolution*Algo_t's COUNT value).
+int algo_count(ConvOp op);
+
+}  // namespace ucudnn

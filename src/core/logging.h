@@ -1,0 +1,32 @@
+#pragma once
+// Levelled logging, chosen at run time: UCUDNN_LOG_LEVEL (off, error, warn, info, debug; default
+// warn, so a working program prints nothing) and UCUDNN_LOG_FILE (default stderr). A message's
+// text is only built when its level is enabled.
+
+#include <sstream>
+#include <string>
+
+namespace ucudnn {
+
+enum class LogLevel { kOff = 0, kError = 1, kWarn = 2, kInfo = 3, kDebug = 4 };
+
+bool log_enabled(LogLevel level);
+void log_message(LogLevel level, const std::string& message);
+/// Logs a warning the first time `key` is seen in this process, then stays silent for it.
+void warn_once(const std::string& key, const std::string& message);
+
+}  // namespace ucudnn
+
+#define UCUDNN_LOG(level, stream_expr)                              \
+  do {                                                              \
+    if (::ucudnn::log_enabled(level)) {                             \
+      std::ostringstream ucudnn_log_stream_;                        \
+      ucudnn_log_stream_ << stream_expr;                            \
+      ::ucudnn::log_message(level, ucudnn_log_stream_.str());       \
+    }                                                               \
+  } while (0)
+
+#define UCUDNN_LOG_ERROR(x) UCUDNN_LOG(::ucudnn::LogLevel::kError, x)
+#define UCUDNN_LOG_WARN(x) UCUDNN_LOG(::ucudnn::LogLevel::kWarn, x)
+#define UCUDNN_LOG_INFO(x) UCUDNN_LOG(::ucudnn::LogLevel::kInfo, x)
+#define UCUDNN_LOG_DEBUG(x) UCUDNN_LOG(::ucudnn::LogLevel::kDebug, x)

@@ -1,0 +1,18 @@
+#pragma once
+// Byte sizes as users write them: "67108864", "64MiB", "8 MiB", "1GiB", "512KiB", "64MB".
+
+#include <cstddef>
+#include <string>
+
+#include "core/expected.h"
+
+namespace ucudnn {
+
+/// Parses a byte count with an optional unit (B, KiB, MiB, GiB, TiB; KB, MB, GB, TB as decimal;
+/// K, M, G, T as binary). Case-insensitive; whitespace between number and unit allowed.
+Expected<std::size_t> parse_byte_size(const std::string& text);
+
+/// Formats a byte count for people: "64 MiB", "41.2 MiB", "512 B".
+std::string format_byte_size(std::size_t bytes);
+
+}  // namespace ucudnn

@@ -1,0 +1,84 @@
+#include "optimize/wr_optimizer.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <tuple>
+
+namespace ucudnn {
+
+int WrPlan::micro_batch_count() const {
+  int n = 0;
+  for (const auto& run : runs) n += run.count;
+  return n;
+}
+
+std::optional<Measurement> fastest_within(const std::vector<Measurement>& rows, int micro_batch,
+                                          std::size_t workspace_limit) {
+  std::optional<Measurement> best;
+  for (const auto& row : rows) {
+    if (row.micro_batch != micro_batch || row.workspace_bytes > workspace_limit) continue;
+    if (!best || row.time_ms < best->time_ms ||
+        (row.time_ms == best->time_ms && row.workspace_bytes < best->workspace_bytes)) {
+      best = row;
+    }
+  }
+  return best;
+}
+
+std::optional<WrPlan> optimize_wr(int batch, const std::vector<int>& allowed_sizes,
+                                  const std::vector<Measurement>& rows, std::size_t workspace_limit) {
+  if (batch <= 0) return std::nullopt;
+
+  // The candidate single kernels: the fastest measurement at each allowed size.
+  std::vector<Measurement> candidates;
+  for (int size : allowed_sizes) {
+    if (size <= 0 || size > batch) continue;
+    if (auto best = fastest_within(rows, size, workspace_limit)) candidates.push_back(*best);
+  }
+
+  constexpr double kInfinity = std::numeric_limits<double>::infinity();
+  std::vector<double> time(batch + 1, kInfinity);
+  std::vector<int> calls(batch + 1, 0);
+  std::vector<int> choice(batch + 1, -1);  // index into candidates of the last micro-batch
+  time[0] = 0.0;
+  for (int b = 1; b <= batch; ++b) {
+    for (int i = 0; i < static_cast<int>(candidates.size()); ++i) {
+      const int size = candidates[i].micro_batch;
+      if (size > b || time[b - size] == kInfinity) continue;
+      const double t = time[b - size] + candidates[i].time_ms;
+      const int n = calls[b - size] + 1;
+      if (std::tie(t, n) < std::tie(time[b], calls[b])) {
+        time[b] = t;
+        calls[b] = n;
+        choice[b] = i;
+      }
+    }
+  }
+  if (time[batch] == kInfinity) return std::nullopt;
+
+  // Walk back through the choices and group equal micro-kernels.
+  std::map<std::tuple<int, int, int>, MicroBatchRun, std::greater<>> grouped;
+  for (int b = batch; b > 0; b -= candidates[choice[b]].micro_batch) {
+    const Measurement& m = candidates[choice[b]];
+    auto& run = grouped[{m.micro_batch, m.algo, m.math_type}];
+    run.size = m.micro_batch;
+    run.algo = m.algo;
+    run.math_type = m.math_type;
+    run.time_ms = m.time_ms;
+    run.workspace_bytes = m.workspace_bytes;
+    run.deterministic = m.deterministic;
+    ++run.count;
+  }
+
+  WrPlan plan;
+  plan.batch = batch;
+  for (const auto& entry : grouped) {
+    plan.runs.push_back(entry.second);
+    plan.time_ms += entry.second.time_ms * entry.second.count;
+    plan.workspace_bytes = std::max(plan.workspace_bytes, entry.second.workspace_bytes);
+  }
+  return plan;
+}
+
+}  // namespace ucudnn

@@ -1,0 +1,48 @@
+#pragma once
+// Workspace reuse (WR): the paper's per-kernel dynamic program (§III-B).
+//
+//   T(0) = 0,  T(b) = min over allowed sizes s <= b of  fastest(s) + T(b - s)
+//
+// where fastest(s) is the quickest measured algorithm on a micro-batch of s within the
+// workspace limit. The micro-batches run one after another and reuse one workspace, so the
+// plan's workspace is the largest any of its micro-batches needs. A pure function over a table.
+
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+#include "core/measurement.h"
+
+namespace ucudnn {
+
+/// `count` consecutive calls of one algorithm on micro-batches of `size`.
+struct MicroBatchRun {
+  int size = 0;
+  int algo = 0;
+  int math_type = 0;
+  int count = 0;
+  double time_ms = 0.0;  ///< time of one call
+  std::size_t workspace_bytes = 0;
+  bool deterministic = true;
+};
+
+struct WrPlan {
+  int batch = 0;
+  std::vector<MicroBatchRun> runs;  ///< larger micro-batches first
+  double time_ms = 0.0;             ///< predicted: the sum of the runs' times
+  std::size_t workspace_bytes = 0;  ///< the largest workspace of any run
+
+  int micro_batch_count() const;
+};
+
+/// The fastest measurement at exactly `micro_batch` within the limit (ties: less workspace).
+std::optional<Measurement> fastest_within(const std::vector<Measurement>& rows, int micro_batch,
+                                          std::size_t workspace_limit);
+
+/// Solves the WR program for `batch`, using only `allowed_sizes` that have measurements within
+/// `workspace_limit`. Among equally fast plans it prefers fewer micro-batches. Returns nothing
+/// when no combination of measured sizes adds up to `batch` within the limit.
+std::optional<WrPlan> optimize_wr(int batch, const std::vector<int>& allowed_sizes,
+                                  const std::vector<Measurement>& rows, std::size_t workspace_limit);
+
+}  // namespace ucudnn

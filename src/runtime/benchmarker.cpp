@@ -1,0 +1,145 @@
+#include "runtime/benchmarker.h"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+
+#include "core/logging.h"
+#include "runtime/cudnn_shim.h"
+#include "runtime/random_fill.h"
+
+namespace ucudnn {
+namespace {
+
+std::size_t filter_elements(const FilterLayout& w) {
+  std::size_t n = 1;
+  for (int d : w.dims) n *= static_cast<std::size_t>(d);
+  return n;
+}
+
+}  // namespace
+
+Benchmarker::~Benchmarker() {
+  if (start_) cudaEventDestroy(start_);
+  if (stop_) cudaEventDestroy(stop_);
+}
+
+Status Benchmarker::create(cudnnHandle_t handle, const ConvKey& key, std::size_t workspace_limit,
+                           BenchmarkSettings settings, std::unique_ptr<Benchmarker>* out) {
+  std::unique_ptr<Benchmarker> b(new Benchmarker());
+  b->handle_ = handle;
+  b->key_ = key;
+  b->settings_ = settings;
+  const std::size_t x_elements = extent_elements(key.x);
+  const std::size_t y_elements = extent_elements(key.y);
+  const std::size_t w_elements = filter_elements(key.w);
+  UCUDNN_RETURN_IF_ERROR(b->x_.allocate(x_elements * element_size(key.x.data_type)));
+  UCUDNN_RETURN_IF_ERROR(b->y_.allocate(y_elements * element_size(key.y.data_type)));
+  UCUDNN_RETURN_IF_ERROR(b->w_.allocate(w_elements * element_size(key.w.data_type)));
+  // Every buffer gets random values: the outputs too, since beta is 0 only for forward timing.
+  UCUDNN_RETURN_IF_ERROR(fill_random(b->x_, key.x.data_type, x_elements, 1));
+  UCUDNN_RETURN_IF_ERROR(fill_random(b->y_, key.y.data_type, y_elements, 2));
+  UCUDNN_RETURN_IF_ERROR(fill_random(b->w_, key.w.data_type, w_elements, 3));
+
+  // The workspace: the limit, or what the device can spare (keeping a margin for cuDNN).
+  std::size_t free_bytes = 0, total_bytes = 0;
+  UCUDNN_CHECK_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+  const std::size_t spare = free_bytes > (std::size_t{256} << 20) ? free_bytes - (std::size_t{256} << 20) : 0;
+  std::size_t bytes = std::min(workspace_limit, spare);
+  while (bytes > 0 && !b->workspace_.allocate(bytes).ok()) bytes /= 2;
+  if (bytes < workspace_limit) {
+    UCUDNN_LOG_INFO("benchmarking " << key.to_string() << " with " << bytes << " bytes of workspace, not the "
+                                    << workspace_limit << " of the limit: the device has no more free");
+  }
+  b->workspace_limit_ = std::min(bytes, workspace_limit);
+
+  UCUDNN_RETURN_IF_ERROR(make_filter_descriptor(key.w, &b->filter_));
+  UCUDNN_CHECK_CUDA(cudaEventCreate(&b->start_));
+  UCUDNN_CHECK_CUDA(cudaEventCreate(&b->stop_));
+  *out = std::move(b);
+  return Status::success();
+}
+
+Status Benchmarker::time_candidate(const ConvDescriptors& d, int algo, double* median_ms) {
+  static const float kOne = 1.0f, kZero = 0.0f;
+  static const double kOneDouble = 1.0, kZeroDouble = 0.0;
+  const bool is_double = key_.x.data_type == CUDNN_DATA_DOUBLE;
+  const void* alpha = is_double ? static_cast<const void*>(&kOneDouble) : &kOne;
+  const void* beta = is_double ? static_cast<const void*>(&kZeroDouble) : &kZero;
+  const ConvBuffers buffers{x_.get(), w_.get(), y_.get()};
+  cudaStream_t stream = nullptr;
+  UCUDNN_CHECK_CUDNN(cudnnGetStream(handle_, &stream));
+
+  for (int i = 0; i < settings_.warmup_calls; ++i) {
+    UCUDNN_RETURN_IF_ERROR(convolve(handle_, key_.op, d, algo, alpha, buffers, workspace_.get(), workspace_limit_, beta));
+  }
+  std::vector<float> times;
+  for (int i = 0; i < settings_.timed_calls; ++i) {
+    UCUDNN_CHECK_CUDA(cudaEventRecord(start_, stream));
+    UCUDNN_RETURN_IF_ERROR(convolve(handle_, key_.op, d, algo, alpha, buffers, workspace_.get(), workspace_limit_, beta));
+    UCUDNN_CHECK_CUDA(cudaEventRecord(stop_, stream));
+    UCUDNN_CHECK_CUDA(cudaEventSynchronize(stop_));
+    float ms = 0;
+    UCUDNN_CHECK_CUDA(cudaEventElapsedTime(&ms, start_, stop_));
+    times.push_back(ms);
+  }
+  std::sort(times.begin(), times.end());
+  const std::size_t n = times.size();
+  *median_ms = n % 2 ? times[n / 2] : 0.5 * (times[n / 2 - 1] + times[n / 2]);
+  ++timings_run_;
+  return Status::success();
+}
+
+Status Benchmarker::measure(int micro_batch, const std::vector<Measurement>& known,
+                            std::vector<Measurement>* measured) {
+  measured->clear();
+  const ConvKey micro = key_.with_batch(micro_batch);
+  TensorDescriptor x_desc, y_desc;
+  ConvolutionDescriptor caller_conv;
+  UCUDNN_RETURN_IF_ERROR(make_tensor_descriptor(micro.x, &x_desc));
+  UCUDNN_RETURN_IF_ERROR(make_tensor_descriptor(micro.y, &y_desc));
+  UCUDNN_RETURN_IF_ERROR(make_convolution_descriptor(micro.conv, micro.conv.math_type, &caller_conv));
+  ConvDescriptors d{x_desc.get(), filter_.get(), caller_conv.get(), y_desc.get()};
+
+  std::vector<AlgoPerf> candidates;
+  const ConvBuffers buffers{x_.get(), w_.get(), y_.get()};
+  UCUDNN_RETURN_IF_ERROR(
+      find_algorithms_ex(handle_, key_.op, d, buffers, workspace_.get(), workspace_limit_, &candidates));
+
+  for (const AlgoPerf& c : candidates) {
+    if (c.status != CUDNN_STATUS_SUCCESS || c.memory > workspace_limit_) continue;
+    // A caller that forbids tensor-core rounding keeps FMA math in every micro-kernel.
+    const int math = micro.conv.math_type == CUDNN_FMA_MATH ? CUDNN_FMA_MATH : c.math_type;
+    const bool already = std::any_of(known.begin(), known.end(), [&](const Measurement& m) {
+      return m.algo == c.algo && m.math_type == math;
+    });
+    const bool duplicate = std::any_of(measured->begin(), measured->end(), [&](const Measurement& m) {
+      return m.algo == c.algo && m.math_type == math;
+    });
+    if (already || duplicate) continue;
+    if (!conv_by_math_.count(math)) {
+      UCUDNN_RETURN_IF_ERROR(make_convolution_descriptor(micro.conv, math, &conv_by_math_[math]));
+    }
+    d.conv = conv_by_math_.at(math).get();
+    double median_ms = 0;
+    Status timed = time_candidate(d, c.algo, &median_ms);
+    if (!timed.ok()) {
+      UCUDNN_LOG_DEBUG("skipping algo " << c.algo << " at micro-batch " << micro_batch << ": " << timed.message());
+      continue;
+    }
+    std::size_t workspace = 0;
+    if (!workspace_size(handle_, key_.op, d, c.algo, &workspace).ok()) workspace = c.memory;
+    Measurement m;
+    m.micro_batch = micro_batch;
+    m.algo = c.algo;
+    m.math_type = math;
+    m.time_ms = median_ms;
+    m.workspace_bytes = std::max(workspace, c.memory);
+    m.deterministic = c.determinism == CUDNN_DETERMINISTIC;
+    if (m.workspace_bytes <= workspace_limit_) measured->push_back(m);
+    d.conv = caller_conv.get();
+  }
+  return Status::success();
+}
+
+}  // namespace ucudnn

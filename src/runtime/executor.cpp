@@ -1,0 +1,72 @@
+#include "runtime/executor.h"
+
+namespace ucudnn {
+
+Status ExecutablePlan::build(const ConvKey& key, std::size_t workspace_limit, BatchSizePolicy policy, WrPlan wr,
+                             std::optional<double> undivided_time_ms, std::unique_ptr<ExecutablePlan>* out) {
+  std::unique_ptr<ExecutablePlan> plan(new ExecutablePlan());
+  plan->key_ = key;
+  plan->workspace_limit_ = workspace_limit;
+  plan->policy_ = policy;
+  plan->undivided_time_ms_ = undivided_time_ms;
+  UCUDNN_RETURN_IF_ERROR(make_filter_descriptor(key.w, &plan->filter_));
+  for (const MicroBatchRun& run : wr.runs) {
+    if (!plan->x_by_size_.count(run.size)) {
+      const ConvKey micro = key.with_batch(run.size);
+      UCUDNN_RETURN_IF_ERROR(make_tensor_descriptor(micro.x, &plan->x_by_size_[run.size]));
+      UCUDNN_RETURN_IF_ERROR(make_tensor_descriptor(micro.y, &plan->y_by_size_[run.size]));
+    }
+    if (!plan->conv_by_math_.count(run.math_type)) {
+      UCUDNN_RETURN_IF_ERROR(make_convolution_descriptor(key.conv, run.math_type, &plan->conv_by_math_[run.math_type]));
+    }
+  }
+  plan->wr_ = std::move(wr);
+  *out = std::move(plan);
+  return Status::success();
+}
+
+bool ExecutablePlan::deterministic() const {
+  for (const auto& run : wr_.runs) {
+    if (!run.deterministic) return false;
+  }
+  return true;
+}
+
+Status ExecutablePlan::execute(cudnnHandle_t handle, const void* alpha, const void* beta, const ConvBuffers& buffers,
+                               void* workspace, std::size_t workspace_bytes) const {
+  if (workspace_bytes < wr_.workspace_bytes) {
+    return Status(CUDNN_STATUS_BAD_PARAM, "the plan needs " + std::to_string(wr_.workspace_bytes) +
+                                              " bytes of workspace, the call gave " + std::to_string(workspace_bytes));
+  }
+  // Scaling factors are double for double data, float otherwise (cuDNN's rule).
+  static const float kOneFloat = 1.0f;
+  static const double kOneDouble = 1.0;
+  const void* one = key_.x.data_type == CUDNN_DATA_DOUBLE ? static_cast<const void*>(&kOneDouble)
+                                                          : static_cast<const void*>(&kOneFloat);
+  const std::size_t x_step = static_cast<std::size_t>(key_.x.strides[0]) * element_size(key_.x.data_type);
+  const std::size_t y_step = static_cast<std::size_t>(key_.y.strides[0]) * element_size(key_.y.data_type);
+
+  std::size_t offset = 0;
+  bool first = true;
+  for (const MicroBatchRun& run : wr_.runs) {
+    ConvDescriptors d;
+    d.x = x_by_size_.at(run.size).get();
+    d.y = y_by_size_.at(run.size).get();
+    d.w = filter_.get();
+    d.conv = conv_by_math_.at(run.math_type).get();
+    for (int i = 0; i < run.count; ++i) {
+      ConvBuffers micro;
+      micro.x = static_cast<char*>(buffers.x) + offset * x_step;
+      micro.y = static_cast<char*>(buffers.y) + offset * y_step;
+      micro.w = buffers.w;
+      const bool accumulate = key_.op == ConvOp::kBackwardFilter && !first;
+      UCUDNN_RETURN_IF_ERROR(
+          convolve(handle, key_.op, d, run.algo, alpha, micro, workspace, workspace_bytes, accumulate ? one : beta));
+      offset += static_cast<std::size_t>(run.size);
+      first = false;
+    }
+  }
+  return Status::success();
+}
+
+}  // namespace ucudnn

@@ -1,0 +1,52 @@
+#pragma once
+// ExecutablePlan: a WR plan made ready to run. Its micro-batch descriptors are made once, when the
+// plan is built, and reused by every call.
+
+#include <cudnn.h>
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <optional>
+
+#include "core/batch_policy.h"
+#include "core/conv_key.h"
+#include "core/status.h"
+#include "optimize/wr_optimizer.h"
+#include "runtime/cudnn_shim.h"
+#include "runtime/descriptors.h"
+
+namespace ucudnn {
+
+class ExecutablePlan {
+ public:
+  static Status build(const ConvKey& key, std::size_t workspace_limit, BatchSizePolicy policy, WrPlan wr,
+                      std::optional<double> undivided_time_ms, std::unique_ptr<ExecutablePlan>* out);
+
+  /// Runs the plan as a sequence of cuDNN calls on micro-batches, all on the handle's stream and
+  /// without host synchronisation. Forward and backward data are split along N; backward filter
+  /// accumulates: the first micro-batch uses the caller's beta, every later one beta = 1.
+  Status execute(cudnnHandle_t handle, const void* alpha, const void* beta, const ConvBuffers& buffers,
+                 void* workspace, std::size_t workspace_bytes) const;
+
+  const ConvKey& key() const { return key_; }
+  const WrPlan& wr() const { return wr_; }
+  std::size_t workspace_limit() const { return workspace_limit_; }
+  BatchSizePolicy policy() const { return policy_; }
+  std::optional<double> undivided_time_ms() const { return undivided_time_ms_; }
+  bool deterministic() const;
+
+ private:
+  ExecutablePlan() = default;
+
+  ConvKey key_;
+  std::size_t workspace_limit_ = 0;
+  BatchSizePolicy policy_ = BatchSizePolicy::kPowerOfTwo;
+  WrPlan wr_;
+  std::optional<double> undivided_time_ms_;
+  FilterDescriptor filter_;
+  std::map<int, TensorDescriptor> x_by_size_, y_by_size_;
+  std::map<int, ConvolutionDescriptor> conv_by_math_;
+};
+
+}  // namespace ucudnn

@@ -1,0 +1,67 @@
+#include "runtime/random_fill.h"
+
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "runtime/descriptors.h"
+
+namespace ucudnn {
+namespace {
+
+std::uint32_t float_bits(float f) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  return bits;
+}
+
+// IEEE half from a float in [-1, 1]: round to nearest, tiny values flushed to zero.
+std::uint16_t to_half(float f) {
+  const std::uint32_t bits = float_bits(f);
+  const std::uint16_t sign = static_cast<std::uint16_t>((bits >> 16) & 0x8000u);
+  const int exponent = static_cast<int>((bits >> 23) & 0xff) - 127 + 15;
+  if (exponent <= 0) return sign;
+  const std::uint32_t mantissa = bits & 0x7fffffu;
+  std::uint32_t half = (static_cast<std::uint32_t>(exponent) << 10) | (mantissa >> 13);
+  if (mantissa & 0x1000u) ++half;  // round half up: carries into the exponent correctly
+  return static_cast<std::uint16_t>(sign | half);
+}
+
+std::uint16_t to_bfloat16(float f) { return static_cast<std::uint16_t>(float_bits(f) >> 16); }
+
+template <typename T>
+void append_value(std::vector<unsigned char>& bytes, T value) {
+  unsigned char raw[sizeof(T)];
+  std::memcpy(raw, &value, sizeof(T));
+  bytes.insert(bytes.end(), raw, raw + sizeof(T));
+}
+
+}  // namespace
+
+Status fill_random(DeviceBuffer& buffer, int data_type, std::size_t elements, std::uint32_t seed) {
+  const std::size_t size = element_size(data_type);
+  if (size == 0) return Status(CUDNN_STATUS_NOT_SUPPORTED, "no random fill for data type " + std::to_string(data_type));
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> real(-1.0f, 1.0f);
+  std::uniform_int_distribution<int> small(-8, 8);
+  std::vector<unsigned char> bytes;
+  bytes.reserve(elements * size);
+  for (std::size_t i = 0; i < elements; ++i) {
+    switch (static_cast<cudnnDataType_t>(data_type)) {
+      case CUDNN_DATA_FLOAT: append_value(bytes, real(rng)); break;
+      case CUDNN_DATA_DOUBLE: append_value(bytes, static_cast<double>(real(rng))); break;
+      case CUDNN_DATA_HALF: append_value(bytes, to_half(real(rng))); break;
+      case CUDNN_DATA_BFLOAT16: append_value(bytes, to_bfloat16(real(rng))); break;
+      case CUDNN_DATA_INT32: append_value(bytes, static_cast<std::int32_t>(small(rng))); break;
+      case CUDNN_DATA_INT64: append_value(bytes, static_cast<std::int64_t>(small(rng))); break;
+      case CUDNN_DATA_INT8: append_value(bytes, static_cast<std::int8_t>(small(rng))); break;
+      case CUDNN_DATA_UINT8: append_value(bytes, static_cast<std::uint8_t>(small(rng) + 8)); break;
+      default:  // FP8: a random sign and a small exponent and mantissa: finite in E4M3 and E5M2
+        append_value(bytes, static_cast<std::uint8_t>((rng() & 0x80u) | (rng() & 0x3fu)));
+        break;
+    }
+  }
+  return buffer.upload(bytes.data(), bytes.size());
+}
+
+}  // namespace ucudnn

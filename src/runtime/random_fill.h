@@ -1,0 +1,16 @@
+#pragma once
+// Random, non-zero data for benchmark buffers: timings on zeros can flatter a kernel.
+
+#include <cstddef>
+#include <cstdint>
+
+#include "core/status.h"
+#include "runtime/device_buffer.h"
+
+namespace ucudnn {
+
+/// Fills the first `elements` values of `buffer` with values of `data_type` drawn uniformly from
+/// [-1, 1] (small integers for integer types).
+Status fill_random(DeviceBuffer& buffer, int data_type, std::size_t elements, std::uint32_t seed);
+
+}  // namespace ucudnn
