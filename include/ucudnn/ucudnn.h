@@ -44,6 +44,12 @@ struct UcudnnHandle_t {
 
   friend bool operator==(UcudnnHandle_t a, UcudnnHandle_t b) { return a.context == b.context; }
   friend bool operator!=(UcudnnHandle_t a, UcudnnHandle_t b) { return a.context != b.context; }
+  // Exact matches for comparisons with nullptr, which would otherwise be ambiguous between the
+  // operators above and the built-in pointer comparison through the conversion.
+  friend bool operator==(UcudnnHandle_t a, std::nullptr_t) { return a.context == nullptr; }
+  friend bool operator==(std::nullptr_t, UcudnnHandle_t a) { return a.context == nullptr; }
+  friend bool operator!=(UcudnnHandle_t a, std::nullptr_t) { return a.context != nullptr; }
+  friend bool operator!=(std::nullptr_t, UcudnnHandle_t a) { return a.context != nullptr; }
 };
 static_assert(sizeof(UcudnnHandle_t) == sizeof(cudnnHandle_t), "UcudnnHandle_t must fit a handle slot");
 static_assert(std::is_trivially_copyable<UcudnnHandle_t>::value, "UcudnnHandle_t must copy like a pointer");

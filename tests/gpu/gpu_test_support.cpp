@@ -1,0 +1,214 @@
+#include "gpu_test_support.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <sstream>
+
+namespace ucudnn_test {
+namespace {
+
+std::uint16_t float_to_half(float f) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  const std::uint16_t sign = static_cast<std::uint16_t>((bits >> 16) & 0x8000u);
+  const int exponent = static_cast<int>((bits >> 23) & 0xff) - 127 + 15;
+  if (exponent <= 0) return sign;
+  const std::uint32_t mantissa = bits & 0x7fffffu;
+  std::uint32_t half = (static_cast<std::uint32_t>(exponent) << 10) | (mantissa >> 13);
+  if (mantissa & 0x1000u) ++half;
+  return static_cast<std::uint16_t>(sign | half);
+}
+
+float half_to_float(std::uint16_t h) {
+  const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
+  const int exponent = (h >> 10) & 0x1f;
+  const std::uint32_t mantissa = h & 0x3ffu;
+  float value;
+  if (exponent == 0) {
+    value = std::ldexp(static_cast<float>(mantissa), -24);
+  } else if (exponent == 31) {
+    value = mantissa ? NAN : INFINITY;
+  } else {
+    value = std::ldexp(static_cast<float>(mantissa | 0x400u), exponent - 25);
+  }
+  return sign ? -value : value;
+}
+
+std::size_t size_of(cudnnDataType_t type) { return type == CUDNN_DATA_HALF ? 2 : 4; }
+
+// Strides of a packed tensor whose dims are given in NC(D)HW order, for NCHW or NHWC storage.
+std::vector<int> strides_for(const std::vector<int>& dims, Layout layout) {
+  const int rank = static_cast<int>(dims.size());
+  std::vector<int> strides(rank);
+  if (layout == Layout::kNhwc) {
+    int s = 1;
+    strides[1] = s;
+    s *= dims[1];
+    for (int i = rank - 1; i >= 2; --i) {
+      strides[i] = s;
+      s *= dims[i];
+    }
+    strides[0] = s;
+  } else {
+    // Padded NCHW: the innermost row gets 3 spare elements and each sample 5 more, so that no
+    // stride is the packed one.
+    const bool padded = layout == Layout::kPaddedNchw;
+    int s = 1;
+    for (int i = rank - 1; i >= 0; --i) {
+      strides[i] = s;
+      s *= dims[i] + (padded && i == rank - 1 ? 3 : 0);
+      if (padded && i == 1) s += 5;
+    }
+  }
+  return strides;
+}
+
+}  // namespace
+
+void GpuTest::SetUp() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    (void)cudaGetLastError();
+    GTEST_SKIP() << "no CUDA device";
+  }
+}
+
+std::uint32_t GpuTest::fresh_seed() {
+  if (const char* fixed = std::getenv("UCUDNN_TEST_SEED")) return static_cast<std::uint32_t>(std::strtoul(fixed, nullptr, 10));
+  return std::random_device{}();
+}
+
+const char* to_string(Layout layout) {
+  switch (layout) {
+    case Layout::kNchw: return "NCHW";
+    case Layout::kNhwc: return "NHWC";
+    case Layout::kPaddedNchw: return "padded-NCHW";
+  }
+  return "?";
+}
+
+std::string ConvSpec::describe() const {
+  std::ostringstream out;
+  auto list = [&](const std::vector<int>& v) {
+    for (std::size_t i = 0; i < v.size(); ++i) out << (i ? "x" : "") << v[i];
+  };
+  out << "n" << n << " c" << c << " k" << k << " g" << groups << " in ";
+  list(spatial);
+  out << " filter ";
+  list(filter);
+  out << " pad ";
+  list(pad);
+  out << " stride ";
+  list(stride);
+  out << " dil ";
+  list(dilation);
+  out << " " << (data_type == CUDNN_DATA_HALF ? "fp16" : "fp32") << " math" << math << " " << to_string(layout);
+  return out.str();
+}
+
+ConvProblem::ConvProblem(const ConvSpec& s) : spec(s) {
+  const int nd = static_cast<int>(s.spatial.size());
+  x_dims = {s.n, s.c};
+  x_dims.insert(x_dims.end(), s.spatial.begin(), s.spatial.end());
+  w_dims = {s.k, s.c / s.groups};
+  w_dims.insert(w_dims.end(), s.filter.begin(), s.filter.end());
+  cudnnCreateTensorDescriptor(&x);
+  cudnnCreateTensorDescriptor(&y);
+  cudnnCreateFilterDescriptor(&w);
+  cudnnCreateConvolutionDescriptor(&conv);
+  x_strides = strides_for(x_dims, s.layout);
+  const cudnnTensorFormat_t filter_format = s.layout == Layout::kNhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
+  const cudnnDataType_t compute = CUDNN_DATA_FLOAT;
+  if (cudnnSetTensorNdDescriptor(x, s.data_type, nd + 2, x_dims.data(), x_strides.data()) != CUDNN_STATUS_SUCCESS) return;
+  if (cudnnSetFilterNdDescriptor(w, s.data_type, filter_format, nd + 2, w_dims.data()) != CUDNN_STATUS_SUCCESS) return;
+  if (cudnnSetConvolutionNdDescriptor(conv, nd, s.pad.data(), s.stride.data(), s.dilation.data(),
+                                      CUDNN_CROSS_CORRELATION, compute) != CUDNN_STATUS_SUCCESS) return;
+  if (cudnnSetConvolutionGroupCount(conv, s.groups) != CUDNN_STATUS_SUCCESS) return;
+  if (cudnnSetConvolutionMathType(conv, s.math) != CUDNN_STATUS_SUCCESS) return;
+  y_dims.assign(nd + 2, 0);
+  if (cudnnGetConvolutionNdForwardOutputDim(conv, x, w, nd + 2, y_dims.data()) != CUDNN_STATUS_SUCCESS) return;
+  y_strides = strides_for(y_dims, s.layout);
+  if (cudnnSetTensorNdDescriptor(y, s.data_type, nd + 2, y_dims.data(), y_strides.data()) != CUDNN_STATUS_SUCCESS) return;
+  ok = true;
+}
+
+ConvProblem::~ConvProblem() {
+  cudnnDestroyTensorDescriptor(x);
+  cudnnDestroyTensorDescriptor(y);
+  cudnnDestroyFilterDescriptor(w);
+  cudnnDestroyConvolutionDescriptor(conv);
+}
+
+DeviceArray::DeviceArray(std::size_t elements, cudnnDataType_t type) : elements_(elements), type_(type) {
+  if (cudaMalloc(&data_, elements * size_of(type)) != cudaSuccess) data_ = nullptr;
+}
+
+DeviceArray::~DeviceArray() {
+  if (data_) cudaFree(data_);
+}
+
+void DeviceArray::fill_random(std::mt19937& rng) {
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  if (type_ == CUDNN_DATA_HALF) {
+    std::vector<std::uint16_t> host(elements_);
+    for (auto& v : host) v = float_to_half(dist(rng));
+    cudaMemcpy(data_, host.data(), host.size() * 2, cudaMemcpyHostToDevice);
+  } else {
+    std::vector<float> host(elements_);
+    for (auto& v : host) v = dist(rng);
+    cudaMemcpy(data_, host.data(), host.size() * 4, cudaMemcpyHostToDevice);
+  }
+}
+
+void DeviceArray::copy_from(const DeviceArray& other) {
+  cudaMemcpy(data_, other.data_, elements_ * size_of(type_), cudaMemcpyDeviceToDevice);
+}
+
+std::vector<float> DeviceArray::download() const {
+  std::vector<float> out(elements_);
+  if (type_ == CUDNN_DATA_HALF) {
+    std::vector<std::uint16_t> host(elements_);
+    cudaMemcpy(host.data(), data_, host.size() * 2, cudaMemcpyDeviceToHost);
+    for (std::size_t i = 0; i < host.size(); ++i) out[i] = half_to_float(host[i]);
+  } else {
+    cudaMemcpy(out.data(), data_, out.size() * 4, cudaMemcpyDeviceToHost);
+  }
+  return out;
+}
+
+std::size_t extent(const std::vector<int>& dims, const std::vector<int>& strides) {
+  std::size_t e = 1;
+  for (std::size_t i = 0; i < dims.size(); ++i) e += static_cast<std::size_t>(dims[i] - 1) * strides[i];
+  return e;
+}
+
+std::size_t product(const std::vector<int>& dims) {
+  std::size_t p = 1;
+  for (int d : dims) p *= static_cast<std::size_t>(d);
+  return p;
+}
+
+double relative_error(const std::vector<float>& a, const std::vector<float>& b, const std::vector<int>& dims,
+                      const std::vector<int>& strides) {
+  double max_diff = 0, max_ref = 0;
+  std::vector<int> index(dims.size(), 0);
+  const std::size_t total = product(dims);
+  for (std::size_t n = 0; n < total; ++n) {
+    std::size_t offset = 0;
+    for (std::size_t i = 0; i < dims.size(); ++i) offset += static_cast<std::size_t>(index[i]) * strides[i];
+    const double diff = std::fabs(static_cast<double>(a[offset]) - b[offset]);
+    if (std::isnan(diff)) return INFINITY;
+    max_diff = std::max(max_diff, diff);
+    max_ref = std::max(max_ref, std::fabs(static_cast<double>(b[offset])));
+    for (int i = static_cast<int>(dims.size()) - 1; i >= 0; --i) {
+      if (++index[i] < dims[i]) break;
+      index[i] = 0;
+    }
+  }
+  return max_diff / std::max(max_ref, 1e-6);
+}
+
+}  // namespace ucudnn_test

@@ -1,0 +1,85 @@
+#pragma once
+// Shared pieces of the GPU suite: a fixture that skips without a device, device arrays with
+// random contents, convolution descriptions, and comparison against plain cuDNN.
+
+#include <cuda_runtime_api.h>
+#include <cudnn.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "ucudnn/ucudnn.h"
+
+namespace ucudnn_test {
+
+#define CUDA_OK(expr) ASSERT_EQ((expr), cudaSuccess) << #expr
+#define CUDNN_OK(expr) ASSERT_EQ((expr), CUDNN_STATUS_SUCCESS) << #expr << ": " << ucudnnGetLastErrorMessage()
+
+/// Skips every test of a suite where no CUDA device is visible.
+class GpuTest : public ::testing::Test {
+ protected:
+  void SetUp() override;
+  /// A seed that differs per run (fresh data) unless UCUDNN_TEST_SEED fixes it; logged on failure.
+  static std::uint32_t fresh_seed();
+};
+
+enum class Layout { kNchw, kNhwc, kPaddedNchw };
+const char* to_string(Layout layout);
+
+/// One convolution problem, 2-d (4-d tensors) or 3-d (5-d tensors).
+struct ConvSpec {
+  int n = 1, c = 1, k = 1, groups = 1;
+  std::vector<int> spatial;         ///< input H, W (and D first for 3-d)
+  std::vector<int> filter;          ///< R, S (...)
+  std::vector<int> pad, stride, dilation;
+  cudnnDataType_t data_type = CUDNN_DATA_FLOAT;
+  cudnnMathType_t math = CUDNN_FMA_MATH;
+  Layout layout = Layout::kNchw;
+  std::string describe() const;
+};
+
+/// Owned descriptors of a ConvSpec, as a framework would make them.
+struct ConvProblem {
+  explicit ConvProblem(const ConvSpec& spec);
+  ~ConvProblem();
+  ConvProblem(const ConvProblem&) = delete;
+  ConvProblem& operator=(const ConvProblem&) = delete;
+
+  ConvSpec spec;
+  cudnnTensorDescriptor_t x = nullptr, y = nullptr;
+  cudnnFilterDescriptor_t w = nullptr;
+  cudnnConvolutionDescriptor_t conv = nullptr;
+  std::vector<int> x_dims, x_strides, y_dims, y_strides, w_dims;
+  bool ok = false;  ///< descriptors set up (cuDNN accepted the shape)
+};
+
+/// Device memory with a host mirror in float (converted from FP16 where needed).
+class DeviceArray {
+ public:
+  DeviceArray(std::size_t elements, cudnnDataType_t type);
+  ~DeviceArray();
+  DeviceArray(const DeviceArray&) = delete;
+  DeviceArray& operator=(const DeviceArray&) = delete;
+  void fill_random(std::mt19937& rng);
+  void copy_from(const DeviceArray& other);
+  std::vector<float> download() const;
+  void* get() const { return data_; }
+  std::size_t elements() const { return elements_; }
+
+ private:
+  void* data_ = nullptr;
+  std::size_t elements_;
+  cudnnDataType_t type_;
+};
+
+std::size_t extent(const std::vector<int>& dims, const std::vector<int>& strides);
+std::size_t product(const std::vector<int>& dims);
+
+/// max |a - b| over the logical elements of a strided tensor, divided by max |b| (b: reference).
+double relative_error(const std::vector<float>& a, const std::vector<float>& b, const std::vector<int>& dims,
+                      const std::vector<int>& strides);
+
+}  // namespace ucudnn_test

@@ -1,0 +1,114 @@
+// Many random convolutions, every operation, through UcudnnHandle_t with the policies `all` and
+// `powerOfTwo`, against plain cuDNN on the same random data.
+//
+// Tolerances (max |ucudnn - cuDNN| over max |cuDNN|): FP32 with CUDNN_FMA_MATH 1e-4 (both sides
+// do FP32 arithmetic; algorithms differ only in summation order, FFT and Winograd included);
+// FP16 data 1e-2 (FP16 rounding of the output alone is about 5e-4 of the value).
+
+#include <algorithm>
+
+#include "conv_check.h"
+
+namespace ucudnn_test {
+namespace {
+
+constexpr double kFp32Tolerance = 1e-4;
+constexpr double kFp16Tolerance = 1e-2;
+
+ConvSpec random_spec(std::mt19937& rng) {
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  ConvSpec s;
+  const bool three_d = pick(0, 99) < 15;
+  const int nd = three_d ? 2 + 1 : 2;
+  s.n = three_d ? pick(1, 16) : pick(1, 64);
+  static const int kGroups[] = {1, 1, 2, 4};
+  s.groups = kGroups[pick(0, 3)];
+  s.c = s.groups * pick(1, 8);
+  s.k = s.groups * pick(1, 8);
+  for (int i = 0; i < nd; ++i) {
+    const int f = three_d ? pick(1, 3) : pick(1, 7);
+    const int d = pick(0, 4) == 0 ? 2 : 1;
+    const int pad = pick(0, 3);
+    const int stride = pick(1, 3);
+    const int min_input = std::max(4, (f - 1) * d + 1 - 2 * pad);
+    s.filter.push_back(f);
+    s.dilation.push_back(d);
+    s.pad.push_back(pad);
+    s.stride.push_back(stride);
+    s.spatial.push_back(pick(min_input, std::max(min_input, three_d ? 10 : 32)));
+  }
+  const bool half = pick(0, 9) < 3;
+  s.data_type = half ? CUDNN_DATA_HALF : CUDNN_DATA_FLOAT;
+  s.math = half ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH;
+  static const Layout kLayouts[] = {Layout::kNchw, Layout::kNhwc, Layout::kPaddedNchw};
+  s.layout = kLayouts[pick(0, 2)];
+  return s;
+}
+
+class RandomConvolutions : public GpuTest {};
+
+TEST_F(RandomConvolutions, EveryOpMatchesPlainCudnnUnderAllAndPowerOfTwo) {
+  const std::uint32_t seed = fresh_seed();
+  SCOPED_TRACE("UCUDNN_TEST_SEED=" + std::to_string(seed));
+  std::mt19937 rng(seed);
+  cudnnHandle_t plain;
+  CUDNN_OK(cudnnCreate(&plain));
+  UcudnnHandle_t handle;
+  CUDNN_OK(cudnnCreate(&handle));
+
+  static const UcudnnBatchSizePolicy_t kPolicies[] = {UCUDNN_BATCH_SIZE_POLICY_ALL,
+                                                      UCUDNN_BATCH_SIZE_POLICY_POWER_OF_TWO};
+  static const UcudnnConvolutionOp_t kOps[] = {UCUDNN_OP_FORWARD, UCUDNN_OP_BACKWARD_DATA,
+                                               UCUDNN_OP_BACKWARD_FILTER};
+  static const float kScales[][2] = {{1.0f, 0.0f}, {0.5f, 0.25f}, {1.0f, 1.0f}};
+  static const size_t kLimits[] = {size_t{64} << 10, size_t{1} << 20, size_t{64} << 20};
+
+  const int cases = 24;
+  int checked = 0, split = 0, skipped = 0;
+  for (int i = 0; i < cases; ++i) {
+    const ConvSpec spec = random_spec(rng);
+    ConvProblem problem(spec);
+    if (!problem.ok) {
+      ++skipped;
+      continue;
+    }
+    const size_t limit = kLimits[std::uniform_int_distribution<int>(0, 2)(rng)];
+    CUDNN_OK(ucudnnSetDefaultWorkspaceLimit(handle, limit));
+    const double tolerance = spec.data_type == CUDNN_DATA_HALF ? kFp16Tolerance : kFp32Tolerance;
+    for (UcudnnBatchSizePolicy_t policy : kPolicies) {
+      CUDNN_OK(ucudnnSetBatchSizePolicy(handle, policy));
+      for (UcudnnConvolutionOp_t op : kOps) {
+        for (const auto& scale : kScales) {
+          SCOPED_TRACE(spec.describe() + " op " + std::to_string(op) + " policy " + std::to_string(policy) +
+                       " limit " + std::to_string(limit) + " alpha " + std::to_string(scale[0]) + " beta " +
+                       std::to_string(scale[1]));
+          OpCheck check;
+          check_op(handle, plain, problem, op, scale[0], scale[1], rng, &check);
+          if (::testing::Test::HasFatalFailure()) return;
+          if (!check.reference_ran) {
+            ++skipped;
+            continue;
+          }
+          ++checked;
+          EXPECT_LE(check.error, tolerance);
+          EXPECT_EQ(check.first_algo, micro_batched_algo(op));
+          EXPECT_GE(check.returned, 1);
+          EXPECT_LE(check.plan.workspaceBytes, limit);
+          EXPECT_EQ(check.reported_workspace, check.plan.workspaceBytes);
+          int covered = 0;
+          for (const auto& run : check.plan.runs) covered += run.size * run.count;
+          EXPECT_EQ(covered, spec.n);
+          if (check.plan.microBatchCount() > 1) ++split;
+        }
+      }
+    }
+  }
+  std::printf("[ random ] seed %u: %d checks, %d on split plans, %d skipped (plain cuDNN could not run them)\n",
+              seed, checked, split, skipped);
+  EXPECT_GE(checked, cases * 2 * 3 * 3 / 2) << "too many cases skipped to say much";
+  CUDNN_OK(cudnnDestroy(handle));
+  cudnnDestroy(plain);
+}
+
+}  // namespace
+}  // namespace ucudnn_test

@@ -1,0 +1,269 @@
+// Convolutions whose workspace limit makes splitting pay, and the behaviour of the intercepted
+// API around them: find results, the cuDNN 7 preference calls, first-use planning, streams.
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "conv_check.h"
+
+namespace ucudnn_test {
+namespace {
+
+constexpr double kFp32Tolerance = 1e-4;  // FP32 with CUDNN_FMA_MATH on both sides
+constexpr size_t kLimit = size_t{16} << 20;
+
+// AlexNet's conv3 (and conv2) at batch 64: undivided, only IMPLICIT_GEMM fits 16 MiB; on micro-batches
+// of 16 or fewer, IMPLICIT_PRECOMP_GEMM fits and is about twice as fast (recorded H100 table).
+ConvSpec alexnet_conv3() {
+  ConvSpec s;
+  s.n = 64;
+  s.c = 256;
+  s.k = 384;
+  s.spatial = {13, 13};
+  s.filter = {3, 3};
+  s.pad = {1, 1};
+  s.stride = {1, 1};
+  s.dilation = {1, 1};
+  return s;
+}
+
+ConvSpec alexnet_conv2() {
+  ConvSpec s = alexnet_conv3();
+  s.c = 96;
+  s.k = 256;
+  s.spatial = {27, 27};
+  s.filter = {5, 5};
+  s.pad = {2, 2};
+  return s;
+}
+
+class SplitPlans : public GpuTest {
+ protected:
+  void SetUp() override {
+    GpuTest::SetUp();
+    if (IsSkipped()) return;
+    ASSERT_EQ(cudnnCreate(&plain_), CUDNN_STATUS_SUCCESS);
+    ASSERT_EQ(cudnnCreate(&handle_), CUDNN_STATUS_SUCCESS);
+    ASSERT_EQ(ucudnnSetDefaultWorkspaceLimit(handle_, kLimit), CUDNN_STATUS_SUCCESS);
+  }
+  void TearDown() override {
+    if (handle_ != nullptr) cudnnDestroy(handle_);
+    if (plain_) cudnnDestroy(plain_);
+  }
+  cudnnHandle_t plain_ = nullptr;
+  UcudnnHandle_t handle_;
+};
+
+TEST_F(SplitPlans, LimitForcesSplitAndEveryOpStaysExact) {
+  std::mt19937 rng(fresh_seed());
+  struct Case {
+    ConvSpec spec;
+    UcudnnConvolutionOp_t op;
+  };
+  const Case cases[] = {
+      {alexnet_conv3(), UCUDNN_OP_FORWARD},       {alexnet_conv3(), UCUDNN_OP_BACKWARD_DATA},
+      {alexnet_conv3(), UCUDNN_OP_BACKWARD_FILTER}, {alexnet_conv2(), UCUDNN_OP_FORWARD},
+      {alexnet_conv2(), UCUDNN_OP_BACKWARD_FILTER},
+  };
+  static const float kScales[][2] = {{1.0f, 0.0f}, {0.5f, 0.25f}, {1.0f, 1.0f}};
+  for (const Case& c : cases) {
+    ConvProblem problem(c.spec);
+    ASSERT_TRUE(problem.ok);
+    for (const auto& scale : kScales) {
+      SCOPED_TRACE(c.spec.describe() + " op " + std::to_string(c.op) + " beta " + std::to_string(scale[1]));
+      OpCheck check;
+      check_op(handle_, plain_, problem, c.op, scale[0], scale[1], rng, &check);
+      ASSERT_FALSE(HasFatalFailure());
+      ASSERT_TRUE(check.reference_ran);
+      EXPECT_GT(check.plan.microBatchCount(), 1) << "a 16 MiB limit should make splitting pay here";
+      EXPECT_LE(check.plan.workspaceBytes, kLimit);
+      EXPECT_LT(check.plan.predictedTimeMs, check.plan.undividedTimeMs);
+      EXPECT_LE(check.error, kFp32Tolerance);
+      std::printf("[ split  ] %s op %d: %d micro-batches, %.3f ms predicted vs %.3f undivided, %zu B, error %.2e\n",
+                  c.spec.describe().c_str(), c.op, check.plan.microBatchCount(), check.plan.predictedTimeMs,
+                  check.plan.undividedTimeMs, check.plan.workspaceBytes, check.error);
+    }
+  }
+}
+
+TEST_F(SplitPlans, UndividedPolicyNeverSplits) {
+  ASSERT_EQ(ucudnnSetBatchSizePolicy(handle_, UCUDNN_BATCH_SIZE_POLICY_UNDIVIDED), CUDNN_STATUS_SUCCESS);
+  ConvProblem p(alexnet_conv3());
+  ASSERT_TRUE(p.ok);
+  UcudnnPlanInfo plan;
+  CUDNN_OK(ucudnnGetPlan(handle_, UCUDNN_OP_FORWARD, p.x, p.w, p.conv, p.y, kLimit, &plan));
+  ASSERT_EQ(plan.runs.size(), 1u);
+  EXPECT_EQ(plan.runs[0].size, 64);
+  EXPECT_EQ(plan.runs[0].count, 1);
+  EXPECT_LE(plan.workspaceBytes, kLimit);
+}
+
+TEST_F(SplitPlans, FindExListsThePlanFirstThenRealAlgorithmsWithinTheLimit) {
+  ConvProblem p(alexnet_conv3());
+  ASSERT_TRUE(p.ok);
+  std::mt19937 rng(fresh_seed());
+  DeviceArray x(extent(p.x_dims, p.x_strides), CUDNN_DATA_FLOAT), y(extent(p.y_dims, p.y_strides), CUDNN_DATA_FLOAT),
+      w(product(p.w_dims), CUDNN_DATA_FLOAT), ws(kLimit / 4, CUDNN_DATA_FLOAT);
+  x.fill_random(rng);
+  w.fill_random(rng);
+  cudnnConvolutionFwdAlgoPerf_t results[8];
+  int returned = 0;
+  CUDNN_OK(cudnnFindConvolutionForwardAlgorithmEx(handle_, p.x, x.get(), p.w, w.get(), p.conv, p.y, y.get(), 8,
+                                                  &returned, results, ws.get(), kLimit));
+  ASSERT_GE(returned, 2);
+  ASSERT_LE(returned, 8);
+  EXPECT_EQ(results[0].algo, UCUDNN_CONVOLUTION_FWD_ALGO_MICRO_BATCHED);
+  EXPECT_EQ(results[0].status, CUDNN_STATUS_SUCCESS);
+  EXPECT_GT(results[0].time, 0.0f);
+  EXPECT_LE(results[0].memory, kLimit);
+  for (int i = 1; i < returned; ++i) {
+    EXPECT_LT(static_cast<int>(results[i].algo), CUDNN_CONVOLUTION_FWD_ALGO_COUNT);
+    EXPECT_LE(results[i].memory, kLimit);
+    EXPECT_LE(results[0].time, results[i].time) << "the plan is never slower than a single algorithm";
+    if (i > 1) {
+      EXPECT_LE(results[i - 1].time, results[i].time);
+    }
+  }
+  // A smaller requested count is honoured.
+  CUDNN_OK(cudnnFindConvolutionForwardAlgorithmEx(handle_, p.x, x.get(), p.w, w.get(), p.conv, p.y, y.get(), 1,
+                                                  &returned, results, ws.get(), kLimit));
+  EXPECT_EQ(returned, 1);
+}
+
+TEST_F(SplitPlans, LegacyPreferenceCallsHonourTheirLimit) {
+  ConvProblem p(alexnet_conv3());
+  ASSERT_TRUE(p.ok);
+  cudnnConvolutionFwdAlgo_t algo;
+  size_t bytes = 1;
+  CUDNN_OK(cudnnGetConvolutionForwardAlgorithm(handle_, p.x, p.w, p.conv, p.y, CUDNN_CONVOLUTION_FWD_NO_WORKSPACE, 0,
+                                               &algo));
+  EXPECT_EQ(algo, UCUDNN_CONVOLUTION_FWD_ALGO_MICRO_BATCHED);
+  CUDNN_OK(cudnnGetConvolutionForwardWorkspaceSize(handle_, p.x, p.w, p.conv, p.y, algo, &bytes));
+  EXPECT_EQ(bytes, 0u);
+
+  cudnnConvolutionBwdFilterAlgo_t filter_algo;
+  const size_t limit = size_t{4} << 20;
+  CUDNN_OK(cudnnGetConvolutionBackwardFilterAlgorithm(handle_, p.x, p.y, p.conv, p.w,
+                                                      CUDNN_CONVOLUTION_BWD_FILTER_SPECIFY_WORKSPACE_LIMIT, limit,
+                                                      &filter_algo));
+  EXPECT_EQ(filter_algo, UCUDNN_CONVOLUTION_BWD_FILTER_ALGO_MICRO_BATCHED);
+  CUDNN_OK(cudnnGetConvolutionBackwardFilterWorkspaceSize(handle_, p.x, p.y, p.conv, p.w, filter_algo, &bytes));
+  EXPECT_LE(bytes, limit);
+  // A real algorithm's workspace is cuDNN's own answer.
+  size_t plain_bytes = 0, ucudnn_bytes = 1;
+  CUDNN_OK(cudnnGetConvolutionForwardWorkspaceSize(plain_, p.x, p.w, p.conv, p.y,
+                                                   CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, &plain_bytes));
+  CUDNN_OK(cudnnGetConvolutionForwardWorkspaceSize(handle_, p.x, p.w, p.conv, p.y,
+                                                   CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, &ucudnn_bytes));
+  EXPECT_EQ(plain_bytes, ucudnn_bytes);
+}
+
+TEST_F(SplitPlans, ConvolutionNeverQueriedIsPlannedOnFirstUse) {
+  ConvSpec spec = alexnet_conv2();
+  spec.n = 48;  // a key no other test has planned
+  ConvProblem p(spec);
+  ASSERT_TRUE(p.ok);
+  std::mt19937 rng(fresh_seed());
+  DeviceArray x(extent(p.x_dims, p.x_strides), CUDNN_DATA_FLOAT), w(product(p.w_dims), CUDNN_DATA_FLOAT),
+      y(extent(p.y_dims, p.y_strides), CUDNN_DATA_FLOAT), y_ref(extent(p.y_dims, p.y_strides), CUDNN_DATA_FLOAT),
+      ws(kLimit / 4, CUDNN_DATA_FLOAT);
+  x.fill_random(rng);
+  w.fill_random(rng);
+  y.fill_random(rng);
+  y_ref.copy_from(y);
+  const float alpha = 1.0f, beta = 0.5f;
+  // A framework that hard-codes IMPLICIT_GEMM and a 16 MiB workspace, never asking ucudnn.
+  CUDNN_OK(cudnnConvolutionForward(handle_, &alpha, p.x, x.get(), p.w, w.get(), p.conv,
+                                   CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, ws.get(), kLimit, &beta, p.y, y.get()));
+  CUDNN_OK(cudnnConvolutionForward(plain_, &alpha, p.x, x.get(), p.w, w.get(), p.conv,
+                                   CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, nullptr, 0, &beta, p.y, y_ref.get()));
+  CUDA_OK(cudaDeviceSynchronize());
+  EXPECT_LE(relative_error(y.download(), y_ref.download(), p.y_dims, p.y_strides), kFp32Tolerance);
+  UcudnnPlanInfo plan;
+  CUDNN_OK(ucudnnGetPlan(handle_, UCUDNN_OP_FORWARD, p.x, p.w, p.conv, p.y, kLimit, &plan));
+  EXPECT_LE(plan.workspaceBytes, kLimit);
+  EXPECT_GT(plan.microBatchCount(), 1);
+}
+
+// The plan runs on the stream set through the implicit cast, without waiting on the host: the
+// stream is held by a host callback that the test releases only after the convolution returned.
+TEST_F(SplitPlans, RunsOnTheHandleStreamWithoutHostSynchronisation) {
+  ConvProblem p(alexnet_conv3());
+  ASSERT_TRUE(p.ok);
+  cudaStream_t stream;
+  CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  CUDNN_OK(cudnnSetStream(handle_, stream));  // a non-intercepted cuDNN call, through the cast
+  cudaStream_t seen = nullptr;
+  CUDNN_OK(cudnnGetStream(handle_, &seen));
+  EXPECT_EQ(seen, stream);
+
+  std::mt19937 rng(fresh_seed());
+  DeviceArray x(extent(p.x_dims, p.x_strides), CUDNN_DATA_FLOAT), w(product(p.w_dims), CUDNN_DATA_FLOAT),
+      y(extent(p.y_dims, p.y_strides), CUDNN_DATA_FLOAT), y_ref(extent(p.y_dims, p.y_strides), CUDNN_DATA_FLOAT),
+      ws(kLimit / 4, CUDNN_DATA_FLOAT);
+  x.fill_random(rng);
+  w.fill_random(rng);
+  cudnnConvolutionFwdAlgoPerf_t r[4];
+  int returned = 0;
+  CUDNN_OK(cudnnGetConvolutionForwardAlgorithm_v7(handle_, p.x, p.w, p.conv, p.y, 4, &returned, r));  // plans now
+  UcudnnPlanInfo plan;
+  CUDNN_OK(ucudnnGetPlan(handle_, UCUDNN_OP_FORWARD, p.x, p.w, p.conv, p.y, UCUDNN_WORKSPACE_LIMIT_DEFAULT, &plan));
+  ASSERT_GT(plan.microBatchCount(), 1);
+
+  struct Gate {
+    std::atomic<bool> released{false};
+    std::atomic<bool> timed_out{false};
+  } gate;
+  CUDA_OK(cudaLaunchHostFunc(
+      stream,
+      [](void* arg) {
+        auto* g = static_cast<Gate*>(arg);
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (!g->released.load()) {
+          if (std::chrono::steady_clock::now() > deadline) {
+            g->timed_out = true;
+            return;
+          }
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+      },
+      &gate));
+  const float alpha = 1.0f, beta = 0.0f;
+  CUDNN_OK(cudnnConvolutionForward(handle_, &alpha, p.x, x.get(), p.w, w.get(), p.conv, r[0].algo, ws.get(),
+                                   r[0].memory, &beta, p.y, y.get()));
+  gate.released = true;  // only now may the stream run the convolution
+  CUDA_OK(cudaStreamSynchronize(stream));
+  EXPECT_FALSE(gate.timed_out.load()) << "cudnnConvolutionForward waited for the stream";
+
+  CUDNN_OK(cudnnConvolutionForward(plain_, &alpha, p.x, x.get(), p.w, w.get(), p.conv,
+                                   CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, nullptr, 0, &beta, p.y, y_ref.get()));
+  CUDA_OK(cudaDeviceSynchronize());
+  EXPECT_LE(relative_error(y.download(), y_ref.download(), p.y_dims, p.y_strides), kFp32Tolerance);
+  CUDNN_OK(cudnnSetStream(handle_, nullptr));
+  cudaStreamDestroy(stream);
+}
+
+TEST_F(SplitPlans, InvalidArgumentsGetCudnnsOwnStatus) {
+  ConvProblem p(alexnet_conv3());
+  ASSERT_TRUE(p.ok);
+  cudnnConvolutionFwdAlgoPerf_t r[4];
+  int returned = 0;
+  EXPECT_EQ(cudnnGetConvolutionForwardAlgorithm_v7(handle_, p.x, p.w, p.conv, p.y, 0, &returned, r),
+            CUDNN_STATUS_BAD_PARAM);
+  // Output dims that do not match the convolution: whatever cuDNN answers, ucudnn answers too.
+  cudnnTensorDescriptor_t wrong;
+  CUDNN_OK(cudnnCreateTensorDescriptor(&wrong));
+  CUDNN_OK(cudnnSetTensor4dDescriptor(wrong, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 64, 384, 11, 11));
+  EXPECT_EQ(cudnnGetConvolutionForwardAlgorithm_v7(handle_, p.x, p.w, p.conv, wrong, 4, &returned, r),
+            cudnnGetConvolutionForwardAlgorithm_v7(plain_, p.x, p.w, p.conv, wrong, 4, &returned, r));
+  // A null descriptor is a bad parameter for both.
+  EXPECT_EQ(cudnnGetConvolutionForwardAlgorithm_v7(plain_, p.x, nullptr, p.conv, p.y, 4, &returned, r),
+            CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnGetConvolutionForwardAlgorithm_v7(handle_, p.x, nullptr, p.conv, p.y, 4, &returned, r),
+            CUDNN_STATUS_BAD_PARAM);
+  cudnnDestroyTensorDescriptor(wrong);
+}
+
+}  // namespace
+}  // namespace ucudnn_test
