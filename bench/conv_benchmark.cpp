@@ -1,0 +1,370 @@
+// Live benchmark on the GPU: every convolution kernel of a network (forward, backward data,
+// backward filter) through plain cuDNN, choosing as frameworks do (the fastest algorithm that
+// cudnnFind*Algorithm reports within the workspace limit), and through UcudnnHandle_t.
+//
+// Timing: CUDA events, warm-up calls first, the median of --iterations calls per kernel, and the
+// median of --iterations runs of the whole sequence of kernels. Inputs are random, not zero.
+
+#include <cuda_runtime_api.h>
+#include <cudnn.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/units.h"
+#include "ucudnn/ucudnn.h"
+
+namespace {
+
+struct LayerSpec {
+  const char* name;
+  int c, h, w, k, r, s, pad, stride;
+};
+
+// AlexNet's five convolution layers (no groups), as in tests/data/README.md.
+const LayerSpec kAlexNet[] = {
+    {"alex_conv1", 3, 227, 227, 96, 11, 11, 0, 4},  {"alex_conv2", 96, 27, 27, 256, 5, 5, 2, 1},
+    {"alex_conv3", 256, 13, 13, 384, 3, 3, 1, 1},   {"alex_conv4", 384, 13, 13, 384, 3, 3, 1, 1},
+    {"alex_conv5", 384, 13, 13, 256, 3, 3, 1, 1},
+};
+
+const char* const kOpNames[] = {"fwd", "bwdd", "bwdf"};
+
+[[noreturn]] void fail(const std::string& what) {
+  std::fprintf(stderr, "ucudnn_conv_benchmark: error: %s\n", what.c_str());
+  std::exit(1);
+}
+void check(cudnnStatus_t s, const char* what) {
+  if (s != CUDNN_STATUS_SUCCESS) fail(std::string(what) + ": " + cudnnGetErrorString(s) + " " + ucudnnGetLastErrorMessage());
+}
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) fail(std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+struct DeviceMemory {
+  void* ptr = nullptr;
+  explicit DeviceMemory(size_t bytes) {
+    if (bytes) check(cudaMalloc(&ptr, bytes), "cudaMalloc");
+  }
+  ~DeviceMemory() {
+    if (ptr) cudaFree(ptr);
+  }
+  DeviceMemory(const DeviceMemory&) = delete;
+  DeviceMemory& operator=(const DeviceMemory&) = delete;
+};
+
+void fill_random(void* device, size_t count, std::mt19937& rng) {
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> host(count);
+  for (auto& v : host) v = dist(rng);
+  check(cudaMemcpy(device, host.data(), count * 4, cudaMemcpyHostToDevice), "cudaMemcpy");
+}
+
+struct Layer {
+  LayerSpec spec;
+  int n;
+  cudnnTensorDescriptor_t x, y;
+  cudnnFilterDescriptor_t w;
+  cudnnConvolutionDescriptor_t conv;
+  std::unique_ptr<DeviceMemory> x_mem, y_mem, w_mem;
+};
+
+float median(std::vector<float> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : 0.5f * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+// Times `launch` with events: `warmup` calls, then the median of `iterations` timed calls.
+float time_median(const std::function<void()>& launch, int warmup, int iterations, cudaStream_t stream) {
+  cudaEvent_t start, stop;
+  check(cudaEventCreate(&start), "event");
+  check(cudaEventCreate(&stop), "event");
+  for (int i = 0; i < warmup; ++i) launch();
+  std::vector<float> times;
+  for (int i = 0; i < iterations; ++i) {
+    check(cudaEventRecord(start, stream), "record");
+    launch();
+    check(cudaEventRecord(stop, stream), "record");
+    check(cudaEventSynchronize(stop), "sync");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, start, stop), "elapsed");
+    times.push_back(ms);
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  return median(times);
+}
+
+// One kernel ready to run: algorithm, workspace, and the call.
+struct Kernel {
+  std::string layer, op;
+  int algo = -1;
+  size_t workspace = 0;
+  std::unique_ptr<DeviceMemory> workspace_mem;
+  std::function<void()> launch;
+  float time_ms = 0;
+  UcudnnPlanInfo plan;  // ucudnn only
+};
+
+template <typename Handle>
+std::function<void()> make_launch(Handle handle, const Layer& l, int op, int algo, void* ws, size_t ws_bytes) {
+  static const float one = 1.0f, zero = 0.0f;
+  return [=, &l]() {
+    switch (op) {
+      case 0:
+        check(cudnnConvolutionForward(handle, &one, l.x, l.x_mem->ptr, l.w, l.w_mem->ptr, l.conv,
+                                      static_cast<cudnnConvolutionFwdAlgo_t>(algo), ws, ws_bytes, &zero, l.y,
+                                      l.y_mem->ptr),
+              "forward");
+        break;
+      case 1:
+        check(cudnnConvolutionBackwardData(handle, &one, l.w, l.w_mem->ptr, l.y, l.y_mem->ptr, l.conv,
+                                           static_cast<cudnnConvolutionBwdDataAlgo_t>(algo), ws, ws_bytes, &zero,
+                                           l.x, l.x_mem->ptr),
+              "backward data");
+        break;
+      default:
+        check(cudnnConvolutionBackwardFilter(handle, &one, l.x, l.x_mem->ptr, l.y, l.y_mem->ptr, l.conv,
+                                             static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo), ws, ws_bytes, &zero,
+                                             l.w, l.w_mem->ptr),
+              "backward filter");
+    }
+  };
+}
+
+// Plain cuDNN as frameworks use it: the fastest Find result within the limit.
+int plain_choice(cudnnHandle_t h, const Layer& l, int op, size_t limit, size_t* ws) {
+  int returned = 0;
+  auto pick = [&](auto* results) {
+    for (int i = 0; i < returned; ++i) {
+      if (results[i].status == CUDNN_STATUS_SUCCESS && results[i].memory <= limit) {
+        *ws = results[i].memory;
+        return static_cast<int>(results[i].algo);
+      }
+    }
+    return -1;
+  };
+  if (op == 0) {
+    cudnnConvolutionFwdAlgoPerf_t r[16];
+    check(cudnnFindConvolutionForwardAlgorithm(h, l.x, l.w, l.conv, l.y, 16, &returned, r), "find fwd");
+    return pick(r);
+  }
+  if (op == 1) {
+    cudnnConvolutionBwdDataAlgoPerf_t r[16];
+    check(cudnnFindConvolutionBackwardDataAlgorithm(h, l.w, l.y, l.conv, l.x, 16, &returned, r), "find bwdd");
+    return pick(r);
+  }
+  cudnnConvolutionBwdFilterAlgoPerf_t r[16];
+  check(cudnnFindConvolutionBackwardFilterAlgorithm(h, l.x, l.y, l.conv, l.w, 16, &returned, r), "find bwdf");
+  return pick(r);
+}
+
+// ucudnn as a framework calls it: get_v7, workspace size of the answer, convolution.
+int ucudnn_choice(UcudnnHandle_t h, const Layer& l, int op, size_t* ws) {
+  int returned = 0;
+  if (op == 0) {
+    cudnnConvolutionFwdAlgoPerf_t r[16];
+    check(cudnnGetConvolutionForwardAlgorithm_v7(h, l.x, l.w, l.conv, l.y, 16, &returned, r), "get fwd");
+    check(cudnnGetConvolutionForwardWorkspaceSize(h, l.x, l.w, l.conv, l.y, r[0].algo, ws), "ws fwd");
+    return r[0].algo;
+  }
+  if (op == 1) {
+    cudnnConvolutionBwdDataAlgoPerf_t r[16];
+    check(cudnnGetConvolutionBackwardDataAlgorithm_v7(h, l.w, l.y, l.conv, l.x, 16, &returned, r), "get bwdd");
+    check(cudnnGetConvolutionBackwardDataWorkspaceSize(h, l.w, l.y, l.conv, l.x, r[0].algo, ws), "ws bwdd");
+    return r[0].algo;
+  }
+  cudnnConvolutionBwdFilterAlgoPerf_t r[16];
+  check(cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, l.x, l.y, l.conv, l.w, 16, &returned, r), "get bwdf");
+  check(cudnnGetConvolutionBackwardFilterWorkspaceSize(h, l.x, l.y, l.conv, l.w, r[0].algo, ws), "ws bwdf");
+  return r[0].algo;
+}
+
+std::string describe_plan(const UcudnnPlanInfo& plan) {
+  std::string out;
+  for (const auto& run : plan.runs) {
+    if (!out.empty()) out += " + ";
+    out += std::to_string(run.count) + " x " + std::to_string(run.size) + " algo " + std::to_string(run.algo);
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Times a network's convolutions through plain cuDNN and through ucudnn (needs a GPU)"};
+  std::string limit_text = "64MiB", policy_text = "powerOfTwo", json_path;
+  int batch = 256, iterations = 20, warmup = 3;
+  app.add_option("--workspace-limit", limit_text, "per-kernel workspace limit");
+  app.add_option("--policy", policy_text, "all, powerOfTwo or undivided")
+      ->check(CLI::IsMember({"all", "powerOfTwo", "undivided"}, CLI::ignore_case));
+  app.add_option("--batch", batch, "mini-batch size")->check(CLI::PositiveNumber);
+  app.add_option("--iterations", iterations, "timed calls per measurement (median)")->check(CLI::PositiveNumber);
+  app.add_option("--json", json_path, "also write the results as JSON to this file");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "ucudnn_conv_benchmark: error: %s\n", e.what());
+    return 2;
+  }
+  const auto limit = ucudnn::parse_byte_size(limit_text);
+  if (!limit) fail(limit.error());
+  std::string policy_lower;
+  for (char c : policy_text) policy_lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  const UcudnnBatchSizePolicy_t policy = policy_lower == "all"          ? UCUDNN_BATCH_SIZE_POLICY_ALL
+                                         : policy_lower == "undivided" ? UCUDNN_BATCH_SIZE_POLICY_UNDIVIDED
+                                                                       : UCUDNN_BATCH_SIZE_POLICY_POWER_OF_TWO;
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) fail("no CUDA device");
+  cudaDeviceProp prop;
+  check(cudaGetDeviceProperties(&prop, 0), "device properties");
+
+  cudnnHandle_t plain;
+  check(cudnnCreate(&plain), "cudnnCreate");
+  UcudnnHandle_t handle;
+  check(cudnnCreate(&handle), "cudnnCreate(UcudnnHandle_t)");
+  check(ucudnnSetBatchSizePolicy(handle, policy), "policy");
+  check(ucudnnSetDefaultWorkspaceLimit(handle, *limit), "limit");
+
+  std::mt19937 rng(20261122);
+  std::vector<Layer> layers;
+  for (const LayerSpec& spec : kAlexNet) {
+    Layer l{spec, batch, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
+    check(cudnnCreateTensorDescriptor(&l.x), "desc");
+    check(cudnnCreateTensorDescriptor(&l.y), "desc");
+    check(cudnnCreateFilterDescriptor(&l.w), "desc");
+    check(cudnnCreateConvolutionDescriptor(&l.conv), "desc");
+    check(cudnnSetTensor4dDescriptor(l.x, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, batch, spec.c, spec.h, spec.w), "x");
+    check(cudnnSetFilter4dDescriptor(l.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, spec.k, spec.c, spec.r, spec.s), "w");
+    check(cudnnSetConvolution2dDescriptor(l.conv, spec.pad, spec.pad, spec.stride, spec.stride, 1, 1,
+                                          CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+          "conv");
+    int n, c, h, w;
+    check(cudnnGetConvolution2dForwardOutputDim(l.conv, l.x, l.w, &n, &c, &h, &w), "output dims");
+    check(cudnnSetTensor4dDescriptor(l.y, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, n, c, h, w), "y");
+    const size_t x_count = size_t(batch) * spec.c * spec.h * spec.w, y_count = size_t(n) * c * h * w,
+                 w_count = size_t(spec.k) * spec.c * spec.r * spec.s;
+    l.x_mem = std::make_unique<DeviceMemory>(x_count * 4);
+    l.y_mem = std::make_unique<DeviceMemory>(y_count * 4);
+    l.w_mem = std::make_unique<DeviceMemory>(w_count * 4);
+    fill_random(l.x_mem->ptr, x_count, rng);
+    fill_random(l.y_mem->ptr, y_count, rng);
+    fill_random(l.w_mem->ptr, w_count, rng);
+    layers.push_back(std::move(l));
+  }
+
+  std::vector<Kernel> plain_kernels, ucudnn_kernels;
+  const auto planning_started = std::chrono::steady_clock::now();
+  for (const Layer& l : layers) {
+    for (int op = 0; op < 3; ++op) {
+      Kernel k;
+      k.layer = l.spec.name;
+      k.op = kOpNames[op];
+      k.algo = plain_choice(plain, l, op, *limit, &k.workspace);
+      if (k.algo < 0) fail(k.layer + " " + k.op + ": plain cuDNN has no algorithm within the limit");
+      k.workspace_mem = std::make_unique<DeviceMemory>(k.workspace);
+      k.launch = make_launch(plain, l, op, k.algo, k.workspace_mem->ptr, k.workspace);
+      plain_kernels.push_back(std::move(k));
+    }
+  }
+  const double plain_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - planning_started).count();
+  const auto ucudnn_started = std::chrono::steady_clock::now();
+  for (const Layer& l : layers) {
+    for (int op = 0; op < 3; ++op) {
+      Kernel k;
+      k.layer = l.spec.name;
+      k.op = kOpNames[op];
+      k.algo = ucudnn_choice(handle, l, op, &k.workspace);
+      check(ucudnnGetPlan(handle, static_cast<UcudnnConvolutionOp_t>(op), l.x, l.w, l.conv, l.y,
+                          UCUDNN_WORKSPACE_LIMIT_DEFAULT, &k.plan),
+            "plan");
+      k.workspace_mem = std::make_unique<DeviceMemory>(k.workspace);
+      k.launch = make_launch(handle, l, op, k.algo, k.workspace_mem->ptr, k.workspace);
+      ucudnn_kernels.push_back(std::move(k));
+    }
+  }
+  const double ucudnn_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - ucudnn_started).count();
+
+  for (auto* kernels : {&plain_kernels, &ucudnn_kernels}) {
+    for (Kernel& k : *kernels) k.time_ms = time_median(k.launch, warmup, iterations, nullptr);
+  }
+  auto sequence = [](std::vector<Kernel>& kernels) {
+    return [&kernels]() {
+      for (Kernel& k : kernels) k.launch();
+    };
+  };
+  const float plain_sequence = time_median(sequence(plain_kernels), 1, iterations, nullptr);
+  const float ucudnn_sequence = time_median(sequence(ucudnn_kernels), 1, iterations, nullptr);
+
+  int cudnn_version = static_cast<int>(cudnnGetVersion());
+  std::printf("GPU: %s (sm_%d%d), cuDNN %d, batch %d, workspace limit %s per kernel, policy %s, median of %d\n",
+              prop.name, prop.major, prop.minor, cudnn_version, batch, limit_text.c_str(), policy_text.c_str(),
+              iterations);
+  std::printf("%-11s %-5s %10s %8s %10s %10s %8s %10s  %s\n", "layer", "op", "cudnn ms", "algo", "ucudnn ms",
+              "predicted", "speedup", "workspace", "plan");
+  nlohmann::ordered_json json;
+  json["gpu"] = prop.name;
+  json["cudnn_version"] = cudnn_version;
+  json["batch"] = batch;
+  json["workspace_limit_bytes"] = *limit;
+  json["policy"] = policy_text;
+  json["iterations"] = iterations;
+  float plain_total = 0, ucudnn_total = 0, predicted_total = 0;
+  for (size_t i = 0; i < plain_kernels.size(); ++i) {
+    const Kernel& p = plain_kernels[i];
+    const Kernel& u = ucudnn_kernels[i];
+    plain_total += p.time_ms;
+    ucudnn_total += u.time_ms;
+    predicted_total += u.plan.predictedTimeMs;
+    std::printf("%-11s %-5s %10.3f %8d %10.3f %10.3f %7.2fx %10s  %s\n", p.layer.c_str(), p.op.c_str(), p.time_ms,
+                p.algo, u.time_ms, u.plan.predictedTimeMs, p.time_ms / u.time_ms,
+                ucudnn::format_byte_size(u.workspace).c_str(), describe_plan(u.plan).c_str());
+    json["kernels"].push_back({{"layer", p.layer},
+                               {"op", p.op},
+                               {"cudnn_time_ms", p.time_ms},
+                               {"cudnn_algo", p.algo},
+                               {"cudnn_workspace_bytes", p.workspace},
+                               {"ucudnn_time_ms", u.time_ms},
+                               {"ucudnn_predicted_ms", u.plan.predictedTimeMs},
+                               {"ucudnn_workspace_bytes", u.workspace},
+                               {"ucudnn_plan", describe_plan(u.plan)}});
+  }
+  std::printf("sum of kernel medians: cuDNN %.2f ms, ucudnn %.2f ms (predicted %.2f), speedup %.2fx\n", plain_total,
+              ucudnn_total, predicted_total, plain_total / ucudnn_total);
+  std::printf("whole sequence (median): cuDNN %.2f ms, ucudnn %.2f ms, speedup %.2fx\n", plain_sequence,
+              ucudnn_sequence, plain_sequence / ucudnn_sequence);
+  std::printf("algorithm choice: cuDNN Find %.2f s, ucudnn benchmarking and planning %.2f s\n", plain_seconds,
+              ucudnn_seconds);
+  json["cudnn_sequence_ms"] = plain_sequence;
+  json["ucudnn_sequence_ms"] = ucudnn_sequence;
+  json["cudnn_kernel_sum_ms"] = plain_total;
+  json["ucudnn_kernel_sum_ms"] = ucudnn_total;
+  json["ucudnn_predicted_ms"] = predicted_total;
+  json["cudnn_find_seconds"] = plain_seconds;
+  json["ucudnn_planning_seconds"] = ucudnn_seconds;
+  if (!json_path.empty()) {
+    std::ofstream out(json_path);
+    out << json.dump(2) << "\n";
+    if (!out) fail("cannot write " + json_path);
+  }
+  for (Layer& l : layers) {
+    cudnnDestroyTensorDescriptor(l.x);
+    cudnnDestroyTensorDescriptor(l.y);
+    cudnnDestroyFilterDescriptor(l.w);
+    cudnnDestroyConvolutionDescriptor(l.conv);
+  }
+  cudnnDestroy(handle);
+  cudnnDestroy(plain);
+  return 0;
+}

@@ -1,0 +1,125 @@
+#include "tools/plan_format.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+#include <vector>
+
+#include "core/units.h"
+
+namespace ucudnn {
+namespace {
+
+std::string fixed(double value, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
+  return buf;
+}
+
+std::string speedup(double undivided_ms, double planned_ms) {
+  if (planned_ms <= 0.0) return "-";  // a table may record 0 ms; no ratio to show
+  return fixed(undivided_ms / planned_ms, 2) + "x";
+}
+
+// Sums of the table's times carry binary noise (21.200000000000003); a picosecond is far below
+// any measurement, so round there before handing numbers to JSON.
+double json_ms(double ms) { return std::round(ms * 1e6) / 1e6; }
+
+struct Column {
+  const char* title;
+  bool right_aligned;
+};
+
+const Column kColumns[] = {
+    {"layer", false},    {"op", false},      {"batch", true},    {"undivided ms", true},
+    {"planned ms", true}, {"speedup", true}, {"workspace", true}, {"micro-batches", false},
+};
+constexpr std::size_t kColumnCount = sizeof kColumns / sizeof kColumns[0];
+
+using Row = std::vector<std::string>;
+
+void write_row(std::ostream& out, const Row& row, const std::vector<std::size_t>& widths) {
+  std::string line;
+  for (std::size_t c = 0; c < kColumnCount; ++c) {
+    if (c > 0) line += "  ";
+    const std::string pad(widths[c] - row[c].size(), ' ');
+    line += kColumns[c].right_aligned ? pad + row[c] : row[c] + pad;
+  }
+  line.erase(line.find_last_not_of(' ') + 1);  // the last column is left-aligned
+  out << line << '\n';
+}
+
+}  // namespace
+
+std::string describe_micro_batches(ConvOp op, const WrPlan& plan) {
+  std::string text;
+  for (const auto& run : plan.runs) {
+    if (!text.empty()) text += " + ";
+    text += std::to_string(run.count) + " x " + std::to_string(run.size) + " " +
+            algo_name(op, run.algo);
+  }
+  return text;
+}
+
+std::string format_plan_table(const PlanReport& report) {
+  std::vector<Row> rows;
+  Row header;
+  for (const auto& column : kColumns) header.push_back(column.title);
+  rows.push_back(header);
+  for (const auto& k : report.kernels) {
+    rows.push_back({k.layer, short_name(k.op), std::to_string(k.batch),
+                    fixed(k.undivided.time_ms, 3), fixed(k.plan.time_ms, 3),
+                    speedup(k.undivided.time_ms, k.plan.time_ms),
+                    format_byte_size(k.plan.workspace_bytes),
+                    describe_micro_batches(k.op, k.plan)});
+  }
+  const double undivided = report.undivided_total_time_ms();
+  const double planned = report.total_time_ms();
+  rows.push_back({"total", "", "", fixed(undivided, 3), fixed(planned, 3),
+                  speedup(undivided, planned), "", ""});
+
+  std::vector<std::size_t> widths(kColumnCount, 0);
+  for (const auto& row : rows) {
+    for (std::size_t c = 0; c < kColumnCount; ++c) widths[c] = std::max(widths[c], row[c].size());
+  }
+
+  std::ostringstream out;
+  out << "WR plan, policy " << to_string(report.policy) << ", workspace limit "
+      << format_byte_size(report.workspace_limit) << " per kernel, " << report.kernels.size()
+      << " kernels\n";
+  for (const auto& row : rows) write_row(out, row, widths);
+  return out.str();
+}
+
+nlohmann::ordered_json plan_to_json(const PlanReport& report) {
+  nlohmann::ordered_json kernels = nlohmann::ordered_json::array();
+  for (const auto& k : report.kernels) {
+    nlohmann::ordered_json micro_batches = nlohmann::ordered_json::array();
+    for (const auto& run : k.plan.runs) {
+      nlohmann::ordered_json entry;
+      entry["size"] = run.size;
+      entry["algo"] = run.algo;
+      entry["count"] = run.count;
+      micro_batches.push_back(std::move(entry));
+    }
+    nlohmann::ordered_json kernel;
+    kernel["layer"] = k.layer;
+    kernel["op"] = short_name(k.op);
+    kernel["batch"] = k.batch;
+    kernel["time_ms"] = json_ms(k.plan.time_ms);
+    kernel["undivided_time_ms"] = json_ms(k.undivided.time_ms);
+    kernel["workspace_bytes"] = k.plan.workspace_bytes;
+    kernel["micro_batches"] = std::move(micro_batches);
+    kernels.push_back(std::move(kernel));
+  }
+  nlohmann::ordered_json json;
+  json["mode"] = "wr";
+  json["policy"] = to_string(report.policy);
+  json["kernels"] = std::move(kernels);
+  json["total_time_ms"] = json_ms(report.total_time_ms());
+  json["undivided_total_time_ms"] = json_ms(report.undivided_total_time_ms());
+  return json;
+}
+
+}  // namespace ucudnn

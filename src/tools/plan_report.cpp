@@ -1,0 +1,57 @@
+#include "tools/plan_report.h"
+
+#include <set>
+#include <utility>
+
+#include "core/units.h"
+
+namespace ucudnn {
+
+double PlanReport::total_time_ms() const {
+  double total = 0.0;
+  for (const auto& k : kernels) total += k.plan.time_ms;
+  return total;
+}
+
+double PlanReport::undivided_total_time_ms() const {
+  double total = 0.0;
+  for (const auto& k : kernels) total += k.undivided.time_ms;
+  return total;
+}
+
+std::vector<int> measured_allowed_sizes(const KernelMeasurements& kernel, BatchSizePolicy policy) {
+  std::set<int> measured;
+  for (const auto& row : kernel.rows) measured.insert(row.micro_batch);
+  std::vector<int> sizes;
+  for (int size : allowed_micro_batch_sizes(policy, kernel.batch)) {
+    if (measured.count(size) != 0) sizes.push_back(size);
+  }
+  return sizes;
+}
+
+Expected<PlanReport> plan_workspace_reuse(const std::vector<KernelMeasurements>& kernels,
+                                          BatchSizePolicy policy, std::size_t workspace_limit) {
+  PlanReport report;
+  report.policy = policy;
+  report.workspace_limit = workspace_limit;
+  for (const auto& kernel : kernels) {
+    const std::string name = "kernel " + kernel.layer + " " + short_name(kernel.op);
+    const std::string limit = "the workspace limit of " + format_byte_size(workspace_limit);
+    // Without an undivided baseline there is nothing to compare against; say so up front.
+    const auto undivided = fastest_within(kernel.rows, kernel.batch, workspace_limit);
+    if (!undivided) {
+      return Error{name + ": no algorithm within " + limit + " at the full batch of " +
+                   std::to_string(kernel.batch)};
+    }
+    auto plan = optimize_wr(kernel.batch, measured_allowed_sizes(kernel, policy), kernel.rows,
+                            workspace_limit);
+    if (!plan) {
+      return Error{name + ": no " + to_string(policy) + " micro-batch plan within " + limit};
+    }
+    report.kernels.push_back(KernelPlan{kernel.layer, kernel.op, kernel.batch, *undivided,
+                                        std::move(*plan)});
+  }
+  return report;
+}
+
+}  // namespace ucudnn

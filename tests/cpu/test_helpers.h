@@ -1,0 +1,45 @@
+#pragma once
+// Shared by the CPU tests: a private temporary directory and the recorded AlexNet table.
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+
+namespace ucudnn::testing {
+
+/// The recorded H100 AlexNet table of tests/data.
+inline std::string alexnet_csv_path() {
+  return std::string(UCUDNN_TEST_DATA_DIR) + "/h100-alexnet-b256-fp32.csv";
+}
+
+/// A fresh directory under the system temp directory, removed with everything in it.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "ucudnn-test-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const std::filesystem::path& path() const { return path_; }
+
+  /// Writes `contents` to NAME inside the directory and returns its path.
+  std::string write(const std::string& name, const std::string& contents) const {
+    const auto file = path_ / name;
+    std::ofstream(file) << contents;
+    return file.string();
+  }
+
+ private:
+  std::filesystem::path path_;
+};
+
+}  // namespace ucudnn::testing

@@ -1,0 +1,420 @@
+// `ucudnn plan`, in-process through run_cli and once through the real binary.
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/batch_policy.h"
+#include "core/conv_op.h"
+#include "core/measurement_csv.h"
+#include "test_helpers.h"
+#include "tools/cli.h"
+
+namespace ucudnn {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr std::size_t kLimit64MiB = std::size_t{64} << 20;
+
+struct CliResult {
+  int status = 0;
+  std::string out;
+  std::string err;
+};
+
+CliResult run(const std::vector<std::string>& args) {
+  std::ostringstream out, err;
+  CliResult result;
+  result.status = run_cli(args, out, err);
+  result.out = out.str();
+  result.err = err.str();
+  return result;
+}
+
+std::vector<std::string> plan_args(const std::string& csv, const std::string& limit) {
+  return {"plan", "--measurements", csv, "--workspace-limit", limit};
+}
+
+std::vector<std::string> with(std::vector<std::string> args, std::vector<std::string> more) {
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+std::vector<std::string> split_words(const std::string& line) {
+  std::istringstream in(line);
+  return {std::istream_iterator<std::string>(in), std::istream_iterator<std::string>()};
+}
+
+bool is_one_error_line(const std::string& err) {
+  return std::count(err.begin(), err.end(), '\n') == 1 && err.back() == '\n' &&
+         err.rfind("ucudnn: error: ", 0) == 0;
+}
+
+// A failed run: the given status, nothing on out, one error line that mentions `detail`.
+void expect_error(const std::vector<std::string>& args, int status, const std::string& detail) {
+  std::string command;
+  for (const auto& arg : args) command += " " + arg;
+  SCOPED_TRACE("ucudnn" + command);
+  const CliResult result = run(args);
+  EXPECT_EQ(result.status, status);
+  EXPECT_TRUE(result.out.empty()) << result.out;
+  EXPECT_TRUE(is_one_error_line(result.err)) << result.err;
+  EXPECT_NE(result.err.find(detail), std::string::npos) << result.err;
+}
+
+Json plan_json(const std::vector<std::string>& args) {
+  const CliResult result = run(with(args, {"--json"}));
+  EXPECT_EQ(result.status, 0) << result.err;
+  EXPECT_TRUE(result.err.empty()) << result.err;
+  return Json::parse(result.out);
+}
+
+std::vector<std::string> keys(const Json& object) {
+  std::vector<std::string> names;
+  for (const auto& item : object.items()) names.push_back(item.key());
+  return names;
+}
+
+// The quickest row of the table at (size, algo) within the limit; infinity if there is none.
+double measured_time(const KernelMeasurements& kernel, int size, int algo, std::size_t limit) {
+  double best = std::numeric_limits<double>::infinity();
+  for (const auto& row : kernel.rows) {
+    if (row.micro_batch == size && row.workspace_bytes <= limit && (algo < 0 || row.algo == algo)) {
+      best = std::min(best, row.time_ms);
+    }
+  }
+  return best;
+}
+
+class PlanCommand : public ::testing::Test {
+ protected:
+  testing::TempDir dir_;
+  const std::string alexnet_ = testing::alexnet_csv_path();
+};
+
+TEST_F(PlanCommand, TableHasARowForEveryKernelAndATotal) {
+  const CliResult result = run(plan_args(alexnet_, "64MiB"));
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_TRUE(result.err.empty()) << result.err;
+  const auto kernels = read_measurements_csv(alexnet_);
+  ASSERT_TRUE(kernels.ok());
+  const auto lines = split_lines(result.out);
+  for (const auto& kernel : *kernels) {
+    const auto found = std::count_if(lines.begin(), lines.end(), [&](const std::string& line) {
+      const auto words = split_words(line);
+      return words.size() > 2 && words[0] == kernel.layer && words[1] == short_name(kernel.op) &&
+             words[2] == std::to_string(kernel.batch);
+    });
+    EXPECT_EQ(found, 1) << kernel.layer << " " << short_name(kernel.op);
+  }
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(split_words(lines.back()).at(0), "total");
+}
+
+TEST_F(PlanCommand, TableColumnsLineUp) {
+  const CliResult result = run(plan_args(alexnet_, "64MiB"));
+  ASSERT_EQ(result.status, 0) << result.err;
+  const auto lines = split_lines(result.out);
+  const auto header = std::find_if(lines.begin(), lines.end(), [](const std::string& line) {
+    return line.rfind("layer", 0) == 0;
+  });
+  ASSERT_NE(header, lines.end()) << result.out;
+  // Right-aligned numbers end under the end of their title; micro-batches start under theirs.
+  const std::size_t planned_end = header->find("planned ms") + std::string("planned ms").size();
+  const std::size_t speedup_end = header->find("speedup") + std::string("speedup").size();
+  const std::size_t runs_start = header->find("micro-batches");
+  ASSERT_NE(runs_start, std::string::npos);
+  for (auto line = header + 1; line != lines.end(); ++line) {
+    ASSERT_GE(line->size(), speedup_end) << *line;
+    EXPECT_TRUE(std::isdigit(static_cast<unsigned char>((*line)[planned_end - 1]))) << *line;
+    EXPECT_EQ((*line)[planned_end], ' ') << *line;
+    EXPECT_EQ((*line)[speedup_end - 1], 'x') << *line;
+    if (line->rfind("total", 0) != 0) {
+      ASSERT_GT(line->size(), runs_start) << *line;
+      EXPECT_NE(line->find(" x ", runs_start), std::string::npos) << *line;
+      EXPECT_TRUE(std::isdigit(static_cast<unsigned char>((*line)[runs_start]))) << *line;
+    }
+  }
+}
+
+TEST_F(PlanCommand, TableAndJsonDescribeTheSamePlan) {
+  const CliResult table = run(plan_args(alexnet_, "64MiB"));
+  ASSERT_EQ(table.status, 0) << table.err;
+  const Json json = plan_json(plan_args(alexnet_, "64MiB"));
+  const auto lines = split_lines(table.out);
+  for (const auto& kernel : json["kernels"]) {
+    const auto op = parse_conv_op(kernel["op"].get<std::string>());
+    ASSERT_TRUE(op.has_value());
+    std::string runs;
+    for (const auto& run : kernel["micro_batches"]) {
+      if (!runs.empty()) runs += " + ";
+      runs += std::to_string(run["count"].get<int>()) + " x " +
+              std::to_string(run["size"].get<int>()) + " " + algo_name(*op, run["algo"].get<int>());
+    }
+    const auto row = std::find_if(lines.begin(), lines.end(), [&](const std::string& line) {
+      const auto words = split_words(line);
+      return words.size() > 1 && words[0] == kernel["layer"] && words[1] == kernel["op"];
+    });
+    ASSERT_NE(row, lines.end()) << kernel.dump();
+    EXPECT_GE(row->size(), runs.size());
+    EXPECT_EQ(row->substr(row->size() - std::min(row->size(), runs.size())), runs) << *row;
+  }
+  const auto total = split_words(lines.back());
+  ASSERT_GE(total.size(), 3u);
+  EXPECT_NEAR(std::stod(total[1]), json["undivided_total_time_ms"].get<double>(), 5e-4);
+  EXPECT_NEAR(std::stod(total[2]), json["total_time_ms"].get<double>(), 5e-4);
+}
+
+TEST_F(PlanCommand, JsonHasExactlyTheDocumentedKeys) {
+  const Json json = plan_json(plan_args(alexnet_, "64MiB"));
+  ASSERT_TRUE(json.is_object());
+  EXPECT_EQ(keys(json), (std::vector<std::string>{"mode", "policy", "kernels", "total_time_ms",
+                                                  "undivided_total_time_ms"}));
+  EXPECT_EQ(json["mode"], "wr");
+  EXPECT_EQ(json["policy"], "powerOfTwo");
+  ASSERT_TRUE(json["kernels"].is_array());
+  ASSERT_FALSE(json["kernels"].empty());
+  for (const auto& kernel : json["kernels"]) {
+    EXPECT_EQ(keys(kernel),
+              (std::vector<std::string>{"layer", "op", "batch", "time_ms", "undivided_time_ms",
+                                        "workspace_bytes", "micro_batches"}));
+    EXPECT_TRUE(kernel["layer"].is_string());
+    EXPECT_TRUE(kernel["batch"].is_number_integer());
+    EXPECT_TRUE(kernel["time_ms"].is_number());
+    EXPECT_TRUE(kernel["workspace_bytes"].is_number_unsigned());
+    ASSERT_TRUE(kernel["micro_batches"].is_array());
+    ASSERT_FALSE(kernel["micro_batches"].empty());
+    for (const auto& run : kernel["micro_batches"]) {
+      EXPECT_EQ(keys(run), (std::vector<std::string>{"size", "algo", "count"}));
+    }
+  }
+}
+
+TEST_F(PlanCommand, AlexNetAt64MiBAgreesWithTheTable) {
+  const Json json = plan_json(plan_args(alexnet_, "64MiB"));
+  const auto kernels = read_measurements_csv(alexnet_);
+  ASSERT_TRUE(kernels.ok());
+  ASSERT_EQ(json["kernels"].size(), kernels->size());
+  const auto allowed = allowed_micro_batch_sizes(BatchSizePolicy::kPowerOfTwo, 256);
+  double planned_sum = 0.0;
+  double undivided_sum = 0.0;
+  for (std::size_t i = 0; i < kernels->size(); ++i) {
+    const KernelMeasurements& kernel = (*kernels)[i];
+    const Json& entry = json["kernels"][i];
+    SCOPED_TRACE(kernel.layer + " " + short_name(kernel.op));
+    EXPECT_EQ(entry["layer"], kernel.layer);  // file order
+    EXPECT_EQ(entry["op"], short_name(kernel.op));
+    EXPECT_EQ(entry["batch"], kernel.batch);
+    EXPECT_LE(entry["workspace_bytes"].get<std::size_t>(), kLimit64MiB);
+
+    int covered = 0;
+    double time = 0.0;
+    for (const auto& run : entry["micro_batches"]) {
+      const int size = run["size"];
+      const int count = run["count"];
+      EXPECT_NE(std::find(allowed.begin(), allowed.end(), size), allowed.end()) << size;
+      covered += size * count;
+      time += count * measured_time(kernel, size, run["algo"], kLimit64MiB);
+    }
+    EXPECT_EQ(covered, kernel.batch);
+    EXPECT_NEAR(entry["time_ms"].get<double>(), time, 1e-6);
+    const double undivided = measured_time(kernel, kernel.batch, -1, kLimit64MiB);
+    EXPECT_NEAR(entry["undivided_time_ms"].get<double>(), undivided, 1e-6);
+    EXPECT_LE(entry["time_ms"].get<double>(), entry["undivided_time_ms"].get<double>());
+    planned_sum += entry["time_ms"].get<double>();
+    undivided_sum += entry["undivided_time_ms"].get<double>();
+  }
+  EXPECT_NEAR(json["total_time_ms"].get<double>(), planned_sum, 1e-6);
+  EXPECT_NEAR(json["undivided_total_time_ms"].get<double>(), undivided_sum, 1e-6);
+  // The issue's ~21 ms against ~64 ms, rounded to whole milliseconds.
+  EXPECT_NEAR(planned_sum, 21.0, 1.0);
+  EXPECT_NEAR(undivided_sum, 64.0, 2.0);
+}
+
+TEST_F(PlanCommand, SizeSpellingsGiveTheSamePlan) {
+  const Json mib = plan_json(plan_args(alexnet_, "64MiB"));
+  EXPECT_EQ(plan_json(plan_args(alexnet_, "67108864")), mib);
+  EXPECT_EQ(plan_json(plan_args(alexnet_, "64 mib")), mib);
+  EXPECT_EQ(plan_json({"plan", "--measurements=" + alexnet_, "--workspace-limit=64MiB"}), mib);
+  EXPECT_NE(plan_json(plan_args(alexnet_, "8MiB")), mib);
+}
+
+TEST_F(PlanCommand, PolicyChoosesTheMicroBatchSizes) {
+  // Micro-batches of 3 are fast, but only `all` may use them.
+  const std::string csv = dir_.write("six.csv",
+                                     "k,fwd,1,0,0,1.0,0\n"
+                                     "k,fwd,2,0,0,2.0,0\n"
+                                     "k,fwd,3,1,0,1.0,0\n"
+                                     "k,fwd,4,0,0,4.0,0\n"
+                                     "k,fwd,6,0,0,6.0,0\n");
+  const Json all = plan_json(with(plan_args(csv, "0"), {"--policy", "all"}));
+  EXPECT_EQ(all["policy"], "all");
+  ASSERT_EQ(all["kernels"].size(), 1u);
+  EXPECT_DOUBLE_EQ(all["kernels"][0]["time_ms"].get<double>(), 2.0);
+  EXPECT_EQ(all["kernels"][0]["micro_batches"],
+            Json::parse(R"([{"size":3,"algo":1,"count":2}])"));
+
+  const Json power = plan_json(with(plan_args(csv, "0"), {"--policy", "power_of_two"}));
+  EXPECT_EQ(power["policy"], "powerOfTwo");  // the canonical spelling
+  EXPECT_DOUBLE_EQ(power["kernels"][0]["time_ms"].get<double>(), 6.0);
+  // Six calls of one image tie with one call of six: fewer calls win.
+  EXPECT_EQ(power["kernels"][0]["micro_batches"],
+            Json::parse(R"([{"size":6,"algo":0,"count":1}])"));
+}
+
+TEST_F(PlanCommand, UndividedPolicyReproducesPlainCudnn) {
+  const Json json = plan_json(with(plan_args(alexnet_, "64MiB"), {"--policy", "UNDIVIDED"}));
+  EXPECT_EQ(json["policy"], "undivided");
+  for (const auto& kernel : json["kernels"]) {
+    ASSERT_EQ(kernel["micro_batches"].size(), 1u);
+    EXPECT_EQ(kernel["micro_batches"][0]["size"], kernel["batch"]);
+    EXPECT_EQ(kernel["micro_batches"][0]["count"], 1);
+    EXPECT_EQ(kernel["time_ms"], kernel["undivided_time_ms"]);
+  }
+  EXPECT_EQ(json["total_time_ms"], json["undivided_total_time_ms"]);
+}
+
+TEST_F(PlanCommand, HelpGoesToOutAndSucceeds) {
+  for (const auto& args : std::vector<std::vector<std::string>>{{"--help"}, {"-h"}}) {
+    const CliResult result = run(args);
+    EXPECT_EQ(result.status, 0);
+    EXPECT_TRUE(result.err.empty()) << result.err;
+    EXPECT_NE(result.out.find("plan"), std::string::npos) << result.out;
+  }
+  const CliResult plan_help = run({"plan", "--help"});
+  EXPECT_EQ(plan_help.status, 0);
+  EXPECT_TRUE(plan_help.err.empty()) << plan_help.err;
+  EXPECT_NE(plan_help.out.find("--measurements"), std::string::npos) << plan_help.out;
+  EXPECT_NE(plan_help.out.find("--workspace-limit"), std::string::npos) << plan_help.out;
+  EXPECT_NE(plan_help.out.find("--policy"), std::string::npos) << plan_help.out;
+}
+
+TEST_F(PlanCommand, UsageErrorsAreOneLineWithStatus2) {
+  const int usage = kExitUsageError;
+  expect_error({}, usage, "subcommand");
+  expect_error({"bogus"}, usage, "'bogus'");
+  expect_error({"plan"}, usage, "--measurements");
+  expect_error({"plan", "--measurements", alexnet_}, usage, "--workspace-limit");
+  expect_error({"plan", "--workspace-limit", "1"}, usage, "--measurements");
+  expect_error({"plan", "--measurements", alexnet_, "--workspace-limit"}, usage,
+               "--workspace-limit");
+  expect_error(with(plan_args(alexnet_, "64MiB"), {"--foo"}), usage, "--foo");
+  expect_error(with(plan_args(alexnet_, "64MiB"), {"extra"}), usage, "extra");
+  expect_error(plan_args(alexnet_, "12XB"), usage, "'12XB'");
+  expect_error(plan_args(alexnet_, "1.5"), usage, "'1.5'");
+  expect_error(plan_args(alexnet_, "-1"), usage, "'-1'");
+  expect_error(plan_args(alexnet_, ""), usage, "--workspace-limit");
+  expect_error(with(plan_args(alexnet_, "64MiB"), {"--policy", "half"}), usage, "'half'");
+  expect_error(with(plan_args(alexnet_, "64MiB"), {"--policy"}), usage, "--policy");
+}
+
+TEST_F(PlanCommand, DataErrorsAreOneLineWithStatus1) {
+  const int data = kExitDataError;
+  const std::string missing = (dir_.path() / "missing.csv").string();
+  expect_error(plan_args(missing, "64MiB"), data, missing);
+  expect_error(plan_args(dir_.path().string(), "64MiB"), data, "directory");
+
+  const std::string bad_time =
+      dir_.write("bad_time.csv", "k,fwd,1,0,0,0.5,0\nk,fwd,2,0,0,soon,0\n");
+  expect_error(plan_args(bad_time, "64MiB"), data, bad_time + ":2: invalid time_ms 'soon'");
+  const std::string bad_op = dir_.write("bad_op.csv", "k,conv,1,0,0,0.5,0\n");
+  expect_error(plan_args(bad_op, "64MiB"), data, bad_op + ":1: unknown op 'conv'");
+  const std::string short_row = dir_.write("short.csv", "k,fwd,1,0,0\n");
+  expect_error(plan_args(short_row, "64MiB"), data, short_row + ":1:");
+  const std::string empty = dir_.write("empty.csv", "");
+  expect_error(plan_args(empty, "64MiB"), data, "no measurement rows");
+}
+
+TEST_F(PlanCommand, KernelWithoutAnAlgorithmWithinTheLimitIsAnError) {
+  // The first kernel is fine; the second fits only below its full batch. Nothing is printed.
+  const std::string csv = dir_.write("tight.csv",
+                                     "ok,fwd,4,0,0,1.0,0\n"
+                                     "big,bwdf,1,0,0,0.5,0\n"
+                                     "big,bwdf,4,1,0,1.0,2048\n");
+  expect_error(plan_args(csv, "1KiB"), kExitDataError,
+               "kernel big bwdf: no algorithm within the workspace limit of 1 KiB");
+  const CliResult roomy = run(plan_args(csv, "2KiB"));
+  EXPECT_EQ(roomy.status, 0) << roomy.err;
+}
+
+TEST_F(PlanCommand, ErrorsWithLineBreaksStayOnOneLine) {
+  const std::string missing = (dir_.path() / "two\nlines.csv").string();
+  expect_error(plan_args(missing, "64MiB"), kExitDataError, "lines.csv");
+}
+
+// The real binary: exit status and streams as a shell sees them.
+struct ProcessResult {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+ProcessResult run_binary(const testing::TempDir& dir, const std::string& arguments) {
+  const auto out = dir.path() / "stdout.txt";
+  const auto err = dir.path() / "stderr.txt";
+  const std::string command = std::string("'") + UCUDNN_CLI_PATH + "' " + arguments + " >'" +
+                              out.string() + "' 2>'" + err.string() + "'";
+  const int raw = std::system(command.c_str());
+  ProcessResult result;
+  if (raw != -1 && WIFEXITED(raw)) result.status = WEXITSTATUS(raw);
+  result.out = read_file(out);
+  result.err = read_file(err);
+  return result;
+}
+
+TEST(CliBinary, BadInvocationExitsNonZeroWithOneErrorLine) {
+  testing::TempDir dir;
+  const std::string csv = "'" + testing::alexnet_csv_path() + "'";
+  const ProcessResult usage =
+      run_binary(dir, "plan --measurements " + csv + " --workspace-limit lots");
+  EXPECT_EQ(usage.status, kExitUsageError);
+  EXPECT_TRUE(usage.out.empty()) << usage.out;
+  EXPECT_TRUE(is_one_error_line(usage.err)) << usage.err;
+
+  const ProcessResult data = run_binary(
+      dir, "plan --measurements '" + (dir.path() / "none.csv").string() + "' --workspace-limit 1");
+  EXPECT_EQ(data.status, kExitDataError);
+  EXPECT_TRUE(is_one_error_line(data.err)) << data.err;
+
+  const ProcessResult bare = run_binary(dir, "");
+  EXPECT_EQ(bare.status, kExitUsageError);
+  EXPECT_TRUE(is_one_error_line(bare.err)) << bare.err;
+}
+
+TEST(CliBinary, GoodInvocationPrintsJsonAndExitsZero) {
+  testing::TempDir dir;
+  const std::string csv = "'" + testing::alexnet_csv_path() + "'";
+  const ProcessResult result =
+      run_binary(dir, "plan --measurements " + csv + " --workspace-limit 64MiB --json");
+  EXPECT_EQ(result.status, 0);
+  EXPECT_TRUE(result.err.empty()) << result.err;
+  const Json json = Json::parse(result.out);
+  EXPECT_EQ(json["mode"], "wr");
+  EXPECT_EQ(json["kernels"].size(), 15u);
+}
+
+}  // namespace
+}  // namespace ucudnn

@@ -1,0 +1,179 @@
+// Byte sizes as users write them, and the batch-size policies.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "core/batch_policy.h"
+#include "core/units.h"
+
+namespace ucudnn {
+namespace {
+
+constexpr std::size_t kKiB = 1024;
+constexpr std::size_t kMiB = kKiB * 1024;
+constexpr std::size_t kGiB = kMiB * 1024;
+
+std::size_t parsed(const std::string& text) {
+  const auto size = parse_byte_size(text);
+  EXPECT_TRUE(size.ok()) << "'" << text << "': " << size.error();
+  return size.ok() ? *size : 0;
+}
+
+TEST(ByteSizeParser, AcceptsPlainBytes) {
+  EXPECT_EQ(parsed("0"), 0u);
+  EXPECT_EQ(parsed("1"), 1u);
+  EXPECT_EQ(parsed("67108864"), 64 * kMiB);
+  EXPECT_EQ(parsed("100B"), 100u);
+}
+
+TEST(ByteSizeParser, AcceptsBinaryUnits) {
+  EXPECT_EQ(parsed("512KiB"), 512 * kKiB);
+  EXPECT_EQ(parsed("8MiB"), 8 * kMiB);
+  EXPECT_EQ(parsed("64MiB"), 64 * kMiB);
+  EXPECT_EQ(parsed("1GiB"), kGiB);
+  EXPECT_EQ(parsed("2TiB"), 2 * 1024 * kGiB);
+  EXPECT_EQ(parsed("4K"), 4 * kKiB);
+  EXPECT_EQ(parsed("3M"), 3 * kMiB);
+  EXPECT_EQ(parsed("1.5KiB"), 1536u);
+  EXPECT_EQ(parsed("0.5MiB"), 512 * kKiB);
+}
+
+TEST(ByteSizeParser, AcceptsDecimalUnits) {
+  EXPECT_EQ(parsed("1KB"), 1000u);
+  EXPECT_EQ(parsed("64MB"), 64000000u);
+  EXPECT_EQ(parsed("2GB"), 2000000000u);
+  EXPECT_EQ(parsed("1.5MB"), 1500000u);
+}
+
+TEST(ByteSizeParser, IgnoresCaseAndSpaces) {
+  EXPECT_EQ(parsed("64mib"), 64 * kMiB);
+  EXPECT_EQ(parsed("64MIB"), 64 * kMiB);
+  EXPECT_EQ(parsed("64 MiB"), 64 * kMiB);
+  EXPECT_EQ(parsed("  8 mib  "), 8 * kMiB);
+  EXPECT_EQ(parsed("\t1gib\n"), kGiB);
+  EXPECT_EQ(parsed("1kb"), 1000u);
+}
+
+TEST(ByteSizeParser, RejectsMalformedSizes) {
+  for (const char* text : {"", "   ", "abc", "MiB", "12XB", "1.5", "0.5B", "-1", "-1MiB", "1.2.3",
+                           ".", "1 2", "64MiBs", "1e3"}) {
+    const auto size = parse_byte_size(text);
+    EXPECT_FALSE(size.ok()) << "'" << text << "' parsed as " << (size.ok() ? *size : 0);
+    if (!size.ok()) {
+      EXPECT_FALSE(size.error().empty());
+    }
+  }
+}
+
+TEST(ByteSizeParser, ErrorNamesTheInput) {
+  const auto size = parse_byte_size("12XB");
+  ASSERT_FALSE(size.ok());
+  EXPECT_NE(size.error().find("12XB"), std::string::npos) << size.error();
+}
+
+TEST(ByteSizeFormatter, UsesTheLargestWholeUnit) {
+  EXPECT_EQ(format_byte_size(0), "0 B");
+  EXPECT_EQ(format_byte_size(512), "512 B");
+  EXPECT_EQ(format_byte_size(1023), "1023 B");
+  EXPECT_EQ(format_byte_size(kKiB), "1 KiB");
+  EXPECT_EQ(format_byte_size(1536), "1.5 KiB");
+  EXPECT_EQ(format_byte_size(64 * kMiB), "64 MiB");
+  EXPECT_EQ(format_byte_size(kGiB), "1 GiB");
+  EXPECT_EQ(format_byte_size(43168403), "41.2 MiB");  // alex_conv2 fwd's planned workspace
+}
+
+TEST(ByteSizeFormatter, RoundTripsThroughTheParser) {
+  for (std::size_t bytes : {std::size_t{0}, std::size_t{7}, kKiB, 3 * kKiB / 2, 64 * kMiB,
+                            5 * kGiB / 2, 1024 * kGiB}) {
+    EXPECT_EQ(parsed(format_byte_size(bytes)), bytes) << format_byte_size(bytes);
+  }
+}
+
+TEST(BatchSizePolicyParser, AcceptsEverySpellingIgnoringCase) {
+  const struct {
+    const char* text;
+    BatchSizePolicy policy;
+  } cases[] = {
+      {"all", BatchSizePolicy::kAll},
+      {"ALL", BatchSizePolicy::kAll},
+      {"powerOfTwo", BatchSizePolicy::kPowerOfTwo},
+      {"POWEROFTWO", BatchSizePolicy::kPowerOfTwo},
+      {"power_of_two", BatchSizePolicy::kPowerOfTwo},
+      {"power-of-two", BatchSizePolicy::kPowerOfTwo},
+      {"undivided", BatchSizePolicy::kUndivided},
+      {"Undivided", BatchSizePolicy::kUndivided},
+  };
+  for (const auto& c : cases) {
+    const auto policy = parse_batch_size_policy(c.text);
+    ASSERT_TRUE(policy.ok()) << c.text << ": " << policy.error();
+    EXPECT_EQ(*policy, c.policy) << c.text;
+  }
+}
+
+TEST(BatchSizePolicyParser, RejectsUnknownPolicies) {
+  for (const char* text : {"", "half", "pow2", "power of two", "powersOfTwo", "al"}) {
+    const auto policy = parse_batch_size_policy(text);
+    EXPECT_FALSE(policy.ok()) << "'" << text << "'";
+    if (!policy.ok()) {
+      EXPECT_NE(policy.error().find(std::string("'") + text + "'"), std::string::npos)
+          << policy.error();
+    }
+  }
+}
+
+TEST(BatchSizePolicyParser, CanonicalNamesRoundTrip) {
+  for (BatchSizePolicy policy :
+       {BatchSizePolicy::kAll, BatchSizePolicy::kPowerOfTwo, BatchSizePolicy::kUndivided}) {
+    const auto parsed_policy = parse_batch_size_policy(to_string(policy));
+    ASSERT_TRUE(parsed_policy.ok());
+    EXPECT_EQ(*parsed_policy, policy);
+  }
+  EXPECT_STREQ(to_string(BatchSizePolicy::kPowerOfTwo), "powerOfTwo");
+}
+
+TEST(AllowedMicroBatchSizes, AllListsEverySize) {
+  EXPECT_EQ(allowed_micro_batch_sizes(BatchSizePolicy::kAll, 5), (std::vector<int>{1, 2, 3, 4, 5}));
+  EXPECT_EQ(allowed_micro_batch_sizes(BatchSizePolicy::kAll, 256).size(), 256u);
+}
+
+TEST(AllowedMicroBatchSizes, PowerOfTwoAddsTheBatchItself) {
+  EXPECT_EQ(allowed_micro_batch_sizes(BatchSizePolicy::kPowerOfTwo, 256),
+            (std::vector<int>{1, 2, 4, 8, 16, 32, 64, 128, 256}));
+  EXPECT_EQ(allowed_micro_batch_sizes(BatchSizePolicy::kPowerOfTwo, 100),
+            (std::vector<int>{1, 2, 4, 8, 16, 32, 64, 100}));
+  EXPECT_EQ(allowed_micro_batch_sizes(BatchSizePolicy::kPowerOfTwo, 3),
+            (std::vector<int>{1, 2, 3}));
+}
+
+TEST(AllowedMicroBatchSizes, UndividedIsTheBatchOnly) {
+  EXPECT_EQ(allowed_micro_batch_sizes(BatchSizePolicy::kUndivided, 100), (std::vector<int>{100}));
+}
+
+TEST(AllowedMicroBatchSizes, BatchOfOneAllowsOnlyOne) {
+  for (BatchSizePolicy policy :
+       {BatchSizePolicy::kAll, BatchSizePolicy::kPowerOfTwo, BatchSizePolicy::kUndivided}) {
+    EXPECT_EQ(allowed_micro_batch_sizes(policy, 1), (std::vector<int>{1})) << to_string(policy);
+    EXPECT_TRUE(allowed_micro_batch_sizes(policy, 0).empty()) << to_string(policy);
+  }
+}
+
+TEST(AllowedMicroBatchSizes, AreAscendingUniqueAndEndAtTheBatch) {
+  for (BatchSizePolicy policy :
+       {BatchSizePolicy::kAll, BatchSizePolicy::kPowerOfTwo, BatchSizePolicy::kUndivided}) {
+    for (int batch = 1; batch <= 300; ++batch) {
+      const auto sizes = allowed_micro_batch_sizes(policy, batch);
+      ASSERT_FALSE(sizes.empty());
+      EXPECT_EQ(sizes.back(), batch);
+      EXPECT_GE(sizes.front(), 1);
+      EXPECT_TRUE(std::adjacent_find(sizes.begin(), sizes.end(), std::greater_equal<int>()) ==
+                  sizes.end())
+          << to_string(policy) << " batch " << batch;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ucudnn
