@@ -7,18 +7,27 @@
 namespace ucudnn_test {
 
 struct OpCheck {
-  bool reference_ran = false;  ///< plain cuDNN had an algorithm for the problem
+  bool reference_ran = false;   ///< plain cuDNN could run the problem
+  bool same_algorithm = false;  ///< the reference ran the plan's (only) algorithm, undivided
   double error = 0;            ///< relative_error(ucudnn, plain)
   UcudnnPlanInfo plan;
   size_t reported_workspace = 0;  ///< what cudnnGetConvolution*WorkspaceSize answered
-  int first_algo = -1;            ///< algo of the get call's first answer
+  int first_algo = -1;            ///< algo of the get call's first successful answer (-1: none)
   int returned = 0;
 };
 
-/// Checks one op with get_v7 -> GetWorkspaceSize -> Convolution* through `handle`; `stream`
-/// (may be null) is set on both handles. Fatal gtest failures on API errors.
+/// Checks one op: get_v7 -> GetWorkspaceSize -> Convolution* through `handle`, then plain cuDNN
+/// on the full batch (the plan's algorithm where it runs undivided). Fatal failures on API errors.
 void check_op(UcudnnHandle_t handle, cudnnHandle_t plain, const ConvProblem& problem, UcudnnConvolutionOp_t op,
               float alpha, float beta, std::mt19937& rng, OpCheck* result);
+
+/// The stated tolerance on relative_error:
+///  - the plan's algorithm as reference: FP32 with FMA math 1e-4 (splitting changes only the order
+///    of the batch sum in backward filter); FP32 with default math 5e-3 (TF32 may be used, whose
+///    rounding is 2^-11); FP16 1e-2 (FP16 rounding of the output is 2^-11 of the value).
+///  - another algorithm as reference (the plan's cannot run undivided): 5e-2, since cuDNN's FFT and
+///    Winograd algorithms differ from its GEMM ones by up to about 1e-2 even in FP32.
+double tolerance(const ConvSpec& spec, bool same_algorithm);
 
 /// The virtual algorithm value of an op.
 int micro_batched_algo(UcudnnConvolutionOp_t op);
