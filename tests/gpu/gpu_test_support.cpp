@@ -179,6 +179,36 @@ std::vector<float> DeviceArray::download() const {
   return out;
 }
 
+ConvSpec random_spec(std::mt19937& rng) {
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  ConvSpec s;
+  const bool three_d = pick(0, 99) < 15;
+  const int nd = three_d ? 2 + 1 : 2;
+  s.n = three_d ? pick(1, 16) : pick(1, 64);
+  static const int kGroups[] = {1, 1, 2, 4};
+  s.groups = kGroups[pick(0, 3)];
+  s.c = s.groups * pick(1, 8);
+  s.k = s.groups * pick(1, 8);
+  for (int i = 0; i < nd; ++i) {
+    const int f = three_d ? pick(1, 3) : pick(1, 7);
+    const int d = pick(0, 4) == 0 ? 2 : 1;
+    const int pad = pick(0, 3);
+    const int stride = pick(1, 3);
+    const int min_input = std::max(4, (f - 1) * d + 1 - 2 * pad);
+    s.filter.push_back(f);
+    s.dilation.push_back(d);
+    s.pad.push_back(pad);
+    s.stride.push_back(stride);
+    s.spatial.push_back(pick(min_input, std::max(min_input, three_d ? 10 : 32)));
+  }
+  const bool half = pick(0, 9) < 3;
+  s.data_type = half ? CUDNN_DATA_HALF : CUDNN_DATA_FLOAT;
+  s.math = half ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH;
+  static const Layout kLayouts[] = {Layout::kNchw, Layout::kNhwc, Layout::kPaddedNchw};
+  s.layout = kLayouts[pick(0, 2)];
+  return s;
+}
+
 std::size_t extent(const std::vector<int>& dims, const std::vector<int>& strides) {
   std::size_t e = 1;
   for (std::size_t i = 0; i < dims.size(); ++i) e += static_cast<std::size_t>(dims[i] - 1) * strides[i];

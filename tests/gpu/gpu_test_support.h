@@ -75,6 +75,10 @@ class DeviceArray {
   cudnnDataType_t type_;
 };
 
+/// A random convolution: 2-d or 3-d, batch 1-64, groups, kernel 1-7, stride, pad, dilation,
+/// NCHW / NHWC / padded strides, FP32 (FMA math) or FP16.
+ConvSpec random_spec(std::mt19937& rng);
+
 std::size_t extent(const std::vector<int>& dims, const std::vector<int>& strides);
 std::size_t product(const std::vector<int>& dims);
 

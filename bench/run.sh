@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The main job: set up, build, then show what micro-batching does for AlexNet's 15 convolution
+# kernels (batch 256, 64 MiB workspace limit per kernel).
+#   - with a GPU: benchmarks live, plain cuDNN against ucudnn (bench/conv_benchmark.cpp);
+#   - without one: plans from the recorded H100 measurements shipped in tests/data/.
+# Arguments are passed to the benchmark (GPU) or to `ucudnn plan` (no GPU).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash tests/setup.sh
+build=${UCUDNN_BUILD_DIR:-build}
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$build" -j "$(nproc)" >/dev/null
+if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
+  "$build/bench/ucudnn_conv_benchmark" --workspace-limit 64MiB "$@"
+else
+  echo "no GPU found: planning from the recorded H100 measurements (tests/data/h100-alexnet-b256-fp32.csv)"
+  "$build/src/ucudnn" plan --measurements tests/data/h100-alexnet-b256-fp32.csv --workspace-limit 64MiB "$@"
+fi

@@ -1,0 +1,121 @@
+// The executor on arbitrary splits: for random convolutions, a plan that cuts the batch into
+// random micro-batches (all with one algorithm that plain cuDNN runs) must equal plain cuDNN with
+// that algorithm on the whole batch. This reaches every layout, data type, group count, dilation,
+// 5-d tensors and alpha/beta, whether or not splitting would pay on this GPU.
+
+#include "conv_check.h"
+#include "core/conv_key.h"
+#include "runtime/descriptors.h"
+#include "runtime/executor.h"
+
+namespace ucudnn_test {
+namespace {
+
+constexpr size_t kWorkspace = size_t{256} << 20;
+
+// Plain cuDNN's first heuristic algorithm that succeeds, or -1.
+int heuristic_algo(cudnnHandle_t plain, const ConvProblem& p, UcudnnConvolutionOp_t op) {
+  int n = 0;
+  auto first = [&](const auto* r) {
+    for (int i = 0; i < n; ++i) {
+      if (r[i].status == CUDNN_STATUS_SUCCESS && r[i].memory <= kWorkspace) return static_cast<int>(r[i].algo);
+    }
+    return -1;
+  };
+  if (op == UCUDNN_OP_FORWARD) {
+    cudnnConvolutionFwdAlgoPerf_t r[16];
+    if (cudnnGetConvolutionForwardAlgorithm_v7(plain, p.x, p.w, p.conv, p.y, 16, &n, r)) return -1;
+    return first(r);
+  }
+  if (op == UCUDNN_OP_BACKWARD_DATA) {
+    cudnnConvolutionBwdDataAlgoPerf_t r[16];
+    if (cudnnGetConvolutionBackwardDataAlgorithm_v7(plain, p.w, p.y, p.conv, p.x, 16, &n, r)) return -1;
+    return first(r);
+  }
+  cudnnConvolutionBwdFilterAlgoPerf_t r[16];
+  if (cudnnGetConvolutionBackwardFilterAlgorithm_v7(plain, p.x, p.y, p.conv, p.w, 16, &n, r)) return -1;
+  return first(r);
+}
+
+class ForcedSplits : public GpuTest {};
+
+TEST_F(ForcedSplits, RandomMicroBatchesOfOneAlgorithmMatchPlainCudnn) {
+  const std::uint32_t seed = fresh_seed();
+  SCOPED_TRACE("UCUDNN_TEST_SEED=" + std::to_string(seed));
+  std::mt19937 rng(seed);
+  cudnnHandle_t plain;
+  CUDNN_OK(cudnnCreate(&plain));
+  DeviceArray workspace(kWorkspace / 4, CUDNN_DATA_FLOAT);
+  ASSERT_TRUE(workspace.get());
+  static const float kScales[][2] = {{1.0f, 0.0f}, {0.5f, 0.25f}, {1.0f, 1.0f}};
+  int checked = 0, skipped = 0;
+  for (int i = 0; i < 40; ++i) {
+    ConvSpec spec = random_spec(rng);
+    spec.n = std::max(spec.n, 2);  // something to split
+    ConvProblem p(spec);
+    if (!p.ok) continue;
+    for (int op_index = 0; op_index < 3; ++op_index) {
+      const auto op = static_cast<UcudnnConvolutionOp_t>(op_index);
+      const int algo = heuristic_algo(plain, p, op);
+      if (algo < 0) {
+        ++skipped;
+        continue;
+      }
+      ucudnn::ConvKey key;
+      ASSERT_TRUE(ucudnn::read_conv_key(static_cast<ucudnn::ConvOp>(op), 0, {p.x, p.w, p.conv, p.y}, &key).ok());
+      // Cut the batch into random micro-batches, at least two.
+      ucudnn::WrPlan wr;
+      wr.batch = spec.n;
+      for (int left = spec.n; left > 0;) {
+        const int size = std::uniform_int_distribution<int>(1, left == spec.n ? left - 1 : left)(rng);
+        wr.runs.push_back({size, algo, static_cast<int>(spec.math), 1, 0.0, 0, true});
+        left -= size;
+      }
+      std::unique_ptr<ucudnn::ExecutablePlan> plan;
+      ASSERT_TRUE(ucudnn::ExecutablePlan::build(key, kWorkspace, ucudnn::BatchSizePolicy::kAll, wr, std::nullopt, &plan)
+                      .ok());
+      const auto& scale = kScales[std::uniform_int_distribution<int>(0, 2)(rng)];
+      SCOPED_TRACE(spec.describe() + " op " + std::to_string(op) + " algo " + std::to_string(algo) + " into " +
+                   std::to_string(wr.runs.size()) + " micro-batches, beta " + std::to_string(scale[1]));
+
+      const cudnnDataType_t type = spec.data_type;
+      DeviceArray x(extent(p.x_dims, p.x_strides), type), y(extent(p.y_dims, p.y_strides), type),
+          w(product(p.w_dims), type);
+      ASSERT_TRUE(x.get() && y.get() && w.get());
+      x.fill_random(rng);
+      y.fill_random(rng);
+      w.fill_random(rng);
+      DeviceArray& out = op == UCUDNN_OP_FORWARD ? y : op == UCUDNN_OP_BACKWARD_DATA ? x : w;
+      DeviceArray reference(out.elements(), type);
+      reference.copy_from(out);
+
+      const ucudnn::Status split =
+          plan->execute(plain, &scale[0], &scale[1], {x.get(), w.get(), y.get()}, workspace.get(), kWorkspace);
+      if (!split.ok()) {  // the algorithm does not run at some micro-batch size
+        ++skipped;
+        continue;
+      }
+      ucudnn::ConvBuffers ref_buffers{x.get(), w.get(), y.get()};
+      if (op == UCUDNN_OP_FORWARD) ref_buffers.y = reference.get();
+      else if (op == UCUDNN_OP_BACKWARD_DATA) ref_buffers.x = reference.get();
+      else ref_buffers.w = reference.get();
+      const ucudnn::Status whole = ucudnn::convolve(plain, static_cast<ucudnn::ConvOp>(op), {p.x, p.w, p.conv, p.y},
+                                                    algo, &scale[0], ref_buffers, workspace.get(), kWorkspace,
+                                                    &scale[1]);
+      ASSERT_TRUE(whole.ok()) << whole.message();
+      CUDA_OK(cudaDeviceSynchronize());
+      const std::vector<float> got = out.download(), want = reference.download();
+      double error = op == UCUDNN_OP_FORWARD          ? relative_error(got, want, p.y_dims, p.y_strides)
+                     : op == UCUDNN_OP_BACKWARD_DATA ? relative_error(got, want, p.x_dims, p.x_strides)
+                                                     : relative_error(got, want, {int(got.size())}, {1});
+      EXPECT_LE(error, tolerance(spec, true));
+      ++checked;
+    }
+  }
+  std::printf("[ forced ] seed %u: %d split executions checked, %d skipped\n", seed, checked, skipped);
+  EXPECT_GE(checked, 60);
+  cudnnDestroy(plain);
+}
+
+}  // namespace
+}  // namespace ucudnn_test
