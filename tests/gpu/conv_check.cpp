@@ -7,18 +7,58 @@ namespace {
 
 constexpr size_t kReferenceWorkspace = size_t{512} << 20;
 
-// Plain cuDNN's answer: the first heuristic algorithm that succeeds within the reference workspace.
-template <typename Perf>
-int first_fitting(const Perf* results, int count) {
-  for (int i = 0; i < count; ++i) {
-    if (results[i].status == CUDNN_STATUS_SUCCESS && results[i].memory <= kReferenceWorkspace) {
-      return static_cast<int>(results[i].algo);
+}  // namespace
+
+int plain_heuristic_algo(cudnnHandle_t plain, const ConvProblem& p, UcudnnConvolutionOp_t op,
+                         size_t workspace_limit) {
+  int n = 0;
+  auto first = [&](const auto* r) {
+    for (int i = 0; i < n; ++i) {
+      if (r[i].status == CUDNN_STATUS_SUCCESS && r[i].memory <= workspace_limit) return static_cast<int>(r[i].algo);
     }
+    return -1;
+  };
+  if (op == UCUDNN_OP_FORWARD) {
+    cudnnConvolutionFwdAlgoPerf_t r[16];
+    if (cudnnGetConvolutionForwardAlgorithm_v7(plain, p.x, p.w, p.conv, p.y, 16, &n, r)) return -1;
+    return first(r);
   }
-  return -1;
+  if (op == UCUDNN_OP_BACKWARD_DATA) {
+    cudnnConvolutionBwdDataAlgoPerf_t r[16];
+    if (cudnnGetConvolutionBackwardDataAlgorithm_v7(plain, p.w, p.y, p.conv, p.x, 16, &n, r)) return -1;
+    return first(r);
+  }
+  cudnnConvolutionBwdFilterAlgoPerf_t r[16];
+  if (cudnnGetConvolutionBackwardFilterAlgorithm_v7(plain, p.x, p.y, p.conv, p.w, 16, &n, r)) return -1;
+  return first(r);
 }
 
-}  // namespace
+cudnnStatus_t plain_convolution(cudnnHandle_t plain, const ConvProblem& p, UcudnnConvolutionOp_t op, int algo,
+                                float alpha, float beta, void* x, void* w, void* y, void* workspace,
+                                size_t workspace_bytes) {
+  switch (op) {
+    case UCUDNN_OP_FORWARD:
+      return cudnnConvolutionForward(plain, &alpha, p.x, x, p.w, w, p.conv, static_cast<cudnnConvolutionFwdAlgo_t>(algo),
+                                     workspace, workspace_bytes, &beta, p.y, y);
+    case UCUDNN_OP_BACKWARD_DATA:
+      return cudnnConvolutionBackwardData(plain, &alpha, p.w, w, p.y, y, p.conv,
+                                          static_cast<cudnnConvolutionBwdDataAlgo_t>(algo), workspace,
+                                          workspace_bytes, &beta, p.x, x);
+    case UCUDNN_OP_BACKWARD_FILTER:
+      return cudnnConvolutionBackwardFilter(plain, &alpha, p.x, x, p.y, y, p.conv,
+                                            static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo), workspace,
+                                            workspace_bytes, &beta, p.w, w);
+  }
+  return CUDNN_STATUS_BAD_PARAM;
+}
+
+double output_error(const ConvProblem& p, UcudnnConvolutionOp_t op, const DeviceArray& got,
+                    const DeviceArray& want) {
+  const std::vector<float> a = got.download(), b = want.download();
+  if (op == UCUDNN_OP_FORWARD) return relative_error(a, b, p.y_dims, p.y_strides);
+  if (op == UCUDNN_OP_BACKWARD_DATA) return relative_error(a, b, p.x_dims, p.x_strides);
+  return relative_error(a, b, {static_cast<int>(a.size())}, {1});
+}
 
 double tolerance(const ConvSpec& spec, bool same_algorithm) {
   if (!same_algorithm) return 5e-2;
@@ -117,50 +157,15 @@ void check_op(UcudnnHandle_t handle, cudnnHandle_t plain, const ConvProblem& p, 
   void* ref_out = reference.get();
   std::vector<int> candidates;
   if (!result->plan.runs.empty()) candidates.push_back(result->plan.runs.front().algo);
-  switch (op) {
-    case UCUDNN_OP_FORWARD: {
-      cudnnConvolutionFwdAlgoPerf_t r[16];
-      int n = 0;
-      CUDNN_OK(cudnnGetConvolutionForwardAlgorithm_v7(plain, p.x, p.w, p.conv, p.y, 16, &n, r));
-      candidates.push_back(first_fitting(r, n));
-      break;
-    }
-    case UCUDNN_OP_BACKWARD_DATA: {
-      cudnnConvolutionBwdDataAlgoPerf_t r[16];
-      int n = 0;
-      CUDNN_OK(cudnnGetConvolutionBackwardDataAlgorithm_v7(plain, p.w, p.y, p.conv, p.x, 16, &n, r));
-      candidates.push_back(first_fitting(r, n));
-      break;
-    }
-    case UCUDNN_OP_BACKWARD_FILTER: {
-      cudnnConvolutionBwdFilterAlgoPerf_t r[16];
-      int n = 0;
-      CUDNN_OK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(plain, p.x, p.y, p.conv, p.w, 16, &n, r));
-      candidates.push_back(first_fitting(r, n));
-      break;
-    }
-  }
+  candidates.push_back(plain_heuristic_algo(plain, p, op, kReferenceWorkspace));
   for (int algo : candidates) {
     if (algo < 0) continue;
-    cudnnStatus_t status = CUDNN_STATUS_NOT_SUPPORTED;
-    switch (op) {
-      case UCUDNN_OP_FORWARD:
-        status = cudnnConvolutionForward(plain, &alpha, p.x, x.get(), p.w, w.get(), p.conv,
-                                         static_cast<cudnnConvolutionFwdAlgo_t>(algo), workspace_ref.get(),
-                                         kReferenceWorkspace, &beta, p.y, ref_out);
-        break;
-      case UCUDNN_OP_BACKWARD_DATA:
-        status = cudnnConvolutionBackwardData(plain, &alpha, p.w, w.get(), p.y, y.get(), p.conv,
-                                              static_cast<cudnnConvolutionBwdDataAlgo_t>(algo), workspace_ref.get(),
-                                              kReferenceWorkspace, &beta, p.x, ref_out);
-        break;
-      case UCUDNN_OP_BACKWARD_FILTER:
-        status = cudnnConvolutionBackwardFilter(plain, &alpha, p.x, x.get(), p.y, y.get(), p.conv,
-                                                static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo),
-                                                workspace_ref.get(), kReferenceWorkspace, &beta, p.w, ref_out);
-        break;
-    }
-    if (status == CUDNN_STATUS_SUCCESS) {
+    // The reference writes into its own copy of the output.
+    void* rx = op == UCUDNN_OP_BACKWARD_DATA ? ref_out : x.get();
+    void* rw = op == UCUDNN_OP_BACKWARD_FILTER ? ref_out : w.get();
+    void* ry = op == UCUDNN_OP_FORWARD ? ref_out : y.get();
+    if (plain_convolution(plain, p, op, algo, alpha, beta, rx, rw, ry, workspace_ref.get(), kReferenceWorkspace) ==
+        CUDNN_STATUS_SUCCESS) {
       result->reference_ran = true;
       result->same_algorithm = true;
       for (const auto& run : result->plan.runs) result->same_algorithm &= run.algo == algo;
@@ -169,17 +174,7 @@ void check_op(UcudnnHandle_t handle, cudnnHandle_t plain, const ConvProblem& p, 
   }
   CUDA_OK(cudaDeviceSynchronize());
   if (!result->reference_ran) return;  // plain cuDNN cannot run it either
-
-
-  const std::vector<float> got = out.download();
-  const std::vector<float> want = reference.download();
-  if (op == UCUDNN_OP_BACKWARD_FILTER) {
-    result->error = relative_error(got, want, {static_cast<int>(got.size())}, {1});
-  } else if (op == UCUDNN_OP_FORWARD) {
-    result->error = relative_error(got, want, p.y_dims, p.y_strides);
-  } else {
-    result->error = relative_error(got, want, p.x_dims, p.x_strides);
-  }
+  result->error = output_error(p, op, out, reference);
 }
 
 }  // namespace ucudnn_test

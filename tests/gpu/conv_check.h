@@ -29,6 +29,21 @@ void check_op(UcudnnHandle_t handle, cudnnHandle_t plain, const ConvProblem& pro
 ///    Winograd algorithms differ from its GEMM ones by up to about 1e-2 even in FP32.
 double tolerance(const ConvSpec& spec, bool same_algorithm);
 
+/// Plain cuDNN's first heuristic algorithm (cudnnGet*Algorithm_v7) that succeeds within the
+/// workspace, or -1.
+int plain_heuristic_algo(cudnnHandle_t plain, const ConvProblem& problem, UcudnnConvolutionOp_t op,
+                         size_t workspace_limit);
+
+/// Plain cuDNN's convolution call of `op` (x, w, y in forward naming), written out here so the
+/// reference shares no code with the library under test.
+cudnnStatus_t plain_convolution(cudnnHandle_t plain, const ConvProblem& problem, UcudnnConvolutionOp_t op, int algo,
+                                float alpha, float beta, void* x, void* w, void* y, void* workspace,
+                                size_t workspace_bytes);
+
+/// relative_error of an op's output (y, dx or dw) over its logical elements.
+double output_error(const ConvProblem& problem, UcudnnConvolutionOp_t op, const DeviceArray& got,
+                    const DeviceArray& want);
+
 /// The virtual algorithm value of an op.
 int micro_batched_algo(UcudnnConvolutionOp_t op);
 

@@ -13,30 +13,6 @@ namespace {
 
 constexpr size_t kWorkspace = size_t{256} << 20;
 
-// Plain cuDNN's first heuristic algorithm that succeeds, or -1.
-int heuristic_algo(cudnnHandle_t plain, const ConvProblem& p, UcudnnConvolutionOp_t op) {
-  int n = 0;
-  auto first = [&](const auto* r) {
-    for (int i = 0; i < n; ++i) {
-      if (r[i].status == CUDNN_STATUS_SUCCESS && r[i].memory <= kWorkspace) return static_cast<int>(r[i].algo);
-    }
-    return -1;
-  };
-  if (op == UCUDNN_OP_FORWARD) {
-    cudnnConvolutionFwdAlgoPerf_t r[16];
-    if (cudnnGetConvolutionForwardAlgorithm_v7(plain, p.x, p.w, p.conv, p.y, 16, &n, r)) return -1;
-    return first(r);
-  }
-  if (op == UCUDNN_OP_BACKWARD_DATA) {
-    cudnnConvolutionBwdDataAlgoPerf_t r[16];
-    if (cudnnGetConvolutionBackwardDataAlgorithm_v7(plain, p.w, p.y, p.conv, p.x, 16, &n, r)) return -1;
-    return first(r);
-  }
-  cudnnConvolutionBwdFilterAlgoPerf_t r[16];
-  if (cudnnGetConvolutionBackwardFilterAlgorithm_v7(plain, p.x, p.y, p.conv, p.w, 16, &n, r)) return -1;
-  return first(r);
-}
-
 class ForcedSplits : public GpuTest {};
 
 TEST_F(ForcedSplits, RandomMicroBatchesOfOneAlgorithmMatchPlainCudnn) {
@@ -56,7 +32,7 @@ TEST_F(ForcedSplits, RandomMicroBatchesOfOneAlgorithmMatchPlainCudnn) {
     if (!p.ok) continue;
     for (int op_index = 0; op_index < 3; ++op_index) {
       const auto op = static_cast<UcudnnConvolutionOp_t>(op_index);
-      const int algo = heuristic_algo(plain, p, op);
+      const int algo = plain_heuristic_algo(plain, p, op, kWorkspace);
       if (algo < 0) {
         ++skipped;
         continue;
@@ -95,19 +71,13 @@ TEST_F(ForcedSplits, RandomMicroBatchesOfOneAlgorithmMatchPlainCudnn) {
         ++skipped;
         continue;
       }
-      ucudnn::ConvBuffers ref_buffers{x.get(), w.get(), y.get()};
-      if (op == UCUDNN_OP_FORWARD) ref_buffers.y = reference.get();
-      else if (op == UCUDNN_OP_BACKWARD_DATA) ref_buffers.x = reference.get();
-      else ref_buffers.w = reference.get();
-      const ucudnn::Status whole = ucudnn::convolve(plain, static_cast<ucudnn::ConvOp>(op), {p.x, p.w, p.conv, p.y},
-                                                    algo, &scale[0], ref_buffers, workspace.get(), kWorkspace,
-                                                    &scale[1]);
-      ASSERT_TRUE(whole.ok()) << whole.message();
+      void* rx = op == UCUDNN_OP_BACKWARD_DATA ? reference.get() : x.get();
+      void* rw = op == UCUDNN_OP_BACKWARD_FILTER ? reference.get() : w.get();
+      void* ry = op == UCUDNN_OP_FORWARD ? reference.get() : y.get();
+      ASSERT_EQ(plain_convolution(plain, p, op, algo, scale[0], scale[1], rx, rw, ry, workspace.get(), kWorkspace),
+                CUDNN_STATUS_SUCCESS);
       CUDA_OK(cudaDeviceSynchronize());
-      const std::vector<float> got = out.download(), want = reference.download();
-      double error = op == UCUDNN_OP_FORWARD          ? relative_error(got, want, p.y_dims, p.y_strides)
-                     : op == UCUDNN_OP_BACKWARD_DATA ? relative_error(got, want, p.x_dims, p.x_strides)
-                                                     : relative_error(got, want, {int(got.size())}, {1});
+      const double error = output_error(p, op, out, reference);
       EXPECT_LE(error, tolerance(spec, true));
       ++checked;
     }
