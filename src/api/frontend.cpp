@@ -49,6 +49,17 @@ Status run_plain(UcudnnContext* context, const ConvCall& call, int algo, const v
   return convolve(context->cudnn, call.op, call.descriptors, algo, alpha, buffers, workspace, workspace_bytes, beta);
 }
 
+bool stream_is_capturing(cudnnHandle_t handle) {
+  cudaStream_t stream = nullptr;
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  if (cudnnGetStream(handle, &stream) != CUDNN_STATUS_SUCCESS) return false;
+  if (cudaStreamIsCapturing(stream, &capture) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  return capture != cudaStreamCaptureStatusNone;
+}
+
 AlgoPerf plan_as_perf(const ExecutablePlan& plan) {
   AlgoPerf p;
   p.algo = virtual_algo(plan.key().op);
@@ -139,13 +150,22 @@ Status run_convolution(UcudnnContext* context, const ConvCall& call, int algo, c
   if (status.ok()) {
     Engine& engine = Engine::instance();
     const BatchSizePolicy policy = context->policy.load();
+    // Benchmarking synchronises and allocates, which would break a stream being captured into a
+    // CUDA graph: while capturing, only plans that already exist are used.
+    const bool capturing = stream_is_capturing(context->cudnn);
+    auto plan_for = [&](std::size_t limit) -> Status {
+      if (!capturing) return engine.plan(context->cudnn, key, limit, policy, &plan);
+      if (engine.cached_plan(key, limit, policy, &plan)) return Status::success();
+      return Status(CUDNN_STATUS_NOT_SUPPORTED,
+                    "cannot benchmark while the handle's stream is being captured into a CUDA graph");
+    };
     // Run the plan the get/find call reported when the workspace given fits it; otherwise plan
     // for the workspace given (a convolution no get/find call has seen is planned here).
     if (auto requested = context->requested_limit(key)) {
-      status = engine.plan(context->cudnn, key, *requested, policy, &plan);
+      status = plan_for(*requested);
       if (status.ok() && plan->wr().workspace_bytes > workspace_bytes) plan.reset();
     }
-    if (!plan) status = engine.plan(context->cudnn, key, workspace_bytes, policy, &plan);
+    if (!plan) status = plan_for(workspace_bytes);
   }
   if (!status.ok()) {
     warn_fallback(call, status);

@@ -12,6 +12,15 @@ Engine& Engine::instance() {
   return *engine;
 }
 
+bool Engine::cached_plan(const ConvKey& key, std::size_t workspace_limit, BatchSizePolicy policy,
+                         std::shared_ptr<const ExecutablePlan>* out) {
+  std::lock_guard<std::mutex> lock(plans_mutex_);
+  auto it = plans_.find(PlanKey{key, workspace_limit, policy});
+  if (it == plans_.end() || !it->second.plan) return false;
+  *out = it->second.plan;
+  return true;
+}
+
 Status Engine::plan(cudnnHandle_t handle, const ConvKey& key, std::size_t workspace_limit, BatchSizePolicy policy,
                     std::shared_ptr<const ExecutablePlan>* out) {
   const PlanKey plan_key{key, workspace_limit, policy};
@@ -61,10 +70,17 @@ Status Engine::build_plan(cudnnHandle_t handle, const ConvKey& key, std::size_t 
       std::vector<AlgoPerf> heuristics;
       UCUDNN_RETURN_IF_ERROR(get_algorithms(handle, key.op, {x.get(), w.get(), conv.get(), y.get()}, &heuristics));
     }
-    std::unique_ptr<Benchmarker> benchmarker;
-    UCUDNN_RETURN_IF_ERROR(Benchmarker::create(handle, key, workspace_limit, BenchmarkSettings{}, &benchmarker));
+    std::unique_ptr<Benchmarker> benchmarker;  // made only if something is still missing
     for (int size : missing) {
       const ConvKey micro = key.with_batch(size);
+      // Another thread may have measured this size while this one waited for the lock.
+      if (auto known = table().complete_rows(micro, workspace_limit)) {
+        rows.insert(rows.end(), known->begin(), known->end());
+        continue;
+      }
+      if (!benchmarker) {
+        UCUDNN_RETURN_IF_ERROR(Benchmarker::create(handle, key, workspace_limit, BenchmarkSettings{}, &benchmarker));
+      }
       const auto previous = table().entry(micro);  // rows measured under a smaller limit stay valid
       const std::vector<Measurement> known = previous ? previous->rows : std::vector<Measurement>{};
       std::vector<Measurement> measured;
@@ -77,7 +93,7 @@ Status Engine::build_plan(cudnnHandle_t handle, const ConvKey& key, std::size_t 
       rows.insert(rows.end(), known.begin(), known.end());
       rows.insert(rows.end(), measured.begin(), measured.end());
     }
-    timings_run_ += benchmarker->timings_run();
+    if (benchmarker) timings_run_ += benchmarker->timings_run();
   }
 
   auto wr = optimize_wr(key.batch(), sizes, rows, workspace_limit);

@@ -30,6 +30,10 @@ class Engine {
   Status plan(cudnnHandle_t handle, const ConvKey& key, std::size_t workspace_limit, BatchSizePolicy policy,
               std::shared_ptr<const ExecutablePlan>* out);
 
+  /// The plan if it is already built; never benchmarks.
+  bool cached_plan(const ConvKey& key, std::size_t workspace_limit, BatchSizePolicy policy,
+                   std::shared_ptr<const ExecutablePlan>* out);
+
   /// How many candidate timings this process has run (tests count them).
   long long timings_run() const { return timings_run_.load(); }
 

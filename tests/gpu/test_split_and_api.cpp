@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <thread>
 
 #include "conv_check.h"
@@ -252,6 +253,73 @@ TEST_F(SplitPlans, RunsOnTheHandleStreamWithoutHostSynchronisation) {
 
   plain_forward(plain_, p, plan.runs[0].algo, x, w, alpha, beta, &y_ref);
   EXPECT_LE(relative_error(y.download(), y_ref.download(), p.y_dims, p.y_strides), tolerance(p.spec, true));
+  CUDNN_OK(cudnnSetStream(handle_, nullptr));
+  cudaStreamDestroy(stream);
+}
+
+// Frameworks capture training steps into CUDA graphs: a planned convolution records its
+// micro-batch calls into the graph, and an unplanned one inside a capture runs as plain cuDNN
+// instead of benchmarking (which would break the capture).
+TEST_F(SplitPlans, CapturesIntoACudaGraph) {
+  cudaStream_t stream;
+  CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  CUDNN_OK(cudnnSetStream(handle_, stream));
+  std::mt19937 rng(fresh_seed());
+  const float alpha = 1.0f, beta = 0.0f;
+
+  ConvSpec unseen_spec = alexnet_conv2();
+  unseen_spec.n = 40;  // a key no other test plans
+  ConvProblem planned(alexnet_conv3()), unseen(unseen_spec);
+  ASSERT_TRUE(planned.ok && unseen.ok);
+  std::vector<std::unique_ptr<DeviceArray>> arrays;
+  auto array = [&](size_t n) {
+    arrays.push_back(std::make_unique<DeviceArray>(n, CUDNN_DATA_FLOAT));
+    arrays.back()->fill_random(rng);
+    return arrays.back().get();
+  };
+  DeviceArray *x1 = array(extent(planned.x_dims, planned.x_strides)), *w1 = array(product(planned.w_dims)),
+              *y1 = array(extent(planned.y_dims, planned.y_strides)), *ref1 = array(y1->elements());
+  DeviceArray *x2 = array(extent(unseen.x_dims, unseen.x_strides)), *w2 = array(product(unseen.w_dims)),
+              *y2 = array(extent(unseen.y_dims, unseen.y_strides)), *ref2 = array(y2->elements());
+  DeviceArray* ws = array(kLimit / 4);
+
+  cudnnConvolutionFwdAlgoPerf_t r[4];
+  int returned = 0;
+  CUDNN_OK(cudnnGetConvolutionForwardAlgorithm_v7(handle_, planned.x, planned.w, planned.conv, planned.y, 4,
+                                                  &returned, r));
+  ASSERT_EQ(r[0].algo, UCUDNN_CONVOLUTION_FWD_ALGO_MICRO_BATCHED);
+
+  cudaGraph_t graph;
+  CUDA_OK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  const cudnnStatus_t planned_status =
+      cudnnConvolutionForward(handle_, &alpha, planned.x, x1->get(), planned.w, w1->get(), planned.conv, r[0].algo,
+                              ws->get(), r[0].memory, &beta, planned.y, y1->get());
+  const cudnnStatus_t unseen_status =
+      cudnnConvolutionForward(handle_, &alpha, unseen.x, x2->get(), unseen.w, w2->get(), unseen.conv,
+                              CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, ws->get(), kLimit, &beta, unseen.y, y2->get());
+  CUDA_OK(cudaStreamEndCapture(stream, &graph));
+  EXPECT_EQ(planned_status, CUDNN_STATUS_SUCCESS) << ucudnnGetLastErrorMessage();
+  EXPECT_EQ(unseen_status, CUDNN_STATUS_SUCCESS) << ucudnnGetLastErrorMessage();
+  cudaGraphExec_t exec;
+  CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
+  size_t nodes = 0;
+  CUDA_OK(cudaGraphGetNodes(graph, nullptr, &nodes));
+  EXPECT_GE(nodes, 4u) << "the planned convolution's micro-batches are in the graph";
+  CUDA_OK(cudaGraphLaunch(exec, stream));
+  CUDA_OK(cudaStreamSynchronize(stream));
+
+  UcudnnPlanInfo plan;
+  CUDNN_OK(ucudnnGetPlan(handle_, UCUDNN_OP_FORWARD, planned.x, planned.w, planned.conv, planned.y,
+                         UCUDNN_WORKSPACE_LIMIT_DEFAULT, &plan));
+  EXPECT_GT(plan.microBatchCount(), 1);
+  plain_forward(plain_, planned, plan.runs[0].algo, *x1, *w1, alpha, beta, ref1);
+  plain_forward(plain_, unseen, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, *x2, *w2, alpha, beta, ref2);
+  EXPECT_LE(relative_error(y1->download(), ref1->download(), planned.y_dims, planned.y_strides),
+            tolerance(planned.spec, true));
+  EXPECT_LE(relative_error(y2->download(), ref2->download(), unseen.y_dims, unseen.y_strides),
+            tolerance(unseen.spec, true));
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
   CUDNN_OK(cudnnSetStream(handle_, nullptr));
   cudaStreamDestroy(stream);
 }
