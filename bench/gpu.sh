@@ -32,7 +32,8 @@ run() {
   export LD_LIBRARY_PATH="$root/pack/lib:${LD_LIBRARY_PATH:-}"
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv | tee "$out/gpu.txt"
   local status=0
-  pack/bin/ucudnn_gpu_tests --gtest_output="xml:$out/gpu-tests.xml" 2>&1 | tee "$out/gpu-tests.log" || status=1
+  UCUDNN_CLI="$root/pack/bin/ucudnn" pack/bin/ucudnn_gpu_tests --gtest_output="xml:$out/gpu-tests.xml" 2>&1 \
+    | tee "$out/gpu-tests.log" || status=1
   for policy in powerOfTwo undivided; do
     pack/bin/ucudnn_conv_benchmark --workspace-limit 64MiB --policy "$policy" \
       --json "$out/alexnet-b256-64MiB-$policy.json" 2>&1 | tee "$out/alexnet-b256-64MiB-$policy.txt" || status=1

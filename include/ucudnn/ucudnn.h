@@ -125,6 +125,12 @@ cudnnStatus_t ucudnnGetPlan(UcudnnHandle_t handle, UcudnnConvolutionOp_t op, cud
                             cudnnFilterDescriptor_t wDesc, cudnnConvolutionDescriptor_t convDesc,
                             cudnnTensorDescriptor_t yDesc, size_t workspaceLimit, UcudnnPlanInfo* plan);
 
+/// Uses the SQLite benchmark database at `path` for this process from now on (overrides
+/// UCUDNN_DATABASE); nullptr or "" stops using one. A file that cannot be used (not a ucudnn
+/// database, corrupt, from a newer ucudnn) is left untouched and CUDNN_STATUS_BAD_PARAM returned;
+/// results then stay in memory. A read-only file serves lookups only.
+cudnnStatus_t ucudnnSetDatabase(const char* path);
+
 /// A description of the last error an intercepted call of this thread returned ("" if none).
 const char* ucudnnGetLastErrorMessage();
 

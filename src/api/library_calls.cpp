@@ -2,6 +2,7 @@
 
 #include "api/context.h"
 #include "api/frontend.h"
+#include "runtime/engine.h"
 #include "ucudnn/ucudnn.h"
 
 using ucudnn::at_boundary;
@@ -97,6 +98,12 @@ cudnnStatus_t ucudnnGetPlan(UcudnnHandle_t handle, UcudnnConvolutionOp_t op, cud
     }
     *info = std::move(result);
     return Status::success();
+  });
+}
+
+cudnnStatus_t ucudnnSetDatabase(const char* path) {
+  return at_boundary(__func__, [&]() -> Status {
+    return ucudnn::Engine::instance().set_database(path ? path : "");
   });
 }
 

@@ -30,6 +30,27 @@ struct Hasher {
   }
 };
 
+// Every descriptor field, in a fixed order and spelling: changing it orphans stored databases.
+void write_fields(std::ostream& out, const ConvKey& k) {
+  out << "x:t" << k.x.data_type << ":";
+  write_list(out, k.x.dims);
+  out << ":s";
+  write_list(out, k.x.strides);
+  out << " w:t" << k.w.data_type << ":f" << k.w.format << ":";
+  write_list(out, k.w.dims);
+  out << " conv:m" << k.conv.mode << ":c" << k.conv.compute_type << ":g" << k.conv.group_count << ":math"
+      << k.conv.math_type << ":r" << k.conv.reorder_type << ":p";
+  write_list(out, k.conv.pads);
+  out << ":u";
+  write_list(out, k.conv.strides);
+  out << ":d";
+  write_list(out, k.conv.dilations);
+  out << " y:t" << k.y.data_type << ":";
+  write_list(out, k.y.dims);
+  out << ":s";
+  write_list(out, k.y.strides);
+}
+
 }  // namespace
 
 ConvKey ConvKey::with_batch(int n) const {
@@ -41,23 +62,14 @@ ConvKey ConvKey::with_batch(int n) const {
 
 std::string ConvKey::to_string() const {
   std::ostringstream out;
-  out << short_name(op) << " dev" << device << " x:t" << x.data_type << ":";
-  write_list(out, x.dims);
-  out << ":s";
-  write_list(out, x.strides);
-  out << " w:t" << w.data_type << ":f" << w.format << ":";
-  write_list(out, w.dims);
-  out << " conv:m" << conv.mode << ":c" << conv.compute_type << ":g" << conv.group_count << ":math"
-      << conv.math_type << ":r" << conv.reorder_type << ":p";
-  write_list(out, conv.pads);
-  out << ":u";
-  write_list(out, conv.strides);
-  out << ":d";
-  write_list(out, conv.dilations);
-  out << " y:t" << y.data_type << ":";
-  write_list(out, y.dims);
-  out << ":s";
-  write_list(out, y.strides);
+  out << short_name(op) << " dev" << device << " ";
+  write_fields(out, *this);
+  return out.str();
+}
+
+std::string ConvKey::layer_signature() const {
+  std::ostringstream out;
+  write_fields(out, with_batch(0));  // N is stored in its own column
   return out.str();
 }
 

@@ -45,8 +45,11 @@ struct ConvKey {
   int batch() const { return x.dims.empty() ? 0 : x.dims[0]; }
   /// The same kernel on a micro-batch of n samples: N of x and y replaced, strides kept.
   ConvKey with_batch(int n) const;
-  /// A stable, human-readable rendering of every field (for logs and as a persistent key).
+  /// A stable, human-readable rendering of every field (for logs).
   std::string to_string() const;
+  /// Every field except the device, the op and N: what identifies a layer in the database.
+  /// Stable across versions of ucudnn (a persistent key).
+  std::string layer_signature() const;
 
   friend bool operator==(const ConvKey& a, const ConvKey& b);
   friend bool operator!=(const ConvKey& a, const ConvKey& b) { return !(a == b); }

@@ -3,10 +3,13 @@
 #include <cstdlib>
 
 #include "core/units.h"
+#include "store/database.h"
 
 namespace ucudnn {
 
-Expected<EnvConfig> parse_env_config(const char* policy, const char* default_workspace_limit) {
+Expected<EnvConfig> parse_env_config(const EnvValues& values) {
+  const char* policy = values.policy;
+  const char* default_workspace_limit = values.default_workspace_limit;
   EnvConfig config;
   if (policy && *policy) {
     auto parsed = parse_batch_size_policy(policy);
@@ -18,12 +21,26 @@ Expected<EnvConfig> parse_env_config(const char* policy, const char* default_wor
     if (!parsed) return Error{"UCUDNN_DEFAULT_WORKSPACE_LIMIT: " + parsed.error()};
     config.default_workspace_limit = *parsed;
   }
+  if (values.database) config.database = values.database;
+  if (values.database_journal && *values.database_journal) {
+    auto parsed = parse_journal_mode(values.database_journal);
+    if (!parsed) return Error{"UCUDNN_DATABASE_JOURNAL: " + parsed.error()};
+    config.database_journal = values.database_journal;
+  }
+  if (values.benchmark_devices) config.benchmark_devices = values.benchmark_devices;
   return config;
 }
 
 const Expected<EnvConfig>& env_config() {
-  static const Expected<EnvConfig> config =
-      parse_env_config(std::getenv("UCUDNN_BATCH_SIZE_POLICY"), std::getenv("UCUDNN_DEFAULT_WORKSPACE_LIMIT"));
+  static const Expected<EnvConfig> config = [] {
+    EnvValues values;
+    values.policy = std::getenv("UCUDNN_BATCH_SIZE_POLICY");
+    values.default_workspace_limit = std::getenv("UCUDNN_DEFAULT_WORKSPACE_LIMIT");
+    values.database = std::getenv("UCUDNN_DATABASE");
+    values.database_journal = std::getenv("UCUDNN_DATABASE_JOURNAL");
+    values.benchmark_devices = std::getenv("UCUDNN_BENCHMARK_DEVICES");
+    return parse_env_config(values);
+  }();
   return config;
 }
 

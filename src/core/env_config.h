@@ -6,9 +6,13 @@
 // |---------------------------------|--------------------------------------------------|------------|
 // | UCUDNN_BATCH_SIZE_POLICY        | all, powerOfTwo or undivided (case-insensitive)  | powerOfTwo |
 // | UCUDNN_DEFAULT_WORKSPACE_LIMIT  | per-kernel limit where a call gives none         | 64MiB      |
+// | UCUDNN_DATABASE                 | SQLite benchmark database shared by processes    | none       |
+// | UCUDNN_DATABASE_JOURNAL         | auto, wal, delete, truncate, persist             | auto       |
+// | UCUDNN_BENCHMARK_DEVICES        | all, or device ordinals "0,2,3"                  | the handle's|
 // | UCUDNN_LOG_LEVEL / _FILE        | see core/logging.h                               | warn/stderr|
 
 #include <cstddef>
+#include <string>
 
 #include "core/batch_policy.h"
 #include "core/expected.h"
@@ -18,10 +22,27 @@ namespace ucudnn {
 struct EnvConfig {
   BatchSizePolicy policy = BatchSizePolicy::kPowerOfTwo;
   std::size_t default_workspace_limit = std::size_t{64} << 20;
+  std::string database;           ///< empty: no database
+  std::string database_journal;   ///< validated by the store; empty: auto
+  std::string benchmark_devices;  ///< validated against the visible devices; empty: the handle's own
+};
+
+struct EnvValues {
+  const char* policy = nullptr;
+  const char* default_workspace_limit = nullptr;
+  const char* database = nullptr;
+  const char* database_journal = nullptr;
+  const char* benchmark_devices = nullptr;
 };
 
 /// Parses the given values (null = unset).
-Expected<EnvConfig> parse_env_config(const char* policy, const char* default_workspace_limit);
+Expected<EnvConfig> parse_env_config(const EnvValues& values);
+inline Expected<EnvConfig> parse_env_config(const char* policy, const char* default_workspace_limit) {
+  EnvValues values;
+  values.policy = policy;
+  values.default_workspace_limit = default_workspace_limit;
+  return parse_env_config(values);
+}
 
 /// The process's configuration, read from the environment on first use.
 const Expected<EnvConfig>& env_config();

@@ -3,6 +3,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "core/logging.h"
 #include "runtime/cudnn_shim.h"
@@ -24,8 +25,8 @@ Benchmarker::~Benchmarker() {
   if (stop_) cudaEventDestroy(stop_);
 }
 
-Status Benchmarker::create(cudnnHandle_t handle, const ConvKey& key, std::size_t workspace_limit,
-                           BenchmarkSettings settings, std::unique_ptr<Benchmarker>* out) {
+Status Benchmarker::create(cudnnHandle_t handle, const ConvKey& key, BenchmarkSettings settings,
+                           std::unique_ptr<Benchmarker>* out) {
   std::unique_ptr<Benchmarker> b(new Benchmarker());
   b->handle_ = handle;
   b->key_ = key;
@@ -36,24 +37,39 @@ Status Benchmarker::create(cudnnHandle_t handle, const ConvKey& key, std::size_t
   UCUDNN_RETURN_IF_ERROR(b->x_.allocate(x_elements * element_size(key.x.data_type)));
   UCUDNN_RETURN_IF_ERROR(b->y_.allocate(y_elements * element_size(key.y.data_type)));
   UCUDNN_RETURN_IF_ERROR(b->w_.allocate(w_elements * element_size(key.w.data_type)));
-  // Every buffer gets random values: the outputs too, since beta is 0 only for forward timing.
+  // Every buffer gets random values: timings on zeros can flatter a kernel.
   UCUDNN_RETURN_IF_ERROR(fill_random(b->x_, key.x.data_type, x_elements, 1));
   UCUDNN_RETURN_IF_ERROR(fill_random(b->y_, key.y.data_type, y_elements, 2));
   UCUDNN_RETURN_IF_ERROR(fill_random(b->w_, key.w.data_type, w_elements, 3));
+  UCUDNN_RETURN_IF_ERROR(make_filter_descriptor(key.w, &b->filter_));
 
-  // The workspace: the limit, or what the device can spare (keeping a margin for cuDNN).
+  // Rows are measured unfiltered: the workspace is what the hungriest algorithm needs on the whole
+  // batch (so the rows serve any limit), or what the device can spare, keeping a margin for cuDNN.
+  std::size_t needed = 0;
+  {
+    TensorDescriptor x, y;
+    ConvolutionDescriptor conv;
+    UCUDNN_RETURN_IF_ERROR(make_tensor_descriptor(key.x, &x));
+    UCUDNN_RETURN_IF_ERROR(make_tensor_descriptor(key.y, &y));
+    UCUDNN_RETURN_IF_ERROR(make_convolution_descriptor(key.conv, key.conv.math_type, &conv));
+    for (int algo = 0; algo < algo_count(key.op); ++algo) {
+      std::size_t bytes = 0;
+      if (workspace_size(handle, key.op, {x.get(), b->filter_.get(), conv.get(), y.get()}, algo, &bytes).ok()) {
+        needed = std::max(needed, bytes);
+      }
+    }
+  }
   std::size_t free_bytes = 0, total_bytes = 0;
   UCUDNN_CHECK_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
-  const std::size_t spare = free_bytes > (std::size_t{256} << 20) ? free_bytes - (std::size_t{256} << 20) : 0;
-  std::size_t bytes = std::min(workspace_limit, spare);
+  const std::size_t margin = std::size_t{256} << 20;
+  std::size_t bytes = std::min(needed, free_bytes > margin ? free_bytes - margin : 0);
   while (bytes > 0 && !b->workspace_.allocate(bytes).ok()) bytes /= 2;
-  if (bytes < workspace_limit) {
+  b->workspace_bytes_ = bytes;
+  b->covered_ = bytes >= needed ? std::numeric_limits<std::size_t>::max() : bytes;
+  if (bytes < needed) {
     UCUDNN_LOG_INFO("benchmarking " << key.to_string() << " with " << bytes << " bytes of workspace, not the "
-                                    << workspace_limit << " of the limit: the device has no more free");
+                                    << needed << " its hungriest algorithm needs: the device has no more free");
   }
-  b->workspace_limit_ = std::min(bytes, workspace_limit);
-
-  UCUDNN_RETURN_IF_ERROR(make_filter_descriptor(key.w, &b->filter_));
   UCUDNN_CHECK_CUDA(cudaEventCreate(&b->start_));
   UCUDNN_CHECK_CUDA(cudaEventCreate(&b->stop_));
   *out = std::move(b);
@@ -71,12 +87,12 @@ Status Benchmarker::time_candidate(const ConvDescriptors& d, int algo, double* m
   UCUDNN_CHECK_CUDNN(cudnnGetStream(handle_, &stream));
 
   for (int i = 0; i < settings_.warmup_calls; ++i) {
-    UCUDNN_RETURN_IF_ERROR(convolve(handle_, key_.op, d, algo, alpha, buffers, workspace_.get(), workspace_limit_, beta));
+    UCUDNN_RETURN_IF_ERROR(convolve(handle_, key_.op, d, algo, alpha, buffers, workspace_.get(), workspace_bytes_, beta));
   }
   std::vector<float> times;
   for (int i = 0; i < settings_.timed_calls; ++i) {
     UCUDNN_CHECK_CUDA(cudaEventRecord(start_, stream));
-    UCUDNN_RETURN_IF_ERROR(convolve(handle_, key_.op, d, algo, alpha, buffers, workspace_.get(), workspace_limit_, beta));
+    UCUDNN_RETURN_IF_ERROR(convolve(handle_, key_.op, d, algo, alpha, buffers, workspace_.get(), workspace_bytes_, beta));
     UCUDNN_CHECK_CUDA(cudaEventRecord(stop_, stream));
     UCUDNN_CHECK_CUDA(cudaEventSynchronize(stop_));
     float ms = 0;
@@ -104,10 +120,10 @@ Status Benchmarker::measure(int micro_batch, const std::vector<Measurement>& kno
   std::vector<AlgoPerf> candidates;
   const ConvBuffers buffers{x_.get(), w_.get(), y_.get()};
   UCUDNN_RETURN_IF_ERROR(
-      find_algorithms_ex(handle_, key_.op, d, buffers, workspace_.get(), workspace_limit_, &candidates));
+      find_algorithms_ex(handle_, key_.op, d, buffers, workspace_.get(), workspace_bytes_, &candidates));
 
   for (const AlgoPerf& c : candidates) {
-    if (c.status != CUDNN_STATUS_SUCCESS || c.memory > workspace_limit_) continue;
+    if (c.status != CUDNN_STATUS_SUCCESS || c.memory > workspace_bytes_) continue;
     // A caller that forbids tensor-core rounding keeps FMA math in every micro-kernel.
     const int math = micro.conv.math_type == CUDNN_FMA_MATH ? CUDNN_FMA_MATH : c.math_type;
     const bool already = std::any_of(known.begin(), known.end(), [&](const Measurement& m) {
@@ -136,7 +152,7 @@ Status Benchmarker::measure(int micro_batch, const std::vector<Measurement>& kno
     m.time_ms = median_ms;
     m.workspace_bytes = std::max(workspace, c.memory);
     m.deterministic = c.determinism == CUDNN_DETERMINISTIC;
-    if (m.workspace_bytes <= workspace_limit_) measured->push_back(m);
+    if (m.workspace_bytes <= workspace_bytes_) measured->push_back(m);
     d.conv = caller_conv.get();
   }
   return Status::success();

@@ -1,10 +1,11 @@
 #pragma once
 // Times cuDNN's algorithms for one convolution at several micro-batch sizes.
 //
-// Candidates come from cudnnFind*AlgorithmEx (status, workspace, math type) run with a workspace
-// of at most the limit; each successful one is then timed on its own with CUDA events on the
-// handle's stream: one warm-up call, then the median of several calls. Inputs are random, not
-// zero. Candidates that fail (out of memory included) are skipped.
+// Candidates come from cudnnFind*AlgorithmEx (status, workspace, math type); each successful one
+// is then timed on its own with CUDA events on the handle's stream: one warm-up call, then the
+// median of several calls. Inputs are random, not zero. Rows are unfiltered: the workspace is
+// what the hungriest algorithm needs (where the device has that much), so the rows serve any
+// workspace limit. Candidates that fail (out of memory included) are skipped.
 
 #include <cudnn.h>
 
@@ -28,19 +29,20 @@ struct BenchmarkSettings {
 
 class Benchmarker {
  public:
-  /// Allocates random buffers for `key` at its full batch and a workspace of up to `workspace_limit`
-  /// bytes (less if the device has less free memory).
-  static Status create(cudnnHandle_t handle, const ConvKey& key, std::size_t workspace_limit,
-                       BenchmarkSettings settings, std::unique_ptr<Benchmarker>* out);
+  /// Allocates random buffers for `key` at its full batch and the workspace of its hungriest
+  /// algorithm (less if the device has less free memory).
+  static Status create(cudnnHandle_t handle, const ConvKey& key, BenchmarkSettings settings,
+                       std::unique_ptr<Benchmarker>* out);
   ~Benchmarker();
   Benchmarker(const Benchmarker&) = delete;
   Benchmarker& operator=(const Benchmarker&) = delete;
 
-  /// Measures, at one micro-batch size, every candidate within the limit that `known` lacks.
+  /// Measures, at one micro-batch size, every candidate that `known` lacks.
   Status measure(int micro_batch, const std::vector<Measurement>& known, std::vector<Measurement>* measured);
 
-  /// The workspace candidates were measured with: the limit, or less where memory was short.
-  std::size_t effective_workspace_limit() const { return workspace_limit_; }
+  /// The workspace limit up to which the rows are complete: unbounded (SIZE_MAX) when every
+  /// algorithm's workspace could be allocated, else the workspace measured with.
+  std::size_t covered_limit() const { return covered_; }
   /// How many candidate timings this benchmarker has run.
   int timings_run() const { return timings_run_; }
 
@@ -51,7 +53,8 @@ class Benchmarker {
   cudnnHandle_t handle_ = nullptr;
   ConvKey key_;
   BenchmarkSettings settings_;
-  std::size_t workspace_limit_ = 0;
+  std::size_t workspace_bytes_ = 0;  ///< allocated for the candidates
+  std::size_t covered_ = 0;
   DeviceBuffer x_, w_, y_, workspace_;
   FilterDescriptor filter_;
   std::map<int, ConvolutionDescriptor> conv_by_math_;

@@ -1,9 +1,15 @@
 #include "runtime/engine.h"
 
-#include <chrono>
+#include <cuda_runtime_api.h>
 
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+#include "core/env_config.h"
 #include "core/logging.h"
 #include "runtime/cudnn_shim.h"
+#include "runtime/device_info.h"
 
 namespace ucudnn {
 
@@ -42,60 +48,49 @@ Status Engine::plan(cudnnHandle_t handle, const ConvKey& key, std::size_t worksp
   return Status::success();
 }
 
+Status Engine::set_database(const std::string& path) {
+  std::lock_guard<std::mutex> lock(database_mutex_);
+  database_configured_ = true;
+  database_.reset();
+  if (path.empty()) return Status::success();
+  BenchmarkDatabase::Options options;
+  const auto& config = env_config();
+  if (config && !config->database_journal.empty()) options.journal = *parse_journal_mode(config->database_journal);
+  auto opened = BenchmarkDatabase::open(path, options);
+  if (!opened) return Status(CUDNN_STATUS_BAD_PARAM, opened.error());
+  database_ = std::shared_ptr<BenchmarkDatabase>(std::move(opened.value()));
+  if (database_->read_only()) {
+    warn_once("read-only database " + path, "benchmark database '" + path +
+                                                "' is read-only: lookups use it, new results stay in memory");
+  }
+  return Status::success();
+}
+
+std::shared_ptr<BenchmarkDatabase> Engine::database() {
+  {
+    std::lock_guard<std::mutex> lock(database_mutex_);
+    if (database_configured_) return database_;
+  }
+  const auto& config = env_config();
+  const std::string path = config ? config->database : std::string();
+  Status status = set_database(path);
+  if (!status.ok()) {
+    warn_once("database " + path, status.message() + "; benchmark results stay in memory");
+  }
+  std::lock_guard<std::mutex> lock(database_mutex_);
+  return database_;
+}
+
 Status Engine::build_plan(cudnnHandle_t handle, const ConvKey& key, std::size_t workspace_limit,
                           BatchSizePolicy policy, std::shared_ptr<const ExecutablePlan>* out) {
   const auto started = std::chrono::steady_clock::now();
   const std::vector<int> sizes = allowed_micro_batch_sizes(policy, key.batch());
+  UCUDNN_RETURN_IF_ERROR(gather_rows(handle, key, sizes, workspace_limit));
+
   std::vector<Measurement> rows;
-  std::vector<int> missing;
   for (int size : sizes) {
-    if (auto known = table().complete_rows(key.with_batch(size), workspace_limit)) {
-      rows.insert(rows.end(), known->begin(), known->end());
-    } else {
-      missing.push_back(size);
-    }
+    if (auto entry = table().entry(key.with_batch(size))) rows.insert(rows.end(), entry->rows.begin(), entry->rows.end());
   }
-
-  if (!missing.empty()) {
-    std::lock_guard<std::mutex> lock(benchmark_mutex_);
-    // cuDNN validates the descriptors first, so invalid arguments fail with cuDNN's own status.
-    {
-      TensorDescriptor x, y;
-      FilterDescriptor w;
-      ConvolutionDescriptor conv;
-      UCUDNN_RETURN_IF_ERROR(make_tensor_descriptor(key.x, &x));
-      UCUDNN_RETURN_IF_ERROR(make_tensor_descriptor(key.y, &y));
-      UCUDNN_RETURN_IF_ERROR(make_filter_descriptor(key.w, &w));
-      UCUDNN_RETURN_IF_ERROR(make_convolution_descriptor(key.conv, key.conv.math_type, &conv));
-      std::vector<AlgoPerf> heuristics;
-      UCUDNN_RETURN_IF_ERROR(get_algorithms(handle, key.op, {x.get(), w.get(), conv.get(), y.get()}, &heuristics));
-    }
-    std::unique_ptr<Benchmarker> benchmarker;  // made only if something is still missing
-    for (int size : missing) {
-      const ConvKey micro = key.with_batch(size);
-      // Another thread may have measured this size while this one waited for the lock.
-      if (auto known = table().complete_rows(micro, workspace_limit)) {
-        rows.insert(rows.end(), known->begin(), known->end());
-        continue;
-      }
-      if (!benchmarker) {
-        UCUDNN_RETURN_IF_ERROR(Benchmarker::create(handle, key, workspace_limit, BenchmarkSettings{}, &benchmarker));
-      }
-      const auto previous = table().entry(micro);  // rows measured under a smaller limit stay valid
-      const std::vector<Measurement> known = previous ? previous->rows : std::vector<Measurement>{};
-      std::vector<Measurement> measured;
-      Status status = benchmarker->measure(size, known, &measured);
-      if (!status.ok()) {
-        UCUDNN_LOG_DEBUG("micro-batch " << size << " of " << key.to_string() << " not measured: " << status.message());
-        continue;
-      }
-      table().record(micro, benchmarker->effective_workspace_limit(), measured);
-      rows.insert(rows.end(), known.begin(), known.end());
-      rows.insert(rows.end(), measured.begin(), measured.end());
-    }
-    if (benchmarker) timings_run_ += benchmarker->timings_run();
-  }
-
   auto wr = optimize_wr(key.batch(), sizes, rows, workspace_limit);
   if (!wr) {
     return Status(CUDNN_STATUS_NOT_SUPPORTED, "no algorithm runs " + key.to_string() + " within " +
@@ -113,6 +108,160 @@ Status Engine::build_plan(cudnnHandle_t handle, const ConvKey& key, std::size_t 
                              << (undivided ? ", undivided " + std::to_string(*undivided) + " ms" : std::string())
                              << ", planning took " << seconds << " s");
   *out = std::move(plan);
+  return Status::success();
+}
+
+Status Engine::gather_rows(cudnnHandle_t handle, const ConvKey& key, const std::vector<int>& sizes,
+                           std::size_t workspace_limit) {
+  const std::shared_ptr<BenchmarkDatabase> db = database();
+  DeviceIdentity identity;
+  const bool identified = device_identity(key.device, &identity).ok();
+
+  // Sizes not complete in memory: try the database, then measure what is still missing.
+  auto missing_sizes = [&]() {
+    std::vector<int> missing;
+    for (int size : sizes) {
+      const ConvKey micro = key.with_batch(size);
+      if (table().complete_rows(micro, workspace_limit)) continue;
+      if (db && identified) {
+        auto found = db->lookup(identity, micro);
+        if (!found) {
+          warn_once("lookup " + db->path(), found.error());
+        } else if (found.value() && found.value()->measured_up_to >= workspace_limit) {
+          table().record(micro, found.value()->measured_up_to, found.value()->rows);
+          continue;
+        }
+      }
+      missing.push_back(size);
+    }
+    return missing;
+  };
+  if (missing_sizes().empty()) return Status::success();
+
+  std::lock_guard<std::mutex> lock(benchmark_mutex_);
+  const std::vector<int> missing = missing_sizes();  // another thread may have measured meanwhile
+  if (missing.empty()) return Status::success();
+  // cuDNN validates the descriptors first, so invalid arguments fail with cuDNN's own status.
+  {
+    TensorDescriptor x, y;
+    FilterDescriptor w;
+    ConvolutionDescriptor conv;
+    UCUDNN_RETURN_IF_ERROR(make_tensor_descriptor(key.x, &x));
+    UCUDNN_RETURN_IF_ERROR(make_tensor_descriptor(key.y, &y));
+    UCUDNN_RETURN_IF_ERROR(make_filter_descriptor(key.w, &w));
+    UCUDNN_RETURN_IF_ERROR(make_convolution_descriptor(key.conv, key.conv.math_type, &conv));
+    std::vector<AlgoPerf> heuristics;
+    UCUDNN_RETURN_IF_ERROR(get_algorithms(handle, key.op, {x.get(), w.get(), conv.get(), y.get()}, &heuristics));
+  }
+  std::map<int, Measured> measured;
+  UCUDNN_RETURN_IF_ERROR(measure(handle, key, missing, &measured));
+  for (const auto& [size, result] : measured) {
+    const ConvKey micro = key.with_batch(size);
+    table().record(micro, result.covered, result.rows);
+    if (db && identified && !db->read_only()) {
+      auto stored = db->store(identity, micro, result.covered, result.rows);
+      if (!stored) warn_once("store " + db->path(), stored.error() + "; new results stay in memory");
+    }
+  }
+  return Status::success();
+}
+
+Status Engine::measure_on(cudnnHandle_t handle, const ConvKey& key, const std::vector<int>& sizes,
+                          std::map<int, Measured>* out) {
+  std::unique_ptr<Benchmarker> benchmarker;
+  UCUDNN_RETURN_IF_ERROR(Benchmarker::create(handle, key, BenchmarkSettings{}, &benchmarker));
+  for (int size : sizes) {
+    const auto previous = table().entry(key.with_batch(size));  // rows measured with less workspace stay valid
+    Measured result;
+    Status status = benchmarker->measure(size, previous ? previous->rows : std::vector<Measurement>{}, &result.rows);
+    if (!status.ok()) {
+      UCUDNN_LOG_DEBUG("micro-batch " << size << " of " << key.to_string() << " not measured: " << status.message());
+      continue;
+    }
+    result.covered = benchmarker->covered_limit();
+    (*out)[size] = std::move(result);
+  }
+  timings_run_ += benchmarker->timings_run();
+  return Status::success();
+}
+
+Status Engine::measure(cudnnHandle_t handle, const ConvKey& key, const std::vector<int>& sizes,
+                       std::map<int, Measured>* out) {
+  const auto started = std::chrono::steady_clock::now();
+  const std::vector<int> devices = benchmark_devices(key.device);
+  if (devices.size() <= 1 || sizes.size() <= 1) {
+    UCUDNN_RETURN_IF_ERROR(measure_on(handle, key, sizes, out));
+  } else {
+    // Deal the sizes out largest first, so that each GPU gets a similar share of the work.
+    std::vector<int> order = sizes;
+    std::sort(order.rbegin(), order.rend());
+    std::vector<std::vector<int>> shares(devices.size());
+    for (std::size_t i = 0; i < order.size(); ++i) shares[i % devices.size()].push_back(order[i]);
+    std::vector<std::map<int, Measured>> results(devices.size());
+    std::vector<Status> statuses(devices.size());
+    std::vector<std::thread> threads;
+    for (std::size_t i = 0; i < devices.size(); ++i) {
+      if (shares[i].empty()) continue;
+      threads.emplace_back([&, i] {
+        cudnnHandle_t device_cudnn = nullptr;
+        const cudaError_t set = cudaSetDevice(devices[i]);  // this thread's current device
+        Status status = set == cudaSuccess ? Status::success()
+                                           : Status::from_cuda(set, "cudaSetDevice", __FILE__, __LINE__);
+        if (status.ok()) status = device_handle(devices[i], &device_cudnn);
+        if (status.ok()) status = measure_on(device_cudnn, key, shares[i], &results[i]);
+        statuses[i] = status;
+      });
+    }
+    for (auto& t : threads) t.join();
+    for (std::size_t i = 0; i < devices.size(); ++i) {
+      if (!statuses[i].ok()) {
+        UCUDNN_LOG_WARN("benchmarking on GPU " << devices[i] << " failed: " << statuses[i].message());
+      }
+      out->insert(results[i].begin(), results[i].end());
+    }
+  }
+  UCUDNN_LOG_INFO("benchmarked " << sizes.size() << " micro-batch sizes of " << key.to_string() << " on "
+                                 << devices.size() << " GPU(s) in "
+                                 << std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()
+                                 << " s");
+  return Status::success();
+}
+
+std::vector<int> Engine::benchmark_devices(int handle_device) {
+  const auto& config = env_config();
+  if (!config || config->benchmark_devices.empty()) return {handle_device};
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) return {handle_device};
+  auto parsed = parse_benchmark_devices(config->benchmark_devices, count);
+  if (!parsed) {
+    warn_once("benchmark devices", parsed.error() + "; benchmarking on the handle's GPU only");
+    return {handle_device};
+  }
+  // Rows measured on one GPU stand for all: every GPU must be of the handle's kind.
+  DeviceIdentity reference;
+  if (!device_identity(handle_device, &reference).ok()) return {handle_device};
+  for (int d : parsed.value()) {
+    DeviceIdentity other;
+    if (!device_identity(d, &other).ok() || other != reference) {
+      warn_once("benchmark devices differ",
+                "UCUDNN_BENCHMARK_DEVICES refused: GPU " + std::to_string(d) + " (" + other.to_string() +
+                    ") differs from GPU " + std::to_string(handle_device) + " (" + reference.to_string() +
+                    "); benchmarking on the handle's GPU only");
+      return {handle_device};
+    }
+  }
+  return parsed.value();
+}
+
+Status Engine::device_handle(int device, cudnnHandle_t* handle) {
+  std::lock_guard<std::mutex> lock(devices_mutex_);
+  auto it = device_handles_.find(device);
+  if (it == device_handles_.end()) {
+    cudnnHandle_t created = nullptr;
+    UCUDNN_CHECK_CUDNN(cudnnCreate(&created));  // binds to the current device, set by the caller
+    it = device_handles_.emplace(device, created).first;
+  }
+  *handle = it->second;
   return Status::success();
 }
 

@@ -1,16 +1,19 @@
 #pragma once
 // The engine behind every front-end: for a convolution, a workspace limit and a batch-size
-// policy, it returns an ExecutablePlan. It looks plans up in its cache, takes benchmark rows from
-// the process's BenchmarkTable, measures what is missing, and runs the WR optimizer.
-// Thread-safe; one instance per process, shared by all handles.
+// policy, it returns an ExecutablePlan. Benchmark rows come from the process's BenchmarkTable,
+// then from the benchmark database (UCUDNN_DATABASE or ucudnnSetDatabase), and only then from
+// measuring, on the handle's GPU or spread over UCUDNN_BENCHMARK_DEVICES. New rows go to the table
+// and the database. Thread-safe; one instance per process, shared by all handles.
 
 #include <cudnn.h>
 
 #include <atomic>
 #include <cstddef>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
+#include <vector>
 
 #include "core/batch_policy.h"
 #include "core/benchmark_table.h"
@@ -18,6 +21,7 @@
 #include "core/status.h"
 #include "runtime/benchmarker.h"
 #include "runtime/executor.h"
+#include "store/database.h"
 
 namespace ucudnn {
 
@@ -33,6 +37,9 @@ class Engine {
   /// The plan if it is already built; never benchmarks.
   bool cached_plan(const ConvKey& key, std::size_t workspace_limit, BatchSizePolicy policy,
                    std::shared_ptr<const ExecutablePlan>* out);
+
+  /// Uses the database at `path` from now on (empty: none). On error the engine has none.
+  Status set_database(const std::string& path);
 
   /// How many candidate timings this process has run (tests count them).
   long long timings_run() const { return timings_run_.load(); }
@@ -58,15 +65,42 @@ class Engine {
     std::shared_ptr<const ExecutablePlan> plan;
     Status failure;
   };
+  /// Rows measured for one micro-batch size and the limit up to which they are complete.
+  struct Measured {
+    std::vector<Measurement> rows;
+    std::size_t covered = 0;
+  };
 
   Status build_plan(cudnnHandle_t handle, const ConvKey& key, std::size_t workspace_limit, BatchSizePolicy policy,
                     std::shared_ptr<const ExecutablePlan>* out);
+  /// Fills the table with rows complete for `workspace_limit` at every size it can, from the
+  /// database or by measuring.
+  Status gather_rows(cudnnHandle_t handle, const ConvKey& key, const std::vector<int>& sizes,
+                     std::size_t workspace_limit);
+  /// Measures sizes on the handle's GPU, or over the benchmark devices in parallel.
+  Status measure(cudnnHandle_t handle, const ConvKey& key, const std::vector<int>& sizes,
+                 std::map<int, Measured>* out);
+  Status measure_on(cudnnHandle_t handle, const ConvKey& key, const std::vector<int>& sizes,
+                    std::map<int, Measured>* out);
+  /// The devices to benchmark on for a handle's device (one entry: no parallel benchmarking).
+  std::vector<int> benchmark_devices(int handle_device);
+  /// An engine-owned cuDNN handle on `device` for parallel benchmarking (call with the device current).
+  Status device_handle(int device, cudnnHandle_t* handle);
+  /// The database, opened from UCUDNN_DATABASE on first use; null if none.
+  std::shared_ptr<BenchmarkDatabase> database();
 
   std::mutex plans_mutex_;
   std::unordered_map<PlanKey, CachedPlan, PlanKeyHash> plans_;
   // One benchmark at a time: concurrent timings on one GPU would disturb each other.
   std::mutex benchmark_mutex_;
   std::atomic<long long> timings_run_{0};
+
+  std::mutex database_mutex_;
+  std::shared_ptr<BenchmarkDatabase> database_;
+  bool database_configured_ = false;  ///< UCUDNN_DATABASE read, or ucudnnSetDatabase called
+
+  std::mutex devices_mutex_;
+  std::map<int, cudnnHandle_t> device_handles_;
 };
 
 }  // namespace ucudnn

@@ -6,7 +6,9 @@
 #include <exception>
 #include <utility>
 
+#include "tools/bench_command.h"
 #include "tools/command.h"
+#include "tools/db_command.h"
 #include "tools/plan_command.h"
 
 namespace ucudnn {
@@ -19,6 +21,8 @@ int parse_and_run(const std::vector<std::string>& args, std::ostream& out, std::
   // Each subcommand registers itself; new ones (bench, db) are added to this list.
   std::vector<std::pair<CLI::App*, CommandRunner>> commands;
   commands.push_back(add_plan_command(app));
+  commands.push_back(add_db_command(app));
+  commands.push_back(add_bench_command(app));
 
   // CLI11 would call `ucudnn bogus` a missing subcommand; name the word the user typed instead.
   if (!args.empty() && !args.front().empty() && args.front()[0] != '-') {

@@ -1,0 +1,21 @@
+#pragma once
+// Facts about the CUDA devices that benchmarking needs: their identity, and which devices
+// UCUDNN_BENCHMARK_DEVICES names.
+
+#include <string>
+#include <vector>
+
+#include "core/device_identity.h"
+#include "core/expected.h"
+#include "core/status.h"
+
+namespace ucudnn {
+
+/// The identity of a device (cached per process).
+Status device_identity(int device, DeviceIdentity* identity);
+
+/// Parses UCUDNN_BENCHMARK_DEVICES: "all" (every visible device), or a comma-separated list of
+/// device ordinals ("0,2,3"); each ordinal must be below `device_count`, without repeats.
+Expected<std::vector<int>> parse_benchmark_devices(const std::string& text, int device_count);
+
+}  // namespace ucudnn

@@ -1,0 +1,57 @@
+#pragma once
+// Thin RAII over SQLite's C API: an owning connection and a move-only prepared statement with
+// bound parameters (SQL is never assembled from values).
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "core/expected.h"
+
+namespace ucudnn {
+
+struct SqliteCloser {
+  void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
+};
+using SqliteConnection = std::unique_ptr<sqlite3, SqliteCloser>;
+
+/// "MESSAGE (SQLITE_CODE)" for the connection's last error.
+std::string sqlite_error(sqlite3* db, int code);
+
+/// True for the result codes that mean "another connection holds a lock: try again".
+inline bool sqlite_busy(int code) {
+  const int primary = code & 0xff;
+  return primary == SQLITE_BUSY || primary == SQLITE_LOCKED;
+}
+
+class Statement {
+ public:
+  static Expected<Statement> prepare(sqlite3* db, const std::string& sql);
+  Statement(Statement&& other) noexcept;
+  Statement& operator=(Statement&& other) noexcept;
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+  ~Statement();
+
+  /// Binds parameter `index` (1-based).
+  Statement& bind(int index, std::int64_t value);
+  Statement& bind(int index, double value);
+  Statement& bind(int index, const std::string& value);
+
+  /// SQLITE_ROW, SQLITE_DONE or an error code.
+  int step();
+  /// Ready to run again with new bindings.
+  void reset();
+
+  std::int64_t column_int(int index) const;
+  double column_double(int index) const;
+  std::string column_text(int index) const;
+
+ private:
+  explicit Statement(sqlite3_stmt* statement) : statement_(statement) {}
+  sqlite3_stmt* statement_ = nullptr;
+};
+
+}  // namespace ucudnn

@@ -1,0 +1,471 @@
+#include "tools/networks.h"
+
+#include <cerrno>
+#include <climits>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+namespace ucudnn {
+namespace {
+
+using Json = nlohmann::json;
+
+// ---- Built-in networks ------------------------------------------------------------------------
+
+// Collects the square 2-d FP32 NCHW convolutions of a network at one batch.
+class NetworkBuilder {
+ public:
+  NetworkBuilder(std::string name, int batch) : batch_(batch) {
+    network_.name = std::move(name);
+    network_.batch = batch;
+  }
+
+  /// Adds a convolution of a size x size input; returns the output size.
+  int conv(const std::string& name, int channels, int size, int filters, int kernel, int pad, int stride) {
+    ConvLayerSpec spec;
+    spec.name = name;
+    spec.batch = batch_;
+    spec.channels = channels;
+    spec.spatial = {size, size};
+    spec.filters = filters;
+    spec.filter = {kernel, kernel};
+    spec.pad = {pad, pad};
+    spec.stride = {stride, stride};
+    spec.dilation = {1, 1};
+    network_.layers.push_back(spec);
+    return conv_output_size(size, kernel, pad, stride, 1);
+  }
+
+  Expected<Network> finish() {
+    auto merged = merge_identical_layers(network_.layers);
+    if (!merged) return Error{"built-in network '" + network_.name + "': " + merged.error()};
+    network_.layers = std::move(merged).value();
+    return network_;
+  }
+
+ private:
+  int batch_;
+  Network network_;
+};
+
+Expected<Network> alexnet() {
+  NetworkBuilder net("alexnet", 256);
+  // The table of tests/data/README.md (single-tower AlexNet, no groups; pooling between).
+  net.conv("alex_conv1", 3, 227, 96, 11, 0, 4);
+  net.conv("alex_conv2", 96, 27, 256, 5, 2, 1);
+  net.conv("alex_conv3", 256, 13, 384, 3, 1, 1);
+  net.conv("alex_conv4", 384, 13, 384, 3, 1, 1);
+  net.conv("alex_conv5", 384, 13, 256, 3, 1, 1);
+  return net.finish();
+}
+
+// torchvision's ResNet: basic blocks (two 3x3) or v1.5 bottlenecks (1x1, strided 3x3, 1x1 x4).
+Expected<Network> resnet(const std::string& name, int batch, const int (&blocks)[4], bool bottleneck) {
+  NetworkBuilder net(name, batch);
+  int size = net.conv("conv1", 3, 224, 64, 7, 3, 2);
+  size = conv_output_size(size, 3, 1, 2, 1);  // 3x3/2 max pooling
+  int channels = 64;
+  for (int stage = 0; stage < 4; ++stage) {
+    const int planes = 64 << stage;
+    const int out_channels = bottleneck ? planes * 4 : planes;
+    for (int block = 0; block < blocks[stage]; ++block) {
+      const std::string prefix = "layer" + std::to_string(stage + 1) + "." + std::to_string(block) + ".";
+      const int stride = stage > 0 && block == 0 ? 2 : 1;
+      int out = 0;
+      if (bottleneck) {
+        net.conv(prefix + "conv1", channels, size, planes, 1, 0, 1);
+        out = net.conv(prefix + "conv2", planes, size, planes, 3, 1, stride);
+        net.conv(prefix + "conv3", planes, out, out_channels, 1, 0, 1);
+      } else {
+        out = net.conv(prefix + "conv1", channels, size, planes, 3, 1, stride);
+        net.conv(prefix + "conv2", planes, out, planes, 3, 1, 1);
+      }
+      if (stride != 1 || channels != out_channels) {
+        net.conv(prefix + "downsample.0", channels, size, out_channels, 1, 0, stride);
+      }
+      channels = out_channels;
+      size = out;
+    }
+  }
+  return net.finish();
+}
+
+// VGG configuration D: 3x3 convolutions with pad 1, 2x2 max pooling after each group.
+Expected<Network> vgg16() {
+  NetworkBuilder net("vgg16", 64);
+  const int group_sizes[] = {2, 2, 3, 3, 3};
+  const int group_filters[] = {64, 128, 256, 512, 512};
+  int channels = 3;
+  int size = 224;
+  for (int group = 0; group < 5; ++group) {
+    for (int i = 0; i < group_sizes[group]; ++i) {
+      const std::string name = "conv" + std::to_string(group + 1) + "_" + std::to_string(i + 1);
+      net.conv(name, channels, size, group_filters[group], 3, 1, 1);
+      channels = group_filters[group];
+    }
+    size /= 2;
+  }
+  return net.finish();
+}
+
+// DenseNet-40 for CIFAR (k = 40), as in the μ-cuDNN paper: every dense layer concatenates its
+// 40 new channels to its input; transitions keep the channel count and halve the size.
+Expected<Network> densenet40() {
+  constexpr int kGrowth = 40;
+  constexpr int kLayersPerBlock = 12;
+  NetworkBuilder net("densenet40", 256);
+  int channels = 16;
+  int size = net.conv("conv0", 3, 32, channels, 3, 1, 1);
+  for (int block = 1; block <= 3; ++block) {
+    for (int layer = 1; layer <= kLayersPerBlock; ++layer) {
+      const std::string name =
+          "denseblock" + std::to_string(block) + ".denselayer" + std::to_string(layer) + ".conv";
+      net.conv(name, channels, size, kGrowth, 3, 1, 1);
+      channels += kGrowth;
+    }
+    if (block < 3) {
+      net.conv("transition" + std::to_string(block) + ".conv", channels, size, channels, 1, 0, 1);
+      size /= 2;  // 2x2 average pooling
+    }
+  }
+  return net.finish();
+}
+
+const std::vector<std::pair<std::string, Expected<Network> (*)()>>& builtins() {
+  static const std::vector<std::pair<std::string, Expected<Network> (*)()>> table = {
+      {"alexnet", alexnet},
+      {"resnet18", [] { return resnet("resnet18", 128, {2, 2, 2, 2}, false); }},
+      {"resnet50", [] { return resnet("resnet50", 64, {3, 4, 6, 3}, true); }},
+      {"vgg16", vgg16},
+      {"densenet40", densenet40},
+  };
+  return table;
+}
+
+std::string known_names() {
+  std::string known;
+  for (const auto& entry : builtins()) known += (known.empty() ? "" : ", ") + entry.first;
+  return known;
+}
+
+// ---- Network files ----------------------------------------------------------------------------
+
+const char* const kLayerKeys[] = {"name",   "input",     "filters", "kernel", "pad",   "stride",
+                                  "dilation", "groups", "data_type", "layout", "batch", "count"};
+const char* const kNetworkKeys[] = {"name", "batch", "layers"};
+
+template <int N>
+std::optional<std::string> unknown_key(const Json& object, const char* const (&known)[N]) {
+  for (const auto& item : object.items()) {
+    bool found = false;
+    for (const char* key : known) found = found || item.key() == key;
+    if (!found) return item.key();
+  }
+  return std::nullopt;
+}
+
+std::optional<int> as_int(const Json& value) {
+  if (value.is_number_unsigned()) {
+    const auto v = value.get<std::uint64_t>();
+    if (v > static_cast<std::uint64_t>(INT_MAX)) return std::nullopt;
+    return static_cast<int>(v);
+  }
+  if (value.is_number_integer()) {
+    const auto v = value.get<std::int64_t>();
+    if (v < INT_MIN || v > INT_MAX) return std::nullopt;
+    return static_cast<int>(v);
+  }
+  return std::nullopt;
+}
+
+// Reads an integer of at least `min_value`; `fallback` when the key is absent, required if none.
+Expected<int> read_int(const Json& object, const char* key, int min_value, std::optional<int> fallback) {
+  const auto it = object.find(key);
+  if (it == object.end()) {
+    if (fallback) return *fallback;
+    return Error{std::string("missing \"") + key + "\""};
+  }
+  const auto value = as_int(*it);
+  if (!value || *value < min_value) {
+    return Error{std::string("\"") + key + "\" must be an integer of at least " + std::to_string(min_value) +
+                 ", not " + it->dump()};
+  }
+  return *value;
+}
+
+// Reads a list of `size` integers of at least `min_value` (`size` 0: a non-empty list of any
+// length); a single integer stands for `size` equal values where `scalar_ok`, and `fallback`
+// fills an absent key.
+Expected<std::vector<int>> read_ints(const Json& object, const char* key, std::size_t size, int min_value,
+                                     bool scalar_ok, std::optional<int> fallback) {
+  const std::string quoted = std::string("\"") + key + "\"";
+  const auto it = object.find(key);
+  if (it == object.end()) {
+    if (fallback) return std::vector<int>(size, *fallback);
+    return Error{"missing " + quoted};
+  }
+  std::vector<int> values;
+  if (scalar_ok && !it->is_array()) {
+    const auto value = as_int(*it);
+    if (value) values.assign(size, *value);
+  } else if (it->is_array()) {
+    for (const auto& element : *it) {
+      const auto value = as_int(element);
+      if (!value) break;
+      values.push_back(*value);
+    }
+    if (values.size() != it->size()) values.clear();
+  }
+  const std::string expected =
+      size == 0 ? "a list of integers" : "a list of " + std::to_string(size) + " integers (one per spatial dimension)";
+  const std::string what = scalar_ok ? expected + " or one integer" : expected;
+  if (values.empty() || (size != 0 && values.size() != size)) {
+    return Error{quoted + " must be " + what + ", not " + it->dump()};
+  }
+  for (int v : values) {
+    if (v < min_value) {
+      return Error{quoted + " values must be at least " + std::to_string(min_value) + ", not " + it->dump()};
+    }
+  }
+  return values;
+}
+
+Expected<int> read_data_type(const Json& layer) {
+  const auto it = layer.find("data_type");
+  if (it == layer.end()) return 0;
+  // cudnnDataType_t values.
+  if (*it == "float") return 0;
+  if (*it == "half") return 2;
+  if (*it == "bfloat16") return 9;
+  return Error{"\"data_type\" must be \"float\", \"half\" or \"bfloat16\", not " + it->dump()};
+}
+
+Expected<Layout> read_layout(const Json& layer) {
+  const auto it = layer.find("layout");
+  if (it == layer.end()) return Layout::kNchw;
+  if (*it == "NCHW") return Layout::kNchw;
+  if (*it == "NHWC") return Layout::kNhwc;
+  return Error{"\"layout\" must be \"NCHW\" or \"NHWC\", not " + it->dump()};
+}
+
+// Names are the first column of measurement files, which cannot hold commas, line breaks or
+// surrounding blanks.
+std::optional<std::string> name_problem(const std::string& name) {
+  if (name.empty()) return "\"name\" must not be empty";
+  if (name.find_first_of(",\n\r") != std::string::npos) return "\"name\" must not contain commas or line breaks";
+  if (name.front() == ' ' || name.front() == '\t' || name.back() == ' ' || name.back() == '\t') {
+    return "\"name\" must not start or end with blanks";
+  }
+  return std::nullopt;
+}
+
+// cuDNN's legacy descriptors hold int strides, so every tensor must have fewer than 2^31
+// elements; checking here also keeps to_conv_key's int arithmetic from overflowing.
+std::optional<std::string> size_problem(const ConvLayerSpec& spec) {
+  const auto fits = [](std::int64_t first, const std::vector<std::int64_t>& rest) {
+    std::int64_t product = first;
+    for (std::int64_t v : rest) {
+      product *= v;  // both factors are at most INT_MAX: no overflow
+      if (product > INT_MAX) return false;
+    }
+    return product <= INT_MAX;
+  };
+  std::vector<std::int64_t> x = {spec.channels}, w = {spec.channels / spec.groups}, y = {spec.filters};
+  for (std::size_t i = 0; i < spec.spatial.size(); ++i) {
+    const std::int64_t padded = std::int64_t{spec.spatial[i]} + 2 * std::int64_t{spec.pad[i]};
+    const std::int64_t reach = std::int64_t{spec.dilation[i]} * (spec.filter[i] - 1) + 1;
+    if (padded > INT_MAX || reach > INT_MAX) return "padded input or dilated filter too large";
+    x.push_back(spec.spatial[i]);
+    w.push_back(spec.filter[i]);
+    y.push_back(padded >= reach ? (padded - reach) / spec.stride[i] + 1 : 1);
+  }
+  if (!fits(spec.batch, x) || !fits(spec.filters, w) || !fits(spec.batch, y)) {
+    return "a tensor has more than 2147483647 elements (cuDNN descriptors use int strides)";
+  }
+  return std::nullopt;
+}
+
+// One entry of "layers"; errors without the file name.
+Expected<ConvLayerSpec> parse_layer(const Json& layer, int network_batch) {
+  if (!layer.is_object()) return Error{"must be an object, not " + layer.dump()};
+  if (const auto key = unknown_key(layer, kLayerKeys)) return Error{"unknown key \"" + *key + "\""};
+  ConvLayerSpec spec;
+  spec.name = layer.at("name").get<std::string>();  // checked by the caller
+
+  const auto input = read_ints(layer, "input", 0, 1, false, std::nullopt);
+  if (!input) return Error{input.error()};
+  if (input->size() != 3 && input->size() != 4) {
+    return Error{"\"input\" must be [C, H, W] or [C, D, H, W], not " + layer.at("input").dump()};
+  }
+  const std::size_t rank = input->size() - 1;
+  spec.channels = input->front();
+  spec.spatial.assign(input->begin() + 1, input->end());
+
+  struct IntField {
+    const char* key;
+    int min_value;
+    std::optional<int> fallback;
+    int* out;
+  };
+  for (const IntField& field : {IntField{"filters", 1, std::nullopt, &spec.filters},
+                                IntField{"groups", 1, 1, &spec.groups},
+                                IntField{"batch", 1, network_batch, &spec.batch},
+                                IntField{"count", 1, 1, &spec.count}}) {
+    const auto value = read_int(layer, field.key, field.min_value, field.fallback);
+    if (!value) return Error{value.error()};
+    *field.out = *value;
+  }
+  struct ListField {
+    const char* key;
+    int min_value;
+    bool scalar_ok;
+    std::optional<int> fallback;
+    std::vector<int>* out;
+  };
+  for (const ListField& field : {ListField{"kernel", 1, false, std::nullopt, &spec.filter},
+                                 ListField{"pad", 0, true, 0, &spec.pad},
+                                 ListField{"stride", 1, true, 1, &spec.stride},
+                                 ListField{"dilation", 1, true, 1, &spec.dilation}}) {
+    auto values = read_ints(layer, field.key, rank, field.min_value, field.scalar_ok, field.fallback);
+    if (!values) return Error{values.error()};
+    *field.out = std::move(values).value();
+  }
+  const auto data_type = read_data_type(layer);
+  if (!data_type) return Error{data_type.error()};
+  spec.data_type = *data_type;
+  const auto layout = read_layout(layer);
+  if (!layout) return Error{layout.error()};
+  spec.layout = *layout;
+
+  if (spec.channels % spec.groups != 0 || spec.filters % spec.groups != 0) {
+    return Error{"channels (" + std::to_string(spec.channels) + ") and filters (" + std::to_string(spec.filters) +
+                 ") must be divisible by groups (" + std::to_string(spec.groups) + ")"};
+  }
+  if (const auto problem = size_problem(spec)) return Error{*problem};
+  return spec;
+}
+
+Expected<Network> parse_network(const Json& root, const std::string& default_name) {
+  if (!root.is_object()) return Error{"the top level must be an object"};
+  if (const auto key = unknown_key(root, kNetworkKeys)) return Error{"unknown key \"" + *key + "\""};
+  Network network;
+  network.name = default_name;
+  if (const auto it = root.find("name"); it != root.end()) {
+    if (!it->is_string() || it->get<std::string>().empty()) return Error{"\"name\" must be a non-empty string"};
+    network.name = it->get<std::string>();
+  }
+  const auto batch = read_int(root, "batch", 1, std::nullopt);
+  if (!batch) return Error{batch.error()};
+  network.batch = *batch;
+  const auto layers = root.find("layers");
+  if (layers == root.end()) return Error{"missing \"layers\""};
+  if (!layers->is_array() || layers->empty()) return Error{"\"layers\" must be a non-empty list"};
+
+  std::set<std::string> seen;
+  std::vector<ConvLayerSpec> specs;
+  for (std::size_t i = 0; i < layers->size(); ++i) {
+    const Json& layer = (*layers)[i];
+    const std::string number = "layer " + std::to_string(i + 1);
+    const auto name = layer.is_object() ? layer.find("name") : layer.end();
+    if (!layer.is_object() || name == layer.end()) return Error{number + ": missing \"name\""};
+    if (!name->is_string()) return Error{number + ": \"name\" must be a string, not " + name->dump()};
+    const std::string where = "layer '" + name->get<std::string>() + "': ";
+    if (const auto problem = name_problem(name->get<std::string>())) return Error{number + ": " + *problem};
+    if (!seen.insert(name->get<std::string>()).second) {
+      return Error{where + "the name is used twice"};
+    }
+    auto spec = parse_layer(layer, network.batch);
+    if (!spec) return Error{where + spec.error()};
+    specs.push_back(std::move(spec).value());
+  }
+  auto merged = merge_identical_layers(specs);  // to_conv_key's errors name the layer
+  if (!merged) return Error{merged.error()};
+  network.layers = std::move(merged).value();
+  return network;
+}
+
+}  // namespace
+
+std::vector<std::string> builtin_network_names() {
+  std::vector<std::string> names;
+  for (const auto& entry : builtins()) names.push_back(entry.first);
+  return names;
+}
+
+Expected<Network> builtin_network(const std::string& name) {
+  for (const auto& entry : builtins()) {
+    if (entry.first == name) return entry.second();
+  }
+  return Error{"unknown built-in network '" + name + "' (known: " + known_names() + ")"};
+}
+
+Expected<std::vector<ConvLayerSpec>> merge_identical_layers(const std::vector<ConvLayerSpec>& layers) {
+  std::vector<ConvLayerSpec> merged;
+  std::map<std::string, std::size_t> index;  // layer signature -> position in `merged`
+  for (const ConvLayerSpec& layer : layers) {
+    const auto key = to_conv_key(layer, ConvOp::kForward);
+    if (!key) return Error{key.error()};
+    // The batch is not in the signature, but layers at different batches are different work.
+    const std::string signature = std::to_string(layer.batch) + " " + key->layer_signature();
+    const auto found = index.find(signature);
+    if (found == index.end()) {
+      index.emplace(signature, merged.size());
+      merged.push_back(layer);
+    } else {
+      merged[found->second].count += layer.count;
+    }
+  }
+  return merged;
+}
+
+Expected<Network> parse_network_json(const std::string& text, const std::string& source_name,
+                                     const std::string& default_name) {
+  Json root;
+  try {
+    root = Json::parse(text);
+  } catch (const Json::exception& e) {
+    return Error{source_name + ": invalid JSON: " + e.what()};
+  }
+  auto network = parse_network(root, default_name);
+  if (!network) return Error{source_name + ": " + network.error()};
+  return network;
+}
+
+Expected<Network> load_network_file(const std::string& path) {
+  std::error_code ignored;
+  if (std::filesystem::is_directory(path, ignored)) return Error{"network file '" + path + "' is a directory"};
+  std::ifstream in(path);
+  if (!in) return Error{"cannot open network file '" + path + "': " + std::strerror(errno)};
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return Error{"network file '" + path + "': read error"};
+  return parse_network_json(text.str(), path, std::filesystem::path(path).stem().string());
+}
+
+Expected<Network> resolve_network(const std::string& name_or_path) {
+  for (const auto& entry : builtins()) {
+    if (entry.first == name_or_path) return entry.second();
+  }
+  std::error_code ignored;
+  if (!std::filesystem::exists(name_or_path, ignored)) {
+    return Error{"network '" + name_or_path + "' is neither a built-in network (" + known_names() + ") nor a file"};
+  }
+  return load_network_file(name_or_path);
+}
+
+const ConvLayerSpec* find_layer(const Network& network, const std::string& name) {
+  for (const ConvLayerSpec& layer : network.layers) {
+    if (layer.name == name) return &layer;
+  }
+  return nullptr;
+}
+
+}  // namespace ucudnn

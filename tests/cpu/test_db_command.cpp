@@ -1,0 +1,390 @@
+// `ucudnn db`: import a recorded table, export it again, stats, verify, and the errors.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/conv_layer.h"
+#include "core/measurement_csv.h"
+#include "store/database.h"
+#include "test_helpers.h"
+#include "tools/cli.h"
+#include "tools/networks.h"
+
+namespace ucudnn {
+namespace {
+
+struct CliResult {
+  int status = 0;
+  std::string out;
+  std::string err;
+};
+
+CliResult run(const std::vector<std::string>& args) {
+  std::ostringstream out, err;
+  CliResult result;
+  result.status = run_cli(args, out, err);
+  result.out = out.str();
+  result.err = err.str();
+  return result;
+}
+
+std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+bool is_one_error_line(const std::string& err) {
+  return std::count(err.begin(), err.end(), '\n') == 1 && err.back() == '\n' &&
+         err.rfind("ucudnn: error: ", 0) == 0;
+}
+
+void expect_error(const std::vector<std::string>& args, int status, const std::string& detail) {
+  std::string command;
+  for (const auto& arg : args) command += " " + arg;
+  SCOPED_TRACE("ucudnn" + command);
+  const CliResult result = run(args);
+  EXPECT_EQ(result.status, status);
+  EXPECT_TRUE(result.out.empty()) << result.out;
+  EXPECT_TRUE(is_one_error_line(result.err)) << result.err;
+  EXPECT_NE(result.err.find(detail), std::string::npos) << result.err;
+}
+
+// RFC 4180, written independently of the exporter: quoted fields may hold commas, quotes
+// (doubled) and line breaks.
+std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
+  std::vector<std::vector<std::string>> records;
+  std::vector<std::string> record;
+  std::string field;
+  bool quoted = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+        field += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        field += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      record.push_back(field);
+      field.clear();
+    } else if (c == '\n') {
+      record.push_back(field);
+      field.clear();
+      records.push_back(record);
+      record.clear();
+    } else {
+      field += c;
+    }
+  }
+  EXPECT_TRUE(field.empty() && record.empty()) << "the export must end with a line break";
+  return records;
+}
+
+const std::vector<std::string> kExportHeader = {
+    "gpu_name", "compute_capability", "sm_count", "cudnn_version", "cuda_runtime_version", "op", "layer",
+    "microbatch", "algo", "math_type", "deterministic", "time_ms", "workspace_bytes", "measured_at"};
+
+// What identifies a row and what it measured, as numbers: equal values, not equal spellings.
+using RowValues = std::tuple<std::string, std::string, int, int, int, double, long long>;
+
+class DbCommand : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    // Tests pass --database; inherited settings must not change what they see.
+    for (const char* name : kEnvironment) {
+      if (const char* value = std::getenv(name)) saved_env_[name] = value;
+      unsetenv(name);
+    }
+  }
+  void TearDown() override {
+    for (const char* name : kEnvironment) {
+      const auto saved = saved_env_.find(name);
+      if (saved != saved_env_.end()) setenv(name, saved->second.c_str(), 1);
+      else unsetenv(name);
+    }
+  }
+
+  std::vector<std::string> import_args(const std::string& csv, const std::string& network = "alexnet",
+                                       const std::string& gpu = "NVIDIA H100 80GB HBM3") const {
+    return {"db", "import", csv, "--database", db_, "--network", network, "--gpu-name", gpu,
+            "--compute-capability", "90", "--sm-count", "132", "--cudnn-version", "91400", "--cuda-version",
+            "13000"};
+  }
+
+  CliResult export_csv() const { return run({"db", "export", "--csv", "--database", db_}); }
+
+  testing::TempDir dir_;
+  const std::string db_ = (dir_.path() / "bench.db").string();
+  const std::string alexnet_ = testing::alexnet_csv_path();
+  static constexpr const char* kEnvironment[] = {"UCUDNN_DATABASE", "UCUDNN_DATABASE_JOURNAL"};
+  std::map<std::string, std::string> saved_env_;
+};
+
+std::size_t csv_row_count(const std::string& path) {
+  const auto kernels = read_measurements_csv(path);
+  EXPECT_TRUE(kernels.ok()) << kernels.error();
+  std::size_t rows = 0;
+  for (const auto& kernel : *kernels) rows += kernel.rows.size();
+  return rows;
+}
+
+TEST_F(DbCommand, ImportThenExportGivesBackEveryRowOnce) {
+  const std::size_t rows = csv_row_count(alexnet_);
+  ASSERT_EQ(rows, 648u);
+  const CliResult imported = run(import_args(alexnet_));
+  ASSERT_EQ(imported.status, 0) << imported.err;
+  EXPECT_TRUE(imported.err.empty()) << imported.err;
+  EXPECT_EQ(imported.out, "648 rows read, 648 new\n");
+
+  const CliResult exported = export_csv();
+  ASSERT_EQ(exported.status, 0) << exported.err;
+  EXPECT_TRUE(exported.err.empty()) << exported.err;
+  const auto records = parse_csv(exported.out);
+  ASSERT_EQ(records.size(), rows + 1);
+  EXPECT_EQ(records[0], kExportHeader);
+
+  // The table's rows, named as the database names them: op and layer signature.
+  const auto network = builtin_network("alexnet");
+  ASSERT_TRUE(network.ok()) << network.error();
+  const auto kernels = read_measurements_csv(alexnet_);
+  ASSERT_TRUE(kernels.ok()) << kernels.error();
+  std::multiset<RowValues> expected;
+  for (const auto& kernel : *kernels) {
+    const auto key = to_conv_key(*find_layer(*network, kernel.layer), kernel.op);
+    ASSERT_TRUE(key.ok()) << key.error();
+    for (const auto& m : kernel.rows) {
+      expected.emplace(short_name(kernel.op), key->layer_signature(), m.micro_batch, m.algo, m.math_type, m.time_ms,
+                       static_cast<long long>(m.workspace_bytes));
+    }
+  }
+  std::multiset<RowValues> actual;
+  for (std::size_t i = 1; i < records.size(); ++i) {
+    const auto& r = records[i];
+    ASSERT_EQ(r.size(), kExportHeader.size()) << exported.out;
+    EXPECT_EQ(r[0], "NVIDIA H100 80GB HBM3");
+    EXPECT_EQ((std::vector<std::string>{r[1], r[2], r[3], r[4]}),
+              (std::vector<std::string>{"90", "132", "91400", "13000"}));
+    const int algo = std::stoi(r[8]);
+    // The table has no determinism column: cuDNN's documented determinism of the algorithm.
+    const bool nondeterministic = (r[5] == "bwdd" && algo == 0) || (r[5] == "bwdf" && (algo == 0 || algo == 3));
+    EXPECT_EQ(r[10], nondeterministic ? "0" : "1") << r[5] << " " << algo;
+    EXPECT_EQ(r[13].size(), std::string("2025-01-01T00:00:00Z").size()) << r[13];
+    EXPECT_EQ(r[13].back(), 'Z') << r[13];
+    actual.emplace(r[5], r[6], std::stoi(r[7]), algo, std::stoi(r[9]), std::stod(r[11]), std::stoll(r[12]));
+  }
+  EXPECT_TRUE(actual == expected) << "exported rows differ from the imported table";
+}
+
+TEST_F(DbCommand, ImportingTwiceAddsNothing) {
+  ASSERT_EQ(run(import_args(alexnet_)).status, 0);
+  const CliResult again = run(import_args(alexnet_));
+  ASSERT_EQ(again.status, 0) << again.err;
+  EXPECT_EQ(again.out, "648 rows read, 0 new\n");
+  EXPECT_EQ(parse_csv(export_csv().out).size(), 649u);
+
+  // The same table from another GPU is new.
+  const CliResult other = run(import_args(alexnet_, "alexnet", "NVIDIA H200"));
+  ASSERT_EQ(other.status, 0) << other.err;
+  EXPECT_EQ(other.out, "648 rows read, 648 new\n");
+}
+
+// The table's coverage: complete for any workspace size unless --measured-up-to says otherwise.
+TEST_F(DbCommand, ImportRecordsHowCompleteTheTableIs) {
+  const auto network = builtin_network("alexnet");
+  ASSERT_TRUE(network.ok()) << network.error();
+  const auto key = to_conv_key(*find_layer(*network, "alex_conv2"), ConvOp::kBackwardFilter);
+  ASSERT_TRUE(key.ok()) << key.error();
+  DeviceIdentity h100{"NVIDIA H100 80GB HBM3", 90, 132, 91400, 13000};
+  DeviceIdentity h200 = h100;
+  h200.gpu_name = "NVIDIA H200";
+  ASSERT_EQ(run(import_args(alexnet_)).status, 0);
+  const CliResult bounded = run(with(import_args(alexnet_, "alexnet", h200.gpu_name), {"--measured-up-to", "4GiB"}));
+  ASSERT_EQ(bounded.status, 0) << bounded.err;
+
+  auto database = BenchmarkDatabase::open(db_);
+  ASSERT_TRUE(database.ok()) << database.error();
+  const auto unbounded = (*database)->lookup(h100, key->with_batch(64));
+  ASSERT_TRUE(unbounded.ok()) << unbounded.error();
+  ASSERT_TRUE(unbounded->has_value());
+  EXPECT_EQ((*unbounded)->measured_up_to, SIZE_MAX);
+  EXPECT_FALSE((*unbounded)->rows.empty());
+  const auto four_gib = (*database)->lookup(h200, key->with_batch(64));
+  ASSERT_TRUE(four_gib.ok()) << four_gib.error();
+  ASSERT_TRUE(four_gib->has_value());
+  EXPECT_EQ((*four_gib)->measured_up_to, std::size_t{4} << 30);
+  EXPECT_EQ((*four_gib)->rows.size(), (*unbounded)->rows.size());
+
+  expect_error(with(import_args(alexnet_), {"--measured-up-to", "lots"}), kExitUsageError, "--measured-up-to");
+}
+
+TEST_F(DbCommand, StatsCountRowsKernelsGpusAndVersions) {
+  ASSERT_EQ(run(import_args(alexnet_)).status, 0);
+  const CliResult json = run({"db", "stats", "--json", "--database", db_});
+  ASSERT_EQ(json.status, 0) << json.err;
+  const auto stats = nlohmann::json::parse(json.out);
+  EXPECT_EQ(stats["rows"], 648);
+  EXPECT_EQ(stats["kernels"], 15);
+  ASSERT_EQ(stats["gpus"].size(), 1u) << json.out;
+  EXPECT_NE(stats["gpus"][0].get<std::string>().find("H100"), std::string::npos) << json.out;
+  EXPECT_EQ(stats["cudnn_versions"], nlohmann::json::parse("[91400]"));
+
+  const CliResult text = run({"db", "stats", "--database", db_});
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_EQ(text.out.rfind("rows: 648\nkernels: 15\nGPUs: 1 (", 0), 0u) << text.out;
+  EXPECT_NE(text.out.find("cuDNN versions: 1 (91400)\n"), std::string::npos) << text.out;
+}
+
+TEST_F(DbCommand, VerifySaysOk) {
+  ASSERT_EQ(run(import_args(alexnet_)).status, 0);
+  const CliResult verified = run({"db", "verify", "--database", db_});
+  EXPECT_EQ(verified.status, 0) << verified.err;
+  EXPECT_EQ(verified.out, "ok\n");
+  EXPECT_TRUE(verified.err.empty()) << verified.err;
+}
+
+TEST_F(DbCommand, ANonDatabaseFileIsRefusedUntouched) {
+  const std::string text = "layer,op\nnot a database\n";
+  const std::string path = dir_.write("notes.db", text);
+  for (const auto& command : std::vector<std::vector<std::string>>{
+           {"db", "verify", "--database", path},
+           {"db", "stats", "--database", path},
+           {"db", "export", "--csv", "--database", path},
+           import_args(alexnet_)}) {
+    auto args = command;
+    const auto option = std::find(args.begin(), args.end(), "--database");
+    *(option + 1) = path;
+    expect_error(args, kExitDataError, path);
+  }
+  std::ifstream in(path);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()), text);
+}
+
+TEST_F(DbCommand, LookingAtAMissingDatabaseCreatesNothing) {
+  expect_error({"db", "export", "--csv", "--database", db_}, kExitDataError, db_);
+  expect_error({"db", "stats", "--database", db_}, kExitDataError, db_);
+  expect_error({"db", "verify", "--database", db_}, kExitDataError, db_);
+  EXPECT_FALSE(std::filesystem::exists(db_));
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir_.path()), std::filesystem::directory_iterator()),
+            0) << "no file at all, journals included";
+}
+
+TEST_F(DbCommand, ExportToAFileAndQuoting) {
+  const std::string gpu = "GPU \"X\", rev 2";
+  ASSERT_EQ(run(import_args(alexnet_, "alexnet", gpu)).status, 0);
+  const std::string file = (dir_.path() / "out.csv").string();
+  const CliResult to_file = run({"db", "export", "--csv", "--output", file, "--database", db_});
+  ASSERT_EQ(to_file.status, 0) << to_file.err;
+  EXPECT_TRUE(to_file.out.empty()) << to_file.out;
+  std::ifstream in(file);
+  const std::string written{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  EXPECT_EQ(written, export_csv().out);
+  EXPECT_NE(written.find("\n\"GPU \"\"X\"\", rev 2\",90,"), std::string::npos) << written.substr(0, 400);
+  const auto records = parse_csv(written);
+  ASSERT_EQ(records.size(), 649u);
+  EXPECT_EQ(records[1][0], gpu);
+  EXPECT_EQ(records[1].size(), kExportHeader.size());
+
+  expect_error({"db", "export", "--csv", "--output", dir_.path().string(), "--database", db_}, kExitDataError,
+               "cannot write");
+}
+
+TEST_F(DbCommand, NetworkFilesNameTheLayers) {
+  const std::string network = dir_.write("tiny.json", R"({"batch": 4, "layers": [
+      {"name": "c1", "input": [8, 16, 16], "filters": 8, "kernel": [3, 3], "pad": 1, "layout": "NHWC"}]})");
+  const std::string csv = dir_.write("tiny.csv", "c1,fwd,2,1,0,0.5,1024\nc1,bwdf,4,3,1,0.25,0\n");
+  const CliResult imported = run(import_args(csv, network));
+  ASSERT_EQ(imported.status, 0) << imported.err;
+  EXPECT_EQ(imported.out, "2 rows read, 2 new\n");
+  const auto records = parse_csv(export_csv().out);
+  ASSERT_EQ(records.size(), 3u);
+  const auto loaded = load_network_file(network);
+  ASSERT_TRUE(loaded.ok()) << loaded.error();
+  const ConvLayerSpec* spec = find_layer(*loaded, "c1");
+  ASSERT_NE(spec, nullptr);
+  EXPECT_EQ(records[1][6], to_conv_key(*spec, ConvOp::kForward)->layer_signature());
+}
+
+TEST_F(DbCommand, DataErrors) {
+  const std::string unknown = dir_.write("unknown.csv", "alex_conv1,fwd,1,0,0,0.5,0\nalex_conv9,fwd,1,0,0,0.5,0\n");
+  expect_error(import_args(unknown), kExitDataError, "'alex_conv9'");
+  expect_error(import_args(unknown), kExitDataError, "'alexnet'");
+  EXPECT_FALSE(std::filesystem::exists(db_)) << "a failed import creates no database";
+
+  const std::string missing = (dir_.path() / "none.csv").string();
+  expect_error(import_args(missing), kExitDataError, missing);
+  expect_error(import_args(dir_.path().string()), kExitDataError, "directory");
+  const std::string bad = dir_.write("bad.csv", "alex_conv1,fwd,1,0,0,soon,0\n");
+  expect_error(import_args(bad), kExitDataError, bad + ":1: invalid time_ms 'soon'");
+  expect_error(import_args(alexnet_, "lenet"), kExitDataError, "'lenet'");
+  const std::string broken = dir_.write("broken.json", R"({"batch": 4, "layers": [{"name": "c1"}]})");
+  expect_error(import_args(alexnet_, broken), kExitDataError, broken + ": layer 'c1': missing \"input\"");
+  EXPECT_FALSE(std::filesystem::exists(db_));
+}
+
+TEST_F(DbCommand, UsageErrors) {
+  const int usage = kExitUsageError;
+  expect_error({"db"}, usage, "subcommand");
+  expect_error({"db", "bogus", "--database", db_}, usage, "bogus");
+  expect_error({"db", "stats"}, usage, "--database");
+  expect_error({"db", "export", "--csv"}, usage, "UCUDNN_DATABASE");
+  expect_error({"db", "export", "--database", db_}, usage, "--csv");
+  expect_error({"db", "import", "--database", db_}, usage, "");
+  auto no_network = import_args(alexnet_);
+  no_network.erase(no_network.begin() + 5, no_network.begin() + 7);
+  expect_error(no_network, usage, "--network");
+  auto zero_sms = import_args(alexnet_);
+  *(std::find(zero_sms.begin(), zero_sms.end(), "--sm-count") + 1) = "0";
+  expect_error(zero_sms, usage, "--sm-count");
+  auto words = import_args(alexnet_);
+  *(std::find(words.begin(), words.end(), "--cudnn-version") + 1) = "nine";
+  expect_error(words, usage, "nine");
+  expect_error(import_args(alexnet_, "alexnet", ""), usage, "--gpu-name");
+  expect_error({"db", "stats", "--database", db_, "--csv"}, usage, "--csv");
+  EXPECT_FALSE(std::filesystem::exists(db_));
+
+  const CliResult help = run({"db", "--help"});
+  EXPECT_EQ(help.status, 0);
+  for (const char* word : {"import", "export", "stats", "verify"}) {
+    EXPECT_NE(help.out.find(word), std::string::npos) << help.out;
+  }
+}
+
+TEST_F(DbCommand, TheEnvironmentNamesTheDatabase) {
+  ASSERT_EQ(run(import_args(alexnet_)).status, 0);
+  setenv("UCUDNN_DATABASE", db_.c_str(), 1);
+  const CliResult verified = run({"db", "verify"});
+  EXPECT_EQ(verified.status, 0) << verified.err;
+  EXPECT_EQ(verified.out, "ok\n");
+  // The option wins over the environment.
+  const std::string other = (dir_.path() / "other.db").string();
+  expect_error({"db", "stats", "--database", other}, kExitDataError, other);
+
+  // The library's journal setting is the tool's too.
+  setenv("UCUDNN_DATABASE_JOURNAL", "sometimes", 1);
+  expect_error({"db", "verify"}, kExitUsageError, "UCUDNN_DATABASE_JOURNAL");
+  setenv("UCUDNN_DATABASE_JOURNAL", "delete", 1);
+  const CliResult imported = run(import_args(alexnet_, "alexnet", "NVIDIA H200"));
+  EXPECT_EQ(imported.status, 0) << imported.err;
+  EXPECT_EQ(imported.out, "648 rows read, 648 new\n");
+}
+
+}  // namespace
+}  // namespace ucudnn
