@@ -302,6 +302,8 @@ Expected<bool> BenchmarkDatabase::transaction(bool write, const std::function<Ex
       code = sqlite3_extended_errcode(db_);
     }
     // Retry only lock contention, with exponential backoff and jitter; give up at the deadline.
+    // A statement left running is a bug here, not contention: fail at once.
+    if (sqlite3_next_stmt(db_, nullptr) != nullptr) return Error{failure + " (a statement is still running)"};
     if (!sqlite_busy(code) || std::chrono::steady_clock::now() >= deadline) {
       return Error{failure};
     }
