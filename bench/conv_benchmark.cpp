@@ -1,4 +1,4 @@
-// Live benchmark on the GPU: every convolution kernel of a network (forward, backward data,
+// Live benchmark on the GPU: every distinct convolution kernel of a network (forward, backward data,
 // backward filter) through plain cuDNN, choosing as frameworks do (the fastest algorithm that
 // cudnnFind*Algorithm reports within the workspace limit), and through UcudnnHandle_t.
 //
@@ -19,22 +19,12 @@
 #include <string>
 #include <vector>
 
+#include "core/env_config.h"
 #include "core/units.h"
+#include "tools/networks.h"
 #include "ucudnn/ucudnn.h"
 
 namespace {
-
-struct LayerSpec {
-  const char* name;
-  int c, h, w, k, r, s, pad, stride;
-};
-
-// AlexNet's five convolution layers (no groups), as in tests/data/README.md.
-const LayerSpec kAlexNet[] = {
-    {"alex_conv1", 3, 227, 227, 96, 11, 11, 0, 4},  {"alex_conv2", 96, 27, 27, 256, 5, 5, 2, 1},
-    {"alex_conv3", 256, 13, 13, 384, 3, 3, 1, 1},   {"alex_conv4", 384, 13, 13, 384, 3, 3, 1, 1},
-    {"alex_conv5", 384, 13, 13, 256, 3, 3, 1, 1},
-};
 
 const char* const kOpNames[] = {"fwd", "bwdd", "bwdf"};
 
@@ -69,7 +59,7 @@ void fill_random(void* device, size_t count, std::mt19937& rng) {
 }
 
 struct Layer {
-  LayerSpec spec;
+  ucudnn::ConvLayerSpec spec;
   int n;
   cudnnTensorDescriptor_t x, y;
   cudnnFilterDescriptor_t w;
@@ -201,14 +191,19 @@ std::string describe_plan(const UcudnnPlanInfo& plan) {
 
 int main(int argc, char** argv) {
   CLI::App app{"Times a network's convolutions through plain cuDNN and through ucudnn (needs a GPU)"};
-  std::string limit_text = "64MiB", policy_text = "powerOfTwo", json_path;
-  int batch = 256, iterations = 20, warmup = 3;
+  std::string limit_text = "64MiB", policy_text = "powerOfTwo", json_path, total_text;
+  int batch = 0, iterations = 20, warmup = 3;
+  std::string network_name = "alexnet";
   app.add_option("--workspace-limit", limit_text, "per-kernel workspace limit");
   app.add_option("--policy", policy_text, "all, powerOfTwo or undivided")
       ->check(CLI::IsMember({"all", "powerOfTwo", "undivided"}, CLI::ignore_case));
-  app.add_option("--batch", batch, "mini-batch size")->check(CLI::PositiveNumber);
+  app.add_option("--net", network_name, "a built-in network (alexnet, resnet18, resnet50, vgg16, densenet40) or a "
+                                        "network file; every distinct convolution runs once per sequence");
+  app.add_option("--batch", batch, "mini-batch size (default: the network's)")->check(CLI::PositiveNumber);
   app.add_option("--iterations", iterations, "timed calls per measurement (median)")->check(CLI::PositiveNumber);
   app.add_option("--json", json_path, "also write the results as JSON to this file");
+  app.add_option("--total-workspace", total_text,
+                 "run ucudnn in WD mode with this total budget (plain cuDNN keeps --workspace-limit per kernel)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -219,6 +214,12 @@ int main(int argc, char** argv) {
   }
   const auto limit = ucudnn::parse_byte_size(limit_text);
   if (!limit) fail(limit.error());
+  std::size_t total_workspace = 0;
+  if (!total_text.empty()) {
+    const auto total = ucudnn::parse_total_workspace(total_text);
+    if (!total) fail("--total-workspace: " + total.error());
+    total_workspace = *total;
+  }
   std::string policy_lower;
   for (char c : policy_text) policy_lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
   const UcudnnBatchSizePolicy_t policy = policy_lower == "all"          ? UCUDNN_BATCH_SIZE_POLICY_ALL
@@ -235,25 +236,40 @@ int main(int argc, char** argv) {
   check(cudnnCreate(&handle), "cudnnCreate(UcudnnHandle_t)");
   check(ucudnnSetBatchSizePolicy(handle, policy), "policy");
   check(ucudnnSetDefaultWorkspaceLimit(handle, *limit), "limit");
+  check(ucudnnSetTotalWorkspaceSize(total_workspace), "total workspace");
 
   std::mt19937 rng(20261122);
+  const bool batch_given = batch > 0;
   std::vector<Layer> layers;
-  for (const LayerSpec& spec : kAlexNet) {
-    Layer l{spec, batch, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
+  const auto network = ucudnn::resolve_network(network_name);
+  if (!network) fail(network.error());
+  for (ucudnn::ConvLayerSpec spec : network->layers) {
+    if (batch_given) spec.batch = batch;
+    if (spec.spatial.size() != 2 || spec.data_type != 0) fail("layer " + spec.name + ": only 2-d FP32 layers here");
+    const auto key = ucudnn::to_conv_key(spec, ucudnn::ConvOp::kForward);
+    if (!key) fail(key.error());
+    Layer l{spec, spec.batch, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
     check(cudnnCreateTensorDescriptor(&l.x), "desc");
     check(cudnnCreateTensorDescriptor(&l.y), "desc");
     check(cudnnCreateFilterDescriptor(&l.w), "desc");
     check(cudnnCreateConvolutionDescriptor(&l.conv), "desc");
-    check(cudnnSetTensor4dDescriptor(l.x, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, batch, spec.c, spec.h, spec.w), "x");
-    check(cudnnSetFilter4dDescriptor(l.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, spec.k, spec.c, spec.r, spec.s), "w");
-    check(cudnnSetConvolution2dDescriptor(l.conv, spec.pad, spec.pad, spec.stride, spec.stride, 1, 1,
-                                          CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+    check(cudnnSetTensor4dDescriptor(l.x, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, spec.batch, spec.channels,
+                                     spec.spatial[0], spec.spatial[1]),
+          "x");
+    check(cudnnSetFilter4dDescriptor(l.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, spec.filters,
+                                     spec.channels / spec.groups, spec.filter[0], spec.filter[1]),
+          "w");
+    check(cudnnSetConvolution2dDescriptor(l.conv, spec.pad[0], spec.pad[1], spec.stride[0], spec.stride[1],
+                                          spec.dilation[0], spec.dilation[1], CUDNN_CROSS_CORRELATION,
+                                          CUDNN_DATA_FLOAT),
           "conv");
+    check(cudnnSetConvolutionGroupCount(l.conv, spec.groups), "groups");
     int n, c, h, w;
     check(cudnnGetConvolution2dForwardOutputDim(l.conv, l.x, l.w, &n, &c, &h, &w), "output dims");
     check(cudnnSetTensor4dDescriptor(l.y, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, n, c, h, w), "y");
-    const size_t x_count = size_t(batch) * spec.c * spec.h * spec.w, y_count = size_t(n) * c * h * w,
-                 w_count = size_t(spec.k) * spec.c * spec.r * spec.s;
+    const size_t x_count = size_t(spec.batch) * spec.channels * spec.spatial[0] * spec.spatial[1],
+                 y_count = size_t(n) * c * h * w,
+                 w_count = size_t(spec.filters) * (spec.channels / spec.groups) * spec.filter[0] * spec.filter[1];
     l.x_mem = std::make_unique<DeviceMemory>(x_count * 4);
     l.y_mem = std::make_unique<DeviceMemory>(y_count * 4);
     l.w_mem = std::make_unique<DeviceMemory>(w_count * 4);
@@ -285,13 +301,21 @@ int main(int argc, char** argv) {
       k.layer = l.spec.name;
       k.op = kOpNames[op];
       k.algo = ucudnn_choice(handle, l, op, &k.workspace);
-      check(ucudnnGetPlan(handle, static_cast<UcudnnConvolutionOp_t>(op), l.x, l.w, l.conv, l.y,
-                          UCUDNN_WORKSPACE_LIMIT_DEFAULT, &k.plan),
-            "plan");
       k.workspace_mem = std::make_unique<DeviceMemory>(k.workspace);
       k.launch = make_launch(handle, l, op, k.algo, k.workspace_mem->ptr, k.workspace);
       ucudnn_kernels.push_back(std::move(k));
     }
+  }
+  UcudnnWorkspaceDivisionInfo division;
+  if (total_workspace > 0) {
+    check(ucudnnOptimize(handle), "optimize");  // WD: one division for all kernels
+    check(ucudnnGetWorkspaceDivisionInfo(handle, &division), "division info");
+  }
+  for (size_t i = 0; i < ucudnn_kernels.size(); ++i) {
+    const Layer& l = layers[i / 3];
+    check(ucudnnGetPlan(handle, static_cast<UcudnnConvolutionOp_t>(i % 3), l.x, l.w, l.conv, l.y,
+                        UCUDNN_WORKSPACE_LIMIT_DEFAULT, &ucudnn_kernels[i].plan),
+          "plan");
   }
   const double ucudnn_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - ucudnn_started).count();
@@ -308,17 +332,28 @@ int main(int argc, char** argv) {
   const float ucudnn_sequence = time_median(sequence(ucudnn_kernels), 1, iterations, nullptr);
 
   int cudnn_version = static_cast<int>(cudnnGetVersion());
-  std::printf("GPU: %s (sm_%d%d), cuDNN %d, batch %d, workspace limit %s per kernel, policy %s, median of %d\n",
-              prop.name, prop.major, prop.minor, cudnn_version, batch, limit_text.c_str(), policy_text.c_str(),
-              iterations);
+  std::printf("GPU: %s (sm_%d%d), cuDNN %d, %s batch %d, workspace limit %s per kernel, policy %s, median of %d\n",
+              prop.name, prop.major, prop.minor, cudnn_version, network_name.c_str(), layers.front().n,
+              limit_text.c_str(), policy_text.c_str(), iterations);
+  if (total_workspace > 0) {
+    std::printf("ucudnn in WD mode: total %s, buffer %s, %d variables solved in %.2f ms\n", total_text.c_str(),
+                ucudnn::format_byte_size(division.bufferBytes).c_str(), division.variables, division.solveMs);
+  }
   std::printf("%-11s %-5s %10s %8s %10s %10s %8s %10s  %s\n", "layer", "op", "cudnn ms", "algo", "ucudnn ms",
               "predicted", "speedup", "workspace", "plan");
   nlohmann::ordered_json json;
   json["gpu"] = prop.name;
   json["cudnn_version"] = cudnn_version;
-  json["batch"] = batch;
+  json["network"] = network_name;
+  json["batch"] = layers.front().n;
   json["workspace_limit_bytes"] = *limit;
   json["policy"] = policy_text;
+  json["total_workspace_bytes"] = total_workspace;
+  if (total_workspace > 0) {
+    json["wd_buffer_bytes"] = division.bufferBytes;
+    json["wd_variables"] = division.variables;
+    json["wd_solve_ms"] = division.solveMs;
+  }
   json["iterations"] = iterations;
   float plain_total = 0, ucudnn_total = 0, predicted_total = 0;
   for (size_t i = 0; i < plain_kernels.size(); ++i) {
@@ -327,9 +362,10 @@ int main(int argc, char** argv) {
     plain_total += p.time_ms;
     ucudnn_total += u.time_ms;
     predicted_total += u.plan.predictedTimeMs;
+    const size_t used = total_workspace > 0 ? u.plan.workspaceBytes : u.workspace;
     std::printf("%-11s %-5s %10.3f %8d %10.3f %10.3f %7.2fx %10s  %s\n", p.layer.c_str(), p.op.c_str(), p.time_ms,
                 p.algo, u.time_ms, u.plan.predictedTimeMs, p.time_ms / u.time_ms,
-                ucudnn::format_byte_size(u.workspace).c_str(), describe_plan(u.plan).c_str());
+                ucudnn::format_byte_size(used).c_str(), describe_plan(u.plan).c_str());
     json["kernels"].push_back({{"layer", p.layer},
                                {"op", p.op},
                                {"cudnn_time_ms", p.time_ms},
@@ -337,7 +373,7 @@ int main(int argc, char** argv) {
                                {"cudnn_workspace_bytes", p.workspace},
                                {"ucudnn_time_ms", u.time_ms},
                                {"ucudnn_predicted_ms", u.plan.predictedTimeMs},
-                               {"ucudnn_workspace_bytes", u.workspace},
+                               {"ucudnn_workspace_bytes", used},
                                {"ucudnn_plan", describe_plan(u.plan)}});
   }
   std::printf("sum of kernel medians: cuDNN %.2f ms, ucudnn %.2f ms (predicted %.2f), speedup %.2fx\n", plain_total,

@@ -118,7 +118,8 @@ cudnnStatus_t ucudnnGetBatchSizePolicy(UcudnnHandle_t handle, UcudnnBatchSizePol
 cudnnStatus_t ucudnnSetDefaultWorkspaceLimit(UcudnnHandle_t handle, size_t bytes);
 cudnnStatus_t ucudnnGetDefaultWorkspaceLimit(UcudnnHandle_t handle, size_t* bytes);
 
-/// The plan for a convolution under a workspace limit, benchmarking it first if needed.
+/// The plan for a convolution under a workspace limit, benchmarking it first if needed. In WD
+/// mode, with UCUDNN_WORKSPACE_LIMIT_DEFAULT, the plan the workspace division chose once it has run.
 /// Descriptors in forward naming: x is the input activation (dx for backward data), w the filter
 /// (dw for backward filter), y the output activation (dy for both backward operations).
 cudnnStatus_t ucudnnGetPlan(UcudnnHandle_t handle, UcudnnConvolutionOp_t op, cudnnTensorDescriptor_t xDesc,
@@ -130,6 +131,39 @@ cudnnStatus_t ucudnnGetPlan(UcudnnHandle_t handle, UcudnnConvolutionOp_t op, cud
 /// database, corrupt, from a newer ucudnn) is left untouched and CUDNN_STATUS_BAD_PARAM returned;
 /// results then stay in memory. A read-only file serves lookups only.
 cudnnStatus_t ucudnnSetDatabase(const char* path);
+
+// ---------------------------------------------------------------------------------------------
+// Workspace division (WD): one workspace budget for all convolutions of the process on a device,
+// divided among the kernels by a 0-1 integer program (GLPK) over each kernel's desirable
+// (time, workspace) configurations. Get/find calls register kernels and answer a workspace of 0
+// (the framework allocates nothing); the first convolution call, or ucudnnOptimize, solves the
+// program and allocates one buffer; each kernel runs in its own segment of it, whatever
+// workspace pointer the framework passes.
+
+/// Sets the process-wide WD budget (overrides UCUDNN_TOTAL_WORKSPACE_SIZE); 0 returns to WR
+/// mode. A budget below 1 MiB is refused with CUDNN_STATUS_BAD_PARAM (sizes are in bytes).
+cudnnStatus_t ucudnnSetTotalWorkspaceSize(size_t bytes);
+cudnnStatus_t ucudnnGetTotalWorkspaceSize(size_t* bytes);
+
+/// Solves the division now for the kernels registered on the handle's device (optional: the first
+/// convolution call does it). Kernels registered later cause a new division, with a warning.
+cudnnStatus_t ucudnnOptimize(UcudnnHandle_t handle);
+
+/// Attributes the handle's following calls to a layer (-1, the default: none). Kernels of
+/// different layers get separate segments even when their convolutions are identical; without
+/// layer ids, identical kernels share one segment.
+cudnnStatus_t ucudnnSetLayerId(UcudnnHandle_t handle, int layerId);
+
+struct UcudnnWorkspaceDivisionInfo {
+  size_t budgetBytes = 0;
+  size_t bufferBytes = 0;     ///< device memory allocated for all segments
+  int kernels = 0;
+  int variables = 0;          ///< binary variables of the integer program
+  float solveMs = 0;          ///< time to build and solve it
+  float predictedTimeMs = 0;  ///< sum over kernels of (calls per iteration) x (planned time)
+  int optimizations = 0;      ///< divisions solved so far on the device
+};
+cudnnStatus_t ucudnnGetWorkspaceDivisionInfo(UcudnnHandle_t handle, UcudnnWorkspaceDivisionInfo* info);
 
 /// A description of the last error an intercepted call of this thread returned ("" if none).
 const char* ucudnnGetLastErrorMessage();

@@ -17,6 +17,7 @@ struct UcudnnContext {
   int device = 0;                 ///< the CUDA device current when the handle was created
   std::atomic<ucudnn::BatchSizePolicy> policy{ucudnn::BatchSizePolicy::kPowerOfTwo};
   std::atomic<std::size_t> default_workspace_limit{std::size_t{64} << 20};
+  std::atomic<int> layer_id{-1};  ///< WD: calls belong to this layer's own segment (-1: shared by shape)
 
   /// The limit each kernel was last asked for by a get/find call, so that workspace-size queries
   /// and convolutions run the plan that call reported.

@@ -7,6 +7,9 @@
 #include "api/frontend.h"
 #include "core/env_config.h"
 #include "core/logging.h"
+#include "runtime/workspace_division.h"
+
+#include <mutex>
 #include "ucudnn/ucudnn.h"
 
 using ucudnn::AlgoPerf;
@@ -140,6 +143,11 @@ cudnnStatus_t cudnnCreate(UcudnnHandle_t* handle) {
     auto context = std::make_unique<UcudnnContext>();
     UCUDNN_CHECK_CUDA(cudaGetDevice(&context->device));
     UCUDNN_CHECK_CUDNN(cudnnCreate(&context->cudnn));
+    // The WD budget is process-wide: the environment sets it once, ucudnnSetTotalWorkspaceSize after.
+    static std::once_flag budget_from_environment;
+    std::call_once(budget_from_environment, [&] {
+      if (config->total_workspace > 0) ucudnn::WorkspaceDivision::instance().set_budget(config->total_workspace);
+    });
     context->policy = config->policy;
     context->default_workspace_limit = config->default_workspace_limit;
     *handle = UcudnnHandle_t(context.release());

@@ -6,6 +6,7 @@
 
 #include "core/logging.h"
 #include "runtime/engine.h"
+#include "runtime/workspace_division.h"
 
 namespace ucudnn {
 namespace {
@@ -85,7 +86,23 @@ Status choose_algorithms(UcudnnContext* context, const ConvCall& call, std::opti
   Status status = read_conv_key(call.op, context->device, call.descriptors, &key);
   std::shared_ptr<const ExecutablePlan> plan;
   const std::size_t workspace_limit = limit.value_or(default_limit(context));
-  if (status.ok()) {
+  WorkspaceDivision& division = WorkspaceDivision::instance();
+  if (status.ok() && division.enabled()) {
+    // WD: register the kernel; the framework allocates nothing (the plan's segment is ucudnn's).
+    AlgoPerf p;
+    p.algo = virtual_algo(call.op);
+    double predicted = 0;
+    bool deterministic = false;
+    status = division.register_kernel(context->cudnn, WdKey{key, context->layer_id.load()}, context->policy.load(),
+                                      &predicted, &deterministic);
+    if (status.ok()) {
+      p.time_ms = static_cast<float>(predicted);
+      p.memory = 0;
+      p.determinism = deterministic ? CUDNN_DETERMINISTIC : CUDNN_NON_DETERMINISTIC;
+      results->push_back(p);
+      return Status::success();
+    }
+  } else if (status.ok()) {
     context->remember_limit(key, workspace_limit);
     status = Engine::instance().plan(context->cudnn, key, workspace_limit, context->policy.load(), &plan);
   }
@@ -122,6 +139,10 @@ Status choose_algorithms(UcudnnContext* context, const ConvCall& call, std::opti
 Status query_workspace_size(UcudnnContext* context, const ConvCall& call, int algo, std::size_t* bytes) {
   if (!context) return null_handle();
   if (algo != virtual_algo(call.op)) return workspace_size(context->cudnn, call.op, call.descriptors, algo, bytes);
+  if (WorkspaceDivision::instance().enabled()) {  // WD: the workspace is ucudnn's own
+    *bytes = 0;
+    return Status::success();
+  }
   ConvKey key;
   Status status = read_conv_key(call.op, context->device, call.descriptors, &key);
   std::size_t limit = default_limit(context);
@@ -147,12 +168,20 @@ Status run_convolution(UcudnnContext* context, const ConvCall& call, int algo, c
   ConvKey key;
   Status status = read_conv_key(call.op, context->device, call.descriptors, &key);
   std::shared_ptr<const ExecutablePlan> plan;
+  // Benchmarking synchronises and allocates, which would break a stream being captured into a
+  // CUDA graph: while capturing, only plans that already exist are used.
+  const bool capturing = stream_is_capturing(context->cudnn);
+  WorkspaceDivision& division = WorkspaceDivision::instance();
+  if (status.ok() && division.enabled()) {
+    status = division.run(context->cudnn, WdKey{key, context->layer_id.load()}, context->policy.load(), !capturing,
+                          alpha, beta, buffers);
+    if (status.ok()) return status;
+    warn_fallback(call, status);
+    return run_plain(context, call, algo, alpha, buffers, workspace, workspace_bytes, beta);
+  }
   if (status.ok()) {
     Engine& engine = Engine::instance();
     const BatchSizePolicy policy = context->policy.load();
-    // Benchmarking synchronises and allocates, which would break a stream being captured into a
-    // CUDA graph: while capturing, only plans that already exist are used.
-    const bool capturing = stream_is_capturing(context->cudnn);
     auto plan_for = [&](std::size_t limit) -> Status {
       if (!capturing) return engine.plan(context->cudnn, key, limit, policy, &plan);
       if (engine.cached_plan(key, limit, policy, &plan)) return Status::success();
@@ -179,6 +208,13 @@ Status describe_plan(UcudnnContext* context, const ConvCall& call, std::optional
   if (!context) return null_handle();
   ConvKey key;
   UCUDNN_RETURN_IF_ERROR(read_conv_key(call.op, context->device, call.descriptors, &key));
+  // In WD mode, once divided, the plan is the one the division chose (an explicit limit asks for WR).
+  if (!limit && WorkspaceDivision::instance().enabled()) {
+    if (auto divided = WorkspaceDivision::instance().plan_of(WdKey{key, context->layer_id.load()})) {
+      *plan = divided;
+      return Status::success();
+    }
+  }
   const std::size_t workspace_limit =
       limit.value_or(context->requested_limit(key).value_or(default_limit(context)));
   return Engine::instance().plan(context->cudnn, key, workspace_limit, context->policy.load(), plan);

@@ -3,6 +3,7 @@
 #include "api/context.h"
 #include "api/frontend.h"
 #include "runtime/engine.h"
+#include "runtime/workspace_division.h"
 #include "ucudnn/ucudnn.h"
 
 using ucudnn::at_boundary;
@@ -104,6 +105,59 @@ cudnnStatus_t ucudnnGetPlan(UcudnnHandle_t handle, UcudnnConvolutionOp_t op, cud
 cudnnStatus_t ucudnnSetDatabase(const char* path) {
   return at_boundary(__func__, [&]() -> Status {
     return ucudnn::Engine::instance().set_database(path ? path : "");
+  });
+}
+
+cudnnStatus_t ucudnnSetTotalWorkspaceSize(size_t bytes) {
+  return at_boundary(__func__, [&]() -> Status {
+    if (bytes > 0 && bytes < (size_t{1} << 20)) {
+      return Status(CUDNN_STATUS_BAD_PARAM, std::to_string(bytes) +
+                                                " bytes is below 1 MiB; the total workspace size is in bytes");
+    }
+    ucudnn::WorkspaceDivision::instance().set_budget(bytes);
+    return Status::success();
+  });
+}
+
+cudnnStatus_t ucudnnGetTotalWorkspaceSize(size_t* bytes) {
+  return at_boundary(__func__, [&]() -> Status {
+    if (!bytes) return Status(CUDNN_STATUS_BAD_PARAM, "null size pointer");
+    *bytes = ucudnn::WorkspaceDivision::instance().budget();
+    return Status::success();
+  });
+}
+
+cudnnStatus_t ucudnnOptimize(UcudnnHandle_t handle) {
+  return at_boundary(__func__, [&]() -> Status {
+    if (!handle.context) return null_handle();
+    ucudnn::WorkspaceDivision& division = ucudnn::WorkspaceDivision::instance();
+    if (!division.enabled()) return Status(CUDNN_STATUS_BAD_PARAM, "no total workspace size is set (WR mode)");
+    return division.optimize(handle.context->cudnn, handle.context->device);
+  });
+}
+
+cudnnStatus_t ucudnnSetLayerId(UcudnnHandle_t handle, int layerId) {
+  return at_boundary(__func__, [&]() -> Status {
+    if (!handle.context) return null_handle();
+    if (layerId < -1) return Status(CUDNN_STATUS_BAD_PARAM, "layer ids are -1 (none) or not negative");
+    handle.context->layer_id = layerId;
+    return Status::success();
+  });
+}
+
+cudnnStatus_t ucudnnGetWorkspaceDivisionInfo(UcudnnHandle_t handle, UcudnnWorkspaceDivisionInfo* info) {
+  return at_boundary(__func__, [&]() -> Status {
+    if (!handle.context) return null_handle();
+    if (!info) return Status(CUDNN_STATUS_BAD_PARAM, "null info pointer");
+    const ucudnn::WdSummary s = ucudnn::WorkspaceDivision::instance().summary(handle.context->device);
+    info->budgetBytes = ucudnn::WorkspaceDivision::instance().budget();
+    info->bufferBytes = s.buffer_bytes;
+    info->kernels = s.kernels;
+    info->variables = s.variables;
+    info->solveMs = static_cast<float>(s.solve_ms);
+    info->predictedTimeMs = static_cast<float>(s.predicted_ms);
+    info->optimizations = s.optimizations;
+    return Status::success();
   });
 }
 

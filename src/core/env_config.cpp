@@ -7,6 +7,17 @@
 
 namespace ucudnn {
 
+Expected<std::size_t> parse_total_workspace(const std::string& text) {
+  auto parsed = parse_byte_size(text);
+  if (!parsed) return parsed;
+  const bool bare = !text.empty() && text.find_first_not_of("0123456789 ") == std::string::npos;
+  if (bare && *parsed > 0 && *parsed < (std::size_t{1} << 20)) {
+    return Error{text + " bytes is less than 1 MiB; sizes are in bytes unless a unit is given (did you mean " + text +
+                 "MiB?)"};
+  }
+  return parsed;
+}
+
 Expected<EnvConfig> parse_env_config(const EnvValues& values) {
   const char* policy = values.policy;
   const char* default_workspace_limit = values.default_workspace_limit;
@@ -20,6 +31,11 @@ Expected<EnvConfig> parse_env_config(const EnvValues& values) {
     auto parsed = parse_byte_size(default_workspace_limit);
     if (!parsed) return Error{"UCUDNN_DEFAULT_WORKSPACE_LIMIT: " + parsed.error()};
     config.default_workspace_limit = *parsed;
+  }
+  if (values.total_workspace && *values.total_workspace) {
+    auto parsed = parse_total_workspace(values.total_workspace);
+    if (!parsed) return Error{"UCUDNN_TOTAL_WORKSPACE_SIZE: " + parsed.error()};
+    config.total_workspace = *parsed;
   }
   if (values.database) config.database = values.database;
   if (values.database_journal && *values.database_journal) {
@@ -36,6 +52,7 @@ const Expected<EnvConfig>& env_config() {
     EnvValues values;
     values.policy = std::getenv("UCUDNN_BATCH_SIZE_POLICY");
     values.default_workspace_limit = std::getenv("UCUDNN_DEFAULT_WORKSPACE_LIMIT");
+    values.total_workspace = std::getenv("UCUDNN_TOTAL_WORKSPACE_SIZE");
     values.database = std::getenv("UCUDNN_DATABASE");
     values.database_journal = std::getenv("UCUDNN_DATABASE_JOURNAL");
     values.benchmark_devices = std::getenv("UCUDNN_BENCHMARK_DEVICES");

@@ -6,6 +6,7 @@
 // |---------------------------------|--------------------------------------------------|------------|
 // | UCUDNN_BATCH_SIZE_POLICY        | all, powerOfTwo or undivided (case-insensitive)  | powerOfTwo |
 // | UCUDNN_DEFAULT_WORKSPACE_LIMIT  | per-kernel limit where a call gives none         | 64MiB      |
+// | UCUDNN_TOTAL_WORKSPACE_SIZE     | WD mode: one budget for all kernels (units!)     | off (WR)   |
 // | UCUDNN_DATABASE                 | SQLite benchmark database shared by processes    | none       |
 // | UCUDNN_DATABASE_JOURNAL         | auto, wal, delete, truncate, persist             | auto       |
 // | UCUDNN_BENCHMARK_DEVICES        | all, or device ordinals "0,2,3"                  | the handle's|
@@ -22,6 +23,7 @@ namespace ucudnn {
 struct EnvConfig {
   BatchSizePolicy policy = BatchSizePolicy::kPowerOfTwo;
   std::size_t default_workspace_limit = std::size_t{64} << 20;
+  std::size_t total_workspace = 0;  ///< WD budget; 0: WR mode
   std::string database;           ///< empty: no database
   std::string database_journal;   ///< validated by the store; empty: auto
   std::string benchmark_devices;  ///< validated against the visible devices; empty: the handle's own
@@ -30,10 +32,15 @@ struct EnvConfig {
 struct EnvValues {
   const char* policy = nullptr;
   const char* default_workspace_limit = nullptr;
+  const char* total_workspace = nullptr;
   const char* database = nullptr;
   const char* database_journal = nullptr;
   const char* benchmark_devices = nullptr;
 };
+
+/// A WD budget as users write it: units, and a bare number below 1 MiB refused (users of the
+/// original μ-cuDNN passed `64` meaning MiB and silently got 64 bytes).
+Expected<std::size_t> parse_total_workspace(const std::string& text);
 
 /// Parses the given values (null = unset).
 Expected<EnvConfig> parse_env_config(const EnvValues& values);

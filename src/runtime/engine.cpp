@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <thread>
 
 #include "core/env_config.h"
@@ -108,6 +109,17 @@ Status Engine::build_plan(cudnnHandle_t handle, const ConvKey& key, std::size_t 
                              << (undivided ? ", undivided " + std::to_string(*undivided) + " ms" : std::string())
                              << ", planning took " << seconds << " s");
   *out = std::move(plan);
+  return Status::success();
+}
+
+Status Engine::measured_rows(cudnnHandle_t handle, const ConvKey& key, BatchSizePolicy policy,
+                             std::vector<int>* sizes, std::vector<Measurement>* rows) {
+  *sizes = allowed_micro_batch_sizes(policy, key.batch());
+  UCUDNN_RETURN_IF_ERROR(gather_rows(handle, key, *sizes, std::numeric_limits<std::size_t>::max()));
+  rows->clear();
+  for (int size : *sizes) {
+    if (auto entry = table().entry(key.with_batch(size))) rows->insert(rows->end(), entry->rows.begin(), entry->rows.end());
+  }
   return Status::success();
 }
 

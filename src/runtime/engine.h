@@ -38,6 +38,11 @@ class Engine {
   bool cached_plan(const ConvKey& key, std::size_t workspace_limit, BatchSizePolicy policy,
                    std::shared_ptr<const ExecutablePlan>* out);
 
+  /// Every row of the policy's micro-batch sizes of `key`, measured unfiltered (any limit); what
+  /// workspace division chooses from.
+  Status measured_rows(cudnnHandle_t handle, const ConvKey& key, BatchSizePolicy policy, std::vector<int>* sizes,
+                       std::vector<Measurement>* rows);
+
   /// Uses the database at `path` from now on (empty: none). On error the engine has none.
   Status set_database(const std::string& path);
 

@@ -1,8 +1,10 @@
 #include "tools/plan_command.h"
 
+#include <cctype>
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/batch_policy.h"
 #include "core/measurement_csv.h"
@@ -17,24 +19,54 @@ namespace {
 struct PlanOptions {
   std::string measurements;
   std::string workspace_limit;
+  std::string total_workspace;
   std::string policy = "powerOfTwo";
   bool json = false;
+  // Whether each mode's option was given at all: an empty value is given, and wrong.
+  const CLI::Option* workspace_limit_option = nullptr;
+  const CLI::Option* total_workspace_option = nullptr;
 };
 
-int run_plan(const PlanOptions& options, std::ostream& out, std::ostream& err) {
+constexpr std::size_t kMiB = std::size_t{1} << 20;
+
+std::string trim(const std::string& text) {
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos) return "";
+  return text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1);
+}
+
+// The original μ-cuDNN took the total workspace in MiB; a bare `64` here is 64 bytes, which no
+// network can run in. Refuse small unit-less budgets instead of planning for them.
+Expected<std::size_t> parse_total_workspace(const std::string& text) {
+  auto bytes = parse_byte_size(text);
+  if (!bytes) return bytes;
+  const std::string trimmed = trim(text);
+  const bool bare = std::isdigit(static_cast<unsigned char>(trimmed.back())) != 0;
+  if (bare && *bytes < kMiB) {
+    return Error{trimmed + " bytes is less than 1 MiB; sizes are in bytes unless a unit is given "
+                 "(did you mean " + trimmed + "MiB?)"};
+  }
+  return bytes;
+}
+
+// Reads the table; a directory or an unreadable file is a data error.
+Expected<std::vector<KernelMeasurements>> read_table(const std::string& path) {
+  // An ifstream opens a directory and only fails on reading; say what is wrong instead.
+  std::error_code ignored;
+  if (std::filesystem::is_directory(path, ignored)) {
+    return Error{"measurements file '" + path + "' is a directory"};
+  }
+  return read_measurements_csv(path);
+}
+
+int run_reuse(const PlanOptions& options, std::ostream& out, std::ostream& err) {
   // Check the whole command line before touching the file: usage errors come first.
   const auto limit = parse_byte_size(options.workspace_limit);
   if (!limit) return report_error(err, kExitUsageError, "--workspace-limit: " + limit.error());
   const auto policy = parse_batch_size_policy(options.policy);
   if (!policy) return report_error(err, kExitUsageError, "--policy: " + policy.error());
 
-  // An ifstream opens a directory and only fails on reading; say what is wrong instead.
-  std::error_code ignored;
-  if (std::filesystem::is_directory(options.measurements, ignored)) {
-    return report_error(err, kExitDataError,
-                        "measurements file '" + options.measurements + "' is a directory");
-  }
-  const auto kernels = read_measurements_csv(options.measurements);
+  const auto kernels = read_table(options.measurements);
   if (!kernels) return report_error(err, kExitDataError, kernels.error());
   const auto report = plan_workspace_reuse(*kernels, *policy, *limit);
   if (!report) return report_error(err, kExitDataError, report.error());
@@ -48,20 +80,61 @@ int run_plan(const PlanOptions& options, std::ostream& out, std::ostream& err) {
   return kExitOk;
 }
 
+int run_division(const PlanOptions& options, std::ostream& out, std::ostream& err) {
+  const auto budget = parse_total_workspace(options.total_workspace);
+  if (!budget) return report_error(err, kExitUsageError, "--total-workspace: " + budget.error());
+  const auto policy = parse_batch_size_policy(options.policy);
+  if (!policy) return report_error(err, kExitUsageError, "--policy: " + policy.error());
+
+  const auto kernels = read_table(options.measurements);
+  if (!kernels) return report_error(err, kExitDataError, kernels.error());
+  const auto report = plan_workspace_division(*kernels, *policy, *budget);
+  if (!report) return report_error(err, kExitDataError, report.error());
+
+  if (options.json) {
+    out << wd_plan_to_json(*report).dump() << '\n';
+  } else {
+    out << format_wd_table(*report);
+  }
+  return kExitOk;
+}
+
+int run_plan(const PlanOptions& options, std::ostream& out, std::ostream& err) {
+  const bool reuse = options.workspace_limit_option->count() > 0;
+  const bool division = options.total_workspace_option->count() > 0;
+  if (reuse && division) {
+    return report_error(err, kExitUsageError,
+                        "--workspace-limit and --total-workspace exclude each other: give a "
+                        "limit per kernel (WR) or one budget for all kernels (WD)");
+  }
+  if (!reuse && !division) {
+    return report_error(err, kExitUsageError,
+                        "one of --workspace-limit (per kernel, WR) or --total-workspace (for "
+                        "all kernels, WD) is required");
+  }
+  return reuse ? run_reuse(options, out, err) : run_division(options, out, err);
+}
+
 }  // namespace
 
 std::pair<CLI::App*, CommandRunner> add_plan_command(CLI::App& app) {
   auto options = std::make_shared<PlanOptions>();
   CLI::App* plan = app.add_subcommand(
-      "plan", "Plan micro-batches (workspace reuse) from a recorded benchmark table");
+      "plan",
+      "Plan micro-batches (workspace reuse or division) from a recorded benchmark table");
   // Plain strings: the project's own parsers give the error messages and accept its units.
   plan->add_option("--measurements", options->measurements,
                    "Benchmark table CSV (layer,op,microbatch,algo,math_type,time_ms,"
                    "workspace_bytes)")
       ->required();
-  plan->add_option("--workspace-limit", options->workspace_limit,
-                   "Workspace limit per kernel: bytes or a size such as 64MiB, 512KiB, 1GiB")
-      ->required();
+  options->workspace_limit_option =
+      plan->add_option("--workspace-limit", options->workspace_limit,
+                       "Workspace limit per kernel (WR): bytes or a size such as 64MiB, 512KiB, "
+                       "1GiB");
+  options->total_workspace_option =
+      plan->add_option("--total-workspace", options->total_workspace,
+                       "One workspace budget divided among all kernels (WD): a size such as "
+                       "120MiB; a bare number is bytes");
   plan->add_option("--policy", options->policy, "Micro-batch sizes: all, powerOfTwo, undivided")
       ->capture_default_str();
   plan->add_flag("--json", options->json, "Print the plan as one JSON object");

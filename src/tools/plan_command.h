@@ -1,6 +1,7 @@
 #pragma once
-// `ucudnn plan --measurements FILE.csv --workspace-limit SIZE [--policy P] [--json]`:
-// plans every kernel of a recorded benchmark table offline, without a GPU.
+// `ucudnn plan --measurements FILE.csv (--workspace-limit SIZE | --total-workspace SIZE)
+//  [--policy P] [--json]`: plans every kernel of a recorded benchmark table offline, without a
+// GPU, by workspace reuse (a limit per kernel) or workspace division (one budget for all).
 
 #include <utility>
 

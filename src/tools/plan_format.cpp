@@ -31,23 +31,54 @@ struct Column {
   bool right_aligned;
 };
 
-const Column kColumns[] = {
+const std::vector<Column> kWrColumns = {
     {"layer", false},    {"op", false},      {"batch", true},    {"undivided ms", true},
     {"planned ms", true}, {"speedup", true}, {"workspace", true}, {"micro-batches", false},
 };
-constexpr std::size_t kColumnCount = sizeof kColumns / sizeof kColumns[0];
+
+const std::vector<Column> kWdColumns = {
+    {"layer", false},   {"op", false},     {"batch", true},          {"time ms", true},
+    {"workspace", true}, {"configs", true}, {"micro-batches", false},
+};
 
 using Row = std::vector<std::string>;
 
-void write_row(std::ostream& out, const Row& row, const std::vector<std::size_t>& widths) {
-  std::string line;
-  for (std::size_t c = 0; c < kColumnCount; ++c) {
-    if (c > 0) line += "  ";
-    const std::string pad(widths[c] - row[c].size(), ' ');
-    line += kColumns[c].right_aligned ? pad + row[c] : row[c] + pad;
+// The header row and then `rows`, each column as wide as its widest cell; ends with a newline.
+std::string format_rows(const std::vector<Column>& columns, const std::vector<Row>& rows) {
+  std::vector<Row> all;
+  Row header;
+  for (const auto& column : columns) header.push_back(column.title);
+  all.push_back(header);
+  all.insert(all.end(), rows.begin(), rows.end());
+
+  std::vector<std::size_t> widths(columns.size(), 0);
+  for (const auto& row : all) {
+    for (std::size_t c = 0; c < columns.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
   }
-  line.erase(line.find_last_not_of(' ') + 1);  // the last column is left-aligned
-  out << line << '\n';
+  std::string text;
+  for (const auto& row : all) {
+    std::string line;
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+      if (c > 0) line += "  ";
+      const std::string pad(widths[c] - row[c].size(), ' ');
+      line += columns[c].right_aligned ? pad + row[c] : row[c] + pad;
+    }
+    line.erase(line.find_last_not_of(' ') + 1);  // the last column is left-aligned
+    text += line + '\n';
+  }
+  return text;
+}
+
+nlohmann::ordered_json micro_batches_to_json(const WrPlan& plan) {
+  nlohmann::ordered_json micro_batches = nlohmann::ordered_json::array();
+  for (const auto& run : plan.runs) {
+    nlohmann::ordered_json entry;
+    entry["size"] = run.size;
+    entry["algo"] = run.algo;
+    entry["count"] = run.count;
+    micro_batches.push_back(std::move(entry));
+  }
+  return micro_batches;
 }
 
 }  // namespace
@@ -64,9 +95,6 @@ std::string describe_micro_batches(ConvOp op, const WrPlan& plan) {
 
 std::string format_plan_table(const PlanReport& report) {
   std::vector<Row> rows;
-  Row header;
-  for (const auto& column : kColumns) header.push_back(column.title);
-  rows.push_back(header);
   for (const auto& k : report.kernels) {
     rows.push_back({k.layer, short_name(k.op), std::to_string(k.batch),
                     fixed(k.undivided.time_ms, 3), fixed(k.plan.time_ms, 3),
@@ -79,30 +107,39 @@ std::string format_plan_table(const PlanReport& report) {
   rows.push_back({"total", "", "", fixed(undivided, 3), fixed(planned, 3),
                   speedup(undivided, planned), "", ""});
 
-  std::vector<std::size_t> widths(kColumnCount, 0);
-  for (const auto& row : rows) {
-    for (std::size_t c = 0; c < kColumnCount; ++c) widths[c] = std::max(widths[c], row[c].size());
-  }
-
   std::ostringstream out;
   out << "WR plan, policy " << to_string(report.policy) << ", workspace limit "
       << format_byte_size(report.workspace_limit) << " per kernel, " << report.kernels.size()
       << " kernels\n";
-  for (const auto& row : rows) write_row(out, row, widths);
+  out << format_rows(kWrColumns, rows);
+  return out.str();
+}
+
+std::string format_wd_table(const WdReport& report) {
+  std::vector<Row> rows;
+  for (const auto& k : report.kernels) {
+    rows.push_back({k.layer, short_name(k.op), std::to_string(k.batch), fixed(k.plan.time_ms, 3),
+                    format_byte_size(k.plan.workspace_bytes),
+                    std::to_string(k.desirable_configurations),
+                    describe_micro_batches(k.op, k.plan)});
+  }
+  rows.push_back({"total", "", "", fixed(report.time_ms, 3),
+                  format_byte_size(report.workspace_used), "", ""});
+
+  std::ostringstream out;
+  out << "WD plan, policy " << to_string(report.policy) << ", total workspace "
+      << format_byte_size(report.total_workspace) << ", " << report.kernels.size()
+      << " kernels\n";
+  out << format_rows(kWdColumns, rows);
+  out << "workspace used " << format_byte_size(report.workspace_used) << " of "
+      << format_byte_size(report.total_workspace) << "; " << report.variables
+      << " variables, solved in " << fixed(report.solve_ms, 3) << " ms\n";
   return out.str();
 }
 
 nlohmann::ordered_json plan_to_json(const PlanReport& report) {
   nlohmann::ordered_json kernels = nlohmann::ordered_json::array();
   for (const auto& k : report.kernels) {
-    nlohmann::ordered_json micro_batches = nlohmann::ordered_json::array();
-    for (const auto& run : k.plan.runs) {
-      nlohmann::ordered_json entry;
-      entry["size"] = run.size;
-      entry["algo"] = run.algo;
-      entry["count"] = run.count;
-      micro_batches.push_back(std::move(entry));
-    }
     nlohmann::ordered_json kernel;
     kernel["layer"] = k.layer;
     kernel["op"] = short_name(k.op);
@@ -110,7 +147,7 @@ nlohmann::ordered_json plan_to_json(const PlanReport& report) {
     kernel["time_ms"] = json_ms(k.plan.time_ms);
     kernel["undivided_time_ms"] = json_ms(k.undivided.time_ms);
     kernel["workspace_bytes"] = k.plan.workspace_bytes;
-    kernel["micro_batches"] = std::move(micro_batches);
+    kernel["micro_batches"] = micro_batches_to_json(k.plan);
     kernels.push_back(std::move(kernel));
   }
   nlohmann::ordered_json json;
@@ -119,6 +156,31 @@ nlohmann::ordered_json plan_to_json(const PlanReport& report) {
   json["kernels"] = std::move(kernels);
   json["total_time_ms"] = json_ms(report.total_time_ms());
   json["undivided_total_time_ms"] = json_ms(report.undivided_total_time_ms());
+  return json;
+}
+
+nlohmann::ordered_json wd_plan_to_json(const WdReport& report) {
+  nlohmann::ordered_json kernels = nlohmann::ordered_json::array();
+  for (const auto& k : report.kernels) {
+    nlohmann::ordered_json kernel;
+    kernel["layer"] = k.layer;
+    kernel["op"] = short_name(k.op);
+    kernel["batch"] = k.batch;
+    kernel["time_ms"] = json_ms(k.plan.time_ms);
+    kernel["workspace_bytes"] = k.plan.workspace_bytes;
+    kernel["micro_batches"] = micro_batches_to_json(k.plan);
+    kernel["desirable_configurations"] = k.desirable_configurations;
+    kernels.push_back(std::move(kernel));
+  }
+  nlohmann::ordered_json json;
+  json["mode"] = "wd";
+  json["policy"] = to_string(report.policy);
+  json["total_workspace_bytes"] = report.total_workspace;
+  json["kernels"] = std::move(kernels);
+  json["total_time_ms"] = json_ms(report.time_ms);
+  json["workspace_used_bytes"] = report.workspace_used;
+  json["variables"] = report.variables;
+  json["solve_ms"] = json_ms(report.solve_ms);
   return json;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
-// How `ucudnn plan` prints a PlanReport: an aligned table for people, JSON for scripts.
+// How `ucudnn plan` prints a PlanReport (WR) or a WdReport (WD): an aligned table for people,
+// JSON for scripts.
 
 #include <string>
 
@@ -18,5 +19,13 @@ std::string format_plan_table(const PlanReport& report);
 
 /// {"mode":"wr","policy":...,"kernels":[...],"total_time_ms":...,"undivided_total_time_ms":...}
 nlohmann::ordered_json plan_to_json(const PlanReport& report);
+
+/// One row per kernel (layer, op, batch, chosen ms, workspace, desirable configurations,
+/// micro-batches), a totals row, then the budget used, variables and solve time.
+std::string format_wd_table(const WdReport& report);
+
+/// {"mode":"wd","policy":...,"total_workspace_bytes":...,"kernels":[...],"total_time_ms":...,
+///  "workspace_used_bytes":...,"variables":...,"solve_ms":...}
+nlohmann::ordered_json wd_plan_to_json(const WdReport& report);
 
 }  // namespace ucudnn

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "core/units.h"
+#include "optimize/pareto.h"
 
 namespace ucudnn {
 
@@ -18,6 +19,14 @@ double PlanReport::undivided_total_time_ms() const {
   for (const auto& k : kernels) total += k.undivided.time_ms;
   return total;
 }
+
+namespace {
+
+std::string kernel_name(const KernelMeasurements& kernel) {
+  return "kernel " + kernel.layer + " " + short_name(kernel.op);
+}
+
+}  // namespace
 
 std::vector<int> measured_allowed_sizes(const KernelMeasurements& kernel, BatchSizePolicy policy) {
   std::set<int> measured;
@@ -35,7 +44,7 @@ Expected<PlanReport> plan_workspace_reuse(const std::vector<KernelMeasurements>&
   report.policy = policy;
   report.workspace_limit = workspace_limit;
   for (const auto& kernel : kernels) {
-    const std::string name = "kernel " + kernel.layer + " " + short_name(kernel.op);
+    const std::string name = kernel_name(kernel);
     const std::string limit = "the workspace limit of " + format_byte_size(workspace_limit);
     // Without an undivided baseline there is nothing to compare against; say so up front.
     const auto undivided = fastest_within(kernel.rows, kernel.batch, workspace_limit);
@@ -51,6 +60,35 @@ Expected<PlanReport> plan_workspace_reuse(const std::vector<KernelMeasurements>&
     report.kernels.push_back(KernelPlan{kernel.layer, kernel.op, kernel.batch, *undivided,
                                         std::move(*plan)});
   }
+  return report;
+}
+
+Expected<WdReport> plan_workspace_division(const std::vector<KernelMeasurements>& kernels,
+                                           BatchSizePolicy policy, std::size_t total_workspace) {
+  std::vector<WdKernel> program;
+  for (const auto& kernel : kernels) {
+    // A table records each kernel once; a network that repeats a shape would raise its count.
+    program.push_back(WdKernel{kernel_name(kernel), 1,
+                               desirable_configurations(kernel.batch,
+                                                        measured_allowed_sizes(kernel, policy),
+                                                        kernel.rows)});
+  }
+  auto solution = optimize_wd(program, total_workspace);
+  if (!solution) return Error{solution.error()};
+
+  WdReport report;
+  report.policy = policy;
+  report.total_workspace = total_workspace;
+  for (std::size_t k = 0; k < kernels.size(); ++k) {
+    const auto& front = program[k].front;
+    report.kernels.push_back(WdKernelPlan{kernels[k].layer, kernels[k].op, kernels[k].batch,
+                                          front[solution->choice[k]],
+                                          static_cast<int>(front.size())});
+  }
+  report.time_ms = solution->time_ms;
+  report.workspace_used = solution->workspace_bytes;
+  report.variables = solution->variables;
+  report.solve_ms = solution->solve_ms;
   return report;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
-// The `plan` subcommand's computation: a WR plan and the undivided baseline for every kernel
-// of a measurement table. Pure; formatting lives in plan_format.h.
+// The `plan` subcommand's computation: for every kernel of a measurement table, either a WR plan
+// and the undivided baseline, or its share of one WD budget. Pure; formatting lives in
+// plan_format.h.
 
 #include <cstddef>
 #include <string>
@@ -11,6 +12,7 @@
 #include "core/expected.h"
 #include "core/measurement.h"
 #include "core/measurement_csv.h"
+#include "optimize/wd_optimizer.h"
 #include "optimize/wr_optimizer.h"
 
 namespace ucudnn {
@@ -33,6 +35,25 @@ struct PlanReport {
   double undivided_total_time_ms() const;
 };
 
+/// One kernel's configuration chosen by workspace division.
+struct WdKernelPlan {
+  std::string layer;
+  ConvOp op = ConvOp::kForward;
+  int batch = 0;
+  WrPlan plan;                       ///< the chosen desirable configuration
+  int desirable_configurations = 0;  ///< how many the kernel offered the program
+};
+
+struct WdReport {
+  BatchSizePolicy policy = BatchSizePolicy::kPowerOfTwo;
+  std::size_t total_workspace = 0;    ///< the budget shared by all kernels
+  std::vector<WdKernelPlan> kernels;  ///< in the table's order
+  double time_ms = 0.0;               ///< sum of the chosen configurations' times
+  std::size_t workspace_used = 0;     ///< sum of their workspaces
+  int variables = 0;                  ///< binary variables of the integer program
+  double solve_ms = 0.0;              ///< wall time of building and solving it
+};
+
 /// Micro-batch sizes the policy allows for the kernel that its table also measured, ascending.
 std::vector<int> measured_allowed_sizes(const KernelMeasurements& kernel, BatchSizePolicy policy);
 
@@ -40,5 +61,11 @@ std::vector<int> measured_allowed_sizes(const KernelMeasurements& kernel, BatchS
 /// full batch, or without a plan, is an error naming the kernel and the limit.
 Expected<PlanReport> plan_workspace_reuse(const std::vector<KernelMeasurements>& kernels,
                                           BatchSizePolicy policy, std::size_t workspace_limit);
+
+/// Divides `total_workspace` among all kernels (each run once per iteration) with optimize_wd
+/// over their desirable configurations. Errors: a kernel with no configuration, a budget below
+/// what the kernels need at least, or a solver failure.
+Expected<WdReport> plan_workspace_division(const std::vector<KernelMeasurements>& kernels,
+                                           BatchSizePolicy policy, std::size_t total_workspace);
 
 }  // namespace ucudnn

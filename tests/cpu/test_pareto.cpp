@@ -1,0 +1,210 @@
+// Desirable configurations (the Pareto front of WR plans) against an exhaustive search over every
+// way to cover the batch, and on the recorded AlexNet table.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <limits>
+#include <map>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/batch_policy.h"
+#include "core/measurement_csv.h"
+#include "optimize/pareto.h"
+#include "optimize/wr_optimizer.h"
+#include "test_helpers.h"
+
+namespace ucudnn {
+namespace {
+
+constexpr std::size_t kMiB = std::size_t{1} << 20;
+
+Measurement row(int micro_batch, int algo, double time_ms, std::size_t workspace) {
+  Measurement m;
+  m.micro_batch = micro_batch;
+  m.algo = algo;
+  m.time_ms = time_ms;
+  m.workspace_bytes = workspace;
+  return m;
+}
+
+bool is_allowed(const std::vector<int>& allowed, int size) {
+  return std::find(allowed.begin(), allowed.end(), size) != allowed.end();
+}
+
+// (time, workspace) -> the fewest micro-batches of any cover with exactly that time and workspace.
+using Points = std::map<std::pair<double, std::size_t>, int>;
+
+// Every multiset of usable rows whose sizes add up to the batch: time = sum, workspace = max.
+// Nothing is shared with the WR dynamic program.
+Points all_covers(int batch, const std::vector<int>& allowed,
+                  const std::vector<Measurement>& rows) {
+  std::vector<Measurement> items;
+  for (const auto& m : rows) {
+    if (is_allowed(allowed, m.micro_batch) && m.micro_batch <= batch) items.push_back(m);
+  }
+  Points points;
+  // Items are taken in non-decreasing index order, so every multiset is visited exactly once.
+  std::function<void(std::size_t, int, double, std::size_t, int)> visit =
+      [&](std::size_t first, int remaining, double time, std::size_t workspace, int count) {
+        if (remaining == 0) {
+          auto [it, inserted] = points.emplace(std::make_pair(time, workspace), count);
+          if (!inserted) it->second = std::min(it->second, count);
+          return;
+        }
+        for (std::size_t i = first; i < items.size(); ++i) {
+          if (items[i].micro_batch <= remaining) {
+            visit(i, remaining - items[i].micro_batch, time + items[i].time_ms,
+                  std::max(workspace, items[i].workspace_bytes), count + 1);
+          }
+        }
+      };
+  visit(0, batch, 0.0, 0, 0);
+  return points;
+}
+
+// The points no other point beats: none has time <= and workspace <= with one of them strictly.
+Points pareto_front(const Points& points) {
+  Points front;
+  for (const auto& [point, count] : points) {
+    const bool dominated = std::any_of(points.begin(), points.end(), [&](const auto& other) {
+      const auto& [t, w] = other.first;
+      return t <= point.first && w <= point.second && (t < point.first || w < point.second);
+    });
+    if (!dominated) front.emplace(point, count);
+  }
+  return front;
+}
+
+// A returned configuration really is a way to run the batch with measured rows.
+void expect_valid_cover(const WrPlan& plan, int batch, const std::vector<int>& allowed,
+                        const std::vector<Measurement>& rows) {
+  EXPECT_EQ(plan.batch, batch);
+  int covered = 0;
+  double time = 0.0;
+  std::size_t workspace = 0;
+  for (const auto& run : plan.runs) {
+    EXPECT_GE(run.count, 1);
+    EXPECT_TRUE(is_allowed(allowed, run.size)) << "size " << run.size;
+    const bool measured = std::any_of(rows.begin(), rows.end(), [&](const Measurement& m) {
+      return m.micro_batch == run.size && m.algo == run.algo && m.time_ms == run.time_ms &&
+             m.workspace_bytes == run.workspace_bytes;
+    });
+    EXPECT_TRUE(measured) << run.count << " x " << run.size << " algo " << run.algo;
+    covered += run.size * run.count;
+    time += run.time_ms * run.count;
+    workspace = std::max(workspace, run.workspace_bytes);
+  }
+  EXPECT_EQ(covered, batch);
+  EXPECT_DOUBLE_EQ(plan.time_ms, time);
+  EXPECT_EQ(plan.workspace_bytes, workspace);
+}
+
+TEST(DesirableConfigurations, MatchTheBruteForceFrontOnRandomTables) {
+  std::mt19937 rng(20180404);
+  auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  int empty = 0;
+  int multi_point = 0;
+  for (int trial = 0; trial < 1500; ++trial) {
+    const int batch = uniform(1, 10);
+    std::vector<int> allowed;
+    for (int size = 1; size <= batch + 1; ++size) {  // batch + 1 must be ignored
+      if (uniform(0, 9) < 6) allowed.push_back(size);
+    }
+    std::vector<Measurement> rows;
+    for (int size = 1; size <= batch + 1; ++size) {
+      if (uniform(0, 9) < 4) continue;  // sizes without measurements
+      for (int n = uniform(1, 3); n > 0; --n) {
+        // Quarter milliseconds add up exactly, so equal times really tie; few workspace values,
+        // so equal workspaces happen too.
+        const std::size_t workspace = uniform(0, 2) == 0 ? 0 : 100 * uniform(1, 8);
+        rows.push_back(row(size, uniform(0, 7), 0.25 * uniform(1, 24), workspace));
+      }
+    }
+    SCOPED_TRACE("trial " + std::to_string(trial) + ", batch " + std::to_string(batch));
+
+    const auto front = desirable_configurations(batch, allowed, rows);
+    const Points expected = pareto_front(all_covers(batch, allowed, rows));
+    ASSERT_EQ(front.size(), expected.size());
+    if (front.empty()) {
+      ++empty;
+      continue;
+    }
+    if (front.size() > 1) ++multi_point;
+    for (std::size_t i = 0; i < front.size(); ++i) {
+      const WrPlan& plan = front[i];
+      expect_valid_cover(plan, batch, allowed, rows);
+      const auto match = expected.find({plan.time_ms, plan.workspace_bytes});
+      ASSERT_NE(match, expected.end())
+          << "(" << plan.time_ms << " ms, " << plan.workspace_bytes << " B) is not on the front";
+      EXPECT_EQ(plan.micro_batch_count(), match->second) << "not the fewest micro-batches";
+      if (i > 0) {
+        EXPECT_GT(plan.workspace_bytes, front[i - 1].workspace_bytes);
+        EXPECT_LT(plan.time_ms, front[i - 1].time_ms);
+      }
+    }
+  }
+  // Empty fronts and fronts with a real trade-off must both occur for the test to mean anything.
+  EXPECT_GT(empty, 50);
+  EXPECT_GT(multi_point, 300);
+}
+
+TEST(DesirableConfigurations, KeepOneOfEquallyGoodPlans) {
+  // 1 x 4 and 2 x 2 both take 2 ms with no workspace: one configuration, the single call.
+  const std::vector<Measurement> rows = {row(2, 0, 1.0, 0), row(4, 0, 2.0, 0), row(4, 1, 1.0, 50),
+                                         row(2, 1, 0.25, 100)};
+  const auto front = desirable_configurations(4, {2, 4}, rows);
+  ASSERT_EQ(front.size(), 3u);
+  EXPECT_EQ(front[0].workspace_bytes, 0u);
+  EXPECT_EQ(front[0].micro_batch_count(), 1);
+  EXPECT_DOUBLE_EQ(front[0].time_ms, 2.0);
+  EXPECT_EQ(front[1].workspace_bytes, 50u);
+  EXPECT_DOUBLE_EQ(front[1].time_ms, 1.0);
+  EXPECT_EQ(front[2].workspace_bytes, 100u);
+  EXPECT_DOUBLE_EQ(front[2].time_ms, 0.5);
+  EXPECT_EQ(front[2].micro_batch_count(), 2);
+}
+
+TEST(DesirableConfigurations, EmptyWhenNothingCoversTheBatch) {
+  const std::vector<Measurement> rows = {row(4, 0, 1.0, 0), row(8, 0, 1.0, 0)};
+  EXPECT_TRUE(desirable_configurations(6, {4, 8}, rows).empty());
+  EXPECT_TRUE(desirable_configurations(8, {4}, {}).empty());
+  EXPECT_TRUE(desirable_configurations(0, {4}, rows).empty());
+}
+
+TEST(DesirableConfigurations, AlexNetFrontsAgreeWithWorkspaceReuse) {
+  const auto kernels = read_measurements_csv(testing::alexnet_csv_path());
+  ASSERT_TRUE(kernels.ok()) << kernels.error();
+  int points = 0;
+  for (const auto& kernel : *kernels) {
+    SCOPED_TRACE(kernel.layer + " " + short_name(kernel.op));
+    const auto allowed = allowed_micro_batch_sizes(BatchSizePolicy::kPowerOfTwo, kernel.batch);
+    const auto front = desirable_configurations(kernel.batch, allowed, kernel.rows);
+    ASSERT_FALSE(front.empty());
+    points += static_cast<int>(front.size());
+    for (const auto& plan : front) expect_valid_cover(plan, kernel.batch, allowed, kernel.rows);
+    // Under any limit, WR finds exactly the fastest configuration of the front that fits.
+    for (std::size_t limit : {std::size_t{0}, std::size_t{1024}, kMiB, 8 * kMiB, 64 * kMiB,
+                              std::numeric_limits<std::size_t>::max()}) {
+      const auto wr = optimize_wr(kernel.batch, allowed, kernel.rows, limit);
+      double best = std::numeric_limits<double>::infinity();
+      for (const auto& plan : front) {
+        if (plan.workspace_bytes <= limit) best = std::min(best, plan.time_ms);
+      }
+      ASSERT_EQ(wr.has_value(), best < std::numeric_limits<double>::infinity()) << limit;
+      if (wr) {
+        EXPECT_DOUBLE_EQ(wr->time_ms, best) << limit;
+      }
+    }
+  }
+  std::printf("AlexNet, powerOfTwo: %d desirable configurations over %zu kernels\n", points,
+              kernels->size());
+}
+
+}  // namespace
+}  // namespace ucudnn

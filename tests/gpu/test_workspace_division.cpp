@@ -1,0 +1,156 @@
+// Workspace division on the GPU: a small network (AlexNet's conv2..conv5 at batch 64, every op)
+// under one budget. The framework allocates no workspace, the results equal plain cuDNN, the
+// device memory taken for workspaces stays within the budget, and a kernel first seen after the
+// division makes a new one.
+
+#include <memory>
+
+#include "conv_check.h"
+
+namespace ucudnn_test {
+namespace {
+
+constexpr size_t kBudget = size_t{48} << 20;  // 4 MiB per kernel for 12 kernels
+
+std::vector<ConvSpec> small_network() {
+  std::vector<ConvSpec> layers;
+  const int shapes[][5] = {{96, 27, 256, 5, 2}, {256, 13, 384, 3, 1}, {384, 13, 384, 3, 1}, {384, 13, 256, 3, 1}};
+  for (const auto& l : shapes) {
+    ConvSpec s;
+    s.n = 64;
+    s.c = l[0];
+    s.spatial = {l[1], l[1]};
+    s.k = l[2];
+    s.filter = {l[3], l[3]};
+    s.pad = {l[4], l[4]};
+    s.stride = s.dilation = {1, 1};
+    s.math = CUDNN_DEFAULT_MATH;
+    layers.push_back(s);
+  }
+  return layers;
+}
+
+class WorkspaceDivisionGpu : public GpuTest {
+ protected:
+  void TearDown() override { ucudnnSetTotalWorkspaceSize(0); }  // back to WR for the other tests
+};
+
+// Runs one op through ucudnn with no framework workspace, and plain cuDNN with the plan's
+// algorithm; returns the relative error.
+double run_and_compare(UcudnnHandle_t handle, cudnnHandle_t plain, const ConvProblem& p, UcudnnConvolutionOp_t op,
+                       std::mt19937& rng, UcudnnPlanInfo* plan) {
+  DeviceArray x(extent(p.x_dims, p.x_strides), CUDNN_DATA_FLOAT), y(extent(p.y_dims, p.y_strides), CUDNN_DATA_FLOAT),
+      w(product(p.w_dims), CUDNN_DATA_FLOAT);
+  x.fill_random(rng);
+  y.fill_random(rng);
+  w.fill_random(rng);
+  DeviceArray& out = op == UCUDNN_OP_FORWARD ? y : op == UCUDNN_OP_BACKWARD_DATA ? x : w;
+  DeviceArray reference(out.elements(), CUDNN_DATA_FLOAT);
+  reference.copy_from(out);
+  const float alpha = 1.0f, beta = 0.0f;
+  const int algo = micro_batched_algo(op);
+  cudnnStatus_t s = CUDNN_STATUS_SUCCESS;
+  if (op == UCUDNN_OP_FORWARD) {
+    s = cudnnConvolutionForward(handle, &alpha, p.x, x.get(), p.w, w.get(), p.conv,
+                                static_cast<cudnnConvolutionFwdAlgo_t>(algo), nullptr, 0, &beta, p.y, y.get());
+  } else if (op == UCUDNN_OP_BACKWARD_DATA) {
+    s = cudnnConvolutionBackwardData(handle, &alpha, p.w, w.get(), p.y, y.get(), p.conv,
+                                     static_cast<cudnnConvolutionBwdDataAlgo_t>(algo), nullptr, 0, &beta, p.x, x.get());
+  } else {
+    s = cudnnConvolutionBackwardFilter(handle, &alpha, p.x, x.get(), p.y, y.get(), p.conv,
+                                       static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo), nullptr, 0, &beta, p.w,
+                                       w.get());
+  }
+  EXPECT_EQ(s, CUDNN_STATUS_SUCCESS) << ucudnnGetLastErrorMessage();
+  EXPECT_EQ(ucudnnGetPlan(handle, op, p.x, p.w, p.conv, p.y, UCUDNN_WORKSPACE_LIMIT_DEFAULT, plan),
+            CUDNN_STATUS_SUCCESS);
+  const size_t ref_bytes = size_t{512} << 20;
+  DeviceArray ws(ref_bytes / 4, CUDNN_DATA_FLOAT);
+  void* rx = op == UCUDNN_OP_BACKWARD_DATA ? reference.get() : x.get();
+  void* rw = op == UCUDNN_OP_BACKWARD_FILTER ? reference.get() : w.get();
+  void* ry = op == UCUDNN_OP_FORWARD ? reference.get() : y.get();
+  EXPECT_EQ(plain_convolution(plain, p, op, plan->runs.at(0).algo, alpha, beta, rx, rw, ry, ws.get(), ref_bytes),
+            CUDNN_STATUS_SUCCESS);
+  cudaDeviceSynchronize();
+  return output_error(p, op, out, reference);
+}
+
+TEST_F(WorkspaceDivisionGpu, SmallNetworkStaysExactWithinTheBudget) {
+  ASSERT_EQ(ucudnnSetTotalWorkspaceSize(64), CUDNN_STATUS_BAD_PARAM) << "64 bytes is surely a mistake";
+  ASSERT_EQ(ucudnnSetTotalWorkspaceSize(kBudget), CUDNN_STATUS_SUCCESS);
+  cudnnHandle_t plain;
+  CUDNN_OK(cudnnCreate(&plain));
+  UcudnnHandle_t handle;
+  CUDNN_OK(cudnnCreate(&handle));
+  std::mt19937 rng(fresh_seed());
+
+  std::vector<std::unique_ptr<ConvProblem>> layers;
+  for (const ConvSpec& spec : small_network()) {
+    layers.push_back(std::make_unique<ConvProblem>(spec));
+    ASSERT_TRUE(layers.back()->ok);
+  }
+  // Collection: get calls register the kernels; the framework is told to allocate nothing.
+  for (const auto& p : layers) {
+    cudnnConvolutionFwdAlgoPerf_t f[4];
+    cudnnConvolutionBwdDataAlgoPerf_t d[4];
+    cudnnConvolutionBwdFilterAlgoPerf_t b[4];
+    int n = 0;
+    size_t bytes = 1;
+    CUDNN_OK(cudnnGetConvolutionForwardAlgorithm_v7(handle, p->x, p->w, p->conv, p->y, 4, &n, f));
+    ASSERT_EQ(n, 1);
+    EXPECT_EQ(f[0].memory, 0u);
+    CUDNN_OK(cudnnGetConvolutionForwardWorkspaceSize(handle, p->x, p->w, p->conv, p->y, f[0].algo, &bytes));
+    EXPECT_EQ(bytes, 0u);
+    CUDNN_OK(cudnnGetConvolutionBackwardDataAlgorithm_v7(handle, p->w, p->y, p->conv, p->x, 4, &n, d));
+    EXPECT_EQ(d[0].algo, UCUDNN_CONVOLUTION_BWD_DATA_ALGO_MICRO_BATCHED);
+    CUDNN_OK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle, p->x, p->y, p->conv, p->w, 4, &n, b));
+    EXPECT_EQ(b[0].algo, UCUDNN_CONVOLUTION_BWD_FILTER_ALGO_MICRO_BATCHED);
+  }
+
+  CUDA_OK(cudaDeviceSynchronize());
+  size_t free_before = 0, free_after = 0, total = 0;
+  CUDA_OK(cudaMemGetInfo(&free_before, &total));
+  CUDNN_OK(ucudnnOptimize(handle));
+  CUDA_OK(cudaMemGetInfo(&free_after, &total));
+  UcudnnWorkspaceDivisionInfo info;
+  CUDNN_OK(ucudnnGetWorkspaceDivisionInfo(handle, &info));
+  const long long taken = static_cast<long long>(free_before) - static_cast<long long>(free_after);
+  std::printf("[ wd     ] %d kernels, %d variables solved in %.3f ms; buffer %zu B of %zu; device memory taken %lld B; "
+              "%.3f ms predicted\n",
+              info.kernels, info.variables, info.solveMs, info.bufferBytes, kBudget, taken, info.predictedTimeMs);
+  EXPECT_EQ(info.kernels, 12);
+  EXPECT_GT(info.variables, 12);
+  EXPECT_LE(info.bufferBytes, kBudget);
+  EXPECT_LE(taken, static_cast<long long>(kBudget) + (2 << 20)) << "cudaMalloc rounds to 2 MiB pages";
+
+  int split = 0;
+  for (const auto& p : layers) {
+    for (int op = 0; op < 3; ++op) {
+      UcudnnPlanInfo plan;
+      const double error = run_and_compare(handle, plain, *p, static_cast<UcudnnConvolutionOp_t>(op), rng, &plan);
+      EXPECT_LE(error, tolerance(p->spec, true)) << p->spec.describe() << " op " << op;
+      split += plan.microBatchCount() > 1;
+    }
+  }
+  std::printf("[ wd     ] %d of 12 kernels split\n", split);
+  EXPECT_GT(split, 0) << "4 MiB per kernel on average should make some kernels split";
+  CUDNN_OK(ucudnnGetWorkspaceDivisionInfo(handle, &info));
+  EXPECT_EQ(info.optimizations, 1) << "calls for known kernels change nothing";
+
+  // A kernel first seen now: a new division, and the results stay right.
+  ConvSpec late = small_network()[1];
+  late.n = 32;
+  ConvProblem p(late);
+  ASSERT_TRUE(p.ok);
+  UcudnnPlanInfo plan;
+  EXPECT_LE(run_and_compare(handle, plain, p, UCUDNN_OP_FORWARD, rng, &plan), tolerance(late, true));
+  CUDNN_OK(ucudnnGetWorkspaceDivisionInfo(handle, &info));
+  EXPECT_EQ(info.optimizations, 2);
+  EXPECT_EQ(info.kernels, 13);
+  EXPECT_LE(info.bufferBytes, kBudget);
+  cudnnDestroy(handle);
+  cudnnDestroy(plain);
+}
+
+}  // namespace
+}  // namespace ucudnn_test
