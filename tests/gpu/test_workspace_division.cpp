@@ -3,7 +3,10 @@
 // device memory taken for workspaces stays within the budget, and a kernel first seen after the
 // division makes a new one.
 
+#include <atomic>
+#include <chrono>
 #include <memory>
+#include <thread>
 
 #include "conv_check.h"
 
@@ -150,6 +153,69 @@ TEST_F(WorkspaceDivisionGpu, SmallNetworkStaysExactWithinTheBudget) {
   EXPECT_LE(info.bufferBytes, kBudget);
   cudnnDestroy(handle);
   cudnnDestroy(plain);
+}
+
+// Identical kernels share a segment: a call on a second stream waits (on the GPU, through an event)
+// for the first stream's use of the segment. Layer ids give identical kernels segments of their own.
+TEST_F(WorkspaceDivisionGpu, SharedSegmentIsOrderedAcrossStreamsAndLayerIdsSeparateIt) {
+  ASSERT_EQ(ucudnnSetTotalWorkspaceSize(kBudget), CUDNN_STATUS_SUCCESS);
+  UcudnnHandle_t first, second;
+  CUDNN_OK(cudnnCreate(&first));
+  CUDNN_OK(cudnnCreate(&second));
+  cudaStream_t a, b;
+  CUDA_OK(cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking));
+  CUDA_OK(cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking));
+  CUDNN_OK(cudnnSetStream(first, a));
+  CUDNN_OK(cudnnSetStream(second, b));
+  ConvProblem p(small_network()[1]);
+  ASSERT_TRUE(p.ok);
+  std::mt19937 rng(fresh_seed());
+  DeviceArray x(extent(p.x_dims, p.x_strides), CUDNN_DATA_FLOAT), w(product(p.w_dims), CUDNN_DATA_FLOAT),
+      y1(extent(p.y_dims, p.y_strides), CUDNN_DATA_FLOAT), y2(extent(p.y_dims, p.y_strides), CUDNN_DATA_FLOAT);
+  x.fill_random(rng);
+  w.fill_random(rng);
+  const float alpha = 1.0f, beta = 0.0f;
+  const auto algo = UCUDNN_CONVOLUTION_FWD_ALGO_MICRO_BATCHED;
+  // Plan first (outside the timed part), so that the calls below only enqueue work.
+  CUDNN_OK(cudnnConvolutionForward(first, &alpha, p.x, x.get(), p.w, w.get(), p.conv, algo, nullptr, 0, &beta, p.y,
+                                   y1.get()));
+  CUDA_OK(cudaDeviceSynchronize());
+
+  std::atomic<bool> released{false};
+  CUDA_OK(cudaLaunchHostFunc(
+      a,
+      [](void* flag) {
+        while (!static_cast<std::atomic<bool>*>(flag)->load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      },
+      &released));
+  CUDNN_OK(cudnnConvolutionForward(first, &alpha, p.x, x.get(), p.w, w.get(), p.conv, algo, nullptr, 0, &beta, p.y,
+                                   y1.get()));
+  CUDNN_OK(cudnnConvolutionForward(second, &alpha, p.x, x.get(), p.w, w.get(), p.conv, algo, nullptr, 0, &beta, p.y,
+                                   y2.get()));
+  cudaEvent_t b_done;
+  CUDA_OK(cudaEventCreate(&b_done));
+  CUDA_OK(cudaEventRecord(b_done, b));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(cudaEventQuery(b_done), cudaErrorNotReady) << "stream b used the shared segment while a still held it";
+  released = true;
+  CUDA_OK(cudaDeviceSynchronize());
+  EXPECT_EQ(y1.download(), y2.download()) << "same inputs, same plan: bitwise the same";
+
+  UcudnnWorkspaceDivisionInfo before, after;
+  CUDNN_OK(ucudnnGetWorkspaceDivisionInfo(first, &before));
+  CUDNN_OK(ucudnnSetLayerId(second, 7));
+  CUDNN_OK(cudnnConvolutionForward(second, &alpha, p.x, x.get(), p.w, w.get(), p.conv, algo, nullptr, 0, &beta, p.y,
+                                   y2.get()));
+  CUDA_OK(cudaDeviceSynchronize());
+  CUDNN_OK(ucudnnGetWorkspaceDivisionInfo(second, &after));
+  EXPECT_EQ(after.kernels, before.kernels + 1) << "layer 7 gets a segment of its own";
+  // The new division may choose another configuration (another algorithm) for layer 7.
+  EXPECT_LE(relative_error(y2.download(), y1.download(), p.y_dims, p.y_strides), tolerance(p.spec, false));
+  cudaEventDestroy(b_done);
+  cudnnDestroy(first);
+  cudnnDestroy(second);
+  cudaStreamDestroy(a);
+  cudaStreamDestroy(b);
 }
 
 }  // namespace
