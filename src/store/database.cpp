@@ -62,15 +62,6 @@ void bind_key(Statement& s, const DeviceIdentity& id, ConvOp op, const std::stri
       .bind(8, std::int64_t{micro_batch});
 }
 
-std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 std::string directory_of(const std::string& path) {
   const auto slash = path.find_last_of('/');
   if (slash == std::string::npos) return ".";
@@ -143,6 +134,15 @@ Expected<SqliteConnection> open_read_only(const std::string& path, int busy_time
 }
 
 }  // namespace
+
+std::string utc_timestamp() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
 
 Expected<JournalMode> parse_journal_mode(const std::string& text) {
   std::string v;
@@ -417,7 +417,7 @@ Expected<bool> BenchmarkDatabase::store(const DeviceIdentity& identity, const Co
                                         std::size_t measured_up_to, const std::vector<Measurement>& rows) {
   if (read_only_) return Error{"benchmark database '" + path_ + "' is read-only"};
   const std::string layer = micro_key.layer_signature();
-  const std::string now = utc_now();
+  const std::string now = utc_timestamp();
   auto done = transaction(true, [&]() -> Expected<bool> {
     long long inserted = 0;
     auto insert = Statement::prepare(db_, kInsertRow);

@@ -43,6 +43,9 @@ Expected<JournalMode> parse_journal_mode(const std::string& text);
 /// CephFS, 9P, FUSE), kWal elsewhere.
 JournalMode journal_mode_for(const std::string& path);
 
+/// The current time in UTC, ISO 8601 ("2026-11-22T14:05:00Z"): what `measured_at` holds.
+std::string utc_timestamp();
+
 /// One stored row, with everything that identifies it.
 struct StoredRow {
   DeviceIdentity identity;

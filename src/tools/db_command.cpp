@@ -83,15 +83,6 @@ Expected<std::unique_ptr<BenchmarkDatabase>> open_database(const DatabaseTarget&
   return BenchmarkDatabase::open(target.path, target.options);
 }
 
-std::string now_utc_iso8601() {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
-}
-
 // Measurement tables carry no determinism; cuDNN documents the atomics-based algorithms
 // (backward data ALGO_0, backward filter ALGO_0 and ALGO_3) as non-deterministic.
 bool documented_deterministic(ConvOp op, int algo) {
@@ -141,7 +132,7 @@ Expected<std::vector<StoredRow>> rows_of_table(const DbOptions& options, const D
   const auto network = resolve_network(options.network);
   if (!network) return Error{network.error()};
 
-  const std::string measured_at = now_utc_iso8601();
+  const std::string measured_at = utc_timestamp();
   std::vector<StoredRow> rows;
   for (const KernelMeasurements& kernel : *kernels) {
     const ConvLayerSpec* spec = find_layer(*network, kernel.layer);
