@@ -41,8 +41,18 @@ WorkspaceDivision& WorkspaceDivision::instance() {
 
 Status WorkspaceDivision::register_kernel(cudnnHandle_t handle, const WdKey& key, BatchSizePolicy policy,
                                           double* predicted_ms, bool* deterministic) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto failed = failures_.find(key);
+    if (failed != failures_.end()) return failed->second;
+  }
   std::vector<WrPlan> front;
-  UCUDNN_RETURN_IF_ERROR(front_of(handle, key.key, policy, &front));  // benchmarks outside the lock
+  Status measured = front_of(handle, key.key, policy, &front);  // benchmarks outside the lock
+  if (!measured.ok()) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    failures_.emplace(key, measured);
+    return measured;
+  }
   const std::size_t budget = budget_.load();
   // The front is sorted by workspace: the last configuration within the budget is the fastest.
   const WrPlan* best = &front.front();

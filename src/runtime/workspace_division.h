@@ -103,6 +103,8 @@ class WorkspaceDivision {
   std::atomic<std::size_t> budget_{0};
   std::mutex mutex_;
   std::map<int, Device> devices_;
+  /// Kernels that could not be benchmarked: remembered so that every later call does not try again.
+  std::map<WdKey, Status> failures_;
 };
 
 }  // namespace ucudnn
