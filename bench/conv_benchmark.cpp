@@ -202,6 +202,8 @@ int main(int argc, char** argv) {
   app.add_option("--batch", batch, "mini-batch size (default: the network's)")->check(CLI::PositiveNumber);
   app.add_option("--iterations", iterations, "timed calls per measurement (median)")->check(CLI::PositiveNumber);
   app.add_option("--json", json_path, "also write the results as JSON to this file");
+  bool list_kernels = false;
+  app.add_flag("--list-kernels", list_kernels, "print how many kernels (3 per distinct convolution) the network has");
   app.add_option("--total-workspace", total_text,
                  "run ucudnn in WD mode with this total budget (plain cuDNN keeps --workspace-limit per kernel)");
   try {
@@ -225,6 +227,12 @@ int main(int argc, char** argv) {
   const UcudnnBatchSizePolicy_t policy = policy_lower == "all"          ? UCUDNN_BATCH_SIZE_POLICY_ALL
                                          : policy_lower == "undivided" ? UCUDNN_BATCH_SIZE_POLICY_UNDIVIDED
                                                                        : UCUDNN_BATCH_SIZE_POLICY_POWER_OF_TWO;
+  if (list_kernels) {
+    const auto network = ucudnn::resolve_network(network_name);
+    if (!network) fail(network.error());
+    std::printf("%zu\n", network->layers.size() * 3);
+    return 0;
+  }
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) fail("no CUDA device");
   cudaDeviceProp prop;

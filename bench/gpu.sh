@@ -62,8 +62,27 @@ run() {
   return $status
 }
 
+# The paper's comparison for several networks (bench/sweep.sh), then pictures and a table
+# (bench/plot.py): bash bench/gpu.sh sweep "alexnet resnet50" "8MiB 64MiB 512MiB" "undivided powerOfTwo wd"
+sweep() {
+  local final=${OUT:-$root/gpu-results} out status=0
+  out=$(mktemp -d)
+  mkdir -p "$final"
+  export LD_LIBRARY_PATH="$root/pack/lib:${LD_LIBRARY_PATH:-}"
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv > "$out/gpu.txt"
+  for net in $1; do
+    UCUDNN_DATABASE="$out/$net.db" bash bench/sweep.sh pack/bin/ucudnn_conv_benchmark "$net" "$out" "$2" "$3" || status=1
+    rm -f "$out/$net.db"
+  done
+  python3 bench/plot.py "$out" > /dev/null || status=1
+  tar -czf "$final/sweep-results.tar.gz" -C "$out" .
+  cp "$out/summary.md" "$final/" 2>/dev/null || true
+  return $status
+}
+
 case "${1:-}" in
   pack) pack ;;
   run) run ;;
-  *) echo "usage: bash bench/gpu.sh pack|run" >&2; exit 2 ;;
+  sweep) sweep "${2:-alexnet}" "${3:-8MiB 64MiB 512MiB}" "${4:-undivided powerOfTwo wd}" ;;
+  *) echo "usage: bash bench/gpu.sh pack|run|sweep [NETS] [LIMITS] [CONFIGS]" >&2; exit 2 ;;
 esac
