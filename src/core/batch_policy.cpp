@@ -44,3 +44,18 @@ std::vector<int> allowed_micro_batch_sizes(BatchSizePolicy policy, int batch) {
 }
 
 }  // namespace ucudnn
+
+namespace ucudnn {
+
+std::vector<int> aligned_micro_batch_sizes(const std::vector<int>& sizes, int batch,
+                                           const std::vector<long long>& bytes_per_sample, long long alignment) {
+  std::vector<int> aligned;
+  for (int size : sizes) {
+    bool ok = true;
+    for (long long bytes : bytes_per_sample) ok = ok && (size * bytes) % alignment == 0;
+    if (ok || size == batch) aligned.push_back(size);
+  }
+  return aligned;
+}
+
+}  // namespace ucudnn

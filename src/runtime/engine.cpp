@@ -85,7 +85,7 @@ std::shared_ptr<BenchmarkDatabase> Engine::database() {
 Status Engine::build_plan(cudnnHandle_t handle, const ConvKey& key, std::size_t workspace_limit,
                           BatchSizePolicy policy, std::shared_ptr<const ExecutablePlan>* out) {
   const auto started = std::chrono::steady_clock::now();
-  const std::vector<int> sizes = allowed_micro_batch_sizes(policy, key.batch());
+  const std::vector<int> sizes = plannable_sizes(key, policy);
   UCUDNN_RETURN_IF_ERROR(gather_rows(handle, key, sizes, workspace_limit));
 
   std::vector<Measurement> rows;
@@ -112,9 +112,19 @@ Status Engine::build_plan(cudnnHandle_t handle, const ConvKey& key, std::size_t 
   return Status::success();
 }
 
+std::vector<int> plannable_sizes(const ConvKey& key, BatchSizePolicy policy) {
+  // cudaMalloc gives 256-byte aligned buffers; keep every micro-batch on a 16-byte boundary.
+  constexpr long long kAlignment = 16;
+  const std::vector<long long> bytes_per_sample = {
+      static_cast<long long>(key.x.strides[0]) * static_cast<long long>(element_size(key.x.data_type)),
+      static_cast<long long>(key.y.strides[0]) * static_cast<long long>(element_size(key.y.data_type))};
+  return aligned_micro_batch_sizes(allowed_micro_batch_sizes(policy, key.batch()), key.batch(), bytes_per_sample,
+                                   kAlignment);
+}
+
 Status Engine::measured_rows(cudnnHandle_t handle, const ConvKey& key, BatchSizePolicy policy,
                              std::vector<int>* sizes, std::vector<Measurement>* rows) {
-  *sizes = allowed_micro_batch_sizes(policy, key.batch());
+  *sizes = plannable_sizes(key, policy);
   UCUDNN_RETURN_IF_ERROR(gather_rows(handle, key, *sizes, std::numeric_limits<std::size_t>::max()));
   rows->clear();
   for (int size : *sizes) {

@@ -25,6 +25,9 @@
 
 namespace ucudnn {
 
+/// The micro-batch sizes the policy allows whose micro-batches stay 16-byte aligned.
+std::vector<int> plannable_sizes(const ConvKey& key, BatchSizePolicy policy);
+
 class Engine {
  public:
   static Engine& instance();

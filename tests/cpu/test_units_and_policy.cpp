@@ -177,3 +177,20 @@ TEST(AllowedMicroBatchSizes, AreAscendingUniqueAndEndAtTheBatch) {
 
 }  // namespace
 }  // namespace ucudnn
+
+namespace ucudnn {
+namespace {
+
+TEST(AlignedMicroBatchSizes, KeepOnlySizesThatStartEveryMicroBatchAligned) {
+  // AlexNet conv1's input: 3 x 227 x 227 floats = 618348 bytes per sample, 12 mod 16; its
+  // output 96 x 55 x 55 floats is a multiple of 16. Only multiples of 4 samples stay aligned.
+  const std::vector<int> all = allowed_micro_batch_sizes(BatchSizePolicy::kAll, 10);
+  EXPECT_EQ(aligned_micro_batch_sizes(all, 10, {618348, 1161600}, 16), (std::vector<int>{4, 8, 10}));
+  // Every size of an aligned layer stays.
+  EXPECT_EQ(aligned_micro_batch_sizes(all, 10, {173056, 259584}, 16), all);
+  // The full batch always stays, even when nothing else does.
+  EXPECT_EQ(aligned_micro_batch_sizes({1, 2, 3}, 3, {7}, 16), (std::vector<int>{3}));
+}
+
+}  // namespace
+}  // namespace ucudnn
