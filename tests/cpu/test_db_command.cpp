@@ -19,6 +19,7 @@
 #include "core/conv_layer.h"
 #include "core/measurement_csv.h"
 #include "store/database.h"
+#include "cli_test_support.h"
 #include "test_helpers.h"
 #include "tools/cli.h"
 #include "tools/networks.h"
@@ -26,41 +27,18 @@
 namespace ucudnn {
 namespace {
 
-struct CliResult {
-  int status = 0;
-  std::string out;
-  std::string err;
-};
+using testing::CliResult;
+using testing::expect_error;
+using testing::is_one_error_line;
+using testing::run;
 
-CliResult run(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  CliResult result;
-  result.status = run_cli(args, out, err);
-  result.out = out.str();
-  result.err = err.str();
-  return result;
-}
 
 std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {
   args.insert(args.end(), more.begin(), more.end());
   return args;
 }
 
-bool is_one_error_line(const std::string& err) {
-  return std::count(err.begin(), err.end(), '\n') == 1 && err.back() == '\n' &&
-         err.rfind("ucudnn: error: ", 0) == 0;
-}
 
-void expect_error(const std::vector<std::string>& args, int status, const std::string& detail) {
-  std::string command;
-  for (const auto& arg : args) command += " " + arg;
-  SCOPED_TRACE("ucudnn" + command);
-  const CliResult result = run(args);
-  EXPECT_EQ(result.status, status);
-  EXPECT_TRUE(result.out.empty()) << result.out;
-  EXPECT_TRUE(is_one_error_line(result.err)) << result.err;
-  EXPECT_NE(result.err.find(detail), std::string::npos) << result.err;
-}
 
 // RFC 4180, written independently of the exporter: quoted fields may hold commas, quotes
 // (doubled) and line breaks.

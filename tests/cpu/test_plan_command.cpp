@@ -17,30 +17,22 @@
 #include "core/batch_policy.h"
 #include "core/conv_op.h"
 #include "core/measurement_csv.h"
+#include "cli_test_support.h"
 #include "test_helpers.h"
 #include "tools/cli.h"
 
 namespace ucudnn {
 namespace {
 
+using testing::CliResult;
+using testing::expect_error;
+using testing::is_one_error_line;
+using testing::run;
+
 using Json = nlohmann::ordered_json;
 
 constexpr std::size_t kLimit64MiB = std::size_t{64} << 20;
 
-struct CliResult {
-  int status = 0;
-  std::string out;
-  std::string err;
-};
-
-CliResult run(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  CliResult result;
-  result.status = run_cli(args, out, err);
-  result.out = out.str();
-  result.err = err.str();
-  return result;
-}
 
 std::vector<std::string> plan_args(const std::string& csv, const std::string& limit) {
   return {"plan", "--measurements", csv, "--workspace-limit", limit};
@@ -63,22 +55,7 @@ std::vector<std::string> split_words(const std::string& line) {
   return {std::istream_iterator<std::string>(in), std::istream_iterator<std::string>()};
 }
 
-bool is_one_error_line(const std::string& err) {
-  return std::count(err.begin(), err.end(), '\n') == 1 && err.back() == '\n' &&
-         err.rfind("ucudnn: error: ", 0) == 0;
-}
 
-// A failed run: the given status, nothing on out, one error line that mentions `detail`.
-void expect_error(const std::vector<std::string>& args, int status, const std::string& detail) {
-  std::string command;
-  for (const auto& arg : args) command += " " + arg;
-  SCOPED_TRACE("ucudnn" + command);
-  const CliResult result = run(args);
-  EXPECT_EQ(result.status, status);
-  EXPECT_TRUE(result.out.empty()) << result.out;
-  EXPECT_TRUE(is_one_error_line(result.err)) << result.err;
-  EXPECT_NE(result.err.find(detail), std::string::npos) << result.err;
-}
 
 Json plan_json(const std::vector<std::string>& args) {
   const CliResult result = run(with(args, {"--json"}));
