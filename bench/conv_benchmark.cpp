@@ -4,6 +4,9 @@
 //
 // Timing: CUDA events, warm-up calls first, the median of --iterations calls per kernel, and the
 // median of --iterations runs of the whole sequence of kernels. Inputs are random, not zero.
+// Each is measured twice: "live", the host launching as the GPU runs (what a program that only
+// runs these convolutions sees), and "queued", the calls queued behind a StreamGate first (the
+// GPU's own time, what a framework sees when the host runs ahead, and what the planner predicts).
 
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
@@ -21,6 +24,7 @@
 
 #include "core/env_config.h"
 #include "core/units.h"
+#include "runtime/stream_gate.h"
 #include "tools/networks.h"
 #include "ucudnn/ucudnn.h"
 
@@ -72,18 +76,24 @@ float median(std::vector<float> v) {
   return v.size() % 2 ? v[v.size() / 2] : 0.5f * (v[v.size() / 2 - 1] + v[v.size() / 2]);
 }
 
-// Times `launch` with events: `warmup` calls, then the median of `iterations` timed calls.
-float time_median(const std::function<void()>& launch, int warmup, int iterations, cudaStream_t stream) {
+// Times `launch` with events: `warmup` calls, then the median of `iterations` timed calls, each
+// launched live or queued behind a closed gate.
+float time_median(const std::function<void()>& launch, int warmup, int iterations, cudaStream_t stream,
+                  bool queued) {
   cudaEvent_t start, stop;
   check(cudaEventCreate(&start), "event");
   check(cudaEventCreate(&stop), "event");
   for (int i = 0; i < warmup; ++i) launch();
   std::vector<float> times;
   for (int i = 0; i < iterations; ++i) {
+    ucudnn::StreamGate gate;
+    if (queued && !gate.close(stream)) fail("cannot hold the stream (cudaLaunchHostFunc)");
     check(cudaEventRecord(start, stream), "record");
     launch();
     check(cudaEventRecord(stop, stream), "record");
+    gate.open();
     check(cudaEventSynchronize(stop), "sync");
+    if (gate.timed_out()) fail("the queued calls blocked the host: the gate opened by itself");
     float ms = 0;
     check(cudaEventElapsedTime(&ms, start, stop), "elapsed");
     times.push_back(ms);
@@ -100,7 +110,8 @@ struct Kernel {
   size_t workspace = 0;
   std::unique_ptr<DeviceMemory> workspace_mem;
   std::function<void()> launch;
-  float time_ms = 0;
+  float time_ms = 0;        // queued (GPU time)
+  float live_time_ms = 0;   // launched live
   UcudnnPlanInfo plan;  // ucudnn only
 };
 
@@ -302,6 +313,8 @@ int main(int argc, char** argv) {
     }
   }
   const double plain_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - planning_started).count();
+  UcudnnStatistics before_planning;
+  check(ucudnnGetStatistics(&before_planning), "statistics");
   const auto ucudnn_started = std::chrono::steady_clock::now();
   for (const Layer& l : layers) {
     for (int op = 0; op < 3; ++op) {
@@ -328,16 +341,29 @@ int main(int argc, char** argv) {
   const double ucudnn_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - ucudnn_started).count();
 
+  UcudnnStatistics after_planning;
+  check(ucudnnGetStatistics(&after_planning), "statistics");
+  double benchmark_seconds = 0, solve_seconds = after_planning.divisionSeconds - before_planning.divisionSeconds;
+  for (int op = 0; op < 3; ++op) {
+    benchmark_seconds += after_planning.op[op].benchmarkSeconds - before_planning.op[op].benchmarkSeconds;
+    solve_seconds += after_planning.op[op].solveSeconds - before_planning.op[op].solveSeconds;
+  }
+
   for (auto* kernels : {&plain_kernels, &ucudnn_kernels}) {
-    for (Kernel& k : *kernels) k.time_ms = time_median(k.launch, warmup, iterations, nullptr);
+    for (Kernel& k : *kernels) {
+      k.time_ms = time_median(k.launch, warmup, iterations, nullptr, true);
+      k.live_time_ms = time_median(k.launch, warmup, iterations, nullptr, false);
+    }
   }
   auto sequence = [](std::vector<Kernel>& kernels) {
     return [&kernels]() {
       for (Kernel& k : kernels) k.launch();
     };
   };
-  const float plain_sequence = time_median(sequence(plain_kernels), 1, iterations, nullptr);
-  const float ucudnn_sequence = time_median(sequence(ucudnn_kernels), 1, iterations, nullptr);
+  const float plain_sequence = time_median(sequence(plain_kernels), 1, iterations, nullptr, false);
+  const float ucudnn_sequence = time_median(sequence(ucudnn_kernels), 1, iterations, nullptr, false);
+  const float plain_queued = time_median(sequence(plain_kernels), 1, iterations, nullptr, true);
+  const float ucudnn_queued = time_median(sequence(ucudnn_kernels), 1, iterations, nullptr, true);
 
   int cudnn_version = static_cast<int>(cudnnGetVersion());
   std::printf("GPU: %s (sm_%d%d), cuDNN %d, %s batch %d, workspace limit %s per kernel, policy %s, median of %d\n",
@@ -347,8 +373,9 @@ int main(int argc, char** argv) {
     std::printf("ucudnn in WD mode: total %s, buffer %s, %d variables solved in %.2f ms\n", total_text.c_str(),
                 ucudnn::format_byte_size(division.bufferBytes).c_str(), division.variables, division.solveMs);
   }
-  std::printf("%-11s %-5s %10s %8s %10s %10s %8s %10s  %s\n", "layer", "op", "cudnn ms", "algo", "ucudnn ms",
-              "predicted", "speedup", "workspace", "plan");
+  std::printf("per kernel: GPU time of calls queued ahead (live launching in brackets)\n");
+  std::printf("%-11s %-5s %10s %10s %5s %10s %10s %10s %8s %10s  %s\n", "layer", "op", "cudnn ms", "(live)", "algo",
+              "ucudnn ms", "(live)", "predicted", "speedup", "workspace", "plan");
   nlohmann::ordered_json json;
   json["gpu"] = prop.name;
   json["cudnn_version"] = cudnn_version;
@@ -371,15 +398,17 @@ int main(int argc, char** argv) {
     ucudnn_total += u.time_ms;
     predicted_total += u.plan.predictedTimeMs;
     const size_t used = total_workspace > 0 ? u.plan.workspaceBytes : u.workspace;
-    std::printf("%-11s %-5s %10.3f %8d %10.3f %10.3f %7.2fx %10s  %s\n", p.layer.c_str(), p.op.c_str(), p.time_ms,
-                p.algo, u.time_ms, u.plan.predictedTimeMs, p.time_ms / u.time_ms,
-                ucudnn::format_byte_size(used).c_str(), describe_plan(u.plan).c_str());
+    std::printf("%-11s %-5s %10.3f %10.3f %5d %10.3f %10.3f %10.3f %7.2fx %10s  %s\n", p.layer.c_str(),
+                p.op.c_str(), p.time_ms, p.live_time_ms, p.algo, u.time_ms, u.live_time_ms, u.plan.predictedTimeMs,
+                p.time_ms / u.time_ms, ucudnn::format_byte_size(used).c_str(), describe_plan(u.plan).c_str());
     json["kernels"].push_back({{"layer", p.layer},
                                {"op", p.op},
                                {"cudnn_time_ms", p.time_ms},
+                               {"cudnn_live_time_ms", p.live_time_ms},
                                {"cudnn_algo", p.algo},
                                {"cudnn_workspace_bytes", p.workspace},
                                {"ucudnn_time_ms", u.time_ms},
+                               {"ucudnn_live_time_ms", u.live_time_ms},
                                {"ucudnn_predicted_ms", u.plan.predictedTimeMs},
                                {"ucudnn_workspace_bytes", used},
                                {"ucudnn_plan", describe_plan(u.plan)}});
@@ -388,15 +417,21 @@ int main(int argc, char** argv) {
               ucudnn_total, predicted_total, plain_total / ucudnn_total);
   std::printf("whole sequence (median): cuDNN %.2f ms, ucudnn %.2f ms, speedup %.2fx\n", plain_sequence,
               ucudnn_sequence, plain_sequence / ucudnn_sequence);
-  std::printf("algorithm choice: cuDNN Find %.2f s, ucudnn benchmarking and planning %.2f s\n", plain_seconds,
-              ucudnn_seconds);
+  std::printf("whole sequence queued (median): cuDNN %.2f ms, ucudnn %.2f ms, speedup %.2fx\n", plain_queued,
+              ucudnn_queued, plain_queued / ucudnn_queued);
+  std::printf("algorithm choice: cuDNN Find %.2f s, ucudnn %.2f s (benchmarking %.2f s, solving %.4f s)\n",
+              plain_seconds, ucudnn_seconds, benchmark_seconds, solve_seconds);
   json["cudnn_sequence_ms"] = plain_sequence;
   json["ucudnn_sequence_ms"] = ucudnn_sequence;
+  json["cudnn_sequence_queued_ms"] = plain_queued;
+  json["ucudnn_sequence_queued_ms"] = ucudnn_queued;
   json["cudnn_kernel_sum_ms"] = plain_total;
   json["ucudnn_kernel_sum_ms"] = ucudnn_total;
   json["ucudnn_predicted_ms"] = predicted_total;
   json["cudnn_find_seconds"] = plain_seconds;
   json["ucudnn_planning_seconds"] = ucudnn_seconds;
+  json["ucudnn_benchmark_seconds"] = benchmark_seconds;
+  json["ucudnn_solve_seconds"] = solve_seconds;
   if (!json_path.empty()) {
     std::ofstream out(json_path);
     out << json.dump(2) << "\n";

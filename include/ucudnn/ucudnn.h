@@ -165,6 +165,23 @@ struct UcudnnWorkspaceDivisionInfo {
 };
 cudnnStatus_t ucudnnGetWorkspaceDivisionInfo(UcudnnHandle_t handle, UcudnnWorkspaceDivisionInfo* info);
 
+/// What ucudnn has done in this process, per operation (index: UcudnnConvolutionOp_t). Also
+/// printed to stderr at exit when UCUDNN_STATS=1.
+struct UcudnnOpStatistics {
+  long long convolutionCalls = 0;  ///< convolution calls intercepted
+  long long splitCalls = 0;        ///< ... that ran as more than one micro-batch
+  long long plainCalls = 0;        ///< ... that ran as plain cuDNN because planning failed
+  long long algorithmQueries = 0;  ///< get/find calls intercepted
+  long long timings = 0;           ///< candidate timings the benchmarker ran
+  double benchmarkSeconds = 0;     ///< measuring, database lookups included
+  double solveSeconds = 0;         ///< the WR dynamic programs
+};
+struct UcudnnStatistics {
+  UcudnnOpStatistics op[3];
+  long long divisions = 0;         ///< workspace divisions solved
+  double divisionSeconds = 0;      ///< time in their integer programs
+};
+cudnnStatus_t ucudnnGetStatistics(UcudnnStatistics* statistics);
 /// A description of the last error an intercepted call of this thread returned ("" if none).
 const char* ucudnnGetLastErrorMessage();
 

@@ -2,14 +2,14 @@
 // op-generic front-end and nothing more.
 
 #include <memory>
+#include <mutex>
 
 #include "api/context.h"
 #include "api/frontend.h"
 #include "core/env_config.h"
 #include "core/logging.h"
+#include "core/statistics.h"
 #include "runtime/workspace_division.h"
-
-#include <mutex>
 #include "ucudnn/ucudnn.h"
 
 using ucudnn::AlgoPerf;
@@ -148,6 +148,7 @@ cudnnStatus_t cudnnCreate(UcudnnHandle_t* handle) {
     std::call_once(budget_from_environment, [&] {
       if (config->total_workspace > 0) ucudnn::WorkspaceDivision::instance().set_budget(config->total_workspace);
     });
+    if (config->print_statistics) ucudnn::Statistics::instance().print_at_exit();
     context->policy = config->policy;
     context->default_workspace_limit = config->default_workspace_limit;
     *handle = UcudnnHandle_t(context.release());

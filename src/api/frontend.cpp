@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/logging.h"
+#include "core/statistics.h"
 #include "runtime/engine.h"
 #include "runtime/workspace_division.h"
 
@@ -47,6 +48,7 @@ Status run_plain(UcudnnContext* context, const ConvCall& call, int algo, const v
     UCUDNN_RETURN_IF_ERROR(plain_choice(context, call, workspace_bytes, &choice));
     algo = choice.algo;
   }
+  Statistics::instance().count_plain(call.op);
   return convolve(context->cudnn, call.op, call.descriptors, algo, alpha, buffers, workspace, workspace_bytes, beta);
 }
 
@@ -81,6 +83,7 @@ Status choose_algorithms(UcudnnContext* context, const ConvCall& call, std::opti
                          int requested, std::vector<AlgoPerf>* results, const PlainQuery& plain) {
   if (!context) return null_handle();
   if (requested <= 0) return Status(CUDNN_STATUS_BAD_PARAM, "requestedAlgoCount must be positive");
+  Statistics::instance().count_query(call.op);
   results->clear();
   ConvKey key;
   Status status = read_conv_key(call.op, context->device, call.descriptors, &key);

@@ -2,6 +2,7 @@
 
 #include "api/context.h"
 #include "api/frontend.h"
+#include "core/statistics.h"
 #include "runtime/engine.h"
 #include "runtime/workspace_division.h"
 #include "ucudnn/ucudnn.h"
@@ -157,6 +158,27 @@ cudnnStatus_t ucudnnGetWorkspaceDivisionInfo(UcudnnHandle_t handle, UcudnnWorksp
     info->solveMs = static_cast<float>(s.solve_ms);
     info->predictedTimeMs = static_cast<float>(s.predicted_ms);
     info->optimizations = s.optimizations;
+    return Status::success();
+  });
+}
+
+cudnnStatus_t ucudnnGetStatistics(UcudnnStatistics* statistics) {
+  return at_boundary(__func__, [&]() -> Status {
+    if (!statistics) return Status(CUDNN_STATUS_BAD_PARAM, "statistics is null");
+    const auto& source = ucudnn::Statistics::instance();
+    for (int op = 0; op < 3; ++op) {
+      const ucudnn::OpCounters c = source.read(static_cast<ucudnn::ConvOp>(op));
+      UcudnnOpStatistics& s = statistics->op[op];
+      s.convolutionCalls = c.convolution_calls;
+      s.splitCalls = c.split_calls;
+      s.plainCalls = c.plain_calls;
+      s.algorithmQueries = c.algorithm_queries;
+      s.timings = c.timings;
+      s.benchmarkSeconds = c.benchmark_seconds;
+      s.solveSeconds = c.solve_seconds;
+    }
+    statistics->divisions = source.divisions();
+    statistics->divisionSeconds = source.division_seconds();
     return Status::success();
   });
 }

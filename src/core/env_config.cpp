@@ -7,17 +7,6 @@
 
 namespace ucudnn {
 
-Expected<std::size_t> parse_total_workspace(const std::string& text) {
-  auto parsed = parse_byte_size(text);
-  if (!parsed) return parsed;
-  const bool bare = !text.empty() && text.find_first_not_of("0123456789 ") == std::string::npos;
-  if (bare && *parsed > 0 && *parsed < (std::size_t{1} << 20)) {
-    return Error{text + " bytes is less than 1 MiB; sizes are in bytes unless a unit is given (did you mean " + text +
-                 "MiB?)"};
-  }
-  return parsed;
-}
-
 Expected<EnvConfig> parse_env_config(const EnvValues& values) {
   const char* policy = values.policy;
   const char* default_workspace_limit = values.default_workspace_limit;
@@ -44,6 +33,11 @@ Expected<EnvConfig> parse_env_config(const EnvValues& values) {
     config.database_journal = values.database_journal;
   }
   if (values.benchmark_devices) config.benchmark_devices = values.benchmark_devices;
+  if (values.statistics && *values.statistics) {
+    const std::string text = values.statistics;
+    if (text != "0" && text != "1") return Error{"UCUDNN_STATS: '" + text + "' is not 0 or 1"};
+    config.print_statistics = text == "1";
+  }
   return config;
 }
 
@@ -56,6 +50,7 @@ const Expected<EnvConfig>& env_config() {
     values.database = std::getenv("UCUDNN_DATABASE");
     values.database_journal = std::getenv("UCUDNN_DATABASE_JOURNAL");
     values.benchmark_devices = std::getenv("UCUDNN_BENCHMARK_DEVICES");
+    values.statistics = std::getenv("UCUDNN_STATS");
     return parse_env_config(values);
   }();
   return config;

@@ -10,6 +10,7 @@
 // | UCUDNN_DATABASE                 | SQLite benchmark database shared by processes    | none       |
 // | UCUDNN_DATABASE_JOURNAL         | auto, wal, delete, truncate, persist             | auto       |
 // | UCUDNN_BENCHMARK_DEVICES        | all, or device ordinals "0,2,3"                  | the handle's|
+// | UCUDNN_STATS                    | 1: print per-operation statistics at exit        | 0          |
 // | UCUDNN_LOG_LEVEL / _FILE        | see core/logging.h                               | warn/stderr|
 
 #include <cstddef>
@@ -27,6 +28,7 @@ struct EnvConfig {
   std::string database;           ///< empty: no database
   std::string database_journal;   ///< validated by the store; empty: auto
   std::string benchmark_devices;  ///< validated against the visible devices; empty: the handle's own
+  bool print_statistics = false;  ///< UCUDNN_STATS
 };
 
 struct EnvValues {
@@ -36,11 +38,8 @@ struct EnvValues {
   const char* database = nullptr;
   const char* database_journal = nullptr;
   const char* benchmark_devices = nullptr;
+  const char* statistics = nullptr;
 };
-
-/// A WD budget as users write it: units, and a bare number below 1 MiB refused (users of the
-/// original μ-cuDNN passed `64` meaning MiB and silently got 64 bytes).
-Expected<std::size_t> parse_total_workspace(const std::string& text);
 
 /// Parses the given values (null = unset).
 Expected<EnvConfig> parse_env_config(const EnvValues& values);

@@ -85,4 +85,18 @@ std::string format_byte_size(std::size_t bytes) {
   return buf;
 }
 
+Expected<std::size_t> parse_total_workspace(const std::string& text) {
+  auto parsed = parse_byte_size(text);
+  if (!parsed) return parsed;
+  const auto first = text.find_first_not_of(" \t\r\n");
+  const std::string trimmed =
+      first == std::string::npos ? "" : text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1);
+  const bool bare = !trimmed.empty() && trimmed.find_first_not_of("0123456789") == std::string::npos;
+  if (bare && *parsed > 0 && *parsed < (std::size_t{1} << 20)) {
+    return Error{trimmed + " bytes is less than 1 MiB; sizes are in bytes unless a unit is given (did you mean " +
+                 trimmed + "MiB?)"};
+  }
+  return parsed;
+}
+
 }  // namespace ucudnn

@@ -15,4 +15,8 @@ Expected<std::size_t> parse_byte_size(const std::string& text);
 /// Formats a byte count for people: "64 MiB", "41.2 MiB", "512 B".
 std::string format_byte_size(std::size_t bytes);
 
+/// A WD budget as users write it: units, and a bare number below 1 MiB refused (users of the
+/// original μ-cuDNN passed `64` meaning MiB and silently got 64 bytes).
+Expected<std::size_t> parse_total_workspace(const std::string& text);
+
 }  // namespace ucudnn

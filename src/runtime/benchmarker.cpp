@@ -8,6 +8,7 @@
 #include "core/logging.h"
 #include "runtime/cudnn_shim.h"
 #include "runtime/random_fill.h"
+#include "runtime/stream_gate.h"
 
 namespace ucudnn {
 namespace {
@@ -89,18 +90,23 @@ Status Benchmarker::time_candidate(const ConvDescriptors& d, int algo, double* m
   for (int i = 0; i < settings_.warmup_calls; ++i) {
     UCUDNN_RETURN_IF_ERROR(convolve(handle_, key_.op, d, algo, alpha, buffers, workspace_.get(), workspace_bytes_, beta));
   }
-  // A plan runs its micro-batches back to back, so a call costs what it costs in a sequence: a
-  // call timed alone also pays the launch gap before it (about 50-75 us on an H100, a third of a
-  // small micro-batch). Time `calls` back-to-back calls per sample, enough to fill ~1 ms.
+  // A plan runs its micro-batches back to back, and in a network the host queues them while the
+  // GPU is still busy with earlier work. So a sample queues `calls` calls behind a closed gate and
+  // times them as the GPU runs them: neither the launch gap before a call timed alone (50-75 us on
+  // an H100) nor the host's per-call overhead (more than a small micro-batch takes) is counted.
   auto time_calls = [&](int calls, float* ms) -> Status {
+    StreamGate gate;
+    gate.close(stream);
     UCUDNN_CHECK_CUDA(cudaEventRecord(start_, stream));
     for (int c = 0; c < calls; ++c) {
       UCUDNN_RETURN_IF_ERROR(
           convolve(handle_, key_.op, d, algo, alpha, buffers, workspace_.get(), workspace_bytes_, beta));
     }
     UCUDNN_CHECK_CUDA(cudaEventRecord(stop_, stream));
+    gate.open();
     UCUDNN_CHECK_CUDA(cudaEventSynchronize(stop_));
     UCUDNN_CHECK_CUDA(cudaEventElapsedTime(ms, start_, stop_));
+    if (gate.timed_out()) UCUDNN_LOG_DEBUG("a timing sample waited for the host: it includes launch overhead");
     *ms /= static_cast<float>(calls);
     return Status::success();
   };

@@ -3,9 +3,11 @@
 //
 // Candidates come from cudnnFind*AlgorithmEx (status, workspace, math type); each successful one
 // is then timed with CUDA events on the handle's stream: one warm-up call, then the median of
-// several samples, each a few calls back to back (as a plan runs them) divided by their number. Inputs are random, not zero. Rows are unfiltered: the workspace is
-// what the hungriest algorithm needs (where the device has that much), so the rows serve any
-// workspace limit. Candidates that fail (out of memory included) are skipped.
+// several samples, each a few calls queued behind a StreamGate and run back to back (as a plan
+// runs them), divided by their number: the GPU's time, not the host's. Inputs are random.
+// Rows are unfiltered: the workspace is what the hungriest algorithm needs (where the device has
+// that much), so the rows serve any workspace limit. Candidates that fail (out of memory
+// included) are skipped.
 
 #include <cudnn.h>
 
@@ -26,7 +28,7 @@ struct BenchmarkSettings {
   int warmup_calls = 1;
   int timed_calls = 5;             ///< samples; the median is kept
   float sample_ms = 1.0f;          ///< each sample runs back-to-back calls for about this long
-  int max_calls_per_sample = 8;
+  int max_calls_per_sample = 16;
 };
 
 class Benchmarker {

@@ -9,6 +9,7 @@
 
 #include "core/env_config.h"
 #include "core/logging.h"
+#include "core/statistics.h"
 #include "runtime/cudnn_shim.h"
 #include "runtime/device_info.h"
 
@@ -92,7 +93,10 @@ Status Engine::build_plan(cudnnHandle_t handle, const ConvKey& key, std::size_t 
   for (int size : sizes) {
     if (auto entry = table().entry(key.with_batch(size))) rows.insert(rows.end(), entry->rows.begin(), entry->rows.end());
   }
+  const auto solving = std::chrono::steady_clock::now();
   auto wr = optimize_wr(key.batch(), sizes, rows, workspace_limit);
+  Statistics::instance().add_solving(
+      key.op, std::chrono::duration<double>(std::chrono::steady_clock::now() - solving).count());
   if (!wr) {
     return Status(CUDNN_STATUS_NOT_SUPPORTED, "no algorithm runs " + key.to_string() + " within " +
                                                   std::to_string(workspace_limit) + " bytes of workspace");
@@ -135,6 +139,19 @@ Status Engine::measured_rows(cudnnHandle_t handle, const ConvKey& key, BatchSize
 
 Status Engine::gather_rows(cudnnHandle_t handle, const ConvKey& key, const std::vector<int>& sizes,
                            std::size_t workspace_limit) {
+  const auto started = std::chrono::steady_clock::now();
+  const long long timings_before = timings_run_.load();
+  struct Account {  // benchmarking time, database lookups included, on every way out
+    ConvOp op;
+    std::chrono::steady_clock::time_point started;
+    const std::atomic<long long>& timings;
+    long long before;
+    ~Account() {
+      Statistics::instance().add_benchmarking(
+          op, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),
+          timings.load() - before);
+    }
+  } account{key.op, started, timings_run_, timings_before};
   const std::shared_ptr<BenchmarkDatabase> db = database();
   DeviceIdentity identity;
   const bool identified = device_identity(key.device, &identity).ok();

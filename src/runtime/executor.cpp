@@ -1,5 +1,7 @@
 #include "runtime/executor.h"
 
+#include "core/statistics.h"
+
 namespace ucudnn {
 
 Status ExecutablePlan::build(const ConvKey& key, std::size_t workspace_limit, BatchSizePolicy policy, WrPlan wr,
@@ -66,6 +68,7 @@ Status ExecutablePlan::execute(cudnnHandle_t handle, const void* alpha, const vo
       first = false;
     }
   }
+  Statistics::instance().count_execution(key_.op, wr_.micro_batch_count());
   return Status::success();
 }
 

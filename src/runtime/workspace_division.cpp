@@ -4,6 +4,7 @@
 #include <tuple>
 
 #include "core/logging.h"
+#include "core/statistics.h"
 #include "core/units.h"
 #include "optimize/pareto.h"
 #include "optimize/wd_optimizer.h"
@@ -161,6 +162,7 @@ Status WorkspaceDivision::optimize_locked(cudnnHandle_t handle, Device& device) 
   s.kernels = static_cast<int>(problem.size());
   s.variables = solution->variables;
   s.solve_ms = solution->solve_ms;
+  Statistics::instance().add_division(solution->solve_ms * 1e-3);
   s.predicted_ms = solution->time_ms;
   ++s.optimizations;
   UCUDNN_LOG_INFO("workspace division: " << s.kernels << " kernels, " << format_byte_size(total) << " of "

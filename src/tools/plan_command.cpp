@@ -20,34 +20,14 @@ struct PlanOptions {
   std::string measurements;
   std::string workspace_limit;
   std::string total_workspace;
+  std::string pareto;
   std::string policy = "powerOfTwo";
   bool json = false;
   // Whether each mode's option was given at all: an empty value is given, and wrong.
   const CLI::Option* workspace_limit_option = nullptr;
   const CLI::Option* total_workspace_option = nullptr;
+  const CLI::Option* pareto_option = nullptr;
 };
-
-constexpr std::size_t kMiB = std::size_t{1} << 20;
-
-std::string trim(const std::string& text) {
-  const auto first = text.find_first_not_of(" \t\r\n");
-  if (first == std::string::npos) return "";
-  return text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1);
-}
-
-// The original μ-cuDNN took the total workspace in MiB; a bare `64` here is 64 bytes, which no
-// network can run in. Refuse small unit-less budgets instead of planning for them.
-Expected<std::size_t> parse_total_workspace(const std::string& text) {
-  auto bytes = parse_byte_size(text);
-  if (!bytes) return bytes;
-  const std::string trimmed = trim(text);
-  const bool bare = std::isdigit(static_cast<unsigned char>(trimmed.back())) != 0;
-  if (bare && *bytes < kMiB) {
-    return Error{trimmed + " bytes is less than 1 MiB; sizes are in bytes unless a unit is given "
-                 "(did you mean " + trimmed + "MiB?)"};
-  }
-  return bytes;
-}
 
 // Reads the table; a directory or an unreadable file is a data error.
 Expected<std::vector<KernelMeasurements>> read_table(const std::string& path) {
@@ -99,19 +79,36 @@ int run_division(const PlanOptions& options, std::ostream& out, std::ostream& er
   return kExitOk;
 }
 
+int run_pareto(const PlanOptions& options, std::ostream& out, std::ostream& err) {
+  const auto policy = parse_batch_size_policy(options.policy);
+  if (!policy) return report_error(err, kExitUsageError, "--policy: " + policy.error());
+  const auto kernels = read_table(options.measurements);
+  if (!kernels) return report_error(err, kExitDataError, kernels.error());
+  const auto report = pareto_report(*kernels, options.pareto, *policy);
+  if (!report) return report_error(err, kExitDataError, "--pareto: " + report.error());
+  if (options.json) {
+    out << pareto_to_json(*report).dump() << '\n';
+  } else {
+    out << format_pareto_table(*report);
+  }
+  return kExitOk;
+}
+
 int run_plan(const PlanOptions& options, std::ostream& out, std::ostream& err) {
   const bool reuse = options.workspace_limit_option->count() > 0;
   const bool division = options.total_workspace_option->count() > 0;
-  if (reuse && division) {
+  const bool pareto = options.pareto_option->count() > 0;
+  if (int(reuse) + int(division) + int(pareto) > 1) {
     return report_error(err, kExitUsageError,
-                        "--workspace-limit and --total-workspace exclude each other: give a "
-                        "limit per kernel (WR) or one budget for all kernels (WD)");
+                        "--workspace-limit, --total-workspace and --pareto exclude each other: give a "
+                        "limit per kernel (WR), one budget for all kernels (WD) or one kernel's front");
   }
-  if (!reuse && !division) {
+  if (!reuse && !division && !pareto) {
     return report_error(err, kExitUsageError,
-                        "one of --workspace-limit (per kernel, WR) or --total-workspace (for "
-                        "all kernels, WD) is required");
+                        "one of --workspace-limit (per kernel, WR), --total-workspace (for "
+                        "all kernels, WD) or --pareto (one kernel's front) is required");
   }
+  if (pareto) return run_pareto(options, out, err);
   return reuse ? run_reuse(options, out, err) : run_division(options, out, err);
 }
 
@@ -135,6 +132,10 @@ std::pair<CLI::App*, CommandRunner> add_plan_command(CLI::App& app) {
       plan->add_option("--total-workspace", options->total_workspace,
                        "One workspace budget divided among all kernels (WD): a size such as "
                        "120MiB; a bare number is bytes");
+  options->pareto_option =
+      plan->add_option("--pareto", options->pareto,
+                       "Print one kernel's desirable configurations (Pareto front of time and "
+                       "workspace), e.g. alex_conv2:fwd");
   plan->add_option("--policy", options->policy, "Micro-batch sizes: all, powerOfTwo, undivided")
       ->capture_default_str();
   plan->add_flag("--json", options->json, "Print the plan as one JSON object");

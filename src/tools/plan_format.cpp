@@ -36,6 +36,10 @@ const std::vector<Column> kWrColumns = {
     {"planned ms", true}, {"speedup", true}, {"workspace", true}, {"micro-batches", false},
 };
 
+const std::vector<Column> kParetoColumns = {
+    {"workspace", true}, {"time ms", true}, {"micro-batches", false},
+};
+
 const std::vector<Column> kWdColumns = {
     {"layer", false},   {"op", false},     {"batch", true},          {"time ms", true},
     {"workspace", true}, {"configs", true}, {"micro-batches", false},
@@ -181,6 +185,47 @@ nlohmann::ordered_json wd_plan_to_json(const WdReport& report) {
   json["workspace_used_bytes"] = report.workspace_used;
   json["variables"] = report.variables;
   json["solve_ms"] = json_ms(report.solve_ms);
+  return json;
+}
+
+std::string format_pareto_table(const ParetoReport& report) {
+  std::vector<Row> rows;
+  for (const auto& plan : report.front) {
+    rows.push_back({format_byte_size(plan.workspace_bytes), fixed(plan.time_ms, 3),
+                    describe_micro_batches(report.op, plan)});
+  }
+  std::ostringstream out;
+  out << "desirable configurations of " << report.layer << ":" << short_name(report.op) << " (batch " << report.batch
+      << ", policy " << to_string(report.policy) << "): " << report.front.size() << "\n";
+  out << format_rows(kParetoColumns, rows);
+  return out.str();
+}
+
+nlohmann::ordered_json pareto_to_json(const ParetoReport& report) {
+  nlohmann::ordered_json front = nlohmann::ordered_json::array();
+  for (const auto& plan : report.front) {
+    nlohmann::ordered_json entry;
+    entry["time_ms"] = json_ms(plan.time_ms);
+    entry["workspace_bytes"] = plan.workspace_bytes;
+    entry["micro_batches"] = micro_batches_to_json(plan);
+    entry["description"] = describe_micro_batches(report.op, plan);
+    front.push_back(std::move(entry));
+  }
+  nlohmann::ordered_json undivided = nlohmann::ordered_json::array();
+  for (const auto& m : report.undivided) {
+    undivided.push_back({{"algo", m.algo},
+                         {"algo_name", algo_name(report.op, m.algo)},
+                         {"time_ms", json_ms(m.time_ms)},
+                         {"workspace_bytes", m.workspace_bytes}});
+  }
+  nlohmann::ordered_json json;
+  json["mode"] = "pareto";
+  json["layer"] = report.layer;
+  json["op"] = short_name(report.op);
+  json["batch"] = report.batch;
+  json["policy"] = to_string(report.policy);
+  json["front"] = std::move(front);
+  json["undivided"] = std::move(undivided);
   return json;
 }
 

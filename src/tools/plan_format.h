@@ -28,4 +28,10 @@ std::string format_wd_table(const WdReport& report);
 ///  "workspace_used_bytes":...,"variables":...,"solve_ms":...}
 nlohmann::ordered_json wd_plan_to_json(const WdReport& report);
 
+/// One row per desirable configuration (workspace, time, micro-batches) of one kernel.
+std::string format_pareto_table(const ParetoReport& report);
+
+/// {"mode":"pareto","layer":...,"op":...,"batch":...,"policy":...,"front":[...],"undivided":[...]}
+nlohmann::ordered_json pareto_to_json(const ParetoReport& report);
+
 }  // namespace ucudnn

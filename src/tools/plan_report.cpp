@@ -1,5 +1,6 @@
 #include "tools/plan_report.h"
 
+#include <algorithm>
 #include <set>
 #include <utility>
 
@@ -61,6 +62,31 @@ Expected<PlanReport> plan_workspace_reuse(const std::vector<KernelMeasurements>&
                                         std::move(*plan)});
   }
   return report;
+}
+
+Expected<ParetoReport> pareto_report(const std::vector<KernelMeasurements>& kernels, const std::string& kernel_name,
+                                     BatchSizePolicy policy) {
+  const auto colon = kernel_name.rfind(':');
+  const auto op = colon == std::string::npos ? std::nullopt : parse_conv_op(kernel_name.substr(colon + 1));
+  if (!op) return Error{"kernel '" + kernel_name + "' is not LAYER:OP with OP one of fwd, bwdd, bwdf"};
+  const std::string layer = kernel_name.substr(0, colon);
+  for (const auto& kernel : kernels) {
+    if (kernel.layer != layer || kernel.op != *op) continue;
+    ParetoReport report;
+    report.layer = layer;
+    report.op = *op;
+    report.batch = kernel.batch;
+    report.policy = policy;
+    report.front = desirable_configurations(kernel.batch, measured_allowed_sizes(kernel, policy), kernel.rows);
+    if (report.front.empty()) return Error{"kernel '" + kernel_name + "' has no measurements that cover its batch"};
+    for (const Measurement& m : kernel.rows) {
+      if (m.micro_batch == kernel.batch) report.undivided.push_back(m);
+    }
+    std::sort(report.undivided.begin(), report.undivided.end(),
+              [](const Measurement& a, const Measurement& b) { return a.time_ms < b.time_ms; });
+    return report;
+  }
+  return Error{"the measurements have no kernel '" + kernel_name + "'"};
 }
 
 Expected<WdReport> plan_workspace_division(const std::vector<KernelMeasurements>& kernels,

@@ -54,6 +54,21 @@ struct WdReport {
   double solve_ms = 0.0;              ///< wall time of building and solving it
 };
 
+/// One kernel's desirable configurations (its Pareto front of time and workspace: the paper's
+/// Fig. 8) next to every algorithm measured on its whole batch.
+struct ParetoReport {
+  std::string layer;
+  ConvOp op = ConvOp::kForward;
+  int batch = 0;
+  BatchSizePolicy policy = BatchSizePolicy::kPowerOfTwo;
+  std::vector<WrPlan> front;            ///< workspace ascending, time descending
+  std::vector<Measurement> undivided;   ///< the full-batch rows, fastest first
+};
+
+/// The front of the kernel named "LAYER:OP" (e.g. "alex_conv2:fwd").
+Expected<ParetoReport> pareto_report(const std::vector<KernelMeasurements>& kernels, const std::string& kernel_name,
+                                     BatchSizePolicy policy);
+
 /// Micro-batch sizes the policy allows for the kernel that its table also measured, ascending.
 std::vector<int> measured_allowed_sizes(const KernelMeasurements& kernel, BatchSizePolicy policy);
 

@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "core/env_config.h"
+#include "core/statistics.h"
 #include "ucudnn/ucudnn.h"
 
 namespace {
@@ -71,6 +72,52 @@ TEST(EnvConfig, ParsesPolicyAndLimitStrictly) {
   auto bad_size = ucudnn::parse_env_config(nullptr, "64 parsecs");
   ASSERT_FALSE(bad_size.ok());
   EXPECT_NE(bad_size.error().find("UCUDNN_DEFAULT_WORKSPACE_LIMIT"), std::string::npos);
+}
+
+TEST(EnvConfig, StatisticsSwitchIsZeroOrOne) {
+  ucudnn::EnvValues values;
+  values.statistics = "1";
+  auto on = ucudnn::parse_env_config(values);
+  ASSERT_TRUE(on.ok());
+  EXPECT_TRUE(on->print_statistics);
+  values.statistics = "0";
+  EXPECT_FALSE(ucudnn::parse_env_config(values)->print_statistics);
+  values.statistics = "yes";
+  auto bad = ucudnn::parse_env_config(values);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().find("UCUDNN_STATS: 'yes' is not 0 or 1"), std::string::npos) << bad.error();
+}
+
+TEST(Statistics, CountsPerOperationAndReportsThem) {
+  UcudnnStatistics before;
+  ASSERT_EQ(ucudnnGetStatistics(&before), CUDNN_STATUS_SUCCESS);
+  auto& statistics = ucudnn::Statistics::instance();
+  statistics.count_execution(ucudnn::ConvOp::kBackwardData, 4);
+  statistics.count_execution(ucudnn::ConvOp::kBackwardData, 1);
+  statistics.count_plain(ucudnn::ConvOp::kBackwardData);
+  statistics.count_query(ucudnn::ConvOp::kForward);
+  statistics.add_benchmarking(ucudnn::ConvOp::kBackwardFilter, 0.25, 7);
+  statistics.add_solving(ucudnn::ConvOp::kBackwardFilter, 0.5);
+  statistics.add_division(0.125);
+  UcudnnStatistics after;
+  ASSERT_EQ(ucudnnGetStatistics(&after), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(after.op[UCUDNN_OP_BACKWARD_DATA].convolutionCalls - before.op[UCUDNN_OP_BACKWARD_DATA].convolutionCalls, 3);
+  EXPECT_EQ(after.op[UCUDNN_OP_BACKWARD_DATA].splitCalls - before.op[UCUDNN_OP_BACKWARD_DATA].splitCalls, 1);
+  EXPECT_EQ(after.op[UCUDNN_OP_BACKWARD_DATA].plainCalls - before.op[UCUDNN_OP_BACKWARD_DATA].plainCalls, 1);
+  EXPECT_EQ(after.op[UCUDNN_OP_FORWARD].algorithmQueries - before.op[UCUDNN_OP_FORWARD].algorithmQueries, 1);
+  EXPECT_EQ(after.op[UCUDNN_OP_FORWARD].convolutionCalls, before.op[UCUDNN_OP_FORWARD].convolutionCalls);
+  EXPECT_EQ(after.op[UCUDNN_OP_BACKWARD_FILTER].timings - before.op[UCUDNN_OP_BACKWARD_FILTER].timings, 7);
+  EXPECT_NEAR(after.op[UCUDNN_OP_BACKWARD_FILTER].benchmarkSeconds - before.op[UCUDNN_OP_BACKWARD_FILTER].benchmarkSeconds,
+              0.25, 1e-6);
+  EXPECT_NEAR(after.op[UCUDNN_OP_BACKWARD_FILTER].solveSeconds - before.op[UCUDNN_OP_BACKWARD_FILTER].solveSeconds,
+              0.5, 1e-6);
+  EXPECT_EQ(after.divisions - before.divisions, 1);
+  EXPECT_NEAR(after.divisionSeconds - before.divisionSeconds, 0.125, 1e-6);
+
+  const std::string report = statistics.report();
+  EXPECT_NE(report.find("ucudnn: bwdd "), std::string::npos) << report;
+  EXPECT_NE(report.find("workspace divisions"), std::string::npos) << report;
+  EXPECT_EQ(ucudnnGetStatistics(nullptr), CUDNN_STATUS_BAD_PARAM);
 }
 
 }  // namespace

@@ -451,7 +451,9 @@ TEST_F(PlanCommand, ExactlyOneOfWorkspaceLimitAndTotalWorkspace) {
   expect_error({"plan", "--measurements", alexnet_}, usage, "--total-workspace");
   expect_error({"plan", "--measurements", alexnet_, "--workspace-limit", "8MiB",
                 "--total-workspace", "120MiB"},
-               usage, "--workspace-limit and --total-workspace exclude each other");
+               usage, "--workspace-limit, --total-workspace and --pareto exclude each other");
+  expect_error({"plan", "--measurements", alexnet_, "--workspace-limit", "8MiB", "--pareto", "alex_conv2:fwd"},
+               usage, "exclude each other");
   expect_error({"plan", "--measurements", alexnet_, "--total-workspace"}, usage,
                "--total-workspace");
   expect_error(wd_args(alexnet_, ""), usage, "--total-workspace");
@@ -518,6 +520,64 @@ ProcessResult run_binary(const testing::TempDir& dir, const std::string& argumen
   result.out = read_file(out);
   result.err = read_file(err);
   return result;
+}
+
+// The front printed by --pareto is checked against a second, independent computation: the WR
+// dynamic program under a limit equal to a point's workspace must find exactly that point's time.
+TEST_F(PlanCommand, ParetoFrontMatchesWrPlansAtEachOfItsWorkspaces) {
+  const auto kernels = read_measurements_csv(alexnet_);
+  ASSERT_TRUE(kernels.ok());
+  int checked_kernels = 0;
+  for (const char* name : {"alex_conv2:fwd", "alex_conv1:bwdd", "alex_conv5:bwdf"}) {
+    const Json front = plan_json({"plan", "--measurements", alexnet_, "--pareto", name});
+    ASSERT_EQ(front["mode"], "pareto");
+    ASSERT_GE(front["front"].size(), 2u) << name;
+    const std::string layer = front["layer"], op = front["op"];
+    double previous_time = std::numeric_limits<double>::infinity();
+    long long previous_workspace = -1;
+    for (const auto& point : front["front"]) {
+      const long long workspace = point["workspace_bytes"];
+      const double time = point["time_ms"];
+      EXPECT_GT(workspace, previous_workspace) << name;
+      EXPECT_LT(time, previous_time) << name;
+      previous_workspace = workspace;
+      previous_time = time;
+      int covered = 0;
+      for (const auto& run : point["micro_batches"]) covered += run["size"].get<int>() * run["count"].get<int>();
+      EXPECT_EQ(covered, front["batch"].get<int>()) << name;
+      const Json wr = plan_json(plan_args(alexnet_, std::to_string(workspace)));
+      bool found = false;
+      for (const auto& kernel : wr["kernels"]) {
+        if (kernel["layer"] != layer || kernel["op"] != op) continue;
+        found = true;
+        EXPECT_NEAR(kernel["time_ms"].get<double>(), time, 1e-9) << name << " at " << workspace << " B";
+      }
+      EXPECT_TRUE(found) << name;
+    }
+    // The fastest configuration beats (or ties) every single algorithm on the whole batch.
+    ASSERT_FALSE(front["undivided"].empty());
+    EXPECT_LE(previous_time, front["undivided"][0]["time_ms"].get<double>() + 1e-9) << name;
+    ++checked_kernels;
+  }
+  EXPECT_EQ(checked_kernels, 3);
+}
+
+TEST_F(PlanCommand, ParetoTableListsTheFront) {
+  const CliResult table = run({"plan", "--measurements", alexnet_, "--pareto", "alex_conv2:fwd"});
+  ASSERT_EQ(table.status, 0) << table.err;
+  const Json json = plan_json({"plan", "--measurements", alexnet_, "--pareto", "alex_conv2:fwd"});
+  const auto lines = split_lines(table.out);
+  ASSERT_EQ(lines.size(), json["front"].size() + 2) << table.out;  // title, header, one row each
+  EXPECT_NE(lines[0].find("alex_conv2:fwd"), std::string::npos) << lines[0];
+}
+
+TEST_F(PlanCommand, ParetoOfAnUnknownOrMalformedKernelIsAnError) {
+  expect_error({"plan", "--measurements", alexnet_, "--pareto", "alex_conv9:fwd"}, kExitDataError,
+               "--pareto: the measurements have no kernel 'alex_conv9:fwd'");
+  expect_error({"plan", "--measurements", alexnet_, "--pareto", "alex_conv2"}, kExitDataError,
+               "is not LAYER:OP");
+  expect_error({"plan", "--measurements", alexnet_, "--pareto", "alex_conv2:sideways"}, kExitDataError,
+               "is not LAYER:OP");
 }
 
 TEST(CliBinary, BadInvocationExitsNonZeroWithOneErrorLine) {
