@@ -3,8 +3,10 @@
 #
 #   bash bench/gpu.sh pack   here: build with an $ORIGIN-relative RPATH and copy the binaries and
 #                            the non-system libraries they need into pack/ (git-ignored)
-#   bash bench/gpu.sh run    there: run the GPU tests and benchmarks from pack/, writing
-#                            results under $OUT (default: ./gpu-results) as gpu-results.tar.gz
+#   bash bench/gpu.sh run    there: run the GPU tests, AlexNet's optimisation time (cold and
+#                            warm) and its live measurement table, writing results under $OUT
+#                            (default: ./gpu-results) as gpu-results.tar.gz
+#   bash bench/gpu.sh sweep NETS LIMITS CONFIGS   there: the issue-5 comparison (below)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -38,23 +40,18 @@ run() {
   local status=0
   UCUDNN_CLI="$root/pack/bin/ucudnn" pack/bin/ucudnn_gpu_tests --gtest_output="xml:$out/gpu-tests.xml" 2>&1 \
     | tee "$out/gpu-tests.log" || status=1
-  # The benchmarks share one database, so each kernel is measured once across the runs.
-  export UCUDNN_DATABASE
-  UCUDNN_DATABASE=$(mktemp -d)/bench.db
-  for policy in powerOfTwo undivided; do
-    pack/bin/ucudnn_conv_benchmark --workspace-limit 64MiB --policy "$policy" \
-      --json "$out/alexnet-b256-64MiB-$policy.json" 2>&1 | tee "$out/alexnet-b256-64MiB-$policy.txt" || status=1
+  # Optimisation time of AlexNet (powerOfTwo): cold on an empty database, then warm. The
+  # benchmarker's rows also become a measurement table, and conv2 forward's Pareto front (Fig. 8).
+  local db
+  db=$(mktemp -d)/alexnet.db
+  for run in cold warm; do
+    measurements=()
+    [ "$run" = warm ] && measurements=(--measurements "$out/h100-alexnet-measurements.csv")
+    pack/bin/ucudnn bench --net alexnet --database "$db" "${measurements[@]}" 2>/dev/null \
+      | sed "s/^/$run: /" | tee -a "$out/alexnet-optimisation-time.txt" || status=1
   done
-  # WR at 8 MiB per kernel, and WD with the same total (15 kernels x 8 MiB = 120 MiB).
-  pack/bin/ucudnn_conv_benchmark --workspace-limit 8MiB --json "$out/alexnet-b256-8MiB-wr.json" 2>&1 \
-    | tee "$out/alexnet-b256-8MiB-wr.txt" || status=1
-  pack/bin/ucudnn_conv_benchmark --workspace-limit 8MiB --total-workspace 120MiB \
-    --json "$out/alexnet-b256-wd-120MiB.json" 2>&1 | tee "$out/alexnet-b256-wd-120MiB.txt" || status=1
-  # ResNet-50 (batch 64): WR at 8 MiB per kernel, and WD with the same total (69 kernels).
-  pack/bin/ucudnn_conv_benchmark --net resnet50 --workspace-limit 8MiB --json "$out/resnet50-b64-8MiB-wr.json" 2>&1 \
-    | tee "$out/resnet50-b64-8MiB-wr.txt" || status=1
-  pack/bin/ucudnn_conv_benchmark --net resnet50 --workspace-limit 8MiB --total-workspace 552MiB \
-    --json "$out/resnet50-b64-wd-552MiB.json" 2>&1 | tee "$out/resnet50-b64-wd-552MiB.txt" || status=1
+  pack/bin/ucudnn plan --measurements "$out/h100-alexnet-measurements.csv" --pareto alex_conv2:fwd --json \
+    > "$out/alexnet-pareto-conv2-fwd.json" || status=1
   pack/bin/ucudnn plan --measurements tests/data/h100-alexnet-b256-fp32.csv --workspace-limit 64MiB \
     | tee "$out/plan-recorded.txt" || status=1
   tar -czf "$final/gpu-results.tar.gz" -C "$out" .

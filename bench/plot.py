@@ -6,9 +6,12 @@
 Writes, per network: NET-LIMIT-time.svg (stacked time per kernel for each configuration, as the
 paper's Fig. 10/13), NET-wd-division.svg (how WD divides the workspace, Fig. 14), NET-memory.svg
 (per-kernel workspace: plain cuDNN at the largest limit against ucudnn powerOfTwo at 64 MiB,
-Fig. 12), and summary.md (one row per network, limit and configuration).
+Fig. 12), NET-pareto-KERNEL.svg for every `ucudnn plan --pareto --json` output named
+NET-pareto-KERNEL.json (one kernel's desirable configurations, Fig. 8), and summary.md (one row
+per network, limit and configuration).
 """
 import glob
+import math
 import json
 import os
 import sys
@@ -67,11 +70,57 @@ def stacked_bars(title, bars, kernels, unit):
     return svg(width, height, body)
 
 
+def pareto_plot(data):
+    """One kernel's front (time against workspace) with its micro-batch divisions labelled, and
+    every single algorithm on the whole batch as grey dots."""
+    width, height, left, top, bottom, right = 760, 460, 70, 40, 50, 20
+    front, singles = data["front"], data["undivided"]
+    points = [(p["workspace_bytes"] / MIB, p["time_ms"]) for p in front]
+    points += [(u["workspace_bytes"] / MIB, u["time_ms"]) for u in singles]
+    # Workspace on a log scale (log2(1 + MiB)): the front spans bytes to gigabytes.
+    scale = lambda mib: math.log2(1 + mib)
+    max_x = scale(max(x for x, _ in points)) * 1.05 or 1
+    max_y = max(y for _, y in points) * 1.1 or 1
+    px = lambda mib: left + (width - left - right) * scale(mib) / max_x
+    py = lambda y: top + (height - top - bottom) * (1 - y / max_y)
+    body = [text(width / 2, 20, f'{data["layer"]} {data["op"]}, batch {data["batch"]}: desirable configurations '
+                 f'({data["policy"]})', "middle", 13)]
+    for t in range(5):
+        y = max_y * t / 4
+        body.append(f'<line x1="{left}" x2="{width - right}" y1="{py(y):.1f}" y2="{py(y):.1f}" stroke="#ddd"/>')
+        body.append(text(left - 5, py(y) + 4, f"{y:.1f}", "end"))
+    for mib in (0, 1, 4, 16, 64, 256, 1024, 4096):
+        if scale(mib) <= max_x:
+            body.append(text(px(mib), height - bottom + 15, f"{mib}", "middle"))
+    body.append(text(width / 2, height - 12, "workspace (MiB)", "middle"))
+    body.append(text(18, top + (height - top - bottom) / 2, "time (ms)", "middle", 11, -90))
+    for u in singles:
+        body.append(f'<circle cx="{px(u["workspace_bytes"] / MIB):.1f}" cy="{py(u["time_ms"]):.1f}" r="3" fill="#bbb">'
+                    f'<title>{u["algo_name"]} on the whole batch: {u["time_ms"]:.3f} ms</title></circle>')
+    path = ""
+    for i, p in enumerate(front):  # a step line: each configuration holds until the next is affordable
+        x, y = px(p["workspace_bytes"] / MIB), py(p["time_ms"])
+        path += f"M{x:.1f},{y:.1f}" if i == 0 else f" H{x:.1f} V{y:.1f}"
+    path += f" H{width - right:.1f}"
+    body.append(f'<path d="{path}" fill="none" stroke="hsl(210,60%,45%)" stroke-width="1.5"/>')
+    for i, p in enumerate(front):
+        x, y = px(p["workspace_bytes"] / MIB), py(p["time_ms"])
+        body.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="4" fill="hsl(210,60%,45%)"/>')
+        body.append(text(x + 6, y - 6 - 11 * (i % 3), p["description"], size=9))
+    body.append(text(width - right, top + 12, "blue: the front (ucudnn's choices); grey: one algorithm, whole batch",
+                     "end", 10))
+    return svg(width, height, body)
+
+
 def main(directory):
     runs = defaultdict(dict)  # (net, limit) -> config -> json
     for path in glob.glob(os.path.join(directory, "*.json")):
         with open(path) as f:
             data = json.load(f)
+        if data.get("mode") == "pareto":
+            with open(path[:-len(".json")] + ".svg", "w") as f:
+                f.write(pareto_plot(data))
+            continue
         net = data.get("network", "?")
         limit = data["workspace_limit_bytes"] // MIB
         config = "wd" if data.get("total_workspace_bytes") else data["policy"]
@@ -79,8 +128,9 @@ def main(directory):
     if not runs:
         sys.exit(f"plot.py: no benchmark JSON files in {directory}")
 
-    rows = ["| network | limit per kernel | configuration | cuDNN ms | ucudnn ms | speedup | predicted ms | "
-            "prediction error | planning s |", "|---|---|---|---|---|---|---|---|---|"]
+    rows = ["| network | limit per kernel | configuration | cuDNN ms | ucudnn ms | speedup | "
+            "cuDNN ms queued | ucudnn ms queued | speedup queued | predicted ms | prediction error | "
+            "benchmarking s | solving s |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for (net, limit), configs in sorted(runs.items()):
         any_run = next(iter(configs.values()))
         kernels = [f'{k["layer"]} {k["op"]}' for k in any_run["kernels"]]
@@ -89,12 +139,17 @@ def main(directory):
             if config in configs:
                 data = configs[config]
                 bars.append((config, [k["ucudnn_time_ms"] for k in data["kernels"]]))
-                error = (data["ucudnn_predicted_ms"] - data["ucudnn_sequence_ms"]) / data["ucudnn_sequence_ms"]
+                # The planner predicts GPU time: compare it with the queued sequence.
+                queued = data.get("ucudnn_sequence_queued_ms", data["ucudnn_sequence_ms"])
+                plain_queued = data.get("cudnn_sequence_queued_ms", data["cudnn_sequence_ms"])
+                error = (data["ucudnn_predicted_ms"] - queued) / queued
                 rows.append(f'| {net} | {limit} MiB | {config} | {data["cudnn_sequence_ms"]:.2f} | '
                             f'{data["ucudnn_sequence_ms"]:.2f} | '
                             f'{data["cudnn_sequence_ms"] / data["ucudnn_sequence_ms"]:.2f}x | '
+                            f'{plain_queued:.2f} | {queued:.2f} | {plain_queued / queued:.2f}x | '
                             f'{data["ucudnn_predicted_ms"]:.2f} | {100 * error:+.1f}% | '
-                            f'{data["ucudnn_planning_seconds"]:.2f} |')
+                            f'{data.get("ucudnn_benchmark_seconds", data["ucudnn_planning_seconds"]):.2f} | '
+                            f'{data.get("ucudnn_solve_seconds", 0):.3f} |')
         title = f"{net}: time per kernel, {limit} MiB per kernel (WD: the same total), {any_run['gpu']}"
         with open(os.path.join(directory, f"{net}-{limit}MiB-time.svg"), "w") as f:
             f.write(stacked_bars(title, bars, kernels, "ms (sum of kernel medians)"))

@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -117,6 +118,22 @@ Expected<std::vector<KernelMeasurements>> read_measurements_csv(const std::strin
     return Error{"cannot open measurements file '" + path + "': " + std::strerror(errno)};
   }
   return parse_measurements_csv(in, path);
+}
+
+std::string format_measurements_csv(const std::vector<KernelMeasurements>& kernels) {
+  std::string text;
+  for (int c = 0; c < kColumns; ++c) text += std::string(c ? "," : "") + kColumnNames[c];
+  text += '\n';
+  for (const auto& kernel : kernels) {
+    for (const Measurement& m : kernel.rows) {
+      char time[32];
+      std::snprintf(time, sizeof(time), "%.6f", m.time_ms);
+      text += kernel.layer + "," + short_name(kernel.op) + "," + std::to_string(m.micro_batch) + "," +
+              std::to_string(m.algo) + "," + std::to_string(m.math_type) + "," + time + "," +
+              std::to_string(m.workspace_bytes) + "\n";
+    }
+  }
+  return text;
 }
 
 }  // namespace ucudnn

@@ -25,6 +25,9 @@ struct KernelMeasurements {
 Expected<std::vector<KernelMeasurements>> parse_measurements_csv(std::istream& in,
                                                                  const std::string& source_name);
 
+/// The table as text, header first: what parse_measurements_csv reads back (times to 1 ns).
+std::string format_measurements_csv(const std::vector<KernelMeasurements>& kernels);
+
 /// Opens and parses a file; a missing or unreadable file is an error that names it.
 Expected<std::vector<KernelMeasurements>> read_measurements_csv(const std::string& path);
 

@@ -3,11 +3,14 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 
 #include "core/batch_policy.h"
 #include "core/conv_layer.h"
+#include "core/measurement_csv.h"
 #include "runtime/descriptors.h"
 #include "runtime/engine.h"
 #include "store/database.h"
@@ -23,6 +26,7 @@ struct BenchOptions {
   std::string network;
   std::string database;
   std::string policy = "powerOfTwo";
+  std::string measurements;  ///< also write the network's rows as a measurement table here
 };
 
 UcudnnBatchSizePolicy_t to_public(BatchSizePolicy policy) {
@@ -55,6 +59,11 @@ int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& err)
   }
   const auto network = resolve_network(options.network);
   if (!network) return report_error(err, kExitDataError, network.error());
+  std::error_code ignored;
+  if (!options.measurements.empty() && std::filesystem::exists(options.measurements, ignored)) {
+    return report_error(err, kExitUsageError,
+                        "--measurements: '" + options.measurements + "' exists; it is not overwritten");
+  }
 
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
@@ -74,6 +83,7 @@ int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& err)
   const ConvOp ops[] = {ConvOp::kForward, ConvOp::kBackwardData, ConvOp::kBackwardFilter};
   const int total = static_cast<int>(network->layers.size()) * 3;
   const long long timings_before = Engine::instance().timings_run();
+  std::vector<KernelMeasurements> table;
   Progress progress(stderr, total, "kernels");
   for (const ConvLayerSpec& layer : network->layers) {
     for (ConvOp op : ops) {
@@ -96,6 +106,13 @@ int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& err)
         return report_error(err, kExitDataError, "layer '" + layer.name + "' " + short_name(op) + ": " +
                                                      ucudnnGetLastErrorMessage());
       }
+      KernelMeasurements kernel{layer.name, op, key->batch(), {}};
+      for (int size : plannable_sizes(*key, *policy)) {
+        if (auto entry = Engine::instance().table().entry(key->with_batch(size))) {
+          kernel.rows.insert(kernel.rows.end(), entry->rows.begin(), entry->rows.end());
+        }
+      }
+      table.push_back(std::move(kernel));
       progress.step(layer.name + " " + short_name(op));
     }
   }
@@ -114,6 +131,12 @@ int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& err)
       << ") in " << seconds << " s with " << timings << " new timings; " << database << " holds " << rows
       << " rows\n";
   out << "benchmarking took " << seconds << " s\n";
+  if (!options.measurements.empty()) {
+    std::ofstream file(options.measurements);
+    file << format_measurements_csv(table);
+    if (!file.flush()) return report_error(err, kExitDataError, "cannot write '" + options.measurements + "'");
+    out << "measurements written to " << options.measurements << "\n";
+  }
   return kExitOk;
 }
 
@@ -128,6 +151,9 @@ std::pair<CLI::App*, CommandRunner> add_bench_command(CLI::App& app) {
   bench->add_option("--database", options->database, "The SQLite benchmark database (default: UCUDNN_DATABASE)");
   bench->add_option("--policy", options->policy, "Micro-batch sizes: all, powerOfTwo, undivided")
       ->capture_default_str();
+  bench->add_option("--measurements", options->measurements,
+                    "Also write the network's rows as a measurement table (the CSV `ucudnn plan` reads); "
+                    "an existing file is refused");
   return {bench, [options](std::ostream& out, std::ostream& err) { return run_bench(*options, out, err); }};
 }
 

@@ -27,6 +27,33 @@ void expect_error(const std::string& text, int line, const std::string& detail) 
   EXPECT_NE(kernels.error().find(detail), std::string::npos) << kernels.error();
 }
 
+TEST(MeasurementCsvWriter, RoundTripsTheRecordedTable) {
+  const auto recorded = read_measurements_csv(testing::alexnet_csv_path());
+  ASSERT_TRUE(recorded.ok()) << recorded.error();
+  const std::string text = format_measurements_csv(*recorded);
+  EXPECT_EQ(text.rfind(kHeader, 0), 0u);
+  const auto again = parse(text);
+  ASSERT_TRUE(again.ok()) << again.error();
+  ASSERT_EQ(again->size(), recorded->size());
+  std::size_t rows = 0;
+  for (std::size_t k = 0; k < recorded->size(); ++k) {
+    const auto& a = (*recorded)[k];
+    const auto& b = (*again)[k];
+    EXPECT_EQ(a.layer, b.layer);
+    EXPECT_EQ(a.op, b.op);
+    EXPECT_EQ(a.batch, b.batch);
+    ASSERT_EQ(a.rows.size(), b.rows.size()) << a.layer;
+    for (std::size_t r = 0; r < a.rows.size(); ++r, ++rows) {
+      EXPECT_EQ(a.rows[r].micro_batch, b.rows[r].micro_batch);
+      EXPECT_EQ(a.rows[r].algo, b.rows[r].algo);
+      EXPECT_EQ(a.rows[r].math_type, b.rows[r].math_type);
+      EXPECT_EQ(a.rows[r].workspace_bytes, b.rows[r].workspace_bytes);
+      EXPECT_NEAR(a.rows[r].time_ms, b.rows[r].time_ms, 1e-6);
+    }
+  }
+  EXPECT_GT(rows, 500u);
+}
+
 TEST(MeasurementCsvParser, ReadsEveryField) {
   const auto kernels = parse(std::string(kHeader) + "conv1,bwdf,8,3,1,0.125,4096\n");
   ASSERT_TRUE(kernels.ok()) << kernels.error();
