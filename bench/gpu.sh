@@ -69,7 +69,9 @@ sweep() {
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv > "$out/gpu.txt"
   for net in $1; do
     UCUDNN_DATABASE="$out/$net.db" bash bench/sweep.sh pack/bin/ucudnn_conv_benchmark "$net" "$out" "$2" "$3" || status=1
-    rm -f "$out/$net.db"
+    rm -f "$out/$net.db" "$out/$net.db-wal" "$out/$net.db-shm"
+    # Archived after every network, so that a run cut short still returns what it finished.
+    tar -czf "$final/sweep-results.tar.gz" -C "$out" .
   done
   python3 bench/plot.py "$out" > /dev/null || status=1
   tar -czf "$final/sweep-results.tar.gz" -C "$out" .
