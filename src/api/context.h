@@ -3,11 +3,13 @@
 
 #include <cudnn.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <mutex>
 #include <optional>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/batch_policy.h"
 #include "core/conv_key.h"
@@ -18,6 +20,13 @@ struct UcudnnContext {
   std::atomic<ucudnn::BatchSizePolicy> policy{ucudnn::BatchSizePolicy::kPowerOfTwo};
   std::atomic<std::size_t> default_workspace_limit{std::size_t{64} << 20};
   std::atomic<int> layer_id{-1};  ///< WD: calls belong to this layer's own segment (-1: shared by shape)
+  std::optional<std::size_t> imposed_limit;  ///< UCUDNN_WORKSPACE_LIMIT: caps every limit; set at creation
+
+  /// The limit to plan under: what the call asks (nullopt: it asks none), capped by the imposed one.
+  std::size_t effective_limit(std::optional<std::size_t> asked) const {
+    if (imposed_limit) return asked ? std::min(*asked, *imposed_limit) : *imposed_limit;
+    return asked.value_or(default_workspace_limit.load());
+  }
 
   /// The limit each kernel was last asked for by a get/find call, so that workspace-size queries
   /// and convolutions run the plan that call reported.
@@ -32,7 +41,19 @@ struct UcudnnContext {
     requested_limits[key] = limit;
   }
 
+  /// Whether a get/find call offered the plan (the virtual algorithm) for this kernel: a caller
+  /// that then passes a real algorithm chose it over the plan, and gets it.
+  bool offered_plan(const ucudnn::ConvKey& key) const {
+    std::lock_guard<std::mutex> lock(mutex);
+    return offered.count(key) > 0;
+  }
+  void remember_offer(const ucudnn::ConvKey& key) {
+    std::lock_guard<std::mutex> lock(mutex);
+    offered.insert(key);
+  }
+
  private:
   mutable std::mutex mutex;
   std::unordered_map<ucudnn::ConvKey, std::size_t, ucudnn::ConvKeyHash> requested_limits;
+  std::unordered_set<ucudnn::ConvKey, ucudnn::ConvKeyHash> offered;
 };

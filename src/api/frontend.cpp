@@ -1,9 +1,15 @@
 #include "api/frontend.h"
 
+#include <cuda_runtime_api.h>
+
 #include <algorithm>
+#include <memory>
+#include <mutex>
 #include <new>
 #include <string>
 
+#include "core/env_config.h"
+#include "core/internal_call.h"
 #include "core/logging.h"
 #include "core/statistics.h"
 #include "runtime/engine.h"
@@ -16,7 +22,7 @@ thread_local std::string last_error;
 
 Status null_handle() { return Status(CUDNN_STATUS_BAD_PARAM, "the UcudnnHandle_t is null"); }
 
-std::size_t default_limit(const UcudnnContext* context) { return context->default_workspace_limit.load(); }
+std::size_t default_limit(const UcudnnContext* context) { return context->effective_limit(std::nullopt); }
 
 // One warning per kind of failure and kernel; invalid arguments are the caller's to see in the
 // status cuDNN returns, not a ucudnn problem worth a warning.
@@ -79,6 +85,35 @@ AlgoPerf plan_as_perf(const ExecutablePlan& plan) {
 
 int virtual_algo(ConvOp op) { return algo_count(op); }
 
+Status create_context(UcudnnContext** out) {
+  const auto& config = env_config();
+  if (!config) {
+    UCUDNN_LOG_ERROR(config.error());
+    return Status(CUDNN_STATUS_BAD_PARAM, config.error());
+  }
+  auto context = std::make_unique<UcudnnContext>();
+  UCUDNN_CHECK_CUDA(cudaGetDevice(&context->device));
+  UCUDNN_CHECK_CUDNN(cudnnCreate(&context->cudnn));
+  // The WD budget is process-wide: the environment sets it once, ucudnnSetTotalWorkspaceSize after.
+  static std::once_flag budget_from_environment;
+  std::call_once(budget_from_environment, [&] {
+    if (config->total_workspace > 0) WorkspaceDivision::instance().set_budget(config->total_workspace);
+  });
+  if (config->print_statistics) Statistics::instance().print_at_exit();
+  context->policy = config->policy;
+  context->default_workspace_limit = config->default_workspace_limit;
+  context->imposed_limit = config->imposed_workspace_limit;
+  *out = context.release();
+  return Status::success();
+}
+
+Status destroy_context(UcudnnContext* context) {
+  if (!context) return null_handle();
+  std::unique_ptr<UcudnnContext> owned(context);
+  UCUDNN_CHECK_CUDNN(cudnnDestroy(owned->cudnn));
+  return Status::success();
+}
+
 Status choose_algorithms(UcudnnContext* context, const ConvCall& call, std::optional<std::size_t> limit,
                          int requested, std::vector<AlgoPerf>* results, const PlainQuery& plain) {
   if (!context) return null_handle();
@@ -88,7 +123,7 @@ Status choose_algorithms(UcudnnContext* context, const ConvCall& call, std::opti
   ConvKey key;
   Status status = read_conv_key(call.op, context->device, call.descriptors, &key);
   std::shared_ptr<const ExecutablePlan> plan;
-  const std::size_t workspace_limit = limit.value_or(default_limit(context));
+  const std::size_t workspace_limit = context->effective_limit(limit);
   WorkspaceDivision& division = WorkspaceDivision::instance();
   if (status.ok() && division.enabled()) {
     // WD: register the kernel; the framework allocates nothing (the plan's segment is ucudnn's).
@@ -103,6 +138,7 @@ Status choose_algorithms(UcudnnContext* context, const ConvCall& call, std::opti
       p.memory = 0;
       p.determinism = deterministic ? CUDNN_DETERMINISTIC : CUDNN_NON_DETERMINISTIC;
       results->push_back(p);
+      context->remember_offer(key);
       return Status::success();
     }
   } else if (status.ok()) {
@@ -117,6 +153,7 @@ Status choose_algorithms(UcudnnContext* context, const ConvCall& call, std::opti
   }
 
   results->push_back(plan_as_perf(*plan));
+  context->remember_offer(key);
   std::vector<AlgoPerf> singles;
   if (auto entry = Engine::instance().table().entry(key)) {
     for (const Measurement& m : entry->rows) {
@@ -174,6 +211,11 @@ Status run_convolution(UcudnnContext* context, const ConvCall& call, int algo, c
   // Benchmarking synchronises and allocates, which would break a stream being captured into a
   // CUDA graph: while capturing, only plans that already exist are used.
   const bool capturing = stream_is_capturing(context->cudnn);
+  if (status.ok() && algo != virtual_algo(call.op) && context->offered_plan(key)) {
+    // Offered the plan, the caller chose a real algorithm (a framework keeping only deterministic
+    // algorithms, say): its choice stands.
+    return run_plain(context, call, algo, alpha, buffers, workspace, workspace_bytes, beta);
+  }
   WorkspaceDivision& division = WorkspaceDivision::instance();
   if (status.ok() && division.enabled()) {
     status = division.run(context->cudnn, WdKey{key, context->layer_id.load()}, context->policy.load(), !capturing,
@@ -197,7 +239,7 @@ Status run_convolution(UcudnnContext* context, const ConvCall& call, int algo, c
       status = plan_for(*requested);
       if (status.ok() && plan->wr().workspace_bytes > workspace_bytes) plan.reset();
     }
-    if (!plan) status = plan_for(workspace_bytes);
+    if (!plan) status = plan_for(context->effective_limit(workspace_bytes));
   }
   if (!status.ok()) {
     warn_fallback(call, status);
@@ -219,11 +261,12 @@ Status describe_plan(UcudnnContext* context, const ConvCall& call, std::optional
     }
   }
   const std::size_t workspace_limit =
-      limit.value_or(context->requested_limit(key).value_or(default_limit(context)));
+      limit ? *limit : context->requested_limit(key).value_or(default_limit(context));
   return Engine::instance().plan(context->cudnn, key, workspace_limit, context->policy.load(), plan);
 }
 
 cudnnStatus_t at_boundary(const char* function, const std::function<Status()>& body) noexcept {
+  const InternalCallScope inside;  // ucudnn's own cuDNN calls are not intercepted again
   Status status;
   try {
     status = body();

@@ -18,6 +18,12 @@
 
 namespace ucudnn {
 
+/// A new context with its own cuDNN handle on the current device, configured from the
+/// environment (a bad variable: CUDNN_STATUS_BAD_PARAM naming it).
+Status create_context(UcudnnContext** out);
+/// Destroys the context and its cuDNN handle.
+Status destroy_context(UcudnnContext* context);
+
 /// One convolution as the caller described it.
 struct ConvCall {
   ConvOp op;

@@ -21,6 +21,11 @@ Expected<EnvConfig> parse_env_config(const EnvValues& values) {
     if (!parsed) return Error{"UCUDNN_DEFAULT_WORKSPACE_LIMIT: " + parsed.error()};
     config.default_workspace_limit = *parsed;
   }
+  if (values.imposed_workspace_limit && *values.imposed_workspace_limit) {
+    auto parsed = parse_byte_size(values.imposed_workspace_limit);
+    if (!parsed) return Error{"UCUDNN_WORKSPACE_LIMIT: " + parsed.error()};
+    config.imposed_workspace_limit = *parsed;
+  }
   if (values.total_workspace && *values.total_workspace) {
     auto parsed = parse_total_workspace(values.total_workspace);
     if (!parsed) return Error{"UCUDNN_TOTAL_WORKSPACE_SIZE: " + parsed.error()};
@@ -46,6 +51,7 @@ const Expected<EnvConfig>& env_config() {
     EnvValues values;
     values.policy = std::getenv("UCUDNN_BATCH_SIZE_POLICY");
     values.default_workspace_limit = std::getenv("UCUDNN_DEFAULT_WORKSPACE_LIMIT");
+    values.imposed_workspace_limit = std::getenv("UCUDNN_WORKSPACE_LIMIT");
     values.total_workspace = std::getenv("UCUDNN_TOTAL_WORKSPACE_SIZE");
     values.database = std::getenv("UCUDNN_DATABASE");
     values.database_journal = std::getenv("UCUDNN_DATABASE_JOURNAL");

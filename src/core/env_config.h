@@ -6,6 +6,7 @@
 // |---------------------------------|--------------------------------------------------|------------|
 // | UCUDNN_BATCH_SIZE_POLICY        | all, powerOfTwo or undivided (case-insensitive)  | powerOfTwo |
 // | UCUDNN_DEFAULT_WORKSPACE_LIMIT  | per-kernel limit where a call gives none         | 64MiB      |
+// | UCUDNN_WORKSPACE_LIMIT          | imposed per-kernel limit, whatever a call asks    | none       |
 // | UCUDNN_TOTAL_WORKSPACE_SIZE     | WD mode: one budget for all kernels (units!)     | off (WR)   |
 // | UCUDNN_DATABASE                 | SQLite benchmark database shared by processes    | none       |
 // | UCUDNN_DATABASE_JOURNAL         | auto, wal, delete, truncate, persist             | auto       |
@@ -14,6 +15,7 @@
 // | UCUDNN_LOG_LEVEL / _FILE        | see core/logging.h                               | warn/stderr|
 
 #include <cstddef>
+#include <optional>
 #include <string>
 
 #include "core/batch_policy.h"
@@ -24,6 +26,7 @@ namespace ucudnn {
 struct EnvConfig {
   BatchSizePolicy policy = BatchSizePolicy::kPowerOfTwo;
   std::size_t default_workspace_limit = std::size_t{64} << 20;
+  std::optional<std::size_t> imposed_workspace_limit;  ///< caps every call's limit
   std::size_t total_workspace = 0;  ///< WD budget; 0: WR mode
   std::string database;           ///< empty: no database
   std::string database_journal;   ///< validated by the store; empty: auto
@@ -34,6 +37,7 @@ struct EnvConfig {
 struct EnvValues {
   const char* policy = nullptr;
   const char* default_workspace_limit = nullptr;
+  const char* imposed_workspace_limit = nullptr;
   const char* total_workspace = nullptr;
   const char* database = nullptr;
   const char* database_journal = nullptr;

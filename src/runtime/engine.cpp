@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "core/env_config.h"
+#include "core/internal_call.h"
 #include "core/logging.h"
 #include "core/statistics.h"
 #include "runtime/cudnn_shim.h"
@@ -242,6 +243,7 @@ Status Engine::measure(cudnnHandle_t handle, const ConvKey& key, const std::vect
     for (std::size_t i = 0; i < devices.size(); ++i) {
       if (shares[i].empty()) continue;
       threads.emplace_back([&, i] {
+        const InternalCallScope inside;  // this thread's cuDNN calls are ucudnn's own
         cudnnHandle_t device_cudnn = nullptr;
         const cudaError_t set = cudaSetDevice(devices[i]);  // this thread's current device
         Status status = set == cudaSuccess ? Status::success()

@@ -1,0 +1,56 @@
+// The LD_PRELOAD layer on the GPU: an unmodified cuDNN program (tests/preload/preload_probe.cpp)
+// gets micro-batched convolutions with the same results, and UCUDNN_STATS shows it.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+#include <string>
+
+#include "../preload/probe_runner.h"
+#include "gpu_test_support.h"
+
+namespace ucudnn {
+namespace {
+
+using testing::run_probe;
+
+class PreloadGpu : public ucudnn_test::GpuTest {};
+
+// The forward row of UCUDNN_STATS's table: "ucudnn: fwd CALLS SPLIT PLAIN QUERIES ...".
+bool forward_statistics(const std::string& output, long long* calls, long long* split) {
+  std::istringstream in(output);
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream words(line);
+    std::string prefix, op;
+    if (words >> prefix >> op && prefix == "ucudnn:" && op == "fwd") return static_cast<bool>(words >> *calls >> *split);
+  }
+  return false;
+}
+
+TEST_F(PreloadGpu, UnmodifiedProgramGetsSplitConvolutionsWithTheSameResult) {
+  const testing::ProbeRun plain = run_probe("");
+  ASSERT_EQ(plain.exit_status, 0) << plain.output;
+  ASSERT_EQ(plain.values.at("forward"), "CUDNN_STATUS_SUCCESS") << plain.output;
+
+  const testing::ProbeRun preloaded = run_probe("LD_PRELOAD=" + testing::preload_library_path() +
+                                                " UCUDNN_WORKSPACE_LIMIT=8MiB UCUDNN_STATS=1");
+  ASSERT_EQ(preloaded.exit_status, 0) << preloaded.output;
+  ASSERT_EQ(preloaded.values.at("forward"), "CUDNN_STATUS_SUCCESS") << preloaded.output;
+  // The plan is offered first, and its workspace is within the imposed limit.
+  EXPECT_EQ(preloaded.values.at("first_algo"), preloaded.values.at("algo_count")) << preloaded.output;
+  EXPECT_LE(std::stoull(preloaded.values.at("workspace_bytes")), std::size_t{8} << 20);
+  // Same inputs, FMA math: the sums agree to FP32 rounding of a different summation order.
+  const double sum_abs = std::stod(plain.values.at("output_sum_abs"));
+  ASSERT_GT(sum_abs, 0.0);
+  EXPECT_NEAR(std::stod(preloaded.values.at("output_sum_abs")), sum_abs, 1e-5 * sum_abs);
+  EXPECT_NEAR(std::stod(preloaded.values.at("output_sum")), std::stod(plain.values.at("output_sum")), 1e-5 * sum_abs);
+  long long calls = 0, split = 0;
+  ASSERT_TRUE(forward_statistics(preloaded.output, &calls, &split)) << preloaded.output;
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(split, 1) << preloaded.output;
+  EXPECT_EQ(preloaded.values.at("destroy"), "CUDNN_STATUS_SUCCESS");
+}
+
+}  // namespace
+}  // namespace ucudnn
