@@ -6,6 +6,7 @@
 #   bash bench/gpu.sh run    there: run the GPU tests, AlexNet's optimisation time (cold and
 #                            warm) and its live measurement table, writing results under $OUT
 #                            (default: ./gpu-results) as gpu-results.tar.gz
+#   bash bench/gpu.sh pytorch  there: PyTorch through the LD_PRELOAD layer (test and benchmark)
 #   bash bench/gpu.sh sweep NETS LIMITS CONFIGS   there: the issue-5 comparison (below)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,9 +16,9 @@ pack() {
   cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DUCUDNN_PORTABLE_RPATH=ON >/dev/null
   cmake --build build-gpu -j "$(nproc)" >/dev/null
   rm -rf pack && mkdir -p pack/bin pack/lib
-  cp build-gpu/tests/ucudnn_gpu_tests build-gpu/src/ucudnn \
+  cp build-gpu/tests/ucudnn_gpu_tests build-gpu/tests/ucudnn_preload_probe build-gpu/src/ucudnn \
      build-gpu/bench/ucudnn_conv_benchmark pack/bin/
-  cp -P build-gpu/src/libucudnn.so* pack/lib/
+  cp -P build-gpu/src/libucudnn.so* build-gpu/src/libucudnn_preload.so pack/lib/
   # Libraries the GPU machine lacks: everything ldd resolves outside the system's C/C++ runtime,
   # CUDA and cuDNN (the GPU machine has its own of those).
   for bin in pack/bin/*; do
@@ -38,7 +39,8 @@ run() {
   export LD_LIBRARY_PATH="$root/pack/lib:${LD_LIBRARY_PATH:-}"
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv | tee "$out/gpu.txt"
   local status=0
-  UCUDNN_CLI="$root/pack/bin/ucudnn" pack/bin/ucudnn_gpu_tests --gtest_output="xml:$out/gpu-tests.xml" 2>&1 \
+  UCUDNN_CLI="$root/pack/bin/ucudnn" UCUDNN_PRELOAD_PROBE="$root/pack/bin/ucudnn_preload_probe" \
+    UCUDNN_PRELOAD_LIBRARY="$root/pack/lib/libucudnn_preload.so" pack/bin/ucudnn_gpu_tests --gtest_output="xml:$out/gpu-tests.xml" 2>&1 \
     | tee "$out/gpu-tests.log" || status=1
   # Optimisation time of AlexNet (powerOfTwo): cold on an empty database, then warm. The
   # benchmarker's rows also become a measurement table, and conv2 forward's Pareto front (Fig. 8).
@@ -79,9 +81,23 @@ sweep() {
   return $status
 }
 
+# PyTorch through the LD_PRELOAD layer: the comparison test and the AlexNet benchmark.
+pytorch() {
+  local final=${OUT:-$root/gpu-results} out status=0
+  out=$(mktemp -d)
+  mkdir -p "$final"
+  python3 tests/integration/pytorch_preload.py --preload "$root/pack/lib/libucudnn_preload.so" --out "$out/logs" \
+    2>&1 | tee "$out/pytorch-test.txt" || status=1
+  python3 bench/pytorch_preload_bench.py --preload "$root/pack/lib/libucudnn_preload.so" \
+    --json "$out/pytorch-bench.json" 2>&1 | tee "$out/pytorch-bench.txt" || status=1
+  tar -czf "$final/pytorch-results.tar.gz" -C "$out" .
+  return $status
+}
+
 case "${1:-}" in
   pack) pack ;;
   run) run ;;
+  pytorch) pytorch ;;
   sweep) sweep "${2:-alexnet}" "${3:-8MiB 64MiB 512MiB}" "${4:-undivided powerOfTwo wd}" ;;
-  *) echo "usage: bash bench/gpu.sh pack|run|sweep [NETS] [LIMITS] [CONFIGS]" >&2; exit 2 ;;
+  *) echo "usage: bash bench/gpu.sh pack|run|pytorch|sweep [NETS] [LIMITS] [CONFIGS]" >&2; exit 2 ;;
 esac

@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""AlexNet's convolutions in PyTorch, plain against libucudnn_preload.so (needs a GPU and torch).
+
+    python3 bench/pytorch_preload_bench.py --preload PATH/libucudnn_preload.so [--json FILE]
+
+The five AlexNet convolutions at batch 256 (FP32, TF32 off), forward and backward (input and
+weight gradients, the first layer's input excepted), on PyTorch's legacy cuDNN path
+(TORCH_CUDNN_V8_API_DISABLED=1) with torch.backends.cudnn.benchmark=True. Plain: PyTorch takes
+all the workspace it wants. Preloaded: UCUDNN_WORKSPACE_LIMIT=64MiB per kernel. Each runs in a
+fresh process: warm-up iterations (benchmarking happens there), then CUDA events around each of
+--iterations iterations; the median is reported, with the peak memory PyTorch allocated during
+the timed iterations (torch.cuda.max_memory_allocated, workspace included) and the memory the
+tensors alone hold.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+LAYERS = [(3, 96, 11, 4, 2, 224), (96, 256, 5, 1, 2, 27), (256, 384, 3, 1, 1, 13), (384, 384, 3, 1, 1, 13),
+          (384, 256, 3, 1, 1, 13)]  # in, out, kernel, stride, pad, input size
+
+
+def worker(args):
+    import torch
+    torch.backends.cudnn.benchmark = True
+    torch.backends.cudnn.allow_tf32 = False
+    device = torch.device("cuda")
+    gen = torch.Generator(device="cpu").manual_seed(1)
+    convs, inputs, upstreams = [], [], []
+    for i, (cin, cout, k, s, p, size) in enumerate(LAYERS):
+        conv = torch.nn.Conv2d(cin, cout, k, s, p).to(device)
+        x = torch.randn(args.batch, cin, size, size, generator=gen).to(device).requires_grad_(i > 0)
+        with torch.no_grad():
+            y = conv(x)
+        convs.append(conv)
+        inputs.append(x)
+        upstreams.append(torch.randn(y.shape, generator=gen).to(device))
+
+    def step():
+        for conv, x, dy in zip(convs, inputs, upstreams):
+            y = conv(x)
+            y.backward(dy)
+
+    for _ in range(args.warmup):
+        step()
+    torch.cuda.synchronize()
+    for conv, x in zip(convs, inputs):
+        conv.zero_grad(set_to_none=False)
+    tensors = torch.cuda.memory_allocated()
+    torch.cuda.reset_peak_memory_stats()
+    times = []
+    for _ in range(args.iterations):
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        step()
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop))
+    print(json.dumps({"median_ms": statistics.median(times), "min_ms": min(times), "max_ms": max(times),
+                      "peak_allocated_bytes": torch.cuda.max_memory_allocated(),
+                      "tensor_bytes": tensors, "iterations": args.iterations,
+                      "torch": torch.__version__, "cudnn": torch.backends.cudnn.version(),
+                      "gpu": torch.cuda.get_device_name()}))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--preload", help="path of libucudnn_preload.so")
+    parser.add_argument("--workspace-limit", default="64MiB")
+    parser.add_argument("--batch", type=int, default=256)
+    parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--iterations", type=int, default=20)
+    parser.add_argument("--json", help="also write the results here")
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        return worker(args)
+    if not args.preload or not os.path.isfile(args.preload):
+        sys.exit(f"pytorch_preload_bench.py: error: --preload must name libucudnn_preload.so (got {args.preload!r})")
+    results = {}
+    for mode in ("plain", "preloaded"):
+        env = dict(os.environ, TORCH_CUDNN_V8_API_DISABLED="1")
+        if mode == "preloaded":
+            env.update(LD_PRELOAD=args.preload, UCUDNN_WORKSPACE_LIMIT=args.workspace_limit, UCUDNN_STATS="1")
+        command = [sys.executable, __file__, "--worker", "--batch", str(args.batch), "--warmup", str(args.warmup),
+                   "--iterations", str(args.iterations)]
+        done = subprocess.run(command, env=env, capture_output=True, text=True)
+        if done.returncode != 0:
+            sys.exit(f"pytorch_preload_bench.py: error: the {mode} run failed: {done.stderr.strip()[-1500:]}")
+        results[mode] = json.loads(done.stdout.strip().splitlines()[-1])
+        results[mode]["statistics"] = [line for line in done.stderr.splitlines() if line.startswith("ucudnn:")]
+    mib = 1 << 20
+    plain, pre = results["plain"], results["preloaded"]
+    print(f'{plain["gpu"]}, torch {plain["torch"]}, cuDNN {plain["cudnn"]}, AlexNet convolutions, batch {args.batch}, '
+          f'forward + backward, median of {args.iterations}')
+    for mode, r in results.items():
+        print(f'{mode:10s} {r["median_ms"]:8.2f} ms   peak {r["peak_allocated_bytes"] / mib:8.1f} MiB   '
+              f'above the tensors {(r["peak_allocated_bytes"] - r["tensor_bytes"]) / mib:8.1f} MiB')
+    print(f'speed: {plain["median_ms"] / pre["median_ms"]:.2f}x; workspace above the tensors: '
+          f'{(plain["peak_allocated_bytes"] - plain["tensor_bytes"]) / max(pre["peak_allocated_bytes"] - pre["tensor_bytes"], 1):.2f}x less')
+    print("\n".join(pre["statistics"]))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

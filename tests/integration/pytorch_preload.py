@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""PyTorch through libucudnn_preload.so, compared with plain PyTorch (needs a GPU and torch).
+
+    python3 tests/integration/pytorch_preload.py --preload PATH/libucudnn_preload.so [--out DIR]
+
+Each variant (FP32 with TF32 off, and FP16 autocast; torch.backends.cudnn.benchmark False and
+True) runs twice in fresh processes on the same fresh random data: once plain, once with
+LD_PRELOAD and a 8 MiB per-kernel workspace limit (UCUDNN_WORKSPACE_LIMIT), both on PyTorch's
+legacy cuDNN path (TORCH_CUDNN_V8_API_DISABLED=1). The workload: a ResNet-18 training step (loss,
+logits, every parameter's gradient), Conv2d and ConvTranspose2d with gradients for input and
+weight. Outputs and gradients are compared with the tolerances below, and the preloaded run's
+UCUDNN_STATS table must show convolutions of every op intercepted and some split. Exit status 0
+when every check passes; one line per check on stdout.
+"""
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+
+# max |preloaded - plain| / max |plain| per tensor. Plain cuDNN and ucudnn may pick different
+# algorithms (and ucudnn splits the batch), so results differ by rounding, not more.
+TOLERANCE = {"fp32": {"output": 1e-4, "gradient": 1e-3, "resnet": 5e-3},
+             "fp16": {"output": 1e-2, "gradient": 2e-2, "resnet": 5e-2}}
+
+
+def worker(args):
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+    torch.backends.cudnn.benchmark = args.benchmark
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.deterministic = args.deterministic
+    device = torch.device("cuda")
+    autocast = args.precision == "fp16"
+
+    class Block(nn.Module):
+        def __init__(self, cin, cout, stride):
+            super().__init__()
+            self.c1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+            self.b1 = nn.BatchNorm2d(cout)
+            self.c2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+            self.b2 = nn.BatchNorm2d(cout)
+            self.down = None
+            if stride != 1 or cin != cout:
+                self.down = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
+
+        def forward(self, x):
+            out = F.relu(self.b1(self.c1(x)))
+            out = self.b2(self.c2(out))
+            return F.relu(out + (self.down(x) if self.down else x))
+
+    class ResNet18(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.stem = nn.Sequential(nn.Conv2d(3, 64, 7, 2, 3, bias=False), nn.BatchNorm2d(64), nn.ReLU(),
+                                      nn.MaxPool2d(3, 2, 1))
+            layers, cin = [], 64
+            for cout, stride in [(64, 1), (128, 2), (256, 2), (512, 2)]:
+                layers += [Block(cin, cout, stride), Block(cout, cout, 1)]
+                cin = cout
+            self.layers = nn.Sequential(*layers)
+            self.fc = nn.Linear(512, 1000)
+
+        def forward(self, x):
+            x = self.layers(self.stem(x))
+            return self.fc(torch.flatten(F.adaptive_avg_pool2d(x, 1), 1))
+
+    gen = torch.Generator(device="cpu").manual_seed(args.seed)
+    rand = lambda *shape: torch.randn(*shape, generator=gen).to(device)
+    results = {"cudnn_version": torch.backends.cudnn.version(), "torch": torch.__version__}
+
+    torch.manual_seed(args.seed)
+    model = ResNet18().to(device)
+    images, labels = rand(32, 3, 224, 224), torch.randint(0, 1000, (32,), generator=gen).to(device)
+    with torch.autocast("cuda", dtype=torch.float16, enabled=autocast):
+        logits = model(images)
+        loss = F.cross_entropy(logits, labels)
+    loss.backward()
+    results["resnet.loss"] = loss.detach().float().reshape(1).cpu()
+    results["resnet.logits"] = logits.detach().float().cpu()
+    for name, p in model.named_parameters():
+        if p.dim() == 4:  # convolution weights: their gradients come from backward filter
+            results[f"resnet.grad.{name}"] = p.grad.float().cpu()
+
+    for kind, module, shape in [("conv2d", nn.Conv2d(64, 192, 5, 1, 2), (64, 64, 27, 27)),
+                                ("convtranspose2d", nn.ConvTranspose2d(192, 64, 4, 2, 1), (64, 192, 13, 13))]:
+        module = module.to(device)
+        with torch.no_grad():
+            module.weight.copy_(rand(*module.weight.shape) * 0.05)
+        x = rand(*shape).requires_grad_()
+        with torch.autocast("cuda", dtype=torch.float16, enabled=autocast):
+            y = module(x)
+        upstream = rand(*y.shape)
+        y.backward(upstream.to(y.dtype))
+        results[f"{kind}.output"] = y.detach().float().cpu()
+        results[f"{kind}.grad_input"] = x.grad.float().cpu()
+        results[f"{kind}.grad_weight"] = module.weight.grad.float().cpu()
+    torch.cuda.synchronize()
+    torch.save(results, args.save)
+
+
+def run_variant(args, precision, benchmark, deterministic, seed, workdir):
+    import torch
+    outputs = {}
+    logs = {}
+    for mode in ("plain", "preloaded"):
+        env = dict(os.environ, TORCH_CUDNN_V8_API_DISABLED="1")
+        if mode == "preloaded":
+            env.update(LD_PRELOAD=args.preload, UCUDNN_WORKSPACE_LIMIT=args.workspace_limit, UCUDNN_STATS="1",
+                       UCUDNN_DATABASE=os.path.join(workdir, "ucudnn.db"))
+        save = os.path.join(workdir, f"{precision}-{benchmark}-{mode}.pt")
+        command = [sys.executable, __file__, "--worker", "--save", save, "--precision", precision,
+                   "--seed", str(seed)] + (["--benchmark"] if benchmark else []) + \
+                  (["--deterministic"] if deterministic else [])
+        done = subprocess.run(command, env=env, capture_output=True, text=True)
+        logs[mode] = done.stdout + done.stderr
+        if done.returncode != 0:
+            return [(False, f"{mode} run failed ({done.returncode}): {logs[mode].strip()[-2000:]}")], logs
+        outputs[mode] = torch.load(save)
+
+    checks = []
+    plain, pre = outputs["plain"], outputs["preloaded"]
+    for key in sorted(k for k in plain if "." in k):
+        group = "resnet" if key.startswith("resnet") else ("output" if key.endswith("output") else "gradient")
+        tolerance = TOLERANCE[precision][group]
+        reference = plain[key].abs().max().item()
+        error = (pre[key] - plain[key]).abs().max().item() / (reference or 1.0)
+        checks.append((error <= tolerance and reference > 0,
+                       f"{key}: relative error {error:.2e} (tolerance {tolerance:.0e}, max |plain| {reference:.3g})"))
+
+    stats = {}
+    for line in logs["preloaded"].splitlines():
+        words = line.split()
+        if len(words) >= 8 and words[0] == "ucudnn:" and words[1] in ("fwd", "bwdd", "bwdf"):
+            stats[words[1]] = {"calls": int(words[2]), "split": int(words[3]), "plain": int(words[4])}
+    for op in ("fwd", "bwdd", "bwdf"):
+        calls = stats.get(op, {}).get("calls", 0)
+        checks.append((calls > 0, f"UCUDNN_STATS: {calls} {op} convolutions intercepted"))
+    split = sum(s["split"] for s in stats.values())
+    checks.append((split > 0, f"UCUDNN_STATS: {split} convolutions ran split ({json.dumps(stats)})"))
+    checks.append(("ucudnn:" not in logs["plain"], "the plain run printed no ucudnn statistics"))
+    return checks, logs
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--preload", help="path of libucudnn_preload.so")
+    parser.add_argument("--workspace-limit", default="8MiB")
+    parser.add_argument("--out", help="directory for the logs of every run")
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--save", help=argparse.SUPPRESS)
+    parser.add_argument("--precision", default="fp32", help=argparse.SUPPRESS)
+    parser.add_argument("--benchmark", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--deterministic", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        return worker(args)
+    if not args.preload or not os.path.isfile(args.preload):
+        sys.exit(f"pytorch_preload.py: error: --preload must name libucudnn_preload.so (got {args.preload!r})")
+    import torch
+    if not torch.cuda.is_available():
+        print("SKIPPED: no CUDA device")
+        return 0
+    seed = random.SystemRandom().randrange(1 << 31)  # fresh data every run; printed to repeat it
+    print(f"torch {torch.__version__}, cuDNN {torch.backends.cudnn.version()}, {torch.cuda.get_device_name()}, "
+          f"seed {seed}, preloaded runs with UCUDNN_WORKSPACE_LIMIT={args.workspace_limit}")
+    failed = 0
+    with tempfile.TemporaryDirectory() as workdir:
+        # The first variant keeps to deterministic algorithms, as far as PyTorch allows.
+        for precision, benchmark, deterministic in [("fp32", False, True), ("fp32", True, False),
+                                                    ("fp16", False, False), ("fp16", True, False)]:
+            name = f"{precision}, cudnn.benchmark={benchmark}, deterministic={deterministic}"
+            checks, logs = run_variant(args, precision, benchmark, deterministic, seed, workdir)
+            if args.out:
+                os.makedirs(args.out, exist_ok=True)
+                for mode, text in logs.items():
+                    with open(os.path.join(args.out, f"{precision}-benchmark{int(benchmark)}-{mode}.log"), "w") as f:
+                        f.write(text)
+            for ok, message in checks:
+                failed += not ok
+                print(f"{'ok  ' if ok else 'FAIL'} [{name}] {message}")
+    print(f"{'PASSED' if failed == 0 else 'FAILED'}: {failed} failed check(s)")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
