@@ -128,9 +128,8 @@ def main(directory):
     if not runs:
         sys.exit(f"plot.py: no benchmark JSON files in {directory}")
 
-    rows = ["| network | limit per kernel | configuration | cuDNN ms | ucudnn ms | speedup | "
-            "cuDNN ms queued | ucudnn ms queued | speedup queued | predicted ms | prediction error | "
-            "benchmarking s | solving s |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    rows = ["| network | limit per kernel | configuration | cuDNN ms | ucudnn ms | speedup | predicted ms | "
+            "prediction error | benchmarking s | solving s |", "|---|---|---|---|---|---|---|---|---|---|"]
     for (net, limit), configs in sorted(runs.items()):
         any_run = next(iter(configs.values()))
         kernels = [f'{k["layer"]} {k["op"]}' for k in any_run["kernels"]]
@@ -139,14 +138,10 @@ def main(directory):
             if config in configs:
                 data = configs[config]
                 bars.append((config, [k["ucudnn_time_ms"] for k in data["kernels"]]))
-                # The planner predicts GPU time: compare it with the queued sequence.
-                queued = data.get("ucudnn_sequence_queued_ms", data["ucudnn_sequence_ms"])
-                plain_queued = data.get("cudnn_sequence_queued_ms", data["cudnn_sequence_ms"])
-                error = (data["ucudnn_predicted_ms"] - queued) / queued
+                error = (data["ucudnn_predicted_ms"] - data["ucudnn_sequence_ms"]) / data["ucudnn_sequence_ms"]
                 rows.append(f'| {net} | {limit} MiB | {config} | {data["cudnn_sequence_ms"]:.2f} | '
                             f'{data["ucudnn_sequence_ms"]:.2f} | '
                             f'{data["cudnn_sequence_ms"] / data["ucudnn_sequence_ms"]:.2f}x | '
-                            f'{plain_queued:.2f} | {queued:.2f} | {plain_queued / queued:.2f}x | '
                             f'{data["ucudnn_predicted_ms"]:.2f} | {100 * error:+.1f}% | '
                             f'{data.get("ucudnn_benchmark_seconds", data["ucudnn_planning_seconds"]):.2f} | '
                             f'{data.get("ucudnn_solve_seconds", 0):.3f} |')

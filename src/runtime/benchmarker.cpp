@@ -3,6 +3,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <chrono>
 #include <limits>
 
 #include "core/logging.h"
@@ -90,24 +91,29 @@ Status Benchmarker::time_candidate(const ConvDescriptors& d, int algo, double* m
   for (int i = 0; i < settings_.warmup_calls; ++i) {
     UCUDNN_RETURN_IF_ERROR(convolve(handle_, key_.op, d, algo, alpha, buffers, workspace_.get(), workspace_bytes_, beta));
   }
-  // A plan runs its micro-batches back to back, and in a network the host queues them while the
-  // GPU is still busy with earlier work. So a sample queues `calls` calls behind a closed gate and
-  // times them as the GPU runs them: neither the launch gap before a call timed alone (50-75 us on
-  // an H100) nor the host's per-call overhead (more than a small micro-batch takes) is counted.
+  // What a call costs in a plan's sequence of calls: the GPU's time or the host's, whichever is
+  // longer. A sample queues `calls` calls behind a closed gate, timing the host while it queues
+  // them (cuDNN's legacy API spends about 50-100 us of host time per call, more than a small
+  // micro-batch takes on the GPU) and then the GPU with events as it runs them back to back (no
+  // launch gap before each call, which a call timed alone would also pay).
   auto time_calls = [&](int calls, float* ms) -> Status {
     StreamGate gate;
     gate.close(stream);
     UCUDNN_CHECK_CUDA(cudaEventRecord(start_, stream));
+    const auto queueing = std::chrono::steady_clock::now();
     for (int c = 0; c < calls; ++c) {
       UCUDNN_RETURN_IF_ERROR(
           convolve(handle_, key_.op, d, algo, alpha, buffers, workspace_.get(), workspace_bytes_, beta));
     }
+    const double host_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - queueing).count();
     UCUDNN_CHECK_CUDA(cudaEventRecord(stop_, stream));
     gate.open();
     UCUDNN_CHECK_CUDA(cudaEventSynchronize(stop_));
-    UCUDNN_CHECK_CUDA(cudaEventElapsedTime(ms, start_, stop_));
+    float gpu_ms = 0;
+    UCUDNN_CHECK_CUDA(cudaEventElapsedTime(&gpu_ms, start_, stop_));
     if (gate.timed_out()) UCUDNN_LOG_DEBUG("a timing sample waited for the host: it includes launch overhead");
-    *ms /= static_cast<float>(calls);
+    *ms = static_cast<float>(std::max<double>(gpu_ms, host_ms) / calls);
     return Status::success();
   };
   float single = 0;

@@ -2,9 +2,11 @@
 // Times cuDNN's algorithms for one convolution at several micro-batch sizes.
 //
 // Candidates come from cudnnFind*AlgorithmEx (status, workspace, math type); each successful one
-// is then timed with CUDA events on the handle's stream: one warm-up call, then the median of
-// several samples, each a few calls queued behind a StreamGate and run back to back (as a plan
-// runs them), divided by their number: the GPU's time, not the host's. Inputs are random.
+// is then timed on the handle's stream: one warm-up call, then the median of several samples, each
+// a few calls queued behind a StreamGate and run back to back (as a plan runs them). A sample
+// costs the longer of the host's time to queue the calls and the GPU's time to run them (CUDA
+// events), divided by their number: in a sequence, a call costs whichever of the two it is
+// bound by. Inputs are random.
 // Rows are unfiltered: the workspace is what the hungriest algorithm needs (where the device has
 // that much), so the rows serve any workspace limit. Candidates that fail (out of memory
 // included) are skipped.
