@@ -19,6 +19,9 @@ import statistics
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "integration"))
+from torch_cudnn import bundled_cudnn_path  # noqa: E402
+
 LAYERS = [(3, 96, 11, 4, 2, 224), (96, 256, 5, 1, 2, 27), (256, 384, 3, 1, 1, 13), (384, 384, 3, 1, 1, 13),
           (384, 256, 3, 1, 1, 13)]  # in, out, kernel, stride, pad, input size
 
@@ -84,7 +87,8 @@ def main():
     for mode in ("plain", "preloaded"):
         env = dict(os.environ, TORCH_CUDNN_V8_API_DISABLED="1")
         if mode == "preloaded":
-            env.update(LD_PRELOAD=args.preload, UCUDNN_WORKSPACE_LIMIT=args.workspace_limit, UCUDNN_STATS="1")
+            env.update(LD_PRELOAD=args.preload, UCUDNN_WORKSPACE_LIMIT=args.workspace_limit, UCUDNN_STATS="1",
+                       LD_LIBRARY_PATH=bundled_cudnn_path(env.get("LD_LIBRARY_PATH")))
         command = [sys.executable, __file__, "--worker", "--batch", str(args.batch), "--warmup", str(args.warmup),
                    "--iterations", str(args.iterations)]
         done = subprocess.run(command, env=env, capture_output=True, text=True)

@@ -34,17 +34,18 @@ TEST_F(PreloadGpu, UnmodifiedProgramGetsSplitConvolutionsWithTheSameResult) {
   ASSERT_EQ(plain.values.at("forward"), "CUDNN_STATUS_SUCCESS") << plain.output;
 
   const testing::ProbeRun preloaded = run_probe("LD_PRELOAD=" + testing::preload_library_path() +
-                                                " UCUDNN_WORKSPACE_LIMIT=8MiB UCUDNN_STATS=1");
+                                                " UCUDNN_WORKSPACE_LIMIT=16MiB UCUDNN_STATS=1");
   ASSERT_EQ(preloaded.exit_status, 0) << preloaded.output;
   ASSERT_EQ(preloaded.values.at("forward"), "CUDNN_STATUS_SUCCESS") << preloaded.output;
   // The plan is offered first, and its workspace is within the imposed limit.
   EXPECT_EQ(preloaded.values.at("first_algo"), preloaded.values.at("algo_count")) << preloaded.output;
-  EXPECT_LE(std::stoull(preloaded.values.at("workspace_bytes")), std::size_t{8} << 20);
-  // Same inputs, FMA math: the sums agree to FP32 rounding of a different summation order.
+  EXPECT_LE(std::stoull(preloaded.values.at("workspace_bytes")), std::size_t{16} << 20);
+  // Same inputs; cuDNN's default math may use TF32 in either run (tolerance 5e-3, as in the
+  // random-convolution tests). A missing or repeated micro-batch changes the sums by about 25%.
   const double sum_abs = std::stod(plain.values.at("output_sum_abs"));
   ASSERT_GT(sum_abs, 0.0);
-  EXPECT_NEAR(std::stod(preloaded.values.at("output_sum_abs")), sum_abs, 1e-5 * sum_abs);
-  EXPECT_NEAR(std::stod(preloaded.values.at("output_sum")), std::stod(plain.values.at("output_sum")), 1e-5 * sum_abs);
+  EXPECT_NEAR(std::stod(preloaded.values.at("output_sum_abs")), sum_abs, 5e-3 * sum_abs);
+  EXPECT_NEAR(std::stod(preloaded.values.at("output_sum")), std::stod(plain.values.at("output_sum")), 5e-3 * sum_abs);
   long long calls = 0, split = 0;
   ASSERT_TRUE(forward_statistics(preloaded.output, &calls, &split)) << preloaded.output;
   EXPECT_EQ(calls, 1);

@@ -20,6 +20,8 @@ import subprocess
 import sys
 import tempfile
 
+from torch_cudnn import bundled_cudnn_path
+
 # max |preloaded - plain| / max |plain| per tensor. Plain cuDNN and ucudnn may pick different
 # algorithms (and ucudnn splits the batch), so results differ by rounding, not more.
 TOLERANCE = {"fp32": {"output": 1e-4, "gradient": 1e-3, "resnet": 5e-3},
@@ -72,7 +74,7 @@ def worker(args):
 
     gen = torch.Generator(device="cpu").manual_seed(args.seed)
     rand = lambda *shape: torch.randn(*shape, generator=gen).to(device)
-    results = {"cudnn_version": torch.backends.cudnn.version(), "torch": torch.__version__}
+    results = {"cudnn_version": torch.backends.cudnn.version(), "torch": str(torch.__version__)}
 
     torch.manual_seed(args.seed)
     model = ResNet18().to(device)
@@ -112,7 +114,8 @@ def run_variant(args, precision, benchmark, deterministic, seed, workdir):
         env = dict(os.environ, TORCH_CUDNN_V8_API_DISABLED="1")
         if mode == "preloaded":
             env.update(LD_PRELOAD=args.preload, UCUDNN_WORKSPACE_LIMIT=args.workspace_limit, UCUDNN_STATS="1",
-                       UCUDNN_DATABASE=os.path.join(workdir, "ucudnn.db"))
+                       UCUDNN_DATABASE=os.path.join(workdir, "ucudnn.db"),
+                       LD_LIBRARY_PATH=bundled_cudnn_path(env.get("LD_LIBRARY_PATH")))
         save = os.path.join(workdir, f"{precision}-{benchmark}-{mode}.pt")
         command = [sys.executable, __file__, "--worker", "--save", save, "--precision", precision,
                    "--seed", str(seed)] + (["--benchmark"] if benchmark else []) + \
@@ -121,7 +124,7 @@ def run_variant(args, precision, benchmark, deterministic, seed, workdir):
         logs[mode] = done.stdout + done.stderr
         if done.returncode != 0:
             return [(False, f"{mode} run failed ({done.returncode}): {logs[mode].strip()[-2000:]}")], logs
-        outputs[mode] = torch.load(save)
+        outputs[mode] = torch.load(save, weights_only=True)
 
     checks = []
     plain, pre = outputs["plain"], outputs["preloaded"]
