@@ -25,7 +25,8 @@
 
 namespace ucudnn {
 
-/// The micro-batch sizes the policy allows whose micro-batches stay 16-byte aligned.
+/// The micro-batch sizes the policy allows whose micro-batches stay 16-byte aligned; the whole
+/// batch only for backward filter with a half-precision filter (see engine.cpp).
 std::vector<int> plannable_sizes(const ConvKey& key, BatchSizePolicy policy);
 
 class Engine {
