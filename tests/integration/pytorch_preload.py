@@ -107,7 +107,7 @@ def worker(args):
         for prefix, use_autocast, dtype in passes:
             m = module.to(dtype)
             m.zero_grad(set_to_none=True)
-            x = x0.to(dtype).requires_grad_()
+            x = x0.detach().to(dtype).clone().requires_grad_()
             with torch.autocast("cuda", dtype=torch.float16, enabled=use_autocast):
                 y = m(x)
             if upstream is None:
