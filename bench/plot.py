@@ -114,18 +114,22 @@ def pareto_plot(data):
 
 def main(directory):
     runs = defaultdict(dict)  # (net, limit) -> config -> json
+    fronts = 0
     for path in glob.glob(os.path.join(directory, "*.json")):
         with open(path) as f:
             data = json.load(f)
         if data.get("mode") == "pareto":
             with open(path[:-len(".json")] + ".svg", "w") as f:
                 f.write(pareto_plot(data))
+            fronts += 1
             continue
         net = data.get("network", "?")
         limit = data["workspace_limit_bytes"] // MIB
         config = "wd" if data.get("total_workspace_bytes") else data["policy"]
         runs[(net, limit)][config] = data
     if not runs:
+        if fronts:
+            return
         sys.exit(f"plot.py: no benchmark JSON files in {directory}")
 
     rows = ["| network | limit per kernel | configuration | cuDNN ms | ucudnn ms | speedup | predicted ms | "
