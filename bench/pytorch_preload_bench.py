@@ -6,7 +6,8 @@
 The five AlexNet convolutions at batch 256 (FP32, TF32 off), forward and backward (input and
 weight gradients, the first layer's input excepted), on PyTorch's legacy cuDNN path
 (TORCH_CUDNN_V8_API_DISABLED=1) with torch.backends.cudnn.benchmark=True. Plain: PyTorch takes
-all the workspace it wants. Preloaded: UCUDNN_WORKSPACE_LIMIT=64MiB per kernel. Each runs in a
+all the workspace it wants; plain-capped: PyTorch's own cap, CUDNN_CONV_WSCAP_DBG=64 (MiB), the
+same memory as preloaded: UCUDNN_WORKSPACE_LIMIT=64MiB per kernel. Each runs in a
 fresh process: warm-up iterations (benchmarking happens there), then CUDA events around each of
 --iterations iterations; the median is reported, with the peak memory PyTorch allocated during
 the timed iterations (torch.cuda.max_memory_allocated, workspace included) and the memory the
@@ -69,10 +70,17 @@ def worker(args):
                       "gpu": torch.cuda.get_device_name()}))
 
 
+def parse_mib(text):
+    """'64MiB' -> 64 (the unit PyTorch's cap takes)."""
+    if not text.endswith("MiB"):
+        sys.exit(f"pytorch_preload_bench.py: error: --workspace-limit must be in MiB (got {text!r})")
+    return int(text[:-3])
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--preload", help="path of libucudnn_preload.so")
-    parser.add_argument("--workspace-limit", default="64MiB")
+    parser.add_argument("--workspace-limit", default="64MiB", help="per kernel, in MiB (e.g. 64MiB)")
     parser.add_argument("--batch", type=int, default=256)
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--iterations", type=int, default=20)
@@ -84,8 +92,10 @@ def main():
     if not args.preload or not os.path.isfile(args.preload):
         sys.exit(f"pytorch_preload_bench.py: error: --preload must name libucudnn_preload.so (got {args.preload!r})")
     results = {}
-    for mode in ("plain", "preloaded"):
+    for mode in ("plain", "plain-capped", "preloaded"):
         env = dict(os.environ, TORCH_CUDNN_V8_API_DISABLED="1")
+        if mode == "plain-capped":
+            env.update(CUDNN_CONV_WSCAP_DBG=str(parse_mib(args.workspace_limit)))
         if mode == "preloaded":
             env.update(LD_PRELOAD=args.preload, UCUDNN_WORKSPACE_LIMIT=args.workspace_limit, UCUDNN_STATS="1",
                        LD_LIBRARY_PATH=bundled_cudnn_path(env.get("LD_LIBRARY_PATH")))
@@ -97,13 +107,14 @@ def main():
         results[mode] = json.loads(done.stdout.strip().splitlines()[-1])
         results[mode]["statistics"] = [line for line in done.stderr.splitlines() if line.startswith("ucudnn:")]
     mib = 1 << 20
-    plain, pre = results["plain"], results["preloaded"]
+    plain, capped, pre = results["plain"], results["plain-capped"], results["preloaded"]
     print(f'{plain["gpu"]}, torch {plain["torch"]}, cuDNN {plain["cudnn"]}, AlexNet convolutions, batch {args.batch}, '
           f'forward + backward, median of {args.iterations}')
     for mode, r in results.items():
         print(f'{mode:10s} {r["median_ms"]:8.2f} ms   peak {r["peak_allocated_bytes"] / mib:8.1f} MiB   '
               f'above the tensors {(r["peak_allocated_bytes"] - r["tensor_bytes"]) / mib:8.1f} MiB')
-    print(f'speed: {plain["median_ms"] / pre["median_ms"]:.2f}x; workspace above the tensors: '
+    print(f'speed against plain: {plain["median_ms"] / pre["median_ms"]:.2f}x, against plain-capped: '
+          f'{capped["median_ms"] / pre["median_ms"]:.2f}x; memory above the tensors against plain: '
           f'{(plain["peak_allocated_bytes"] - plain["tensor_bytes"]) / max(pre["peak_allocated_bytes"] - pre["tensor_bytes"], 1):.2f}x less')
     print("\n".join(pre["statistics"]))
     if args.json:

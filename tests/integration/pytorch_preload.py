@@ -8,10 +8,12 @@ True) runs twice in fresh processes on the same fresh random data: once plain, o
 LD_PRELOAD and a 8 MiB per-kernel workspace limit (UCUDNN_WORKSPACE_LIMIT), both on PyTorch's
 legacy cuDNN path (TORCH_CUDNN_V8_API_DISABLED=1). The workload: a ResNet-18 training step (loss,
 logits, every parameter's gradient), Conv2d and ConvTranspose2d with gradients for input and
-weight. The plain run also computes everything in FP64 (no autocast) as the reference: each
-output and gradient of the preloaded run must be within twice plain cuDNN's own error against it,
-plus a floor (plain cuDNN and ucudnn may pick different algorithms, whose rounding differs). The
-preloaded run's UCUDNN_STATS table must show convolutions of every op intercepted and some split.
+weight. The plain run also computes everything in FP64 (no autocast) as the reference. Each
+output and gradient of the preloaded run must be within twice plain cuDNN's own error against it
+plus a floor, or within ALGORITHM_ERROR: ucudnn may run an algorithm that plain cuDNN did not
+choose (Winograd, FFT), whose rounding is cuDNN's own (the GPU suite checks that the split itself
+is exact against plain cuDNN running the same algorithm). The preloaded run's UCUDNN_STATS table
+must show convolutions of every op intercepted and some split.
 Exit status 0 when every check passes; one line per check on stdout.
 """
 import argparse
@@ -27,6 +29,11 @@ from torch_cudnn import bundled_cudnn_path
 # Errors are max |result - FP64 reference| / max |reference| per tensor. ucudnn's error may be up
 # to twice plain cuDNN's plus this floor.
 FLOOR = {"fp32": 1e-4, "fp16": 5e-3}
+# The largest error of cuDNN's own FP32 algorithms seen on these tensors (Winograd and FFT, about
+# 1e-2 of the largest value; batch normalisation amplifies it in ResNet's weight gradients), and
+# the same for FP16. A wrong micro-batch offset, a lost micro-batch or a wrong beta gives errors
+# of order 1.
+ALGORITHM_ERROR = {"fp32": {"single": 1e-2, "resnet": 5e-2}, "fp16": {"single": 2e-2, "resnet": 1e-1}}
 
 
 def worker(args):
@@ -128,6 +135,7 @@ def run_variant(args, precision, benchmark, deterministic, seed, workdir):
         env = dict(os.environ, TORCH_CUDNN_V8_API_DISABLED="1")
         if mode == "preloaded":
             env.update(LD_PRELOAD=args.preload, UCUDNN_WORKSPACE_LIMIT=args.workspace_limit, UCUDNN_STATS="1",
+                       UCUDNN_LOG_LEVEL="info",
                        UCUDNN_DATABASE=os.path.join(workdir, "ucudnn.db"),
                        LD_LIBRARY_PATH=bundled_cudnn_path(env.get("LD_LIBRARY_PATH")))
         save = os.path.join(workdir, f"{precision}-{benchmark}-{mode}.pt")
@@ -147,7 +155,8 @@ def run_variant(args, precision, benchmark, deterministic, seed, workdir):
         scale = reference.abs().max().item() or 1.0
         plain_error = (plain[key] - reference).abs().max().item() / scale
         error = (pre[key] - reference).abs().max().item() / scale
-        bound = 2 * plain_error + FLOOR[precision]
+        group = "resnet" if key.startswith("resnet") else "single"
+        bound = max(2 * plain_error + FLOOR[precision], ALGORITHM_ERROR[precision][group])
         checks.append((error <= bound, f"{key}: error {error:.2e} against FP64, plain cuDNN's {plain_error:.2e} "
                                        f"(bound {bound:.2e})"))
 
