@@ -170,7 +170,8 @@ cudnnStatus_t ucudnnGetWorkspaceDivisionInfo(UcudnnHandle_t handle, UcudnnWorksp
 struct UcudnnOpStatistics {
   long long convolutionCalls = 0;  ///< convolution calls intercepted
   long long splitCalls = 0;        ///< ... that ran as more than one micro-batch
-  long long plainCalls = 0;        ///< ... that ran as plain cuDNN because planning failed
+  long long plainCalls = 0;        ///< ... that ran as plain cuDNN (planning failed, or the caller
+                                   ///< passed a real algorithm after being offered the plan)
   long long algorithmQueries = 0;  ///< get/find calls intercepted
   long long timings = 0;           ///< candidate timings the benchmarker ran
   double benchmarkSeconds = 0;     ///< measuring, database lookups included
@@ -214,9 +215,10 @@ typedef enum {
 // virtual algorithm *_MICRO_BATCHED first, reporting the plan's predicted time and workspace,
 // followed by the real algorithms measured at the full batch. Get*WorkspaceSize answers the
 // plan's workspace for the virtual algorithm and cuDNN's value for a real one. The convolution
-// calls always run ucudnn's plan for the workspace they are given (whatever algo they are
-// passed), so a convolution never seen by a get/find call is planned on first use. If planning
-// fails, they behave as plain cuDNN, with one warning.
+// calls run ucudnn's plan for the workspace they are given, so a convolution never seen by a
+// get/find call is planned on first use, whatever algo it is passed; a caller that was offered
+// the plan and passes a real algorithm instead gets that algorithm, unsplit. If planning fails,
+// they behave as plain cuDNN, with one warning.
 
 cudnnStatus_t cudnnCreate(UcudnnHandle_t* handle);
 cudnnStatus_t cudnnDestroy(UcudnnHandle_t handle);

@@ -15,7 +15,8 @@ namespace ucudnn {
 struct OpCounters {
   long long convolution_calls = 0;  ///< convolution calls intercepted
   long long split_calls = 0;        ///< ... that ran as more than one micro-batch
-  long long plain_calls = 0;        ///< ... that ran as plain cuDNN (planning failed)
+  long long plain_calls = 0;        ///< ... that ran as plain cuDNN (planning failed, or the caller
+                                    ///< chose a real algorithm over the offered plan)
   long long algorithm_queries = 0;  ///< get/find calls intercepted
   long long timings = 0;            ///< candidate timings run by the benchmarker
   double benchmark_seconds = 0;     ///< measuring (database lookups included)

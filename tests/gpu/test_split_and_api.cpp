@@ -201,6 +201,37 @@ TEST_F(SplitPlans, ConvolutionNeverQueriedIsPlannedOnFirstUse) {
   EXPECT_GT(plan.microBatchCount(), 1);
 }
 
+// A framework that was offered the plan but keeps to a real algorithm (PyTorch filtering for
+// deterministic algorithms, say) gets that algorithm on the whole batch, not a split plan.
+TEST_F(SplitPlans, RealAlgorithmChosenOverTheOfferedPlanRunsUnsplit) {
+  ConvProblem p(alexnet_conv3());
+  ASSERT_TRUE(p.ok);
+  cudnnConvolutionFwdAlgoPerf_t perf[16];
+  int returned = 0;
+  CUDNN_OK(cudnnGetConvolutionForwardAlgorithm_v7(handle_, p.x, p.w, p.conv, p.y, 16, &returned, perf));
+  ASSERT_GT(returned, 0);
+  ASSERT_EQ(perf[0].algo, UCUDNN_CONVOLUTION_FWD_ALGO_MICRO_BATCHED);
+  std::mt19937 rng(fresh_seed());
+  DeviceArray x(extent(p.x_dims, p.x_strides), CUDNN_DATA_FLOAT), w(product(p.w_dims), CUDNN_DATA_FLOAT),
+      y(extent(p.y_dims, p.y_strides), CUDNN_DATA_FLOAT), y_ref(extent(p.y_dims, p.y_strides), CUDNN_DATA_FLOAT);
+  x.fill_random(rng);
+  w.fill_random(rng);
+  y.fill_random(rng);
+  y_ref.copy_from(y);
+  const float alpha = 1.0f, beta = 0.5f;
+  UcudnnStatistics before, after;
+  CUDNN_OK(ucudnnGetStatistics(&before));
+  CUDNN_OK(cudnnConvolutionForward(handle_, &alpha, p.x, x.get(), p.w, w.get(), p.conv,
+                                   CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, nullptr, 0, &beta, p.y, y.get()));
+  CUDA_OK(cudaDeviceSynchronize());
+  CUDNN_OK(ucudnnGetStatistics(&after));
+  EXPECT_EQ(after.op[UCUDNN_OP_FORWARD].plainCalls - before.op[UCUDNN_OP_FORWARD].plainCalls, 1);
+  EXPECT_EQ(after.op[UCUDNN_OP_FORWARD].splitCalls, before.op[UCUDNN_OP_FORWARD].splitCalls);
+  // The same deterministic algorithm on the same data: the same result.
+  plain_forward(plain_, p, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, x, w, alpha, beta, &y_ref);
+  EXPECT_LE(relative_error(y.download(), y_ref.download(), p.y_dims, p.y_strides), 1e-6);
+}
+
 // The plan runs on the stream set through the implicit cast, without waiting on the host: the
 // stream is held by a host callback that the test releases only after the convolution returned.
 TEST_F(SplitPlans, RunsOnTheHandleStreamWithoutHostSynchronisation) {
