@@ -90,10 +90,7 @@ Status Engine::build_plan(cudnnHandle_t handle, const ConvKey& key, std::size_t 
   const std::vector<int> sizes = plannable_sizes(key, policy);
   UCUDNN_RETURN_IF_ERROR(gather_rows(handle, key, sizes, workspace_limit));
 
-  std::vector<Measurement> rows;
-  for (int size : sizes) {
-    if (auto entry = table().entry(key.with_batch(size))) rows.insert(rows.end(), entry->rows.begin(), entry->rows.end());
-  }
+  const std::vector<Measurement> rows = table_rows(key, sizes);
   const auto solving = std::chrono::steady_clock::now();
   auto wr = optimize_wr(key.batch(), sizes, rows, workspace_limit);
   Statistics::instance().add_solving(
@@ -136,11 +133,16 @@ Status Engine::measured_rows(cudnnHandle_t handle, const ConvKey& key, BatchSize
                              std::vector<int>* sizes, std::vector<Measurement>* rows) {
   *sizes = plannable_sizes(key, policy);
   UCUDNN_RETURN_IF_ERROR(gather_rows(handle, key, *sizes, std::numeric_limits<std::size_t>::max()));
-  rows->clear();
-  for (int size : *sizes) {
-    if (auto entry = table().entry(key.with_batch(size))) rows->insert(rows->end(), entry->rows.begin(), entry->rows.end());
-  }
+  *rows = table_rows(key, *sizes);
   return Status::success();
+}
+
+std::vector<Measurement> Engine::table_rows(const ConvKey& key, const std::vector<int>& sizes) {
+  std::vector<Measurement> rows;
+  for (int size : sizes) {
+    if (auto entry = table().entry(key.with_batch(size))) rows.insert(rows.end(), entry->rows.begin(), entry->rows.end());
+  }
+  return rows;
 }
 
 Status Engine::gather_rows(cudnnHandle_t handle, const ConvKey& key, const std::vector<int>& sizes,

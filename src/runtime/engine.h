@@ -55,6 +55,9 @@ class Engine {
 
   BenchmarkTable& table() { return BenchmarkTable::process_table(); }
 
+  /// Every row the process's table holds for these micro-batch sizes of `key` (none measured).
+  std::vector<Measurement> table_rows(const ConvKey& key, const std::vector<int>& sizes);
+
  private:
   struct PlanKey {
     ConvKey key;

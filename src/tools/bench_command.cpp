@@ -106,13 +106,8 @@ int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& err)
         return report_error(err, kExitDataError, "layer '" + layer.name + "' " + short_name(op) + ": " +
                                                      ucudnnGetLastErrorMessage());
       }
-      KernelMeasurements kernel{layer.name, op, key->batch(), {}};
-      for (int size : plannable_sizes(*key, *policy)) {
-        if (auto entry = Engine::instance().table().entry(key->with_batch(size))) {
-          kernel.rows.insert(kernel.rows.end(), entry->rows.begin(), entry->rows.end());
-        }
-      }
-      table.push_back(std::move(kernel));
+      table.push_back(KernelMeasurements{layer.name, op, key->batch(),
+                                         Engine::instance().table_rows(*key, plannable_sizes(*key, *policy))});
       progress.step(layer.name + " " + short_name(op));
     }
   }
