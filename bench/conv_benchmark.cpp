@@ -232,11 +232,11 @@ int main(int argc, char** argv) {
     return 2;
   }
   const auto limit = ucudnn::parse_byte_size(limit_text);
-  if (!limit) fail(limit.error());
+  if (!limit) fail(limit.message());
   std::size_t total_workspace = 0;
   if (!total_text.empty()) {
     const auto total = ucudnn::parse_total_workspace(total_text);
-    if (!total) fail("--total-workspace: " + total.error());
+    if (!total) fail("--total-workspace: " + total.message());
     total_workspace = *total;
   }
   std::string policy_lower;
@@ -246,7 +246,7 @@ int main(int argc, char** argv) {
                                                                        : UCUDNN_BATCH_SIZE_POLICY_POWER_OF_TWO;
   if (list_kernels) {
     const auto network = ucudnn::resolve_network(network_name);
-    if (!network) fail(network.error());
+    if (!network) fail(network.message());
     std::printf("%zu\n", network->layers.size() * 3);
     return 0;
   }
@@ -267,12 +267,12 @@ int main(int argc, char** argv) {
   const bool batch_given = batch > 0;
   std::vector<Layer> layers;
   const auto network = ucudnn::resolve_network(network_name);
-  if (!network) fail(network.error());
+  if (!network) fail(network.message());
   for (ucudnn::ConvLayerSpec spec : network->layers) {
     if (batch_given) spec.batch = batch;
     if (spec.spatial.size() != 2 || spec.data_type != 0) fail("layer " + spec.name + ": only 2-d FP32 layers here");
     const auto key = ucudnn::to_conv_key(spec, ucudnn::ConvOp::kForward);
-    if (!key) fail(key.error());
+    if (!key) fail(key.message());
     Layer l{spec, spec.batch, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
     check(cudnnCreateTensorDescriptor(&l.x), "desc");
     check(cudnnCreateTensorDescriptor(&l.y), "desc");

@@ -39,16 +39,16 @@ Perf to_perf(const AlgoPerf& p) {
   return out;
 }
 
-inline Status null_context() { return Status(CUDNN_STATUS_BAD_PARAM, "the handle is null"); }
+inline Status null_context() { return Error(ErrorCode::kBadParam, "the handle is null"); }
 
 // Get_v7, Find and FindEx share this: plan, then copy the answers into cuDNN's result array.
 template <typename Perf>
 cudnnStatus_t choose(const char* function, UcudnnContext* context, const ConvCall& call, std::optional<size_t> limit,
                      int requested, int* returned, Perf* results, const PlainQuery& plain) {
   return at_boundary(function, [&]() -> Status {
-    if (!returned || !results) return Status(CUDNN_STATUS_BAD_PARAM, "null result pointer");
+    if (!returned || !results) return Error(ErrorCode::kBadParam, "null result pointer");
     std::vector<AlgoPerf> answers;
-    UCUDNN_RETURN_IF_ERROR(choose_algorithms(context, call, limit, requested, &answers, plain));
+    UCUDNN_TRY(choose_algorithms(context, call, limit, requested, &answers, plain));
     for (size_t i = 0; i < answers.size(); ++i) results[i] = to_perf<Perf>(answers[i]);
     *returned = static_cast<int>(answers.size());
     return Status::success();
@@ -60,26 +60,26 @@ template <typename Algo>
 cudnnStatus_t choose_one(const char* function, UcudnnContext* context, const ConvCall& call, int preference,
                          size_t memory_limit, Algo* algo) {
   return at_boundary(function, [&]() -> Status {
-    if (!algo) return Status(CUDNN_STATUS_BAD_PARAM, "null algo pointer");
+    if (!algo) return Error(ErrorCode::kBadParam, "null algo pointer");
     if (!context) return null_context();
     // NO_WORKSPACE = 0, PREFER_FASTEST = 1, SPECIFY_WORKSPACE_LIMIT = 2 for all three ops.
     std::optional<size_t> limit;
     if (preference == 0) limit = 0;
     else if (preference == 2) limit = memory_limit;
-    else if (preference != 1) return Status(CUDNN_STATUS_BAD_PARAM, "unknown algorithm preference");
+    else if (preference != 1) return Error(ErrorCode::kBadParam, "unknown algorithm preference");
     const cudnnHandle_t raw = context->cudnn;
     std::vector<AlgoPerf> answers;
     const size_t plain_limit = context->effective_limit(limit);
-    UCUDNN_RETURN_IF_ERROR(
+    UCUDNN_TRY(
         choose_algorithms(context, call, limit, 1, &answers, [&](std::vector<AlgoPerf>* out) -> Status {
           std::vector<AlgoPerf> all;
-          UCUDNN_RETURN_IF_ERROR(get_algorithms(raw, call.op, call.descriptors, &all));
+          UCUDNN_TRY(get_algorithms(raw, call.op, call.descriptors, &all));
           for (const AlgoPerf& p : all) {
             if (p.status == CUDNN_STATUS_SUCCESS && p.memory <= plain_limit) out->push_back(p);
           }
           return Status::success();
         }));
-    if (answers.empty()) return Status(CUDNN_STATUS_NOT_SUPPORTED, "no algorithm fits the workspace limit");
+    if (answers.empty()) return Error(ErrorCode::kNotSupported, "no algorithm fits the workspace limit");
     *algo = static_cast<Algo>(answers.front().algo);
     return Status::success();
   });
@@ -101,7 +101,7 @@ inline PlainQuery plain_find_ex(cudnnHandle_t raw, const ConvCall& call, ConvBuf
 inline cudnnStatus_t workspace(const char* function, UcudnnContext* context, const ConvCall& call, int algo,
                                size_t* bytes) {
   return at_boundary(function, [&]() -> Status {
-    if (!bytes) return Status(CUDNN_STATUS_BAD_PARAM, "null size pointer");
+    if (!bytes) return Error(ErrorCode::kBadParam, "null size pointer");
     return query_workspace_size(context, call, algo, bytes);
   });
 }

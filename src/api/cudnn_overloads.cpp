@@ -9,6 +9,8 @@
 using ucudnn::at_boundary;
 using ucudnn::ConvBuffers;
 using ucudnn::ConvCall;
+using ucudnn::Error;
+using ucudnn::ErrorCode;
 using ucudnn::Status;
 using namespace ucudnn::adapters;
 
@@ -21,9 +23,9 @@ cudnnHandle_t ucudnnGetCudnnHandle(const UcudnnContext* context) { return contex
 
 cudnnStatus_t cudnnCreate(UcudnnHandle_t* handle) {
   return at_boundary("cudnnCreate", [&]() -> Status {
-    if (!handle) return Status(CUDNN_STATUS_BAD_PARAM, "null handle pointer");
+    if (!handle) return Error(ErrorCode::kBadParam, "null handle pointer");
     UcudnnContext* context = nullptr;
-    UCUDNN_RETURN_IF_ERROR(ucudnn::create_context(&context));
+    UCUDNN_TRY(ucudnn::create_context(&context));
     *handle = UcudnnHandle_t(context);
     return Status::success();
   });

@@ -20,14 +20,14 @@ namespace {
 
 thread_local std::string last_error;
 
-Status null_handle() { return Status(CUDNN_STATUS_BAD_PARAM, "the UcudnnHandle_t is null"); }
+Status null_handle() { return Error(ErrorCode::kBadParam, "the UcudnnHandle_t is null"); }
 
 std::size_t default_limit(const UcudnnContext* context) { return context->effective_limit(std::nullopt); }
 
 // One warning per kind of failure and kernel; invalid arguments are the caller's to see in the
 // status cuDNN returns, not a ucudnn problem worth a warning.
 void warn_fallback(const ConvCall& call, const Status& status) {
-  if (status.code() == CUDNN_STATUS_BAD_PARAM) return;
+  if (status.error().code == ErrorCode::kBadParam) return;
   warn_once(std::string(short_name(call.op)) + "|" + status.message(),
             std::string("planning a ") + short_name(call.op) +
                 " convolution failed; running it as plain cuDNN would: " + status.message());
@@ -36,14 +36,14 @@ void warn_fallback(const ConvCall& call, const Status& status) {
 // What plain cuDNN would run within a workspace: the first heuristic answer that fits.
 Status plain_choice(UcudnnContext* context, const ConvCall& call, std::size_t workspace_bytes, AlgoPerf* out) {
   std::vector<AlgoPerf> heuristics;
-  UCUDNN_RETURN_IF_ERROR(get_algorithms(context->cudnn, call.op, call.descriptors, &heuristics));
+  UCUDNN_TRY(get_algorithms(context->cudnn, call.op, call.descriptors, &heuristics));
   for (const AlgoPerf& p : heuristics) {
     if (p.status == CUDNN_STATUS_SUCCESS && p.memory <= workspace_bytes) {
       *out = p;
       return Status::success();
     }
   }
-  return Status(CUDNN_STATUS_NOT_SUPPORTED, "no cuDNN algorithm fits " + std::to_string(workspace_bytes) +
+  return Error(ErrorCode::kNotSupported, "no cuDNN algorithm fits " + std::to_string(workspace_bytes) +
                                                 " bytes of workspace");
 }
 
@@ -51,7 +51,7 @@ Status run_plain(UcudnnContext* context, const ConvCall& call, int algo, const v
                  void* workspace, std::size_t workspace_bytes, const void* beta) {
   if (algo == virtual_algo(call.op)) {
     AlgoPerf choice;
-    UCUDNN_RETURN_IF_ERROR(plain_choice(context, call, workspace_bytes, &choice));
+    UCUDNN_TRY(plain_choice(context, call, workspace_bytes, &choice));
     algo = choice.algo;
   }
   Statistics::instance().count_plain(call.op);
@@ -88,8 +88,8 @@ int virtual_algo(ConvOp op) { return algo_count(op); }
 Status create_context(UcudnnContext** out) {
   const auto& config = env_config();
   if (!config) {
-    UCUDNN_LOG_ERROR(config.error());
-    return Status(CUDNN_STATUS_BAD_PARAM, config.error());
+    UCUDNN_LOG_ERROR(config.message());
+    return config.error();
   }
   auto context = std::make_unique<UcudnnContext>();
   UCUDNN_CHECK_CUDA(cudaGetDevice(&context->device));
@@ -117,7 +117,7 @@ Status destroy_context(UcudnnContext* context) {
 Status choose_algorithms(UcudnnContext* context, const ConvCall& call, std::optional<std::size_t> limit,
                          int requested, std::vector<AlgoPerf>* results, const PlainQuery& plain) {
   if (!context) return null_handle();
-  if (requested <= 0) return Status(CUDNN_STATUS_BAD_PARAM, "requestedAlgoCount must be positive");
+  if (requested <= 0) return Error(ErrorCode::kBadParam, "requestedAlgoCount must be positive");
   Statistics::instance().count_query(call.op);
   results->clear();
   ConvKey key;
@@ -147,7 +147,7 @@ Status choose_algorithms(UcudnnContext* context, const ConvCall& call, std::opti
   }
   if (!status.ok()) {
     warn_fallback(call, status);
-    UCUDNN_RETURN_IF_ERROR(plain(results));
+    UCUDNN_TRY(plain(results));
     if (static_cast<int>(results->size()) > requested) results->resize(requested);
     return Status::success();
   }
@@ -197,7 +197,7 @@ Status query_workspace_size(UcudnnContext* context, const ConvCall& call, int al
   }
   warn_fallback(call, status);
   AlgoPerf choice;
-  UCUDNN_RETURN_IF_ERROR(plain_choice(context, call, limit, &choice));
+  UCUDNN_TRY(plain_choice(context, call, limit, &choice));
   *bytes = choice.memory;
   return Status::success();
 }
@@ -230,7 +230,7 @@ Status run_convolution(UcudnnContext* context, const ConvCall& call, int algo, c
     auto plan_for = [&](std::size_t limit) -> Status {
       if (!capturing) return engine.plan(context->cudnn, key, limit, policy, &plan);
       if (engine.cached_plan(key, limit, policy, &plan)) return Status::success();
-      return Status(CUDNN_STATUS_NOT_SUPPORTED,
+      return Error(ErrorCode::kNotSupported,
                     "cannot benchmark while the handle's stream is being captured into a CUDA graph");
     };
     // Run the plan the get/find call reported when the workspace given fits it; otherwise plan
@@ -252,7 +252,7 @@ Status describe_plan(UcudnnContext* context, const ConvCall& call, std::optional
                      std::shared_ptr<const ExecutablePlan>* plan) {
   if (!context) return null_handle();
   ConvKey key;
-  UCUDNN_RETURN_IF_ERROR(read_conv_key(call.op, context->device, call.descriptors, &key));
+  UCUDNN_TRY(read_conv_key(call.op, context->device, call.descriptors, &key));
   // In WD mode, once divided, the plan is the one the division chose (an explicit limit asks for WR).
   if (!limit && WorkspaceDivision::instance().enabled()) {
     if (auto divided = WorkspaceDivision::instance().plan_of(WdKey{key, context->layer_id.load()})) {
@@ -271,11 +271,11 @@ cudnnStatus_t at_boundary(const char* function, const std::function<Status()>& b
   try {
     status = body();
   } catch (const std::bad_alloc&) {
-    status = Status(CUDNN_STATUS_ALLOC_FAILED, "host memory exhausted");
+    status = Error(ErrorCode::kAllocFailed, "host memory exhausted");
   } catch (const std::exception& e) {
-    status = Status(CUDNN_STATUS_INTERNAL_ERROR, std::string("internal error: ") + e.what());
+    status = Error(ErrorCode::kInternal, std::string("internal error: ") + e.what());
   } catch (...) {
-    status = Status(CUDNN_STATUS_INTERNAL_ERROR, "internal error");
+    status = Error(ErrorCode::kInternal, "internal error");
   }
   if (!status.ok()) {
     try {
@@ -284,7 +284,7 @@ cudnnStatus_t at_boundary(const char* function, const std::function<Status()>& b
     } catch (...) {
     }
   }
-  return status.code();
+  return to_cudnn_status(status);
 }
 
 const char* last_error_message() { return last_error.c_str(); }

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "api/context.h"
-#include "core/status.h"
+#include "runtime/cuda_status.h"
 #include "runtime/cudnn_shim.h"
 #include "runtime/descriptors.h"
 #include "runtime/executor.h"

@@ -9,11 +9,13 @@
 
 using ucudnn::at_boundary;
 using ucudnn::BatchSizePolicy;
+using ucudnn::Error;
+using ucudnn::ErrorCode;
 using ucudnn::Status;
 
 namespace {
 
-Status null_handle() { return Status(CUDNN_STATUS_BAD_PARAM, "the UcudnnHandle_t is null"); }
+Status null_handle() { return Error(ErrorCode::kBadParam, "the UcudnnHandle_t is null"); }
 
 bool to_internal(UcudnnBatchSizePolicy_t policy, BatchSizePolicy* out) {
   switch (policy) {
@@ -40,7 +42,7 @@ cudnnStatus_t ucudnnSetBatchSizePolicy(UcudnnHandle_t handle, UcudnnBatchSizePol
     if (!handle.context) return null_handle();
     BatchSizePolicy internal;
     if (!to_internal(policy, &internal)) {
-      return Status(CUDNN_STATUS_BAD_PARAM, "unknown batch-size policy " + std::to_string(static_cast<int>(policy)));
+      return Error(ErrorCode::kBadParam, "unknown batch-size policy " + std::to_string(static_cast<int>(policy)));
     }
     handle.context->policy = internal;
     return Status::success();
@@ -50,7 +52,7 @@ cudnnStatus_t ucudnnSetBatchSizePolicy(UcudnnHandle_t handle, UcudnnBatchSizePol
 cudnnStatus_t ucudnnGetBatchSizePolicy(UcudnnHandle_t handle, UcudnnBatchSizePolicy_t* policy) {
   return at_boundary(__func__, [&]() -> Status {
     if (!handle.context) return null_handle();
-    if (!policy) return Status(CUDNN_STATUS_BAD_PARAM, "null policy pointer");
+    if (!policy) return Error(ErrorCode::kBadParam, "null policy pointer");
     *policy = to_public(handle.context->policy.load());
     return Status::success();
   });
@@ -67,7 +69,7 @@ cudnnStatus_t ucudnnSetDefaultWorkspaceLimit(UcudnnHandle_t handle, size_t bytes
 cudnnStatus_t ucudnnGetDefaultWorkspaceLimit(UcudnnHandle_t handle, size_t* bytes) {
   return at_boundary(__func__, [&]() -> Status {
     if (!handle.context) return null_handle();
-    if (!bytes) return Status(CUDNN_STATUS_BAD_PARAM, "null size pointer");
+    if (!bytes) return Error(ErrorCode::kBadParam, "null size pointer");
     *bytes = handle.context->default_workspace_limit.load();
     return Status::success();
   });
@@ -77,15 +79,15 @@ cudnnStatus_t ucudnnGetPlan(UcudnnHandle_t handle, UcudnnConvolutionOp_t op, cud
                             cudnnFilterDescriptor_t wDesc, cudnnConvolutionDescriptor_t convDesc,
                             cudnnTensorDescriptor_t yDesc, size_t workspaceLimit, UcudnnPlanInfo* info) {
   return at_boundary(__func__, [&]() -> Status {
-    if (!info) return Status(CUDNN_STATUS_BAD_PARAM, "null plan pointer");
+    if (!info) return Error(ErrorCode::kBadParam, "null plan pointer");
     if (op != UCUDNN_OP_FORWARD && op != UCUDNN_OP_BACKWARD_DATA && op != UCUDNN_OP_BACKWARD_FILTER) {
-      return Status(CUDNN_STATUS_BAD_PARAM, "unknown convolution op " + std::to_string(static_cast<int>(op)));
+      return Error(ErrorCode::kBadParam, "unknown convolution op " + std::to_string(static_cast<int>(op)));
     }
     const ucudnn::ConvCall call{static_cast<ucudnn::ConvOp>(op), {xDesc, wDesc, convDesc, yDesc}};
     std::optional<size_t> limit;
     if (workspaceLimit != UCUDNN_WORKSPACE_LIMIT_DEFAULT) limit = workspaceLimit;
     std::shared_ptr<const ucudnn::ExecutablePlan> plan;
-    UCUDNN_RETURN_IF_ERROR(ucudnn::describe_plan(handle.context, call, limit, &plan));
+    UCUDNN_TRY(ucudnn::describe_plan(handle.context, call, limit, &plan));
     UcudnnPlanInfo result;
     result.op = op;
     result.batch = plan->wr().batch;
@@ -112,7 +114,7 @@ cudnnStatus_t ucudnnSetDatabase(const char* path) {
 cudnnStatus_t ucudnnSetTotalWorkspaceSize(size_t bytes) {
   return at_boundary(__func__, [&]() -> Status {
     if (bytes > 0 && bytes < (size_t{1} << 20)) {
-      return Status(CUDNN_STATUS_BAD_PARAM, std::to_string(bytes) +
+      return Error(ErrorCode::kBadParam, std::to_string(bytes) +
                                                 " bytes is below 1 MiB; the total workspace size is in bytes");
     }
     ucudnn::WorkspaceDivision::instance().set_budget(bytes);
@@ -122,7 +124,7 @@ cudnnStatus_t ucudnnSetTotalWorkspaceSize(size_t bytes) {
 
 cudnnStatus_t ucudnnGetTotalWorkspaceSize(size_t* bytes) {
   return at_boundary(__func__, [&]() -> Status {
-    if (!bytes) return Status(CUDNN_STATUS_BAD_PARAM, "null size pointer");
+    if (!bytes) return Error(ErrorCode::kBadParam, "null size pointer");
     *bytes = ucudnn::WorkspaceDivision::instance().budget();
     return Status::success();
   });
@@ -132,7 +134,7 @@ cudnnStatus_t ucudnnOptimize(UcudnnHandle_t handle) {
   return at_boundary(__func__, [&]() -> Status {
     if (!handle.context) return null_handle();
     ucudnn::WorkspaceDivision& division = ucudnn::WorkspaceDivision::instance();
-    if (!division.enabled()) return Status(CUDNN_STATUS_BAD_PARAM, "no total workspace size is set (WR mode)");
+    if (!division.enabled()) return Error(ErrorCode::kBadParam, "no total workspace size is set (WR mode)");
     return division.optimize(handle.context->cudnn, handle.context->device);
   });
 }
@@ -140,7 +142,7 @@ cudnnStatus_t ucudnnOptimize(UcudnnHandle_t handle) {
 cudnnStatus_t ucudnnSetLayerId(UcudnnHandle_t handle, int layerId) {
   return at_boundary(__func__, [&]() -> Status {
     if (!handle.context) return null_handle();
-    if (layerId < -1) return Status(CUDNN_STATUS_BAD_PARAM, "layer ids are -1 (none) or not negative");
+    if (layerId < -1) return Error(ErrorCode::kBadParam, "layer ids are -1 (none) or not negative");
     handle.context->layer_id = layerId;
     return Status::success();
   });
@@ -149,7 +151,7 @@ cudnnStatus_t ucudnnSetLayerId(UcudnnHandle_t handle, int layerId) {
 cudnnStatus_t ucudnnGetWorkspaceDivisionInfo(UcudnnHandle_t handle, UcudnnWorkspaceDivisionInfo* info) {
   return at_boundary(__func__, [&]() -> Status {
     if (!handle.context) return null_handle();
-    if (!info) return Status(CUDNN_STATUS_BAD_PARAM, "null info pointer");
+    if (!info) return Error(ErrorCode::kBadParam, "null info pointer");
     const ucudnn::WdSummary s = ucudnn::WorkspaceDivision::instance().summary(handle.context->device);
     info->budgetBytes = ucudnn::WorkspaceDivision::instance().budget();
     info->bufferBytes = s.buffer_bytes;
@@ -164,7 +166,7 @@ cudnnStatus_t ucudnnGetWorkspaceDivisionInfo(UcudnnHandle_t handle, UcudnnWorksp
 
 cudnnStatus_t ucudnnGetStatistics(UcudnnStatistics* statistics) {
   return at_boundary(__func__, [&]() -> Status {
-    if (!statistics) return Status(CUDNN_STATUS_BAD_PARAM, "statistics is null");
+    if (!statistics) return Error(ErrorCode::kBadParam, "statistics is null");
     const auto& source = ucudnn::Statistics::instance();
     for (int op = 0; op < 3; ++op) {
       const ucudnn::OpCounters c = source.read(static_cast<ucudnn::ConvOp>(op));

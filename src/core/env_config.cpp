@@ -13,28 +13,28 @@ Expected<EnvConfig> parse_env_config(const EnvValues& values) {
   EnvConfig config;
   if (policy && *policy) {
     auto parsed = parse_batch_size_policy(policy);
-    if (!parsed) return Error{"UCUDNN_BATCH_SIZE_POLICY: " + parsed.error()};
+    if (!parsed) return parsed.error().prefixed("UCUDNN_BATCH_SIZE_POLICY: ");
     config.policy = *parsed;
   }
   if (default_workspace_limit && *default_workspace_limit) {
     auto parsed = parse_byte_size(default_workspace_limit);
-    if (!parsed) return Error{"UCUDNN_DEFAULT_WORKSPACE_LIMIT: " + parsed.error()};
+    if (!parsed) return parsed.error().prefixed("UCUDNN_DEFAULT_WORKSPACE_LIMIT: ");
     config.default_workspace_limit = *parsed;
   }
   if (values.imposed_workspace_limit && *values.imposed_workspace_limit) {
     auto parsed = parse_byte_size(values.imposed_workspace_limit);
-    if (!parsed) return Error{"UCUDNN_WORKSPACE_LIMIT: " + parsed.error()};
+    if (!parsed) return parsed.error().prefixed("UCUDNN_WORKSPACE_LIMIT: ");
     config.imposed_workspace_limit = *parsed;
   }
   if (values.total_workspace && *values.total_workspace) {
     auto parsed = parse_total_workspace(values.total_workspace);
-    if (!parsed) return Error{"UCUDNN_TOTAL_WORKSPACE_SIZE: " + parsed.error()};
+    if (!parsed) return parsed.error().prefixed("UCUDNN_TOTAL_WORKSPACE_SIZE: ");
     config.total_workspace = *parsed;
   }
   if (values.database) config.database = values.database;
   if (values.database_journal && *values.database_journal) {
     auto parsed = parse_journal_mode(values.database_journal);
-    if (!parsed) return Error{"UCUDNN_DATABASE_JOURNAL: " + parsed.error()};
+    if (!parsed) return parsed.error().prefixed("UCUDNN_DATABASE_JOURNAL: ");
     config.database_journal = values.database_journal;
   }
   if (values.benchmark_devices) config.benchmark_devices = values.benchmark_devices;

@@ -1,6 +1,10 @@
 #pragma once
-// A value or an error message: the error model of the CPU-only planning code
-// (parsing, optimizers), converted to cudnnStatus_t or an exit status at the boundary.
+// The one error model of ucudnn: Expected<T> holds a value or an Error; Status (Expected<void>)
+// holds success or an Error. An Error carries a message and the kind of failure, chosen where it
+// arises; the API boundary turns it into a cudnnStatus_t in exactly one place
+// (runtime/cuda_status.h), the tools into one line and a non-zero exit.
+//
+// Propagate with UCUDNN_TRY(expr) (any Expected) and UCUDNN_TRY_ASSIGN(lhs, expr) (keeps the value).
 
 #include <optional>
 #include <string>
@@ -8,16 +12,39 @@
 
 namespace ucudnn {
 
-/// Wraps an error message so that Expected<std::string> stays unambiguous.
+/// What kind of failure an Error is; the boundary maps each to a cudnnStatus_t.
+enum class ErrorCode {
+  kBadParam,         ///< invalid input: arguments, descriptors, files, settings
+  kNotSupported,     ///< valid, but not something ucudnn (or cuDNN) can do
+  kAllocFailed,      ///< host or device memory exhausted
+  kExecutionFailed,  ///< a GPU operation failed
+  kInternal,         ///< a bug, or a library in a state it should never be in
+};
+
 struct Error {
+  /// Parsing and validation errors are invalid input unless they say otherwise.
+  Error(std::string text) : message(std::move(text)) {}  // NOLINT: implicit by design
+  Error(const char* text) : message(text) {}              // NOLINT
+  Error(ErrorCode kind, std::string text, int backend = 0)
+      : message(std::move(text)), code(kind), backend_status(backend) {}
+
+  /// The same error with `context` put before its message.
+  Error prefixed(const std::string& context) const {
+    Error e = *this;
+    e.message = context + e.message;
+    return e;
+  }
+
   std::string message;
+  ErrorCode code = ErrorCode::kBadParam;
+  int backend_status = 0;  ///< the status cuDNN itself returned, passed on verbatim (0: none)
 };
 
 template <typename T>
 class [[nodiscard]] Expected {
  public:
   Expected(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
-  Expected(Error error) : error_(std::move(error.message)) {}  // NOLINT
+  Expected(Error error) : error_(std::move(error)) {}  // NOLINT
 
   bool ok() const { return value_.has_value(); }
   explicit operator bool() const { return ok(); }
@@ -25,12 +52,53 @@ class [[nodiscard]] Expected {
   T& value() & { return *value_; }
   T&& value() && { return std::move(*value_); }
   const T& operator*() const& { return *value_; }
+  T& operator*() & { return *value_; }
   const T* operator->() const { return &*value_; }
-  const std::string& error() const { return error_; }
+  T* operator->() { return &*value_; }
+  /// Only on failure.
+  const Error& error() const { return *error_; }
+  const std::string& message() const { return error_->message; }
 
  private:
   std::optional<T> value_;
-  std::string error_;
+  std::optional<Error> error_;
 };
 
+template <>
+class [[nodiscard]] Expected<void> {
+ public:
+  Expected() = default;
+  Expected(Error error) : error_(std::move(error)) {}  // NOLINT: implicit by design
+
+  static Expected success() { return Expected(); }
+  bool ok() const { return !error_.has_value(); }
+  explicit operator bool() const { return ok(); }
+  /// Only on failure.
+  const Error& error() const { return *error_; }
+  const std::string& message() const { return error_->message; }
+
+ private:
+  std::optional<Error> error_;
+};
+
+/// Success or an Error: what an operation without a result returns.
+using Status = Expected<void>;
+
 }  // namespace ucudnn
+
+#define UCUDNN_CONCAT_INNER_(a, b) a##b
+#define UCUDNN_CONCAT_(a, b) UCUDNN_CONCAT_INNER_(a, b)
+
+/// Returns the error of `expr` (an Expected of any type) from the enclosing function.
+#define UCUDNN_TRY(expr)                                          \
+  do {                                                            \
+    auto&& ucudnn_try_result_ = (expr);                           \
+    if (!ucudnn_try_result_.ok()) return ucudnn_try_result_.error(); \
+  } while (0)
+
+/// `lhs = value of expr`, or returns its error: UCUDNN_TRY_ASSIGN(auto rows, read_rows(path));
+#define UCUDNN_TRY_ASSIGN(lhs, expr) UCUDNN_TRY_ASSIGN_IMPL_(UCUDNN_CONCAT_(ucudnn_try_, __LINE__), lhs, expr)
+#define UCUDNN_TRY_ASSIGN_IMPL_(tmp, lhs, expr) \
+  auto tmp = (expr);                            \
+  if (!tmp.ok()) return tmp.error();            \
+  lhs = std::move(tmp).value()

@@ -19,6 +19,8 @@
 #include "core/internal_call.h"
 
 using ucudnn::ConvBuffers;
+using ucudnn::Error;
+using ucudnn::ErrorCode;
 using namespace ucudnn::adapters;
 
 namespace {
@@ -83,9 +85,9 @@ cudnnStatus_t cudnnCreate(cudnnHandle_t* handle) {
   UCUDNN_REAL(cudnnCreate);
   if (ucudnn::in_internal_call()) return real_function(handle);
   return ucudnn::at_boundary("cudnnCreate", [&]() -> ucudnn::Status {
-    if (!handle) return ucudnn::Status(CUDNN_STATUS_BAD_PARAM, "null handle pointer");
+    if (!handle) return ucudnn::Error(ErrorCode::kBadParam, "null handle pointer");
     UcudnnContext* context = nullptr;
-    UCUDNN_RETURN_IF_ERROR(ucudnn::create_context(&context));
+    UCUDNN_TRY(ucudnn::create_context(&context));
     Handles::instance().add(context);
     *handle = context->cudnn;
     return ucudnn::Status::success();

@@ -36,14 +36,14 @@ Status Benchmarker::create(cudnnHandle_t handle, const ConvKey& key, BenchmarkSe
   const std::size_t x_elements = extent_elements(key.x);
   const std::size_t y_elements = extent_elements(key.y);
   const std::size_t w_elements = filter_elements(key.w);
-  UCUDNN_RETURN_IF_ERROR(b->x_.allocate(x_elements * element_size(key.x.data_type)));
-  UCUDNN_RETURN_IF_ERROR(b->y_.allocate(y_elements * element_size(key.y.data_type)));
-  UCUDNN_RETURN_IF_ERROR(b->w_.allocate(w_elements * element_size(key.w.data_type)));
+  UCUDNN_TRY(b->x_.allocate(x_elements * element_size(key.x.data_type)));
+  UCUDNN_TRY(b->y_.allocate(y_elements * element_size(key.y.data_type)));
+  UCUDNN_TRY(b->w_.allocate(w_elements * element_size(key.w.data_type)));
   // Every buffer gets random values: timings on zeros can flatter a kernel.
-  UCUDNN_RETURN_IF_ERROR(fill_random(b->x_, key.x.data_type, x_elements, 1));
-  UCUDNN_RETURN_IF_ERROR(fill_random(b->y_, key.y.data_type, y_elements, 2));
-  UCUDNN_RETURN_IF_ERROR(fill_random(b->w_, key.w.data_type, w_elements, 3));
-  UCUDNN_RETURN_IF_ERROR(make_filter_descriptor(key.w, &b->filter_));
+  UCUDNN_TRY(fill_random(b->x_, key.x.data_type, x_elements, 1));
+  UCUDNN_TRY(fill_random(b->y_, key.y.data_type, y_elements, 2));
+  UCUDNN_TRY(fill_random(b->w_, key.w.data_type, w_elements, 3));
+  UCUDNN_TRY(make_filter_descriptor(key.w, &b->filter_));
 
   // Rows are measured unfiltered: the workspace is what the hungriest algorithm needs on the whole
   // batch (so the rows serve any limit), or what the device can spare, keeping a margin for cuDNN.
@@ -51,9 +51,9 @@ Status Benchmarker::create(cudnnHandle_t handle, const ConvKey& key, BenchmarkSe
   {
     TensorDescriptor x, y;
     ConvolutionDescriptor conv;
-    UCUDNN_RETURN_IF_ERROR(make_tensor_descriptor(key.x, &x));
-    UCUDNN_RETURN_IF_ERROR(make_tensor_descriptor(key.y, &y));
-    UCUDNN_RETURN_IF_ERROR(make_convolution_descriptor(key.conv, key.conv.math_type, &conv));
+    UCUDNN_TRY(make_tensor_descriptor(key.x, &x));
+    UCUDNN_TRY(make_tensor_descriptor(key.y, &y));
+    UCUDNN_TRY(make_convolution_descriptor(key.conv, key.conv.math_type, &conv));
     for (int algo = 0; algo < algo_count(key.op); ++algo) {
       std::size_t bytes = 0;
       if (workspace_size(handle, key.op, {x.get(), b->filter_.get(), conv.get(), y.get()}, algo, &bytes).ok()) {
@@ -89,7 +89,7 @@ Status Benchmarker::time_candidate(const ConvDescriptors& d, int algo, double* m
   UCUDNN_CHECK_CUDNN(cudnnGetStream(handle_, &stream));
 
   for (int i = 0; i < settings_.warmup_calls; ++i) {
-    UCUDNN_RETURN_IF_ERROR(convolve(handle_, key_.op, d, algo, alpha, buffers, workspace_.get(), workspace_bytes_, beta));
+    UCUDNN_TRY(convolve(handle_, key_.op, d, algo, alpha, buffers, workspace_.get(), workspace_bytes_, beta));
   }
   // What a call costs in a plan's sequence of calls: the GPU's time or the host's, whichever is
   // longer. A sample queues `calls` calls behind a closed gate, timing the host while it queues
@@ -102,7 +102,7 @@ Status Benchmarker::time_candidate(const ConvDescriptors& d, int algo, double* m
     UCUDNN_CHECK_CUDA(cudaEventRecord(start_, stream));
     const auto queueing = std::chrono::steady_clock::now();
     for (int c = 0; c < calls; ++c) {
-      UCUDNN_RETURN_IF_ERROR(
+      UCUDNN_TRY(
           convolve(handle_, key_.op, d, algo, alpha, buffers, workspace_.get(), workspace_bytes_, beta));
     }
     const double host_ms =
@@ -117,13 +117,13 @@ Status Benchmarker::time_candidate(const ConvDescriptors& d, int algo, double* m
     return Status::success();
   };
   float single = 0;
-  UCUDNN_RETURN_IF_ERROR(time_calls(1, &single));
+  UCUDNN_TRY(time_calls(1, &single));
   const int calls = std::clamp(static_cast<int>(settings_.sample_ms / std::max(single, 1e-3f)), 1,
                                settings_.max_calls_per_sample);
   std::vector<float> times;
   for (int i = 0; i < settings_.timed_calls; ++i) {
     float ms = 0;
-    UCUDNN_RETURN_IF_ERROR(time_calls(calls, &ms));
+    UCUDNN_TRY(time_calls(calls, &ms));
     times.push_back(ms);
   }
   std::sort(times.begin(), times.end());
@@ -139,14 +139,14 @@ Status Benchmarker::measure(int micro_batch, const std::vector<Measurement>& kno
   const ConvKey micro = key_.with_batch(micro_batch);
   TensorDescriptor x_desc, y_desc;
   ConvolutionDescriptor caller_conv;
-  UCUDNN_RETURN_IF_ERROR(make_tensor_descriptor(micro.x, &x_desc));
-  UCUDNN_RETURN_IF_ERROR(make_tensor_descriptor(micro.y, &y_desc));
-  UCUDNN_RETURN_IF_ERROR(make_convolution_descriptor(micro.conv, micro.conv.math_type, &caller_conv));
+  UCUDNN_TRY(make_tensor_descriptor(micro.x, &x_desc));
+  UCUDNN_TRY(make_tensor_descriptor(micro.y, &y_desc));
+  UCUDNN_TRY(make_convolution_descriptor(micro.conv, micro.conv.math_type, &caller_conv));
   ConvDescriptors d{x_desc.get(), filter_.get(), caller_conv.get(), y_desc.get()};
 
   std::vector<AlgoPerf> candidates;
   const ConvBuffers buffers{x_.get(), w_.get(), y_.get()};
-  UCUDNN_RETURN_IF_ERROR(
+  UCUDNN_TRY(
       find_algorithms_ex(handle_, key_.op, d, buffers, workspace_.get(), workspace_bytes_, &candidates));
 
   for (const AlgoPerf& c : candidates) {
@@ -161,7 +161,7 @@ Status Benchmarker::measure(int micro_batch, const std::vector<Measurement>& kno
     });
     if (already || duplicate) continue;
     if (!conv_by_math_.count(math)) {
-      UCUDNN_RETURN_IF_ERROR(make_convolution_descriptor(micro.conv, math, &conv_by_math_[math]));
+      UCUDNN_TRY(make_convolution_descriptor(micro.conv, math, &conv_by_math_[math]));
     }
     d.conv = conv_by_math_.at(math).get();
     double median_ms = 0;

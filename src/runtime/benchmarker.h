@@ -20,7 +20,7 @@
 
 #include "core/conv_key.h"
 #include "core/measurement.h"
-#include "core/status.h"
+#include "runtime/cuda_status.h"
 #include "runtime/descriptors.h"
 #include "runtime/device_buffer.h"
 

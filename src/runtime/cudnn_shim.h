@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/conv_op.h"
-#include "core/status.h"
+#include "runtime/cuda_status.h"
 #include "runtime/descriptors.h"
 
 namespace ucudnn {

@@ -52,7 +52,7 @@ Status read_convolution(cudnnConvolutionDescriptor_t desc, ConvParams* out) {
   return Status::success();
 }
 
-Status unsupported(const std::string& why) { return Status(CUDNN_STATUS_NOT_SUPPORTED, why); }
+Status unsupported(const std::string& why) { return Error(ErrorCode::kNotSupported, why); }
 
 }  // namespace
 
@@ -81,14 +81,14 @@ std::size_t extent_elements(const TensorLayout& layout) {
 }
 
 Status read_conv_key(ConvOp op, int device, const ConvDescriptors& d, ConvKey* key) {
-  if (!d.x || !d.w || !d.conv || !d.y) return Status(CUDNN_STATUS_BAD_PARAM, "a descriptor is null");
+  if (!d.x || !d.w || !d.conv || !d.y) return Error(ErrorCode::kBadParam, "a descriptor is null");
   ConvKey k;
   k.op = op;
   k.device = device;
-  UCUDNN_RETURN_IF_ERROR(read_tensor(d.x, &k.x));
-  UCUDNN_RETURN_IF_ERROR(read_filter(d.w, &k.w));
-  UCUDNN_RETURN_IF_ERROR(read_convolution(d.conv, &k.conv));
-  UCUDNN_RETURN_IF_ERROR(read_tensor(d.y, &k.y));
+  UCUDNN_TRY(read_tensor(d.x, &k.x));
+  UCUDNN_TRY(read_filter(d.w, &k.w));
+  UCUDNN_TRY(read_convolution(d.conv, &k.conv));
+  UCUDNN_TRY(read_tensor(d.y, &k.y));
   const std::size_t rank = k.x.dims.size();
   if (rank != 4 && rank != 5) return unsupported("only 4-d and 5-d tensors are split");
   if (k.y.dims.size() != rank || k.w.dims.size() != rank) return unsupported("tensor ranks differ");

@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "core/conv_key.h"
-#include "core/status.h"
+#include "runtime/cuda_status.h"
 
 namespace ucudnn {
 

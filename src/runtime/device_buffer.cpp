@@ -35,7 +35,7 @@ Status DeviceBuffer::allocate(std::size_t bytes) {
 }
 
 Status DeviceBuffer::upload(const void* host, std::size_t bytes) {
-  if (bytes > size_) return Status(CUDNN_STATUS_INTERNAL_ERROR, "upload larger than the device buffer");
+  if (bytes > size_) return Error(ErrorCode::kInternal, "upload larger than the device buffer");
   UCUDNN_CHECK_CUDA(cudaMemcpy(data_, host, bytes, cudaMemcpyHostToDevice));
   return Status::success();
 }

@@ -3,7 +3,7 @@
 
 #include <cstddef>
 
-#include "core/status.h"
+#include "runtime/cuda_status.h"
 
 namespace ucudnn {
 

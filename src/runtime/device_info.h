@@ -7,7 +7,7 @@
 
 #include "core/device_identity.h"
 #include "core/expected.h"
-#include "core/status.h"
+#include "runtime/cuda_status.h"
 
 namespace ucudnn {
 

@@ -60,7 +60,7 @@ Status Engine::set_database(const std::string& path) {
   const auto& config = env_config();
   if (config && !config->database_journal.empty()) options.journal = *parse_journal_mode(config->database_journal);
   auto opened = BenchmarkDatabase::open(path, options);
-  if (!opened) return Status(CUDNN_STATUS_BAD_PARAM, opened.error());
+  if (!opened) return opened.error();
   database_ = std::shared_ptr<BenchmarkDatabase>(std::move(opened.value()));
   if (database_->read_only()) {
     warn_once("read-only database " + path, "benchmark database '" + path +
@@ -88,7 +88,7 @@ Status Engine::build_plan(cudnnHandle_t handle, const ConvKey& key, std::size_t 
                           BatchSizePolicy policy, std::shared_ptr<const ExecutablePlan>* out) {
   const auto started = std::chrono::steady_clock::now();
   const std::vector<int> sizes = plannable_sizes(key, policy);
-  UCUDNN_RETURN_IF_ERROR(gather_rows(handle, key, sizes, workspace_limit));
+  UCUDNN_TRY(gather_rows(handle, key, sizes, workspace_limit));
 
   const std::vector<Measurement> rows = table_rows(key, sizes);
   const auto solving = std::chrono::steady_clock::now();
@@ -96,14 +96,14 @@ Status Engine::build_plan(cudnnHandle_t handle, const ConvKey& key, std::size_t 
   Statistics::instance().add_solving(
       key.op, std::chrono::duration<double>(std::chrono::steady_clock::now() - solving).count());
   if (!wr) {
-    return Status(CUDNN_STATUS_NOT_SUPPORTED, "no algorithm runs " + key.to_string() + " within " +
+    return Error(ErrorCode::kNotSupported, "no algorithm runs " + key.to_string() + " within " +
                                                   std::to_string(workspace_limit) + " bytes of workspace");
   }
   std::optional<double> undivided;
   if (auto single = fastest_within(rows, key.batch(), workspace_limit)) undivided = single->time_ms;
 
   std::unique_ptr<ExecutablePlan> plan;
-  UCUDNN_RETURN_IF_ERROR(ExecutablePlan::build(key, workspace_limit, policy, std::move(*wr), undivided, &plan));
+  UCUDNN_TRY(ExecutablePlan::build(key, workspace_limit, policy, std::move(*wr), undivided, &plan));
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   UCUDNN_LOG_INFO("planned " << key.to_string() << " under " << workspace_limit << " B (" << to_string(policy)
                              << "): " << plan->wr().micro_batch_count() << " micro-batches, "
@@ -132,7 +132,7 @@ std::vector<int> plannable_sizes(const ConvKey& key, BatchSizePolicy policy) {
 Status Engine::measured_rows(cudnnHandle_t handle, const ConvKey& key, BatchSizePolicy policy,
                              std::vector<int>* sizes, std::vector<Measurement>* rows) {
   *sizes = plannable_sizes(key, policy);
-  UCUDNN_RETURN_IF_ERROR(gather_rows(handle, key, *sizes, std::numeric_limits<std::size_t>::max()));
+  UCUDNN_TRY(gather_rows(handle, key, *sizes, std::numeric_limits<std::size_t>::max()));
   *rows = table_rows(key, *sizes);
   return Status::success();
 }
@@ -173,7 +173,7 @@ Status Engine::gather_rows(cudnnHandle_t handle, const ConvKey& key, const std::
       if (db && identified) {
         auto found = db->lookup(identity, micro);
         if (!found) {
-          warn_once("lookup " + db->path(), found.error());
+          warn_once("lookup " + db->path(), found.message());
         } else if (found.value() && found.value()->measured_up_to >= workspace_limit) {
           table().record(micro, found.value()->measured_up_to, found.value()->rows);
           continue;
@@ -193,21 +193,21 @@ Status Engine::gather_rows(cudnnHandle_t handle, const ConvKey& key, const std::
     TensorDescriptor x, y;
     FilterDescriptor w;
     ConvolutionDescriptor conv;
-    UCUDNN_RETURN_IF_ERROR(make_tensor_descriptor(key.x, &x));
-    UCUDNN_RETURN_IF_ERROR(make_tensor_descriptor(key.y, &y));
-    UCUDNN_RETURN_IF_ERROR(make_filter_descriptor(key.w, &w));
-    UCUDNN_RETURN_IF_ERROR(make_convolution_descriptor(key.conv, key.conv.math_type, &conv));
+    UCUDNN_TRY(make_tensor_descriptor(key.x, &x));
+    UCUDNN_TRY(make_tensor_descriptor(key.y, &y));
+    UCUDNN_TRY(make_filter_descriptor(key.w, &w));
+    UCUDNN_TRY(make_convolution_descriptor(key.conv, key.conv.math_type, &conv));
     std::vector<AlgoPerf> heuristics;
-    UCUDNN_RETURN_IF_ERROR(get_algorithms(handle, key.op, {x.get(), w.get(), conv.get(), y.get()}, &heuristics));
+    UCUDNN_TRY(get_algorithms(handle, key.op, {x.get(), w.get(), conv.get(), y.get()}, &heuristics));
   }
   std::map<int, Measured> measured;
-  UCUDNN_RETURN_IF_ERROR(measure(handle, key, missing, &measured));
+  UCUDNN_TRY(measure(handle, key, missing, &measured));
   for (const auto& [size, result] : measured) {
     const ConvKey micro = key.with_batch(size);
     table().record(micro, result.covered, result.rows);
     if (db && identified && !db->read_only()) {
       auto stored = db->store(identity, micro, result.covered, result.rows);
-      if (!stored) warn_once("store " + db->path(), stored.error() + "; new results stay in memory");
+      if (!stored) warn_once("store " + db->path(), stored.message() + "; new results stay in memory");
     }
   }
   return Status::success();
@@ -216,7 +216,7 @@ Status Engine::gather_rows(cudnnHandle_t handle, const ConvKey& key, const std::
 Status Engine::measure_on(cudnnHandle_t handle, const ConvKey& key, const std::vector<int>& sizes,
                           std::map<int, Measured>* out) {
   std::unique_ptr<Benchmarker> benchmarker;
-  UCUDNN_RETURN_IF_ERROR(Benchmarker::create(handle, key, BenchmarkSettings{}, &benchmarker));
+  UCUDNN_TRY(Benchmarker::create(handle, key, BenchmarkSettings{}, &benchmarker));
   for (int size : sizes) {
     const auto previous = table().entry(key.with_batch(size));  // rows measured with less workspace stay valid
     Measured result;
@@ -237,7 +237,7 @@ Status Engine::measure(cudnnHandle_t handle, const ConvKey& key, const std::vect
   const auto started = std::chrono::steady_clock::now();
   const std::vector<int> devices = benchmark_devices(key.device);
   if (devices.size() <= 1 || sizes.size() <= 1) {
-    UCUDNN_RETURN_IF_ERROR(measure_on(handle, key, sizes, out));
+    UCUDNN_TRY(measure_on(handle, key, sizes, out));
   } else {
     // Deal the sizes out largest first, so that each GPU gets a similar share of the work.
     std::vector<int> order = sizes;
@@ -254,7 +254,7 @@ Status Engine::measure(cudnnHandle_t handle, const ConvKey& key, const std::vect
         cudnnHandle_t device_cudnn = nullptr;
         const cudaError_t set = cudaSetDevice(devices[i]);  // this thread's current device
         Status status = set == cudaSuccess ? Status::success()
-                                           : Status::from_cuda(set, "cudaSetDevice", __FILE__, __LINE__);
+                                           : cuda_error(set, "cudaSetDevice", __FILE__, __LINE__);
         if (status.ok()) status = device_handle(devices[i], &device_cudnn);
         if (status.ok()) status = measure_on(device_cudnn, key, shares[i], &results[i]);
         statuses[i] = status;
@@ -282,7 +282,7 @@ std::vector<int> Engine::benchmark_devices(int handle_device) {
   if (cudaGetDeviceCount(&count) != cudaSuccess) return {handle_device};
   auto parsed = parse_benchmark_devices(config->benchmark_devices, count);
   if (!parsed) {
-    warn_once("benchmark devices", parsed.error() + "; benchmarking on the handle's GPU only");
+    warn_once("benchmark devices", parsed.message() + "; benchmarking on the handle's GPU only");
     return {handle_device};
   }
   // Rows measured on one GPU stand for all: every GPU must be of the handle's kind.

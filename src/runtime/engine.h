@@ -18,7 +18,7 @@
 #include "core/batch_policy.h"
 #include "core/benchmark_table.h"
 #include "core/conv_key.h"
-#include "core/status.h"
+#include "runtime/cuda_status.h"
 #include "runtime/benchmarker.h"
 #include "runtime/executor.h"
 #include "store/database.h"

@@ -11,15 +11,15 @@ Status ExecutablePlan::build(const ConvKey& key, std::size_t workspace_limit, Ba
   plan->workspace_limit_ = workspace_limit;
   plan->policy_ = policy;
   plan->undivided_time_ms_ = undivided_time_ms;
-  UCUDNN_RETURN_IF_ERROR(make_filter_descriptor(key.w, &plan->filter_));
+  UCUDNN_TRY(make_filter_descriptor(key.w, &plan->filter_));
   for (const MicroBatchRun& run : wr.runs) {
     if (!plan->x_by_size_.count(run.size)) {
       const ConvKey micro = key.with_batch(run.size);
-      UCUDNN_RETURN_IF_ERROR(make_tensor_descriptor(micro.x, &plan->x_by_size_[run.size]));
-      UCUDNN_RETURN_IF_ERROR(make_tensor_descriptor(micro.y, &plan->y_by_size_[run.size]));
+      UCUDNN_TRY(make_tensor_descriptor(micro.x, &plan->x_by_size_[run.size]));
+      UCUDNN_TRY(make_tensor_descriptor(micro.y, &plan->y_by_size_[run.size]));
     }
     if (!plan->conv_by_math_.count(run.math_type)) {
-      UCUDNN_RETURN_IF_ERROR(make_convolution_descriptor(key.conv, run.math_type, &plan->conv_by_math_[run.math_type]));
+      UCUDNN_TRY(make_convolution_descriptor(key.conv, run.math_type, &plan->conv_by_math_[run.math_type]));
     }
   }
   plan->wr_ = std::move(wr);
@@ -37,7 +37,7 @@ bool ExecutablePlan::deterministic() const {
 Status ExecutablePlan::execute(cudnnHandle_t handle, const void* alpha, const void* beta, const ConvBuffers& buffers,
                                void* workspace, std::size_t workspace_bytes) const {
   if (workspace_bytes < wr_.workspace_bytes) {
-    return Status(CUDNN_STATUS_BAD_PARAM, "the plan needs " + std::to_string(wr_.workspace_bytes) +
+    return Error(ErrorCode::kBadParam, "the plan needs " + std::to_string(wr_.workspace_bytes) +
                                               " bytes of workspace, the call gave " + std::to_string(workspace_bytes));
   }
   // Scaling factors are double for double data, float otherwise (cuDNN's rule).
@@ -62,7 +62,7 @@ Status ExecutablePlan::execute(cudnnHandle_t handle, const void* alpha, const vo
       micro.y = static_cast<char*>(buffers.y) + offset * y_step;
       micro.w = buffers.w;
       const bool accumulate = key_.op == ConvOp::kBackwardFilter && !first;
-      UCUDNN_RETURN_IF_ERROR(
+      UCUDNN_TRY(
           convolve(handle, key_.op, d, run.algo, alpha, micro, workspace, workspace_bytes, accumulate ? one : beta));
       offset += static_cast<std::size_t>(run.size);
       first = false;

@@ -11,7 +11,7 @@
 
 #include "core/batch_policy.h"
 #include "core/conv_key.h"
-#include "core/status.h"
+#include "runtime/cuda_status.h"
 #include "optimize/wr_optimizer.h"
 #include "runtime/cudnn_shim.h"
 #include "runtime/descriptors.h"

@@ -43,8 +43,8 @@ void append_value(std::vector<unsigned char>& bytes, T value) {
 
 Status fill_random(DeviceBuffer& buffer, int data_type, std::size_t elements, std::uint32_t seed) {
   const std::size_t size = element_size(data_type);
-  if (size == 0) return Status(CUDNN_STATUS_NOT_SUPPORTED, "no random fill for data type " + std::to_string(data_type));
-  if (elements * size > buffer.size()) return Status(CUDNN_STATUS_INTERNAL_ERROR, "random fill larger than the buffer");
+  if (size == 0) return Error(ErrorCode::kNotSupported, "no random fill for data type " + std::to_string(data_type));
+  if (elements * size > buffer.size()) return Error(ErrorCode::kInternal, "random fill larger than the buffer");
   // A block of random values made on the host, then repeated on the device by doubling copies:
   // generating hundreds of millions of values on the host would dominate benchmarking time.
   const std::size_t block = std::min<std::size_t>(elements, std::size_t{1} << 20);
@@ -68,7 +68,7 @@ Status fill_random(DeviceBuffer& buffer, int data_type, std::size_t elements, st
         break;
     }
   }
-  UCUDNN_RETURN_IF_ERROR(buffer.upload(bytes.data(), bytes.size()));
+  UCUDNN_TRY(buffer.upload(bytes.data(), bytes.size()));
   const std::size_t total = elements * size;
   auto* base = static_cast<unsigned char*>(buffer.get());
   for (std::size_t filled = bytes.size(); filled < total;) {

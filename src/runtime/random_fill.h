@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "core/status.h"
+#include "runtime/cuda_status.h"
 #include "runtime/device_buffer.h"
 
 namespace ucudnn {

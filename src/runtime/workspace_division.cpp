@@ -21,9 +21,9 @@ std::size_t align_up(std::size_t n) { return (n + kSegmentAlignment - 1) / kSegm
 Status front_of(cudnnHandle_t handle, const ConvKey& key, BatchSizePolicy policy, std::vector<WrPlan>* front) {
   std::vector<int> sizes;
   std::vector<Measurement> rows;
-  UCUDNN_RETURN_IF_ERROR(Engine::instance().measured_rows(handle, key, policy, &sizes, &rows));
+  UCUDNN_TRY(Engine::instance().measured_rows(handle, key, policy, &sizes, &rows));
   *front = desirable_configurations(key.batch(), sizes, rows);
-  if (front->empty()) return Status(CUDNN_STATUS_NOT_SUPPORTED, "no algorithm runs " + key.to_string());
+  if (front->empty()) return Error(ErrorCode::kNotSupported, "no algorithm runs " + key.to_string());
   return Status::success();
 }
 
@@ -101,20 +101,20 @@ void WorkspaceDivision::free_finished(Device& device) {
 
 Status WorkspaceDivision::optimize_locked(cudnnHandle_t handle, Device& device) {
   free_finished(device);
-  if (device.kernels.empty()) return Status(CUDNN_STATUS_NOT_SUPPORTED, "no kernels registered");
+  if (device.kernels.empty()) return Error(ErrorCode::kNotSupported, "no kernels registered");
   std::vector<const WdKey*> keys;
   std::vector<WdKernel> problem;
   for (auto& [key, kernel] : device.kernels) {
     WdKernel k;
     k.name = key.key.to_string();
     k.count = std::max(1, kernel.count);
-    UCUDNN_RETURN_IF_ERROR(front_of(handle, key.key, kernel.policy, &k.front));
+    UCUDNN_TRY(front_of(handle, key.key, kernel.policy, &k.front));
     keys.push_back(&key);
     problem.push_back(std::move(k));
   }
   const std::size_t budget = budget_.load();
   auto solution = optimize_wd(problem, budget);
-  if (!solution) return Status(CUDNN_STATUS_NOT_SUPPORTED, "workspace division: " + solution.error());
+  if (!solution) return Error(ErrorCode::kNotSupported, "workspace division: " + solution.message());
 
   // Lay the segments out in one buffer and build each kernel's plan.
   std::vector<std::size_t> offsets;
@@ -124,13 +124,13 @@ Status WorkspaceDivision::optimize_locked(cudnnHandle_t handle, Device& device) 
     total += align_up(problem[i].front[solution->choice[i]].workspace_bytes);
   }
   DeviceBuffer buffer;
-  UCUDNN_RETURN_IF_ERROR(buffer.allocate(total));
+  UCUDNN_TRY(buffer.allocate(total));
   std::vector<std::shared_ptr<const ExecutablePlan>> plans;
   for (std::size_t i = 0; i < problem.size(); ++i) {
     const WrPlan& chosen = problem[i].front[solution->choice[i]];
     const Kernel& kernel = device.kernels.at(*keys[i]);
     std::unique_ptr<ExecutablePlan> plan;
-    UCUDNN_RETURN_IF_ERROR(
+    UCUDNN_TRY(
         ExecutablePlan::build(keys[i]->key, chosen.workspace_bytes, kernel.policy, chosen, std::nullopt, &plan));
     plans.push_back(std::move(plan));
   }
@@ -180,16 +180,16 @@ Status WorkspaceDivision::run(cudnnHandle_t handle, const WdKey& key, BatchSizeP
     known = device.kernels.count(key) != 0;
   }
   if (!known) {
-    if (!may_optimize) return Status(CUDNN_STATUS_NOT_SUPPORTED, "cannot benchmark during CUDA graph capture");
+    if (!may_optimize) return Error(ErrorCode::kNotSupported, "cannot benchmark during CUDA graph capture");
     double ignored_time = 0;
     bool ignored_determinism = false;
-    UCUDNN_RETURN_IF_ERROR(register_kernel(handle, key, policy, &ignored_time, &ignored_determinism));
+    UCUDNN_TRY(register_kernel(handle, key, policy, &ignored_time, &ignored_determinism));
   }
   std::lock_guard<std::mutex> lock(mutex_);
   Device& device = devices_[key.key.device];
   if (!device.optimized) {
-    if (!may_optimize) return Status(CUDNN_STATUS_NOT_SUPPORTED, "cannot optimise during CUDA graph capture");
-    UCUDNN_RETURN_IF_ERROR(optimize_locked(handle, device));
+    if (!may_optimize) return Error(ErrorCode::kNotSupported, "cannot optimise during CUDA graph capture");
+    UCUDNN_TRY(optimize_locked(handle, device));
   }
   Kernel& kernel = device.kernels.at(key);
   cudaStream_t stream = nullptr;
@@ -197,7 +197,7 @@ Status WorkspaceDivision::run(cudnnHandle_t handle, const WdKey& key, BatchSizeP
   // Identical kernels share a segment: a call on another stream waits for the previous use.
   if (kernel.used && kernel.last_stream != stream) UCUDNN_CHECK_CUDA(cudaStreamWaitEvent(stream, kernel.last_use, 0));
   void* segment = static_cast<char*>(device.buffer.get()) + kernel.offset;
-  UCUDNN_RETURN_IF_ERROR(kernel.plan->execute(handle, alpha, beta, buffers, segment, kernel.bytes));
+  UCUDNN_TRY(kernel.plan->execute(handle, alpha, beta, buffers, segment, kernel.bytes));
   UCUDNN_CHECK_CUDA(cudaEventRecord(kernel.last_use, stream));
   kernel.last_stream = stream;
   kernel.used = true;

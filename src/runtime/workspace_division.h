@@ -21,7 +21,7 @@
 
 #include "core/batch_policy.h"
 #include "core/conv_key.h"
-#include "core/status.h"
+#include "runtime/cuda_status.h"
 #include "runtime/device_buffer.h"
 #include "runtime/executor.h"
 

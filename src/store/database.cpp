@@ -96,7 +96,7 @@ Expected<bool> exec(sqlite3* db, const std::string& sql) {
 // SQLite file that holds other tables, or for a file that is not SQLite at all.
 Expected<int> read_schema_version(sqlite3* db) {
   auto tables = Statement::prepare(db, "SELECT name FROM sqlite_master WHERE type = 'table'");
-  if (!tables) return Error{tables.error()};
+  if (!tables) return tables.error();
   std::set<std::string> names;
   int rc;
   while ((rc = tables.value().step()) == SQLITE_ROW) names.insert(tables.value().column_text(0));
@@ -104,7 +104,7 @@ Expected<int> read_schema_version(sqlite3* db) {
   if (names.empty()) return 0;
   if (!names.count("meta")) return Error{"it is an SQLite database, but not a ucudnn benchmark database"};
   auto version = Statement::prepare(db, "SELECT value FROM meta WHERE key = 'schema_version'");
-  if (!version) return Error{version.error()};
+  if (!version) return version.error();
   if (version.value().step() != SQLITE_ROW) return Error{"its schema version is missing"};
   const std::string text = version.value().column_text(0);
   if (text.empty() || !std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); })) {
@@ -191,14 +191,14 @@ Expected<std::unique_ptr<BenchmarkDatabase>> BenchmarkDatabase::open(const std::
   // that turns out not to be ours, to be corrupt, or to come from a newer ucudnn.
   if (exists) {
     auto probe = open_read_only(path, options.busy_timeout_ms);
-    if (!probe) return Error{where + probe.error()};
+    if (!probe) return probe.error().prefixed(where);
     sqlite3* raw = probe.value().get();
     int rc = SQLITE_OK;
     auto version = read_schema_version(raw);
-    if (!version) return Error{where + "refused and left untouched: " + version.error()};
+    if (!version) return version.error().prefixed(where + "refused and left untouched: ");
     // Damage past the first page shows only when every page is read.
     auto check = Statement::prepare(raw, "PRAGMA quick_check(1)");
-    if (!check) return Error{where + "refused and left untouched: " + check.error()};
+    if (!check) return check.error().prefixed(where + "refused and left untouched: ");
     rc = check.value().step();
     if (rc != SQLITE_ROW || check.value().column_text(0) != "ok") {
       const std::string detail = rc == SQLITE_ROW ? check.value().column_text(0) : sqlite_error(raw, rc);
@@ -229,7 +229,7 @@ Expected<std::unique_ptr<BenchmarkDatabase>> BenchmarkDatabase::open(const std::
     sqlite3_extended_result_codes(raw, 1);
   } else {
     auto connection = open_read_only(path, options.busy_timeout_ms);
-    if (!connection) return Error{where + connection.error()};
+    if (!connection) return connection.error().prefixed(where);
     database->db_ = connection.value().release();
   }
   sqlite3* raw = database->db_;
@@ -250,7 +250,7 @@ Expected<std::unique_ptr<BenchmarkDatabase>> BenchmarkDatabase::open(const std::
     }  // finalised here: an unfinished statement would hold a lock on the file
     (void)exec(raw, database->journal_ == JournalMode::kWal ? "PRAGMA synchronous=NORMAL" : "PRAGMA synchronous=FULL");
     auto initialised = database->initialise_schema();
-    if (!initialised) return Error{where + initialised.error()};
+    if (!initialised) return initialised.error().prefixed(where);
   }
   return database;
 }
@@ -258,7 +258,7 @@ Expected<std::unique_ptr<BenchmarkDatabase>> BenchmarkDatabase::open(const std::
 Expected<bool> BenchmarkDatabase::initialise_schema() {
   return transaction(true, [&]() -> Expected<bool> {
     auto version = read_schema_version(db_);
-    if (!version) return Error{version.error()};
+    if (!version) return version.error();
     if (*version > kSchemaVersion) return Error{"its schema version is newer than this ucudnn's"};
     // Migrations, one version at a time. Version 0 is an empty file.
     if (*version < 1) {
@@ -269,7 +269,7 @@ Expected<bool> BenchmarkDatabase::initialise_schema() {
     }
     auto set = Statement::prepare(db_, "INSERT INTO meta(key, value) VALUES('schema_version', ?1) "
                                        "ON CONFLICT(key) DO UPDATE SET value = excluded.value");
-    if (!set) return Error{set.error()};
+    if (!set) return set.error();
     set.value().bind(1, std::to_string(kSchemaVersion));
     const int rc = set.value().step();
     if (rc != SQLITE_DONE) return Error{sqlite_error(db_, rc)};
@@ -291,14 +291,14 @@ Expected<bool> BenchmarkDatabase::transaction(bool write, const std::function<Ex
       if (result) {
         auto committed = exec(db_, "COMMIT");
         if (committed) return result;
-        failure = committed.error();
+        failure = committed.message();
       } else {
-        failure = result.error();
+        failure = result.message();
       }
       code = sqlite3_extended_errcode(db_);  // before ROLLBACK replaces it
       if (!sqlite3_get_autocommit(db_)) (void)exec(db_, "ROLLBACK");
     } else {
-      failure = begun.error();
+      failure = begun.message();
       code = sqlite3_extended_errcode(db_);
     }
     // Retry only lock contention, with exponential backoff and jitter; give up at the deadline.
@@ -320,10 +320,10 @@ Expected<std::optional<BenchmarkDatabase::Lookup>> BenchmarkDatabase::lookup(con
     found.reset();
     // A read-only file without ucudnn's tables (an empty file) simply has nothing.
     auto version = read_schema_version(db_);
-    if (!version) return Error{version.error()};
+    if (!version) return version.error();
     if (*version == 0) return true;
     auto coverage = Statement::prepare(db_, std::string("SELECT measured_up_to FROM coverage WHERE ") + kKeyColumns);
-    if (!coverage) return Error{coverage.error()};
+    if (!coverage) return coverage.error();
     bind_key(coverage.value(), identity, micro_key.op, layer, micro_key.batch());
     int rc = coverage.value().step();
     if (rc == SQLITE_DONE) return true;
@@ -333,7 +333,7 @@ Expected<std::optional<BenchmarkDatabase::Lookup>> BenchmarkDatabase::lookup(con
     auto rows = Statement::prepare(db_, std::string("SELECT algo, math_type, deterministic, time_ms, workspace_bytes "
                                                     "FROM measurements WHERE ") +
                                             kKeyColumns);
-    if (!rows) return Error{rows.error()};
+    if (!rows) return rows.error();
     bind_key(rows.value(), identity, micro_key.op, layer, micro_key.batch());
     while ((rc = rows.value().step()) == SQLITE_ROW) {
       Measurement m;
@@ -349,7 +349,7 @@ Expected<std::optional<BenchmarkDatabase::Lookup>> BenchmarkDatabase::lookup(con
     found = std::move(result);
     return true;
   });
-  if (!done) return Error{"benchmark database '" + path_ + "': lookup failed: " + done.error()};
+  if (!done) return done.error().prefixed("benchmark database '" + path_ + "': lookup failed: ");
   return found;
 }
 
@@ -397,9 +397,9 @@ Expected<long long> BenchmarkDatabase::store_rows(const std::vector<StoredRow>& 
   auto done = transaction(true, [&]() -> Expected<bool> {
     inserted = 0;
     auto insert = Statement::prepare(db_, kInsertRow);
-    if (!insert) return Error{insert.error()};
+    if (!insert) return insert.error();
     auto upsert = Statement::prepare(db_, kRaiseCoverage);
-    if (!upsert) return Error{upsert.error()};
+    if (!upsert) return upsert.error();
     for (const StoredRow& row : rows) {
       auto ok = insert_row(db_, insert.value(), row, &inserted);
       if (!ok) return ok;
@@ -409,7 +409,7 @@ Expected<long long> BenchmarkDatabase::store_rows(const std::vector<StoredRow>& 
     }
     return true;
   });
-  if (!done) return Error{"benchmark database '" + path_ + "': store failed: " + done.error()};
+  if (!done) return done.error().prefixed("benchmark database '" + path_ + "': store failed: ");
   return inserted;
 }
 
@@ -421,16 +421,16 @@ Expected<bool> BenchmarkDatabase::store(const DeviceIdentity& identity, const Co
   auto done = transaction(true, [&]() -> Expected<bool> {
     long long inserted = 0;
     auto insert = Statement::prepare(db_, kInsertRow);
-    if (!insert) return Error{insert.error()};
+    if (!insert) return insert.error();
     for (const Measurement& m : rows) {
       auto ok = insert_row(db_, insert.value(), StoredRow{identity, micro_key.op, layer, m, now}, &inserted);
       if (!ok) return ok;
     }
     auto upsert = Statement::prepare(db_, kRaiseCoverage);
-    if (!upsert) return Error{upsert.error()};
+    if (!upsert) return upsert.error();
     return raise_coverage(db_, upsert.value(), identity, micro_key.op, layer, micro_key.batch(), measured_up_to);
   });
-  if (!done) return Error{"benchmark database '" + path_ + "': store failed: " + done.error()};
+  if (!done) return done.error().prefixed("benchmark database '" + path_ + "': store failed: ");
   return true;
 }
 
@@ -439,14 +439,14 @@ Expected<std::vector<StoredRow>> BenchmarkDatabase::all_rows() {
   auto done = transaction(false, [&]() -> Expected<bool> {
     rows.clear();
     auto version = read_schema_version(db_);
-    if (!version) return Error{version.error()};
+    if (!version) return version.error();
     if (*version == 0) return true;
     auto select = Statement::prepare(
         db_, "SELECT gpu_name, compute_capability, sm_count, cudnn_version, cuda_runtime_version, op, layer, "
              "micro_batch, algo, math_type, deterministic, time_ms, workspace_bytes, measured_at FROM measurements "
              "ORDER BY gpu_name, compute_capability, sm_count, cudnn_version, cuda_runtime_version, layer, op, "
              "micro_batch, algo, math_type");
-    if (!select) return Error{select.error()};
+    if (!select) return select.error();
     Statement& s = select.value();
     int rc;
     while ((rc = s.step()) == SQLITE_ROW) {
@@ -470,7 +470,7 @@ Expected<std::vector<StoredRow>> BenchmarkDatabase::all_rows() {
     if (rc != SQLITE_DONE) return Error{sqlite_error(db_, rc)};
     return true;
   });
-  if (!done) return Error{"benchmark database '" + path_ + "': " + done.error()};
+  if (!done) return done.error().prefixed("benchmark database '" + path_ + "': ");
   return rows;
 }
 
@@ -479,25 +479,25 @@ Expected<DatabaseStats> BenchmarkDatabase::stats() {
   auto done = transaction(false, [&]() -> Expected<bool> {
     stats = DatabaseStats{};
     auto version = read_schema_version(db_);
-    if (!version) return Error{version.error()};
+    if (!version) return version.error();
     if (*version == 0) return true;
     auto count = Statement::prepare(
         db_, "SELECT count(*), (SELECT count(*) FROM (SELECT DISTINCT op, layer FROM measurements)) FROM measurements");
-    if (!count) return Error{count.error()};
+    if (!count) return count.error();
     if (count.value().step() != SQLITE_ROW) return Error{sqlite_error(db_, sqlite3_errcode(db_))};
     stats.rows = count.value().column_int(0);
     stats.kernels = count.value().column_int(1);
     auto gpus = Statement::prepare(db_, "SELECT DISTINCT gpu_name FROM measurements ORDER BY gpu_name");
-    if (!gpus) return Error{gpus.error()};
+    if (!gpus) return gpus.error();
     while (gpus.value().step() == SQLITE_ROW) stats.gpus.push_back(gpus.value().column_text(0));
     auto versions = Statement::prepare(db_, "SELECT DISTINCT cudnn_version FROM measurements ORDER BY 1");
-    if (!versions) return Error{versions.error()};
+    if (!versions) return versions.error();
     while (versions.value().step() == SQLITE_ROW) {
       stats.cudnn_versions.push_back(static_cast<int>(versions.value().column_int(0)));
     }
     return true;
   });
-  if (!done) return Error{"benchmark database '" + path_ + "': " + done.error()};
+  if (!done) return done.error().prefixed("benchmark database '" + path_ + "': ");
   return stats;
 }
 
@@ -505,19 +505,19 @@ Expected<bool> BenchmarkDatabase::verify() {
   std::string problem;
   auto done = transaction(false, [&]() -> Expected<bool> {
     auto check = Statement::prepare(db_, "PRAGMA integrity_check");
-    if (!check) return Error{check.error()};
+    if (!check) return check.error();
     while (check.value().step() == SQLITE_ROW) {
       const std::string line = check.value().column_text(0);
       if (line != "ok") problem += (problem.empty() ? "" : "; ") + line;
     }
     auto version = read_schema_version(db_);
-    if (!version) return Error{version.error()};
+    if (!version) return version.error();
     if (*version != kSchemaVersion && problem.empty()) {
       problem = "schema version " + std::to_string(*version) + ", expected " + std::to_string(kSchemaVersion);
     }
     return true;
   });
-  if (!done) return Error{"benchmark database '" + path_ + "': " + done.error()};
+  if (!done) return done.error().prefixed("benchmark database '" + path_ + "': ");
   if (!problem.empty()) return Error{"benchmark database '" + path_ + "' failed verification: " + problem};
   return true;
 }

@@ -48,7 +48,7 @@ struct HandleGuard {
 
 int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& err) {
   const auto policy = parse_batch_size_policy(options.policy);
-  if (!policy) return report_error(err, kExitUsageError, "--policy: " + policy.error());
+  if (!policy) return report_error(err, kExitUsageError, "--policy: " + policy.message());
   std::string database = options.database;
   if (database.empty()) {
     const char* env = std::getenv("UCUDNN_DATABASE");
@@ -58,7 +58,7 @@ int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& err)
     return report_error(err, kExitUsageError, "--database is required (or set UCUDNN_DATABASE)");
   }
   const auto network = resolve_network(options.network);
-  if (!network) return report_error(err, kExitDataError, network.error());
+  if (!network) return report_error(err, kExitDataError, network.message());
   std::error_code ignored;
   if (!options.measurements.empty() && std::filesystem::exists(options.measurements, ignored)) {
     return report_error(err, kExitUsageError,
@@ -88,7 +88,7 @@ int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& err)
   for (const ConvLayerSpec& layer : network->layers) {
     for (ConvOp op : ops) {
       const auto key = to_conv_key(layer, op, device);
-      if (!key) return report_error(err, kExitDataError, key.error());
+      if (!key) return report_error(err, kExitDataError, key.message());
       TensorDescriptor x, y;
       FilterDescriptor w;
       ConvolutionDescriptor conv;

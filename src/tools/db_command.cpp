@@ -71,7 +71,7 @@ Expected<DatabaseTarget> database_target(const DbOptions& options, bool looking)
   const char* journal_env = std::getenv("UCUDNN_DATABASE_JOURNAL");
   if (journal_env != nullptr && *journal_env != '\0') {
     const auto journal = parse_journal_mode(journal_env);
-    if (!journal) return Error{"UCUDNN_DATABASE_JOURNAL: " + journal.error()};
+    if (!journal) return journal.error().prefixed("UCUDNN_DATABASE_JOURNAL: ");
     target.options.journal = *journal;
   }
   target.options.create = !looking;
@@ -128,9 +128,9 @@ Expected<std::vector<StoredRow>> rows_of_table(const DbOptions& options, const D
     return Error{"measurements file '" + options.table + "' is a directory"};
   }
   const auto kernels = read_measurements_csv(options.table);
-  if (!kernels) return Error{kernels.error()};
+  if (!kernels) return kernels.error();
   const auto network = resolve_network(options.network);
-  if (!network) return Error{network.error()};
+  if (!network) return network.error();
 
   const std::string measured_at = utc_timestamp();
   std::vector<StoredRow> rows;
@@ -141,7 +141,7 @@ Expected<std::vector<StoredRow>> rows_of_table(const DbOptions& options, const D
                    "'"};
     }
     const auto key = to_conv_key(*spec, kernel.op);
-    if (!key) return Error{key.error()};
+    if (!key) return key.error();
     for (const Measurement& row : kernel.rows) {
       StoredRow stored;
       stored.identity = identity;
@@ -159,22 +159,22 @@ Expected<std::vector<StoredRow>> rows_of_table(const DbOptions& options, const D
 int run_import(const DbOptions& options, std::ostream& out, std::ostream& err) {
   // Usage errors come before any file is read.
   const auto target = database_target(options, false);
-  if (!target) return report_error(err, kExitUsageError, target.error());
+  if (!target) return report_error(err, kExitUsageError, target.message());
   const auto identity = identity_of(options);
-  if (!identity) return report_error(err, kExitUsageError, identity.error());
+  if (!identity) return report_error(err, kExitUsageError, identity.message());
   std::size_t measured_up_to = SIZE_MAX;
   if (!options.measured_up_to.empty()) {
     const auto bound = parse_byte_size(options.measured_up_to);
-    if (!bound) return report_error(err, kExitUsageError, "--measured-up-to: " + bound.error());
+    if (!bound) return report_error(err, kExitUsageError, "--measured-up-to: " + bound.message());
     measured_up_to = *bound;
   }
 
   const auto rows = rows_of_table(options, *identity);
-  if (!rows) return report_error(err, kExitDataError, rows.error());
+  if (!rows) return report_error(err, kExitDataError, rows.message());
   const auto database = open_database(*target);
-  if (!database) return report_error(err, kExitDataError, database.error());
+  if (!database) return report_error(err, kExitDataError, database.message());
   const auto added = (*database)->store_rows(*rows, measured_up_to);
-  if (!added) return report_error(err, kExitDataError, added.error());
+  if (!added) return report_error(err, kExitDataError, added.message());
   out << rows->size() << " rows read, " << *added << " new\n";
   return kExitOk;
 }
@@ -216,11 +216,11 @@ std::string rows_to_csv(const std::vector<StoredRow>& rows) {
 
 int run_export(const DbOptions& options, std::ostream& out, std::ostream& err) {
   const auto target = database_target(options, true);
-  if (!target) return report_error(err, kExitUsageError, target.error());
+  if (!target) return report_error(err, kExitUsageError, target.message());
   const auto database = open_database(*target);
-  if (!database) return report_error(err, kExitDataError, database.error());
+  if (!database) return report_error(err, kExitDataError, database.message());
   const auto rows = (*database)->all_rows();
-  if (!rows) return report_error(err, kExitDataError, rows.error());
+  if (!rows) return report_error(err, kExitDataError, rows.message());
   const std::string csv = rows_to_csv(*rows);  // complete before anything is written
   if (options.output.empty()) {
     out << csv;
@@ -245,11 +245,11 @@ std::string joined(const std::vector<T>& values) {
 
 int run_stats(const DbOptions& options, std::ostream& out, std::ostream& err) {
   const auto target = database_target(options, true);
-  if (!target) return report_error(err, kExitUsageError, target.error());
+  if (!target) return report_error(err, kExitUsageError, target.message());
   const auto database = open_database(*target);
-  if (!database) return report_error(err, kExitDataError, database.error());
+  if (!database) return report_error(err, kExitDataError, database.message());
   const auto stats = (*database)->stats();
-  if (!stats) return report_error(err, kExitDataError, stats.error());
+  if (!stats) return report_error(err, kExitDataError, stats.message());
   if (options.json) {
     nlohmann::ordered_json json;
     json["rows"] = stats->rows;
@@ -268,11 +268,11 @@ int run_stats(const DbOptions& options, std::ostream& out, std::ostream& err) {
 
 int run_verify(const DbOptions& options, std::ostream& out, std::ostream& err) {
   const auto target = database_target(options, true);
-  if (!target) return report_error(err, kExitUsageError, target.error());
+  if (!target) return report_error(err, kExitUsageError, target.message());
   const auto database = open_database(*target);
-  if (!database) return report_error(err, kExitDataError, database.error());
+  if (!database) return report_error(err, kExitDataError, database.message());
   const auto verified = (*database)->verify();
-  if (!verified) return report_error(err, kExitDataError, verified.error());
+  if (!verified) return report_error(err, kExitDataError, verified.message());
   if (!*verified) return report_error(err, kExitDataError, "database '" + target->path + "' failed verification");
   out << "ok\n";
   return kExitOk;

@@ -46,7 +46,7 @@ class NetworkBuilder {
 
   Expected<Network> finish() {
     auto merged = merge_identical_layers(network_.layers);
-    if (!merged) return Error{"built-in network '" + network_.name + "': " + merged.error()};
+    if (!merged) return merged.error().prefixed("built-in network '" + network_.name + "': ");
     network_.layers = std::move(merged).value();
     return network_;
   }
@@ -301,7 +301,7 @@ Expected<ConvLayerSpec> parse_layer(const Json& layer, int network_batch) {
   spec.name = layer.at("name").get<std::string>();  // checked by the caller
 
   const auto input = read_ints(layer, "input", 0, 1, false, std::nullopt);
-  if (!input) return Error{input.error()};
+  if (!input) return input.error();
   if (input->size() != 3 && input->size() != 4) {
     return Error{"\"input\" must be [C, H, W] or [C, D, H, W], not " + layer.at("input").dump()};
   }
@@ -320,7 +320,7 @@ Expected<ConvLayerSpec> parse_layer(const Json& layer, int network_batch) {
                                 IntField{"batch", 1, network_batch, &spec.batch},
                                 IntField{"count", 1, 1, &spec.count}}) {
     const auto value = read_int(layer, field.key, field.min_value, field.fallback);
-    if (!value) return Error{value.error()};
+    if (!value) return value.error();
     *field.out = *value;
   }
   struct ListField {
@@ -335,14 +335,14 @@ Expected<ConvLayerSpec> parse_layer(const Json& layer, int network_batch) {
                                  ListField{"stride", 1, true, 1, &spec.stride},
                                  ListField{"dilation", 1, true, 1, &spec.dilation}}) {
     auto values = read_ints(layer, field.key, rank, field.min_value, field.scalar_ok, field.fallback);
-    if (!values) return Error{values.error()};
+    if (!values) return values.error();
     *field.out = std::move(values).value();
   }
   const auto data_type = read_data_type(layer);
-  if (!data_type) return Error{data_type.error()};
+  if (!data_type) return data_type.error();
   spec.data_type = *data_type;
   const auto layout = read_layout(layer);
-  if (!layout) return Error{layout.error()};
+  if (!layout) return layout.error();
   spec.layout = *layout;
 
   if (spec.channels % spec.groups != 0 || spec.filters % spec.groups != 0) {
@@ -363,7 +363,7 @@ Expected<Network> parse_network(const Json& root, const std::string& default_nam
     network.name = it->get<std::string>();
   }
   const auto batch = read_int(root, "batch", 1, std::nullopt);
-  if (!batch) return Error{batch.error()};
+  if (!batch) return batch.error();
   network.batch = *batch;
   const auto layers = root.find("layers");
   if (layers == root.end()) return Error{"missing \"layers\""};
@@ -383,11 +383,11 @@ Expected<Network> parse_network(const Json& root, const std::string& default_nam
       return Error{where + "the name is used twice"};
     }
     auto spec = parse_layer(layer, network.batch);
-    if (!spec) return Error{where + spec.error()};
+    if (!spec) return spec.error().prefixed(where);
     specs.push_back(std::move(spec).value());
   }
   auto merged = merge_identical_layers(specs);  // to_conv_key's errors name the layer
-  if (!merged) return Error{merged.error()};
+  if (!merged) return merged.error();
   network.layers = std::move(merged).value();
   return network;
 }
@@ -412,7 +412,7 @@ Expected<std::vector<ConvLayerSpec>> merge_identical_layers(const std::vector<Co
   std::map<std::string, std::size_t> index;  // layer signature -> position in `merged`
   for (const ConvLayerSpec& layer : layers) {
     const auto key = to_conv_key(layer, ConvOp::kForward);
-    if (!key) return Error{key.error()};
+    if (!key) return key.error();
     // The batch is not in the signature, but layers at different batches are different work.
     const std::string signature = std::to_string(layer.batch) + " " + key->layer_signature();
     const auto found = index.find(signature);
@@ -435,7 +435,7 @@ Expected<Network> parse_network_json(const std::string& text, const std::string&
     return Error{source_name + ": invalid JSON: " + e.what()};
   }
   auto network = parse_network(root, default_name);
-  if (!network) return Error{source_name + ": " + network.error()};
+  if (!network) return network.error().prefixed(source_name + ": ");
   return network;
 }
 

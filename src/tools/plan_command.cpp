@@ -42,14 +42,14 @@ Expected<std::vector<KernelMeasurements>> read_table(const std::string& path) {
 int run_reuse(const PlanOptions& options, std::ostream& out, std::ostream& err) {
   // Check the whole command line before touching the file: usage errors come first.
   const auto limit = parse_byte_size(options.workspace_limit);
-  if (!limit) return report_error(err, kExitUsageError, "--workspace-limit: " + limit.error());
+  if (!limit) return report_error(err, kExitUsageError, "--workspace-limit: " + limit.message());
   const auto policy = parse_batch_size_policy(options.policy);
-  if (!policy) return report_error(err, kExitUsageError, "--policy: " + policy.error());
+  if (!policy) return report_error(err, kExitUsageError, "--policy: " + policy.message());
 
   const auto kernels = read_table(options.measurements);
-  if (!kernels) return report_error(err, kExitDataError, kernels.error());
+  if (!kernels) return report_error(err, kExitDataError, kernels.message());
   const auto report = plan_workspace_reuse(*kernels, *policy, *limit);
-  if (!report) return report_error(err, kExitDataError, report.error());
+  if (!report) return report_error(err, kExitDataError, report.message());
 
   // Nothing reaches `out` until the whole plan exists, so a failure leaves no partial table.
   if (options.json) {
@@ -62,14 +62,14 @@ int run_reuse(const PlanOptions& options, std::ostream& out, std::ostream& err) 
 
 int run_division(const PlanOptions& options, std::ostream& out, std::ostream& err) {
   const auto budget = parse_total_workspace(options.total_workspace);
-  if (!budget) return report_error(err, kExitUsageError, "--total-workspace: " + budget.error());
+  if (!budget) return report_error(err, kExitUsageError, "--total-workspace: " + budget.message());
   const auto policy = parse_batch_size_policy(options.policy);
-  if (!policy) return report_error(err, kExitUsageError, "--policy: " + policy.error());
+  if (!policy) return report_error(err, kExitUsageError, "--policy: " + policy.message());
 
   const auto kernels = read_table(options.measurements);
-  if (!kernels) return report_error(err, kExitDataError, kernels.error());
+  if (!kernels) return report_error(err, kExitDataError, kernels.message());
   const auto report = plan_workspace_division(*kernels, *policy, *budget);
-  if (!report) return report_error(err, kExitDataError, report.error());
+  if (!report) return report_error(err, kExitDataError, report.message());
 
   if (options.json) {
     out << wd_plan_to_json(*report).dump() << '\n';
@@ -81,11 +81,11 @@ int run_division(const PlanOptions& options, std::ostream& out, std::ostream& er
 
 int run_pareto(const PlanOptions& options, std::ostream& out, std::ostream& err) {
   const auto policy = parse_batch_size_policy(options.policy);
-  if (!policy) return report_error(err, kExitUsageError, "--policy: " + policy.error());
+  if (!policy) return report_error(err, kExitUsageError, "--policy: " + policy.message());
   const auto kernels = read_table(options.measurements);
-  if (!kernels) return report_error(err, kExitDataError, kernels.error());
+  if (!kernels) return report_error(err, kExitDataError, kernels.message());
   const auto report = pareto_report(*kernels, options.pareto, *policy);
-  if (!report) return report_error(err, kExitDataError, "--pareto: " + report.error());
+  if (!report) return report_error(err, kExitDataError, "--pareto: " + report.message());
   if (options.json) {
     out << pareto_to_json(*report).dump() << '\n';
   } else {

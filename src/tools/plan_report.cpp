@@ -100,7 +100,7 @@ Expected<WdReport> plan_workspace_division(const std::vector<KernelMeasurements>
                                                         kernel.rows)});
   }
   auto solution = optimize_wd(program, total_workspace);
-  if (!solution) return Error{solution.error()};
+  if (!solution) return solution.error();
 
   WdReport report;
   report.policy = policy;

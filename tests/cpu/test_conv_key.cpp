@@ -100,7 +100,7 @@ TEST(ConvKey, UnsplittableDescriptorsAreRefused) {
   cudnnTensorDescriptor_t x;
   ASSERT_EQ(cudnnCreateTensorDescriptor(&x), CUDNN_STATUS_SUCCESS);
   ConvKey key;
-  EXPECT_EQ(read_conv_key(ConvOp::kForward, 0, ConvDescriptors{x, nullptr, nullptr, x}, &key).code(),
+  EXPECT_EQ(to_cudnn_status(read_conv_key(ConvOp::kForward, 0, ConvDescriptors{x, nullptr, nullptr, x}, &key)),
             CUDNN_STATUS_BAD_PARAM);
   cudnnDestroyTensorDescriptor(x);
 }

@@ -39,7 +39,7 @@ ConvKey layer_key(int writer, int index, int micro_batch, ConvOp op = ConvOp::kF
   spec.stride = {1, 1};
   spec.dilation = {1, 1};
   auto key = to_conv_key(spec, op);
-  EXPECT_TRUE(key.ok()) << key.error();
+  EXPECT_TRUE(key.ok()) << key.message();
   return key.value();
 }
 
@@ -67,13 +67,13 @@ TEST(BenchmarkDatabase, StoresAndLooksUpEveryRowWithItsCoverage) {
   TempDir dir;
   const std::string path = (dir.path() / "bench.db").string();
   auto db = BenchmarkDatabase::open(path);
-  ASSERT_TRUE(db.ok()) << db.error();
+  ASSERT_TRUE(db.ok()) << db.message();
   const ConvKey key = layer_key(0, 0, 16);
   EXPECT_FALSE(db.value()->lookup(test_gpu(), key).value().has_value());
   ASSERT_TRUE(db.value()->store(test_gpu(), key, std::size_t{64} << 20, rows_for(16, 5, 1.0)).ok());
 
   auto found = db.value()->lookup(test_gpu(), key);
-  ASSERT_TRUE(found.ok()) << found.error();
+  ASSERT_TRUE(found.ok()) << found.message();
   ASSERT_TRUE(found.value().has_value());
   EXPECT_EQ(found.value()->measured_up_to, std::size_t{64} << 20);
   ASSERT_EQ(found.value()->rows.size(), 5u);
@@ -114,14 +114,14 @@ void run_writers(const std::string& path, JournalMode journal) {
       options.journal = journal;
       auto db = BenchmarkDatabase::open(path, options);
       if (!db) {
-        std::fprintf(stderr, "writer %d: %s\n", writer, db.error().c_str());
+        std::fprintf(stderr, "writer %d: %s\n", writer, db.message().c_str());
         _exit(2);
       }
       for (int k = 0; k < kKernels; ++k) {
         for (int owner : {writer, 100}) {  // 100: kernels every writer stores
           auto stored = db.value()->store(test_gpu(), layer_key(owner, k, 32), SIZE_MAX, rows_for(32, kRowsPerKernel, k));
           if (!stored) {
-            std::fprintf(stderr, "writer %d: %s\n", writer, stored.error().c_str());
+            std::fprintf(stderr, "writer %d: %s\n", writer, stored.message().c_str());
             _exit(3);
           }
           if (owner == 100) {  // readers interleave with writers
@@ -140,7 +140,7 @@ void run_writers(const std::string& path, JournalMode journal) {
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "a writer failed (see its line above)";
   }
   auto db = BenchmarkDatabase::open(path);
-  ASSERT_TRUE(db.ok()) << db.error();
+  ASSERT_TRUE(db.ok()) << db.message();
   auto stats = db.value()->stats();
   ASSERT_TRUE(stats.ok());
   EXPECT_EQ(stats.value().rows, (kProcesses + 1) * kKernels * kRowsPerKernel) << "rows lost or duplicated";
@@ -231,7 +231,7 @@ TEST(BenchmarkDatabase, ReadOnlyFileServesLookupsAndRefusesWrites) {
     if (root && (setgid(65534) != 0 || setuid(65534) != 0)) _exit(10);
     auto db = BenchmarkDatabase::open(path);
     if (!db) {
-      std::fprintf(stderr, "open: %s\n", db.error().c_str());
+      std::fprintf(stderr, "open: %s\n", db.message().c_str());
       _exit(11);
     }
     if (!db.value()->read_only()) _exit(12);
@@ -261,8 +261,8 @@ TEST(BenchmarkDatabase, NonSqliteAndCorruptFilesAreRefusedUntouched) {
   const std::string not_sqlite = dir.write("garbage.db", garbage);
   auto refused = BenchmarkDatabase::open(not_sqlite);
   ASSERT_FALSE(refused.ok());
-  EXPECT_NE(refused.error().find("garbage.db"), std::string::npos) << refused.error();
-  EXPECT_NE(refused.error().find("untouched"), std::string::npos) << refused.error();
+  EXPECT_NE(refused.message().find("garbage.db"), std::string::npos) << refused.message();
+  EXPECT_NE(refused.message().find("untouched"), std::string::npos) << refused.message();
   EXPECT_EQ(read_bytes(not_sqlite), garbage);
 
   // A real database whose pages were damaged after its header.
@@ -298,8 +298,8 @@ TEST(BenchmarkDatabase, SchemaFromTheFutureIsRefusedUntouched) {
   const std::string before = read_bytes(path);
   auto refused = BenchmarkDatabase::open(path);
   ASSERT_FALSE(refused.ok());
-  EXPECT_NE(refused.error().find("99"), std::string::npos) << refused.error();
-  EXPECT_NE(refused.error().find("newer"), std::string::npos) << refused.error();
+  EXPECT_NE(refused.message().find("99"), std::string::npos) << refused.message();
+  EXPECT_NE(refused.message().find("newer"), std::string::npos) << refused.message();
   EXPECT_EQ(read_bytes(path), before);
 }
 
@@ -313,7 +313,7 @@ TEST(BenchmarkDatabase, ForeignSqliteDatabaseIsRefused) {
   const std::string before = read_bytes(path);
   auto refused = BenchmarkDatabase::open(path);
   ASSERT_FALSE(refused.ok());
-  EXPECT_NE(refused.error().find("not a ucudnn"), std::string::npos) << refused.error();
+  EXPECT_NE(refused.message().find("not a ucudnn"), std::string::npos) << refused.message();
   EXPECT_EQ(read_bytes(path), before);
 }
 
@@ -321,7 +321,7 @@ TEST(BenchmarkDatabase, EmptyFileBecomesADatabase) {
   TempDir dir;
   const std::string path = dir.write("empty.db", "");
   auto db = BenchmarkDatabase::open(path);
-  ASSERT_TRUE(db.ok()) << db.error();
+  ASSERT_TRUE(db.ok()) << db.message();
   EXPECT_TRUE(db.value()->verify().ok());
   EXPECT_FALSE(BenchmarkDatabase::open((dir.path() / "missing.db").string(), {JournalMode::kAuto, false, false, 1000}).ok());
   EXPECT_FALSE(BenchmarkDatabase::open(dir.path().string()).ok()) << "a directory";

@@ -118,7 +118,7 @@ class DbCommand : public ::testing::Test {
 
 std::size_t csv_row_count(const std::string& path) {
   const auto kernels = read_measurements_csv(path);
-  EXPECT_TRUE(kernels.ok()) << kernels.error();
+  EXPECT_TRUE(kernels.ok()) << kernels.message();
   std::size_t rows = 0;
   for (const auto& kernel : *kernels) rows += kernel.rows.size();
   return rows;
@@ -141,13 +141,13 @@ TEST_F(DbCommand, ImportThenExportGivesBackEveryRowOnce) {
 
   // The table's rows, named as the database names them: op and layer signature.
   const auto network = builtin_network("alexnet");
-  ASSERT_TRUE(network.ok()) << network.error();
+  ASSERT_TRUE(network.ok()) << network.message();
   const auto kernels = read_measurements_csv(alexnet_);
-  ASSERT_TRUE(kernels.ok()) << kernels.error();
+  ASSERT_TRUE(kernels.ok()) << kernels.message();
   std::multiset<RowValues> expected;
   for (const auto& kernel : *kernels) {
     const auto key = to_conv_key(*find_layer(*network, kernel.layer), kernel.op);
-    ASSERT_TRUE(key.ok()) << key.error();
+    ASSERT_TRUE(key.ok()) << key.message();
     for (const auto& m : kernel.rows) {
       expected.emplace(short_name(kernel.op), key->layer_signature(), m.micro_batch, m.algo, m.math_type, m.time_ms,
                        static_cast<long long>(m.workspace_bytes));
@@ -187,9 +187,9 @@ TEST_F(DbCommand, ImportingTwiceAddsNothing) {
 // The table's coverage: complete for any workspace size unless --measured-up-to says otherwise.
 TEST_F(DbCommand, ImportRecordsHowCompleteTheTableIs) {
   const auto network = builtin_network("alexnet");
-  ASSERT_TRUE(network.ok()) << network.error();
+  ASSERT_TRUE(network.ok()) << network.message();
   const auto key = to_conv_key(*find_layer(*network, "alex_conv2"), ConvOp::kBackwardFilter);
-  ASSERT_TRUE(key.ok()) << key.error();
+  ASSERT_TRUE(key.ok()) << key.message();
   DeviceIdentity h100{"NVIDIA H100 80GB HBM3", 90, 132, 91400, 13000};
   DeviceIdentity h200 = h100;
   h200.gpu_name = "NVIDIA H200";
@@ -198,14 +198,14 @@ TEST_F(DbCommand, ImportRecordsHowCompleteTheTableIs) {
   ASSERT_EQ(bounded.status, 0) << bounded.err;
 
   auto database = BenchmarkDatabase::open(db_);
-  ASSERT_TRUE(database.ok()) << database.error();
+  ASSERT_TRUE(database.ok()) << database.message();
   const auto unbounded = (*database)->lookup(h100, key->with_batch(64));
-  ASSERT_TRUE(unbounded.ok()) << unbounded.error();
+  ASSERT_TRUE(unbounded.ok()) << unbounded.message();
   ASSERT_TRUE(unbounded->has_value());
   EXPECT_EQ((*unbounded)->measured_up_to, SIZE_MAX);
   EXPECT_FALSE((*unbounded)->rows.empty());
   const auto four_gib = (*database)->lookup(h200, key->with_batch(64));
-  ASSERT_TRUE(four_gib.ok()) << four_gib.error();
+  ASSERT_TRUE(four_gib.ok()) << four_gib.message();
   ASSERT_TRUE(four_gib->has_value());
   EXPECT_EQ((*four_gib)->measured_up_to, std::size_t{4} << 30);
   EXPECT_EQ((*four_gib)->rows.size(), (*unbounded)->rows.size());
@@ -294,7 +294,7 @@ TEST_F(DbCommand, NetworkFilesNameTheLayers) {
   const auto records = parse_csv(export_csv().out);
   ASSERT_EQ(records.size(), 3u);
   const auto loaded = load_network_file(network);
-  ASSERT_TRUE(loaded.ok()) << loaded.error();
+  ASSERT_TRUE(loaded.ok()) << loaded.message();
   const ConvLayerSpec* spec = find_layer(*loaded, "c1");
   ASSERT_NE(spec, nullptr);
   EXPECT_EQ(records[1][6], to_conv_key(*spec, ConvOp::kForward)->layer_signature());

@@ -70,10 +70,10 @@ TEST(EnvConfig, ParsesPolicyAndLimitStrictly) {
 
   auto bad_policy = ucudnn::parse_env_config("fastest", nullptr);
   ASSERT_FALSE(bad_policy.ok());
-  EXPECT_NE(bad_policy.error().find("UCUDNN_BATCH_SIZE_POLICY"), std::string::npos);
+  EXPECT_NE(bad_policy.message().find("UCUDNN_BATCH_SIZE_POLICY"), std::string::npos);
   auto bad_size = ucudnn::parse_env_config(nullptr, "64 parsecs");
   ASSERT_FALSE(bad_size.ok());
-  EXPECT_NE(bad_size.error().find("UCUDNN_DEFAULT_WORKSPACE_LIMIT"), std::string::npos);
+  EXPECT_NE(bad_size.message().find("UCUDNN_DEFAULT_WORKSPACE_LIMIT"), std::string::npos);
 }
 
 TEST(EnvConfig, StatisticsSwitchIsZeroOrOne) {
@@ -87,7 +87,7 @@ TEST(EnvConfig, StatisticsSwitchIsZeroOrOne) {
   values.statistics = "yes";
   auto bad = ucudnn::parse_env_config(values);
   ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.error().find("UCUDNN_STATS: 'yes' is not 0 or 1"), std::string::npos) << bad.error();
+  EXPECT_NE(bad.message().find("UCUDNN_STATS: 'yes' is not 0 or 1"), std::string::npos) << bad.message();
 }
 
 TEST(Statistics, CountsPerOperationAndReportsThem) {

@@ -23,17 +23,17 @@ void expect_error(const std::string& text, int line, const std::string& detail) 
   const auto kernels = parse(text);
   ASSERT_FALSE(kernels.ok()) << "parsed: " << text;
   const std::string where = "table.csv:" + std::to_string(line) + ":";
-  EXPECT_EQ(kernels.error().rfind(where, 0), 0u) << kernels.error();
-  EXPECT_NE(kernels.error().find(detail), std::string::npos) << kernels.error();
+  EXPECT_EQ(kernels.message().rfind(where, 0), 0u) << kernels.message();
+  EXPECT_NE(kernels.message().find(detail), std::string::npos) << kernels.message();
 }
 
 TEST(MeasurementCsvWriter, RoundTripsTheRecordedTable) {
   const auto recorded = read_measurements_csv(testing::alexnet_csv_path());
-  ASSERT_TRUE(recorded.ok()) << recorded.error();
+  ASSERT_TRUE(recorded.ok()) << recorded.message();
   const std::string text = format_measurements_csv(*recorded);
   EXPECT_EQ(text.rfind(kHeader, 0), 0u);
   const auto again = parse(text);
-  ASSERT_TRUE(again.ok()) << again.error();
+  ASSERT_TRUE(again.ok()) << again.message();
   ASSERT_EQ(again->size(), recorded->size());
   std::size_t rows = 0;
   for (std::size_t k = 0; k < recorded->size(); ++k) {
@@ -56,7 +56,7 @@ TEST(MeasurementCsvWriter, RoundTripsTheRecordedTable) {
 
 TEST(MeasurementCsvParser, ReadsEveryField) {
   const auto kernels = parse(std::string(kHeader) + "conv1,bwdf,8,3,1,0.125,4096\n");
-  ASSERT_TRUE(kernels.ok()) << kernels.error();
+  ASSERT_TRUE(kernels.ok()) << kernels.message();
   ASSERT_EQ(kernels->size(), 1u);
   const KernelMeasurements& k = kernels->front();
   EXPECT_EQ(k.layer, "conv1");
@@ -74,8 +74,8 @@ TEST(MeasurementCsvParser, HeaderIsOptional) {
   const std::string body = "a,fwd,1,0,0,0.5,0\na,fwd,2,1,0,0.75,64\n";
   const auto with_header = parse(kHeader + body);
   const auto without_header = parse(body);
-  ASSERT_TRUE(with_header.ok()) << with_header.error();
-  ASSERT_TRUE(without_header.ok()) << without_header.error();
+  ASSERT_TRUE(with_header.ok()) << with_header.message();
+  ASSERT_TRUE(without_header.ok()) << without_header.message();
   ASSERT_EQ(with_header->size(), 1u);
   ASSERT_EQ(without_header->size(), 1u);
   EXPECT_EQ(with_header->front().rows.size(), 2u);
@@ -90,7 +90,7 @@ TEST(MeasurementCsvParser, KeepsKernelsInOrderOfFirstAppearance) {
       "b,bwdd,1,0,0,1,0\n"
       "a,fwd,2,0,0,1,0\n"
       "b,fwd,2,0,0,1,0\n");
-  ASSERT_TRUE(kernels.ok()) << kernels.error();
+  ASSERT_TRUE(kernels.ok()) << kernels.message();
   ASSERT_EQ(kernels->size(), 3u);
   EXPECT_EQ((*kernels)[0].layer, "b");
   EXPECT_EQ((*kernels)[0].op, ConvOp::kForward);
@@ -103,13 +103,13 @@ TEST(MeasurementCsvParser, KeepsKernelsInOrderOfFirstAppearance) {
 
 TEST(MeasurementCsvParser, BatchIsTheLargestMicroBatch) {
   const auto kernels = parse("a,fwd,4,0,0,1,0\na,fwd,16,0,0,1,0\na,fwd,8,0,0,1,0\n");
-  ASSERT_TRUE(kernels.ok()) << kernels.error();
+  ASSERT_TRUE(kernels.ok()) << kernels.message();
   EXPECT_EQ(kernels->front().batch, 16);
 }
 
 TEST(MeasurementCsvParser, ToleratesSpacesCarriageReturnsAndBlankLines) {
   const auto kernels = parse("a , fwd ,2, 1,0 ,0.5,  8\r\n\n   \na,fwd,1,0,0,0.25,0\r\n");
-  ASSERT_TRUE(kernels.ok()) << kernels.error();
+  ASSERT_TRUE(kernels.ok()) << kernels.message();
   ASSERT_EQ(kernels->front().rows.size(), 2u);
   EXPECT_EQ(kernels->front().layer, "a");
   EXPECT_EQ(kernels->front().rows[0].workspace_bytes, 8u);
@@ -145,14 +145,14 @@ TEST(MeasurementCsvParser, ReadsAFileAndNamesItInErrors) {
   testing::TempDir dir;
   const std::string good = dir.write("good.csv", std::string(kHeader) + "a,fwd,1,0,0,0.5,0\n");
   const auto kernels = read_measurements_csv(good);
-  ASSERT_TRUE(kernels.ok()) << kernels.error();
+  ASSERT_TRUE(kernels.ok()) << kernels.message();
   EXPECT_EQ(kernels->size(), 1u);
 
   const std::string bad = dir.write("bad.csv", "a,fwd,1,0,0,slow,0\n");
   const auto failed = read_measurements_csv(bad);
   ASSERT_FALSE(failed.ok());
-  EXPECT_EQ(failed.error().rfind(bad + ":1:", 0), 0u) << failed.error();
-  EXPECT_NE(failed.error().find("time_ms"), std::string::npos) << failed.error();
+  EXPECT_EQ(failed.message().rfind(bad + ":1:", 0), 0u) << failed.message();
+  EXPECT_NE(failed.message().find("time_ms"), std::string::npos) << failed.message();
 }
 
 TEST(MeasurementCsvParser, MissingFileIsAnErrorNamingIt) {
@@ -160,12 +160,12 @@ TEST(MeasurementCsvParser, MissingFileIsAnErrorNamingIt) {
   const std::string missing = (dir.path() / "missing.csv").string();
   const auto kernels = read_measurements_csv(missing);
   ASSERT_FALSE(kernels.ok());
-  EXPECT_NE(kernels.error().find(missing), std::string::npos) << kernels.error();
+  EXPECT_NE(kernels.message().find(missing), std::string::npos) << kernels.message();
 }
 
 TEST(MeasurementCsvParser, ReadsTheRecordedAlexNetTable) {
   const auto kernels = read_measurements_csv(testing::alexnet_csv_path());
-  ASSERT_TRUE(kernels.ok()) << kernels.error();
+  ASSERT_TRUE(kernels.ok()) << kernels.message();
   ASSERT_EQ(kernels->size(), 15u);
   const ConvOp ops[] = {ConvOp::kForward, ConvOp::kBackwardData, ConvOp::kBackwardFilter};
   for (std::size_t i = 0; i < kernels->size(); ++i) {

@@ -21,7 +21,7 @@ namespace {
 
 Network network(const std::string& name) {
   auto result = builtin_network(name);
-  EXPECT_TRUE(result.ok()) << result.error();
+  EXPECT_TRUE(result.ok()) << result.message();
   return result.ok() ? std::move(result).value() : Network{};
 }
 
@@ -107,7 +107,7 @@ void expect_cudnn_keys(const ConvLayerSpec& spec) {
   for (ConvOp op : {ConvOp::kForward, ConvOp::kBackwardData, ConvOp::kBackwardFilter}) {
     SCOPED_TRACE(spec.name + " " + short_name(op));
     const auto key = to_conv_key(spec, op);
-    ASSERT_TRUE(key.ok()) << key.error();
+    ASSERT_TRUE(key.ok()) << key.message();
     const ConvKey expected = key_from_cudnn(spec, op);
     EXPECT_EQ(*key, expected) << key->to_string() << "\n" << expected.to_string();
     EXPECT_EQ(key->layer_signature(), expected.layer_signature());
@@ -123,7 +123,7 @@ std::string one_layer_json(const std::string& layer_fields) {
 
 Network parsed(const std::string& json) {
   auto result = parse_network_json(json, "net.json", "net");
-  EXPECT_TRUE(result.ok()) << result.error();
+  EXPECT_TRUE(result.ok()) << result.message();
   return result.ok() ? std::move(result).value() : Network{};
 }
 
@@ -132,8 +132,8 @@ void expect_json_error(const std::string& json, const std::vector<std::string>& 
   SCOPED_TRACE(json);
   const auto result = parse_network_json(json, "dir/net.json", "net");
   ASSERT_FALSE(result.ok());
-  EXPECT_EQ(result.error().rfind("dir/net.json: ", 0), 0u) << result.error();
-  for (const auto& detail : details) EXPECT_NE(result.error().find(detail), std::string::npos) << result.error();
+  EXPECT_EQ(result.message().rfind("dir/net.json: ", 0), 0u) << result.message();
+  for (const auto& detail : details) EXPECT_NE(result.message().find(detail), std::string::npos) << result.message();
 }
 
 // ---- Built-in networks ------------------------------------------------------------------------
@@ -152,7 +152,7 @@ TEST(BuiltinNetworks, NamesAndWellFormedLayers) {
       EXPECT_TRUE(names.insert(spec.name).second) << "duplicate name " << spec.name;
       for (ConvOp op : {ConvOp::kForward, ConvOp::kBackwardData, ConvOp::kBackwardFilter}) {
         const auto key = to_conv_key(spec, op);
-        ASSERT_TRUE(key.ok()) << key.error();
+        ASSERT_TRUE(key.ok()) << key.message();
         if (op == ConvOp::kForward) {
           EXPECT_TRUE(signatures.insert(key->layer_signature()).second) << "not merged: " << spec.name;
         }
@@ -178,7 +178,7 @@ TEST(BuiltinNetworks, AlexNetIsTheRecordedTablesFiveLayers) {
 
   // Every layer of the recorded table is one of them.
   const auto kernels = read_measurements_csv(testing::alexnet_csv_path());
-  ASSERT_TRUE(kernels.ok()) << kernels.error();
+  ASSERT_TRUE(kernels.ok()) << kernels.message();
   for (const auto& kernel : *kernels) EXPECT_NE(find_layer(net, kernel.layer), nullptr) << kernel.layer;
 }
 
@@ -258,8 +258,8 @@ TEST(BuiltinNetworks, Vgg16AndDenseNet40Shapes) {
 TEST(BuiltinNetworks, UnknownNameListsTheKnownOnes) {
   const auto result = builtin_network("resnet51");
   ASSERT_FALSE(result.ok());
-  EXPECT_NE(result.error().find("'resnet51'"), std::string::npos) << result.error();
-  EXPECT_NE(result.error().find("densenet40"), std::string::npos) << result.error();
+  EXPECT_NE(result.message().find("'resnet51'"), std::string::npos) << result.message();
+  EXPECT_NE(result.message().find("densenet40"), std::string::npos) << result.message();
 }
 
 // ---- Keys agree with cuDNN --------------------------------------------------------------------
@@ -394,31 +394,31 @@ TEST(NetworkFile, LoadsFilesAndResolvesNames) {
   const std::string path = dir.write("tiny.json", R"({"batch": 8, "layers": [{"name": "c1",
       "input": [3, 32, 32], "filters": 8, "kernel": [3, 3]}]})");
   const auto loaded = load_network_file(path);
-  ASSERT_TRUE(loaded.ok()) << loaded.error();
+  ASSERT_TRUE(loaded.ok()) << loaded.message();
   EXPECT_EQ(loaded->name, "tiny");  // the file name without its extension
   const auto resolved = resolve_network(path);
-  ASSERT_TRUE(resolved.ok()) << resolved.error();
+  ASSERT_TRUE(resolved.ok()) << resolved.message();
   EXPECT_EQ(resolved->layers.size(), 1u);
   const auto builtin = resolve_network("vgg16");
-  ASSERT_TRUE(builtin.ok()) << builtin.error();
+  ASSERT_TRUE(builtin.ok()) << builtin.message();
   EXPECT_EQ(builtin->name, "vgg16");
 
   const std::string missing = (dir.path() / "none.json").string();
   const auto not_there = load_network_file(missing);
   ASSERT_FALSE(not_there.ok());
-  EXPECT_NE(not_there.error().find(missing), std::string::npos) << not_there.error();
+  EXPECT_NE(not_there.message().find(missing), std::string::npos) << not_there.message();
   const auto unknown = resolve_network(missing);
   ASSERT_FALSE(unknown.ok());
-  EXPECT_NE(unknown.error().find(missing), std::string::npos) << unknown.error();
-  EXPECT_NE(unknown.error().find("alexnet"), std::string::npos) << unknown.error();
+  EXPECT_NE(unknown.message().find(missing), std::string::npos) << unknown.message();
+  EXPECT_NE(unknown.message().find("alexnet"), std::string::npos) << unknown.message();
   const auto directory = load_network_file(dir.path().string());
   ASSERT_FALSE(directory.ok());
-  EXPECT_NE(directory.error().find("directory"), std::string::npos) << directory.error();
+  EXPECT_NE(directory.message().find("directory"), std::string::npos) << directory.message();
 
   const std::string bad = dir.write("bad.json", one_layer_json(R"("input": [3, 32, 32], "filters": 8)"));
   const auto invalid = load_network_file(bad);
   ASSERT_FALSE(invalid.ok());
-  EXPECT_EQ(invalid.error().rfind(bad + ": layer 'c1': ", 0), 0u) << invalid.error();
+  EXPECT_EQ(invalid.message().rfind(bad + ": layer 'c1': ", 0), 0u) << invalid.message();
 }
 
 }  // namespace

@@ -179,7 +179,7 @@ TEST(DesirableConfigurations, EmptyWhenNothingCoversTheBatch) {
 
 TEST(DesirableConfigurations, AlexNetFrontsAgreeWithWorkspaceReuse) {
   const auto kernels = read_measurements_csv(testing::alexnet_csv_path());
-  ASSERT_TRUE(kernels.ok()) << kernels.error();
+  ASSERT_TRUE(kernels.ok()) << kernels.message();
   int points = 0;
   for (const auto& kernel : *kernels) {
     SCOPED_TRACE(kernel.layer + " " + short_name(kernel.op));

@@ -18,7 +18,7 @@ constexpr std::size_t kGiB = kMiB * 1024;
 
 std::size_t parsed(const std::string& text) {
   const auto size = parse_byte_size(text);
-  EXPECT_TRUE(size.ok()) << "'" << text << "': " << size.error();
+  EXPECT_TRUE(size.ok()) << "'" << text << "': " << size.message();
   return size.ok() ? *size : 0;
 }
 
@@ -63,7 +63,7 @@ TEST(ByteSizeParser, RejectsMalformedSizes) {
     const auto size = parse_byte_size(text);
     EXPECT_FALSE(size.ok()) << "'" << text << "' parsed as " << (size.ok() ? *size : 0);
     if (!size.ok()) {
-      EXPECT_FALSE(size.error().empty());
+      EXPECT_FALSE(size.message().empty());
     }
   }
 }
@@ -71,7 +71,7 @@ TEST(ByteSizeParser, RejectsMalformedSizes) {
 TEST(ByteSizeParser, ErrorNamesTheInput) {
   const auto size = parse_byte_size("12XB");
   ASSERT_FALSE(size.ok());
-  EXPECT_NE(size.error().find("12XB"), std::string::npos) << size.error();
+  EXPECT_NE(size.message().find("12XB"), std::string::npos) << size.message();
 }
 
 TEST(ByteSizeFormatter, UsesTheLargestWholeUnit) {
@@ -108,7 +108,7 @@ TEST(BatchSizePolicyParser, AcceptsEverySpellingIgnoringCase) {
   };
   for (const auto& c : cases) {
     const auto policy = parse_batch_size_policy(c.text);
-    ASSERT_TRUE(policy.ok()) << c.text << ": " << policy.error();
+    ASSERT_TRUE(policy.ok()) << c.text << ": " << policy.message();
     EXPECT_EQ(*policy, c.policy) << c.text;
   }
 }
@@ -118,8 +118,8 @@ TEST(BatchSizePolicyParser, RejectsUnknownPolicies) {
     const auto policy = parse_batch_size_policy(text);
     EXPECT_FALSE(policy.ok()) << "'" << text << "'";
     if (!policy.ok()) {
-      EXPECT_NE(policy.error().find(std::string("'") + text + "'"), std::string::npos)
-          << policy.error();
+      EXPECT_NE(policy.message().find(std::string("'") + text + "'"), std::string::npos)
+          << policy.message();
     }
   }
 }

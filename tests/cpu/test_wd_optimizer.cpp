@@ -138,12 +138,12 @@ TEST(WdOptimizer, MatchesBruteForceOnRandomInstances) {
 
     const auto solution = optimize_wd(kernels, budget);
     const auto expected = brute_force(kernels, budget);
-    ASSERT_EQ(solution.ok(), expected.has_value()) << (solution ? "" : solution.error());
+    ASSERT_EQ(solution.ok(), expected.has_value()) << (solution ? "" : solution.message());
     if (!solution) {
       ++infeasible;
-      EXPECT_NE(solution.error().find("is infeasible: the kernels need at least"),
+      EXPECT_NE(solution.message().find("is infeasible: the kernels need at least"),
                 std::string::npos)
-          << solution.error();
+          << solution.message();
       continue;
     }
     ++feasible;
@@ -163,14 +163,14 @@ TEST(WdOptimizer, CountWeighsTheTimeButNotTheWorkspace) {
       {"thrice", 3, {point(2.0, 0), point(1.0, 100)}},
   };
   const auto solution = optimize_wd(kernels, 150);
-  ASSERT_TRUE(solution.ok()) << solution.error();
+  ASSERT_TRUE(solution.ok()) << solution.message();
   EXPECT_EQ(solution->choice, (std::vector<int>{0, 1}));
   EXPECT_DOUBLE_EQ(solution->time_ms, 4.0 + 3 * 1.0);
   EXPECT_EQ(solution->workspace_bytes, 100u);
   EXPECT_EQ(solution->variables, 4);
 
   const auto roomy = optimize_wd(kernels, 200);
-  ASSERT_TRUE(roomy.ok()) << roomy.error();
+  ASSERT_TRUE(roomy.ok()) << roomy.message();
   EXPECT_EQ(roomy->choice, (std::vector<int>{1, 1}));
   EXPECT_EQ(roomy->workspace_bytes, 200u);  // the exact fit is allowed
 }
@@ -180,18 +180,18 @@ TEST(WdOptimizer, ErrorsNameTheKernelOrTheMinimum) {
                                              {"kernel b bwdd", 1, {}}};
   const auto no_front = optimize_wd(empty_front, kMiB);
   ASSERT_FALSE(no_front.ok());
-  EXPECT_NE(no_front.error().find("kernel b bwdd"), std::string::npos) << no_front.error();
+  EXPECT_NE(no_front.message().find("kernel b bwdd"), std::string::npos) << no_front.message();
 
   const std::vector<WdKernel> hungry = {{"a", 1, {point(1.0, 3 * kMiB), point(0.5, 9 * kMiB)}},
                                         {"b", 1, {point(1.0, kMiB)}}};
   const auto tight = optimize_wd(hungry, 4 * kMiB - 1);
   ASSERT_FALSE(tight.ok());
-  EXPECT_EQ(tight.error(), "total workspace of " + format_byte_size(4 * kMiB - 1) +
+  EXPECT_EQ(tight.message(), "total workspace of " + format_byte_size(4 * kMiB - 1) +
                                " is infeasible: the kernels need at least 4 MiB");
   EXPECT_TRUE(optimize_wd(hungry, 4 * kMiB).ok());
 
   const auto nothing = optimize_wd({}, 0);
-  ASSERT_TRUE(nothing.ok()) << nothing.error();
+  ASSERT_TRUE(nothing.ok()) << nothing.message();
   EXPECT_TRUE(nothing->choice.empty());
   EXPECT_EQ(nothing->time_ms, 0.0);
 }
@@ -208,7 +208,7 @@ std::string describe(const WrPlan& plan) {
 
 TEST(WdOptimizer, AlexNetAt120MiBBeatsEightMiBPerKernel) {
   const auto table = read_measurements_csv(testing::alexnet_csv_path());
-  ASSERT_TRUE(table.ok()) << table.error();
+  ASSERT_TRUE(table.ok()) << table.message();
   ASSERT_EQ(table->size(), 15u);
   const std::size_t budget = 120 * kMiB;
   const std::size_t per_kernel = budget / table->size();  // 8 MiB: the same memory, reused
@@ -227,7 +227,7 @@ TEST(WdOptimizer, AlexNetAt120MiBBeatsEightMiBPerKernel) {
   }
 
   const auto solution = optimize_wd(kernels, budget);
-  ASSERT_TRUE(solution.ok()) << solution.error();
+  ASSERT_TRUE(solution.ok()) << solution.message();
   expect_consistent(*solution, kernels, budget);
   // No other choice of desirable configurations within the budget is faster.
   const auto optimum = pareto_sum_optimum(kernels, budget);
@@ -285,7 +285,7 @@ TEST(WdOptimizer, ResNet50SizedProgramSolvesQuickly) {
   const std::size_t budget = smallest + (largest - smallest) / 10;
 
   const auto solution = optimize_wd(kernels, budget);
-  ASSERT_TRUE(solution.ok()) << solution.error();
+  ASSERT_TRUE(solution.ok()) << solution.message();
   expect_consistent(*solution, kernels, budget);
   const auto optimum = pareto_sum_optimum(kernels, budget);
   ASSERT_TRUE(optimum.has_value());

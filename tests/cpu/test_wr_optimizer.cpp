@@ -150,7 +150,7 @@ TEST(WrOptimizer, MatchesBruteForceOnRandomTables) {
 
 TEST(WrOptimizer, MatchesBruteForceOnReducedAlexNetTable) {
   const auto kernels = read_measurements_csv(testing::alexnet_csv_path());
-  ASSERT_TRUE(kernels.ok()) << kernels.error();
+  ASSERT_TRUE(kernels.ok()) << kernels.message();
   constexpr int kBatch = 16;
   int planned = 0;
   for (const auto& kernel : *kernels) {
@@ -178,7 +178,7 @@ TEST(WrOptimizer, MatchesBruteForceOnReducedAlexNetTable) {
 
 TEST(WrOptimizer, AlexNetAt64MiBIsAboutThreeTimesFasterThanUndivided) {
   const auto kernels = read_measurements_csv(testing::alexnet_csv_path());
-  ASSERT_TRUE(kernels.ok()) << kernels.error();
+  ASSERT_TRUE(kernels.ok()) << kernels.message();
   ASSERT_EQ(kernels->size(), 15u);
   const std::size_t limit = 64 * kMiB;
   double planned_total = 0.0;

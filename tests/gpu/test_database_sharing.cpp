@@ -128,9 +128,9 @@ TEST_F(DatabaseSharing, ParallelBenchmarkingOnSeveralGpusStoresTheSameRows) {
     const std::string text = read_file(out);
     seconds[i] = std::stod(text.substr(text.find("seconds ") + 8));
     auto opened = ucudnn::BenchmarkDatabase::open(db);
-    ASSERT_TRUE(opened.ok()) << opened.error();
+    ASSERT_TRUE(opened.ok()) << opened.message();
     auto rows = opened.value()->all_rows();
-    ASSERT_TRUE(rows.ok()) << rows.error();
+    ASSERT_TRUE(rows.ok()) << rows.message();
     for (const auto& row : rows.value()) {
       keys[i].push_back(std::string(ucudnn::short_name(row.op)) + " " + row.layer + " " +
                         std::to_string(row.measurement.micro_batch) + " " + std::to_string(row.measurement.algo) +
