@@ -1,22 +1,31 @@
 #pragma once
-// The op-generic front-end shared by every interception layer (the UcudnnHandle_t overloads
-// now, an LD_PRELOAD layer later). It turns a cuDNN-shaped call into engine requests and answers
-// in cuDNN's terms. Errors never escape as exceptions: everything returns a Status.
+// The op-generic front-end shared by both interception layers (the UcudnnHandle_t overloads and
+// the LD_PRELOAD layer). Each call is one short pipeline: read the key and the handle's settings,
+// ask the active planner (runtime/planner.h), and only where it fails do what plain cuDNN would
+// (one fallback per kind of call). Errors never escape as exceptions: everything returns a Status,
+// turned into a cudnnStatus_t by at_boundary.
 
 #include <cudnn.h>
 
 #include <cstddef>
+#include <exception>
 #include <functional>
+#include <new>
 #include <optional>
 #include <vector>
 
 #include "api/context.h"
-#include "runtime/cuda_status.h"
+#include "core/expected.h"
+#include "core/internal_call.h"
 #include "runtime/cudnn_shim.h"
 #include "runtime/descriptors.h"
 #include "runtime/executor.h"
+#include "runtime/planner.h"
 
 namespace ucudnn {
+
+/// CUDNN_STATUS_BAD_PARAM for a null handle: the one place that says so.
+Status require_context(const UcudnnContext* context);
 
 /// A new context with its own cuDNN handle on the current device, configured from the
 /// environment (a bad variable: CUDNN_STATUS_BAD_PARAM naming it).
@@ -30,11 +39,13 @@ struct ConvCall {
   ConvDescriptors descriptors;
 };
 
-/// The virtual algorithm value of an op ("run the micro-batch plan").
-int virtual_algo(ConvOp op);
-
 /// Plain cuDNN's answer to the same query: what get/find calls fall back to.
 using PlainQuery = std::function<Status(std::vector<AlgoPerf>*)>;
+
+/// cuDNN's heuristic answers that succeed within `workspace_bytes`, in cuDNN's order: what plain
+/// cuDNN would choose from under a workspace limit.
+Status heuristics_within(cudnnHandle_t handle, const ConvCall& call, std::size_t workspace_bytes,
+                         std::vector<AlgoPerf>* out);
 
 /// Get/find: plans under `limit` (nullopt: the handle's default) and lists the plan first, then
 /// the real algorithms measured at the full batch within the limit, fastest first.
@@ -52,9 +63,24 @@ Status run_convolution(UcudnnContext* context, const ConvCall& call, int algo, c
 Status describe_plan(UcudnnContext* context, const ConvCall& call, std::optional<std::size_t> limit,
                      std::shared_ptr<const ExecutablePlan>* plan);
 
-/// Runs `body` and converts its Status (or an escaping exception) into a cudnnStatus_t, keeping
-/// the message for ucudnnGetLastErrorMessage.
-cudnnStatus_t at_boundary(const char* function, const std::function<Status()>& body) noexcept;
+/// Records a failed call's message for ucudnnGetLastErrorMessage and returns its status.
+cudnnStatus_t report_at_boundary(const char* function, const Status& status) noexcept;
+
+/// Runs `body` (returning a Status) and converts its result, or an escaping exception, into a
+/// cudnnStatus_t. A template, so that a call pays no std::function allocation.
+template <typename Body>
+cudnnStatus_t at_boundary(const char* function, Body&& body) noexcept {
+  const InternalCallScope inside;  // ucudnn's own cuDNN calls are not intercepted again
+  try {
+    return report_at_boundary(function, body());
+  } catch (const std::bad_alloc&) {
+    return report_at_boundary(function, Error(ErrorCode::kAllocFailed, "host memory exhausted"));
+  } catch (const std::exception& e) {
+    return report_at_boundary(function, Error(ErrorCode::kInternal, std::string("internal error: ") + e.what()));
+  } catch (...) {
+    return report_at_boundary(function, Error(ErrorCode::kInternal, "internal error"));
+  }
+}
 
 /// The message of this thread's last failed boundary call ("" if none).
 const char* last_error_message();

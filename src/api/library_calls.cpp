@@ -15,8 +15,6 @@ using ucudnn::Status;
 
 namespace {
 
-Status null_handle() { return Error(ErrorCode::kBadParam, "the UcudnnHandle_t is null"); }
-
 bool to_internal(UcudnnBatchSizePolicy_t policy, BatchSizePolicy* out) {
   switch (policy) {
     case UCUDNN_BATCH_SIZE_POLICY_ALL: *out = BatchSizePolicy::kAll; return true;
@@ -39,7 +37,7 @@ UcudnnBatchSizePolicy_t to_public(BatchSizePolicy policy) {
 
 cudnnStatus_t ucudnnSetBatchSizePolicy(UcudnnHandle_t handle, UcudnnBatchSizePolicy_t policy) {
   return at_boundary(__func__, [&]() -> Status {
-    if (!handle.context) return null_handle();
+    UCUDNN_TRY(ucudnn::require_context(handle.context));
     BatchSizePolicy internal;
     if (!to_internal(policy, &internal)) {
       return Error(ErrorCode::kBadParam, "unknown batch-size policy " + std::to_string(static_cast<int>(policy)));
@@ -51,7 +49,7 @@ cudnnStatus_t ucudnnSetBatchSizePolicy(UcudnnHandle_t handle, UcudnnBatchSizePol
 
 cudnnStatus_t ucudnnGetBatchSizePolicy(UcudnnHandle_t handle, UcudnnBatchSizePolicy_t* policy) {
   return at_boundary(__func__, [&]() -> Status {
-    if (!handle.context) return null_handle();
+    UCUDNN_TRY(ucudnn::require_context(handle.context));
     if (!policy) return Error(ErrorCode::kBadParam, "null policy pointer");
     *policy = to_public(handle.context->policy.load());
     return Status::success();
@@ -60,7 +58,7 @@ cudnnStatus_t ucudnnGetBatchSizePolicy(UcudnnHandle_t handle, UcudnnBatchSizePol
 
 cudnnStatus_t ucudnnSetDefaultWorkspaceLimit(UcudnnHandle_t handle, size_t bytes) {
   return at_boundary(__func__, [&]() -> Status {
-    if (!handle.context) return null_handle();
+    UCUDNN_TRY(ucudnn::require_context(handle.context));
     handle.context->default_workspace_limit = bytes;
     return Status::success();
   });
@@ -68,7 +66,7 @@ cudnnStatus_t ucudnnSetDefaultWorkspaceLimit(UcudnnHandle_t handle, size_t bytes
 
 cudnnStatus_t ucudnnGetDefaultWorkspaceLimit(UcudnnHandle_t handle, size_t* bytes) {
   return at_boundary(__func__, [&]() -> Status {
-    if (!handle.context) return null_handle();
+    UCUDNN_TRY(ucudnn::require_context(handle.context));
     if (!bytes) return Error(ErrorCode::kBadParam, "null size pointer");
     *bytes = handle.context->default_workspace_limit.load();
     return Status::success();
@@ -117,7 +115,7 @@ cudnnStatus_t ucudnnSetTotalWorkspaceSize(size_t bytes) {
       return Error(ErrorCode::kBadParam, std::to_string(bytes) +
                                                 " bytes is below 1 MiB; the total workspace size is in bytes");
     }
-    ucudnn::WorkspaceDivision::instance().set_budget(bytes);
+    ucudnn::set_total_workspace(bytes);
     return Status::success();
   });
 }
@@ -125,23 +123,24 @@ cudnnStatus_t ucudnnSetTotalWorkspaceSize(size_t bytes) {
 cudnnStatus_t ucudnnGetTotalWorkspaceSize(size_t* bytes) {
   return at_boundary(__func__, [&]() -> Status {
     if (!bytes) return Error(ErrorCode::kBadParam, "null size pointer");
-    *bytes = ucudnn::WorkspaceDivision::instance().budget();
+    *bytes = ucudnn::total_workspace();
     return Status::success();
   });
 }
 
 cudnnStatus_t ucudnnOptimize(UcudnnHandle_t handle) {
   return at_boundary(__func__, [&]() -> Status {
-    if (!handle.context) return null_handle();
-    ucudnn::WorkspaceDivision& division = ucudnn::WorkspaceDivision::instance();
-    if (!division.enabled()) return Error(ErrorCode::kBadParam, "no total workspace size is set (WR mode)");
-    return division.optimize(handle.context->cudnn, handle.context->device);
+    UCUDNN_TRY(ucudnn::require_context(handle.context));
+    if (ucudnn::total_workspace() == 0) {
+      return Error(ErrorCode::kBadParam, "no total workspace size is set (WR mode)");
+    }
+    return ucudnn::WorkspaceDivision::instance().optimize(handle.context->cudnn, handle.context->device);
   });
 }
 
 cudnnStatus_t ucudnnSetLayerId(UcudnnHandle_t handle, int layerId) {
   return at_boundary(__func__, [&]() -> Status {
-    if (!handle.context) return null_handle();
+    UCUDNN_TRY(ucudnn::require_context(handle.context));
     if (layerId < -1) return Error(ErrorCode::kBadParam, "layer ids are -1 (none) or not negative");
     handle.context->layer_id = layerId;
     return Status::success();
@@ -150,10 +149,10 @@ cudnnStatus_t ucudnnSetLayerId(UcudnnHandle_t handle, int layerId) {
 
 cudnnStatus_t ucudnnGetWorkspaceDivisionInfo(UcudnnHandle_t handle, UcudnnWorkspaceDivisionInfo* info) {
   return at_boundary(__func__, [&]() -> Status {
-    if (!handle.context) return null_handle();
+    UCUDNN_TRY(ucudnn::require_context(handle.context));
     if (!info) return Error(ErrorCode::kBadParam, "null info pointer");
     const ucudnn::WdSummary s = ucudnn::WorkspaceDivision::instance().summary(handle.context->device);
-    info->budgetBytes = ucudnn::WorkspaceDivision::instance().budget();
+    info->budgetBytes = ucudnn::total_workspace();
     info->bufferBytes = s.buffer_bytes;
     info->kernels = s.kernels;
     info->variables = s.variables;

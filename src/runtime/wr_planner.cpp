@@ -1,0 +1,86 @@
+#include "runtime/wr_planner.h"
+
+#include <algorithm>
+
+#include "runtime/engine.h"
+
+namespace ucudnn {
+namespace {
+
+AlgoPerf plan_as_perf(const ExecutablePlan& plan) {
+  AlgoPerf p;
+  p.algo = virtual_algo(plan.key().op);
+  p.time_ms = static_cast<float>(plan.wr().time_ms);
+  p.memory = plan.wr().workspace_bytes;
+  p.determinism = plan.deterministic() ? CUDNN_DETERMINISTIC : CUDNN_NON_DETERMINISTIC;
+  p.math_type = plan.wr().runs.empty() ? CUDNN_DEFAULT_MATH
+                                       : static_cast<cudnnMathType_t>(plan.wr().runs.front().math_type);
+  return p;
+}
+
+// The real algorithms measured at the full batch within the limit, fastest first.
+std::vector<AlgoPerf> measured_singles(const ConvKey& key, std::size_t limit) {
+  std::vector<AlgoPerf> singles;
+  if (auto entry = Engine::instance().table().entry(key)) {
+    for (const Measurement& m : entry->rows) {
+      if (m.workspace_bytes > limit) continue;
+      AlgoPerf p;
+      p.algo = m.algo;
+      p.time_ms = static_cast<float>(m.time_ms);
+      p.memory = m.workspace_bytes;
+      p.determinism = m.deterministic ? CUDNN_DETERMINISTIC : CUDNN_NON_DETERMINISTIC;
+      p.math_type = static_cast<cudnnMathType_t>(m.math_type);
+      singles.push_back(p);
+    }
+  }
+  std::stable_sort(singles.begin(), singles.end(),
+                   [](const AlgoPerf& a, const AlgoPerf& b) { return a.time_ms < b.time_ms; });
+  return singles;
+}
+
+}  // namespace
+
+Status WrPlanner::plan_for(const KernelRequest& request, std::size_t limit,
+                           std::shared_ptr<const ExecutablePlan>* plan) {
+  Engine& engine = Engine::instance();
+  if (request.may_benchmark) return engine.plan(request.handle, request.key, limit, request.policy, plan);
+  if (engine.cached_plan(request.key, limit, request.policy, plan)) return Status::success();
+  // Benchmarking synchronises and allocates, which would break a stream capture.
+  return Error(ErrorCode::kNotSupported,
+               "cannot benchmark while the handle's stream is being captured into a CUDA graph");
+}
+
+Status WrPlanner::offer(const KernelRequest& request, int requested, std::vector<AlgoPerf>* answers) {
+  std::shared_ptr<const ExecutablePlan> plan;
+  UCUDNN_TRY(plan_for(request, request.limit, &plan));
+  answers->push_back(plan_as_perf(*plan));
+  for (const AlgoPerf& p : measured_singles(request.key, request.limit)) {
+    if (static_cast<int>(answers->size()) >= requested) break;
+    answers->push_back(p);
+  }
+  return Status::success();
+}
+
+Status WrPlanner::workspace(const KernelRequest& request, std::size_t* bytes) {
+  std::shared_ptr<const ExecutablePlan> plan;
+  UCUDNN_TRY(plan_for(request, request.limit, &plan));
+  *bytes = plan->wr().workspace_bytes;
+  return Status::success();
+}
+
+Status WrPlanner::run(const KernelRequest& request, const void* alpha, const void* beta, const ConvBuffers& buffers,
+                      void* workspace, std::size_t workspace_bytes) {
+  std::shared_ptr<const ExecutablePlan> plan;
+  const Status asked = plan_for(request, request.limit, &plan);
+  if (!asked.ok() || plan->wr().workspace_bytes > workspace_bytes) {
+    UCUDNN_TRY(plan_for(request, request.given_limit, &plan));
+  }
+  return plan->execute(request.handle, alpha, beta, buffers, workspace, workspace_bytes);
+}
+
+Status WrPlanner::describe(const KernelRequest& request, std::optional<std::size_t> explicit_limit,
+                           std::shared_ptr<const ExecutablePlan>* plan) {
+  return plan_for(request, explicit_limit.value_or(request.limit), plan);
+}
+
+}  // namespace ucudnn
