@@ -12,6 +12,7 @@
 #include "core/logging.h"
 #include "core/statistics.h"
 #include "runtime/cuda_status.h"
+#include "runtime/device_info.h"
 
 namespace ucudnn {
 namespace {
@@ -97,6 +98,11 @@ Status create_context(UcudnnContext** out) {
   if (!config) {
     UCUDNN_LOG_ERROR(config.message());
     return config.error();
+  }
+  if (!config->benchmark_devices.empty()) {  // the syntax is checked already; now the device numbers
+    int devices = 0;
+    UCUDNN_CHECK_CUDA(cudaGetDeviceCount(&devices));
+    UCUDNN_TRY(parse_benchmark_devices(config->benchmark_devices, devices));
   }
   auto context = std::make_unique<UcudnnContext>();
   UCUDNN_CHECK_CUDA(cudaGetDevice(&context->device));

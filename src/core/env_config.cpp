@@ -1,11 +1,43 @@
 #include "core/env_config.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
+#include <sstream>
 
 #include "core/units.h"
-#include "store/database.h"
 
 namespace ucudnn {
+namespace {
+
+// "all" or distinct device numbers "0,2,3"; whether they exist is checked at cudnnCreate.
+Status check_device_list(const std::string& text) {
+  if (text == "all") return Status::success();
+  std::stringstream in(text);
+  std::string item;
+  int count = 0;
+  while (std::getline(in, item, ',')) {
+    const bool digits = !item.empty() && item.size() <= 6 &&
+                        std::all_of(item.begin(), item.end(), [](unsigned char c) { return std::isdigit(c); });
+    if (!digits) return Error{"'" + item + "' is not a device number (use all or 0,1,...)"};
+    ++count;
+  }
+  if (count == 0) return Error{"no device is named (use all or 0,1,...)"};
+  return Status::success();
+}
+
+Expected<LogLevel> parse_log_level(const std::string& text) {
+  std::string v;
+  for (unsigned char c : text) v.push_back(static_cast<char>(std::tolower(c)));
+  if (v == "off" || v == "0") return LogLevel::kOff;
+  if (v == "error" || v == "1") return LogLevel::kError;
+  if (v == "warn" || v == "warning" || v == "2") return LogLevel::kWarn;
+  if (v == "info" || v == "3") return LogLevel::kInfo;
+  if (v == "debug" || v == "4") return LogLevel::kDebug;
+  return Error{"'" + text + "' is not off, error, warn, info or debug"};
+}
+
+}  // namespace
 
 Expected<EnvConfig> parse_env_config(const EnvValues& values) {
   const char* policy = values.policy;
@@ -35,14 +67,26 @@ Expected<EnvConfig> parse_env_config(const EnvValues& values) {
   if (values.database_journal && *values.database_journal) {
     auto parsed = parse_journal_mode(values.database_journal);
     if (!parsed) return parsed.error().prefixed("UCUDNN_DATABASE_JOURNAL: ");
-    config.database_journal = values.database_journal;
+    config.database_journal = *parsed;
   }
-  if (values.benchmark_devices) config.benchmark_devices = values.benchmark_devices;
+  if (values.benchmark_devices && *values.benchmark_devices) {
+    const Status checked = check_device_list(values.benchmark_devices);
+    if (!checked) {
+      return checked.error().prefixed("UCUDNN_BENCHMARK_DEVICES='" + std::string(values.benchmark_devices) + "': ");
+    }
+    config.benchmark_devices = values.benchmark_devices;
+  }
   if (values.statistics && *values.statistics) {
     const std::string text = values.statistics;
     if (text != "0" && text != "1") return Error{"UCUDNN_STATS: '" + text + "' is not 0 or 1"};
     config.print_statistics = text == "1";
   }
+  if (values.log_level && *values.log_level) {
+    auto parsed = parse_log_level(values.log_level);
+    if (!parsed) return parsed.error().prefixed("UCUDNN_LOG_LEVEL: ");
+    config.log_level = *parsed;
+  }
+  if (values.log_file) config.log_file = values.log_file;
   return config;
 }
 
@@ -57,6 +101,8 @@ const Expected<EnvConfig>& env_config() {
     values.database_journal = std::getenv("UCUDNN_DATABASE_JOURNAL");
     values.benchmark_devices = std::getenv("UCUDNN_BENCHMARK_DEVICES");
     values.statistics = std::getenv("UCUDNN_STATS");
+    values.log_level = std::getenv("UCUDNN_LOG_LEVEL");
+    values.log_file = std::getenv("UCUDNN_LOG_FILE");
     return parse_env_config(values);
   }();
   return config;

@@ -12,7 +12,10 @@
 // | UCUDNN_DATABASE_JOURNAL         | auto, wal, delete, truncate, persist             | auto       |
 // | UCUDNN_BENCHMARK_DEVICES        | all, or device ordinals "0,2,3"                  | the handle's|
 // | UCUDNN_STATS                    | 1: print per-operation statistics at exit        | 0          |
-// | UCUDNN_LOG_LEVEL / _FILE        | see core/logging.h                               | warn/stderr|
+// | UCUDNN_LOG_LEVEL                | off, error, warn, info, debug (or 0-4)           | warn       |
+// | UCUDNN_LOG_FILE                 | append log lines to this file                    | stderr     |
+//
+// A bad value of any of them fails cudnnCreate and the `ucudnn` command, naming the variable.
 
 #include <cstddef>
 #include <optional>
@@ -20,6 +23,8 @@
 
 #include "core/batch_policy.h"
 #include "core/expected.h"
+#include "core/journal_mode.h"
+#include "core/logging.h"
 
 namespace ucudnn {
 
@@ -29,9 +34,12 @@ struct EnvConfig {
   std::optional<std::size_t> imposed_workspace_limit;  ///< caps every call's limit
   std::size_t total_workspace = 0;  ///< WD budget; 0: WR mode
   std::string database;           ///< empty: no database
-  std::string database_journal;   ///< validated by the store; empty: auto
-  std::string benchmark_devices;  ///< validated against the visible devices; empty: the handle's own
+  JournalMode database_journal = JournalMode::kAuto;
+  std::string benchmark_devices;  ///< "all" or "0,2,3" (syntax checked here, device numbers at
+                                  ///< cudnnCreate); empty: the handle's own
   bool print_statistics = false;  ///< UCUDNN_STATS
+  LogLevel log_level = LogLevel::kWarn;
+  std::string log_file;  ///< empty: stderr
 };
 
 struct EnvValues {
@@ -43,6 +51,8 @@ struct EnvValues {
   const char* database_journal = nullptr;
   const char* benchmark_devices = nullptr;
   const char* statistics = nullptr;
+  const char* log_level = nullptr;
+  const char* log_file = nullptr;
 };
 
 /// Parses the given values (null = unset).
@@ -54,7 +64,7 @@ inline Expected<EnvConfig> parse_env_config(const char* policy, const char* defa
   return parse_env_config(values);
 }
 
-/// The process's configuration, read from the environment on first use.
+/// The process's configuration, read from the environment once, on first use.
 const Expected<EnvConfig>& env_config();
 
 }  // namespace ucudnn

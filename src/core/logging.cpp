@@ -1,8 +1,8 @@
 #include "core/logging.h"
 
-#include <cctype>
+#include "core/env_config.h"
+
 #include <cstdio>
-#include <cstdlib>
 #include <mutex>
 #include <set>
 
@@ -15,26 +15,20 @@ struct Logger {
   std::mutex mutex;
   std::set<std::string> warned;
 
+  // From the process configuration; where it is invalid, cudnnCreate and the tools report it
+  // and the log keeps its defaults.
   Logger() {
-    std::string problem;
-    if (const char* text = std::getenv("UCUDNN_LOG_LEVEL")) {
-      std::string v;
-      for (const char* p = text; *p; ++p) v.push_back(static_cast<char>(std::tolower(*p)));
-      if (v == "off" || v == "0") level = LogLevel::kOff;
-      else if (v == "error" || v == "1") level = LogLevel::kError;
-      else if (v == "warn" || v == "warning" || v == "2") level = LogLevel::kWarn;
-      else if (v == "info" || v == "3") level = LogLevel::kInfo;
-      else if (v == "debug" || v == "4") level = LogLevel::kDebug;
-      else problem = std::string("UCUDNN_LOG_LEVEL='") + text + "' is not off, error, warn, info or debug; using warn";
-    }
-    if (const char* path = std::getenv("UCUDNN_LOG_FILE"); path && *path) {
-      if (FILE* f = std::fopen(path, "a")) {
+    const auto& config = env_config();
+    if (!config) return;
+    level = config->log_level;
+    if (!config->log_file.empty()) {
+      if (FILE* f = std::fopen(config->log_file.c_str(), "a")) {
         sink = f;
       } else {
-        problem = std::string("cannot open UCUDNN_LOG_FILE='") + path + "'; logging to stderr";
+        std::fprintf(stderr, "ucudnn: warning: cannot open UCUDNN_LOG_FILE='%s'; logging to stderr\n",
+                     config->log_file.c_str());
       }
     }
-    if (!problem.empty()) std::fprintf(stderr, "ucudnn: warning: %s\n", problem.c_str());
   }
 };
 

@@ -58,7 +58,7 @@ Status Engine::set_database(const std::string& path) {
   if (path.empty()) return Status::success();
   BenchmarkDatabase::Options options;
   const auto& config = env_config();
-  if (config && !config->database_journal.empty()) options.journal = *parse_journal_mode(config->database_journal);
+  if (config) options.journal = config->database_journal;
   auto opened = BenchmarkDatabase::open(path, options);
   if (!opened) return opened.error();
   database_ = std::shared_ptr<BenchmarkDatabase>(std::move(opened.value()));

@@ -144,17 +144,6 @@ std::string utc_timestamp() {
   return buf;
 }
 
-Expected<JournalMode> parse_journal_mode(const std::string& text) {
-  std::string v;
-  for (unsigned char c : text) v.push_back(static_cast<char>(std::tolower(c)));
-  if (v == "auto" || v.empty()) return JournalMode::kAuto;
-  if (v == "wal") return JournalMode::kWal;
-  if (v == "delete") return JournalMode::kDelete;
-  if (v == "truncate") return JournalMode::kTruncate;
-  if (v == "persist") return JournalMode::kPersist;
-  return Error{"unknown journal mode '" + text + "' (expected auto, wal, delete, truncate or persist)"};
-}
-
 JournalMode journal_mode_for(const std::string& path) {
   struct statfs fs {};
   if (::statfs(directory_of(path).c_str(), &fs) != 0) return JournalMode::kDelete;  // unknown: the safe choice

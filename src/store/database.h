@@ -28,6 +28,7 @@
 #include "core/conv_op.h"
 #include "core/device_identity.h"
 #include "core/expected.h"
+#include "core/journal_mode.h"
 #include "core/measurement.h"
 
 struct sqlite3;
@@ -36,9 +37,6 @@ namespace ucudnn {
 
 inline constexpr int kSchemaVersion = 1;
 
-/// How the database journals its writes: WAL is fastest but unsafe on network file systems.
-enum class JournalMode { kAuto, kWal, kDelete, kTruncate, kPersist };
-Expected<JournalMode> parse_journal_mode(const std::string& text);
 /// The mode kAuto picks for a path: kDelete on network file systems (NFS, SMB/CIFS, Lustre, GPFS,
 /// CephFS, 9P, FUSE), kWal elsewhere.
 JournalMode journal_mode_for(const std::string& path);
