@@ -15,6 +15,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "ucudnn/intercepted_calls.h"
+
 /// The library state behind one handle: a cuDNN handle plus ucudnn's settings. Opaque.
 struct UcudnnContext;
 
@@ -223,113 +225,22 @@ typedef enum {
 cudnnStatus_t cudnnCreate(UcudnnHandle_t* handle);
 cudnnStatus_t cudnnDestroy(UcudnnHandle_t handle);
 
-// Forward
-cudnnStatus_t cudnnGetConvolutionForwardAlgorithm_v7(UcudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc,
-                                                     const cudnnFilterDescriptor_t wDesc,
-                                                     const cudnnConvolutionDescriptor_t convDesc,
-                                                     const cudnnTensorDescriptor_t yDesc, const int requestedAlgoCount,
-                                                     int* returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t* perfResults);
-cudnnStatus_t cudnnGetConvolutionForwardAlgorithm(UcudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc,
-                                                  const cudnnFilterDescriptor_t wDesc,
-                                                  const cudnnConvolutionDescriptor_t convDesc,
-                                                  const cudnnTensorDescriptor_t yDesc,
-                                                  cudnnConvolutionFwdPreference_t preference, size_t memoryLimitInBytes,
-                                                  cudnnConvolutionFwdAlgo_t* algo);
-cudnnStatus_t cudnnFindConvolutionForwardAlgorithm(UcudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc,
-                                                   const cudnnFilterDescriptor_t wDesc,
-                                                   const cudnnConvolutionDescriptor_t convDesc,
-                                                   const cudnnTensorDescriptor_t yDesc, const int requestedAlgoCount,
-                                                   int* returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t* perfResults);
-cudnnStatus_t cudnnFindConvolutionForwardAlgorithmEx(UcudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc,
-                                                     const void* x, const cudnnFilterDescriptor_t wDesc, const void* w,
-                                                     const cudnnConvolutionDescriptor_t convDesc,
-                                                     const cudnnTensorDescriptor_t yDesc, void* y,
-                                                     const int requestedAlgoCount, int* returnedAlgoCount,
-                                                     cudnnConvolutionFwdAlgoPerf_t* perfResults, void* workSpace,
-                                                     size_t workSpaceSizeInBytes);
-cudnnStatus_t cudnnGetConvolutionForwardWorkspaceSize(UcudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc,
-                                                      const cudnnFilterDescriptor_t wDesc,
-                                                      const cudnnConvolutionDescriptor_t convDesc,
-                                                      const cudnnTensorDescriptor_t yDesc,
-                                                      cudnnConvolutionFwdAlgo_t algo, size_t* sizeInBytes);
-cudnnStatus_t cudnnConvolutionForward(UcudnnHandle_t handle, const void* alpha, const cudnnTensorDescriptor_t xDesc,
-                                      const void* x, const cudnnFilterDescriptor_t wDesc, const void* w,
-                                      const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo,
-                                      void* workSpace, size_t workSpaceSizeInBytes, const void* beta,
-                                      const cudnnTensorDescriptor_t yDesc, void* y);
-
-// Backward data
-cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithm_v7(UcudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc,
-                                                          const cudnnTensorDescriptor_t dyDesc,
-                                                          const cudnnConvolutionDescriptor_t convDesc,
-                                                          const cudnnTensorDescriptor_t dxDesc,
-                                                          const int requestedAlgoCount, int* returnedAlgoCount,
-                                                          cudnnConvolutionBwdDataAlgoPerf_t* perfResults);
-cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithm(UcudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc,
-                                                       const cudnnTensorDescriptor_t dyDesc,
-                                                       const cudnnConvolutionDescriptor_t convDesc,
-                                                       const cudnnTensorDescriptor_t dxDesc,
-                                                       cudnnConvolutionBwdDataPreference_t preference,
-                                                       size_t memoryLimitInBytes, cudnnConvolutionBwdDataAlgo_t* algo);
-cudnnStatus_t cudnnFindConvolutionBackwardDataAlgorithm(UcudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc,
-                                                        const cudnnTensorDescriptor_t dyDesc,
-                                                        const cudnnConvolutionDescriptor_t convDesc,
-                                                        const cudnnTensorDescriptor_t dxDesc,
-                                                        const int requestedAlgoCount, int* returnedAlgoCount,
-                                                        cudnnConvolutionBwdDataAlgoPerf_t* perfResults);
-cudnnStatus_t cudnnFindConvolutionBackwardDataAlgorithmEx(
-    UcudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const void* w, const cudnnTensorDescriptor_t dyDesc,
-    const void* dy, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, void* dx,
-    const int requestedAlgoCount, int* returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t* perfResults,
-    void* workSpace, size_t workSpaceSizeInBytes);
-cudnnStatus_t cudnnGetConvolutionBackwardDataWorkspaceSize(UcudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc,
-                                                           const cudnnTensorDescriptor_t dyDesc,
-                                                           const cudnnConvolutionDescriptor_t convDesc,
-                                                           const cudnnTensorDescriptor_t dxDesc,
-                                                           cudnnConvolutionBwdDataAlgo_t algo, size_t* sizeInBytes);
-cudnnStatus_t cudnnConvolutionBackwardData(UcudnnHandle_t handle, const void* alpha,
-                                           const cudnnFilterDescriptor_t wDesc, const void* w,
-                                           const cudnnTensorDescriptor_t dyDesc, const void* dy,
-                                           const cudnnConvolutionDescriptor_t convDesc,
-                                           cudnnConvolutionBwdDataAlgo_t algo, void* workSpace,
-                                           size_t workSpaceSizeInBytes, const void* beta,
-                                           const cudnnTensorDescriptor_t dxDesc, void* dx);
-
-// Backward filter
-cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithm_v7(UcudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc,
-                                                            const cudnnTensorDescriptor_t dyDesc,
-                                                            const cudnnConvolutionDescriptor_t convDesc,
-                                                            const cudnnFilterDescriptor_t dwDesc,
-                                                            const int requestedAlgoCount, int* returnedAlgoCount,
-                                                            cudnnConvolutionBwdFilterAlgoPerf_t* perfResults);
-cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithm(UcudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc,
-                                                         const cudnnTensorDescriptor_t dyDesc,
-                                                         const cudnnConvolutionDescriptor_t convDesc,
-                                                         const cudnnFilterDescriptor_t dwDesc,
-                                                         cudnnConvolutionBwdFilterPreference_t preference,
-                                                         size_t memoryLimitInBytes,
-                                                         cudnnConvolutionBwdFilterAlgo_t* algo);
-cudnnStatus_t cudnnFindConvolutionBackwardFilterAlgorithm(UcudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc,
-                                                          const cudnnTensorDescriptor_t dyDesc,
-                                                          const cudnnConvolutionDescriptor_t convDesc,
-                                                          const cudnnFilterDescriptor_t dwDesc,
-                                                          const int requestedAlgoCount, int* returnedAlgoCount,
-                                                          cudnnConvolutionBwdFilterAlgoPerf_t* perfResults);
-cudnnStatus_t cudnnFindConvolutionBackwardFilterAlgorithmEx(
-    UcudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void* x, const cudnnTensorDescriptor_t dyDesc,
-    const void* y, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, void* dw,
-    const int requestedAlgoCount, int* returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t* perfResults,
-    void* workSpace, size_t workSpaceSizeInBytes);
-cudnnStatus_t cudnnGetConvolutionBackwardFilterWorkspaceSize(UcudnnHandle_t handle,
-                                                             const cudnnTensorDescriptor_t xDesc,
-                                                             const cudnnTensorDescriptor_t dyDesc,
-                                                             const cudnnConvolutionDescriptor_t convDesc,
-                                                             const cudnnFilterDescriptor_t gradDesc,
-                                                             cudnnConvolutionBwdFilterAlgo_t algo, size_t* sizeInBytes);
-cudnnStatus_t cudnnConvolutionBackwardFilter(UcudnnHandle_t handle, const void* alpha,
-                                             const cudnnTensorDescriptor_t xDesc, const void* x,
-                                             const cudnnTensorDescriptor_t dyDesc, const void* dy,
-                                             const cudnnConvolutionDescriptor_t convDesc,
-                                             cudnnConvolutionBwdFilterAlgo_t algo, void* workSpace,
-                                             size_t workSpaceSizeInBytes, const void* beta,
-                                             const cudnnFilterDescriptor_t dwDesc, void* dw);
+// The intercepted calls are listed once, with their parameters, in ucudnn/intercepted_calls.h:
+//   Forward:         cudnnGetConvolutionForwardAlgorithm_v7, cudnnFindConvolutionForwardAlgorithm,
+//                    cudnnFindConvolutionForwardAlgorithmEx, cudnnGetConvolutionForwardWorkspaceSize,
+//                    cudnnConvolutionForward
+//   Backward data:   cudnnGetConvolutionBackwardDataAlgorithm_v7, cudnnFindConvolutionBackwardDataAlgorithm,
+//                    cudnnFindConvolutionBackwardDataAlgorithmEx, cudnnGetConvolutionBackwardDataWorkspaceSize,
+//                    cudnnConvolutionBackwardData
+//   Backward filter: cudnnGetConvolutionBackwardFilterAlgorithm_v7, cudnnFindConvolutionBackwardFilterAlgorithm,
+//                    cudnnFindConvolutionBackwardFilterAlgorithmEx, cudnnGetConvolutionBackwardFilterWorkspaceSize,
+//                    cudnnConvolutionBackwardFilter
+//   cuDNN 7 preference calls (these overloads only; the preference enums are above):
+//                    cudnnGetConvolutionForwardAlgorithm, cudnnGetConvolutionBackwardDataAlgorithm,
+//                    cudnnGetConvolutionBackwardFilterAlgorithm
+// Each is declared here as `cudnnStatus_t name(UcudnnHandle_t handle, <cuDNN's other parameters>);`.
+#define UCUDNN_DECLARE_HANDLE_OVERLOAD(name, params, args) \
+  cudnnStatus_t name(UcudnnHandle_t handle, UCUDNN_UNPAREN params);
+UCUDNN_INTERCEPTED_CALLS(UCUDNN_DECLARE_HANDLE_OVERLOAD)
+UCUDNN_INTERCEPTED_CUDNN7_CALLS(UCUDNN_DECLARE_HANDLE_OVERLOAD)
+#undef UCUDNN_DECLARE_HANDLE_OVERLOAD
