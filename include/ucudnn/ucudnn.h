@@ -17,6 +17,10 @@
 
 #include "ucudnn/intercepted_calls.h"
 
+// Everything declared here is the library's public API, exported from libucudnn.so; the rest of
+// the library is hidden (tests/cpu/test_architecture.cpp checks the exported list).
+#pragma GCC visibility push(default)
+
 /// The library state behind one handle: a cuDNN handle plus ucudnn's settings. Opaque.
 struct UcudnnContext;
 
@@ -244,3 +248,5 @@ cudnnStatus_t cudnnDestroy(UcudnnHandle_t handle);
 UCUDNN_INTERCEPTED_CALLS(UCUDNN_DECLARE_HANDLE_OVERLOAD)
 UCUDNN_INTERCEPTED_CUDNN7_CALLS(UCUDNN_DECLARE_HANDLE_OVERLOAD)
 #undef UCUDNN_DECLARE_HANDLE_OVERLOAD
+
+#pragma GCC visibility pop

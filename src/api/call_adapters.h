@@ -75,13 +75,7 @@ cudnnStatus_t choose_one(const char* function, UcudnnContext* context, cudnnHand
     // choose_algorithms refuses a null context before it asks the plain query.
     UCUDNN_TRY(
         choose_algorithms(context, call, limit, 1, &answers, [&](std::vector<AlgoPerf>* out) -> Status {
-          const size_t plain_limit = context->effective_limit(limit);
-          std::vector<AlgoPerf> all;
-          UCUDNN_TRY(get_algorithms(raw, call.op, call.descriptors, &all));
-          for (const AlgoPerf& p : all) {
-            if (p.status == CUDNN_STATUS_SUCCESS && p.memory <= plain_limit) out->push_back(p);
-          }
-          return Status::success();
+          return heuristics_within(raw, call, context->effective_limit(limit), out);
         }));
     if (answers.empty()) return Error(ErrorCode::kNotSupported, "no algorithm fits the workspace limit");
     *algo = static_cast<Algo>(answers.front().algo);

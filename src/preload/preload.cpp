@@ -79,6 +79,8 @@ UcudnnContext* intercepted(cudnnHandle_t handle) {
 
 }  // namespace
 
+// cuDNN's names are this library's only exports (preload.exports); the engine inside is hidden.
+#pragma GCC visibility push(default)
 extern "C" {
 
 cudnnStatus_t cudnnCreate(cudnnHandle_t* handle) {
@@ -115,3 +117,4 @@ UCUDNN_INTERCEPTED_CALLS(UCUDNN_DEFINE_PRELOAD_CALL)
 #undef UCUDNN_DEFINE_PRELOAD_CALL
 
 }  // extern "C"
+#pragma GCC visibility pop
