@@ -78,6 +78,13 @@ bool operator==(const ConvKey& a, const ConvKey& b) {
          fields(a.conv) == fields(b.conv) && fields(a.y) == fields(b.y);
 }
 
+bool operator<(const ConvKey& a, const ConvKey& b) {
+  auto all = [](const ConvKey& k) {
+    return std::tuple_cat(std::tie(k.op, k.device), fields(k.x), fields(k.w), fields(k.conv), fields(k.y));
+  };
+  return all(a) < all(b);
+}
+
 std::size_t ConvKeyHash::operator()(const ConvKey& key) const {
   Hasher h;
   h.add(static_cast<int>(key.op));

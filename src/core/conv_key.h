@@ -53,6 +53,8 @@ struct ConvKey {
 
   friend bool operator==(const ConvKey& a, const ConvKey& b);
   friend bool operator!=(const ConvKey& a, const ConvKey& b) { return !(a == b); }
+  /// A strict total order over every field (for ordered containers); no meaning beyond that.
+  friend bool operator<(const ConvKey& a, const ConvKey& b);
 };
 
 struct ConvKeyHash {

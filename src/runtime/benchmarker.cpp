@@ -22,11 +22,6 @@ std::size_t filter_elements(const FilterLayout& w) {
 
 }  // namespace
 
-Benchmarker::~Benchmarker() {
-  if (start_) cudaEventDestroy(start_);
-  if (stop_) cudaEventDestroy(stop_);
-}
-
 Status Benchmarker::create(cudnnHandle_t handle, const ConvKey& key, BenchmarkSettings settings,
                            std::unique_ptr<Benchmarker>* out) {
   std::unique_ptr<Benchmarker> b(new Benchmarker());
@@ -67,13 +62,13 @@ Status Benchmarker::create(cudnnHandle_t handle, const ConvKey& key, BenchmarkSe
   std::size_t bytes = std::min(needed, free_bytes > margin ? free_bytes - margin : 0);
   while (bytes > 0 && !b->workspace_.allocate(bytes).ok()) bytes /= 2;
   b->workspace_bytes_ = bytes;
-  b->covered_ = bytes >= needed ? std::numeric_limits<std::size_t>::max() : bytes;
+  b->measured_up_to_ = bytes >= needed ? std::numeric_limits<std::size_t>::max() : bytes;
   if (bytes < needed) {
     UCUDNN_LOG_INFO("benchmarking " << key.to_string() << " with " << bytes << " bytes of workspace, not the "
                                     << needed << " its hungriest algorithm needs: the device has no more free");
   }
-  UCUDNN_CHECK_CUDA(cudaEventCreate(&b->start_));
-  UCUDNN_CHECK_CUDA(cudaEventCreate(&b->stop_));
+  UCUDNN_TRY(create_event(cudaEventDefault, &b->start_));
+  UCUDNN_TRY(create_event(cudaEventDefault, &b->stop_));
   *out = std::move(b);
   return Status::success();
 }
@@ -99,7 +94,7 @@ Status Benchmarker::time_candidate(const ConvDescriptors& d, int algo, double* m
   auto time_calls = [&](int calls, float* ms) -> Status {
     StreamGate gate;
     gate.close(stream);
-    UCUDNN_CHECK_CUDA(cudaEventRecord(start_, stream));
+    UCUDNN_CHECK_CUDA(cudaEventRecord(start_.get(), stream));
     const auto queueing = std::chrono::steady_clock::now();
     for (int c = 0; c < calls; ++c) {
       UCUDNN_TRY(
@@ -107,11 +102,11 @@ Status Benchmarker::time_candidate(const ConvDescriptors& d, int algo, double* m
     }
     const double host_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - queueing).count();
-    UCUDNN_CHECK_CUDA(cudaEventRecord(stop_, stream));
+    UCUDNN_CHECK_CUDA(cudaEventRecord(stop_.get(), stream));
     gate.open();
-    UCUDNN_CHECK_CUDA(cudaEventSynchronize(stop_));
+    UCUDNN_CHECK_CUDA(cudaEventSynchronize(stop_.get()));
     float gpu_ms = 0;
-    UCUDNN_CHECK_CUDA(cudaEventElapsedTime(&gpu_ms, start_, stop_));
+    UCUDNN_CHECK_CUDA(cudaEventElapsedTime(&gpu_ms, start_.get(), stop_.get()));
     if (gate.timed_out()) UCUDNN_LOG_DEBUG("a timing sample waited for the host: it includes launch overhead");
     *ms = static_cast<float>(std::max<double>(gpu_ms, host_ms) / calls);
     return Status::success();

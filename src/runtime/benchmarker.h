@@ -39,7 +39,6 @@ class Benchmarker {
   /// algorithm (less if the device has less free memory).
   static Status create(cudnnHandle_t handle, const ConvKey& key, BenchmarkSettings settings,
                        std::unique_ptr<Benchmarker>* out);
-  ~Benchmarker();
   Benchmarker(const Benchmarker&) = delete;
   Benchmarker& operator=(const Benchmarker&) = delete;
 
@@ -48,7 +47,7 @@ class Benchmarker {
 
   /// The workspace limit up to which the rows are complete: unbounded (SIZE_MAX) when every
   /// algorithm's workspace could be allocated, else the workspace measured with.
-  std::size_t covered_limit() const { return covered_; }
+  std::size_t measured_up_to() const { return measured_up_to_; }
   /// How many candidate timings this benchmarker has run.
   int timings_run() const { return timings_run_; }
 
@@ -60,11 +59,11 @@ class Benchmarker {
   ConvKey key_;
   BenchmarkSettings settings_;
   std::size_t workspace_bytes_ = 0;  ///< allocated for the candidates
-  std::size_t covered_ = 0;
+  std::size_t measured_up_to_ = 0;
   DeviceBuffer x_, w_, y_, workspace_;
   FilterDescriptor filter_;
   std::map<int, ConvolutionDescriptor> conv_by_math_;
-  cudaEvent_t start_ = nullptr, stop_ = nullptr;
+  CudaEvent start_, stop_;
   int timings_run_ = 0;
 };
 

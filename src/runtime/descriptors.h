@@ -1,30 +1,16 @@
 #pragma once
-// cuDNN descriptors: owning wrappers, reading a caller's descriptors into a ConvKey, and making
+// cuDNN descriptors: reading a caller's descriptors into a ConvKey, and making
 // descriptors back from a ConvKey (for micro-batches and for each math type).
 
 #include <cudnn.h>
 
 #include <cstddef>
-#include <memory>
 
 #include "core/conv_key.h"
 #include "runtime/cuda_status.h"
+#include "runtime/owned.h"
 
 namespace ucudnn {
-
-struct TensorDescriptorDeleter {
-  void operator()(cudnnTensorDescriptor_t d) const { cudnnDestroyTensorDescriptor(d); }
-};
-struct FilterDescriptorDeleter {
-  void operator()(cudnnFilterDescriptor_t d) const { cudnnDestroyFilterDescriptor(d); }
-};
-struct ConvolutionDescriptorDeleter {
-  void operator()(cudnnConvolutionDescriptor_t d) const { cudnnDestroyConvolutionDescriptor(d); }
-};
-using TensorDescriptor = std::unique_ptr<std::remove_pointer_t<cudnnTensorDescriptor_t>, TensorDescriptorDeleter>;
-using FilterDescriptor = std::unique_ptr<std::remove_pointer_t<cudnnFilterDescriptor_t>, FilterDescriptorDeleter>;
-using ConvolutionDescriptor =
-    std::unique_ptr<std::remove_pointer_t<cudnnConvolutionDescriptor_t>, ConvolutionDescriptorDeleter>;
 
 /// The caller's descriptors of one convolution, in forward naming (see ConvKey).
 struct ConvDescriptors {

@@ -1,24 +1,58 @@
 #include "runtime/engine.h"
 
-#include <cuda_runtime_api.h>
-
-#include <algorithm>
 #include <chrono>
 #include <limits>
-#include <thread>
 
 #include "core/env_config.h"
-#include "core/internal_call.h"
 #include "core/logging.h"
 #include "core/statistics.h"
-#include "runtime/cudnn_shim.h"
-#include "runtime/device_info.h"
+#include "runtime/gpu_measurement_source.h"
 
 namespace ucudnn {
+namespace {
+
+std::size_t hash_combine(std::size_t seed, std::size_t value) {
+  return seed ^ (value + 0x9e3779b97f4a7c15ull + (seed << 6) + (seed >> 2));
+}
+
+// Adds the time spent gathering rows (database lookups included) and the timings run to the
+// statistics, on every way out.
+class BenchmarkingAccount {
+ public:
+  BenchmarkingAccount(ConvOp op, const MeasurementSource& source)
+      : op_(op), source_(source), started_(std::chrono::steady_clock::now()), timings_before_(source.timings_run()) {}
+  ~BenchmarkingAccount() {
+    Statistics::instance().add_benchmarking(
+        op_, std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count(),
+        source_.timings_run() - timings_before_);
+  }
+  BenchmarkingAccount(const BenchmarkingAccount&) = delete;
+  BenchmarkingAccount& operator=(const BenchmarkingAccount&) = delete;
+
+ private:
+  ConvOp op_;
+  const MeasurementSource& source_;
+  std::chrono::steady_clock::time_point started_;
+  long long timings_before_;
+};
+
+}  // namespace
 
 Engine& Engine::instance() {
-  static Engine* engine = new Engine();  // never destroyed: handles may outlive static destruction
+  // Never destroyed: handles may outlive static destruction.
+  static Engine* engine = new Engine(std::make_shared<GpuMeasurementSource>());
   return *engine;
+}
+
+Engine::Engine(std::shared_ptr<MeasurementSource> source) : source_(std::move(source)) {}
+
+Engine::Engine(std::shared_ptr<MeasurementSource> source, std::shared_ptr<BenchmarkDatabase> database)
+    : source_(std::move(source)), database_(std::move(database)), database_configured_(true) {}
+
+std::size_t Engine::PlanKeyHash::operator()(const PlanKey& k) const {
+  std::size_t seed = ConvKeyHash()(k.key);
+  seed = hash_combine(seed, std::hash<std::size_t>()(k.workspace_limit));
+  return hash_combine(seed, std::hash<int>()(static_cast<int>(k.policy)));
 }
 
 bool Engine::cached_plan(const ConvKey& key, std::size_t workspace_limit, BatchSizePolicy policy,
@@ -140,177 +174,72 @@ Status Engine::measured_rows(cudnnHandle_t handle, const ConvKey& key, BatchSize
 std::vector<Measurement> Engine::table_rows(const ConvKey& key, const std::vector<int>& sizes) {
   std::vector<Measurement> rows;
   for (int size : sizes) {
-    if (auto entry = table().entry(key.with_batch(size))) rows.insert(rows.end(), entry->rows.begin(), entry->rows.end());
+    if (auto entry = table_.entry(key.with_batch(size))) rows.insert(rows.end(), entry->rows.begin(), entry->rows.end());
   }
   return rows;
 }
 
 Status Engine::gather_rows(cudnnHandle_t handle, const ConvKey& key, const std::vector<int>& sizes,
                            std::size_t workspace_limit) {
-  const auto started = std::chrono::steady_clock::now();
-  const long long timings_before = timings_run_.load();
-  struct Account {  // benchmarking time, database lookups included, on every way out
-    ConvOp op;
-    std::chrono::steady_clock::time_point started;
-    const std::atomic<long long>& timings;
-    long long before;
-    ~Account() {
-      Statistics::instance().add_benchmarking(
-          op, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),
-          timings.load() - before);
-    }
-  } account{key.op, started, timings_run_, timings_before};
-  const std::shared_ptr<BenchmarkDatabase> db = database();
-  DeviceIdentity identity;
-  const bool identified = device_identity(key.device, &identity).ok();
+  const BenchmarkingAccount account(key.op, *source_);
+  const DeviceDatabase database = database_for(key.device);
+  if (missing_sizes(key, sizes, workspace_limit, database).empty()) return Status::success();
 
-  // Sizes not complete in memory: try the database, then measure what is still missing.
-  auto missing_sizes = [&]() {
-    std::vector<int> missing;
-    for (int size : sizes) {
-      const ConvKey micro = key.with_batch(size);
-      if (table().complete_rows(micro, workspace_limit)) continue;
-      if (db && identified) {
-        auto found = db->lookup(identity, micro);
-        if (!found) {
-          warn_once("lookup " + db->path(), found.message());
-        } else if (found.value() && found.value()->measured_up_to >= workspace_limit) {
-          table().record(micro, found.value()->measured_up_to, found.value()->rows);
-          continue;
-        }
-      }
-      missing.push_back(size);
-    }
-    return missing;
-  };
-  if (missing_sizes().empty()) return Status::success();
-
-  std::lock_guard<std::mutex> lock(benchmark_mutex_);
-  const std::vector<int> missing = missing_sizes();  // another thread may have measured meanwhile
+  std::lock_guard<std::mutex> lock(measure_mutex_);
+  // Another thread may have measured meanwhile.
+  const std::vector<int> missing = missing_sizes(key, sizes, workspace_limit, database);
   if (missing.empty()) return Status::success();
-  // cuDNN validates the descriptors first, so invalid arguments fail with cuDNN's own status.
-  {
-    TensorDescriptor x, y;
-    FilterDescriptor w;
-    ConvolutionDescriptor conv;
-    UCUDNN_TRY(make_tensor_descriptor(key.x, &x));
-    UCUDNN_TRY(make_tensor_descriptor(key.y, &y));
-    UCUDNN_TRY(make_filter_descriptor(key.w, &w));
-    UCUDNN_TRY(make_convolution_descriptor(key.conv, key.conv.math_type, &conv));
-    std::vector<AlgoPerf> heuristics;
-    UCUDNN_TRY(get_algorithms(handle, key.op, {x.get(), w.get(), conv.get(), y.get()}, &heuristics));
-  }
-  std::map<int, Measured> measured;
-  UCUDNN_TRY(measure(handle, key, missing, &measured));
-  for (const auto& [size, result] : measured) {
-    const ConvKey micro = key.with_batch(size);
-    table().record(micro, result.covered, result.rows);
-    if (db && identified && !db->read_only()) {
-      auto stored = db->store(identity, micro, result.covered, result.rows);
-      if (!stored) warn_once("store " + db->path(), stored.message() + "; new results stay in memory");
-    }
-  }
-  return Status::success();
+  return measure(handle, key, missing, database);
 }
 
-Status Engine::measure_on(cudnnHandle_t handle, const ConvKey& key, const std::vector<int>& sizes,
-                          std::map<int, Measured>* out) {
-  std::unique_ptr<Benchmarker> benchmarker;
-  UCUDNN_TRY(Benchmarker::create(handle, key, BenchmarkSettings{}, &benchmarker));
+std::vector<int> Engine::missing_sizes(const ConvKey& key, const std::vector<int>& sizes,
+                                       std::size_t workspace_limit, const DeviceDatabase& database) {
+  std::vector<int> missing;
   for (int size : sizes) {
-    const auto previous = table().entry(key.with_batch(size));  // rows measured with less workspace stay valid
-    Measured result;
-    Status status = benchmarker->measure(size, previous ? previous->rows : std::vector<Measurement>{}, &result.rows);
-    if (!status.ok()) {
-      UCUDNN_LOG_DEBUG("micro-batch " << size << " of " << key.to_string() << " not measured: " << status.message());
-      continue;
-    }
-    result.covered = benchmarker->covered_limit();
-    (*out)[size] = std::move(result);
+    const ConvKey micro = key.with_batch(size);
+    if (table_.complete_rows(micro, workspace_limit)) continue;
+    if (promote(micro, workspace_limit, database)) continue;
+    missing.push_back(size);
   }
-  timings_run_ += benchmarker->timings_run();
-  return Status::success();
+  return missing;
+}
+
+bool Engine::promote(const ConvKey& micro, std::size_t workspace_limit, const DeviceDatabase& database) {
+  if (!database.usable()) return false;
+  auto found = database.db->lookup(database.identity, micro);
+  if (!found) {
+    warn_once("lookup " + database.db->path(), found.message());
+    return false;
+  }
+  if (!found.value() || found.value()->measured_up_to < workspace_limit) return false;
+  table_.record(micro, found.value()->measured_up_to, found.value()->rows);
+  return true;
 }
 
 Status Engine::measure(cudnnHandle_t handle, const ConvKey& key, const std::vector<int>& sizes,
-                       std::map<int, Measured>* out) {
-  const auto started = std::chrono::steady_clock::now();
-  const std::vector<int> devices = benchmark_devices(key.device);
-  if (devices.size() <= 1 || sizes.size() <= 1) {
-    UCUDNN_TRY(measure_on(handle, key, sizes, out));
-  } else {
-    // Deal the sizes out largest first, so that each GPU gets a similar share of the work.
-    std::vector<int> order = sizes;
-    std::sort(order.rbegin(), order.rend());
-    std::vector<std::vector<int>> shares(devices.size());
-    for (std::size_t i = 0; i < order.size(); ++i) shares[i % devices.size()].push_back(order[i]);
-    std::vector<std::map<int, Measured>> results(devices.size());
-    std::vector<Status> statuses(devices.size());
-    std::vector<std::thread> threads;
-    for (std::size_t i = 0; i < devices.size(); ++i) {
-      if (shares[i].empty()) continue;
-      threads.emplace_back([&, i] {
-        const InternalCallScope inside;  // this thread's cuDNN calls are ucudnn's own
-        cudnnHandle_t device_cudnn = nullptr;
-        const cudaError_t set = cudaSetDevice(devices[i]);  // this thread's current device
-        Status status = set == cudaSuccess ? Status::success()
-                                           : cuda_error(set, "cudaSetDevice", __FILE__, __LINE__);
-        if (status.ok()) status = device_handle(devices[i], &device_cudnn);
-        if (status.ok()) status = measure_on(device_cudnn, key, shares[i], &results[i]);
-        statuses[i] = status;
-      });
-    }
-    for (auto& t : threads) t.join();
-    for (std::size_t i = 0; i < devices.size(); ++i) {
-      if (!statuses[i].ok()) {
-        UCUDNN_LOG_WARN("benchmarking on GPU " << devices[i] << " failed: " << statuses[i].message());
-      }
-      out->insert(results[i].begin(), results[i].end());
-    }
+                       const DeviceDatabase& database) {
+  std::map<int, std::vector<Measurement>> known;  // rows measured with less workspace stay valid
+  for (int size : sizes) {
+    if (auto entry = table_.entry(key.with_batch(size))) known.emplace(size, entry->rows);
   }
-  UCUDNN_LOG_INFO("benchmarked " << sizes.size() << " micro-batch sizes of " << key.to_string() << " on "
-                                 << devices.size() << " GPU(s) in "
-                                 << std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()
-                                 << " s");
+  std::map<int, MeasuredRows> measured;
+  UCUDNN_TRY(source_->measure(handle, key, sizes, known, &measured));
+  for (const auto& [size, result] : measured) record(key.with_batch(size), result, database);
   return Status::success();
 }
 
-std::vector<int> Engine::benchmark_devices(int handle_device) {
-  const auto& config = env_config();
-  if (!config || config->benchmark_devices.empty()) return {handle_device};
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess) return {handle_device};
-  auto parsed = parse_benchmark_devices(config->benchmark_devices, count);
-  if (!parsed) {
-    warn_once("benchmark devices", parsed.message() + "; benchmarking on the handle's GPU only");
-    return {handle_device};
-  }
-  // Rows measured on one GPU stand for all: every GPU must be of the handle's kind.
-  DeviceIdentity reference;
-  if (!device_identity(handle_device, &reference).ok()) return {handle_device};
-  for (int d : parsed.value()) {
-    DeviceIdentity other;
-    if (!device_identity(d, &other).ok() || other != reference) {
-      warn_once("benchmark devices differ",
-                "UCUDNN_BENCHMARK_DEVICES refused: GPU " + std::to_string(d) + " (" + other.to_string() +
-                    ") differs from GPU " + std::to_string(handle_device) + " (" + reference.to_string() +
-                    "); benchmarking on the handle's GPU only");
-      return {handle_device};
-    }
-  }
-  return parsed.value();
+void Engine::record(const ConvKey& micro, const MeasuredRows& measured, const DeviceDatabase& database) {
+  table_.record(micro, measured.measured_up_to, measured.rows);
+  if (!database.writable()) return;
+  auto stored = database.db->store(database.identity, micro, measured.measured_up_to, measured.rows);
+  if (!stored) warn_once("store " + database.db->path(), stored.message() + "; new results stay in memory");
 }
 
-Status Engine::device_handle(int device, cudnnHandle_t* handle) {
-  std::lock_guard<std::mutex> lock(devices_mutex_);
-  auto it = device_handles_.find(device);
-  if (it == device_handles_.end()) {
-    cudnnHandle_t created = nullptr;
-    UCUDNN_CHECK_CUDNN(cudnnCreate(&created));  // binds to the current device, set by the caller
-    it = device_handles_.emplace(device, created).first;
-  }
-  *handle = it->second;
-  return Status::success();
+Engine::DeviceDatabase Engine::database_for(int device) {
+  DeviceDatabase view;
+  std::shared_ptr<BenchmarkDatabase> db = database();
+  if (db && source_->identify(device, &view.identity).ok()) view.db = std::move(db);
+  return view;
 }
 
 }  // namespace ucudnn

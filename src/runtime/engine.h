@@ -1,9 +1,10 @@
 #pragma once
 // The engine behind every front-end: for a convolution, a workspace limit and a batch-size
-// policy, it returns an ExecutablePlan. Benchmark rows come from the process's BenchmarkTable,
-// then from the benchmark database (UCUDNN_DATABASE or ucudnnSetDatabase), and only then from
-// measuring, on the handle's GPU or spread over UCUDNN_BENCHMARK_DEVICES. New rows go to the table
-// and the database. Thread-safe; one instance per process, shared by all handles.
+// policy, it returns an ExecutablePlan. Benchmark rows come from the engine's BenchmarkTable,
+// then from the benchmark database, and only then from its MeasurementSource (the GPU in a
+// process; recorded tables in CPU tests). New rows go to the table and the database. The engine
+// makes no device calls itself. Thread-safe; Engine::instance() is the process's engine, shared by
+// all handles.
 
 #include <cudnn.h>
 
@@ -19,8 +20,8 @@
 #include "core/benchmark_table.h"
 #include "core/conv_key.h"
 #include "runtime/cuda_status.h"
-#include "runtime/benchmarker.h"
 #include "runtime/executor.h"
+#include "runtime/measurement_source.h"
 #include "store/database.h"
 
 namespace ucudnn {
@@ -31,14 +32,24 @@ std::vector<int> plannable_sizes(const ConvKey& key, BatchSizePolicy policy);
 
 class Engine {
  public:
+  /// The process's engine: measures on the GPU; its database is UCUDNN_DATABASE (read on first
+  /// use) until set_database.
   static Engine& instance();
 
-  /// The plan for `key` under `workspace_limit`, benchmarking on `handle` if needed. A failure is
-  /// remembered, so that a convolution that cannot be planned is not re-benchmarked on every call.
+  /// An engine over `source`, its database from UCUDNN_DATABASE on first use.
+  explicit Engine(std::shared_ptr<MeasurementSource> source);
+  /// An engine over `source` and exactly `database` (null: none; UCUDNN_DATABASE is not read).
+  Engine(std::shared_ptr<MeasurementSource> source, std::shared_ptr<BenchmarkDatabase> database);
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  /// The plan for `key` under `workspace_limit`, measuring through the source (with `handle`,
+  /// passed through to it) if needed. A failure is remembered, so that a convolution that cannot
+  /// be planned is not measured again on every call.
   Status plan(cudnnHandle_t handle, const ConvKey& key, std::size_t workspace_limit, BatchSizePolicy policy,
               std::shared_ptr<const ExecutablePlan>* out);
 
-  /// The plan if it is already built; never benchmarks.
+  /// The plan if it is already built; never measures.
   bool cached_plan(const ConvKey& key, std::size_t workspace_limit, BatchSizePolicy policy,
                    std::shared_ptr<const ExecutablePlan>* out);
 
@@ -50,12 +61,13 @@ class Engine {
   /// Uses the database at `path` from now on (empty: none). On error the engine has none.
   Status set_database(const std::string& path);
 
-  /// How many candidate timings this process has run (tests count them).
-  long long timings_run() const { return timings_run_.load(); }
+  /// How many candidate timings the engine's source has run (tests count them).
+  long long timings_run() const { return source_->timings_run(); }
 
-  BenchmarkTable& table() { return BenchmarkTable::process_table(); }
+  /// The engine's own table of rows.
+  BenchmarkTable& table() { return table_; }
 
-  /// Every row the process's table holds for these micro-batch sizes of `key` (none measured).
+  /// Every row the table holds for these micro-batch sizes of `key` (none measured).
   std::vector<Measurement> table_rows(const ConvKey& key, const std::vector<int>& sizes);
 
  private:
@@ -68,19 +80,19 @@ class Engine {
     }
   };
   struct PlanKeyHash {
-    std::size_t operator()(const PlanKey& k) const {
-      return ConvKeyHash()(k.key) ^ (std::hash<std::size_t>()(k.workspace_limit) * 31u) ^
-             static_cast<std::size_t>(k.policy);
-    }
+    std::size_t operator()(const PlanKey& k) const;
   };
   struct CachedPlan {
     std::shared_ptr<const ExecutablePlan> plan;
     Status failure;
   };
-  /// Rows measured for one micro-batch size and the limit up to which they are complete.
-  struct Measured {
-    std::vector<Measurement> rows;
-    std::size_t covered = 0;
+  /// The database as one device sees it: rows are keyed by the device's identity, so without an
+  /// identity the database is not used.
+  struct DeviceDatabase {
+    std::shared_ptr<BenchmarkDatabase> db;
+    DeviceIdentity identity;
+    bool usable() const { return db != nullptr; }
+    bool writable() const { return db && !db->read_only(); }
   };
 
   Status build_plan(cudnnHandle_t handle, const ConvKey& key, std::size_t workspace_limit, BatchSizePolicy policy,
@@ -89,30 +101,32 @@ class Engine {
   /// database or by measuring.
   Status gather_rows(cudnnHandle_t handle, const ConvKey& key, const std::vector<int>& sizes,
                      std::size_t workspace_limit);
-  /// Measures sizes on the handle's GPU, or over the benchmark devices in parallel.
+  /// The sizes whose rows are not complete for `workspace_limit`, after promoting what the
+  /// database has into the table.
+  std::vector<int> missing_sizes(const ConvKey& key, const std::vector<int>& sizes, std::size_t workspace_limit,
+                                 const DeviceDatabase& database);
+  /// Copies the database's rows of `micro` into the table if they are complete for the limit.
+  bool promote(const ConvKey& micro, std::size_t workspace_limit, const DeviceDatabase& database);
+  /// Measures `sizes` through the source and records the rows in the table and the database.
   Status measure(cudnnHandle_t handle, const ConvKey& key, const std::vector<int>& sizes,
-                 std::map<int, Measured>* out);
-  Status measure_on(cudnnHandle_t handle, const ConvKey& key, const std::vector<int>& sizes,
-                    std::map<int, Measured>* out);
-  /// The devices to benchmark on for a handle's device (one entry: no parallel benchmarking).
-  std::vector<int> benchmark_devices(int handle_device);
-  /// An engine-owned cuDNN handle on `device` for parallel benchmarking (call with the device current).
-  Status device_handle(int device, cudnnHandle_t* handle);
+                 const DeviceDatabase& database);
+  void record(const ConvKey& micro, const MeasuredRows& measured, const DeviceDatabase& database);
+
   /// The database, opened from UCUDNN_DATABASE on first use; null if none.
   std::shared_ptr<BenchmarkDatabase> database();
+  DeviceDatabase database_for(int device);
+
+  const std::shared_ptr<MeasurementSource> source_;
+  BenchmarkTable table_;
 
   std::mutex plans_mutex_;
   std::unordered_map<PlanKey, CachedPlan, PlanKeyHash> plans_;
-  // One benchmark at a time: concurrent timings on one GPU would disturb each other.
-  std::mutex benchmark_mutex_;
-  std::atomic<long long> timings_run_{0};
+  // One measurement at a time: concurrent timings on one GPU would disturb each other.
+  std::mutex measure_mutex_;
 
   std::mutex database_mutex_;
   std::shared_ptr<BenchmarkDatabase> database_;
-  bool database_configured_ = false;  ///< UCUDNN_DATABASE read, or ucudnnSetDatabase called
-
-  std::mutex devices_mutex_;
-  std::map<int, cudnnHandle_t> device_handles_;
+  bool database_configured_ = false;  ///< UCUDNN_DATABASE read, set_database called, or given
 };
 
 }  // namespace ucudnn

@@ -7,37 +7,39 @@
 #include "core/statistics.h"
 #include "core/units.h"
 #include "optimize/pareto.h"
-#include "optimize/wd_optimizer.h"
 #include "runtime/engine.h"
 
 namespace ucudnn {
-namespace {
 
-constexpr std::size_t kSegmentAlignment = 256;  // cudaMalloc's alignment, kept for every segment
+std::size_t align_up(std::size_t n, std::size_t alignment) { return (n + alignment - 1) / alignment * alignment; }
 
-std::size_t align_up(std::size_t n) { return (n + kSegmentAlignment - 1) / kSegmentAlignment * kSegmentAlignment; }
+SegmentLayout lay_out_segments(const std::vector<std::size_t>& bytes, std::size_t alignment) {
+  SegmentLayout layout;
+  for (std::size_t b : bytes) {
+    layout.offsets.push_back(layout.total);
+    layout.total += align_up(b, alignment);
+  }
+  return layout;
+}
 
-// The kernel's desirable configurations, from rows measured (or looked up) by the engine.
-Status front_of(cudnnHandle_t handle, const ConvKey& key, BatchSizePolicy policy, std::vector<WrPlan>* front) {
+bool WdKey::operator<(const WdKey& o) const { return std::tie(layer_id, key) < std::tie(o.layer_id, o.key); }
+
+WorkspaceDivision& WorkspaceDivision::instance() {
+  // Never destroyed: buffers may be in use at exit.
+  static WorkspaceDivision* division = new WorkspaceDivision(Engine::instance());
+  return *division;
+}
+
+WorkspaceDivision::WorkspaceDivision(Engine& engine) : engine_(engine) {}
+
+Status WorkspaceDivision::front_of(cudnnHandle_t handle, const ConvKey& key, BatchSizePolicy policy,
+                                   std::vector<WrPlan>* front) {
   std::vector<int> sizes;
   std::vector<Measurement> rows;
-  UCUDNN_TRY(Engine::instance().measured_rows(handle, key, policy, &sizes, &rows));
+  UCUDNN_TRY(engine_.measured_rows(handle, key, policy, &sizes, &rows));
   *front = desirable_configurations(key.batch(), sizes, rows);
   if (front->empty()) return Error(ErrorCode::kNotSupported, "no algorithm runs " + key.to_string());
   return Status::success();
-}
-
-}  // namespace
-
-bool WdKey::operator<(const WdKey& o) const {
-  if (layer_id != o.layer_id) return layer_id < o.layer_id;
-  if (key == o.key) return false;
-  return key.to_string() < o.key.to_string();
-}
-
-WorkspaceDivision& WorkspaceDivision::instance() {
-  static WorkspaceDivision* division = new WorkspaceDivision();  // never destroyed: buffers may be in use at exit
-  return *division;
 }
 
 Status WorkspaceDivision::register_kernel(cudnnHandle_t handle, const WdKey& key, BatchSizePolicy policy,
@@ -48,7 +50,7 @@ Status WorkspaceDivision::register_kernel(cudnnHandle_t handle, const WdKey& key
     if (failed != failures_.end()) return failed->second;
   }
   std::vector<WrPlan> front;
-  Status measured = front_of(handle, key.key, policy, &front);  // benchmarks outside the lock
+  Status measured = front_of(handle, key.key, policy, &front);  // measures outside the lock
   if (!measured.ok()) {
     std::lock_guard<std::mutex> lock(mutex_);
     failures_.emplace(key, measured);
@@ -65,109 +67,133 @@ Status WorkspaceDivision::register_kernel(cudnnHandle_t handle, const WdKey& key
   std::lock_guard<std::mutex> lock(mutex_);
   Device& device = devices_[key.key.device];
   auto found = device.kernels.find(key);
-  if (found != device.kernels.end() && device.optimized) return Status::success();  // changes nothing
+  if (found != device.kernels.end() && device.divided) return Status::success();  // changes nothing
   Kernel& kernel = device.kernels[key];
   kernel.policy = policy;
   ++kernel.count;
-  if (device.optimized) {
+  if (device.divided) {
     warn_once("wd new kernel " + key.key.to_string(),
               "workspace division: kernel " + key.key.to_string() +
                   " was first seen after the division was optimised; optimising again");
-    device.optimized = false;
+    device.divided = false;
   }
   return Status::success();
 }
 
+Status WorkspaceDivision::divide(cudnnHandle_t handle, int device) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return divide_locked(handle, devices_[device]);
+}
+
 Status WorkspaceDivision::optimize(cudnnHandle_t handle, int device) {
   std::lock_guard<std::mutex> lock(mutex_);
-  return optimize_locked(handle, devices_[device]);
+  Device& d = devices_[device];
+  UCUDNN_TRY(divide_locked(handle, d));
+  return allocate_locked(d);
+}
+
+Status WorkspaceDivision::build_problem(cudnnHandle_t handle, const Device& device, Problem* problem) {
+  for (const auto& [key, kernel] : device.kernels) {
+    std::vector<WrPlan> front;
+    UCUDNN_TRY(front_of(handle, key.key, kernel.policy, &front));
+    // The solver sees each workspace as the segment it takes, so that the buffer fits the budget.
+    WdKernel k;
+    k.name = key.key.to_string();
+    k.count = std::max(1, kernel.count);
+    k.front = front;
+    for (WrPlan& p : k.front) p.workspace_bytes = align_up(p.workspace_bytes);
+    problem->keys.push_back(&key);
+    problem->kernels.push_back(std::move(k));
+    problem->fronts.push_back(std::move(front));
+  }
+  return Status::success();
+}
+
+Status WorkspaceDivision::build_plans(const Device& device, const Problem& problem, const WdSolution& solution,
+                                      std::vector<std::shared_ptr<const ExecutablePlan>>* plans) {
+  for (std::size_t i = 0; i < problem.keys.size(); ++i) {
+    const WrPlan& chosen = problem.fronts[i][solution.choice[i]];
+    const BatchSizePolicy policy = device.kernels.at(*problem.keys[i]).policy;
+    std::unique_ptr<ExecutablePlan> plan;
+    UCUDNN_TRY(ExecutablePlan::build(problem.keys[i]->key, chosen.workspace_bytes, policy, chosen, std::nullopt,
+                                     &plan));
+    plans->push_back(std::move(plan));
+  }
+  return Status::success();
+}
+
+void WorkspaceDivision::install(Device& device, const Problem& problem, const WdSolution& solution,
+                                std::vector<std::shared_ptr<const ExecutablePlan>> plans) {
+  std::vector<std::size_t> bytes;
+  for (const auto& plan : plans) bytes.push_back(plan->wr().workspace_bytes);
+  const SegmentLayout layout = lay_out_segments(bytes);
+  for (std::size_t i = 0; i < plans.size(); ++i) {
+    Kernel& kernel = device.kernels.at(*problem.keys[i]);
+    kernel.plan = std::move(plans[i]);
+    kernel.segment = WdSegment{layout.offsets[i], bytes[i]};
+  }
+  device.divided = true;
+  device.allocated = false;
+  WdSummary& s = device.summary;
+  s.buffer_bytes = layout.total;
+  s.kernels = static_cast<int>(problem.keys.size());
+  s.variables = solution.variables;
+  s.solve_ms = solution.solve_ms;
+  s.predicted_ms = solution.time_ms;
+  ++s.optimizations;
+}
+
+Status WorkspaceDivision::divide_locked(cudnnHandle_t handle, Device& device) {
+  if (device.kernels.empty()) return Error(ErrorCode::kNotSupported, "no kernels registered");
+  Problem problem;
+  UCUDNN_TRY(build_problem(handle, device, &problem));
+  const std::size_t budget = budget_.load();
+  auto solved = optimize_wd(problem.kernels, budget);
+  if (!solved) return solved.error().prefixed("workspace division: ");
+  std::vector<std::shared_ptr<const ExecutablePlan>> plans;
+  UCUDNN_TRY(build_plans(device, problem, solved.value(), &plans));
+  install(device, problem, solved.value(), std::move(plans));
+  Statistics::instance().add_division(solved->solve_ms * 1e-3);
+  const WdSummary& s = device.summary;
+  UCUDNN_LOG_INFO("workspace division: " << s.kernels << " kernels, " << format_byte_size(s.buffer_bytes) << " of "
+                                         << format_byte_size(budget) << ", " << s.variables << " variables solved in "
+                                         << s.solve_ms << " ms, " << s.predicted_ms << " ms predicted");
+  return Status::success();
 }
 
 void WorkspaceDivision::free_finished(Device& device) {
   auto done = [](const Retired& r) {
     return std::all_of(r.events.begin(), r.events.end(),
-                       [](cudaEvent_t e) { return cudaEventQuery(e) != cudaErrorNotReady; });
+                       [](const CudaEvent& e) { return cudaEventQuery(e.get()) != cudaErrorNotReady; });
   };
-  for (auto it = device.retired.begin(); it != device.retired.end();) {
-    if (done(*it)) {
-      for (cudaEvent_t e : it->events) cudaEventDestroy(e);
-      it = device.retired.erase(it);
-    } else {
-      ++it;
-    }
-  }
+  device.retired.erase(std::remove_if(device.retired.begin(), device.retired.end(), done), device.retired.end());
   (void)cudaGetLastError();
 }
 
-Status WorkspaceDivision::optimize_locked(cudnnHandle_t handle, Device& device) {
+Status WorkspaceDivision::allocate_locked(Device& device) {
   free_finished(device);
-  if (device.kernels.empty()) return Error(ErrorCode::kNotSupported, "no kernels registered");
-  std::vector<const WdKey*> keys;
-  std::vector<WdKernel> problem;
-  for (auto& [key, kernel] : device.kernels) {
-    WdKernel k;
-    k.name = key.key.to_string();
-    k.count = std::max(1, kernel.count);
-    UCUDNN_TRY(front_of(handle, key.key, kernel.policy, &k.front));
-    keys.push_back(&key);
-    problem.push_back(std::move(k));
-  }
-  const std::size_t budget = budget_.load();
-  auto solution = optimize_wd(problem, budget);
-  if (!solution) return Error(ErrorCode::kNotSupported, "workspace division: " + solution.message());
-
-  // Lay the segments out in one buffer and build each kernel's plan.
-  std::vector<std::size_t> offsets;
-  std::size_t total = 0;
-  for (std::size_t i = 0; i < problem.size(); ++i) {
-    offsets.push_back(total);
-    total += align_up(problem[i].front[solution->choice[i]].workspace_bytes);
-  }
   DeviceBuffer buffer;
-  UCUDNN_TRY(buffer.allocate(total));
-  std::vector<std::shared_ptr<const ExecutablePlan>> plans;
-  for (std::size_t i = 0; i < problem.size(); ++i) {
-    const WrPlan& chosen = problem[i].front[solution->choice[i]];
-    const Kernel& kernel = device.kernels.at(*keys[i]);
-    std::unique_ptr<ExecutablePlan> plan;
-    UCUDNN_TRY(
-        ExecutablePlan::build(keys[i]->key, chosen.workspace_bytes, kernel.policy, chosen, std::nullopt, &plan));
-    plans.push_back(std::move(plan));
-  }
+  UCUDNN_TRY(buffer.allocate(device.summary.buffer_bytes));
+  std::vector<CudaEvent> events(device.kernels.size());
+  for (CudaEvent& e : events) UCUDNN_TRY(create_event(cudaEventDisableTiming, &e));
 
   // The old buffer stays until the work queued on its segments has finished.
   Retired retired;
   for (auto& [key, kernel] : device.kernels) {
-    if (kernel.last_use) retired.events.push_back(kernel.last_use);
-    kernel.last_use = nullptr;
+    if (kernel.last_use) retired.events.push_back(std::move(kernel.last_use));
   }
   if (device.buffer.get() || !retired.events.empty()) {
     retired.buffer = std::move(device.buffer);
     device.retired.push_back(std::move(retired));
   }
   device.buffer = std::move(buffer);
-  for (std::size_t i = 0; i < problem.size(); ++i) {
-    Kernel& kernel = device.kernels.at(*keys[i]);
-    kernel.plan = plans[i];
-    kernel.offset = offsets[i];
-    kernel.bytes = plans[i]->wr().workspace_bytes;
+  auto event = events.begin();
+  for (auto& [key, kernel] : device.kernels) {
+    kernel.last_use = std::move(*event++);
     kernel.used = false;
     kernel.last_stream = nullptr;
-    UCUDNN_CHECK_CUDA(cudaEventCreateWithFlags(&kernel.last_use, cudaEventDisableTiming));
   }
-  device.optimized = true;
-  WdSummary& s = device.summary;
-  s.budget = budget;
-  s.buffer_bytes = total;
-  s.kernels = static_cast<int>(problem.size());
-  s.variables = solution->variables;
-  s.solve_ms = solution->solve_ms;
-  Statistics::instance().add_division(solution->solve_ms * 1e-3);
-  s.predicted_ms = solution->time_ms;
-  ++s.optimizations;
-  UCUDNN_LOG_INFO("workspace division: " << s.kernels << " kernels, " << format_byte_size(total) << " of "
-                                         << format_byte_size(budget) << ", " << s.variables << " variables solved in "
-                                         << s.solve_ms << " ms, " << s.predicted_ms << " ms predicted");
+  device.allocated = true;
   return Status::success();
 }
 
@@ -187,18 +213,21 @@ Status WorkspaceDivision::run(cudnnHandle_t handle, const WdKey& key, BatchSizeP
   }
   std::lock_guard<std::mutex> lock(mutex_);
   Device& device = devices_[key.key.device];
-  if (!device.optimized) {
+  if (!device.divided || !device.allocated) {
     if (!may_optimize) return Error(ErrorCode::kNotSupported, "cannot optimise during CUDA graph capture");
-    UCUDNN_TRY(optimize_locked(handle, device));
+    if (!device.divided) UCUDNN_TRY(divide_locked(handle, device));
+    UCUDNN_TRY(allocate_locked(device));
   }
   Kernel& kernel = device.kernels.at(key);
   cudaStream_t stream = nullptr;
   UCUDNN_CHECK_CUDNN(cudnnGetStream(handle, &stream));
   // Identical kernels share a segment: a call on another stream waits for the previous use.
-  if (kernel.used && kernel.last_stream != stream) UCUDNN_CHECK_CUDA(cudaStreamWaitEvent(stream, kernel.last_use, 0));
-  void* segment = static_cast<char*>(device.buffer.get()) + kernel.offset;
-  UCUDNN_TRY(kernel.plan->execute(handle, alpha, beta, buffers, segment, kernel.bytes));
-  UCUDNN_CHECK_CUDA(cudaEventRecord(kernel.last_use, stream));
+  if (kernel.used && kernel.last_stream != stream) {
+    UCUDNN_CHECK_CUDA(cudaStreamWaitEvent(stream, kernel.last_use.get(), 0));
+  }
+  void* segment = static_cast<char*>(device.buffer.get()) + kernel.segment.offset;
+  UCUDNN_TRY(kernel.plan->execute(handle, alpha, beta, buffers, segment, kernel.segment.bytes));
+  UCUDNN_CHECK_CUDA(cudaEventRecord(kernel.last_use.get(), stream));
   kernel.last_stream = stream;
   kernel.used = true;
   return Status::success();
@@ -208,8 +237,21 @@ std::shared_ptr<const ExecutablePlan> WorkspaceDivision::plan_of(const WdKey& ke
   std::lock_guard<std::mutex> lock(mutex_);
   Device& device = devices_[key.key.device];
   auto it = device.kernels.find(key);
-  if (!device.optimized || it == device.kernels.end()) return nullptr;
+  if (!device.divided || it == device.kernels.end()) return nullptr;
   return it->second.plan;
+}
+
+std::optional<WdSegment> WorkspaceDivision::segment_of(const WdKey& key) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Device& device = devices_[key.key.device];
+  auto it = device.kernels.find(key);
+  if (!device.divided || it == device.kernels.end()) return std::nullopt;
+  return it->second.segment;
+}
+
+bool WorkspaceDivision::divided(int device) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return devices_[device].divided;
 }
 
 WdSummary WorkspaceDivision::summary(int device) {

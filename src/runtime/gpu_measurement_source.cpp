@@ -1,0 +1,155 @@
+#include "runtime/gpu_measurement_source.h"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <thread>
+
+#include "core/env_config.h"
+#include "core/internal_call.h"
+#include "core/logging.h"
+#include "runtime/benchmarker.h"
+#include "runtime/cudnn_shim.h"
+#include "runtime/descriptors.h"
+#include "runtime/device_info.h"
+
+namespace ucudnn {
+namespace {
+
+// cuDNN validates the descriptors first, so invalid arguments fail with cuDNN's own status.
+Status validate_with_cudnn(cudnnHandle_t handle, const ConvKey& key) {
+  TensorDescriptor x, y;
+  FilterDescriptor w;
+  ConvolutionDescriptor conv;
+  UCUDNN_TRY(make_tensor_descriptor(key.x, &x));
+  UCUDNN_TRY(make_tensor_descriptor(key.y, &y));
+  UCUDNN_TRY(make_filter_descriptor(key.w, &w));
+  UCUDNN_TRY(make_convolution_descriptor(key.conv, key.conv.math_type, &conv));
+  std::vector<AlgoPerf> heuristics;
+  return get_algorithms(handle, key.op, {x.get(), w.get(), conv.get(), y.get()}, &heuristics);
+}
+
+// Deals sizes out largest first, so that each device gets a similar share of the work.
+std::vector<std::vector<int>> deal(std::vector<int> sizes, std::size_t hands) {
+  std::sort(sizes.rbegin(), sizes.rend());
+  std::vector<std::vector<int>> shares(hands);
+  for (std::size_t i = 0; i < sizes.size(); ++i) shares[i % hands].push_back(sizes[i]);
+  return shares;
+}
+
+}  // namespace
+
+Status GpuMeasurementSource::identify(int device, DeviceIdentity* identity) {
+  return device_identity(device, identity);
+}
+
+Status GpuMeasurementSource::measure(cudnnHandle_t handle, const ConvKey& key, const std::vector<int>& sizes,
+                                     const std::map<int, std::vector<Measurement>>& known,
+                                     std::map<int, MeasuredRows>* out) {
+  UCUDNN_TRY(validate_with_cudnn(handle, key));
+  const auto started = std::chrono::steady_clock::now();
+  const std::vector<int> devices = benchmark_devices(key.device);
+  if (devices.size() <= 1 || sizes.size() <= 1) {
+    UCUDNN_TRY(measure_on(handle, key, sizes, known, out));
+  } else {
+    measure_spread(devices, key, sizes, known, out);
+  }
+  UCUDNN_LOG_INFO("benchmarked " << sizes.size() << " micro-batch sizes of " << key.to_string() << " on "
+                                 << devices.size() << " GPU(s) in "
+                                 << std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()
+                                 << " s");
+  return Status::success();
+}
+
+Status GpuMeasurementSource::measure_on(cudnnHandle_t handle, const ConvKey& key, const std::vector<int>& sizes,
+                                        const std::map<int, std::vector<Measurement>>& known,
+                                        std::map<int, MeasuredRows>* out) {
+  std::unique_ptr<Benchmarker> benchmarker;
+  UCUDNN_TRY(Benchmarker::create(handle, key, BenchmarkSettings{}, &benchmarker));
+  for (int size : sizes) {
+    const auto previous = known.find(size);  // rows measured with less workspace stay valid
+    MeasuredRows result;
+    Status status =
+        benchmarker->measure(size, previous != known.end() ? previous->second : std::vector<Measurement>{},
+                             &result.rows);
+    if (!status.ok()) {
+      UCUDNN_LOG_DEBUG("micro-batch " << size << " of " << key.to_string() << " not measured: " << status.message());
+      continue;
+    }
+    result.measured_up_to = benchmarker->measured_up_to();
+    (*out)[size] = std::move(result);
+  }
+  timings_run_ += benchmarker->timings_run();
+  return Status::success();
+}
+
+void GpuMeasurementSource::measure_spread(const std::vector<int>& devices, const ConvKey& key,
+                                          const std::vector<int>& sizes,
+                                          const std::map<int, std::vector<Measurement>>& known,
+                                          std::map<int, MeasuredRows>* out) {
+  const std::vector<std::vector<int>> shares = deal(sizes, devices.size());
+  std::vector<std::map<int, MeasuredRows>> results(devices.size());
+  std::vector<Status> statuses(devices.size());
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    if (shares[i].empty()) continue;
+    threads.emplace_back([&, i] {
+      const InternalCallScope inside;  // this thread's cuDNN calls are ucudnn's own
+      statuses[i] = [&]() -> Status {
+        UCUDNN_CHECK_CUDA(cudaSetDevice(devices[i]));  // this thread's current device
+        cudnnHandle_t device_cudnn = nullptr;
+        UCUDNN_TRY(device_handle(devices[i], &device_cudnn));
+        return measure_on(device_cudnn, key, shares[i], known, &results[i]);
+      }();
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    if (!statuses[i].ok()) {
+      UCUDNN_LOG_WARN("benchmarking on GPU " << devices[i] << " failed: " << statuses[i].message());
+    }
+    out->insert(results[i].begin(), results[i].end());
+  }
+}
+
+std::vector<int> GpuMeasurementSource::benchmark_devices(int handle_device) {
+  const auto& config = env_config();
+  if (!config || config->benchmark_devices.empty()) return {handle_device};
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) return {handle_device};
+  auto parsed = parse_benchmark_devices(config->benchmark_devices, count);
+  if (!parsed) {
+    warn_once("benchmark devices", parsed.message() + "; benchmarking on the handle's GPU only");
+    return {handle_device};
+  }
+  // Rows measured on one GPU stand for all: every GPU must be of the handle's kind.
+  DeviceIdentity reference;
+  if (!device_identity(handle_device, &reference).ok()) return {handle_device};
+  for (int d : parsed.value()) {
+    DeviceIdentity other;
+    if (!device_identity(d, &other).ok() || other != reference) {
+      warn_once("benchmark devices differ",
+                "UCUDNN_BENCHMARK_DEVICES refused: GPU " + std::to_string(d) + " (" + other.to_string() +
+                    ") differs from GPU " + std::to_string(handle_device) + " (" + reference.to_string() +
+                    "); benchmarking on the handle's GPU only");
+      return {handle_device};
+    }
+  }
+  return parsed.value();
+}
+
+Status GpuMeasurementSource::device_handle(int device, cudnnHandle_t* handle) {
+  std::lock_guard<std::mutex> lock(devices_mutex_);
+  auto it = device_handles_.find(device);
+  if (it == device_handles_.end()) {
+    cudnnHandle_t created = nullptr;
+    UCUDNN_CHECK_CUDNN(cudnnCreate(&created));  // binds to the current device, set by the caller
+    it = device_handles_.emplace(device, CudnnHandle(created)).first;
+  }
+  *handle = it->second.get();
+  return Status::success();
+}
+
+}  // namespace ucudnn

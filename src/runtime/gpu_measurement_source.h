@@ -1,0 +1,41 @@
+#pragma once
+// Measurement on the GPU: the Benchmarker on the handle's device, or spread over the devices
+// UCUDNN_BENCHMARK_DEVICES names (all of the handle's kind), each with a cuDNN handle of its own.
+// Thread-safe.
+
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <vector>
+
+#include "runtime/measurement_source.h"
+#include "runtime/owned.h"
+
+namespace ucudnn {
+
+class GpuMeasurementSource : public MeasurementSource {
+ public:
+  Status identify(int device, DeviceIdentity* identity) override;
+  /// Validates the descriptors with cuDNN first (its heuristics), then measures.
+  Status measure(cudnnHandle_t handle, const ConvKey& key, const std::vector<int>& sizes,
+                 const std::map<int, std::vector<Measurement>>& known, std::map<int, MeasuredRows>* out) override;
+  long long timings_run() const override { return timings_run_.load(); }
+
+ private:
+  /// Measures sizes with one Benchmarker on the handle's device.
+  Status measure_on(cudnnHandle_t handle, const ConvKey& key, const std::vector<int>& sizes,
+                    const std::map<int, std::vector<Measurement>>& known, std::map<int, MeasuredRows>* out);
+  /// Deals the sizes out over `devices` and measures them in parallel, one thread per device.
+  void measure_spread(const std::vector<int>& devices, const ConvKey& key, const std::vector<int>& sizes,
+                      const std::map<int, std::vector<Measurement>>& known, std::map<int, MeasuredRows>* out);
+  /// The devices to benchmark on for a handle's device (one entry: no parallel benchmarking).
+  std::vector<int> benchmark_devices(int handle_device);
+  /// A cuDNN handle of this source's on `device` (call with the device current).
+  Status device_handle(int device, cudnnHandle_t* handle);
+
+  std::atomic<long long> timings_run_{0};
+  std::mutex devices_mutex_;
+  std::map<int, CudnnHandle> device_handles_;
+};
+
+}  // namespace ucudnn

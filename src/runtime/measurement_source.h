@@ -1,0 +1,45 @@
+#pragma once
+// Where the engine's benchmark rows come from when neither its table nor the database has them:
+// the GPU (GpuMeasurementSource) in a process, recorded tables in CPU tests. The engine itself
+// makes no CUDA or cuDNN calls on the device; everything that does lives behind this interface.
+
+#include <cudnn.h>
+
+#include <cstddef>
+#include <map>
+#include <vector>
+
+#include "core/conv_key.h"
+#include "core/device_identity.h"
+#include "core/measurement.h"
+#include "runtime/cuda_status.h"
+
+namespace ucudnn {
+
+/// Rows measured for one micro-batch size, complete for any workspace limit up to
+/// `measured_up_to` (SIZE_MAX: any limit).
+struct MeasuredRows {
+  std::vector<Measurement> rows;
+  std::size_t measured_up_to = 0;
+};
+
+class MeasurementSource {
+ public:
+  virtual ~MeasurementSource() = default;
+
+  /// The identity of `device`, which keys rows in the database; an error if it cannot be told.
+  virtual Status identify(int device, DeviceIdentity* identity) = 0;
+
+  /// Measures `key` (at its full batch) at each micro-batch size of `sizes`. `known` holds, per
+  /// size, rows measured before (with less workspace): they stay valid and need not be measured
+  /// again. A size that cannot be measured is left out of `out`; an error means the convolution
+  /// itself cannot be measured (invalid descriptors: the error is cuDNN's). `handle` is the
+  /// caller's, passed through untouched (a source that does not run cuDNN ignores it).
+  virtual Status measure(cudnnHandle_t handle, const ConvKey& key, const std::vector<int>& sizes,
+                         const std::map<int, std::vector<Measurement>>& known, std::map<int, MeasuredRows>* out) = 0;
+
+  /// How many candidate timings this source has run.
+  virtual long long timings_run() const = 0;
+};
+
+}  // namespace ucudnn
