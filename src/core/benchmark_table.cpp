@@ -43,9 +43,4 @@ void BenchmarkTable::clear() {
   entries_.clear();
 }
 
-BenchmarkTable& BenchmarkTable::process_table() {
-  static BenchmarkTable* table = new BenchmarkTable();  // never destroyed: usable during exit
-  return *table;
-}
-
 }  // namespace ucudnn

@@ -38,8 +38,6 @@ class BenchmarkTable {
   std::size_t size() const;
   void clear();
 
-  /// The table shared by every handle of the process.
-  static BenchmarkTable& process_table();
 
  private:
   mutable std::mutex mutex_;
