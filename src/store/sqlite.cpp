@@ -4,6 +4,8 @@
 
 namespace ucudnn {
 
+void SqliteCloser::operator()(sqlite3* db) const { sqlite3_close_v2(db); }
+
 std::string sqlite_error(sqlite3* db, int code) {
   return std::string(db ? sqlite3_errmsg(db) : sqlite3_errstr(code)) + " (" + sqlite3_errstr(code) + ")";
 }

@@ -12,8 +12,9 @@
 
 namespace ucudnn {
 
+/// Closes with sqlite3_close_v2: statements still open keep the connection until finalised.
 struct SqliteCloser {
-  void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
+  void operator()(sqlite3* db) const;
 };
 using SqliteConnection = std::unique_ptr<sqlite3, SqliteCloser>;
 

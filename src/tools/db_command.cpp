@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/conv_layer.h"
+#include "core/env_config.h"
 #include "core/measurement_csv.h"
 #include "core/units.h"
 #include "store/database.h"
@@ -60,19 +61,10 @@ struct DatabaseTarget {
 // Looking (not importing) opens read-only and never creates a file.
 Expected<DatabaseTarget> database_target(const DbOptions& options, bool looking) {
   DatabaseTarget target;
-  const char* path_env = std::getenv("UCUDNN_DATABASE");
-  if (!options.database.empty()) {
-    target.path = options.database;
-  } else if (path_env != nullptr && *path_env != '\0') {
-    target.path = path_env;
-  } else {
-    return Error{"--database is required (or set UCUDNN_DATABASE)"};
-  }
-  const char* journal_env = std::getenv("UCUDNN_DATABASE_JOURNAL");
-  if (journal_env != nullptr && *journal_env != '\0') {
-    const auto journal = parse_journal_mode(journal_env);
-    if (!journal) return journal.error().prefixed("UCUDNN_DATABASE_JOURNAL: ");
-    target.options.journal = *journal;
+  UCUDNN_TRY_ASSIGN(target.path, database_path(options.database));
+  const std::string& journal = env_config()->database_journal;  // valid: database_path checked it
+  if (!journal.empty()) {
+    UCUDNN_TRY_ASSIGN(target.options.journal, parse_journal_mode(journal));
   }
   target.options.create = !looking;
   target.options.read_only = looking;
@@ -127,26 +119,22 @@ Expected<std::vector<StoredRow>> rows_of_table(const DbOptions& options, const D
   if (std::filesystem::is_directory(options.table, ignored)) {
     return Error{"measurements file '" + options.table + "' is a directory"};
   }
-  const auto kernels = read_measurements_csv(options.table);
-  if (!kernels) return kernels.error();
-  const auto network = resolve_network(options.network);
-  if (!network) return network.error();
+  UCUDNN_TRY_ASSIGN(const auto kernels, read_measurements_csv(options.table));
+  UCUDNN_TRY_ASSIGN(const auto network, resolve_network(options.network));
 
   const std::string measured_at = utc_timestamp();
   std::vector<StoredRow> rows;
-  for (const KernelMeasurements& kernel : *kernels) {
-    const ConvLayerSpec* spec = find_layer(*network, kernel.layer);
+  for (const KernelMeasurements& kernel : kernels) {
+    const ConvLayerSpec* spec = find_layer(network, kernel.layer);
     if (spec == nullptr) {
-      return Error{options.table + ": layer '" + kernel.layer + "' is not a layer of network '" + network->name +
-                   "'"};
+      return Error{options.table + ": layer '" + kernel.layer + "' is not a layer of network '" + network.name + "'"};
     }
-    const auto key = to_conv_key(*spec, kernel.op);
-    if (!key) return key.error();
+    UCUDNN_TRY_ASSIGN(const ConvKey key, to_conv_key(*spec, kernel.op));
     for (const Measurement& row : kernel.rows) {
       StoredRow stored;
       stored.identity = identity;
       stored.op = kernel.op;
-      stored.layer = key->with_batch(row.micro_batch).layer_signature();
+      stored.layer = key.with_batch(row.micro_batch).layer_signature();
       stored.measurement = row;
       stored.measurement.deterministic = documented_deterministic(kernel.op, row.algo);
       stored.measured_at = measured_at;
@@ -271,9 +259,8 @@ int run_verify(const DbOptions& options, std::ostream& out, std::ostream& err) {
   if (!target) return report_error(err, kExitUsageError, target.message());
   const auto database = open_database(*target);
   if (!database) return report_error(err, kExitDataError, database.message());
-  const auto verified = (*database)->verify();
+  const Status verified = (*database)->verify();
   if (!verified) return report_error(err, kExitDataError, verified.message());
-  if (!*verified) return report_error(err, kExitDataError, "database '" + target->path + "' failed verification");
   out << "ok\n";
   return kExitOk;
 }
