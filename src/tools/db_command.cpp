@@ -44,12 +44,6 @@ struct DbOptions {
   bool json = false;
 };
 
-// A failed step: the exit status and the message of its one error line.
-struct Failure {
-  int status;
-  std::string message;
-};
-
 // Where and how to open the database.
 struct DatabaseTarget {
   std::string path;
@@ -202,12 +196,8 @@ std::string rows_to_csv(const std::vector<StoredRow>& rows) {
   return csv.str();
 }
 
-int run_export(const DbOptions& options, std::ostream& out, std::ostream& err) {
-  const auto target = database_target(options, true);
-  if (!target) return report_error(err, kExitUsageError, target.message());
-  const auto database = open_database(*target);
-  if (!database) return report_error(err, kExitDataError, database.message());
-  const auto rows = (*database)->all_rows();
+int run_export(const DbOptions& options, BenchmarkDatabase& database, std::ostream& out, std::ostream& err) {
+  const auto rows = database.all_rows();
   if (!rows) return report_error(err, kExitDataError, rows.message());
   const std::string csv = rows_to_csv(*rows);  // complete before anything is written
   if (options.output.empty()) {
@@ -231,12 +221,8 @@ std::string joined(const std::vector<T>& values) {
   return text.str();
 }
 
-int run_stats(const DbOptions& options, std::ostream& out, std::ostream& err) {
-  const auto target = database_target(options, true);
-  if (!target) return report_error(err, kExitUsageError, target.message());
-  const auto database = open_database(*target);
-  if (!database) return report_error(err, kExitDataError, database.message());
-  const auto stats = (*database)->stats();
+int run_stats(const DbOptions& options, BenchmarkDatabase& database, std::ostream& out, std::ostream& err) {
+  const auto stats = database.stats();
   if (!stats) return report_error(err, kExitDataError, stats.message());
   if (options.json) {
     nlohmann::ordered_json json;
@@ -254,15 +240,24 @@ int run_stats(const DbOptions& options, std::ostream& out, std::ostream& err) {
   return kExitOk;
 }
 
-int run_verify(const DbOptions& options, std::ostream& out, std::ostream& err) {
+int run_verify(const DbOptions& /*options*/, BenchmarkDatabase& database, std::ostream& out, std::ostream& err) {
+  const Status verified = database.verify();
+  if (!verified) return report_error(err, kExitDataError, verified.message());
+  out << "ok\n";
+  return kExitOk;
+}
+
+// A subcommand that reads the database: export, stats, verify.
+using LookingCommand = int (*)(const DbOptions&, BenchmarkDatabase&, std::ostream& out, std::ostream& err);
+
+// Runs `look` on the database opened read-only; a missing --database is a usage error, a
+// database that cannot be opened a data error.
+int run_looking(LookingCommand look, const DbOptions& options, std::ostream& out, std::ostream& err) {
   const auto target = database_target(options, true);
   if (!target) return report_error(err, kExitUsageError, target.message());
   const auto database = open_database(*target);
   if (!database) return report_error(err, kExitDataError, database.message());
-  const Status verified = (*database)->verify();
-  if (!verified) return report_error(err, kExitDataError, verified.message());
-  out << "ok\n";
-  return kExitOk;
+  return look(options, **database, out, err);
 }
 
 void add_database_option(CLI::App* command, DbOptions& options) {
@@ -314,9 +309,9 @@ std::pair<CLI::App*, CommandRunner> add_db_command(CLI::App& app) {
 
   return {db, [=](std::ostream& out, std::ostream& err) {
             if (import->parsed()) return run_import(*options, out, err);
-            if (exporter->parsed()) return run_export(*options, out, err);
-            if (stats->parsed()) return run_stats(*options, out, err);
-            if (verify->parsed()) return run_verify(*options, out, err);
+            if (exporter->parsed()) return run_looking(run_export, *options, out, err);
+            if (stats->parsed()) return run_looking(run_stats, *options, out, err);
+            if (verify->parsed()) return run_looking(run_verify, *options, out, err);
             return report_error(err, kExitUsageError,
                                 "db: a subcommand is required: import, export, stats or verify (see --help)");
           }};
