@@ -24,7 +24,6 @@
 #include <string>
 #include <vector>
 
-#include "core/env_config.h"
 #include "core/units.h"
 #include "runtime/stream_gate.h"
 #include "tools/networks.h"
