@@ -1,5 +1,6 @@
 #include "store/database.h"
 
+#include <sqlite3.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
