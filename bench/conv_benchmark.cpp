@@ -18,12 +18,12 @@
 #include <fstream>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
 #include <vector>
 
-#include "core/env_config.h"
 #include "core/units.h"
 #include "runtime/stream_gate.h"
 #include "tools/networks.h"
@@ -204,24 +204,26 @@ std::string describe_plan(const UcudnnPlanInfo& plan) {
   return out;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  CLI::App app{"Times a network's convolutions through plain cuDNN and through ucudnn (needs a GPU)"};
+struct Options {
   std::string limit_text = "64MiB", policy_text = "powerOfTwo", json_path, total_text;
   int batch = 0, iterations = 20, warmup = 3;
   std::string network_name = "alexnet";
-  app.add_option("--workspace-limit", limit_text, "per-kernel workspace limit");
-  app.add_option("--policy", policy_text, "all, powerOfTwo or undivided")
-      ->check(CLI::IsMember({"all", "powerOfTwo", "undivided"}, CLI::ignore_case));
-  app.add_option("--net", network_name, "a built-in network (alexnet, resnet18, resnet50, vgg16, densenet40) or a "
-                                        "network file; every distinct convolution runs once per sequence");
-  app.add_option("--batch", batch, "mini-batch size (default: the network's)")->check(CLI::PositiveNumber);
-  app.add_option("--iterations", iterations, "timed calls per measurement (median)")->check(CLI::PositiveNumber);
-  app.add_option("--json", json_path, "also write the results as JSON to this file");
   bool list_kernels = false;
-  app.add_flag("--list-kernels", list_kernels, "print how many kernels (3 per distinct convolution) the network has");
-  app.add_option("--total-workspace", total_text,
+};
+
+// Parses the command line; an exit status where the program is done (help, a usage error).
+std::optional<int> parse_options(int argc, char** argv, Options* o) {
+  CLI::App app{"Times a network's convolutions through plain cuDNN and through ucudnn (needs a GPU)"};
+  app.add_option("--workspace-limit", o->limit_text, "per-kernel workspace limit");
+  app.add_option("--policy", o->policy_text, "all, powerOfTwo or undivided")
+      ->check(CLI::IsMember({"all", "powerOfTwo", "undivided"}, CLI::ignore_case));
+  app.add_option("--net", o->network_name, "a built-in network (alexnet, resnet18, resnet50, vgg16, densenet40) or a "
+                                           "network file; every distinct convolution runs once per sequence");
+  app.add_option("--batch", o->batch, "mini-batch size (default: the network's)")->check(CLI::PositiveNumber);
+  app.add_option("--iterations", o->iterations, "timed calls per measurement (median)")->check(CLI::PositiveNumber);
+  app.add_option("--json", o->json_path, "also write the results as JSON to this file");
+  app.add_flag("--list-kernels", o->list_kernels, "print how many kernels (3 per distinct convolution) the network has");
+  app.add_option("--total-workspace", o->total_text,
                  "run ucudnn in WD mode with this total budget (plain cuDNN keeps --workspace-limit per kernel)");
   try {
     app.parse(argc, argv);
@@ -231,215 +233,331 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "ucudnn_conv_benchmark: error: %s\n", e.what());
     return 2;
   }
-  const auto limit = ucudnn::parse_byte_size(limit_text);
+  return std::nullopt;
+}
+
+// The options' values, checked.
+struct Settings {
+  size_t limit = 0;
+  size_t total_workspace = 0;  // 0: WR mode
+  UcudnnBatchSizePolicy_t policy = UCUDNN_BATCH_SIZE_POLICY_POWER_OF_TWO;
+};
+
+Settings settings_of(const Options& o) {
+  Settings settings;
+  const auto limit = ucudnn::parse_byte_size(o.limit_text);
   if (!limit) fail(limit.message());
-  std::size_t total_workspace = 0;
-  if (!total_text.empty()) {
-    const auto total = ucudnn::parse_total_workspace(total_text);
+  settings.limit = *limit;
+  if (!o.total_text.empty()) {
+    const auto total = ucudnn::parse_total_workspace(o.total_text);
     if (!total) fail("--total-workspace: " + total.message());
-    total_workspace = *total;
+    settings.total_workspace = *total;
   }
-  std::string policy_lower;
-  for (char c : policy_text) policy_lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-  const UcudnnBatchSizePolicy_t policy = policy_lower == "all"          ? UCUDNN_BATCH_SIZE_POLICY_ALL
-                                         : policy_lower == "undivided" ? UCUDNN_BATCH_SIZE_POLICY_UNDIVIDED
-                                                                       : UCUDNN_BATCH_SIZE_POLICY_POWER_OF_TWO;
-  if (list_kernels) {
-    const auto network = ucudnn::resolve_network(network_name);
-    if (!network) fail(network.message());
-    std::printf("%zu\n", network->layers.size() * 3);
-    return 0;
-  }
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) fail("no CUDA device");
-  cudaDeviceProp prop;
-  check(cudaGetDeviceProperties(&prop, 0), "device properties");
+  std::string policy;
+  for (char c : o.policy_text) policy.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  settings.policy = policy == "all"         ? UCUDNN_BATCH_SIZE_POLICY_ALL
+                    : policy == "undivided" ? UCUDNN_BATCH_SIZE_POLICY_UNDIVIDED
+                                            : UCUDNN_BATCH_SIZE_POLICY_POWER_OF_TWO;
+  return settings;
+}
 
-  cudnnHandle_t plain;
-  check(cudnnCreate(&plain), "cudnnCreate");
-  UcudnnHandle_t handle;
-  check(cudnnCreate(&handle), "cudnnCreate(UcudnnHandle_t)");
-  check(ucudnnSetBatchSizePolicy(handle, policy), "policy");
-  check(ucudnnSetDefaultWorkspaceLimit(handle, *limit), "limit");
-  check(ucudnnSetTotalWorkspaceSize(total_workspace), "total workspace");
-
-  std::mt19937 rng(20261122);
-  const bool batch_given = batch > 0;
-  std::vector<Layer> layers;
-  const auto network = ucudnn::resolve_network(network_name);
+ucudnn::Network network_of(const Options& o) {
+  auto network = ucudnn::resolve_network(o.network_name);
   if (!network) fail(network.message());
-  for (ucudnn::ConvLayerSpec spec : network->layers) {
-    if (batch_given) spec.batch = batch;
-    if (spec.spatial.size() != 2 || spec.data_type != 0) fail("layer " + spec.name + ": only 2-d FP32 layers here");
-    const auto key = ucudnn::to_conv_key(spec, ucudnn::ConvOp::kForward);
-    if (!key) fail(key.message());
-    Layer l{spec, spec.batch, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
-    check(cudnnCreateTensorDescriptor(&l.x), "desc");
-    check(cudnnCreateTensorDescriptor(&l.y), "desc");
-    check(cudnnCreateFilterDescriptor(&l.w), "desc");
-    check(cudnnCreateConvolutionDescriptor(&l.conv), "desc");
-    check(cudnnSetTensor4dDescriptor(l.x, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, spec.batch, spec.channels,
-                                     spec.spatial[0], spec.spatial[1]),
-          "x");
-    check(cudnnSetFilter4dDescriptor(l.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, spec.filters,
-                                     spec.channels / spec.groups, spec.filter[0], spec.filter[1]),
-          "w");
-    check(cudnnSetConvolution2dDescriptor(l.conv, spec.pad[0], spec.pad[1], spec.stride[0], spec.stride[1],
-                                          spec.dilation[0], spec.dilation[1], CUDNN_CROSS_CORRELATION,
-                                          CUDNN_DATA_FLOAT),
-          "conv");
-    check(cudnnSetConvolutionGroupCount(l.conv, spec.groups), "groups");
-    int n, c, h, w;
-    check(cudnnGetConvolution2dForwardOutputDim(l.conv, l.x, l.w, &n, &c, &h, &w), "output dims");
-    check(cudnnSetTensor4dDescriptor(l.y, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, n, c, h, w), "y");
-    const size_t x_count = size_t(spec.batch) * spec.channels * spec.spatial[0] * spec.spatial[1],
-                 y_count = size_t(n) * c * h * w,
-                 w_count = size_t(spec.filters) * (spec.channels / spec.groups) * spec.filter[0] * spec.filter[1];
-    l.x_mem = std::make_unique<DeviceMemory>(x_count * 4);
-    l.y_mem = std::make_unique<DeviceMemory>(y_count * 4);
-    l.w_mem = std::make_unique<DeviceMemory>(w_count * 4);
-    fill_random(l.x_mem->ptr, x_count, rng);
-    fill_random(l.y_mem->ptr, y_count, rng);
-    fill_random(l.w_mem->ptr, w_count, rng);
-    layers.push_back(std::move(l));
-  }
+  return std::move(network).value();
+}
 
-  std::vector<Kernel> plain_kernels, ucudnn_kernels;
-  const auto planning_started = std::chrono::steady_clock::now();
-  for (const Layer& l : layers) {
-    for (int op = 0; op < 3; ++op) {
-      Kernel k;
-      k.layer = l.spec.name;
-      k.op = kOpNames[op];
-      k.algo = plain_choice(plain, l, op, *limit, &k.workspace);
-      if (k.algo < 0) fail(k.layer + " " + k.op + ": plain cuDNN has no algorithm within the limit");
-      k.workspace_mem = std::make_unique<DeviceMemory>(k.workspace);
-      k.launch = make_launch(plain, l, op, k.algo, k.workspace_mem->ptr, k.workspace);
-      plain_kernels.push_back(std::move(k));
-    }
-  }
-  const double plain_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - planning_started).count();
-  UcudnnStatistics before_planning;
-  check(ucudnnGetStatistics(&before_planning), "statistics");
-  const auto ucudnn_started = std::chrono::steady_clock::now();
-  for (const Layer& l : layers) {
-    for (int op = 0; op < 3; ++op) {
-      Kernel k;
-      k.layer = l.spec.name;
-      k.op = kOpNames[op];
-      k.algo = ucudnn_choice(handle, l, op, &k.workspace);
-      k.workspace_mem = std::make_unique<DeviceMemory>(k.workspace);
-      k.launch = make_launch(handle, l, op, k.algo, k.workspace_mem->ptr, k.workspace);
-      ucudnn_kernels.push_back(std::move(k));
-    }
-  }
-  UcudnnWorkspaceDivisionInfo division;
-  if (total_workspace > 0) {
-    check(ucudnnOptimize(handle), "optimize");  // WD: one division for all kernels
-    check(ucudnnGetWorkspaceDivisionInfo(handle, &division), "division info");
-  }
-  for (size_t i = 0; i < ucudnn_kernels.size(); ++i) {
-    const Layer& l = layers[i / 3];
-    check(ucudnnGetPlan(handle, static_cast<UcudnnConvolutionOp_t>(i % 3), l.x, l.w, l.conv, l.y,
-                        UCUDNN_WORKSPACE_LIMIT_DEFAULT, &ucudnn_kernels[i].plan),
-          "plan");
-  }
-  const double ucudnn_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - ucudnn_started).count();
+// A layer's descriptors and random tensors on the device.
+Layer make_layer(const ucudnn::ConvLayerSpec& spec, std::mt19937& rng) {
+  if (spec.spatial.size() != 2 || spec.data_type != 0) fail("layer " + spec.name + ": only 2-d FP32 layers here");
+  const auto key = ucudnn::to_conv_key(spec, ucudnn::ConvOp::kForward);
+  if (!key) fail(key.message());
+  Layer l{spec, spec.batch, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
+  check(cudnnCreateTensorDescriptor(&l.x), "desc");
+  check(cudnnCreateTensorDescriptor(&l.y), "desc");
+  check(cudnnCreateFilterDescriptor(&l.w), "desc");
+  check(cudnnCreateConvolutionDescriptor(&l.conv), "desc");
+  check(cudnnSetTensor4dDescriptor(l.x, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, spec.batch, spec.channels, spec.spatial[0],
+                                   spec.spatial[1]),
+        "x");
+  check(cudnnSetFilter4dDescriptor(l.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, spec.filters, spec.channels / spec.groups,
+                                   spec.filter[0], spec.filter[1]),
+        "w");
+  check(cudnnSetConvolution2dDescriptor(l.conv, spec.pad[0], spec.pad[1], spec.stride[0], spec.stride[1],
+                                        spec.dilation[0], spec.dilation[1], CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+        "conv");
+  check(cudnnSetConvolutionGroupCount(l.conv, spec.groups), "groups");
+  int n, c, h, w;
+  check(cudnnGetConvolution2dForwardOutputDim(l.conv, l.x, l.w, &n, &c, &h, &w), "output dims");
+  check(cudnnSetTensor4dDescriptor(l.y, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, n, c, h, w), "y");
+  const size_t x_count = size_t(spec.batch) * spec.channels * spec.spatial[0] * spec.spatial[1],
+               y_count = size_t(n) * c * h * w,
+               w_count = size_t(spec.filters) * (spec.channels / spec.groups) * spec.filter[0] * spec.filter[1];
+  l.x_mem = std::make_unique<DeviceMemory>(x_count * 4);
+  l.y_mem = std::make_unique<DeviceMemory>(y_count * 4);
+  l.w_mem = std::make_unique<DeviceMemory>(w_count * 4);
+  fill_random(l.x_mem->ptr, x_count, rng);
+  fill_random(l.y_mem->ptr, y_count, rng);
+  fill_random(l.w_mem->ptr, w_count, rng);
+  return l;
+}
 
-  UcudnnStatistics after_planning;
-  check(ucudnnGetStatistics(&after_planning), "statistics");
-  double benchmark_seconds = 0, solve_seconds = after_planning.divisionSeconds - before_planning.divisionSeconds;
-  for (int op = 0; op < 3; ++op) {
-    benchmark_seconds += after_planning.op[op].benchmarkSeconds - before_planning.op[op].benchmarkSeconds;
-    solve_seconds += after_planning.op[op].solveSeconds - before_planning.op[op].solveSeconds;
+std::vector<Layer> make_layers(const ucudnn::Network& network, int batch) {
+  std::mt19937 rng(20261122);
+  std::vector<Layer> layers;
+  for (ucudnn::ConvLayerSpec spec : network.layers) {
+    if (batch > 0) spec.batch = batch;
+    layers.push_back(make_layer(spec, rng));
   }
+  return layers;
+}
 
-  for (auto* kernels : {&plain_kernels, &ucudnn_kernels}) {
-    for (Kernel& k : *kernels) {
-      k.time_ms = time_median(k.launch, warmup, iterations, nullptr, true);
-    }
-  }
-  auto sequence = [](std::vector<Kernel>& kernels) {
-    return [&kernels]() {
-      for (Kernel& k : kernels) k.launch();
-    };
-  };
-  const float plain_sequence = time_median(sequence(plain_kernels), 1, iterations, nullptr, false);
-  const float ucudnn_sequence = time_median(sequence(ucudnn_kernels), 1, iterations, nullptr, false);
-
-  int cudnn_version = static_cast<int>(cudnnGetVersion());
-  std::printf("GPU: %s (sm_%d%d), cuDNN %d, %s batch %d, workspace limit %s per kernel, policy %s, median of %d\n",
-              prop.name, prop.major, prop.minor, cudnn_version, network_name.c_str(), layers.front().n,
-              limit_text.c_str(), policy_text.c_str(), iterations);
-  if (total_workspace > 0) {
-    std::printf("ucudnn in WD mode: total %s, buffer %s, %d variables solved in %.2f ms\n", total_text.c_str(),
-                ucudnn::format_byte_size(division.bufferBytes).c_str(), division.variables, division.solveMs);
-  }
-  std::printf("per kernel: calls queued ahead, the longer of host and GPU time\n");
-  std::printf("%-11s %-5s %10s %5s %10s %10s %8s %10s  %s\n", "layer", "op", "cudnn ms", "algo", "ucudnn ms",
-              "predicted", "speedup", "workspace", "plan");
-  nlohmann::ordered_json json;
-  json["gpu"] = prop.name;
-  json["cudnn_version"] = cudnn_version;
-  json["network"] = network_name;
-  json["batch"] = layers.front().n;
-  json["workspace_limit_bytes"] = *limit;
-  json["policy"] = policy_text;
-  json["total_workspace_bytes"] = total_workspace;
-  if (total_workspace > 0) {
-    json["wd_buffer_bytes"] = division.bufferBytes;
-    json["wd_variables"] = division.variables;
-    json["wd_solve_ms"] = division.solveMs;
-  }
-  json["iterations"] = iterations;
-  float plain_total = 0, ucudnn_total = 0, predicted_total = 0;
-  for (size_t i = 0; i < plain_kernels.size(); ++i) {
-    const Kernel& p = plain_kernels[i];
-    const Kernel& u = ucudnn_kernels[i];
-    plain_total += p.time_ms;
-    ucudnn_total += u.time_ms;
-    predicted_total += u.plan.predictedTimeMs;
-    const size_t used = total_workspace > 0 ? u.plan.workspaceBytes : u.workspace;
-    std::printf("%-11s %-5s %10.3f %5d %10.3f %10.3f %7.2fx %10s  %s\n", p.layer.c_str(), p.op.c_str(), p.time_ms,
-                p.algo, u.time_ms, u.plan.predictedTimeMs, p.time_ms / u.time_ms,
-                ucudnn::format_byte_size(used).c_str(), describe_plan(u.plan).c_str());
-    json["kernels"].push_back({{"layer", p.layer},
-                               {"op", p.op},
-                               {"cudnn_time_ms", p.time_ms},
-                               {"cudnn_algo", p.algo},
-                               {"cudnn_workspace_bytes", p.workspace},
-                               {"ucudnn_time_ms", u.time_ms},
-                               {"ucudnn_predicted_ms", u.plan.predictedTimeMs},
-                               {"ucudnn_workspace_bytes", used},
-                               {"ucudnn_plan", describe_plan(u.plan)}});
-  }
-  std::printf("sum of kernel medians: cuDNN %.2f ms, ucudnn %.2f ms (predicted %.2f), speedup %.2fx\n", plain_total,
-              ucudnn_total, predicted_total, plain_total / ucudnn_total);
-  std::printf("whole sequence live (median): cuDNN %.2f ms, ucudnn %.2f ms, speedup %.2fx\n", plain_sequence,
-              ucudnn_sequence, plain_sequence / ucudnn_sequence);
-  std::printf("algorithm choice: cuDNN Find %.2f s, ucudnn %.2f s (benchmarking %.2f s, solving %.4f s)\n",
-              plain_seconds, ucudnn_seconds, benchmark_seconds, solve_seconds);
-  json["cudnn_sequence_ms"] = plain_sequence;
-  json["ucudnn_sequence_ms"] = ucudnn_sequence;
-  json["cudnn_kernel_sum_ms"] = plain_total;
-  json["ucudnn_kernel_sum_ms"] = ucudnn_total;
-  json["ucudnn_predicted_ms"] = predicted_total;
-  json["cudnn_find_seconds"] = plain_seconds;
-  json["ucudnn_planning_seconds"] = ucudnn_seconds;
-  json["ucudnn_benchmark_seconds"] = benchmark_seconds;
-  json["ucudnn_solve_seconds"] = solve_seconds;
-  if (!json_path.empty()) {
-    std::ofstream out(json_path);
-    out << json.dump(2) << "\n";
-    if (!out) fail("cannot write " + json_path);
-  }
+void destroy_layers(std::vector<Layer>& layers) {
   for (Layer& l : layers) {
     cudnnDestroyTensorDescriptor(l.x);
     cudnnDestroyTensorDescriptor(l.y);
     cudnnDestroyFilterDescriptor(l.w);
     cudnnDestroyConvolutionDescriptor(l.conv);
   }
+}
+
+// A kernel with its workspace allocated and its call bound.
+template <typename Handle>
+Kernel make_kernel(Handle handle, const Layer& l, int op, int algo, size_t workspace) {
+  Kernel k;
+  k.layer = l.spec.name;
+  k.op = kOpNames[op];
+  k.algo = algo;
+  k.workspace = workspace;
+  k.workspace_mem = std::make_unique<DeviceMemory>(k.workspace);
+  k.launch = make_launch(handle, l, op, k.algo, k.workspace_mem->ptr, k.workspace);
+  return k;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point started) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+}
+
+// Plain cuDNN's kernels and the time its Find calls took.
+std::vector<Kernel> plan_plain(cudnnHandle_t plain, const std::vector<Layer>& layers, size_t limit, double* seconds) {
+  std::vector<Kernel> kernels;
+  const auto started = std::chrono::steady_clock::now();
+  for (const Layer& l : layers) {
+    for (int op = 0; op < 3; ++op) {
+      size_t workspace = 0;
+      const int algo = plain_choice(plain, l, op, limit, &workspace);
+      if (algo < 0) fail(l.spec.name + " " + kOpNames[op] + ": plain cuDNN has no algorithm within the limit");
+      kernels.push_back(make_kernel(plain, l, op, algo, workspace));
+    }
+  }
+  *seconds = seconds_since(started);
+  return kernels;
+}
+
+// What ucudnn's planning gave and took.
+struct UcudnnPlanning {
+  std::vector<Kernel> kernels;
+  UcudnnWorkspaceDivisionInfo division;
+  double seconds = 0, benchmark_seconds = 0, solve_seconds = 0;
+};
+
+// ucudnn's time in benchmarking and in solving between two snapshots of its statistics.
+void add_statistics(const UcudnnStatistics& before, const UcudnnStatistics& after, UcudnnPlanning* planning) {
+  planning->benchmark_seconds = 0;
+  planning->solve_seconds = after.divisionSeconds - before.divisionSeconds;
+  for (int op = 0; op < 3; ++op) {
+    planning->benchmark_seconds += after.op[op].benchmarkSeconds - before.op[op].benchmarkSeconds;
+    planning->solve_seconds += after.op[op].solveSeconds - before.op[op].solveSeconds;
+  }
+}
+
+UcudnnPlanning plan_ucudnn(UcudnnHandle_t handle, const std::vector<Layer>& layers, size_t total_workspace) {
+  UcudnnPlanning planning;
+  UcudnnStatistics before;
+  check(ucudnnGetStatistics(&before), "statistics");
+  const auto started = std::chrono::steady_clock::now();
+  for (const Layer& l : layers) {
+    for (int op = 0; op < 3; ++op) {
+      size_t workspace = 0;
+      const int algo = ucudnn_choice(handle, l, op, &workspace);
+      planning.kernels.push_back(make_kernel(handle, l, op, algo, workspace));
+    }
+  }
+  if (total_workspace > 0) {
+    check(ucudnnOptimize(handle), "optimize");  // WD: one division for all kernels
+    check(ucudnnGetWorkspaceDivisionInfo(handle, &planning.division), "division info");
+  }
+  for (size_t i = 0; i < planning.kernels.size(); ++i) {
+    const Layer& l = layers[i / 3];
+    check(ucudnnGetPlan(handle, static_cast<UcudnnConvolutionOp_t>(i % 3), l.x, l.w, l.conv, l.y,
+                        UCUDNN_WORKSPACE_LIMIT_DEFAULT, &planning.kernels[i].plan),
+          "plan");
+  }
+  planning.seconds = seconds_since(started);
+  UcudnnStatistics after;
+  check(ucudnnGetStatistics(&after), "statistics");
+  add_statistics(before, after, &planning);
+  return planning;
+}
+
+// Each kernel's median, queued; then each whole sequence's median, live.
+void time_kernels(std::vector<Kernel>& kernels, const Options& o) {
+  for (Kernel& k : kernels) k.time_ms = time_median(k.launch, o.warmup, o.iterations, nullptr, true);
+}
+float time_sequence(std::vector<Kernel>& kernels, const Options& o) {
+  return time_median([&kernels]() {
+    for (Kernel& k : kernels) k.launch();
+  }, 1, o.iterations, nullptr, false);
+}
+
+// Everything a run measured, for the report.
+struct Results {
+  cudaDeviceProp prop;
+  int batch = 0;
+  std::vector<Kernel> plain_kernels;
+  double plain_seconds = 0;
+  UcudnnPlanning ucudnn;
+  float plain_sequence = 0, ucudnn_sequence = 0;
+};
+
+// The header lines of the table, and the JSON object's first fields.
+nlohmann::ordered_json report_header(const Options& o, const Settings& settings, const Results& r) {
+  const int cudnn_version = static_cast<int>(cudnnGetVersion());
+  const UcudnnWorkspaceDivisionInfo& division = r.ucudnn.division;
+  std::printf("GPU: %s (sm_%d%d), cuDNN %d, %s batch %d, workspace limit %s per kernel, policy %s, median of %d\n",
+              r.prop.name, r.prop.major, r.prop.minor, cudnn_version, o.network_name.c_str(), r.batch,
+              o.limit_text.c_str(), o.policy_text.c_str(), o.iterations);
+  if (settings.total_workspace > 0) {
+    std::printf("ucudnn in WD mode: total %s, buffer %s, %d variables solved in %.2f ms\n", o.total_text.c_str(),
+                ucudnn::format_byte_size(division.bufferBytes).c_str(), division.variables, division.solveMs);
+  }
+  std::printf("per kernel: calls queued ahead, the longer of host and GPU time\n");
+  std::printf("%-11s %-5s %10s %5s %10s %10s %8s %10s  %s\n", "layer", "op", "cudnn ms", "algo", "ucudnn ms",
+              "predicted", "speedup", "workspace", "plan");
+  nlohmann::ordered_json json;
+  json["gpu"] = r.prop.name;
+  json["cudnn_version"] = cudnn_version;
+  json["network"] = o.network_name;
+  json["batch"] = r.batch;
+  json["workspace_limit_bytes"] = settings.limit;
+  json["policy"] = o.policy_text;
+  json["total_workspace_bytes"] = settings.total_workspace;
+  if (settings.total_workspace > 0) {
+    json["wd_buffer_bytes"] = division.bufferBytes;
+    json["wd_variables"] = division.variables;
+    json["wd_solve_ms"] = division.solveMs;
+  }
+  json["iterations"] = o.iterations;
+  return json;
+}
+
+struct Totals {
+  float plain = 0, ucudnn = 0, predicted = 0;
+};
+
+// One table row and one JSON entry per kernel; returns the sums.
+Totals report_kernels(const Settings& settings, const Results& r, nlohmann::ordered_json* json) {
+  Totals totals;
+  for (size_t i = 0; i < r.plain_kernels.size(); ++i) {
+    const Kernel& p = r.plain_kernels[i];
+    const Kernel& u = r.ucudnn.kernels[i];
+    totals.plain += p.time_ms;
+    totals.ucudnn += u.time_ms;
+    totals.predicted += u.plan.predictedTimeMs;
+    const size_t used = settings.total_workspace > 0 ? u.plan.workspaceBytes : u.workspace;
+    std::printf("%-11s %-5s %10.3f %5d %10.3f %10.3f %7.2fx %10s  %s\n", p.layer.c_str(), p.op.c_str(), p.time_ms,
+                p.algo, u.time_ms, u.plan.predictedTimeMs, p.time_ms / u.time_ms,
+                ucudnn::format_byte_size(used).c_str(), describe_plan(u.plan).c_str());
+    (*json)["kernels"].push_back({{"layer", p.layer},
+                                  {"op", p.op},
+                                  {"cudnn_time_ms", p.time_ms},
+                                  {"cudnn_algo", p.algo},
+                                  {"cudnn_workspace_bytes", p.workspace},
+                                  {"ucudnn_time_ms", u.time_ms},
+                                  {"ucudnn_predicted_ms", u.plan.predictedTimeMs},
+                                  {"ucudnn_workspace_bytes", used},
+                                  {"ucudnn_plan", describe_plan(u.plan)}});
+  }
+  return totals;
+}
+
+// The summary lines, and the JSON object's last fields.
+void report_summary(const Results& r, const Totals& t, nlohmann::ordered_json* json) {
+  const UcudnnPlanning& u = r.ucudnn;
+  std::printf("sum of kernel medians: cuDNN %.2f ms, ucudnn %.2f ms (predicted %.2f), speedup %.2fx\n", t.plain,
+              t.ucudnn, t.predicted, t.plain / t.ucudnn);
+  std::printf("whole sequence live (median): cuDNN %.2f ms, ucudnn %.2f ms, speedup %.2fx\n", r.plain_sequence,
+              r.ucudnn_sequence, r.plain_sequence / r.ucudnn_sequence);
+  std::printf("algorithm choice: cuDNN Find %.2f s, ucudnn %.2f s (benchmarking %.2f s, solving %.4f s)\n",
+              r.plain_seconds, u.seconds, u.benchmark_seconds, u.solve_seconds);
+  (*json)["cudnn_sequence_ms"] = r.plain_sequence;
+  (*json)["ucudnn_sequence_ms"] = r.ucudnn_sequence;
+  (*json)["cudnn_kernel_sum_ms"] = t.plain;
+  (*json)["ucudnn_kernel_sum_ms"] = t.ucudnn;
+  (*json)["ucudnn_predicted_ms"] = t.predicted;
+  (*json)["cudnn_find_seconds"] = r.plain_seconds;
+  (*json)["ucudnn_planning_seconds"] = u.seconds;
+  (*json)["ucudnn_benchmark_seconds"] = u.benchmark_seconds;
+  (*json)["ucudnn_solve_seconds"] = u.solve_seconds;
+}
+
+void write_json(const std::string& path, const nlohmann::ordered_json& json) {
+  if (path.empty()) return;
+  std::ofstream out(path);
+  out << json.dump(2) << "\n";
+  if (!out) fail("cannot write " + path);
+}
+
+// Plans and times every kernel both ways.
+Results measure(const cudaDeviceProp& prop, cudnnHandle_t plain, UcudnnHandle_t handle, const std::vector<Layer>& layers,
+                const Options& o, const Settings& settings) {
+  Results r;
+  r.prop = prop;
+  r.batch = layers.front().n;
+  r.plain_kernels = plan_plain(plain, layers, settings.limit, &r.plain_seconds);
+  r.ucudnn = plan_ucudnn(handle, layers, settings.total_workspace);
+  time_kernels(r.plain_kernels, o);
+  time_kernels(r.ucudnn.kernels, o);
+  r.plain_sequence = time_sequence(r.plain_kernels, o);
+  r.ucudnn_sequence = time_sequence(r.ucudnn.kernels, o);
+  return r;
+}
+
+UcudnnHandle_t make_ucudnn_handle(const Settings& settings) {
+  UcudnnHandle_t handle;
+  check(cudnnCreate(&handle), "cudnnCreate(UcudnnHandle_t)");
+  check(ucudnnSetBatchSizePolicy(handle, settings.policy), "policy");
+  check(ucudnnSetDefaultWorkspaceLimit(handle, settings.limit), "limit");
+  check(ucudnnSetTotalWorkspaceSize(settings.total_workspace), "total workspace");
+  return handle;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options options;
+  if (const auto done = parse_options(argc, argv, &options)) return *done;
+  const Settings settings = settings_of(options);
+  if (options.list_kernels) {
+    std::printf("%zu\n", network_of(options).layers.size() * 3);
+    return 0;
+  }
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) fail("no CUDA device");
+  cudaDeviceProp prop;
+  check(cudaGetDeviceProperties(&prop, 0), "device properties");
+  cudnnHandle_t plain;
+  check(cudnnCreate(&plain), "cudnnCreate");
+  UcudnnHandle_t handle = make_ucudnn_handle(settings);
+  std::vector<Layer> layers = make_layers(network_of(options), options.batch);
+
+  Results results = measure(prop, plain, handle, layers, options, settings);
+  nlohmann::ordered_json json = report_header(options, settings, results);
+  const Totals totals = report_kernels(settings, results, &json);
+  report_summary(results, totals, &json);
+  write_json(options.json_path, json);
+
+  destroy_layers(layers);
   cudnnDestroy(handle);
   cudnnDestroy(plain);
   return 0;

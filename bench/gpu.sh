@@ -8,6 +8,9 @@
 #                            (default: ./gpu-results) as gpu-results.tar.gz
 #   bash bench/gpu.sh pytorch  there: PyTorch through the LD_PRELOAD layer (test and benchmark)
 #   bash bench/gpu.sh sweep NETS LIMITS CONFIGS   there: the issue-5 comparison (below)
+#   bash bench/gpu.sh compare OLDPACK   there: this build against an older pack (same layout as
+#                            pack/), alternating, on AlexNet and ResNet-50 at 64 MiB (WR) and
+#                            ResNet-50 in WD, to show a change kept the speedups
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -94,10 +97,40 @@ pytorch() {
   return $status
 }
 
+# A refactoring must keep the speedups: both builds, alternating, twice, each with its own
+# database (so each benchmarks cold in round 1 and plans from its database in round 2).
+compare() {
+  local old=$1 final=${OUT:-$root/gpu-results} out status=0
+  out=$(mktemp -d)
+  mkdir -p "$final"
+  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$out/gpu.txt"
+  local configs=("alexnet --workspace-limit 64MiB --policy powerOfTwo"
+                 "resnet50 --workspace-limit 64MiB --policy powerOfTwo"
+                 "resnet50 --workspace-limit 8MiB --total-workspace 552MiB")
+  for round in 1 2; do
+    for build in "$old" pack; do
+      local tag
+      tag=$(basename "$build")
+      for config in "${configs[@]}"; do
+        read -r net rest <<< "$config"
+        local name="$out/$tag-$net-$(echo "$rest" | tr -d ' -' )-r$round"
+        UCUDNN_DATABASE="$out/$tag-$net.db" LD_LIBRARY_PATH="$root/$build/lib:${LD_LIBRARY_PATH:-}" \
+          "$root/$build/bin/ucudnn_conv_benchmark" --net "$net" $rest --json "$name.json" > "$name.txt" 2>&1 || status=1
+        echo "round $round $tag $net $rest: $(grep -E 'whole sequence' "$name.txt")" | tee -a "$out/compare.txt"
+      done
+    done
+  done
+  rm -f "$out"/*.db "$out"/*.db-wal "$out"/*.db-shm
+  tar -czf "$final/compare-results.tar.gz" -C "$out" .
+  cp "$out/compare.txt" "$final/"
+  return $status
+}
+
 case "${1:-}" in
   pack) pack ;;
   run) run ;;
   pytorch) pytorch ;;
+  compare) compare "${2:?usage: bash bench/gpu.sh compare OLDPACK}" ;;
   sweep) sweep "${2:-alexnet}" "${3:-8MiB 64MiB 512MiB}" "${4:-undivided powerOfTwo wd}" ;;
-  *) echo "usage: bash bench/gpu.sh pack|run|pytorch|sweep [NETS] [LIMITS] [CONFIGS]" >&2; exit 2 ;;
+  *) echo "usage: bash bench/gpu.sh pack|run|pytorch|compare OLDPACK|sweep [NETS] [LIMITS] [CONFIGS]" >&2; exit 2 ;;
 esac

@@ -1,5 +1,6 @@
 #include "store/database.h"
 
+#include <sqlite3.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
@@ -81,7 +82,7 @@ bool mounted_read_only(const std::string& path) {
 }
 
 // Executes SQL without results; errors carry the message.
-Expected<bool> exec(sqlite3* db, const std::string& sql) {
+Status exec(sqlite3* db, const std::string& sql) {
   char* message = nullptr;
   const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &message);
   if (rc != SQLITE_OK) {
@@ -89,24 +90,22 @@ Expected<bool> exec(sqlite3* db, const std::string& sql) {
     sqlite3_free(message);
     return Error{text + " (" + sqlite3_errstr(rc) + ")"};
   }
-  return true;
+  return Status::success();
 }
 
 // The schema version stored in `meta`, 0 for a file without ucudnn's tables; an error for an
 // SQLite file that holds other tables, or for a file that is not SQLite at all.
 Expected<int> read_schema_version(sqlite3* db) {
-  auto tables = Statement::prepare(db, "SELECT name FROM sqlite_master WHERE type = 'table'");
-  if (!tables) return tables.error();
+  UCUDNN_TRY_ASSIGN(Statement tables, Statement::prepare(db, "SELECT name FROM sqlite_master WHERE type = 'table'"));
   std::set<std::string> names;
   int rc;
-  while ((rc = tables.value().step()) == SQLITE_ROW) names.insert(tables.value().column_text(0));
+  while ((rc = tables.step()) == SQLITE_ROW) names.insert(tables.column_text(0));
   if (rc != SQLITE_DONE) return Error{sqlite_error(db, rc)};
   if (names.empty()) return 0;
   if (!names.count("meta")) return Error{"it is an SQLite database, but not a ucudnn benchmark database"};
-  auto version = Statement::prepare(db, "SELECT value FROM meta WHERE key = 'schema_version'");
-  if (!version) return version.error();
-  if (version.value().step() != SQLITE_ROW) return Error{"its schema version is missing"};
-  const std::string text = version.value().column_text(0);
+  UCUDNN_TRY_ASSIGN(Statement version, Statement::prepare(db, "SELECT value FROM meta WHERE key = 'schema_version'"));
+  if (version.step() != SQLITE_ROW) return Error{"its schema version is missing"};
+  const std::string text = version.column_text(0);
   if (text.empty() || !std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); })) {
     return Error{"its schema version '" + text + "' is not a number"};
   }
@@ -131,6 +130,62 @@ Expected<SqliteConnection> open_read_only(const std::string& path, int busy_time
     return connection;  // other failures show in the schema checks that follow
   }
   return Error{"cannot open read-only"};
+}
+
+// A read-write connection, creating the file if missing.
+Expected<SqliteConnection> open_read_write(const std::string& path, int busy_timeout_ms) {
+  sqlite3* raw = nullptr;
+  const int rc =
+      sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr);
+  SqliteConnection connection(raw);  // closed on failure too
+  if (rc != SQLITE_OK) return Error{"cannot open: " + sqlite_error(raw, rc)};
+  sqlite3_busy_timeout(raw, busy_timeout_ms);
+  sqlite3_extended_result_codes(raw, 1);
+  return connection;
+}
+
+// Looks at an existing file through a read-only connection: nothing is written to a file that
+// turns out not to be ours, to be corrupt, or to come from a newer ucudnn.
+Status probe_existing(const std::string& path, int busy_timeout_ms) {
+  UCUDNN_TRY_ASSIGN(const SqliteConnection probe, open_read_only(path, busy_timeout_ms));
+  const std::string refused = "refused and left untouched: ";
+  auto version = read_schema_version(probe.get());
+  if (!version) return version.error().prefixed(refused);
+  // Damage past the first page shows only when every page is read.
+  auto check = Statement::prepare(probe.get(), "PRAGMA quick_check(1)");
+  if (!check) return check.error().prefixed(refused);
+  const int rc = check.value().step();
+  if (rc != SQLITE_ROW || check.value().column_text(0) != "ok") {
+    const std::string detail = rc == SQLITE_ROW ? check.value().column_text(0) : sqlite_error(probe.get(), rc);
+    return Error{refused + "the file is corrupt (" + detail + ")"};
+  }
+  if (*version > kSchemaVersion) {
+    return Error{refused + "its schema version " + std::to_string(*version) + " is newer than this ucudnn's " +
+                 std::to_string(kSchemaVersion) + "; use a newer ucudnn"};
+  }
+  return Status::success();
+}
+
+// Whether this process may (and is asked to) write the file, or create it in its directory.
+bool may_write(const std::string& path, bool exists, bool read_only) {
+  const std::string dir = directory_of(path);
+  return !read_only && !mounted_read_only(dir) && ::access(dir.c_str(), W_OK) == 0 &&
+         (!exists || ::access(path.c_str(), W_OK) == 0);
+}
+
+// Asks for `wanted` and returns the mode SQLite actually uses: switching needs a moment of
+// exclusive access, and a busy database keeps the mode it has.
+JournalMode switch_journal_mode(sqlite3* db, JournalMode wanted) {
+  static const char* kNames[] = {"", "wal", "delete", "truncate", "persist"};
+  JournalMode actual = JournalMode::kDelete;
+  auto pragma = Statement::prepare(db, std::string("PRAGMA journal_mode=") + kNames[static_cast<int>(wanted)]);
+  if (pragma && pragma.value().step() == SQLITE_ROW) {
+    const std::string name = pragma.value().column_text(0);
+    for (int i = 1; i < 5; ++i) {
+      if (name == kNames[i]) actual = static_cast<JournalMode>(i);
+    }
+  }
+  return actual;  // the statement is finalised here: an unfinished one would hold a lock on the file
 }
 
 }  // namespace
@@ -165,9 +220,7 @@ JournalMode journal_mode_for(const std::string& path) {
   }
 }
 
-BenchmarkDatabase::~BenchmarkDatabase() {
-  if (db_) sqlite3_close_v2(db_);
-}
+BenchmarkDatabase::~BenchmarkDatabase() = default;
 
 Expected<std::unique_ptr<BenchmarkDatabase>> BenchmarkDatabase::open(const std::string& path, const Options& options) {
   const std::string where = "benchmark database '" + path + "': ";
@@ -175,124 +228,79 @@ Expected<std::unique_ptr<BenchmarkDatabase>> BenchmarkDatabase::open(const std::
   const bool exists = file_exists(path, &is_directory);
   if (exists && is_directory) return Error{where + "is a directory"};
   if (!exists && !options.create) return Error{where + "does not exist"};
-
-  // Look at an existing file through a read-only connection first: nothing is written to a file
-  // that turns out not to be ours, to be corrupt, or to come from a newer ucudnn.
   if (exists) {
-    auto probe = open_read_only(path, options.busy_timeout_ms);
-    if (!probe) return probe.error().prefixed(where);
-    sqlite3* raw = probe.value().get();
-    int rc = SQLITE_OK;
-    auto version = read_schema_version(raw);
-    if (!version) return version.error().prefixed(where + "refused and left untouched: ");
-    // Damage past the first page shows only when every page is read.
-    auto check = Statement::prepare(raw, "PRAGMA quick_check(1)");
-    if (!check) return check.error().prefixed(where + "refused and left untouched: ");
-    rc = check.value().step();
-    if (rc != SQLITE_ROW || check.value().column_text(0) != "ok") {
-      const std::string detail = rc == SQLITE_ROW ? check.value().column_text(0) : sqlite_error(raw, rc);
-      return Error{where + "refused and left untouched: the file is corrupt (" + detail + ")"};
-    }
-    if (*version > kSchemaVersion) {
-      return Error{where + "refused and left untouched: its schema version " + std::to_string(*version) +
-                   " is newer than this ucudnn's " + std::to_string(kSchemaVersion) + "; use a newer ucudnn"};
-    }
+    auto probed = probe_existing(path, options.busy_timeout_ms);
+    if (!probed) return probed.error().prefixed(where);
   }
+  const bool writable = may_write(path, exists, options.read_only);
+  if (!exists && !writable) return Error{where + "does not exist and its directory is not writable"};
 
   std::unique_ptr<BenchmarkDatabase> database(new BenchmarkDatabase());
   database->path_ = path;
   database->busy_timeout_ms_ = options.busy_timeout_ms;
-  const std::string dir = directory_of(path);
-  const bool writable = !options.read_only && !mounted_read_only(dir) && ::access(dir.c_str(), W_OK) == 0 &&
-                        (!exists || ::access(path.c_str(), W_OK) == 0);
-  if (!exists && !writable) return Error{where + "does not exist and its directory is not writable"};
   database->read_only_ = !writable;
-
+  auto connection = writable ? open_read_write(path, options.busy_timeout_ms)
+                             : open_read_only(path, options.busy_timeout_ms);
+  if (!connection) return connection.error().prefixed(where);
+  database->db_ = std::move(connection).value();
   if (writable) {
-    sqlite3* raw = nullptr;
-    const int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
-                                   nullptr);
-    database->db_ = raw;
-    if (rc != SQLITE_OK) return Error{where + "cannot open: " + sqlite_error(raw, rc)};
-    sqlite3_busy_timeout(raw, options.busy_timeout_ms);
-    sqlite3_extended_result_codes(raw, 1);
-  } else {
-    auto connection = open_read_only(path, options.busy_timeout_ms);
-    if (!connection) return connection.error().prefixed(where);
-    database->db_ = connection.value().release();
-  }
-  sqlite3* raw = database->db_;
-
-  if (writable) {
-    const JournalMode wanted = options.journal == JournalMode::kAuto ? journal_mode_for(path) : options.journal;
-    static const char* kNames[] = {"", "wal", "delete", "truncate", "persist"};
-    // Switching needs a moment of exclusive access; a busy database keeps the mode it has, so
-    // read back what SQLite actually uses.
-    {
-      auto pragma = Statement::prepare(raw, std::string("PRAGMA journal_mode=") + kNames[static_cast<int>(wanted)]);
-      if (pragma && pragma.value().step() == SQLITE_ROW) {
-        const std::string actual = pragma.value().column_text(0);
-        for (int i = 1; i < 5; ++i) {
-          if (actual == kNames[i]) database->journal_ = static_cast<JournalMode>(i);
-        }
-      }
-    }  // finalised here: an unfinished statement would hold a lock on the file
-    (void)exec(raw, database->journal_ == JournalMode::kWal ? "PRAGMA synchronous=NORMAL" : "PRAGMA synchronous=FULL");
-    auto initialised = database->initialise_schema();
-    if (!initialised) return initialised.error().prefixed(where);
+    auto prepared = database->prepare_for_writing(options.journal);
+    if (!prepared) return prepared.error().prefixed(where);
   }
   return database;
 }
 
-Expected<bool> BenchmarkDatabase::initialise_schema() {
-  return transaction(true, [&]() -> Expected<bool> {
-    auto version = read_schema_version(db_);
-    if (!version) return version.error();
-    if (*version > kSchemaVersion) return Error{"its schema version is newer than this ucudnn's"};
+Status BenchmarkDatabase::prepare_for_writing(JournalMode requested) {
+  journal_ = switch_journal_mode(db_.get(), requested == JournalMode::kAuto ? journal_mode_for(path_) : requested);
+  (void)exec(db_.get(), journal_ == JournalMode::kWal ? "PRAGMA synchronous=NORMAL" : "PRAGMA synchronous=FULL");
+  return initialise_schema();
+}
+
+Status BenchmarkDatabase::initialise_schema() {
+  return transaction(true, [&]() -> Status {
+    UCUDNN_TRY_ASSIGN(const int version, read_schema_version(db_.get()));
+    if (version > kSchemaVersion) return Error{"its schema version is newer than this ucudnn's"};
     // Migrations, one version at a time. Version 0 is an empty file.
-    if (*version < 1) {
-      for (const char* sql : kSchema) {
-        auto ok = exec(db_, sql);
-        if (!ok) return ok;
-      }
+    if (version < 1) {
+      for (const char* sql : kSchema) UCUDNN_TRY(exec(db_.get(), sql));
     }
-    auto set = Statement::prepare(db_, "INSERT INTO meta(key, value) VALUES('schema_version', ?1) "
-                                       "ON CONFLICT(key) DO UPDATE SET value = excluded.value");
-    if (!set) return set.error();
-    set.value().bind(1, std::to_string(kSchemaVersion));
-    const int rc = set.value().step();
-    if (rc != SQLITE_DONE) return Error{sqlite_error(db_, rc)};
-    return true;
+    UCUDNN_TRY_ASSIGN(Statement set, Statement::prepare(db_.get(), "INSERT INTO meta(key, value) VALUES('schema_version', ?1) "
+                                                                  "ON CONFLICT(key) DO UPDATE SET value = excluded.value"));
+    set.bind(1, std::to_string(kSchemaVersion));
+    const int rc = set.step();
+    if (rc != SQLITE_DONE) return Error{sqlite_error(db_.get(), rc)};
+    return Status::success();
   });
 }
 
-Expected<bool> BenchmarkDatabase::transaction(bool write, const std::function<Expected<bool>()>& body) {
+Status BenchmarkDatabase::transaction(bool write, const std::function<Status()>& body) {
   std::lock_guard<std::mutex> lock(mutex_);
+  sqlite3* db = db_.get();
   std::mt19937 rng(std::random_device{}());
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(busy_timeout_ms_);
   int backoff_ms = 2;
   while (true) {
-    auto begun = exec(db_, write ? "BEGIN IMMEDIATE" : "BEGIN");
+    auto begun = exec(db, write ? "BEGIN IMMEDIATE" : "BEGIN");
     std::string failure;
     int code = SQLITE_OK;
     if (begun) {
       auto result = body();
       if (result) {
-        auto committed = exec(db_, "COMMIT");
-        if (committed) return result;
+        auto committed = exec(db, "COMMIT");
+        if (committed) return Status::success();
         failure = committed.message();
       } else {
         failure = result.message();
       }
-      code = sqlite3_extended_errcode(db_);  // before ROLLBACK replaces it
-      if (!sqlite3_get_autocommit(db_)) (void)exec(db_, "ROLLBACK");
+      code = sqlite3_extended_errcode(db);  // before ROLLBACK replaces it
+      if (!sqlite3_get_autocommit(db)) (void)exec(db, "ROLLBACK");
     } else {
       failure = begun.message();
-      code = sqlite3_extended_errcode(db_);
+      code = sqlite3_extended_errcode(db);
     }
     // Retry only lock contention, with exponential backoff and jitter; give up at the deadline.
     // A statement left running is a bug here, not contention: fail at once.
-    if (sqlite3_next_stmt(db_, nullptr) != nullptr) return Error{failure + " (a statement is still running)"};
+    if (sqlite3_next_stmt(db, nullptr) != nullptr) return Error{failure + " (a statement is still running)"};
     if (!sqlite_busy(code) || std::chrono::steady_clock::now() >= deadline) {
       return Error{failure};
     }
@@ -301,42 +309,48 @@ Expected<bool> BenchmarkDatabase::transaction(bool write, const std::function<Ex
   }
 }
 
+namespace {
+
+Measurement measurement_of(const Statement& rows, int micro_batch) {
+  Measurement m;
+  m.micro_batch = micro_batch;
+  m.algo = static_cast<int>(rows.column_int(0));
+  m.math_type = static_cast<int>(rows.column_int(1));
+  m.deterministic = rows.column_int(2) != 0;
+  m.time_ms = rows.column_double(3);
+  m.workspace_bytes = static_cast<std::size_t>(rows.column_int(4));
+  return m;
+}
+
+}  // namespace
+
 Expected<std::optional<BenchmarkDatabase::Lookup>> BenchmarkDatabase::lookup(const DeviceIdentity& identity,
                                                                               const ConvKey& micro_key) {
   std::optional<Lookup> found;
   const std::string layer = micro_key.layer_signature();
-  auto done = transaction(false, [&]() -> Expected<bool> {
+  auto done = transaction(false, [&]() -> Status {
     found.reset();
+    sqlite3* db = db_.get();
     // A read-only file without ucudnn's tables (an empty file) simply has nothing.
-    auto version = read_schema_version(db_);
-    if (!version) return version.error();
-    if (*version == 0) return true;
-    auto coverage = Statement::prepare(db_, std::string("SELECT measured_up_to FROM coverage WHERE ") + kKeyColumns);
-    if (!coverage) return coverage.error();
-    bind_key(coverage.value(), identity, micro_key.op, layer, micro_key.batch());
-    int rc = coverage.value().step();
-    if (rc == SQLITE_DONE) return true;
-    if (rc != SQLITE_ROW) return Error{sqlite_error(db_, rc)};
+    UCUDNN_TRY_ASSIGN(const int version, read_schema_version(db));
+    if (version == 0) return Status::success();
+    UCUDNN_TRY_ASSIGN(Statement coverage,
+                      Statement::prepare(db, std::string("SELECT measured_up_to FROM coverage WHERE ") + kKeyColumns));
+    bind_key(coverage, identity, micro_key.op, layer, micro_key.batch());
+    int rc = coverage.step();
+    if (rc == SQLITE_DONE) return Status::success();
+    if (rc != SQLITE_ROW) return Error{sqlite_error(db, rc)};
     Lookup result;
-    result.measured_up_to = from_stored_bound(coverage.value().column_int(0));
-    auto rows = Statement::prepare(db_, std::string("SELECT algo, math_type, deterministic, time_ms, workspace_bytes "
-                                                    "FROM measurements WHERE ") +
-                                            kKeyColumns);
-    if (!rows) return rows.error();
-    bind_key(rows.value(), identity, micro_key.op, layer, micro_key.batch());
-    while ((rc = rows.value().step()) == SQLITE_ROW) {
-      Measurement m;
-      m.micro_batch = micro_key.batch();
-      m.algo = static_cast<int>(rows.value().column_int(0));
-      m.math_type = static_cast<int>(rows.value().column_int(1));
-      m.deterministic = rows.value().column_int(2) != 0;
-      m.time_ms = rows.value().column_double(3);
-      m.workspace_bytes = static_cast<std::size_t>(rows.value().column_int(4));
-      result.rows.push_back(m);
-    }
-    if (rc != SQLITE_DONE) return Error{sqlite_error(db_, rc)};
+    result.measured_up_to = from_stored_bound(coverage.column_int(0));
+    UCUDNN_TRY_ASSIGN(Statement rows, Statement::prepare(db, std::string("SELECT algo, math_type, deterministic, "
+                                                                         "time_ms, workspace_bytes "
+                                                                         "FROM measurements WHERE ") +
+                                                                 kKeyColumns));
+    bind_key(rows, identity, micro_key.op, layer, micro_key.batch());
+    while ((rc = rows.step()) == SQLITE_ROW) result.rows.push_back(measurement_of(rows, micro_key.batch()));
+    if (rc != SQLITE_DONE) return Error{sqlite_error(db, rc)};
     found = std::move(result);
-    return true;
+    return Status::success();
   });
   if (!done) return done.error().prefixed("benchmark database '" + path_ + "': lookup failed: ");
   return found;
@@ -344,7 +358,7 @@ Expected<std::optional<BenchmarkDatabase::Lookup>> BenchmarkDatabase::lookup(con
 
 namespace {
 
-Expected<bool> insert_row(sqlite3* db, Statement& insert, const StoredRow& row, long long* inserted) {
+Status insert_row(sqlite3* db, Statement& insert, const StoredRow& row, long long* inserted) {
   insert.reset();
   bind_key(insert, row.identity, row.op, row.layer, row.measurement.micro_batch);
   insert.bind(9, std::int64_t{row.measurement.algo})
@@ -356,17 +370,17 @@ Expected<bool> insert_row(sqlite3* db, Statement& insert, const StoredRow& row, 
   const int rc = insert.step();
   if (rc != SQLITE_DONE) return Error{sqlite_error(db, rc)};
   *inserted += sqlite3_changes(db);
-  return true;
+  return Status::success();
 }
 
-Expected<bool> raise_coverage(sqlite3* db, Statement& upsert, const DeviceIdentity& id, ConvOp op,
-                              const std::string& layer, int micro_batch, std::size_t bound) {
+Status raise_coverage(sqlite3* db, Statement& upsert, const DeviceIdentity& id, ConvOp op, const std::string& layer,
+                      int micro_batch, std::size_t bound) {
   upsert.reset();
   bind_key(upsert, id, op, layer, micro_batch);
   upsert.bind(9, to_stored_bound(bound));
   const int rc = upsert.step();
   if (rc != SQLITE_DONE) return Error{sqlite_error(db, rc)};
-  return true;
+  return Status::success();
 }
 
 constexpr const char* kInsertRow =
@@ -378,86 +392,84 @@ constexpr const char* kRaiseCoverage =
     "micro_batch, measured_up_to) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) "
     "ON CONFLICT DO UPDATE SET measured_up_to = max(measured_up_to, excluded.measured_up_to)";
 
+StoredRow stored_row_of(const Statement& s, ConvOp op) {
+  StoredRow row;
+  row.identity = DeviceIdentity{s.column_text(0), static_cast<int>(s.column_int(1)), static_cast<int>(s.column_int(2)),
+                                static_cast<int>(s.column_int(3)), static_cast<int>(s.column_int(4))};
+  row.op = op;
+  row.layer = s.column_text(6);
+  row.measurement.micro_batch = static_cast<int>(s.column_int(7));
+  row.measurement.algo = static_cast<int>(s.column_int(8));
+  row.measurement.math_type = static_cast<int>(s.column_int(9));
+  row.measurement.deterministic = s.column_int(10) != 0;
+  row.measurement.time_ms = s.column_double(11);
+  row.measurement.workspace_bytes = static_cast<std::size_t>(s.column_int(12));
+  row.measured_at = s.column_text(13);
+  return row;
+}
+
 }  // namespace
 
 Expected<long long> BenchmarkDatabase::store_rows(const std::vector<StoredRow>& rows, std::size_t measured_up_to) {
   if (read_only_) return Error{"benchmark database '" + path_ + "' is read-only"};
   long long inserted = 0;
-  auto done = transaction(true, [&]() -> Expected<bool> {
+  auto done = transaction(true, [&]() -> Status {
     inserted = 0;
-    auto insert = Statement::prepare(db_, kInsertRow);
-    if (!insert) return insert.error();
-    auto upsert = Statement::prepare(db_, kRaiseCoverage);
-    if (!upsert) return upsert.error();
+    sqlite3* db = db_.get();
+    UCUDNN_TRY_ASSIGN(Statement insert, Statement::prepare(db, kInsertRow));
+    UCUDNN_TRY_ASSIGN(Statement upsert, Statement::prepare(db, kRaiseCoverage));
     for (const StoredRow& row : rows) {
-      auto ok = insert_row(db_, insert.value(), row, &inserted);
-      if (!ok) return ok;
-      ok = raise_coverage(db_, upsert.value(), row.identity, row.op, row.layer, row.measurement.micro_batch,
-                          measured_up_to);
-      if (!ok) return ok;
+      UCUDNN_TRY(insert_row(db, insert, row, &inserted));
+      UCUDNN_TRY(raise_coverage(db, upsert, row.identity, row.op, row.layer, row.measurement.micro_batch,
+                                measured_up_to));
     }
-    return true;
+    return Status::success();
   });
   if (!done) return done.error().prefixed("benchmark database '" + path_ + "': store failed: ");
   return inserted;
 }
 
-Expected<bool> BenchmarkDatabase::store(const DeviceIdentity& identity, const ConvKey& micro_key,
-                                        std::size_t measured_up_to, const std::vector<Measurement>& rows) {
+Status BenchmarkDatabase::store(const DeviceIdentity& identity, const ConvKey& micro_key, std::size_t measured_up_to,
+                                const std::vector<Measurement>& rows) {
   if (read_only_) return Error{"benchmark database '" + path_ + "' is read-only"};
   const std::string layer = micro_key.layer_signature();
   const std::string now = utc_timestamp();
-  auto done = transaction(true, [&]() -> Expected<bool> {
+  auto done = transaction(true, [&]() -> Status {
+    sqlite3* db = db_.get();
     long long inserted = 0;
-    auto insert = Statement::prepare(db_, kInsertRow);
-    if (!insert) return insert.error();
+    UCUDNN_TRY_ASSIGN(Statement insert, Statement::prepare(db, kInsertRow));
     for (const Measurement& m : rows) {
-      auto ok = insert_row(db_, insert.value(), StoredRow{identity, micro_key.op, layer, m, now}, &inserted);
-      if (!ok) return ok;
+      UCUDNN_TRY(insert_row(db, insert, StoredRow{identity, micro_key.op, layer, m, now}, &inserted));
     }
-    auto upsert = Statement::prepare(db_, kRaiseCoverage);
-    if (!upsert) return upsert.error();
-    return raise_coverage(db_, upsert.value(), identity, micro_key.op, layer, micro_key.batch(), measured_up_to);
+    UCUDNN_TRY_ASSIGN(Statement upsert, Statement::prepare(db, kRaiseCoverage));
+    return raise_coverage(db, upsert, identity, micro_key.op, layer, micro_key.batch(), measured_up_to);
   });
   if (!done) return done.error().prefixed("benchmark database '" + path_ + "': store failed: ");
-  return true;
+  return Status::success();
 }
 
 Expected<std::vector<StoredRow>> BenchmarkDatabase::all_rows() {
   std::vector<StoredRow> rows;
-  auto done = transaction(false, [&]() -> Expected<bool> {
+  auto done = transaction(false, [&]() -> Status {
     rows.clear();
-    auto version = read_schema_version(db_);
-    if (!version) return version.error();
-    if (*version == 0) return true;
-    auto select = Statement::prepare(
-        db_, "SELECT gpu_name, compute_capability, sm_count, cudnn_version, cuda_runtime_version, op, layer, "
-             "micro_batch, algo, math_type, deterministic, time_ms, workspace_bytes, measured_at FROM measurements "
-             "ORDER BY gpu_name, compute_capability, sm_count, cudnn_version, cuda_runtime_version, layer, op, "
-             "micro_batch, algo, math_type");
-    if (!select) return select.error();
-    Statement& s = select.value();
+    sqlite3* db = db_.get();
+    UCUDNN_TRY_ASSIGN(const int version, read_schema_version(db));
+    if (version == 0) return Status::success();
+    UCUDNN_TRY_ASSIGN(
+        Statement select,
+        Statement::prepare(
+            db, "SELECT gpu_name, compute_capability, sm_count, cudnn_version, cuda_runtime_version, op, layer, "
+                "micro_batch, algo, math_type, deterministic, time_ms, workspace_bytes, measured_at FROM measurements "
+                "ORDER BY gpu_name, compute_capability, sm_count, cudnn_version, cuda_runtime_version, layer, op, "
+                "micro_batch, algo, math_type"));
     int rc;
-    while ((rc = s.step()) == SQLITE_ROW) {
-      StoredRow row;
-      row.identity = DeviceIdentity{s.column_text(0), static_cast<int>(s.column_int(1)),
-                                    static_cast<int>(s.column_int(2)), static_cast<int>(s.column_int(3)),
-                                    static_cast<int>(s.column_int(4))};
-      const auto op = parse_conv_op(s.column_text(5));
-      if (!op) return Error{"unknown op '" + s.column_text(5) + "' in a stored row"};
-      row.op = *op;
-      row.layer = s.column_text(6);
-      row.measurement.micro_batch = static_cast<int>(s.column_int(7));
-      row.measurement.algo = static_cast<int>(s.column_int(8));
-      row.measurement.math_type = static_cast<int>(s.column_int(9));
-      row.measurement.deterministic = s.column_int(10) != 0;
-      row.measurement.time_ms = s.column_double(11);
-      row.measurement.workspace_bytes = static_cast<std::size_t>(s.column_int(12));
-      row.measured_at = s.column_text(13);
-      rows.push_back(std::move(row));
+    while ((rc = select.step()) == SQLITE_ROW) {
+      const auto op = parse_conv_op(select.column_text(5));
+      if (!op) return Error{"unknown op '" + select.column_text(5) + "' in a stored row"};
+      rows.push_back(stored_row_of(select, *op));
     }
-    if (rc != SQLITE_DONE) return Error{sqlite_error(db_, rc)};
-    return true;
+    if (rc != SQLITE_DONE) return Error{sqlite_error(db, rc)};
+    return Status::success();
   });
   if (!done) return done.error().prefixed("benchmark database '" + path_ + "': ");
   return rows;
@@ -465,50 +477,46 @@ Expected<std::vector<StoredRow>> BenchmarkDatabase::all_rows() {
 
 Expected<DatabaseStats> BenchmarkDatabase::stats() {
   DatabaseStats stats;
-  auto done = transaction(false, [&]() -> Expected<bool> {
+  auto done = transaction(false, [&]() -> Status {
     stats = DatabaseStats{};
-    auto version = read_schema_version(db_);
-    if (!version) return version.error();
-    if (*version == 0) return true;
-    auto count = Statement::prepare(
-        db_, "SELECT count(*), (SELECT count(*) FROM (SELECT DISTINCT op, layer FROM measurements)) FROM measurements");
-    if (!count) return count.error();
-    if (count.value().step() != SQLITE_ROW) return Error{sqlite_error(db_, sqlite3_errcode(db_))};
-    stats.rows = count.value().column_int(0);
-    stats.kernels = count.value().column_int(1);
-    auto gpus = Statement::prepare(db_, "SELECT DISTINCT gpu_name FROM measurements ORDER BY gpu_name");
-    if (!gpus) return gpus.error();
-    while (gpus.value().step() == SQLITE_ROW) stats.gpus.push_back(gpus.value().column_text(0));
-    auto versions = Statement::prepare(db_, "SELECT DISTINCT cudnn_version FROM measurements ORDER BY 1");
-    if (!versions) return versions.error();
-    while (versions.value().step() == SQLITE_ROW) {
-      stats.cudnn_versions.push_back(static_cast<int>(versions.value().column_int(0)));
-    }
-    return true;
+    sqlite3* db = db_.get();
+    UCUDNN_TRY_ASSIGN(const int version, read_schema_version(db));
+    if (version == 0) return Status::success();
+    UCUDNN_TRY_ASSIGN(Statement count, Statement::prepare(db, "SELECT count(*), (SELECT count(*) FROM (SELECT "
+                                                              "DISTINCT op, layer FROM measurements)) FROM measurements"));
+    if (count.step() != SQLITE_ROW) return Error{sqlite_error(db, sqlite3_errcode(db))};
+    stats.rows = count.column_int(0);
+    stats.kernels = count.column_int(1);
+    UCUDNN_TRY_ASSIGN(Statement gpus,
+                      Statement::prepare(db, "SELECT DISTINCT gpu_name FROM measurements ORDER BY gpu_name"));
+    while (gpus.step() == SQLITE_ROW) stats.gpus.push_back(gpus.column_text(0));
+    UCUDNN_TRY_ASSIGN(Statement versions,
+                      Statement::prepare(db, "SELECT DISTINCT cudnn_version FROM measurements ORDER BY 1"));
+    while (versions.step() == SQLITE_ROW) stats.cudnn_versions.push_back(static_cast<int>(versions.column_int(0)));
+    return Status::success();
   });
   if (!done) return done.error().prefixed("benchmark database '" + path_ + "': ");
   return stats;
 }
 
-Expected<bool> BenchmarkDatabase::verify() {
+Status BenchmarkDatabase::verify() {
   std::string problem;
-  auto done = transaction(false, [&]() -> Expected<bool> {
-    auto check = Statement::prepare(db_, "PRAGMA integrity_check");
-    if (!check) return check.error();
-    while (check.value().step() == SQLITE_ROW) {
-      const std::string line = check.value().column_text(0);
+  auto done = transaction(false, [&]() -> Status {
+    sqlite3* db = db_.get();
+    UCUDNN_TRY_ASSIGN(Statement check, Statement::prepare(db, "PRAGMA integrity_check"));
+    while (check.step() == SQLITE_ROW) {
+      const std::string line = check.column_text(0);
       if (line != "ok") problem += (problem.empty() ? "" : "; ") + line;
     }
-    auto version = read_schema_version(db_);
-    if (!version) return version.error();
-    if (*version != kSchemaVersion && problem.empty()) {
-      problem = "schema version " + std::to_string(*version) + ", expected " + std::to_string(kSchemaVersion);
+    UCUDNN_TRY_ASSIGN(const int version, read_schema_version(db));
+    if (version != kSchemaVersion && problem.empty()) {
+      problem = "schema version " + std::to_string(version) + ", expected " + std::to_string(kSchemaVersion);
     }
-    return true;
+    return Status::success();
   });
   if (!done) return done.error().prefixed("benchmark database '" + path_ + "': ");
   if (!problem.empty()) return Error{"benchmark database '" + path_ + "' failed verification: " + problem};
-  return true;
+  return Status::success();
 }
 
 }  // namespace ucudnn

@@ -30,8 +30,7 @@
 #include "core/expected.h"
 #include "core/journal_mode.h"
 #include "core/measurement.h"
-
-struct sqlite3;
+#include "store/sqlite.h"
 
 namespace ucudnn {
 
@@ -72,7 +71,7 @@ class BenchmarkDatabase {
   /// Opens (or creates) the database at `path`. Errors name the file and the problem.
   static Expected<std::unique_ptr<BenchmarkDatabase>> open(const std::string& path, const Options& options);
   static Expected<std::unique_ptr<BenchmarkDatabase>> open(const std::string& path) { return open(path, Options{}); }
-  ~BenchmarkDatabase();
+  ~BenchmarkDatabase();  ///< closes the connection (in database.cpp: callers need not link SQLite)
   BenchmarkDatabase(const BenchmarkDatabase&) = delete;
   BenchmarkDatabase& operator=(const BenchmarkDatabase&) = delete;
 
@@ -88,8 +87,8 @@ class BenchmarkDatabase {
   Expected<std::optional<Lookup>> lookup(const DeviceIdentity& identity, const ConvKey& micro_key);
 
   /// Stores rows of one micro-batch kernel and raises its coverage bound, in one transaction.
-  Expected<bool> store(const DeviceIdentity& identity, const ConvKey& micro_key, std::size_t measured_up_to,
-                       const std::vector<Measurement>& rows);
+  Status store(const DeviceIdentity& identity, const ConvKey& micro_key, std::size_t measured_up_to,
+               const std::vector<Measurement>& rows);
   /// Stores many rows in one transaction (imports) and raises the coverage bound of every kernel
   /// they name to `measured_up_to` (default: complete for any limit); returns how many rows were new.
   Expected<long long> store_rows(const std::vector<StoredRow>& rows, std::size_t measured_up_to = SIZE_MAX);
@@ -97,21 +96,24 @@ class BenchmarkDatabase {
   Expected<std::vector<StoredRow>> all_rows();
   Expected<DatabaseStats> stats();
   /// PRAGMA integrity_check plus the schema checks; the error says what is wrong.
-  Expected<bool> verify();
+  Status verify();
 
  private:
   BenchmarkDatabase() = default;
   /// Runs `body` inside a transaction (BEGIN IMMEDIATE for writes), retrying the whole
   /// transaction with backoff while another connection holds the lock.
-  Expected<bool> transaction(bool write, const std::function<Expected<bool>()>& body);
-  Expected<bool> initialise_schema();
+  Status transaction(bool write, const std::function<Status()>& body);
+  /// Sets the journal mode and synchronous level of a writable connection and creates or
+  /// migrates the schema.
+  Status prepare_for_writing(JournalMode requested);
+  Status initialise_schema();
 
   std::string path_;
   bool read_only_ = false;
   JournalMode journal_ = JournalMode::kDelete;
   int busy_timeout_ms_ = 60000;
-  sqlite3* db_ = nullptr;
   std::mutex mutex_;
+  SqliteConnection db_;  ///< closed when the object goes; every statement is finalised before
 };
 
 }  // namespace ucudnn

@@ -1,11 +1,20 @@
 #include "store/sqlite.h"
 
+#include <sqlite3.h>
+
 #include <utility>
 
 namespace ucudnn {
 
+void SqliteCloser::operator()(sqlite3* db) const { sqlite3_close_v2(db); }
+
 std::string sqlite_error(sqlite3* db, int code) {
   return std::string(db ? sqlite3_errmsg(db) : sqlite3_errstr(code)) + " (" + sqlite3_errstr(code) + ")";
+}
+
+bool sqlite_busy(int code) {
+  const int primary = code & 0xff;
+  return primary == SQLITE_BUSY || primary == SQLITE_LOCKED;
 }
 
 Expected<Statement> Statement::prepare(sqlite3* db, const std::string& sql) {

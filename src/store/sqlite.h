@@ -1,8 +1,7 @@
 #pragma once
 // Thin RAII over SQLite's C API: an owning connection and a move-only prepared statement with
-// bound parameters (SQL is never assembled from values).
-
-#include <sqlite3.h>
+// bound parameters (SQL is never assembled from values). The header declares SQLite's types
+// only, so that including the store does not need SQLite's header.
 
 #include <cstdint>
 #include <memory>
@@ -10,10 +9,14 @@
 
 #include "core/expected.h"
 
+struct sqlite3;
+struct sqlite3_stmt;
+
 namespace ucudnn {
 
+/// Closes with sqlite3_close_v2: statements still open keep the connection until finalised.
 struct SqliteCloser {
-  void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
+  void operator()(sqlite3* db) const;
 };
 using SqliteConnection = std::unique_ptr<sqlite3, SqliteCloser>;
 
@@ -21,10 +24,7 @@ using SqliteConnection = std::unique_ptr<sqlite3, SqliteCloser>;
 std::string sqlite_error(sqlite3* db, int code);
 
 /// True for the result codes that mean "another connection holds a lock: try again".
-inline bool sqlite_busy(int code) {
-  const int primary = code & 0xff;
-  return primary == SQLITE_BUSY || primary == SQLITE_LOCKED;
-}
+bool sqlite_busy(int code);
 
 class Statement {
  public:

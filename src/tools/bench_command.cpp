@@ -2,7 +2,6 @@
 
 #include <cuda_runtime_api.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -11,8 +10,8 @@
 #include "core/batch_policy.h"
 #include "core/conv_layer.h"
 #include "core/measurement_csv.h"
+#include "api/introspection.h"
 #include "runtime/descriptors.h"
-#include "runtime/engine.h"
 #include "store/database.h"
 #include "tools/cli.h"
 #include "tools/networks.h"
@@ -40,99 +39,139 @@ UcudnnBatchSizePolicy_t to_public(BatchSizePolicy policy) {
 
 // Owns a UcudnnHandle_t for the command's lifetime.
 struct HandleGuard {
-  UcudnnHandle_t handle;
+  UcudnnHandle_t handle = nullptr;
   ~HandleGuard() {
     if (handle != nullptr) cudnnDestroy(handle);
   }
 };
 
-int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& err) {
-  const auto policy = parse_batch_size_policy(options.policy);
-  if (!policy) return report_error(err, kExitUsageError, "--policy: " + policy.message());
-  std::string database = options.database;
-  if (database.empty()) {
-    const char* env = std::getenv("UCUDNN_DATABASE");
-    database = env ? env : "";
-  }
-  if (database.empty()) {
-    return report_error(err, kExitUsageError, "--database is required (or set UCUDNN_DATABASE)");
-  }
-  const auto network = resolve_network(options.network);
-  if (!network) return report_error(err, kExitDataError, network.message());
+// Refuses an existing --measurements file before any work: it is never overwritten.
+Status check_measurements_path(const std::string& path) {
   std::error_code ignored;
-  if (!options.measurements.empty() && std::filesystem::exists(options.measurements, ignored)) {
-    return report_error(err, kExitUsageError,
-                        "--measurements: '" + options.measurements + "' exists; it is not overwritten");
+  if (!path.empty() && std::filesystem::exists(path, ignored)) {
+    return Error{"--measurements: '" + path + "' exists; it is not overwritten"};
   }
+  return Status::success();
+}
 
+// Points the library at the database and creates the handle benchmarking runs on.
+Status open_handle(const std::string& database, BatchSizePolicy policy, HandleGuard* guard) {
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    return report_error(err, kExitDataError, "ucudnn bench needs a CUDA GPU, and none is visible");
+    return Error{"ucudnn bench needs a CUDA GPU, and none is visible"};
   }
-  if (ucudnnSetDatabase(database.c_str()) != CUDNN_STATUS_SUCCESS) {
-    return report_error(err, kExitDataError, ucudnnGetLastErrorMessage());
+  if (ucudnnSetDatabase(database.c_str()) != CUDNN_STATUS_SUCCESS) return Error{ucudnnGetLastErrorMessage()};
+  if (cudnnCreate(&guard->handle) != CUDNN_STATUS_SUCCESS) {
+    return Error{std::string("cannot create a handle: ") + ucudnnGetLastErrorMessage()};
   }
-  HandleGuard guard;
-  if (cudnnCreate(&guard.handle) != CUDNN_STATUS_SUCCESS) {
-    return report_error(err, kExitDataError, std::string("cannot create a handle: ") + ucudnnGetLastErrorMessage());
+  ucudnnSetBatchSizePolicy(guard->handle, to_public(policy));
+  return Status::success();
+}
+
+// Candidate timings this process has run so far, over every operation (public statistics).
+long long timings_so_far() {
+  UcudnnStatistics statistics;
+  if (ucudnnGetStatistics(&statistics) != CUDNN_STATUS_SUCCESS) return 0;
+  long long timings = 0;
+  for (const UcudnnOpStatistics& op : statistics.op) timings += op.timings;
+  return timings;
+}
+
+// Plans one kernel, which measures every micro-batch size of the policy, unfiltered, into the
+// database; returns the rows the process now holds for it.
+Expected<KernelMeasurements> benchmark_kernel(UcudnnHandle_t handle, const ConvLayerSpec& layer, ConvOp op,
+                                              int device, BatchSizePolicy policy) {
+  UCUDNN_TRY_ASSIGN(const ConvKey key, to_conv_key(layer, op, device));
+  TensorDescriptor x, y;
+  FilterDescriptor w;
+  ConvolutionDescriptor conv;
+  for (const Status& s : {make_tensor_descriptor(key.x, &x), make_tensor_descriptor(key.y, &y),
+                          make_filter_descriptor(key.w, &w),
+                          make_convolution_descriptor(key.conv, key.conv.math_type, &conv)}) {
+    if (!s.ok()) return s.error().prefixed("layer '" + layer.name + "': ");
   }
-  ucudnnSetBatchSizePolicy(guard.handle, to_public(*policy));
+  UcudnnPlanInfo plan;
+  if (ucudnnGetPlan(handle, static_cast<UcudnnConvolutionOp_t>(op), x.get(), w.get(), conv.get(), y.get(),
+                    UCUDNN_WORKSPACE_LIMIT_DEFAULT, &plan) != CUDNN_STATUS_SUCCESS) {
+    return Error{"layer '" + layer.name + "' " + short_name(op) + ": " + ucudnnGetLastErrorMessage()};
+  }
+  return KernelMeasurements{layer.name, op, key.batch(), recorded_rows(key, policy)};
+}
+
+// What benchmarking a network gave: its measurement table, the time and the timings it took.
+struct BenchRun {
+  std::vector<KernelMeasurements> table;
+  double seconds = 0;
+  long long timings = 0;
+};
+
+// Benchmarks every kernel (three per layer) of the network, with progress on stderr.
+Expected<BenchRun> benchmark_network(UcudnnHandle_t handle, const Network& network, BatchSizePolicy policy) {
+  const ConvOp ops[] = {ConvOp::kForward, ConvOp::kBackwardData, ConvOp::kBackwardFilter};
   int device = 0;
   cudaGetDevice(&device);
-
-  const ConvOp ops[] = {ConvOp::kForward, ConvOp::kBackwardData, ConvOp::kBackwardFilter};
-  const int total = static_cast<int>(network->layers.size()) * 3;
-  const long long timings_before = Engine::instance().timings_run();
-  std::vector<KernelMeasurements> table;
-  Progress progress(stderr, total, "kernels");
-  for (const ConvLayerSpec& layer : network->layers) {
+  const long long timings_before = timings_so_far();
+  BenchRun run;
+  Progress progress(stderr, static_cast<int>(network.layers.size()) * 3, "kernels");
+  for (const ConvLayerSpec& layer : network.layers) {
     for (ConvOp op : ops) {
-      const auto key = to_conv_key(layer, op, device);
-      if (!key) return report_error(err, kExitDataError, key.message());
-      TensorDescriptor x, y;
-      FilterDescriptor w;
-      ConvolutionDescriptor conv;
-      for (const Status& s : {make_tensor_descriptor(key->x, &x), make_tensor_descriptor(key->y, &y),
-                              make_filter_descriptor(key->w, &w),
-                              make_convolution_descriptor(key->conv, key->conv.math_type, &conv)}) {
-        if (!s.ok()) return report_error(err, kExitDataError, "layer '" + layer.name + "': " + s.message());
+      auto kernel = benchmark_kernel(handle, layer, op, device, policy);
+      if (!kernel) {
+        progress.finish();  // the error goes on a line of its own
+        return kernel.error();
       }
-      // Planning measures every micro-batch size of the policy, unfiltered, into the database.
-      UcudnnPlanInfo plan;
-      const cudnnStatus_t status = ucudnnGetPlan(guard.handle, static_cast<UcudnnConvolutionOp_t>(op), x.get(),
-                                                 w.get(), conv.get(), y.get(), UCUDNN_WORKSPACE_LIMIT_DEFAULT, &plan);
-      if (status != CUDNN_STATUS_SUCCESS) {
-        progress.finish();
-        return report_error(err, kExitDataError, "layer '" + layer.name + "' " + short_name(op) + ": " +
-                                                     ucudnnGetLastErrorMessage());
-      }
-      table.push_back(KernelMeasurements{layer.name, op, key->batch(),
-                                         Engine::instance().table_rows(*key, plannable_sizes(*key, *policy))});
+      run.table.push_back(std::move(kernel).value());
       progress.step(layer.name + " " + short_name(op));
     }
   }
   progress.finish();
-  const double seconds = progress.elapsed_seconds();
-  const long long timings = Engine::instance().timings_run() - timings_before;
+  run.seconds = progress.elapsed_seconds();
+  run.timings = timings_so_far() - timings_before;
+  return run;
+}
 
-  long long rows = -1;
+// How many rows the database holds (-1 where it cannot be read).
+long long database_rows(const std::string& path) {
   BenchmarkDatabase::Options read;
   read.create = false;
   read.read_only = true;
-  if (auto db = BenchmarkDatabase::open(database, read)) {
-    if (auto stats = db.value()->stats()) rows = stats->rows;
+  if (auto db = BenchmarkDatabase::open(path, read)) {
+    if (auto stats = db.value()->stats()) return stats->rows;
   }
-  out << "benchmarked " << total << " kernels of " << network->name << " (" << to_string(*policy)
-      << ") in " << seconds << " s with " << timings << " new timings; " << database << " holds " << rows
-      << " rows\n";
-  out << "benchmarking took " << seconds << " s\n";
-  if (!options.measurements.empty()) {
-    std::ofstream file(options.measurements);
-    file << format_measurements_csv(table);
-    if (!file.flush()) return report_error(err, kExitDataError, "cannot write '" + options.measurements + "'");
-    out << "measurements written to " << options.measurements << "\n";
-  }
+  return -1;
+}
+
+int write_measurements(const std::string& path, const std::vector<KernelMeasurements>& table, std::ostream& out,
+                       std::ostream& err) {
+  std::ofstream file(path);
+  file << format_measurements_csv(table);
+  if (!file.flush()) return report_error(err, kExitDataError, "cannot write '" + path + "'");
+  out << "measurements written to " << path << "\n";
   return kExitOk;
+}
+
+int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& err) {
+  const auto policy = parse_batch_size_policy(options.policy);
+  if (!policy) return report_error(err, kExitUsageError, "--policy: " + policy.message());
+  const auto database = database_path(options.database);
+  if (!database) return report_error(err, kExitUsageError, database.message());
+  const auto network = resolve_network(options.network);
+  if (!network) return report_error(err, kExitDataError, network.message());
+  const Status writable = check_measurements_path(options.measurements);
+  if (!writable) return report_error(err, kExitUsageError, writable.message());
+
+  HandleGuard guard;
+  const Status opened = open_handle(*database, *policy, &guard);
+  if (!opened) return report_error(err, kExitDataError, opened.message());
+  const auto run = benchmark_network(guard.handle, *network, *policy);
+  if (!run) return report_error(err, kExitDataError, run.message());
+
+  out << "benchmarked " << network->layers.size() * 3 << " kernels of " << network->name << " ("
+      << to_string(*policy) << ") in " << run->seconds << " s with " << run->timings << " new timings; "
+      << *database << " holds " << database_rows(*database) << " rows\n";
+  out << "benchmarking took " << run->seconds << " s\n";
+  if (options.measurements.empty()) return kExitOk;
+  return write_measurements(options.measurements, run->table, out, err);
 }
 
 }  // namespace

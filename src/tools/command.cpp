@@ -1,5 +1,7 @@
 #include "tools/command.h"
 
+#include "core/env_config.h"
+
 namespace ucudnn {
 
 int report_error(std::ostream& err, int status, const std::string& message) {
@@ -10,6 +12,14 @@ int report_error(std::ostream& err, int status, const std::string& message) {
   }
   err << "ucudnn: error: " << line << '\n';
   return status;
+}
+
+Expected<std::string> database_path(const std::string& option) {
+  const Expected<EnvConfig>& config = env_config();
+  UCUDNN_TRY(config);
+  const std::string& path = option.empty() ? config->database : option;
+  if (path.empty()) return Error{"--database is required (or set UCUDNN_DATABASE)"};
+  return path;
 }
 
 }  // namespace ucudnn

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/conv_layer.h"
+#include "core/env_config.h"
 #include "core/measurement_csv.h"
 #include "core/units.h"
 #include "store/database.h"
@@ -43,12 +44,6 @@ struct DbOptions {
   bool json = false;
 };
 
-// A failed step: the exit status and the message of its one error line.
-struct Failure {
-  int status;
-  std::string message;
-};
-
 // Where and how to open the database.
 struct DatabaseTarget {
   std::string path;
@@ -60,20 +55,8 @@ struct DatabaseTarget {
 // Looking (not importing) opens read-only and never creates a file.
 Expected<DatabaseTarget> database_target(const DbOptions& options, bool looking) {
   DatabaseTarget target;
-  const char* path_env = std::getenv("UCUDNN_DATABASE");
-  if (!options.database.empty()) {
-    target.path = options.database;
-  } else if (path_env != nullptr && *path_env != '\0') {
-    target.path = path_env;
-  } else {
-    return Error{"--database is required (or set UCUDNN_DATABASE)"};
-  }
-  const char* journal_env = std::getenv("UCUDNN_DATABASE_JOURNAL");
-  if (journal_env != nullptr && *journal_env != '\0') {
-    const auto journal = parse_journal_mode(journal_env);
-    if (!journal) return journal.error().prefixed("UCUDNN_DATABASE_JOURNAL: ");
-    target.options.journal = *journal;
-  }
+  UCUDNN_TRY_ASSIGN(target.path, database_path(options.database));
+  target.options.journal = env_config()->database_journal;  // valid: database_path checked it
   target.options.create = !looking;
   target.options.read_only = looking;
   return target;
@@ -127,26 +110,22 @@ Expected<std::vector<StoredRow>> rows_of_table(const DbOptions& options, const D
   if (std::filesystem::is_directory(options.table, ignored)) {
     return Error{"measurements file '" + options.table + "' is a directory"};
   }
-  const auto kernels = read_measurements_csv(options.table);
-  if (!kernels) return kernels.error();
-  const auto network = resolve_network(options.network);
-  if (!network) return network.error();
+  UCUDNN_TRY_ASSIGN(const auto kernels, read_measurements_csv(options.table));
+  UCUDNN_TRY_ASSIGN(const auto network, resolve_network(options.network));
 
   const std::string measured_at = utc_timestamp();
   std::vector<StoredRow> rows;
-  for (const KernelMeasurements& kernel : *kernels) {
-    const ConvLayerSpec* spec = find_layer(*network, kernel.layer);
+  for (const KernelMeasurements& kernel : kernels) {
+    const ConvLayerSpec* spec = find_layer(network, kernel.layer);
     if (spec == nullptr) {
-      return Error{options.table + ": layer '" + kernel.layer + "' is not a layer of network '" + network->name +
-                   "'"};
+      return Error{options.table + ": layer '" + kernel.layer + "' is not a layer of network '" + network.name + "'"};
     }
-    const auto key = to_conv_key(*spec, kernel.op);
-    if (!key) return key.error();
+    UCUDNN_TRY_ASSIGN(const ConvKey key, to_conv_key(*spec, kernel.op));
     for (const Measurement& row : kernel.rows) {
       StoredRow stored;
       stored.identity = identity;
       stored.op = kernel.op;
-      stored.layer = key->with_batch(row.micro_batch).layer_signature();
+      stored.layer = key.with_batch(row.micro_batch).layer_signature();
       stored.measurement = row;
       stored.measurement.deterministic = documented_deterministic(kernel.op, row.algo);
       stored.measured_at = measured_at;
@@ -214,12 +193,8 @@ std::string rows_to_csv(const std::vector<StoredRow>& rows) {
   return csv.str();
 }
 
-int run_export(const DbOptions& options, std::ostream& out, std::ostream& err) {
-  const auto target = database_target(options, true);
-  if (!target) return report_error(err, kExitUsageError, target.message());
-  const auto database = open_database(*target);
-  if (!database) return report_error(err, kExitDataError, database.message());
-  const auto rows = (*database)->all_rows();
+int run_export(const DbOptions& options, BenchmarkDatabase& database, std::ostream& out, std::ostream& err) {
+  const auto rows = database.all_rows();
   if (!rows) return report_error(err, kExitDataError, rows.message());
   const std::string csv = rows_to_csv(*rows);  // complete before anything is written
   if (options.output.empty()) {
@@ -243,12 +218,8 @@ std::string joined(const std::vector<T>& values) {
   return text.str();
 }
 
-int run_stats(const DbOptions& options, std::ostream& out, std::ostream& err) {
-  const auto target = database_target(options, true);
-  if (!target) return report_error(err, kExitUsageError, target.message());
-  const auto database = open_database(*target);
-  if (!database) return report_error(err, kExitDataError, database.message());
-  const auto stats = (*database)->stats();
+int run_stats(const DbOptions& options, BenchmarkDatabase& database, std::ostream& out, std::ostream& err) {
+  const auto stats = database.stats();
   if (!stats) return report_error(err, kExitDataError, stats.message());
   if (options.json) {
     nlohmann::ordered_json json;
@@ -266,16 +237,24 @@ int run_stats(const DbOptions& options, std::ostream& out, std::ostream& err) {
   return kExitOk;
 }
 
-int run_verify(const DbOptions& options, std::ostream& out, std::ostream& err) {
+int run_verify(const DbOptions& /*options*/, BenchmarkDatabase& database, std::ostream& out, std::ostream& err) {
+  const Status verified = database.verify();
+  if (!verified) return report_error(err, kExitDataError, verified.message());
+  out << "ok\n";
+  return kExitOk;
+}
+
+// A subcommand that reads the database: export, stats, verify.
+using LookingCommand = int (*)(const DbOptions&, BenchmarkDatabase&, std::ostream& out, std::ostream& err);
+
+// Runs `look` on the database opened read-only; a missing --database is a usage error, a
+// database that cannot be opened a data error.
+int run_looking(LookingCommand look, const DbOptions& options, std::ostream& out, std::ostream& err) {
   const auto target = database_target(options, true);
   if (!target) return report_error(err, kExitUsageError, target.message());
   const auto database = open_database(*target);
   if (!database) return report_error(err, kExitDataError, database.message());
-  const auto verified = (*database)->verify();
-  if (!verified) return report_error(err, kExitDataError, verified.message());
-  if (!*verified) return report_error(err, kExitDataError, "database '" + target->path + "' failed verification");
-  out << "ok\n";
-  return kExitOk;
+  return look(options, **database, out, err);
 }
 
 void add_database_option(CLI::App* command, DbOptions& options) {
@@ -327,9 +306,9 @@ std::pair<CLI::App*, CommandRunner> add_db_command(CLI::App& app) {
 
   return {db, [=](std::ostream& out, std::ostream& err) {
             if (import->parsed()) return run_import(*options, out, err);
-            if (exporter->parsed()) return run_export(*options, out, err);
-            if (stats->parsed()) return run_stats(*options, out, err);
-            if (verify->parsed()) return run_verify(*options, out, err);
+            if (exporter->parsed()) return run_looking(run_export, *options, out, err);
+            if (stats->parsed()) return run_looking(run_stats, *options, out, err);
+            if (verify->parsed()) return run_looking(run_verify, *options, out, err);
             return report_error(err, kExitUsageError,
                                 "db: a subcommand is required: import, export, stats or verify (see --help)");
           }};

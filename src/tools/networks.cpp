@@ -300,14 +300,13 @@ Expected<ConvLayerSpec> parse_layer(const Json& layer, int network_batch) {
   ConvLayerSpec spec;
   spec.name = layer.at("name").get<std::string>();  // checked by the caller
 
-  const auto input = read_ints(layer, "input", 0, 1, false, std::nullopt);
-  if (!input) return input.error();
-  if (input->size() != 3 && input->size() != 4) {
+  UCUDNN_TRY_ASSIGN(const std::vector<int> input, read_ints(layer, "input", 0, 1, false, std::nullopt));
+  if (input.size() != 3 && input.size() != 4) {
     return Error{"\"input\" must be [C, H, W] or [C, D, H, W], not " + layer.at("input").dump()};
   }
-  const std::size_t rank = input->size() - 1;
-  spec.channels = input->front();
-  spec.spatial.assign(input->begin() + 1, input->end());
+  const std::size_t rank = input.size() - 1;
+  spec.channels = input.front();
+  spec.spatial.assign(input.begin() + 1, input.end());
 
   struct IntField {
     const char* key;
@@ -319,9 +318,7 @@ Expected<ConvLayerSpec> parse_layer(const Json& layer, int network_batch) {
                                 IntField{"groups", 1, 1, &spec.groups},
                                 IntField{"batch", 1, network_batch, &spec.batch},
                                 IntField{"count", 1, 1, &spec.count}}) {
-    const auto value = read_int(layer, field.key, field.min_value, field.fallback);
-    if (!value) return value.error();
-    *field.out = *value;
+    UCUDNN_TRY_ASSIGN(*field.out, read_int(layer, field.key, field.min_value, field.fallback));
   }
   struct ListField {
     const char* key;
@@ -334,16 +331,10 @@ Expected<ConvLayerSpec> parse_layer(const Json& layer, int network_batch) {
                                  ListField{"pad", 0, true, 0, &spec.pad},
                                  ListField{"stride", 1, true, 1, &spec.stride},
                                  ListField{"dilation", 1, true, 1, &spec.dilation}}) {
-    auto values = read_ints(layer, field.key, rank, field.min_value, field.scalar_ok, field.fallback);
-    if (!values) return values.error();
-    *field.out = std::move(values).value();
+    UCUDNN_TRY_ASSIGN(*field.out, read_ints(layer, field.key, rank, field.min_value, field.scalar_ok, field.fallback));
   }
-  const auto data_type = read_data_type(layer);
-  if (!data_type) return data_type.error();
-  spec.data_type = *data_type;
-  const auto layout = read_layout(layer);
-  if (!layout) return layout.error();
-  spec.layout = *layout;
+  UCUDNN_TRY_ASSIGN(spec.data_type, read_data_type(layer));
+  UCUDNN_TRY_ASSIGN(spec.layout, read_layout(layer));
 
   if (spec.channels % spec.groups != 0 || spec.filters % spec.groups != 0) {
     return Error{"channels (" + std::to_string(spec.channels) + ") and filters (" + std::to_string(spec.filters) +
@@ -362,9 +353,7 @@ Expected<Network> parse_network(const Json& root, const std::string& default_nam
     if (!it->is_string() || it->get<std::string>().empty()) return Error{"\"name\" must be a non-empty string"};
     network.name = it->get<std::string>();
   }
-  const auto batch = read_int(root, "batch", 1, std::nullopt);
-  if (!batch) return batch.error();
-  network.batch = *batch;
+  UCUDNN_TRY_ASSIGN(network.batch, read_int(root, "batch", 1, std::nullopt));
   const auto layers = root.find("layers");
   if (layers == root.end()) return Error{"missing \"layers\""};
   if (!layers->is_array() || layers->empty()) return Error{"\"layers\" must be a non-empty list"};
@@ -386,9 +375,7 @@ Expected<Network> parse_network(const Json& root, const std::string& default_nam
     if (!spec) return spec.error().prefixed(where);
     specs.push_back(std::move(spec).value());
   }
-  auto merged = merge_identical_layers(specs);  // to_conv_key's errors name the layer
-  if (!merged) return merged.error();
-  network.layers = std::move(merged).value();
+  UCUDNN_TRY_ASSIGN(network.layers, merge_identical_layers(specs));  // to_conv_key's errors name the layer
   return network;
 }
 
@@ -411,10 +398,9 @@ Expected<std::vector<ConvLayerSpec>> merge_identical_layers(const std::vector<Co
   std::vector<ConvLayerSpec> merged;
   std::map<std::string, std::size_t> index;  // layer signature -> position in `merged`
   for (const ConvLayerSpec& layer : layers) {
-    const auto key = to_conv_key(layer, ConvOp::kForward);
-    if (!key) return key.error();
+    UCUDNN_TRY_ASSIGN(const ConvKey key, to_conv_key(layer, ConvOp::kForward));
     // The batch is not in the signature, but layers at different batches are different work.
-    const std::string signature = std::to_string(layer.batch) + " " + key->layer_signature();
+    const std::string signature = std::to_string(layer.batch) + " " + key.layer_signature();
     const auto found = index.find(signature);
     if (found == index.end()) {
       index.emplace(signature, merged.size());

@@ -39,6 +39,19 @@ Expected<std::vector<KernelMeasurements>> read_table(const std::string& path) {
   return read_measurements_csv(path);
 }
 
+// Prints a finished report as one JSON line or as a table. Nothing reaches `out` until the whole
+// report exists, so a failure leaves no partial output.
+template <typename Report>
+int print_report(const Report& report, bool json, nlohmann::ordered_json (*to_json)(const Report&),
+                 std::string (*to_table)(const Report&), std::ostream& out) {
+  if (json) {
+    out << to_json(report).dump() << '\n';
+  } else {
+    out << to_table(report);
+  }
+  return kExitOk;
+}
+
 int run_reuse(const PlanOptions& options, std::ostream& out, std::ostream& err) {
   // Check the whole command line before touching the file: usage errors come first.
   const auto limit = parse_byte_size(options.workspace_limit);
@@ -50,14 +63,7 @@ int run_reuse(const PlanOptions& options, std::ostream& out, std::ostream& err) 
   if (!kernels) return report_error(err, kExitDataError, kernels.message());
   const auto report = plan_workspace_reuse(*kernels, *policy, *limit);
   if (!report) return report_error(err, kExitDataError, report.message());
-
-  // Nothing reaches `out` until the whole plan exists, so a failure leaves no partial table.
-  if (options.json) {
-    out << plan_to_json(*report).dump() << '\n';
-  } else {
-    out << format_plan_table(*report);
-  }
-  return kExitOk;
+  return print_report(*report, options.json, plan_to_json, format_plan_table, out);
 }
 
 int run_division(const PlanOptions& options, std::ostream& out, std::ostream& err) {
@@ -70,13 +76,7 @@ int run_division(const PlanOptions& options, std::ostream& out, std::ostream& er
   if (!kernels) return report_error(err, kExitDataError, kernels.message());
   const auto report = plan_workspace_division(*kernels, *policy, *budget);
   if (!report) return report_error(err, kExitDataError, report.message());
-
-  if (options.json) {
-    out << wd_plan_to_json(*report).dump() << '\n';
-  } else {
-    out << format_wd_table(*report);
-  }
-  return kExitOk;
+  return print_report(*report, options.json, wd_plan_to_json, format_wd_table, out);
 }
 
 int run_pareto(const PlanOptions& options, std::ostream& out, std::ostream& err) {
@@ -86,12 +86,7 @@ int run_pareto(const PlanOptions& options, std::ostream& out, std::ostream& err)
   if (!kernels) return report_error(err, kExitDataError, kernels.message());
   const auto report = pareto_report(*kernels, options.pareto, *policy);
   if (!report) return report_error(err, kExitDataError, "--pareto: " + report.message());
-  if (options.json) {
-    out << pareto_to_json(*report).dump() << '\n';
-  } else {
-    out << format_pareto_table(*report);
-  }
-  return kExitOk;
+  return print_report(*report, options.json, pareto_to_json, format_pareto_table, out);
 }
 
 int run_plan(const PlanOptions& options, std::ostream& out, std::ostream& err) {

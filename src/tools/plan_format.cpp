@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <sstream>
 #include <vector>
 
@@ -85,6 +86,20 @@ nlohmann::ordered_json micro_batches_to_json(const WrPlan& plan) {
   return micro_batches;
 }
 
+// A kernel of a JSON plan; the undivided time (WR plans) follows the planned time.
+nlohmann::ordered_json kernel_to_json(const std::string& layer, ConvOp op, int batch, const WrPlan& plan,
+                                      std::optional<double> undivided_ms) {
+  nlohmann::ordered_json kernel;
+  kernel["layer"] = layer;
+  kernel["op"] = short_name(op);
+  kernel["batch"] = batch;
+  kernel["time_ms"] = json_ms(plan.time_ms);
+  if (undivided_ms) kernel["undivided_time_ms"] = json_ms(*undivided_ms);
+  kernel["workspace_bytes"] = plan.workspace_bytes;
+  kernel["micro_batches"] = micro_batches_to_json(plan);
+  return kernel;
+}
+
 }  // namespace
 
 std::string describe_micro_batches(ConvOp op, const WrPlan& plan) {
@@ -144,15 +159,7 @@ std::string format_wd_table(const WdReport& report) {
 nlohmann::ordered_json plan_to_json(const PlanReport& report) {
   nlohmann::ordered_json kernels = nlohmann::ordered_json::array();
   for (const auto& k : report.kernels) {
-    nlohmann::ordered_json kernel;
-    kernel["layer"] = k.layer;
-    kernel["op"] = short_name(k.op);
-    kernel["batch"] = k.batch;
-    kernel["time_ms"] = json_ms(k.plan.time_ms);
-    kernel["undivided_time_ms"] = json_ms(k.undivided.time_ms);
-    kernel["workspace_bytes"] = k.plan.workspace_bytes;
-    kernel["micro_batches"] = micro_batches_to_json(k.plan);
-    kernels.push_back(std::move(kernel));
+    kernels.push_back(kernel_to_json(k.layer, k.op, k.batch, k.plan, k.undivided.time_ms));
   }
   nlohmann::ordered_json json;
   json["mode"] = "wr";
@@ -166,13 +173,7 @@ nlohmann::ordered_json plan_to_json(const PlanReport& report) {
 nlohmann::ordered_json wd_plan_to_json(const WdReport& report) {
   nlohmann::ordered_json kernels = nlohmann::ordered_json::array();
   for (const auto& k : report.kernels) {
-    nlohmann::ordered_json kernel;
-    kernel["layer"] = k.layer;
-    kernel["op"] = short_name(k.op);
-    kernel["batch"] = k.batch;
-    kernel["time_ms"] = json_ms(k.plan.time_ms);
-    kernel["workspace_bytes"] = k.plan.workspace_bytes;
-    kernel["micro_batches"] = micro_batches_to_json(k.plan);
+    nlohmann::ordered_json kernel = kernel_to_json(k.layer, k.op, k.batch, k.plan, std::nullopt);
     kernel["desirable_configurations"] = k.desirable_configurations;
     kernels.push_back(std::move(kernel));
   }

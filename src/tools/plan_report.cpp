@@ -99,8 +99,7 @@ Expected<WdReport> plan_workspace_division(const std::vector<KernelMeasurements>
                                                         measured_allowed_sizes(kernel, policy),
                                                         kernel.rows)});
   }
-  auto solution = optimize_wd(program, total_workspace);
-  if (!solution) return solution.error();
+  UCUDNN_TRY_ASSIGN(const auto solution, optimize_wd(program, total_workspace));
 
   WdReport report;
   report.policy = policy;
@@ -108,13 +107,13 @@ Expected<WdReport> plan_workspace_division(const std::vector<KernelMeasurements>
   for (std::size_t k = 0; k < kernels.size(); ++k) {
     const auto& front = program[k].front;
     report.kernels.push_back(WdKernelPlan{kernels[k].layer, kernels[k].op, kernels[k].batch,
-                                          front[solution->choice[k]],
+                                          front[solution.choice[k]],
                                           static_cast<int>(front.size())});
   }
-  report.time_ms = solution->time_ms;
-  report.workspace_used = solution->workspace_bytes;
-  report.variables = solution->variables;
-  report.solve_ms = solution->solve_ms;
+  report.time_ms = solution.time_ms;
+  report.workspace_used = solution.workspace_bytes;
+  report.variables = solution.variables;
+  report.solve_ms = solution.solve_ms;
   return report;
 }
 

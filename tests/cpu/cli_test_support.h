@@ -3,11 +3,18 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
 #include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "test_helpers.h"
 #include "tools/cli.h"
 
 namespace ucudnn::testing {
@@ -42,6 +49,34 @@ inline void expect_error(const std::vector<std::string>& args, int status, const
   EXPECT_TRUE(result.out.empty()) << result.out;
   EXPECT_TRUE(is_one_error_line(result.err)) << result.err;
   EXPECT_NE(result.err.find(detail), std::string::npos) << result.err;
+}
+
+/// The real binary: exit status and streams as a shell sees them.
+struct ProcessResult {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+inline std::string read_text_file(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+/// Runs `ucudnn ARGUMENTS` in a shell, in a process of its own: what the process configuration
+/// (the environment, read once per process) needs. `environment` goes before the command, e.g.
+/// "env -u UCUDNN_DATABASE UCUDNN_DATABASE_JOURNAL=delete"; its words are not quoted.
+inline ProcessResult run_binary(const TempDir& dir, const std::string& arguments, const std::string& environment = "") {
+  const auto out = dir.path() / "stdout.txt";
+  const auto err = dir.path() / "stderr.txt";
+  const std::string command = environment + (environment.empty() ? "" : " ") + "'" + UCUDNN_CLI_PATH + "' " +
+                              arguments + " >'" + out.string() + "' 2>'" + err.string() + "'";
+  const int raw = std::system(command.c_str());
+  ProcessResult result;
+  if (raw != -1 && WIFEXITED(raw)) result.status = WEXITSTATUS(raw);
+  result.out = read_text_file(out);
+  result.err = read_text_file(err);
+  return result;
 }
 
 }  // namespace ucudnn::testing

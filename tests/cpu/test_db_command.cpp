@@ -30,7 +30,9 @@ namespace {
 using testing::CliResult;
 using testing::expect_error;
 using testing::is_one_error_line;
+using testing::ProcessResult;
 using testing::run;
+using testing::run_binary;
 
 
 std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {
@@ -86,7 +88,8 @@ using RowValues = std::tuple<std::string, std::string, int, int, int, double, lo
 class DbCommand : public ::testing::Test {
  protected:
   void SetUp() override {
-    // Tests pass --database; inherited settings must not change what they see.
+    // Tests pass --database; inherited settings must not change what they see. (The tools read
+    // the environment once per process: this holds where each test runs in a process of its own.)
     for (const char* name : kEnvironment) {
       if (const char* value = std::getenv(name)) saved_env_[name] = value;
       unsetenv(name);
@@ -322,7 +325,6 @@ TEST_F(DbCommand, UsageErrors) {
   expect_error({"db"}, usage, "subcommand");
   expect_error({"db", "bogus", "--database", db_}, usage, "bogus");
   expect_error({"db", "stats"}, usage, "--database");
-  expect_error({"db", "export", "--csv"}, usage, "UCUDNN_DATABASE");
   expect_error({"db", "export", "--database", db_}, usage, "--csv");
   expect_error({"db", "import", "--database", db_}, usage, "");
   auto no_network = import_args(alexnet_);
@@ -345,21 +347,42 @@ TEST_F(DbCommand, UsageErrors) {
   }
 }
 
+// The tools read the process configuration (core/env_config.h) once per process, as the library
+// does: each setting is tried in a process of its own.
 TEST_F(DbCommand, TheEnvironmentNamesTheDatabase) {
   ASSERT_EQ(run(import_args(alexnet_)).status, 0);
-  setenv("UCUDNN_DATABASE", db_.c_str(), 1);
-  const CliResult verified = run({"db", "verify"});
+  const std::string unset = "env -u UCUDNN_DATABASE -u UCUDNN_DATABASE_JOURNAL";
+  const std::string named = unset + " UCUDNN_DATABASE='" + db_ + "'";
+  const ProcessResult verified = run_binary(dir_, "db verify", named);
   EXPECT_EQ(verified.status, 0) << verified.err;
   EXPECT_EQ(verified.out, "ok\n");
+
+  const ProcessResult nothing = run_binary(dir_, "db export --csv", unset);
+  EXPECT_EQ(nothing.status, kExitUsageError);
+  EXPECT_TRUE(is_one_error_line(nothing.err)) << nothing.err;
+  EXPECT_NE(nothing.err.find("UCUDNN_DATABASE"), std::string::npos) << nothing.err;
+
   // The option wins over the environment.
   const std::string other = (dir_.path() / "other.db").string();
-  expect_error({"db", "stats", "--database", other}, kExitDataError, other);
+  const ProcessResult missing = run_binary(dir_, "db stats --database '" + other + "'", named);
+  EXPECT_EQ(missing.status, kExitDataError);
+  EXPECT_TRUE(is_one_error_line(missing.err)) << missing.err;
+  EXPECT_NE(missing.err.find(other), std::string::npos) << missing.err;
 
-  // The library's journal setting is the tool's too.
-  setenv("UCUDNN_DATABASE_JOURNAL", "sometimes", 1);
-  expect_error({"db", "verify"}, kExitUsageError, "UCUDNN_DATABASE_JOURNAL");
-  setenv("UCUDNN_DATABASE_JOURNAL", "delete", 1);
-  const CliResult imported = run(import_args(alexnet_, "alexnet", "NVIDIA H200"));
+  // The library's journal setting is the tool's too; an invalid setting is one line naming it.
+  const ProcessResult invalid = run_binary(dir_, "db verify", named + " UCUDNN_DATABASE_JOURNAL=sometimes");
+  EXPECT_EQ(invalid.status, kExitUsageError);
+  EXPECT_TRUE(invalid.out.empty()) << invalid.out;
+  EXPECT_TRUE(is_one_error_line(invalid.err)) << invalid.err;
+  EXPECT_NE(invalid.err.find("UCUDNN_DATABASE_JOURNAL"), std::string::npos) << invalid.err;
+  const ProcessResult other_variable = run_binary(dir_, "db verify", named + " UCUDNN_STATS=yes");
+  EXPECT_EQ(other_variable.status, kExitUsageError);
+  EXPECT_TRUE(is_one_error_line(other_variable.err)) << other_variable.err;
+  EXPECT_NE(other_variable.err.find("UCUDNN_STATS"), std::string::npos) << other_variable.err;
+
+  std::string import;
+  for (const std::string& arg : import_args(alexnet_, "alexnet", "NVIDIA H200")) import += "'" + arg + "' ";
+  const ProcessResult imported = run_binary(dir_, import, named + " UCUDNN_DATABASE_JOURNAL=delete");
   EXPECT_EQ(imported.status, 0) << imported.err;
   EXPECT_EQ(imported.out, "648 rows read, 648 new\n");
 }

@@ -28,6 +28,8 @@ using testing::CliResult;
 using testing::expect_error;
 using testing::is_one_error_line;
 using testing::run;
+using testing::run_binary;
+using testing::ProcessResult;
 
 using Json = nlohmann::ordered_json;
 
@@ -495,31 +497,6 @@ TEST_F(PlanCommand, InfeasibleTotalWorkspaceIsADataError) {
   const Json roomy = plan_json(wd_args(csv, "9KiB"));
   EXPECT_EQ(roomy["workspace_used_bytes"], 9216);
   EXPECT_DOUBLE_EQ(roomy["total_time_ms"].get<double>(), 2.0);
-}
-
-// The real binary: exit status and streams as a shell sees them.
-struct ProcessResult {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-ProcessResult run_binary(const testing::TempDir& dir, const std::string& arguments) {
-  const auto out = dir.path() / "stdout.txt";
-  const auto err = dir.path() / "stderr.txt";
-  const std::string command = std::string("'") + UCUDNN_CLI_PATH + "' " + arguments + " >'" +
-                              out.string() + "' 2>'" + err.string() + "'";
-  const int raw = std::system(command.c_str());
-  ProcessResult result;
-  if (raw != -1 && WIFEXITED(raw)) result.status = WEXITSTATUS(raw);
-  result.out = read_file(out);
-  result.err = read_file(err);
-  return result;
 }
 
 // The front printed by --pareto is checked against a second, independent computation: the WR
