@@ -146,3 +146,34 @@ TEST(PlannableSizes, HalfPrecisionBackwardFilterIsNeverSplit) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(EnvConfig, LogLevelJournalAndDevicesAreParsedStrictlyWithTheVariableNamed) {
+  auto parse = [](void (*set)(ucudnn::EnvValues&)) {
+    ucudnn::EnvValues values;
+    set(values);
+    return ucudnn::parse_env_config(values);
+  };
+  const auto level = parse([](ucudnn::EnvValues& v) { v.log_level = "loud"; });
+  ASSERT_FALSE(level.ok());
+  EXPECT_NE(level.message().find("UCUDNN_LOG_LEVEL"), std::string::npos) << level.message();
+  const auto devices = parse([](ucudnn::EnvValues& v) { v.benchmark_devices = "0,,1"; });
+  ASSERT_FALSE(devices.ok());
+  EXPECT_NE(devices.message().find("UCUDNN_BENCHMARK_DEVICES"), std::string::npos) << devices.message();
+  const auto journal = parse([](ucudnn::EnvValues& v) { v.database_journal = "fast"; });
+  ASSERT_FALSE(journal.ok());
+  EXPECT_NE(journal.message().find("UCUDNN_DATABASE_JOURNAL"), std::string::npos) << journal.message();
+
+  const auto good = parse([](ucudnn::EnvValues& v) {
+    v.log_level = "DEBUG";
+    v.benchmark_devices = "all";
+    v.database_journal = "wal";
+  });
+  ASSERT_TRUE(good.ok()) << good.message();
+  EXPECT_EQ(good->log_level, ucudnn::LogLevel::kDebug);
+  EXPECT_EQ(good->database_journal, ucudnn::JournalMode::kWal);
+  EXPECT_EQ(good->benchmark_devices, "all");
+}
+
+}  // namespace

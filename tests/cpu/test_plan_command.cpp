@@ -576,6 +576,20 @@ TEST(CliBinary, BadInvocationExitsNonZeroWithOneErrorLine) {
   EXPECT_TRUE(is_one_error_line(bare.err)) << bare.err;
 }
 
+TEST(CliBinary, EveryCommandRefusesABadSettingNamingTheVariable) {
+  testing::TempDir dir;
+  const std::string plan = "plan --measurements '" + testing::alexnet_csv_path() + "' --workspace-limit 64MiB";
+  ASSERT_EQ(run_binary(dir, plan).status, 0);
+  for (const char* setting : {"UCUDNN_LOG_LEVEL=loud", "UCUDNN_BENCHMARK_DEVICES=0,x", "UCUDNN_STATS=yes",
+                              "UCUDNN_DATABASE_JOURNAL=fast"}) {
+    const ProcessResult bad = run_binary(dir, plan, std::string("env ") + setting);
+    const std::string name = std::string(setting).substr(0, std::string(setting).find('='));
+    EXPECT_EQ(bad.status, kExitUsageError) << setting;
+    EXPECT_TRUE(is_one_error_line(bad.err)) << bad.err;
+    EXPECT_NE(bad.err.find(name), std::string::npos) << bad.err;
+  }
+}
+
 TEST(CliBinary, GoodInvocationPrintsJsonAndExitsZero) {
   testing::TempDir dir;
   const std::string csv = "'" + testing::alexnet_csv_path() + "'";
