@@ -2,6 +2,7 @@
 
 #include "api/context.h"
 #include "api/frontend.h"
+#include "api/public_enums.h"
 #include "core/statistics.h"
 #include "runtime/engine.h"
 #include "runtime/workspace_division.h"
@@ -13,27 +14,8 @@ using ucudnn::Error;
 using ucudnn::ErrorCode;
 using ucudnn::Status;
 
-namespace {
-
-bool to_internal(UcudnnBatchSizePolicy_t policy, BatchSizePolicy* out) {
-  switch (policy) {
-    case UCUDNN_BATCH_SIZE_POLICY_ALL: *out = BatchSizePolicy::kAll; return true;
-    case UCUDNN_BATCH_SIZE_POLICY_POWER_OF_TWO: *out = BatchSizePolicy::kPowerOfTwo; return true;
-    case UCUDNN_BATCH_SIZE_POLICY_UNDIVIDED: *out = BatchSizePolicy::kUndivided; return true;
-  }
-  return false;
-}
-
-UcudnnBatchSizePolicy_t to_public(BatchSizePolicy policy) {
-  switch (policy) {
-    case BatchSizePolicy::kAll: return UCUDNN_BATCH_SIZE_POLICY_ALL;
-    case BatchSizePolicy::kPowerOfTwo: return UCUDNN_BATCH_SIZE_POLICY_POWER_OF_TWO;
-    case BatchSizePolicy::kUndivided: return UCUDNN_BATCH_SIZE_POLICY_UNDIVIDED;
-  }
-  return UCUDNN_BATCH_SIZE_POLICY_POWER_OF_TWO;
-}
-
-}  // namespace
+using ucudnn::to_internal;
+using ucudnn::to_public;
 
 cudnnStatus_t ucudnnSetBatchSizePolicy(UcudnnHandle_t handle, UcudnnBatchSizePolicy_t policy) {
   return at_boundary(__func__, [&]() -> Status {

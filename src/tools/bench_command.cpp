@@ -11,6 +11,7 @@
 #include "core/conv_layer.h"
 #include "core/measurement_csv.h"
 #include "api/introspection.h"
+#include "api/public_enums.h"
 #include "runtime/descriptors.h"
 #include "store/database.h"
 #include "tools/cli.h"
@@ -27,15 +28,6 @@ struct BenchOptions {
   std::string policy = "powerOfTwo";
   std::string measurements;  ///< also write the network's rows as a measurement table here
 };
-
-UcudnnBatchSizePolicy_t to_public(BatchSizePolicy policy) {
-  switch (policy) {
-    case BatchSizePolicy::kAll: return UCUDNN_BATCH_SIZE_POLICY_ALL;
-    case BatchSizePolicy::kUndivided: return UCUDNN_BATCH_SIZE_POLICY_UNDIVIDED;
-    case BatchSizePolicy::kPowerOfTwo: break;
-  }
-  return UCUDNN_BATCH_SIZE_POLICY_POWER_OF_TWO;
-}
 
 // Owns a UcudnnHandle_t for the command's lifetime.
 struct HandleGuard {

@@ -1,0 +1,29 @@
+#pragma once
+// The public API's enums and the library's own, converted in one place (the library calls and
+// the tools both use these).
+
+#include "core/batch_policy.h"
+#include "ucudnn/ucudnn.h"
+
+namespace ucudnn {
+
+/// False for a value the public enum does not define.
+inline bool to_internal(UcudnnBatchSizePolicy_t policy, BatchSizePolicy* out) {
+  switch (policy) {
+    case UCUDNN_BATCH_SIZE_POLICY_ALL: *out = BatchSizePolicy::kAll; return true;
+    case UCUDNN_BATCH_SIZE_POLICY_POWER_OF_TWO: *out = BatchSizePolicy::kPowerOfTwo; return true;
+    case UCUDNN_BATCH_SIZE_POLICY_UNDIVIDED: *out = BatchSizePolicy::kUndivided; return true;
+  }
+  return false;
+}
+
+inline UcudnnBatchSizePolicy_t to_public(BatchSizePolicy policy) {
+  switch (policy) {
+    case BatchSizePolicy::kAll: return UCUDNN_BATCH_SIZE_POLICY_ALL;
+    case BatchSizePolicy::kPowerOfTwo: return UCUDNN_BATCH_SIZE_POLICY_POWER_OF_TWO;
+    case BatchSizePolicy::kUndivided: return UCUDNN_BATCH_SIZE_POLICY_UNDIVIDED;
+  }
+  return UCUDNN_BATCH_SIZE_POLICY_POWER_OF_TWO;
+}
+
+}  // namespace ucudnn
