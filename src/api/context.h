@@ -13,9 +13,11 @@
 
 #include "core/batch_policy.h"
 #include "core/conv_key.h"
+#include "runtime/owned.h"
 
 struct UcudnnContext {
-  cudnnHandle_t cudnn = nullptr;  ///< owned: destroyed with the context
+  ucudnn::CudnnHandle cudnn_handle;  ///< owned: destroyed with the context
+  cudnnHandle_t cudnn() const { return cudnn_handle.get(); }
   int device = 0;                 ///< the CUDA device current when the handle was created
   std::atomic<ucudnn::BatchSizePolicy> policy{ucudnn::BatchSizePolicy::kPowerOfTwo};
   std::atomic<std::size_t> default_workspace_limit{std::size_t{64} << 20};

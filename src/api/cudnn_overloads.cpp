@@ -15,7 +15,7 @@ static_assert(UCUDNN_CONVOLUTION_FWD_ALGO_MICRO_BATCHED == 8 && UCUDNN_CONVOLUTI
                   UCUDNN_CONVOLUTION_BWD_FILTER_ALGO_MICRO_BATCHED == 7,
               "cuDNN's algorithm counts changed: update core/conv_op.cpp");
 
-cudnnHandle_t ucudnnGetCudnnHandle(const UcudnnContext* context) { return context ? context->cudnn : nullptr; }
+cudnnHandle_t ucudnnGetCudnnHandle(const UcudnnContext* context) { return context ? context->cudnn() : nullptr; }
 
 cudnnStatus_t cudnnCreate(UcudnnHandle_t* handle) {
   return at_boundary("cudnnCreate", [&]() -> Status {

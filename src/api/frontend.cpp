@@ -34,7 +34,7 @@ bool stream_is_capturing(cudnnHandle_t handle) {
 Expected<KernelRequest> request_for(UcudnnContext* context, const ConvCall& call) {
   KernelRequest request;
   UCUDNN_TRY(read_conv_key(call.op, context->device, call.descriptors, &request.key));
-  request.handle = context->cudnn;
+  request.handle = context->cudnn();
   request.policy = context->policy.load();
   request.layer_id = context->layer_id.load();
   return request;
@@ -56,7 +56,7 @@ Status plain_cudnn_instead(const ConvCall& call, const Status& failure, Plain&& 
 // What plain cuDNN would run within a workspace: the first heuristic answer that fits.
 Status plain_choice(UcudnnContext* context, const ConvCall& call, std::size_t workspace_bytes, AlgoPerf* out) {
   std::vector<AlgoPerf> fitting;
-  UCUDNN_TRY(heuristics_within(context->cudnn, call, workspace_bytes, &fitting));
+  UCUDNN_TRY(heuristics_within(context->cudnn(), call, workspace_bytes, &fitting));
   if (fitting.empty()) {
     return Error(ErrorCode::kNotSupported,
                  "no cuDNN algorithm fits " + std::to_string(workspace_bytes) + " bytes of workspace");
@@ -73,7 +73,7 @@ Status run_plain(UcudnnContext* context, const ConvCall& call, int algo, const v
     algo = choice.algo;
   }
   Statistics::instance().count_plain(call.op);
-  return convolve(context->cudnn, call.op, call.descriptors, algo, alpha, buffers, workspace, workspace_bytes, beta);
+  return convolve(context->cudnn(), call.op, call.descriptors, algo, alpha, buffers, workspace, workspace_bytes, beta);
 }
 
 }  // namespace
@@ -106,7 +106,9 @@ Status create_context(UcudnnContext** out) {
   }
   auto context = std::make_unique<UcudnnContext>();
   UCUDNN_CHECK_CUDA(cudaGetDevice(&context->device));
-  UCUDNN_CHECK_CUDNN(cudnnCreate(&context->cudnn));
+  cudnnHandle_t raw = nullptr;
+  UCUDNN_CHECK_CUDNN(cudnnCreate(&raw));
+  context->cudnn_handle.reset(raw);
   // The WD budget is process-wide: the environment sets it once, ucudnnSetTotalWorkspaceSize after.
   static std::once_flag budget_from_environment;
   std::call_once(budget_from_environment, [&] {
@@ -123,7 +125,8 @@ Status create_context(UcudnnContext** out) {
 Status destroy_context(UcudnnContext* context) {
   UCUDNN_TRY(require_context(context));
   std::unique_ptr<UcudnnContext> owned(context);
-  UCUDNN_CHECK_CUDNN(cudnnDestroy(owned->cudnn));
+  // Destroyed here, not by the owner, so that a failure is reported.
+  UCUDNN_CHECK_CUDNN(cudnnDestroy(owned->cudnn_handle.release()));
   return Status::success();
 }
 
@@ -152,7 +155,7 @@ Status choose_algorithms(UcudnnContext* context, const ConvCall& call, std::opti
 
 Status query_workspace_size(UcudnnContext* context, const ConvCall& call, int algo, std::size_t* bytes) {
   UCUDNN_TRY(require_context(context));
-  if (algo != virtual_algo(call.op)) return workspace_size(context->cudnn, call.op, call.descriptors, algo, bytes);
+  if (algo != virtual_algo(call.op)) return workspace_size(context->cudnn(), call.op, call.descriptors, algo, bytes);
   std::size_t limit = context->effective_limit(std::nullopt);
   const Status planned = [&]() -> Status {
     UCUDNN_TRY_ASSIGN(KernelRequest request, request_for(context, call));
@@ -181,7 +184,7 @@ Status run_convolution(UcudnnContext* context, const ConvCall& call, int algo, c
     if (!request) return request.error();
     request->given_limit = context->effective_limit(workspace_bytes);
     request->limit = context->requested_limit(request->key).value_or(request->given_limit);
-    request->may_benchmark = !stream_is_capturing(context->cudnn);
+    request->may_benchmark = !stream_is_capturing(context->cudnn());
     return active_planner().run(*request, alpha, beta, buffers, workspace, workspace_bytes);
   }();
   if (planned.ok()) return planned;

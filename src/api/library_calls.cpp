@@ -116,7 +116,7 @@ cudnnStatus_t ucudnnOptimize(UcudnnHandle_t handle) {
     if (ucudnn::total_workspace() == 0) {
       return Error(ErrorCode::kBadParam, "no total workspace size is set (WR mode)");
     }
-    return ucudnn::WorkspaceDivision::instance().optimize(handle.context->cudnn, handle.context->device);
+    return ucudnn::WorkspaceDivision::instance().optimize(handle.context->cudnn(), handle.context->device);
   });
 }
 

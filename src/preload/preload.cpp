@@ -54,7 +54,7 @@ class Handles {
   }
   void add(UcudnnContext* context) {
     std::unique_lock<std::shared_mutex> lock(mutex_);
-    contexts_[context->cudnn] = context;
+    contexts_[context->cudnn()] = context;
   }
   UcudnnContext* remove(cudnnHandle_t handle) {
     std::unique_lock<std::shared_mutex> lock(mutex_);
@@ -91,7 +91,7 @@ cudnnStatus_t cudnnCreate(cudnnHandle_t* handle) {
     UcudnnContext* context = nullptr;
     UCUDNN_TRY(ucudnn::create_context(&context));
     Handles::instance().add(context);
-    *handle = context->cudnn;
+    *handle = context->cudnn();
     return ucudnn::Status::success();
   });
 }
