@@ -7,13 +7,21 @@
 // A kernel's time is what the planner predicts: its calls queued behind a StreamGate, the longer
 // of the host's time to queue them and the GPU's time to run them (CUDA events). The whole
 // sequence is timed as a program runs it, the host launching while the GPU works.
+//
+// Precision and layout as frameworks use them (--data-type, --layout): half and bfloat16 with
+// CUDNN_TENSOR_OP_MATH and FP32 accumulation, as PyTorch sets them; float with cuDNN's default
+// math (TF32 allowed), or --math fma for strict FP32. Plain cuDNN runs each kernel with the math
+// type of the Find result it picks, as PyTorch does.
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <cstdio>
 #include <fstream>
 #include <functional>
@@ -56,11 +64,28 @@ struct DeviceMemory {
   DeviceMemory& operator=(const DeviceMemory&) = delete;
 };
 
-void fill_random(void* device, size_t count, std::mt19937& rng) {
+size_t element_bytes(cudnnDataType_t type) { return type == CUDNN_DATA_FLOAT ? 4 : 2; }
+
+// Uniform in [-1, 1), converted on the host to the tensor's type.
+void fill_random(void* device, size_t count, cudnnDataType_t type, std::mt19937& rng) {
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   std::vector<float> host(count);
   for (auto& v : host) v = dist(rng);
-  check(cudaMemcpy(device, host.data(), count * 4, cudaMemcpyHostToDevice), "cudaMemcpy");
+  if (type == CUDNN_DATA_FLOAT) {
+    check(cudaMemcpy(device, host.data(), count * 4, cudaMemcpyHostToDevice), "cudaMemcpy");
+    return;
+  }
+  std::vector<unsigned short> narrow(count);
+  for (size_t i = 0; i < count; ++i) {
+    if (type == CUDNN_DATA_HALF) {
+      const __half h = __float2half_rn(host[i]);
+      std::memcpy(&narrow[i], &h, 2);
+    } else {
+      const __nv_bfloat16 b = __float2bfloat16_rn(host[i]);
+      std::memcpy(&narrow[i], &b, 2);
+    }
+  }
+  check(cudaMemcpy(device, narrow.data(), count * 2, cudaMemcpyHostToDevice), "cudaMemcpy");
 }
 
 struct Layer {
@@ -111,10 +136,17 @@ float time_median(const std::function<void()>& launch, int warmup, int iteration
 }
 
 // One kernel ready to run: algorithm, workspace, and the call.
+struct ConvDescriptorDeleter {
+  void operator()(cudnnConvolutionStruct* d) const { cudnnDestroyConvolutionDescriptor(d); }
+};
+using OwnedConvDescriptor = std::unique_ptr<cudnnConvolutionStruct, ConvDescriptorDeleter>;
+
 struct Kernel {
   std::string layer, op;
   int algo = -1;
+  int math_type = CUDNN_DEFAULT_MATH;  // plain cuDNN: the Find result's; ucudnn: the plan's first run's
   size_t workspace = 0;
+  OwnedConvDescriptor conv;  // plain cuDNN: the layer's convolution with the chosen math type
   std::unique_ptr<DeviceMemory> workspace_mem;
   std::function<void()> launch;
   float time_ms = 0;  // queued: max(host, GPU)
@@ -122,24 +154,25 @@ struct Kernel {
 };
 
 template <typename Handle>
-std::function<void()> make_launch(Handle handle, const Layer& l, int op, int algo, void* ws, size_t ws_bytes) {
+std::function<void()> make_launch(Handle handle, const Layer& l, cudnnConvolutionDescriptor_t conv, int op, int algo,
+                                  void* ws, size_t ws_bytes) {
   static const float one = 1.0f, zero = 0.0f;
   return [=, &l]() {
     switch (op) {
       case 0:
-        check(cudnnConvolutionForward(handle, &one, l.x, l.x_mem->ptr, l.w, l.w_mem->ptr, l.conv,
+        check(cudnnConvolutionForward(handle, &one, l.x, l.x_mem->ptr, l.w, l.w_mem->ptr, conv,
                                       static_cast<cudnnConvolutionFwdAlgo_t>(algo), ws, ws_bytes, &zero, l.y,
                                       l.y_mem->ptr),
               "forward");
         break;
       case 1:
-        check(cudnnConvolutionBackwardData(handle, &one, l.w, l.w_mem->ptr, l.y, l.y_mem->ptr, l.conv,
+        check(cudnnConvolutionBackwardData(handle, &one, l.w, l.w_mem->ptr, l.y, l.y_mem->ptr, conv,
                                            static_cast<cudnnConvolutionBwdDataAlgo_t>(algo), ws, ws_bytes, &zero,
                                            l.x, l.x_mem->ptr),
               "backward data");
         break;
       default:
-        check(cudnnConvolutionBackwardFilter(handle, &one, l.x, l.x_mem->ptr, l.y, l.y_mem->ptr, l.conv,
+        check(cudnnConvolutionBackwardFilter(handle, &one, l.x, l.x_mem->ptr, l.y, l.y_mem->ptr, conv,
                                              static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo), ws, ws_bytes, &zero,
                                              l.w, l.w_mem->ptr),
               "backward filter");
@@ -148,12 +181,13 @@ std::function<void()> make_launch(Handle handle, const Layer& l, int op, int alg
 }
 
 // Plain cuDNN as frameworks use it: the fastest Find result within the limit.
-int plain_choice(cudnnHandle_t h, const Layer& l, int op, size_t limit, size_t* ws) {
+int plain_choice(cudnnHandle_t h, const Layer& l, int op, size_t limit, size_t* ws, int* math_type) {
   int returned = 0;
   auto pick = [&](auto* results) {
     for (int i = 0; i < returned; ++i) {
       if (results[i].status == CUDNN_STATUS_SUCCESS && results[i].memory <= limit) {
         *ws = results[i].memory;
+        *math_type = results[i].mathType;
         return static_cast<int>(results[i].algo);
       }
     }
@@ -208,6 +242,7 @@ struct Options {
   std::string limit_text = "64MiB", policy_text = "powerOfTwo", json_path, total_text;
   int batch = 0, iterations = 20, warmup = 3;
   std::string network_name = "alexnet";
+  std::string data_type_text = "float", layout_text = "NCHW", math_text = "default";
   bool list_kernels = false;
 };
 
@@ -223,6 +258,11 @@ std::optional<int> parse_options(int argc, char** argv, Options* o) {
   app.add_option("--iterations", o->iterations, "timed calls per measurement (median)")->check(CLI::PositiveNumber);
   app.add_option("--json", o->json_path, "also write the results as JSON to this file");
   app.add_flag("--list-kernels", o->list_kernels, "print how many kernels (3 per distinct convolution) the network has");
+  app.add_option("--data-type", o->data_type_text, "float, half or bfloat16 (half and bfloat16 with tensor-op math)")
+      ->check(CLI::IsMember({"float", "half", "bfloat16"}));
+  app.add_option("--layout", o->layout_text, "NCHW or NHWC (channels-last)")->check(CLI::IsMember({"NCHW", "NHWC"}));
+  app.add_option("--math", o->math_text, "float only: default (cuDNN's, TF32 allowed) or fma (strict FP32)")
+      ->check(CLI::IsMember({"default", "fma"}));
   app.add_option("--total-workspace", o->total_text,
                  "run ucudnn in WD mode with this total budget (plain cuDNN keeps --workspace-limit per kernel)");
   try {
@@ -241,6 +281,9 @@ struct Settings {
   size_t limit = 0;
   size_t total_workspace = 0;  // 0: WR mode
   UcudnnBatchSizePolicy_t policy = UCUDNN_BATCH_SIZE_POLICY_POWER_OF_TWO;
+  cudnnDataType_t data_type = CUDNN_DATA_FLOAT;
+  bool nhwc = false;
+  cudnnMathType_t math = CUDNN_DEFAULT_MATH;  // the caller's math type, as a framework sets it
 };
 
 Settings settings_of(const Options& o) {
@@ -258,6 +301,16 @@ Settings settings_of(const Options& o) {
   settings.policy = policy == "all"         ? UCUDNN_BATCH_SIZE_POLICY_ALL
                     : policy == "undivided" ? UCUDNN_BATCH_SIZE_POLICY_UNDIVIDED
                                             : UCUDNN_BATCH_SIZE_POLICY_POWER_OF_TWO;
+  settings.data_type = o.data_type_text == "half"       ? CUDNN_DATA_HALF
+                       : o.data_type_text == "bfloat16" ? CUDNN_DATA_BFLOAT16
+                                                        : CUDNN_DATA_FLOAT;
+  settings.nhwc = o.layout_text == "NHWC";
+  if (settings.data_type != CUDNN_DATA_FLOAT) {
+    if (o.math_text == "fma") fail("--math fma is for --data-type float");
+    settings.math = CUDNN_TENSOR_OP_MATH;
+  } else if (o.math_text == "fma") {
+    settings.math = CUDNN_FMA_MATH;
+  }
   return settings;
 }
 
@@ -267,47 +320,55 @@ ucudnn::Network network_of(const Options& o) {
   return std::move(network).value();
 }
 
-// A layer's descriptors and random tensors on the device.
-Layer make_layer(const ucudnn::ConvLayerSpec& spec, std::mt19937& rng) {
-  if (spec.spatial.size() != 2 || spec.data_type != 0) fail("layer " + spec.name + ": only 2-d FP32 layers here");
+// The layer's convolution as a framework describes it: FP32 accumulation, its math type.
+cudnnConvolutionDescriptor_t make_conv(const ucudnn::ConvLayerSpec& spec, cudnnMathType_t math) {
+  cudnnConvolutionDescriptor_t conv;
+  check(cudnnCreateConvolutionDescriptor(&conv), "desc");
+  check(cudnnSetConvolution2dDescriptor(conv, spec.pad[0], spec.pad[1], spec.stride[0], spec.stride[1],
+                                        spec.dilation[0], spec.dilation[1], CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+        "conv");
+  check(cudnnSetConvolutionGroupCount(conv, spec.groups), "groups");
+  check(cudnnSetConvolutionMathType(conv, math), "math type");
+  return conv;
+}
+
+// A layer's descriptors and random tensors on the device, in the settings' type and layout.
+Layer make_layer(const ucudnn::ConvLayerSpec& spec, const Settings& settings, std::mt19937& rng) {
+  if (spec.spatial.size() != 2) fail("layer " + spec.name + ": only 2-d layers here");
   const auto key = ucudnn::to_conv_key(spec, ucudnn::ConvOp::kForward);
   if (!key) fail(key.message());
+  const cudnnDataType_t type = settings.data_type;
+  const cudnnTensorFormat_t format = settings.nhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
   Layer l{spec, spec.batch, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
   check(cudnnCreateTensorDescriptor(&l.x), "desc");
   check(cudnnCreateTensorDescriptor(&l.y), "desc");
   check(cudnnCreateFilterDescriptor(&l.w), "desc");
-  check(cudnnCreateConvolutionDescriptor(&l.conv), "desc");
-  check(cudnnSetTensor4dDescriptor(l.x, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, spec.batch, spec.channels, spec.spatial[0],
-                                   spec.spatial[1]),
-        "x");
-  check(cudnnSetFilter4dDescriptor(l.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, spec.filters, spec.channels / spec.groups,
-                                   spec.filter[0], spec.filter[1]),
+  check(cudnnSetTensor4dDescriptor(l.x, format, type, spec.batch, spec.channels, spec.spatial[0], spec.spatial[1]), "x");
+  check(cudnnSetFilter4dDescriptor(l.w, type, format, spec.filters, spec.channels / spec.groups, spec.filter[0],
+                                   spec.filter[1]),
         "w");
-  check(cudnnSetConvolution2dDescriptor(l.conv, spec.pad[0], spec.pad[1], spec.stride[0], spec.stride[1],
-                                        spec.dilation[0], spec.dilation[1], CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
-        "conv");
-  check(cudnnSetConvolutionGroupCount(l.conv, spec.groups), "groups");
+  l.conv = make_conv(spec, settings.math);
   int n, c, h, w;
   check(cudnnGetConvolution2dForwardOutputDim(l.conv, l.x, l.w, &n, &c, &h, &w), "output dims");
-  check(cudnnSetTensor4dDescriptor(l.y, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, n, c, h, w), "y");
+  check(cudnnSetTensor4dDescriptor(l.y, format, type, n, c, h, w), "y");
   const size_t x_count = size_t(spec.batch) * spec.channels * spec.spatial[0] * spec.spatial[1],
                y_count = size_t(n) * c * h * w,
                w_count = size_t(spec.filters) * (spec.channels / spec.groups) * spec.filter[0] * spec.filter[1];
-  l.x_mem = std::make_unique<DeviceMemory>(x_count * 4);
-  l.y_mem = std::make_unique<DeviceMemory>(y_count * 4);
-  l.w_mem = std::make_unique<DeviceMemory>(w_count * 4);
-  fill_random(l.x_mem->ptr, x_count, rng);
-  fill_random(l.y_mem->ptr, y_count, rng);
-  fill_random(l.w_mem->ptr, w_count, rng);
+  l.x_mem = std::make_unique<DeviceMemory>(x_count * element_bytes(type));
+  l.y_mem = std::make_unique<DeviceMemory>(y_count * element_bytes(type));
+  l.w_mem = std::make_unique<DeviceMemory>(w_count * element_bytes(type));
+  fill_random(l.x_mem->ptr, x_count, type, rng);
+  fill_random(l.y_mem->ptr, y_count, type, rng);
+  fill_random(l.w_mem->ptr, w_count, type, rng);
   return l;
 }
 
-std::vector<Layer> make_layers(const ucudnn::Network& network, int batch) {
+std::vector<Layer> make_layers(const ucudnn::Network& network, const Settings& settings, int batch) {
   std::mt19937 rng(20261122);
   std::vector<Layer> layers;
   for (ucudnn::ConvLayerSpec spec : network.layers) {
     if (batch > 0) spec.batch = batch;
-    layers.push_back(make_layer(spec, rng));
+    layers.push_back(make_layer(spec, settings, rng));
   }
   return layers;
 }
@@ -323,14 +384,15 @@ void destroy_layers(std::vector<Layer>& layers) {
 
 // A kernel with its workspace allocated and its call bound.
 template <typename Handle>
-Kernel make_kernel(Handle handle, const Layer& l, int op, int algo, size_t workspace) {
+Kernel make_kernel(Handle handle, const Layer& l, int op, int algo, size_t workspace, OwnedConvDescriptor conv = nullptr) {
   Kernel k;
   k.layer = l.spec.name;
   k.op = kOpNames[op];
   k.algo = algo;
   k.workspace = workspace;
+  k.conv = std::move(conv);
   k.workspace_mem = std::make_unique<DeviceMemory>(k.workspace);
-  k.launch = make_launch(handle, l, op, k.algo, k.workspace_mem->ptr, k.workspace);
+  k.launch = make_launch(handle, l, k.conv ? k.conv.get() : l.conv, op, k.algo, k.workspace_mem->ptr, k.workspace);
   return k;
 }
 
@@ -345,9 +407,13 @@ std::vector<Kernel> plan_plain(cudnnHandle_t plain, const std::vector<Layer>& la
   for (const Layer& l : layers) {
     for (int op = 0; op < 3; ++op) {
       size_t workspace = 0;
-      const int algo = plain_choice(plain, l, op, limit, &workspace);
+      int math_type = CUDNN_DEFAULT_MATH;
+      const int algo = plain_choice(plain, l, op, limit, &workspace, &math_type);
       if (algo < 0) fail(l.spec.name + " " + kOpNames[op] + ": plain cuDNN has no algorithm within the limit");
-      kernels.push_back(make_kernel(plain, l, op, algo, workspace));
+      // As PyTorch does: the chosen result's math type on the convolution it runs.
+      OwnedConvDescriptor conv(make_conv(l.spec, static_cast<cudnnMathType_t>(math_type)));
+      kernels.push_back(make_kernel(plain, l, op, algo, workspace, std::move(conv)));
+      kernels.back().math_type = math_type;
     }
   }
   *seconds = seconds_since(started);
@@ -441,6 +507,9 @@ nlohmann::ordered_json report_header(const Options& o, const Settings& settings,
   json["batch"] = r.batch;
   json["workspace_limit_bytes"] = settings.limit;
   json["policy"] = o.policy_text;
+  json["data_type"] = o.data_type_text;
+  json["layout"] = o.layout_text;
+  json["math"] = o.data_type_text == "float" ? o.math_text : "tensor_op";
   json["total_workspace_bytes"] = settings.total_workspace;
   if (settings.total_workspace > 0) {
     json["wd_buffer_bytes"] = division.bufferBytes;
@@ -473,6 +542,7 @@ Totals report_kernels(const Settings& settings, const Results& r, nlohmann::orde
                                   {"cudnn_time_ms", p.time_ms},
                                   {"cudnn_algo", p.algo},
                                   {"cudnn_workspace_bytes", p.workspace},
+                                  {"cudnn_math_type", p.math_type},
                                   {"ucudnn_time_ms", u.time_ms},
                                   {"ucudnn_predicted_ms", u.plan.predictedTimeMs},
                                   {"ucudnn_workspace_bytes", used},
@@ -549,7 +619,7 @@ int main(int argc, char** argv) {
   cudnnHandle_t plain;
   check(cudnnCreate(&plain), "cudnnCreate");
   UcudnnHandle_t handle = make_ucudnn_handle(settings);
-  std::vector<Layer> layers = make_layers(network_of(options), options.batch);
+  std::vector<Layer> layers = make_layers(network_of(options), settings, options.batch);
 
   Results results = measure(prop, plain, handle, layers, options, settings);
   nlohmann::ordered_json json = report_header(options, settings, results);

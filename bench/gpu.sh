@@ -7,7 +7,7 @@
 #                            warm) and its live measurement table, writing results under $OUT
 #                            (default: ./gpu-results) as gpu-results.tar.gz
 #   bash bench/gpu.sh pytorch  there: PyTorch through the LD_PRELOAD layer (test and benchmark)
-#   bash bench/gpu.sh sweep NETS LIMITS CONFIGS   there: the issue-5 comparison (below)
+#   bash bench/gpu.sh sweep NETS LIMITS CONFIGS [PRECISIONS]   there: the comparison (below)
 #   bash bench/gpu.sh compare OLDPACK   there: this build against an older pack (same layout as
 #                            pack/), alternating, on AlexNet and ResNet-50 at 64 MiB (WR) and
 #                            ResNet-50 in WD, to show a change kept the speedups
@@ -65,22 +65,29 @@ run() {
 }
 
 # The paper's comparison for several networks (bench/sweep.sh), then pictures and a table
-# (bench/plot.py): bash bench/gpu.sh sweep "alexnet resnet50" "8MiB 64MiB 512MiB" "undivided powerOfTwo wd"
+# (bench/plot.py) per precision: bash bench/gpu.sh sweep "alexnet resnet50" "8MiB 64MiB 512MiB" \
+#   "undivided powerOfTwo wd" "float:NCHW half:NHWC bfloat16:NHWC"
 sweep() {
   local final=${OUT:-$root/gpu-results} out status=0
   out=$(mktemp -d)
   mkdir -p "$final"
   export LD_LIBRARY_PATH="$root/pack/lib:${LD_LIBRARY_PATH:-}"
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv > "$out/gpu.txt"
-  for net in $1; do
-    UCUDNN_DATABASE="$out/$net.db" bash bench/sweep.sh pack/bin/ucudnn_conv_benchmark "$net" "$out" "$2" "$3" || status=1
-    rm -f "$out/$net.db" "$out/$net.db-wal" "$out/$net.db-shm"
-    # Archived after every network, so that a run cut short still returns what it finished.
-    tar -czf "$final/sweep-results.tar.gz" -C "$out" .
+  # PRECISIONS: data type and layout pairs, each in its own folder (float-NCHW, half-NHWC, ...).
+  for precision in $4; do
+    local type=${precision%%:*} layout=${precision##*:}
+    local dir="$out/$type-$layout"
+    mkdir -p "$dir"
+    for net in $1; do
+      BENCH_ARGS="--data-type $type --layout $layout" UCUDNN_DATABASE="$dir/$net.db" \
+        bash bench/sweep.sh pack/bin/ucudnn_conv_benchmark "$net" "$dir" "$2" "$3" | sed "s/^/$type $layout /" || status=1
+      rm -f "$dir/$net.db" "$dir/$net.db-wal" "$dir/$net.db-shm"
+      # Archived after every network, so that a run cut short still returns what it finished.
+      tar -czf "$final/sweep-results.tar.gz" -C "$out" .
+    done
+    python3 bench/plot.py "$dir" > /dev/null || status=1
   done
-  python3 bench/plot.py "$out" > /dev/null || status=1
   tar -czf "$final/sweep-results.tar.gz" -C "$out" .
-  cp "$out/summary.md" "$final/" 2>/dev/null || true
   return $status
 }
 
@@ -131,6 +138,6 @@ case "${1:-}" in
   run) run ;;
   pytorch) pytorch ;;
   compare) compare "${2:?usage: bash bench/gpu.sh compare OLDPACK}" ;;
-  sweep) sweep "${2:-alexnet}" "${3:-8MiB 64MiB 512MiB}" "${4:-undivided powerOfTwo wd}" ;;
+  sweep) sweep "${2:-alexnet}" "${3:-8MiB 64MiB 512MiB}" "${4:-undivided powerOfTwo wd}" "${5:-float:NCHW}" ;;
   *) echo "usage: bash bench/gpu.sh pack|run|pytorch|compare OLDPACK|sweep [NETS] [LIMITS] [CONFIGS]" >&2; exit 2 ;;
 esac

@@ -132,8 +132,8 @@ def main(directory):
             return
         sys.exit(f"plot.py: no benchmark JSON files in {directory}")
 
-    rows = ["| network | limit per kernel | configuration | cuDNN ms | ucudnn ms | speedup | predicted ms | "
-            "prediction error | benchmarking s | solving s |", "|---|---|---|---|---|---|---|---|---|---|"]
+    rows = ["| network | precision | limit per kernel | configuration | cuDNN ms | ucudnn ms | speedup | predicted ms | "
+            "prediction error | benchmarking s | solving s |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for (net, limit), configs in sorted(runs.items()):
         any_run = next(iter(configs.values()))
         kernels = [f'{k["layer"]} {k["op"]}' for k in any_run["kernels"]]
@@ -143,7 +143,8 @@ def main(directory):
                 data = configs[config]
                 bars.append((config, [k["ucudnn_time_ms"] for k in data["kernels"]]))
                 error = (data["ucudnn_predicted_ms"] - data["ucudnn_sequence_ms"]) / data["ucudnn_sequence_ms"]
-                rows.append(f'| {net} | {limit} MiB | {config} | {data["cudnn_sequence_ms"]:.2f} | '
+                precision = f'{data.get("data_type", "float")} {data.get("layout", "NCHW")}'
+                rows.append(f'| {net} | {precision} | {limit} MiB | {config} | {data["cudnn_sequence_ms"]:.2f} | '
                             f'{data["ucudnn_sequence_ms"]:.2f} | '
                             f'{data["cudnn_sequence_ms"] / data["ucudnn_sequence_ms"]:.2f}x | '
                             f'{data["ucudnn_predicted_ms"]:.2f} | {100 * error:+.1f}% | '
