@@ -81,4 +81,18 @@ std::optional<WrPlan> optimize_wr(int batch, const std::vector<int>& allowed_siz
   return plan;
 }
 
+WrPlan prefer_undivided_within_margin(WrPlan plan, const std::vector<Measurement>& rows, std::size_t workspace_limit,
+                                      double margin) {
+  if (plan.micro_batch_count() <= 1) return plan;
+  const std::optional<Measurement> whole = fastest_within(rows, plan.batch, workspace_limit);
+  if (!whole || whole->time_ms * (1.0 - margin) > plan.time_ms) return plan;
+  WrPlan undivided;
+  undivided.batch = plan.batch;
+  undivided.runs.push_back(MicroBatchRun{plan.batch, whole->algo, whole->math_type, 1, whole->time_ms,
+                                         whole->workspace_bytes, whole->deterministic});
+  undivided.time_ms = whole->time_ms;
+  undivided.workspace_bytes = whole->workspace_bytes;
+  return undivided;
+}
+
 }  // namespace ucudnn

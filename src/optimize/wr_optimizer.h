@@ -45,4 +45,16 @@ std::optional<Measurement> fastest_within(const std::vector<Measurement>& rows, 
 std::optional<WrPlan> optimize_wr(int batch, const std::vector<int>& allowed_sizes,
                                   const std::vector<Measurement>& rows, std::size_t workspace_limit);
 
+/// How much faster a split plan must be predicted than the fastest undivided algorithm within
+/// the limit for ucudnn to run it. Below that margin the difference is within what the
+/// benchmark's medians and the host's pace vary by from run to run (a few percent on the H100
+/// machines), and the plan would risk losing to plain cuDNN for nothing.
+inline constexpr double kSplitMargin = 0.05;
+
+/// `plan`, or the whole batch as one call of the fastest algorithm within the limit when that is
+/// predicted no more than `margin` slower: a plan is chosen over the undivided algorithm only
+/// when it is predicted faster by more than the noise.
+WrPlan prefer_undivided_within_margin(WrPlan plan, const std::vector<Measurement>& rows, std::size_t workspace_limit,
+                                      double margin = kSplitMargin);
+
 }  // namespace ucudnn

@@ -127,6 +127,7 @@ Status Engine::build_plan(cudnnHandle_t handle, const ConvKey& key, std::size_t 
   const std::vector<Measurement> rows = table_rows(key, sizes);
   const auto solving = std::chrono::steady_clock::now();
   auto wr = optimize_wr(key.batch(), sizes, rows, workspace_limit);
+  if (wr) wr = prefer_undivided_within_margin(std::move(*wr), rows, workspace_limit);
   Statistics::instance().add_solving(
       key.op, std::chrono::duration<double>(std::chrono::steady_clock::now() - solving).count());
   if (!wr) {

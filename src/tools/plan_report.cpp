@@ -58,8 +58,9 @@ Expected<PlanReport> plan_workspace_reuse(const std::vector<KernelMeasurements>&
     if (!plan) {
       return Error{name + ": no " + to_string(policy) + " micro-batch plan within " + limit};
     }
+    // The library's rule: a split must beat the undivided algorithm by more than the noise.
     report.kernels.push_back(KernelPlan{kernel.layer, kernel.op, kernel.batch, *undivided,
-                                        std::move(*plan)});
+                                        prefer_undivided_within_margin(std::move(*plan), kernel.rows, workspace_limit)});
   }
   return report;
 }

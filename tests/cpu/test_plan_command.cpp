@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -17,6 +18,7 @@
 #include "core/batch_policy.h"
 #include "core/conv_op.h"
 #include "core/measurement_csv.h"
+#include "optimize/wr_optimizer.h"
 #include "cli_test_support.h"
 #include "test_helpers.h"
 #include "tools/cli.h"
@@ -527,7 +529,13 @@ TEST_F(PlanCommand, ParetoFrontMatchesWrPlansAtEachOfItsWorkspaces) {
       for (const auto& kernel : wr["kernels"]) {
         if (kernel["layer"] != layer || kernel["op"] != op) continue;
         found = true;
-        EXPECT_NEAR(kernel["time_ms"].get<double>(), time, 1e-9) << name << " at " << workspace << " B";
+        const double planned = kernel["time_ms"].get<double>();
+        if (std::abs(planned - time) <= 1e-9) continue;
+        // The library's margin: where the whole batch undivided is predicted within
+        // kSplitMargin of the split, the plan runs it undivided instead.
+        EXPECT_EQ(kernel["micro_batches"].size(), 1u) << name << " at " << workspace << " B";
+        EXPECT_GT(planned, time) << name << " at " << workspace << " B";
+        EXPECT_LE(planned * (1.0 - ucudnn::kSplitMargin), time + 1e-9) << name << " at " << workspace << " B";
       }
       EXPECT_TRUE(found) << name;
     }

@@ -249,3 +249,45 @@ TEST(WrOptimizer, FastestWithinPrefersLessWorkspaceOnTies) {
 
 }  // namespace
 }  // namespace ucudnn
+
+namespace {
+
+using ucudnn::Measurement;
+
+// A batch of 8 whose whole-batch algorithm takes `whole_ms` and whose 4-sample micro-batches
+// take 1 ms each (so the split plan is predicted at 2 ms).
+std::vector<Measurement> rows_with_whole(double whole_ms) {
+  return {Measurement{8, 0, 0, whole_ms, 0, true}, Measurement{4, 1, 0, 1.0, 0, true}};
+}
+
+TEST(NeverSlowerThanUndivided, SplitWithinTheMarginRunsUndivided) {
+  const auto rows = rows_with_whole(2.08);  // the split is only 3.8% faster
+  auto plan = ucudnn::optimize_wr(8, {4, 8}, rows, 1 << 20);
+  ASSERT_TRUE(plan);
+  ASSERT_EQ(plan->micro_batch_count(), 2) << "the program alone splits";
+  const ucudnn::WrPlan chosen = ucudnn::prefer_undivided_within_margin(*plan, rows, 1 << 20);
+  ASSERT_EQ(chosen.runs.size(), 1u);
+  EXPECT_EQ(chosen.runs[0].size, 8);
+  EXPECT_EQ(chosen.runs[0].count, 1);
+  EXPECT_EQ(chosen.runs[0].algo, 0);
+  EXPECT_DOUBLE_EQ(chosen.time_ms, 2.08);
+}
+
+TEST(NeverSlowerThanUndivided, SplitBeyondTheMarginIsKept) {
+  const auto rows = rows_with_whole(2.5);  // the split is 20% faster
+  auto plan = ucudnn::optimize_wr(8, {4, 8}, rows, 1 << 20);
+  ASSERT_TRUE(plan);
+  const ucudnn::WrPlan chosen = ucudnn::prefer_undivided_within_margin(*plan, rows, 1 << 20);
+  EXPECT_EQ(chosen.micro_batch_count(), 2);
+  EXPECT_DOUBLE_EQ(chosen.time_ms, 2.0);
+}
+
+TEST(NeverSlowerThanUndivided, NoUndividedAlgorithmWithinTheLimitKeepsTheSplit) {
+  std::vector<Measurement> rows = {Measurement{8, 0, 0, 2.01, 1 << 21, true}, Measurement{4, 1, 0, 1.0, 0, true}};
+  auto plan = ucudnn::optimize_wr(8, {4, 8}, rows, 1 << 20);
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(ucudnn::prefer_undivided_within_margin(*plan, rows, 1 << 20).micro_batch_count(), 2)
+      << "the whole batch does not fit the limit";
+}
+
+}  // namespace
