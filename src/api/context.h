@@ -9,7 +9,6 @@
 #include <mutex>
 #include <optional>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "core/batch_policy.h"
 #include "core/conv_key.h"
@@ -30,32 +29,29 @@ struct UcudnnContext {
     return asked.value_or(default_workspace_limit.load());
   }
 
-  /// The limit each kernel was last asked for by a get/find call, so that workspace-size queries
-  /// and convolutions run the plan that call reported.
-  std::optional<std::size_t> requested_limit(const ucudnn::ConvKey& key) const {
+  /// What get/find calls said of a kernel: the limit they last asked for (so that workspace-size
+  /// queries and convolutions run the plan that call reported), and whether they offered the plan
+  /// (the virtual algorithm: a caller that then passes a real algorithm chose it, and gets it).
+  struct Remembered {
+    std::optional<std::size_t> requested_limit;
+    bool offered = false;
+  };
+  /// One lookup per call.
+  Remembered remembered(const ucudnn::ConvKey& key) const {
     std::lock_guard<std::mutex> lock(mutex);
-    auto it = requested_limits.find(key);
-    if (it == requested_limits.end()) return std::nullopt;
-    return it->second;
+    auto it = kernels.find(key);
+    return it == kernels.end() ? Remembered{} : it->second;
   }
   void remember_limit(const ucudnn::ConvKey& key, std::size_t limit) {
     std::lock_guard<std::mutex> lock(mutex);
-    requested_limits[key] = limit;
-  }
-
-  /// Whether a get/find call offered the plan (the virtual algorithm) for this kernel: a caller
-  /// that then passes a real algorithm chose it over the plan, and gets it.
-  bool offered_plan(const ucudnn::ConvKey& key) const {
-    std::lock_guard<std::mutex> lock(mutex);
-    return offered.count(key) > 0;
+    kernels[key].requested_limit = limit;
   }
   void remember_offer(const ucudnn::ConvKey& key) {
     std::lock_guard<std::mutex> lock(mutex);
-    offered.insert(key);
+    kernels[key].offered = true;
   }
 
  private:
   mutable std::mutex mutex;
-  std::unordered_map<ucudnn::ConvKey, std::size_t, ucudnn::ConvKeyHash> requested_limits;
-  std::unordered_set<ucudnn::ConvKey, ucudnn::ConvKeyHash> offered;
+  std::unordered_map<ucudnn::ConvKey, Remembered, ucudnn::ConvKeyHash> kernels;
 };

@@ -159,7 +159,7 @@ Status query_workspace_size(UcudnnContext* context, const ConvCall& call, int al
   std::size_t limit = context->effective_limit(std::nullopt);
   const Status planned = [&]() -> Status {
     UCUDNN_TRY_ASSIGN(KernelRequest request, request_for(context, call));
-    limit = request.limit = context->requested_limit(request.key).value_or(limit);
+    limit = request.limit = context->remembered(request.key).requested_limit.value_or(limit);
     return active_planner().workspace(request, bytes);
   }();
   if (planned.ok()) return planned;
@@ -175,7 +175,8 @@ Status run_convolution(UcudnnContext* context, const ConvCall& call, int algo, c
                        const ConvBuffers& buffers, void* workspace, std::size_t workspace_bytes, const void* beta) {
   UCUDNN_TRY(require_context(context));
   Expected<KernelRequest> request = request_for(context, call);
-  if (request && algo != virtual_algo(call.op) && context->offered_plan(request->key)) {
+  const UcudnnContext::Remembered remembered = request ? context->remembered(request->key) : UcudnnContext::Remembered{};
+  if (request && algo != virtual_algo(call.op) && remembered.offered) {
     // Offered the plan, the caller chose a real algorithm (a framework keeping only deterministic
     // algorithms, say): its choice stands.
     return run_plain(context, call, algo, alpha, buffers, workspace, workspace_bytes, beta);
@@ -183,7 +184,7 @@ Status run_convolution(UcudnnContext* context, const ConvCall& call, int algo, c
   const Status planned = [&]() -> Status {
     if (!request) return request.error();
     request->given_limit = context->effective_limit(workspace_bytes);
-    request->limit = context->requested_limit(request->key).value_or(request->given_limit);
+    request->limit = remembered.requested_limit.value_or(request->given_limit);
     request->may_benchmark = !stream_is_capturing(context->cudnn());
     return active_planner().run(*request, alpha, beta, buffers, workspace, workspace_bytes);
   }();
@@ -197,7 +198,7 @@ Status describe_plan(UcudnnContext* context, const ConvCall& call, std::optional
                      std::shared_ptr<const ExecutablePlan>* plan) {
   UCUDNN_TRY(require_context(context));
   UCUDNN_TRY_ASSIGN(KernelRequest request, request_for(context, call));
-  request.limit = context->requested_limit(request.key).value_or(context->effective_limit(std::nullopt));
+  request.limit = context->remembered(request.key).requested_limit.value_or(context->effective_limit(std::nullopt));
   return active_planner().describe(request, limit, plan);
 }
 
