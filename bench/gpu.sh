@@ -6,7 +6,10 @@
 #   bash bench/gpu.sh run    there: run the GPU tests, AlexNet's optimisation time (cold and
 #                            warm) and its live measurement table, writing results under $OUT
 #                            (default: ./gpu-results) as gpu-results.tar.gz
-#   bash bench/gpu.sh pytorch  there: PyTorch through the LD_PRELOAD layer (test and benchmark)
+#   bash bench/gpu.sh pytorch  there: PyTorch through the LD_PRELOAD layer (the test, and the
+#                            benchmark of AlexNet's convolutions and of ResNet-50 FP16)
+#   bash bench/gpu.sh overhead   there: host microseconds per convolution call, plain cuDNN
+#                            against ucudnn, on a tiny convolution (FP32 NCHW and FP16 NHWC)
 #   bash bench/gpu.sh sweep NETS LIMITS CONFIGS [PRECISIONS]   there: the comparison (below)
 #   bash bench/gpu.sh compare OLDPACK   there: this build against an older pack (same layout as
 #                            pack/), alternating, on AlexNet and ResNet-50 at 64 MiB (WR) and
@@ -20,7 +23,7 @@ pack() {
   cmake --build build-gpu -j "$(nproc)" >/dev/null
   rm -rf pack && mkdir -p pack/bin pack/lib
   cp build-gpu/tests/ucudnn_gpu_tests build-gpu/tests/ucudnn_preload_probe build-gpu/src/ucudnn \
-     build-gpu/bench/ucudnn_conv_benchmark pack/bin/
+     build-gpu/bench/ucudnn_conv_benchmark build-gpu/bench/ucudnn_call_overhead pack/bin/
   cp -P build-gpu/src/libucudnn.so* build-gpu/src/libucudnn_preload.so pack/lib/
   # Libraries the GPU machine lacks: everything ldd resolves outside the system's C/C++ runtime,
   # CUDA and cuDNN (the GPU machine has its own of those).
@@ -91,16 +94,42 @@ sweep() {
   return $status
 }
 
-# PyTorch through the LD_PRELOAD layer: the comparison test and the AlexNet benchmark.
+# PyTorch through the LD_PRELOAD layer: the comparison test, then the benchmark of each model
+# (AlexNet's convolutions FP32, ResNet-50 autocast FP16 channels_last); the benchmarks' tables
+# also go to pytorch-summary.txt beside the archive.
 pytorch() {
   local final=${OUT:-$root/gpu-results} out status=0
   out=$(mktemp -d)
   mkdir -p "$final"
   python3 tests/integration/pytorch_preload.py --preload "$root/pack/lib/libucudnn_preload.so" --out "$out/logs" \
     2>&1 | tee "$out/pytorch-test.txt" || status=1
-  python3 bench/pytorch_preload_bench.py --preload "$root/pack/lib/libucudnn_preload.so" \
-    --json "$out/pytorch-bench.json" 2>&1 | tee "$out/pytorch-bench.txt" || status=1
-  tar -czf "$final/pytorch-results.tar.gz" -C "$out" .
+  for model in alexnet-convs resnet50-fp16; do
+    python3 bench/pytorch_preload_bench.py --preload "$root/pack/lib/libucudnn_preload.so" --model "$model" \
+      --json "$out/pytorch-bench-$model.json" 2>&1 | tee "$out/pytorch-bench-$model.txt" || status=1
+    cat "$out/pytorch-bench-$model.txt" >> "$out/pytorch-summary.txt"
+    tar -czf "$final/pytorch-results.tar.gz" -C "$out" .  # after each model: a cut-short run keeps what it did
+  done
+  cp "$out/pytorch-summary.txt" "$final/"
+  return $status
+}
+
+# Host overhead per call (bench/call_overhead.cpp): FP32 NCHW, then FP16 NHWC; the tables also
+# go to overhead-summary.txt beside the archive.
+overhead() {
+  local final=${OUT:-$root/gpu-results} out status=0
+  out=$(mktemp -d)
+  mkdir -p "$final"
+  export LD_LIBRARY_PATH="$root/pack/lib:${LD_LIBRARY_PATH:-}"
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv > "$out/gpu.txt"
+  for config in "float NCHW" "half NHWC"; do
+    read -r dtype layout <<< "$config"
+    local name="$out/overhead-$dtype-$layout"
+    pack/bin/ucudnn_call_overhead --data-type "$dtype" --layout "$layout" --json "$name.json" 2>&1 \
+      | tee "$name.txt" || status=1
+    cat "$name.txt" >> "$out/overhead-summary.txt"
+  done
+  tar -czf "$final/overhead-results.tar.gz" -C "$out" .
+  cp "$out/overhead-summary.txt" "$final/"
   return $status
 }
 
@@ -137,7 +166,8 @@ case "${1:-}" in
   pack) pack ;;
   run) run ;;
   pytorch) pytorch ;;
+  overhead) overhead ;;
   compare) compare "${2:?usage: bash bench/gpu.sh compare OLDPACK}" ;;
   sweep) sweep "${2:-alexnet}" "${3:-8MiB 64MiB 512MiB}" "${4:-undivided powerOfTwo wd}" "${5:-float:NCHW}" ;;
-  *) echo "usage: bash bench/gpu.sh pack|run|pytorch|compare OLDPACK|sweep [NETS] [LIMITS] [CONFIGS]" >&2; exit 2 ;;
+  *) echo "usage: bash bench/gpu.sh pack|run|pytorch|overhead|compare OLDPACK|sweep [NETS] [LIMITS] [CONFIGS] [PRECISIONS]" >&2; exit 2 ;;
 esac

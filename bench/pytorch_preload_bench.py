@@ -1,17 +1,27 @@
 #!/usr/bin/env python3
-"""AlexNet's convolutions in PyTorch, plain against libucudnn_preload.so (needs a GPU and torch).
+"""A PyTorch model, plain against libucudnn_preload.so (needs a GPU and torch).
 
-    python3 bench/pytorch_preload_bench.py --preload PATH/libucudnn_preload.so [--json FILE]
+    python3 bench/pytorch_preload_bench.py --preload PATH/libucudnn_preload.so [--model M] [--json FILE]
 
-The five AlexNet convolutions at batch 256 (FP32, TF32 off), forward and backward (input and
-weight gradients, the first layer's input excepted), on PyTorch's legacy cuDNN path
-(TORCH_CUDNN_V8_API_DISABLED=1) with torch.backends.cudnn.benchmark=True. Plain: PyTorch takes
-all the workspace it wants; plain-capped: PyTorch's own cap, CUDNN_CONV_WSCAP_DBG=64 (MiB), the
-same memory as preloaded: UCUDNN_WORKSPACE_LIMIT=64MiB per kernel. Each runs in a
-fresh process: warm-up iterations (benchmarking happens there), then CUDA events around each of
---iterations iterations; the median is reported, with the peak memory PyTorch allocated during
-the timed iterations (torch.cuda.max_memory_allocated, workspace included) and the memory the
-tensors alone hold.
+--model alexnet-convs (the default): the five AlexNet convolutions at batch 256 (FP32, TF32 off),
+forward and backward (input and weight gradients, the first layer's input excepted).
+
+--model resnet50-fp16: ResNet-50 at batch 64 (defined here with torch.nn only, torchvision's
+layout, so that torchvision is not needed), model and input in channels_last, forward under
+torch.autocast("cuda", dtype=torch.float16), cross entropy on random labels (computed in FP32),
+backward. No optimizer step: the gradients accumulate in .grad, allocated in the warm-up and so
+counted among the tensors, as the AlexNet convolutions' are. BatchNorm is in training mode.
+
+Every model runs on PyTorch's legacy cuDNN path (TORCH_CUDNN_V8_API_DISABLED=1, all three
+variants alike, since that is the path ucudnn intercepts) with torch.backends.cudnn.benchmark=True.
+PyTorch's default path in recent versions is cuDNN's graph API (v8/v9 frontend), a different
+thing with its own algorithm choice and workspace handling: these numbers are not about it.
+Plain: PyTorch takes all the workspace it wants; plain-capped: PyTorch's own cap,
+CUDNN_CONV_WSCAP_DBG=64 (MiB), the same memory as preloaded: UCUDNN_WORKSPACE_LIMIT=64MiB per
+kernel. Each runs in a fresh process: warm-up iterations (benchmarking happens there), then CUDA
+events around each of --iterations iterations; the median is reported, with the peak memory
+PyTorch allocated during the timed iterations (torch.cuda.max_memory_allocated, workspace
+included) and the memory the tensors alone hold.
 """
 import argparse
 import json
@@ -23,15 +33,49 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "integration"))
 from torch_cudnn import bundled_cudnn_path  # noqa: E402
 
+MODELS = ("alexnet-convs", "resnet50-fp16")
+DEFAULT_BATCH = {"alexnet-convs": 256, "resnet50-fp16": 64}
+TITLE = {"alexnet-convs": "AlexNet convolutions (FP32)",
+         "resnet50-fp16": "ResNet-50 (autocast FP16, channels_last)"}
+
 LAYERS = [(3, 96, 11, 4, 2, 224), (96, 256, 5, 1, 2, 27), (256, 384, 3, 1, 1, 13), (384, 384, 3, 1, 1, 13),
           (384, 256, 3, 1, 1, 13)]  # in, out, kernel, stride, pad, input size
 
 
-def worker(args):
-    import torch
-    torch.backends.cudnn.benchmark = True
-    torch.backends.cudnn.allow_tf32 = False
-    device = torch.device("cuda")
+def resnet50(torch):
+    """ResNet-50 (v1.5: the stride on the 3x3 convolution, as torchvision), torch.nn only."""
+    nn = torch.nn
+
+    class Bottleneck(nn.Module):
+        def __init__(self, cin, width, stride):
+            super().__init__()
+            cout = width * 4
+            self.body = nn.Sequential(
+                nn.Conv2d(cin, width, 1, bias=False), nn.BatchNorm2d(width), nn.ReLU(inplace=True),
+                nn.Conv2d(width, width, 3, stride, 1, bias=False), nn.BatchNorm2d(width), nn.ReLU(inplace=True),
+                nn.Conv2d(width, cout, 1, bias=False), nn.BatchNorm2d(cout))
+            self.shortcut = None
+            if stride != 1 or cin != cout:
+                self.shortcut = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
+            self.relu = nn.ReLU(inplace=True)
+
+        def forward(self, x):
+            identity = x if self.shortcut is None else self.shortcut(x)
+            return self.relu(self.body(x) + identity)
+
+    layers = [nn.Conv2d(3, 64, 7, 2, 3, bias=False), nn.BatchNorm2d(64), nn.ReLU(inplace=True),
+              nn.MaxPool2d(3, 2, 1)]
+    cin = 64
+    for width, blocks, stride in ((64, 3, 1), (128, 4, 2), (256, 6, 2), (512, 3, 2)):
+        for i in range(blocks):
+            layers.append(Bottleneck(cin, width, stride if i == 0 else 1))
+            cin = width * 4
+    layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(cin, 1000)]
+    return nn.Sequential(*layers)
+
+
+def alexnet_step(torch, args, device):
+    """The AlexNet convolutions: (step, modules whose gradients to keep)."""
     gen = torch.Generator(device="cpu").manual_seed(1)
     convs, inputs, upstreams = [], [], []
     for i, (cin, cout, k, s, p, size) in enumerate(LAYERS):
@@ -48,11 +92,37 @@ def worker(args):
             y = conv(x)
             y.backward(dy)
 
+    return step, convs
+
+
+def resnet50_step(torch, args, device):
+    """ResNet-50 under autocast FP16, channels_last: (step, modules whose gradients to keep)."""
+    gen = torch.Generator(device="cpu").manual_seed(1)
+    model = resnet50(torch).to(device).to(memory_format=torch.channels_last).train()
+    x = torch.randn(args.batch, 3, 224, 224, generator=gen).to(device).contiguous(memory_format=torch.channels_last)
+    labels = torch.randint(0, 1000, (args.batch,), generator=gen).to(device)
+
+    def step():
+        with torch.autocast("cuda", dtype=torch.float16):
+            out = model(x)
+        loss = torch.nn.functional.cross_entropy(out.float(), labels)
+        loss.backward()
+
+    return step, [model]
+
+
+def worker(args):
+    import torch
+    torch.backends.cudnn.benchmark = True
+    torch.backends.cudnn.allow_tf32 = False
+    device = torch.device("cuda")
+    make = alexnet_step if args.model == "alexnet-convs" else resnet50_step
+    step, modules = make(torch, args, device)
     for _ in range(args.warmup):
         step()
     torch.cuda.synchronize()
-    for conv, x in zip(convs, inputs):
-        conv.zero_grad(set_to_none=False)
+    for module in modules:
+        module.zero_grad(set_to_none=False)
     tensors = torch.cuda.memory_allocated()
     torch.cuda.reset_peak_memory_stats()
     times = []
@@ -63,7 +133,7 @@ def worker(args):
         stop.record()
         stop.synchronize()
         times.append(start.elapsed_time(stop))
-    print(json.dumps({"median_ms": statistics.median(times), "min_ms": min(times), "max_ms": max(times),
+    print(json.dumps({"model": args.model, "batch": args.batch, "median_ms": statistics.median(times), "min_ms": min(times), "max_ms": max(times),
                       "peak_allocated_bytes": torch.cuda.max_memory_allocated(),
                       "tensor_bytes": tensors, "iterations": args.iterations,
                       "torch": torch.__version__, "cudnn": torch.backends.cudnn.version(),
@@ -81,12 +151,15 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--preload", help="path of libucudnn_preload.so")
     parser.add_argument("--workspace-limit", default="64MiB", help="per kernel, in MiB (e.g. 64MiB)")
-    parser.add_argument("--batch", type=int, default=256)
+    parser.add_argument("--model", choices=MODELS, default="alexnet-convs")
+    parser.add_argument("--batch", type=int, help="default: 256 (alexnet-convs), 64 (resnet50-fp16)")
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--iterations", type=int, default=20)
     parser.add_argument("--json", help="also write the results here")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.batch is None:
+        args.batch = DEFAULT_BATCH[args.model]
     if args.worker:
         return worker(args)
     if not args.preload or not os.path.isfile(args.preload):
@@ -99,7 +172,7 @@ def main():
         if mode == "preloaded":
             env.update(LD_PRELOAD=args.preload, UCUDNN_WORKSPACE_LIMIT=args.workspace_limit, UCUDNN_STATS="1",
                        LD_LIBRARY_PATH=bundled_cudnn_path(env.get("LD_LIBRARY_PATH")))
-        command = [sys.executable, __file__, "--worker", "--batch", str(args.batch), "--warmup", str(args.warmup),
+        command = [sys.executable, __file__, "--worker", "--model", args.model, "--batch", str(args.batch), "--warmup", str(args.warmup),
                    "--iterations", str(args.iterations)]
         done = subprocess.run(command, env=env, capture_output=True, text=True)
         if done.returncode != 0:
@@ -108,7 +181,7 @@ def main():
         results[mode]["statistics"] = [line for line in done.stderr.splitlines() if line.startswith("ucudnn:")]
     mib = 1 << 20
     plain, capped, pre = results["plain"], results["plain-capped"], results["preloaded"]
-    print(f'{plain["gpu"]}, torch {plain["torch"]}, cuDNN {plain["cudnn"]}, AlexNet convolutions, batch {args.batch}, '
+    print(f'{plain["gpu"]}, torch {plain["torch"]}, cuDNN {plain["cudnn"]}, {TITLE[args.model]}, batch {args.batch}, '
           f'forward + backward, median of {args.iterations}')
     for mode, r in results.items():
         print(f'{mode:10s} {r["median_ms"]:8.2f} ms   peak {r["peak_allocated_bytes"] / mib:8.1f} MiB   '

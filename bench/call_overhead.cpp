@@ -1,0 +1,579 @@
+// Host overhead per convolution call: a tiny convolution that the GPU finishes at once, called in a
+// loop, through plain cuDNN and through ucudnn (undivided, a split WR plan, WD), for each of the
+// three operations (needs a GPU).
+//
+// Every mode runs the same convolution on one stream. Plain cuDNN runs the algorithm and math type
+// of ucudnn's undivided plan, so that plain and undivided queue the same GPU work. The split mode
+// looks for a workspace limit and a batch-size policy under which the planner splits the
+// mini-batch (it only splits where that is faster, which a tiny convolution rarely is); where none
+// does, it runs the plan as it is and reports "split": false. WD sets the process-wide budget
+// around its own loops only (WD replaces WR for every handle while a budget is set).
+//
+// Timing: per repetition, each mode in turn (plain, undivided, split, wd, plain, ...), so that
+// drift affects all alike. One repetition of a mode: --calls calls launched in a loop, the host's
+// steady_clock around the launches only, CUDA events around the loop on the stream (the GPU's wall
+// time per call), then a stream synchronisation outside the host timing. A second, shorter loop
+// queued behind a closed StreamGate gives the GPU's busy time per call (no host in it). The
+// medians over repetitions are reported.
+
+#include <cuda_runtime_api.h>
+#include <cudnn.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/units.h"
+#include "runtime/stream_gate.h"
+#include "ucudnn/ucudnn.h"
+
+namespace {
+
+const char* const kOpNames[] = {"fwd", "bwdd", "bwdf"};
+enum Mode { kPlain = 0, kUndivided = 1, kSplit = 2, kWd = 3 };
+const char* const kModeNames[] = {"plain", "undivided", "split", "wd"};
+constexpr int kOps = 3, kModes = 4;
+
+[[noreturn]] void fail(const std::string& what) {
+  std::fprintf(stderr, "ucudnn_call_overhead: error: %s\n", what.c_str());
+  std::exit(1);
+}
+void check(cudnnStatus_t s, const char* what) {
+  if (s != CUDNN_STATUS_SUCCESS) fail(std::string(what) + ": " + cudnnGetErrorString(s) + " " + ucudnnGetLastErrorMessage());
+}
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) fail(std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+struct DeviceMemory {
+  void* ptr = nullptr;
+  explicit DeviceMemory(size_t bytes) {
+    if (bytes) check(cudaMalloc(&ptr, bytes), "cudaMalloc");
+  }
+  ~DeviceMemory() {
+    if (ptr) cudaFree(ptr);
+  }
+  DeviceMemory(const DeviceMemory&) = delete;
+  DeviceMemory& operator=(const DeviceMemory&) = delete;
+};
+
+struct Options {
+  std::string data_type = "float", layout = "NCHW", total_text = "64MiB", json_path;
+  int batch = 8, channels = 8, size = 8, filters = 8, filter_size = 3, pad = 1;
+  int repetitions = 7, calls = 2000, gated_calls = 200, warmup = 100;
+};
+
+std::optional<int> parse_options(int argc, char** argv, Options* o) {
+  CLI::App app{"Host microseconds per convolution call, plain cuDNN against ucudnn, on a tiny convolution "
+               "(needs a GPU)"};
+  app.add_option("--data-type", o->data_type, "float or half (half: tensor-op math, FP32 compute)")
+      ->check(CLI::IsMember({"float", "half"}));
+  app.add_option("--layout", o->layout, "NCHW or NHWC")->check(CLI::IsMember({"NCHW", "NHWC"}));
+  app.add_option("--batch", o->batch, "N")->check(CLI::PositiveNumber);
+  app.add_option("--channels", o->channels, "C")->check(CLI::PositiveNumber);
+  app.add_option("--size", o->size, "H = W")->check(CLI::PositiveNumber);
+  app.add_option("--filters", o->filters, "K")->check(CLI::PositiveNumber);
+  app.add_option("--filter-size", o->filter_size, "R = S")->check(CLI::PositiveNumber);
+  app.add_option("--pad", o->pad, "padding")->check(CLI::NonNegativeNumber);
+  app.add_option("--repetitions", o->repetitions, "repetitions of each loop (median)")->check(CLI::PositiveNumber);
+  app.add_option("--calls", o->calls, "calls per timed loop")->check(CLI::PositiveNumber);
+  app.add_option("--gated-calls", o->gated_calls, "calls per loop queued behind a closed stream (GPU busy time)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--warmup", o->warmup, "untimed calls per mode and op before the repetitions")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--total-workspace", o->total_text, "the WD mode's process-wide budget");
+  app.add_option("--json", o->json_path, "also write the results as JSON to this file");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "ucudnn_call_overhead: error: %s\n", e.what());
+    return 2;
+  }
+  return std::nullopt;
+}
+
+// The convolution: descriptors (forward naming: x input, w filter, y output) and device tensors.
+struct Conv {
+  cudnnDataType_t data_type = CUDNN_DATA_FLOAT;
+  cudnnTensorFormat_t format = CUDNN_TENSOR_NCHW;
+  cudnnTensorDescriptor_t x = nullptr, y = nullptr;
+  cudnnFilterDescriptor_t w = nullptr;
+  cudnnConvolutionDescriptor_t conv = nullptr;  // ucudnn's handles
+  // Plain cuDNN, one per op: the same settings, with the math type of that op's undivided plan.
+  std::array<cudnnConvolutionDescriptor_t, 3> plain_conv{};
+  std::unique_ptr<DeviceMemory> x_mem, y_mem, w_mem;
+};
+
+cudnnConvolutionDescriptor_t make_conv_descriptor(const Options& o, const Conv& c) {
+  cudnnConvolutionDescriptor_t conv = nullptr;
+  check(cudnnCreateConvolutionDescriptor(&conv), "cudnnCreateConvolutionDescriptor");
+  check(cudnnSetConvolution2dDescriptor(conv, o.pad, o.pad, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+        "cudnnSetConvolution2dDescriptor");
+  if (c.data_type == CUDNN_DATA_HALF) {
+    check(cudnnSetConvolutionMathType(conv, CUDNN_TENSOR_OP_MATH), "cudnnSetConvolutionMathType");
+  }
+  return conv;
+}
+
+Conv make_conv(const Options& o) {
+  Conv c;
+  c.data_type = o.data_type == "half" ? CUDNN_DATA_HALF : CUDNN_DATA_FLOAT;
+  c.format = o.layout == "NHWC" ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
+  const size_t element = c.data_type == CUDNN_DATA_HALF ? 2 : 4;
+  check(cudnnCreateTensorDescriptor(&c.x), "cudnnCreateTensorDescriptor");
+  check(cudnnCreateTensorDescriptor(&c.y), "cudnnCreateTensorDescriptor");
+  check(cudnnCreateFilterDescriptor(&c.w), "cudnnCreateFilterDescriptor");
+  check(cudnnSetTensor4dDescriptor(c.x, c.format, c.data_type, o.batch, o.channels, o.size, o.size),
+        "cudnnSetTensor4dDescriptor(x)");
+  check(cudnnSetFilter4dDescriptor(c.w, c.data_type, c.format, o.filters, o.channels, o.filter_size, o.filter_size),
+        "cudnnSetFilter4dDescriptor");
+  c.conv = make_conv_descriptor(o, c);
+  for (auto& conv : c.plain_conv) conv = make_conv_descriptor(o, c);
+  int n = 0, k = 0, h = 0, w = 0;
+  check(cudnnGetConvolution2dForwardOutputDim(c.conv, c.x, c.w, &n, &k, &h, &w),
+        "cudnnGetConvolution2dForwardOutputDim");
+  check(cudnnSetTensor4dDescriptor(c.y, c.format, c.data_type, n, k, h, w), "cudnnSetTensor4dDescriptor(y)");
+  const size_t x_bytes = size_t(o.batch) * o.channels * o.size * o.size * element,
+               y_bytes = size_t(n) * k * h * w * element,
+               w_bytes = size_t(o.filters) * o.channels * o.filter_size * o.filter_size * element;
+  c.x_mem = std::make_unique<DeviceMemory>(x_bytes);
+  c.y_mem = std::make_unique<DeviceMemory>(y_bytes);
+  c.w_mem = std::make_unique<DeviceMemory>(w_bytes);
+  // Small finite values in both types (0x3c3c3c3c: 0.0115f; 0x3c3c: 1.06 in half); the values do
+  // not change the work.
+  check(cudaMemset(c.x_mem->ptr, 0x3c, x_bytes), "cudaMemset");
+  check(cudaMemset(c.y_mem->ptr, 0x3c, y_bytes), "cudaMemset");
+  check(cudaMemset(c.w_mem->ptr, 0x3c, w_bytes), "cudaMemset");
+  return c;
+}
+
+void destroy_conv(Conv& c) {
+  cudnnDestroyTensorDescriptor(c.x);
+  cudnnDestroyTensorDescriptor(c.y);
+  cudnnDestroyFilterDescriptor(c.w);
+  cudnnDestroyConvolutionDescriptor(c.conv);
+  for (auto conv : c.plain_conv) cudnnDestroyConvolutionDescriptor(conv);
+}
+
+// One convolution call, bound to a handle, algorithm and workspace.
+template <typename Handle>
+std::function<void()> make_launch(Handle handle, const Conv& c, cudnnConvolutionDescriptor_t conv, int op, int algo,
+                                  void* ws, size_t ws_bytes) {
+  static const float one = 1.0f, zero = 0.0f;
+  return [=, &c]() {
+    switch (op) {
+      case 0:
+        check(cudnnConvolutionForward(handle, &one, c.x, c.x_mem->ptr, c.w, c.w_mem->ptr, conv,
+                                      static_cast<cudnnConvolutionFwdAlgo_t>(algo), ws, ws_bytes, &zero, c.y,
+                                      c.y_mem->ptr),
+              "cudnnConvolutionForward");
+        break;
+      case 1:
+        check(cudnnConvolutionBackwardData(handle, &one, c.w, c.w_mem->ptr, c.y, c.y_mem->ptr, conv,
+                                           static_cast<cudnnConvolutionBwdDataAlgo_t>(algo), ws, ws_bytes, &zero, c.x,
+                                           c.x_mem->ptr),
+              "cudnnConvolutionBackwardData");
+        break;
+      default:
+        check(cudnnConvolutionBackwardFilter(handle, &one, c.x, c.x_mem->ptr, c.y, c.y_mem->ptr, conv,
+                                             static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo), ws, ws_bytes, &zero,
+                                             c.w, c.w_mem->ptr),
+              "cudnnConvolutionBackwardFilter");
+    }
+  };
+}
+
+// ucudnn as a framework calls it: get_v7 (planning happens here), then the workspace size of the
+// answer.
+int ucudnn_choice(UcudnnHandle_t h, const Conv& c, int op, size_t* ws) {
+  int returned = 0;
+  if (op == 0) {
+    cudnnConvolutionFwdAlgoPerf_t r[16];
+    check(cudnnGetConvolutionForwardAlgorithm_v7(h, c.x, c.w, c.conv, c.y, 16, &returned, r),
+          "cudnnGetConvolutionForwardAlgorithm_v7");
+    if (returned < 1) fail("cudnnGetConvolutionForwardAlgorithm_v7 returned no algorithm");
+    check(cudnnGetConvolutionForwardWorkspaceSize(h, c.x, c.w, c.conv, c.y, r[0].algo, ws),
+          "cudnnGetConvolutionForwardWorkspaceSize");
+    return r[0].algo;
+  }
+  if (op == 1) {
+    cudnnConvolutionBwdDataAlgoPerf_t r[16];
+    check(cudnnGetConvolutionBackwardDataAlgorithm_v7(h, c.w, c.y, c.conv, c.x, 16, &returned, r),
+          "cudnnGetConvolutionBackwardDataAlgorithm_v7");
+    if (returned < 1) fail("cudnnGetConvolutionBackwardDataAlgorithm_v7 returned no algorithm");
+    check(cudnnGetConvolutionBackwardDataWorkspaceSize(h, c.w, c.y, c.conv, c.x, r[0].algo, ws),
+          "cudnnGetConvolutionBackwardDataWorkspaceSize");
+    return r[0].algo;
+  }
+  cudnnConvolutionBwdFilterAlgoPerf_t r[16];
+  check(cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, c.x, c.y, c.conv, c.w, 16, &returned, r),
+        "cudnnGetConvolutionBackwardFilterAlgorithm_v7");
+  if (returned < 1) fail("cudnnGetConvolutionBackwardFilterAlgorithm_v7 returned no algorithm");
+  check(cudnnGetConvolutionBackwardFilterWorkspaceSize(h, c.x, c.y, c.conv, c.w, r[0].algo, ws),
+        "cudnnGetConvolutionBackwardFilterWorkspaceSize");
+  return r[0].algo;
+}
+
+// Plain cuDNN's workspace for an algorithm.
+size_t plain_workspace(cudnnHandle_t h, const Conv& c, int op, int algo) {
+  size_t ws = 0;
+  if (op == 0) {
+    check(cudnnGetConvolutionForwardWorkspaceSize(h, c.x, c.w, c.plain_conv[0], c.y,
+                                                  static_cast<cudnnConvolutionFwdAlgo_t>(algo), &ws),
+          "cudnnGetConvolutionForwardWorkspaceSize (plain)");
+  } else if (op == 1) {
+    check(cudnnGetConvolutionBackwardDataWorkspaceSize(h, c.w, c.y, c.plain_conv[1], c.x,
+                                                       static_cast<cudnnConvolutionBwdDataAlgo_t>(algo), &ws),
+          "cudnnGetConvolutionBackwardDataWorkspaceSize (plain)");
+  } else {
+    check(cudnnGetConvolutionBackwardFilterWorkspaceSize(h, c.x, c.y, c.plain_conv[2], c.w,
+                                                         static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo), &ws),
+          "cudnnGetConvolutionBackwardFilterWorkspaceSize (plain)");
+  }
+  return ws;
+}
+
+UcudnnPlanInfo plan_of(UcudnnHandle_t h, const Conv& c, int op, size_t limit) {
+  UcudnnPlanInfo plan;
+  check(ucudnnGetPlan(h, static_cast<UcudnnConvolutionOp_t>(op), c.x, c.w, c.conv, c.y, limit, &plan),
+        "ucudnnGetPlan");
+  return plan;
+}
+
+std::string describe_plan(const UcudnnPlanInfo& plan) {
+  std::string out;
+  for (const auto& run : plan.runs) {
+    if (!out.empty()) out += " + ";
+    out += std::to_string(run.count) + "x" + std::to_string(run.size) + " algo " + std::to_string(run.algo) +
+           " math " + std::to_string(static_cast<int>(run.mathType));
+  }
+  return out.empty() ? "(none)" : out;
+}
+
+const char* policy_name(UcudnnBatchSizePolicy_t p) {
+  return p == UCUDNN_BATCH_SIZE_POLICY_ALL ? "all" : p == UCUDNN_BATCH_SIZE_POLICY_UNDIVIDED ? "undivided" : "powerOfTwo";
+}
+
+// One mode of one op, ready to run.
+struct Bench {
+  std::function<void()> launch;
+  std::unique_ptr<DeviceMemory> workspace;
+  size_t workspace_bytes = 0;
+  int algo = -1;
+  int micro_batches = 1;
+  std::string plan = "";
+  bool virtual_algo = false;  // ucudnn answered its plan (the *_MICRO_BATCHED value)
+  // split only
+  bool split = false;
+  size_t limit = 0;
+  UcudnnBatchSizePolicy_t policy = UCUDNN_BATCH_SIZE_POLICY_POWER_OF_TWO;
+  // samples, one per repetition
+  std::vector<double> host_us, gpu_us, busy_us;
+  int gate_timeouts = 0;
+};
+
+bool is_virtual(int op, int algo) {
+  return op == 0 ? algo == UCUDNN_CONVOLUTION_FWD_ALGO_MICRO_BATCHED
+         : op == 1 ? algo == UCUDNN_CONVOLUTION_BWD_DATA_ALGO_MICRO_BATCHED
+                   : algo == UCUDNN_CONVOLUTION_BWD_FILTER_ALGO_MICRO_BATCHED;
+}
+
+// A ucudnn mode: get_v7, workspace size, allocation; the plan as ucudnn runs it.
+void prepare_ucudnn(UcudnnHandle_t h, const Conv& c, int op, Bench* b) {
+  b->algo = ucudnn_choice(h, c, op, &b->workspace_bytes);
+  b->virtual_algo = is_virtual(op, b->algo);
+  b->workspace = std::make_unique<DeviceMemory>(b->workspace_bytes);
+  b->launch = make_launch(h, c, c.conv, op, b->algo, b->workspace->ptr, b->workspace_bytes);
+}
+
+void describe(const UcudnnPlanInfo& plan, Bench* b) {
+  b->micro_batches = plan.microBatchCount();
+  b->plan = describe_plan(plan);
+}
+
+// The split mode's handle for one op: the first (limit, policy) under which the planner splits.
+// Candidates: the default limit, just below the undivided plan's workspace, then 64 MiB / 4^k
+// down to 0; powerOfTwo, then all.
+UcudnnHandle_t make_split_handle(const Conv& c, int op, size_t undivided_workspace, cudaStream_t stream, Bench* b) {
+  UcudnnHandle_t h;
+  check(cudnnCreate(&h), "cudnnCreate(UcudnnHandle_t)");
+  check(cudnnSetStream(h, stream), "cudnnSetStream");
+  size_t default_limit = 0;
+  check(ucudnnGetDefaultWorkspaceLimit(h, &default_limit), "ucudnnGetDefaultWorkspaceLimit");
+  std::vector<size_t> limits = {default_limit};
+  if (undivided_workspace > 0) limits.push_back(undivided_workspace - 1);
+  for (size_t l = size_t{64} << 20; l > 0; l /= 4) limits.push_back(l);
+  limits.push_back(0);
+  b->split = false;
+  b->limit = default_limit;
+  b->policy = UCUDNN_BATCH_SIZE_POLICY_POWER_OF_TWO;
+  for (UcudnnBatchSizePolicy_t policy : {UCUDNN_BATCH_SIZE_POLICY_POWER_OF_TWO, UCUDNN_BATCH_SIZE_POLICY_ALL}) {
+    check(ucudnnSetBatchSizePolicy(h, policy), "ucudnnSetBatchSizePolicy");
+    for (size_t limit : limits) {
+      if (plan_of(h, c, op, limit).microBatchCount() > 1) {
+        b->split = true;
+        b->limit = limit;
+        b->policy = policy;
+        break;
+      }
+    }
+    if (b->split) break;
+  }
+  check(ucudnnSetBatchSizePolicy(h, b->policy), "ucudnnSetBatchSizePolicy");
+  check(ucudnnSetDefaultWorkspaceLimit(h, b->limit), "ucudnnSetDefaultWorkspaceLimit");
+  return h;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return -1;
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+struct Events {
+  cudaEvent_t start = nullptr, stop = nullptr;
+  Events() {
+    check(cudaEventCreate(&start), "cudaEventCreate");
+    check(cudaEventCreate(&stop), "cudaEventCreate");
+  }
+  ~Events() {
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+  }
+  Events(const Events&) = delete;
+  Events& operator=(const Events&) = delete;
+  double elapsed_us() const {
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
+    return 1e3 * ms;
+  }
+};
+
+// One repetition of one mode: the live loop (host and GPU wall time), then the gated loop (GPU busy).
+void run_once(Bench& b, const Options& o, cudaStream_t stream, Events& events) {
+  check(cudaEventRecord(events.start, stream), "cudaEventRecord");
+  const auto host_start = std::chrono::steady_clock::now();
+  for (int i = 0; i < o.calls; ++i) b.launch();
+  const auto host_stop = std::chrono::steady_clock::now();
+  check(cudaEventRecord(events.stop, stream), "cudaEventRecord");
+  check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  b.host_us.push_back(std::chrono::duration<double, std::micro>(host_stop - host_start).count() / o.calls);
+  b.gpu_us.push_back(events.elapsed_us() / o.calls);
+
+  ucudnn::StreamGate gate;
+  if (!gate.close(stream)) fail("cudaLaunchHostFunc (cannot hold the stream)");
+  check(cudaEventRecord(events.start, stream), "cudaEventRecord");
+  for (int i = 0; i < o.gated_calls; ++i) b.launch();
+  check(cudaEventRecord(events.stop, stream), "cudaEventRecord");
+  gate.open();
+  check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  if (gate.timed_out()) {
+    ++b.gate_timeouts;  // the sample includes the host's time: left out
+  } else {
+    b.busy_us.push_back(events.elapsed_us() / o.gated_calls);
+  }
+}
+
+void set_budget(size_t bytes) { check(ucudnnSetTotalWorkspaceSize(bytes), "ucudnnSetTotalWorkspaceSize"); }
+
+void write_json(const std::string& path, const nlohmann::ordered_json& json) {
+  if (path.empty()) return;
+  std::ofstream out(path);
+  out << json.dump(2) << "\n";
+  if (!out) fail("cannot write " + path);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  if (const auto done = parse_options(argc, argv, &o)) return *done;
+  const auto total = ucudnn::parse_total_workspace(o.total_text);
+  if (!total) fail("--total-workspace: " + total.message());
+  const size_t budget = *total;
+  if (budget == 0) fail("--total-workspace must be positive (the WD mode's budget)");
+
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) fail("no CUDA device");
+  cudaDeviceProp prop;
+  check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+  cudaStream_t stream = nullptr;
+  check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+
+  cudnnHandle_t plain;
+  check(cudnnCreate(&plain), "cudnnCreate");
+  check(cudnnSetStream(plain, stream), "cudnnSetStream");
+  UcudnnHandle_t undivided;
+  check(cudnnCreate(&undivided), "cudnnCreate(UcudnnHandle_t)");
+  check(cudnnSetStream(undivided, stream), "cudnnSetStream");
+  check(ucudnnSetBatchSizePolicy(undivided, UCUDNN_BATCH_SIZE_POLICY_UNDIVIDED), "ucudnnSetBatchSizePolicy");
+  set_budget(0);  // WR for everything but the WD mode, whatever UCUDNN_TOTAL_WORKSPACE_SIZE says
+
+  Conv c = make_conv(o);
+  std::array<std::array<Bench, kModes>, kOps> benches;
+
+  // Undivided first: its plan names the algorithm plain cuDNN runs.
+  for (int op = 0; op < kOps; ++op) {
+    Bench& b = benches[op][kUndivided];
+    prepare_ucudnn(undivided, c, op, &b);
+    const UcudnnPlanInfo plan = plan_of(undivided, c, op, UCUDNN_WORKSPACE_LIMIT_DEFAULT);
+    describe(plan, &b);
+    if (plan.runs.empty()) fail(std::string(kOpNames[op]) + ": the undivided plan has no runs");
+    Bench& p = benches[op][kPlain];
+    p.algo = plan.runs[0].algo;
+    check(cudnnSetConvolutionMathType(c.plain_conv[op], plan.runs[0].mathType), "cudnnSetConvolutionMathType");
+    p.workspace_bytes = plain_workspace(plain, c, op, p.algo);
+    p.workspace = std::make_unique<DeviceMemory>(p.workspace_bytes);
+    p.plan = "algo " + std::to_string(p.algo) + " math " + std::to_string(static_cast<int>(plan.runs[0].mathType));
+  }
+
+  // Split: one handle per op, since the policy that splits may differ between ops.
+  std::array<UcudnnHandle_t, kOps> split_handles;
+  for (int op = 0; op < kOps; ++op) {
+    Bench& b = benches[op][kSplit];
+    split_handles[op] = make_split_handle(c, op, benches[op][kUndivided].workspace_bytes, stream, &b);
+    prepare_ucudnn(split_handles[op], c, op, &b);
+    describe(plan_of(split_handles[op], c, op, UCUDNN_WORKSPACE_LIMIT_DEFAULT), &b);
+    b.split = b.micro_batches > 1;
+  }
+
+  // WD: the budget set, every op registered by get_v7, one division, then WR again.
+  set_budget(budget);
+  UcudnnHandle_t wd;
+  check(cudnnCreate(&wd), "cudnnCreate(UcudnnHandle_t)");
+  check(cudnnSetStream(wd, stream), "cudnnSetStream");
+  for (int op = 0; op < kOps; ++op) prepare_ucudnn(wd, c, op, &benches[op][kWd]);
+  check(ucudnnOptimize(wd), "ucudnnOptimize");
+  UcudnnWorkspaceDivisionInfo division;
+  check(ucudnnGetWorkspaceDivisionInfo(wd, &division), "ucudnnGetWorkspaceDivisionInfo");
+  for (int op = 0; op < kOps; ++op) describe(plan_of(wd, c, op, UCUDNN_WORKSPACE_LIMIT_DEFAULT), &benches[op][kWd]);
+  set_budget(0);
+
+  // Plain's calls, bound now that the workspaces are allocated.
+  for (int op = 0; op < kOps; ++op) {
+    Bench& p = benches[op][kPlain];
+    p.launch = make_launch(plain, c, c.plain_conv[op], op, p.algo, p.workspace->ptr, p.workspace_bytes);
+  }
+  // Before each of a mode's loops: the WD budget on for WD, off for the others.
+  auto enter = [&](int mode) { set_budget(mode == kWd ? budget : 0); };
+
+  // One warm-up convolution each (WD's divides and allocates here), then a warm-up loop.
+  for (int op = 0; op < kOps; ++op) {
+    for (int mode = 0; mode < kModes; ++mode) {
+      enter(mode);
+      benches[op][mode].launch();
+      check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+      for (int i = 0; i < o.warmup; ++i) benches[op][mode].launch();
+      check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+    }
+  }
+  Events events;
+  for (int rep = 0; rep < o.repetitions; ++rep) {
+    for (int op = 0; op < kOps; ++op) {
+      for (int mode = 0; mode < kModes; ++mode) {
+        enter(mode);
+        run_once(benches[op][mode], o, stream, events);
+      }
+    }
+  }
+  set_budget(0);
+
+  // Report.
+  const int cudnn_version = static_cast<int>(cudnnGetVersion());
+  std::printf("GPU: %s (sm_%d%d), cuDNN %d, %s %s, N=%d C=%d H=W=%d K=%d %dx%d pad %d; median of %d loops of %d calls "
+              "(GPU busy: %d calls queued behind a closed stream)\n",
+              prop.name, prop.major, prop.minor, cudnn_version, o.data_type.c_str(), o.layout.c_str(), o.batch,
+              o.channels, o.size, o.filters, o.filter_size, o.filter_size, o.pad, o.repetitions, o.calls,
+              o.gated_calls);
+  std::printf("WD: budget %s, buffer %s\n", o.total_text.c_str(), ucudnn::format_byte_size(division.bufferBytes).c_str());
+  std::printf("%-5s %-10s %10s %10s %10s %6s %12s  %s\n", "op", "mode", "host us", "gpu us", "busy us", "micro",
+              "ucudnn adds", "plan");
+  nlohmann::ordered_json json;
+  json["gpu"] = prop.name;
+  json["cudnn_version"] = cudnn_version;
+  json["data_type"] = o.data_type;
+  json["layout"] = o.layout;
+  json["shape"] = {{"n", o.batch}, {"c", o.channels}, {"h", o.size}, {"w", o.size}, {"k", o.filters},
+                   {"r", o.filter_size}, {"s", o.filter_size}, {"pad", o.pad}};
+  json["repetitions"] = o.repetitions;
+  json["calls"] = o.calls;
+  json["gated_calls"] = o.gated_calls;
+  json["wd_budget_bytes"] = budget;
+  json["wd_buffer_bytes"] = division.bufferBytes;
+  for (int op = 0; op < kOps; ++op) {
+    const double plain_host = median(benches[op][kPlain].host_us);
+    nlohmann::ordered_json op_json;
+    for (int mode = 0; mode < kModes; ++mode) {
+      const Bench& b = benches[op][mode];
+      const double host = median(b.host_us), gpu = median(b.gpu_us), busy = median(b.busy_us);
+      char adds[32] = "";
+      if (mode != kPlain) std::snprintf(adds, sizeof adds, "%+.2f us", host - plain_host);
+      std::string plan = b.plan;
+      if (mode == kSplit) {
+        plan += std::string(b.split ? "" : " (no split found)") + ", limit " + ucudnn::format_byte_size(b.limit) +
+                ", " + policy_name(b.policy);
+      }
+      if (mode != kPlain && !b.virtual_algo) plan += " [get_v7 answered a real algorithm: plain cuDNN ran]";
+      std::printf("%-5s %-10s %10.2f %10.2f %10.2f %6d %12s  %s\n", kOpNames[op], kModeNames[mode], host, gpu, busy,
+                  b.micro_batches, adds, plan.c_str());
+      nlohmann::ordered_json m;
+      m["host_us_per_call"] = host;
+      m["gpu_us_per_call"] = gpu;
+      m["gpu_busy_us_per_call"] = busy;  // -1: every gated sample timed out
+      m["micro_batches"] = b.micro_batches;
+      if (mode != kPlain) m["adds_us_per_call"] = host - plain_host;
+      m["plan"] = b.plan;
+      m["workspace_bytes"] = b.workspace_bytes;
+      if (mode == kPlain) m["algo"] = b.algo;
+      if (mode != kPlain) m["planned"] = b.virtual_algo;
+      if (mode == kSplit) {
+        m["split"] = b.split;
+        m["workspace_limit_bytes"] = b.limit;
+        m["policy"] = policy_name(b.policy);
+      }
+      m["host_us_samples"] = b.host_us;
+      m["gpu_us_samples"] = b.gpu_us;
+      if (b.gate_timeouts) m["gate_timeouts"] = b.gate_timeouts;
+      op_json[kModeNames[mode]] = m;
+    }
+    json["ops"][kOpNames[op]] = op_json;
+  }
+  for (int op = 0; op < kOps; ++op) {
+    std::printf("%-5s ucudnn adds %.2f us (undivided), %.2f us (split, %d micro-batches), %.2f us (wd) per call over "
+                "plain's %.2f us\n",
+                kOpNames[op], median(benches[op][kUndivided].host_us) - median(benches[op][kPlain].host_us),
+                median(benches[op][kSplit].host_us) - median(benches[op][kPlain].host_us),
+                benches[op][kSplit].micro_batches,
+                median(benches[op][kWd].host_us) - median(benches[op][kPlain].host_us),
+                median(benches[op][kPlain].host_us));
+  }
+  for (int op = 0; op < kOps; ++op) {
+    for (int mode = 0; mode < kModes; ++mode) {
+      if (benches[op][mode].gate_timeouts) {
+        std::fprintf(stderr, "ucudnn_call_overhead: warning: %s %s: %d gated loops timed out (left out of busy us)\n",
+                     kOpNames[op], kModeNames[mode], benches[op][mode].gate_timeouts);
+      }
+    }
+  }
+  write_json(o.json_path, json);
+
+  check(cudnnDestroy(wd), "cudnnDestroy");
+  for (UcudnnHandle_t h : split_handles) check(cudnnDestroy(h), "cudnnDestroy");
+  check(cudnnDestroy(undivided), "cudnnDestroy");
+  check(cudnnDestroy(plain), "cudnnDestroy");
+  destroy_conv(c);
+  cudaStreamDestroy(stream);
+  return 0;
+}
