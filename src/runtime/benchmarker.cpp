@@ -69,7 +69,6 @@ Status Benchmarker::create(cudnnHandle_t handle, const ConvKey& key, BenchmarkSe
   }
   UCUDNN_TRY(create_event(cudaEventDefault, &b->start_));
   UCUDNN_TRY(create_event(cudaEventDefault, &b->stop_));
-  UCUDNN_TRY(b->make_interloper());
   *out = std::move(b);
   return Status::success();
 }
@@ -87,34 +86,39 @@ Status Benchmarker::time_candidate(const ConvDescriptors& d, int algo, double* m
   for (int i = 0; i < settings_.warmup_calls; ++i) {
     UCUDNN_TRY(convolve(handle_, key_.op, d, algo, alpha, buffers, workspace_.get(), workspace_bytes_, beta));
   }
-  // What a call costs in a program's sequence of calls: the GPU's time or the host's, whichever is
-  // longer. cuDNN's legacy API spends 15-250 us of host time per call on the H100 machines, often
-  // more than the GPU needs, and more when the previous call was another convolution's (as in a
-  // program) than when it repeats the same call. So each sample closes a gate on the stream,
-  // calls an unrelated small convolution, then times the host's one call of the candidate and,
-  // with events, the GPU's run of it once the gate opens (no launch gap: the work is queued).
-  auto time_one = [&](float* ms) -> Status {
+  // What a call costs in a plan's sequence of calls: the GPU's time or the host's, whichever is
+  // longer. A sample queues `calls` calls behind a closed gate, timing the host while it queues
+  // them (cuDNN's legacy API spends about 50-100 us of host time per call, more than a small
+  // micro-batch takes on the GPU) and then the GPU with events as it runs them back to back (no
+  // launch gap before each call, which a call timed alone would also pay).
+  auto time_calls = [&](int calls, float* ms) -> Status {
     StreamGate gate;
     gate.close(stream);
-    UCUDNN_TRY(call_interloper());
     UCUDNN_CHECK_CUDA(cudaEventRecord(start_.get(), stream));
-    const auto calling = std::chrono::steady_clock::now();
-    UCUDNN_TRY(convolve(handle_, key_.op, d, algo, alpha, buffers, workspace_.get(), workspace_bytes_, beta));
+    const auto queueing = std::chrono::steady_clock::now();
+    for (int c = 0; c < calls; ++c) {
+      UCUDNN_TRY(
+          convolve(handle_, key_.op, d, algo, alpha, buffers, workspace_.get(), workspace_bytes_, beta));
+    }
     const double host_ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - calling).count();
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - queueing).count();
     UCUDNN_CHECK_CUDA(cudaEventRecord(stop_.get(), stream));
     gate.open();
     UCUDNN_CHECK_CUDA(cudaEventSynchronize(stop_.get()));
     float gpu_ms = 0;
     UCUDNN_CHECK_CUDA(cudaEventElapsedTime(&gpu_ms, start_.get(), stop_.get()));
     if (gate.timed_out()) UCUDNN_LOG_DEBUG("a timing sample waited for the host: it includes launch overhead");
-    *ms = static_cast<float>(std::max<double>(gpu_ms, host_ms));
+    *ms = static_cast<float>(std::max<double>(gpu_ms, host_ms) / calls);
     return Status::success();
   };
+  float single = 0;
+  UCUDNN_TRY(time_calls(1, &single));
+  const int calls = std::clamp(static_cast<int>(settings_.sample_ms / std::max(single, 1e-3f)), 1,
+                               settings_.max_calls_per_sample);
   std::vector<float> times;
   for (int i = 0; i < settings_.timed_calls; ++i) {
     float ms = 0;
-    UCUDNN_TRY(time_one(&ms));
+    UCUDNN_TRY(time_calls(calls, &ms));
     times.push_back(ms);
   }
   std::sort(times.begin(), times.end());
@@ -174,38 +178,6 @@ Status Benchmarker::measure(int micro_batch, const std::vector<Measurement>& kno
     d.conv = caller_conv.get();
   }
   return Status::success();
-}
-
-// 1x1 forward convolution of one 8x8x8 FP32 sample: cheap on the GPU, and a different
-// convolution from any network's, so the timed call is never a repeat of the previous one.
-Status Benchmarker::make_interloper() {
-  const TensorLayout x{CUDNN_DATA_FLOAT, {1, 8, 8, 8}, {512, 64, 8, 1}};
-  const FilterLayout w{CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, {8, 8, 1, 1}};
-  ConvParams params;
-  params.mode = CUDNN_CROSS_CORRELATION;
-  params.compute_type = CUDNN_DATA_FLOAT;
-  params.pads = {0, 0};
-  params.strides = {1, 1};
-  params.dilations = {1, 1};
-  Interloper& i = interloper_;
-  UCUDNN_TRY(make_tensor_descriptor(x, &i.x));
-  UCUDNN_TRY(make_tensor_descriptor(x, &i.y));
-  UCUDNN_TRY(make_filter_descriptor(w, &i.w));
-  UCUDNN_TRY(make_convolution_descriptor(params, CUDNN_DEFAULT_MATH, &i.conv));
-  UCUDNN_TRY(i.x_mem.allocate(512 * sizeof(float)));
-  UCUDNN_TRY(i.y_mem.allocate(512 * sizeof(float)));
-  UCUDNN_TRY(i.w_mem.allocate(64 * sizeof(float)));
-  UCUDNN_TRY(fill_random(i.x_mem, CUDNN_DATA_FLOAT, 512, 4));
-  UCUDNN_TRY(fill_random(i.w_mem, CUDNN_DATA_FLOAT, 64, 5));
-  return call_interloper();  // once, so that its own first-call costs are paid here
-}
-
-Status Benchmarker::call_interloper() {
-  static const float kOne = 1.0f, kZero = 0.0f;
-  const Interloper& i = interloper_;
-  return convolve(handle_, ConvOp::kForward, {i.x.get(), i.w.get(), i.conv.get(), i.y.get()},
-                  CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, &kOne, {i.x_mem.get(), i.w_mem.get(), i.y_mem.get()},
-                  nullptr, 0, &kZero);
 }
 
 }  // namespace ucudnn

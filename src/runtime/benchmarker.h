@@ -3,10 +3,10 @@
 //
 // Candidates come from cudnnFind*AlgorithmEx (status, workspace, math type); each successful one
 // is then timed on the handle's stream: one warm-up call, then the median of several samples, each
-// one call queued behind a StreamGate after a call of an unrelated convolution (as in a program,
-// where the previous call is another kernel's). A sample costs the longer of the host's time to
-// make the call and the GPU's time to run it (CUDA events): in a sequence, a call costs
-// whichever of the two it is bound by. Inputs are random.
+// a few calls queued behind a StreamGate and run back to back (as a plan runs them). A sample
+// costs the longer of the host's time to queue the calls and the GPU's time to run them (CUDA
+// events), divided by their number: in a sequence, a call costs whichever of the two it is
+// bound by. Inputs are random.
 // Rows are unfiltered: the workspace is what the hungriest algorithm needs (where the device has
 // that much), so the rows serve any workspace limit. Candidates that fail (out of memory
 // included) are skipped.
@@ -28,7 +28,9 @@ namespace ucudnn {
 
 struct BenchmarkSettings {
   int warmup_calls = 1;
-  int timed_calls = 7;  ///< samples of one call each; the median is kept
+  int timed_calls = 5;             ///< samples; the median is kept
+  float sample_ms = 1.0f;          ///< each sample runs back-to-back calls for about this long
+  int max_calls_per_sample = 16;
 };
 
 class Benchmarker {
@@ -52,9 +54,6 @@ class Benchmarker {
  private:
   Benchmarker() = default;
   Status time_candidate(const ConvDescriptors& d, int algo, double* median_ms);
-  /// A small unrelated convolution (its descriptors and buffers), called before each timed call.
-  Status make_interloper();
-  Status call_interloper();
 
   cudnnHandle_t handle_ = nullptr;
   ConvKey key_;
@@ -65,12 +64,6 @@ class Benchmarker {
   FilterDescriptor filter_;
   std::map<int, ConvolutionDescriptor> conv_by_math_;
   CudaEvent start_, stop_;
-  struct Interloper {
-    TensorDescriptor x, y;
-    FilterDescriptor w;
-    ConvolutionDescriptor conv;
-    DeviceBuffer x_mem, w_mem, y_mem;
-  } interloper_;
   int timings_run_ = 0;
 };
 
