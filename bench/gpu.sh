@@ -11,6 +11,9 @@
 #   bash bench/gpu.sh overhead   there: host microseconds per convolution call, plain cuDNN
 #                            against ucudnn, on a tiny convolution (FP32 NCHW and FP16 NHWC)
 #   bash bench/gpu.sh sweep NETS LIMITS CONFIGS [PRECISIONS]   there: the comparison (below)
+#   bash bench/gpu.sh multigpu   there (several GPUs): `ucudnn bench` for AlexNet and ResNet-50 on
+#                            one GPU and on all (UCUDNN_BENCHMARK_DEVICES=all), empty databases
+#                            each: benchmarking times and whether the rows' keys are identical
 #   bash bench/gpu.sh compare OLDPACK   there: this build against an older pack (same layout as
 #                            pack/), alternating, on AlexNet and ResNet-50 at 64 MiB (WR) and
 #                            ResNet-50 in WD, to show a change kept the speedups
@@ -162,12 +165,41 @@ compare() {
   return $status
 }
 
+# Parallel benchmarking: the same networks benchmarked on one GPU and on all of them, each into an
+# empty database; the rows' key columns (op, layer, micro-batch, algorithm, math type) must match.
+multigpu() {
+  local final=${OUT:-$root/gpu-results} out status=0
+  out=$(mktemp -d)
+  mkdir -p "$final"
+  export LD_LIBRARY_PATH="$root/pack/lib:${LD_LIBRARY_PATH:-}"
+  nvidia-smi --query-gpu=index,name,driver_version --format=csv > "$out/gpu.txt"
+  for net in alexnet resnet50; do
+    for devices in one all; do
+      local db="$out/$net-$devices.db" env=()
+      [ "$devices" = all ] && env=(UCUDNN_BENCHMARK_DEVICES=all)
+      env "${env[@]}" pack/bin/ucudnn bench --net "$net" --database "$db" 2>&1 | sed "s/^/$net $devices: /" \
+        | tee -a "$out/multigpu.txt" || status=1
+      pack/bin/ucudnn db export --csv --database "$db" | tail -n +2 | cut -d, -f6-10 | sort > "$out/$net-$devices.keys"
+    done
+    if cmp -s "$out/$net-one.keys" "$out/$net-all.keys"; then
+      echo "$net: $(wc -l < "$out/$net-one.keys") rows, the same keys on one GPU and on all" | tee -a "$out/multigpu.txt"
+    else
+      echo "$net: the rows' keys differ between one GPU and all" | tee -a "$out/multigpu.txt"; status=1
+    fi
+    rm -f "$out"/*.db "$out"/*.db-wal "$out"/*.db-shm
+  done
+  tar -czf "$final/multigpu-results.tar.gz" -C "$out" .
+  cp "$out/multigpu.txt" "$final/"
+  return $status
+}
+
 case "${1:-}" in
   pack) pack ;;
   run) run ;;
   pytorch) pytorch ;;
   overhead) overhead ;;
+  multigpu) multigpu ;;
   compare) compare "${2:?usage: bash bench/gpu.sh compare OLDPACK}" ;;
   sweep) sweep "${2:-alexnet}" "${3:-8MiB 64MiB 512MiB}" "${4:-undivided powerOfTwo wd}" "${5:-float:NCHW}" ;;
-  *) echo "usage: bash bench/gpu.sh pack|run|pytorch|overhead|compare OLDPACK|sweep [NETS] [LIMITS] [CONFIGS] [PRECISIONS]" >&2; exit 2 ;;
+  *) echo "usage: bash bench/gpu.sh pack|run|pytorch|overhead|multigpu|compare OLDPACK|sweep [NETS] [LIMITS] [CONFIGS] [PRECISIONS]" >&2; exit 2 ;;
 esac
