@@ -52,7 +52,7 @@ Status GpuMeasurementSource::measure(cudnnHandle_t handle, const ConvKey& key, c
   const auto started = std::chrono::steady_clock::now();
   const std::vector<int> devices = benchmark_devices(key.device);
   if (devices.size() <= 1 || sizes.size() <= 1) {
-    UCUDNN_TRY(measure_on(handle, key, sizes, known, out));
+    UCUDNN_TRY(measure_on(benchmarking_handle(handle, key.device), key, sizes, known, out));
   } else {
     measure_spread(devices, key, sizes, known, out);
   }
@@ -140,15 +140,31 @@ std::vector<int> GpuMeasurementSource::benchmark_devices(int handle_device) {
   return parsed.value();
 }
 
+cudnnHandle_t GpuMeasurementSource::benchmarking_handle(cudnnHandle_t caller, int device) {
+  int current = -1;
+  if (cudaGetDevice(&current) != cudaSuccess || current != device) {
+    (void)cudaGetLastError();
+    return caller;  // a handle of ours would bind to another device
+  }
+  cudnnHandle_t own = nullptr;
+  return device_handle(device, &own).ok() ? own : caller;
+}
+
 Status GpuMeasurementSource::device_handle(int device, cudnnHandle_t* handle) {
   std::lock_guard<std::mutex> lock(devices_mutex_);
   auto it = device_handles_.find(device);
   if (it == device_handles_.end()) {
+    DeviceHandle made;  // both bind to the current device, set by the caller
+    cudaStream_t stream = nullptr;
+    UCUDNN_CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    made.stream.reset(stream);
     cudnnHandle_t created = nullptr;
-    UCUDNN_CHECK_CUDNN(cudnnCreate(&created));  // binds to the current device, set by the caller
-    it = device_handles_.emplace(device, CudnnHandle(created)).first;
+    UCUDNN_CHECK_CUDNN(cudnnCreate(&created));
+    made.cudnn.reset(created);
+    UCUDNN_CHECK_CUDNN(cudnnSetStream(created, stream));
+    it = device_handles_.emplace(device, std::move(made)).first;
   }
-  *handle = it->second.get();
+  *handle = it->second.cudnn.get();
   return Status::success();
 }
 

@@ -30,12 +30,20 @@ class GpuMeasurementSource : public MeasurementSource {
                       const std::map<int, std::vector<Measurement>>& known, std::map<int, MeasuredRows>* out);
   /// The devices to benchmark on for a handle's device (one entry: no parallel benchmarking).
   std::vector<int> benchmark_devices(int handle_device);
+  /// The handle to benchmark with: one of this source's on the device, not the caller's. Thousands
+  /// of benchmark calls on the caller's handle are suspected of slowing the caller's own later
+  /// calls; the caller's handle only where the current device is not `device` (or no handle can be made).
+  cudnnHandle_t benchmarking_handle(cudnnHandle_t caller, int device);
   /// A cuDNN handle of this source's on `device` (call with the device current).
   Status device_handle(int device, cudnnHandle_t* handle);
 
   std::atomic<long long> timings_run_{0};
   std::mutex devices_mutex_;
-  std::map<int, CudnnHandle> device_handles_;
+  struct DeviceHandle {
+    CudaStream stream;  ///< non-blocking: benchmarking never waits on, or for, other streams' work
+    CudnnHandle cudnn;
+  };
+  std::map<int, DeviceHandle> device_handles_;
 };
 
 }  // namespace ucudnn

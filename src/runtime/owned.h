@@ -33,6 +33,7 @@ using ConvolutionDescriptor = Owned<cudnnConvolutionDescriptor_t, cudnnDestroyCo
 // ucudnn.h overloads cudnnDestroy for its own handle: name cuDNN's.
 using CudnnHandle = Owned<cudnnHandle_t, static_cast<cudnnStatus_t (*)(cudnnHandle_t)>(cudnnDestroy)>;
 using CudaEvent = Owned<cudaEvent_t, cudaEventDestroy>;
+using CudaStream = Owned<cudaStream_t, cudaStreamDestroy>;
 
 /// A new event on the current device (cudaEventCreateWithFlags).
 inline Status create_event(unsigned flags, CudaEvent* out) {
