@@ -3,7 +3,7 @@
 // cudnnFind*Algorithm reports within the workspace limit), and through UcudnnHandle_t.
 //
 // Timing: CUDA events, warm-up calls first, the median of --iterations calls per kernel, and the
-// median of --iterations runs of the whole sequence of kernels. Inputs are random, not zero.
+// median of --iterations runs of the whole sequence of kernels, plain and ucudnn runs alternating. Inputs are random, not zero.
 // A kernel's time is what the planner predicts: its calls queued behind a StreamGate, the longer
 // of the host's time to queue them and the GPU's time to run them (CUDA events). The whole
 // sequence is timed as a program runs it, the host launching while the GPU works.
@@ -470,10 +470,23 @@ UcudnnPlanning plan_ucudnn(UcudnnHandle_t handle, const std::vector<Layer>& laye
 void time_kernels(std::vector<Kernel>& kernels, const Options& o) {
   for (Kernel& k : kernels) k.time_ms = time_median(k.launch, o.warmup, o.iterations, nullptr, true);
 }
-float time_sequence(std::vector<Kernel>& kernels, const Options& o) {
-  return time_median([&kernels]() {
-    for (Kernel& k : kernels) k.launch();
-  }, 1, o.iterations, nullptr, false);
+// The plain and the ucudnn sequence alternate, run by run, so that drift in the host's pace (large
+// where legacy cuDNN calls are host-bound, as in FP16) affects both alike; each side's median is kept.
+void time_sequences(std::vector<Kernel>& plain, std::vector<Kernel>& ucudnn, const Options& o, float* plain_ms,
+                    float* ucudnn_ms) {
+  auto sequence = [](std::vector<Kernel>& kernels) {
+    return [&kernels]() {
+      for (Kernel& k : kernels) k.launch();
+    };
+  };
+  std::vector<float> plain_times, ucudnn_times;
+  for (int i = 0; i < o.iterations; ++i) {
+    const int warmup = i == 0 ? 1 : 0;
+    plain_times.push_back(time_median(sequence(plain), warmup, 1, nullptr, false));
+    ucudnn_times.push_back(time_median(sequence(ucudnn), warmup, 1, nullptr, false));
+  }
+  *plain_ms = median(plain_times);
+  *ucudnn_ms = median(ucudnn_times);
 }
 
 // Everything a run measured, for the report.
@@ -588,8 +601,7 @@ Results measure(const cudaDeviceProp& prop, cudnnHandle_t plain, UcudnnHandle_t 
   r.ucudnn = plan_ucudnn(handle, layers, settings.total_workspace);
   time_kernels(r.plain_kernels, o);
   time_kernels(r.ucudnn.kernels, o);
-  r.plain_sequence = time_sequence(r.plain_kernels, o);
-  r.ucudnn_sequence = time_sequence(r.ucudnn.kernels, o);
+  time_sequences(r.plain_kernels, r.ucudnn.kernels, o, &r.plain_sequence, &r.ucudnn_sequence);
   return r;
 }
 
