@@ -3,7 +3,8 @@
 // cudnnFind*Algorithm reports within the workspace limit), and through UcudnnHandle_t.
 //
 // Timing: CUDA events, warm-up calls first, the median of --iterations calls per kernel, and the
-// median of --iterations runs of the whole sequence of kernels, plain and ucudnn runs alternating. Inputs are random, not zero.
+// median of --iterations runs of the whole sequence of kernels, plain and ucudnn runs alternating.
+// Inputs are random, not zero.
 // A kernel's time is what the planner predicts: its calls queued behind a StreamGate, the longer
 // of the host's time to queue them and the GPU's time to run them (CUDA events). The whole
 // sequence is timed as a program runs it, the host launching while the GPU works.
