@@ -38,6 +38,9 @@ Status Benchmarker::create(cudnnHandle_t handle, const ConvKey& key, BenchmarkSe
   UCUDNN_TRY(fill_random(b->x_, key.x.data_type, x_elements, 1));
   UCUDNN_TRY(fill_random(b->y_, key.y.data_type, y_elements, 2));
   UCUDNN_TRY(fill_random(b->w_, key.w.data_type, w_elements, 3));
+  // The fills' device-to-device copies run on the legacy default stream, which a non-blocking
+  // benchmarking stream does not wait for.
+  UCUDNN_CHECK_CUDA(cudaStreamSynchronize(nullptr));
   UCUDNN_TRY(make_filter_descriptor(key.w, &b->filter_));
 
   // Rows are measured unfiltered: the workspace is what the hungriest algorithm needs on the whole
