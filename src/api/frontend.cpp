@@ -35,7 +35,6 @@ Expected<KernelRequest> request_for(UcudnnContext* context, const ConvCall& call
   KernelRequest request;
   UCUDNN_TRY(read_conv_key(call.op, context->device, call.descriptors, &request.key));
   request.handle = context->cudnn();
-  request.descriptors = call.descriptors;
   request.policy = context->policy.load();
   request.layer_id = context->layer_id.load();
   return request;

@@ -35,7 +35,7 @@ bool ExecutablePlan::deterministic() const {
 }
 
 Status ExecutablePlan::execute(cudnnHandle_t handle, const void* alpha, const void* beta, const ConvBuffers& buffers,
-                               void* workspace, std::size_t workspace_bytes, const ConvDescriptors* caller) const {
+                               void* workspace, std::size_t workspace_bytes) const {
   if (workspace_bytes < wr_.workspace_bytes) {
     return Error(ErrorCode::kBadParam, "the plan needs " + std::to_string(wr_.workspace_bytes) +
                                               " bytes of workspace, the call gave " + std::to_string(workspace_bytes));
@@ -48,11 +48,6 @@ Status ExecutablePlan::execute(cudnnHandle_t handle, const void* alpha, const vo
   const std::size_t x_step = static_cast<std::size_t>(key_.x.strides[0]) * element_size(key_.x.data_type);
   const std::size_t y_step = static_cast<std::size_t>(key_.y.strides[0]) * element_size(key_.y.data_type);
 
-  if (caller && wr_.runs.size() == 1 && wr_.runs[0].count == 1 && wr_.runs[0].math_type == key_.conv.math_type) {
-    UCUDNN_TRY(convolve(handle, key_.op, *caller, wr_.runs[0].algo, alpha, buffers, workspace, workspace_bytes, beta));
-    Statistics::instance().count_execution(key_.op, 1);
-    return Status::success();
-  }
   std::size_t offset = 0;
   bool first = true;
   for (const MicroBatchRun& run : wr_.runs) {

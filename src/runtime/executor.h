@@ -26,10 +26,8 @@ class ExecutablePlan {
   /// Runs the plan as a sequence of cuDNN calls on micro-batches, all on the handle's stream and
   /// without host synchronisation. Forward and backward data are split along N; backward filter
   /// accumulates: the first micro-batch uses the caller's beta, every later one beta = 1.
-  /// `caller`: the call's own descriptors, used where the plan is one undivided call with the
-  /// caller's math type (the same convolution, as cuDNN was handed it).
   Status execute(cudnnHandle_t handle, const void* alpha, const void* beta, const ConvBuffers& buffers,
-                 void* workspace, std::size_t workspace_bytes, const ConvDescriptors* caller = nullptr) const;
+                 void* workspace, std::size_t workspace_bytes) const;
 
   const ConvKey& key() const { return key_; }
   const WrPlan& wr() const { return wr_; }

@@ -30,7 +30,6 @@ struct KernelRequest {
                               ///< limit their get/find call asked for
   std::size_t given_limit = 0;  ///< WR convolutions: the limit the workspace they are given allows
   bool may_benchmark = true;  ///< false while the stream is captured into a CUDA graph
-  ConvDescriptors descriptors;  ///< the call's own, for a plan that runs it undivided
 };
 
 class Planner {

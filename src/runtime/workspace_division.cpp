@@ -198,8 +198,7 @@ Status WorkspaceDivision::allocate_locked(Device& device) {
 }
 
 Status WorkspaceDivision::run(cudnnHandle_t handle, const WdKey& key, BatchSizePolicy policy, bool may_optimize,
-                              const void* alpha, const void* beta, const ConvBuffers& buffers,
-                              const ConvDescriptors* caller) {
+                              const void* alpha, const void* beta, const ConvBuffers& buffers) {
   bool known = false;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -227,7 +226,7 @@ Status WorkspaceDivision::run(cudnnHandle_t handle, const WdKey& key, BatchSizeP
     UCUDNN_CHECK_CUDA(cudaStreamWaitEvent(stream, kernel.last_use.get(), 0));
   }
   void* segment = static_cast<char*>(device.buffer.get()) + kernel.segment.offset;
-  UCUDNN_TRY(kernel.plan->execute(handle, alpha, beta, buffers, segment, kernel.segment.bytes, caller));
+  UCUDNN_TRY(kernel.plan->execute(handle, alpha, beta, buffers, segment, kernel.segment.bytes));
   UCUDNN_CHECK_CUDA(cudaEventRecord(kernel.last_use.get(), stream));
   kernel.last_stream = stream;
   kernel.used = true;

@@ -95,9 +95,8 @@ class WorkspaceDivision {
   /// Runs a kernel in its segment, on the handle's stream, after the last use of the segment on
   /// another stream. Divides and allocates first where needed.
   /// `may_optimize` false (during graph capture): fails instead of measuring or allocating.
-  /// `caller`: the call's own descriptors (see ExecutablePlan::execute).
   Status run(cudnnHandle_t handle, const WdKey& key, BatchSizePolicy policy, bool may_optimize, const void* alpha,
-             const void* beta, const ConvBuffers& buffers, const ConvDescriptors* caller = nullptr);
+             const void* beta, const ConvBuffers& buffers);
 
   WdSummary summary(int device);
   /// Whether the kernels registered on `device` are divided (no kernel came after the division).
