@@ -36,36 +36,20 @@
 #include "core/units.h"
 #include "runtime/stream_gate.h"
 #include "ucudnn/ucudnn.h"
+#include "bench_support.h"
 
 namespace {
 
-const char* const kOpNames[] = {"fwd", "bwdd", "bwdf"};
+using bench::check;
+using bench::DeviceMemory;
+using bench::fail;
+using bench::kOpNames;
+using bench::ucudnn_choice;
+
 enum Mode { kPlain = 0, kUndivided = 1, kSplit = 2, kWd = 3 };
 const char* const kModeNames[] = {"plain", "undivided", "split", "wd"};
 constexpr int kOps = 3, kModes = 4;
 
-[[noreturn]] void fail(const std::string& what) {
-  std::fprintf(stderr, "ucudnn_call_overhead: error: %s\n", what.c_str());
-  std::exit(1);
-}
-void check(cudnnStatus_t s, const char* what) {
-  if (s != CUDNN_STATUS_SUCCESS) fail(std::string(what) + ": " + cudnnGetErrorString(s) + " " + ucudnnGetLastErrorMessage());
-}
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) fail(std::string(what) + ": " + cudaGetErrorString(e));
-}
-
-struct DeviceMemory {
-  void* ptr = nullptr;
-  explicit DeviceMemory(size_t bytes) {
-    if (bytes) check(cudaMalloc(&ptr, bytes), "cudaMalloc");
-  }
-  ~DeviceMemory() {
-    if (ptr) cudaFree(ptr);
-  }
-  DeviceMemory(const DeviceMemory&) = delete;
-  DeviceMemory& operator=(const DeviceMemory&) = delete;
-};
 
 struct Options {
   std::string data_type = "float", layout = "NCHW", total_text = "64MiB", json_path;
@@ -193,37 +177,6 @@ std::function<void()> make_launch(Handle handle, const Conv& c, cudnnConvolution
               "cudnnConvolutionBackwardFilter");
     }
   };
-}
-
-// ucudnn as a framework calls it: get_v7 (planning happens here), then the workspace size of the
-// answer.
-int ucudnn_choice(UcudnnHandle_t h, const Conv& c, int op, size_t* ws) {
-  int returned = 0;
-  if (op == 0) {
-    cudnnConvolutionFwdAlgoPerf_t r[16];
-    check(cudnnGetConvolutionForwardAlgorithm_v7(h, c.x, c.w, c.conv, c.y, 16, &returned, r),
-          "cudnnGetConvolutionForwardAlgorithm_v7");
-    if (returned < 1) fail("cudnnGetConvolutionForwardAlgorithm_v7 returned no algorithm");
-    check(cudnnGetConvolutionForwardWorkspaceSize(h, c.x, c.w, c.conv, c.y, r[0].algo, ws),
-          "cudnnGetConvolutionForwardWorkspaceSize");
-    return r[0].algo;
-  }
-  if (op == 1) {
-    cudnnConvolutionBwdDataAlgoPerf_t r[16];
-    check(cudnnGetConvolutionBackwardDataAlgorithm_v7(h, c.w, c.y, c.conv, c.x, 16, &returned, r),
-          "cudnnGetConvolutionBackwardDataAlgorithm_v7");
-    if (returned < 1) fail("cudnnGetConvolutionBackwardDataAlgorithm_v7 returned no algorithm");
-    check(cudnnGetConvolutionBackwardDataWorkspaceSize(h, c.w, c.y, c.conv, c.x, r[0].algo, ws),
-          "cudnnGetConvolutionBackwardDataWorkspaceSize");
-    return r[0].algo;
-  }
-  cudnnConvolutionBwdFilterAlgoPerf_t r[16];
-  check(cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, c.x, c.y, c.conv, c.w, 16, &returned, r),
-        "cudnnGetConvolutionBackwardFilterAlgorithm_v7");
-  if (returned < 1) fail("cudnnGetConvolutionBackwardFilterAlgorithm_v7 returned no algorithm");
-  check(cudnnGetConvolutionBackwardFilterWorkspaceSize(h, c.x, c.y, c.conv, c.w, r[0].algo, ws),
-        "cudnnGetConvolutionBackwardFilterWorkspaceSize");
-  return r[0].algo;
 }
 
 // Plain cuDNN's workspace for an algorithm.
@@ -398,6 +351,7 @@ void write_json(const std::string& path, const nlohmann::ordered_json& json) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  bench::program_name = "ucudnn_call_overhead";
   Options o;
   if (const auto done = parse_options(argc, argv, &o)) return *done;
   const auto total = ucudnn::parse_total_workspace(o.total_text);

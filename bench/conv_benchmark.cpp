@@ -37,33 +37,17 @@
 #include "runtime/stream_gate.h"
 #include "tools/networks.h"
 #include "ucudnn/ucudnn.h"
+#include "bench_support.h"
 
 namespace {
 
-const char* const kOpNames[] = {"fwd", "bwdd", "bwdf"};
+using bench::check;
+using bench::DeviceMemory;
+using bench::fail;
+using bench::kOpNames;
+using bench::ucudnn_choice;
 
-[[noreturn]] void fail(const std::string& what) {
-  std::fprintf(stderr, "ucudnn_conv_benchmark: error: %s\n", what.c_str());
-  std::exit(1);
-}
-void check(cudnnStatus_t s, const char* what) {
-  if (s != CUDNN_STATUS_SUCCESS) fail(std::string(what) + ": " + cudnnGetErrorString(s) + " " + ucudnnGetLastErrorMessage());
-}
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) fail(std::string(what) + ": " + cudaGetErrorString(e));
-}
 
-struct DeviceMemory {
-  void* ptr = nullptr;
-  explicit DeviceMemory(size_t bytes) {
-    if (bytes) check(cudaMalloc(&ptr, bytes), "cudaMalloc");
-  }
-  ~DeviceMemory() {
-    if (ptr) cudaFree(ptr);
-  }
-  DeviceMemory(const DeviceMemory&) = delete;
-  DeviceMemory& operator=(const DeviceMemory&) = delete;
-};
 
 size_t element_bytes(cudnnDataType_t type) { return type == CUDNN_DATA_FLOAT ? 4 : 2; }
 
@@ -207,27 +191,6 @@ int plain_choice(cudnnHandle_t h, const Layer& l, int op, size_t limit, size_t* 
   cudnnConvolutionBwdFilterAlgoPerf_t r[16];
   check(cudnnFindConvolutionBackwardFilterAlgorithm(h, l.x, l.y, l.conv, l.w, 16, &returned, r), "find bwdf");
   return pick(r);
-}
-
-// ucudnn as a framework calls it: get_v7, workspace size of the answer, convolution.
-int ucudnn_choice(UcudnnHandle_t h, const Layer& l, int op, size_t* ws) {
-  int returned = 0;
-  if (op == 0) {
-    cudnnConvolutionFwdAlgoPerf_t r[16];
-    check(cudnnGetConvolutionForwardAlgorithm_v7(h, l.x, l.w, l.conv, l.y, 16, &returned, r), "get fwd");
-    check(cudnnGetConvolutionForwardWorkspaceSize(h, l.x, l.w, l.conv, l.y, r[0].algo, ws), "ws fwd");
-    return r[0].algo;
-  }
-  if (op == 1) {
-    cudnnConvolutionBwdDataAlgoPerf_t r[16];
-    check(cudnnGetConvolutionBackwardDataAlgorithm_v7(h, l.w, l.y, l.conv, l.x, 16, &returned, r), "get bwdd");
-    check(cudnnGetConvolutionBackwardDataWorkspaceSize(h, l.w, l.y, l.conv, l.x, r[0].algo, ws), "ws bwdd");
-    return r[0].algo;
-  }
-  cudnnConvolutionBwdFilterAlgoPerf_t r[16];
-  check(cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, l.x, l.y, l.conv, l.w, 16, &returned, r), "get bwdf");
-  check(cudnnGetConvolutionBackwardFilterWorkspaceSize(h, l.x, l.y, l.conv, l.w, r[0].algo, ws), "ws bwdf");
-  return r[0].algo;
 }
 
 std::string describe_plan(const UcudnnPlanInfo& plan) {
@@ -618,6 +581,7 @@ UcudnnHandle_t make_ucudnn_handle(const Settings& settings) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  bench::program_name = "ucudnn_conv_benchmark";
   Options options;
   if (const auto done = parse_options(argc, argv, &options)) return *done;
   const Settings settings = settings_of(options);
