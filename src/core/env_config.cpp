@@ -10,22 +10,6 @@
 namespace ucudnn {
 namespace {
 
-// "all" or distinct device numbers "0,2,3"; whether they exist is checked at cudnnCreate.
-Status check_device_list(const std::string& text) {
-  if (text == "all") return Status::success();
-  std::stringstream in(text);
-  std::string item;
-  int count = 0;
-  while (std::getline(in, item, ',')) {
-    const bool digits = !item.empty() && item.size() <= 6 &&
-                        std::all_of(item.begin(), item.end(), [](unsigned char c) { return std::isdigit(c); });
-    if (!digits) return Error{"'" + item + "' is not a device number (use all or 0,1,...)"};
-    ++count;
-  }
-  if (count == 0) return Error{"no device is named (use all or 0,1,...)"};
-  return Status::success();
-}
-
 Expected<LogLevel> parse_log_level(const std::string& text) {
   std::string v;
   for (unsigned char c : text) v.push_back(static_cast<char>(std::tolower(c)));
@@ -38,6 +22,28 @@ Expected<LogLevel> parse_log_level(const std::string& text) {
 }
 
 }  // namespace
+
+Expected<DeviceList> parse_device_list(const std::string& text) {
+  DeviceList list;
+  if (text == "all") {
+    list.all = true;
+    return list;
+  }
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    const bool digits = !item.empty() && item.size() <= 6 &&
+                        std::all_of(item.begin(), item.end(), [](unsigned char c) { return std::isdigit(c); });
+    if (!digits) return Error{"'" + item + "' is not a device number (use all or 0,1,...)"};
+    const int device = std::stoi(item);
+    if (std::find(list.devices.begin(), list.devices.end(), device) != list.devices.end()) {
+      return Error{"device " + item + " is named twice"};
+    }
+    list.devices.push_back(device);
+  }
+  if (list.devices.empty()) return Error{"no device is named (use all or 0,1,...)"};
+  return list;
+}
 
 Expected<EnvConfig> parse_env_config(const EnvValues& values) {
   const char* policy = values.policy;
@@ -70,7 +76,7 @@ Expected<EnvConfig> parse_env_config(const EnvValues& values) {
     config.database_journal = *parsed;
   }
   if (values.benchmark_devices && *values.benchmark_devices) {
-    const Status checked = check_device_list(values.benchmark_devices);
+    const auto checked = parse_device_list(values.benchmark_devices);
     if (!checked) {
       return checked.error().prefixed("UCUDNN_BENCHMARK_DEVICES='" + std::string(values.benchmark_devices) + "': ");
     }

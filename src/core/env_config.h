@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/batch_policy.h"
 #include "core/expected.h"
@@ -54,6 +55,14 @@ struct EnvValues {
   const char* log_level = nullptr;
   const char* log_file = nullptr;
 };
+
+/// UCUDNN_BENCHMARK_DEVICES: "all", or distinct device numbers ("0,2,3"). Whether they exist is
+/// checked against the visible devices by runtime/device_info.h.
+struct DeviceList {
+  bool all = false;
+  std::vector<int> devices;
+};
+Expected<DeviceList> parse_device_list(const std::string& text);
 
 /// Parses the given values (null = unset).
 Expected<EnvConfig> parse_env_config(const EnvValues& values);

@@ -3,10 +3,10 @@
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
 
-#include <algorithm>
 #include <map>
 #include <mutex>
-#include <sstream>
+
+#include "core/env_config.h"
 
 namespace ucudnn {
 
@@ -33,32 +33,21 @@ Status device_identity(int device, DeviceIdentity* identity) {
 }
 
 Expected<std::vector<int>> parse_benchmark_devices(const std::string& text, int device_count) {
-  std::vector<int> devices;
-  if (text == "all") {
+  const std::string setting = "UCUDNN_BENCHMARK_DEVICES='" + text + "': ";
+  const Expected<DeviceList> list = parse_device_list(text);
+  if (!list) return list.error().prefixed(setting);
+  if (list->all) {
+    std::vector<int> devices;
     for (int d = 0; d < device_count; ++d) devices.push_back(d);
     return devices;
   }
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    const bool digits = !item.empty() && std::all_of(item.begin(), item.end(), [](unsigned char c) {
-      return std::isdigit(c);
-    });
-    if (!digits || item.size() > 6) {
-      return Error{"UCUDNN_BENCHMARK_DEVICES='" + text + "': '" + item + "' is not a device number (use all or 0,1,...)"};
-    }
-    const int d = std::stoi(item);
+  for (int d : list->devices) {
     if (d >= device_count) {
-      return Error{"UCUDNN_BENCHMARK_DEVICES='" + text + "': device " + item + " does not exist (" +
-                   std::to_string(device_count) + " visible)"};
+      return Error{setting + "device " + std::to_string(d) + " does not exist (" + std::to_string(device_count) +
+                   " visible)"};
     }
-    if (std::find(devices.begin(), devices.end(), d) != devices.end()) {
-      return Error{"UCUDNN_BENCHMARK_DEVICES='" + text + "': device " + item + " is named twice"};
-    }
-    devices.push_back(d);
   }
-  if (devices.empty()) return Error{"UCUDNN_BENCHMARK_DEVICES is empty (use all or 0,1,...)"};
-  return devices;
+  return list->devices;
 }
 
 }  // namespace ucudnn

@@ -14,8 +14,8 @@ namespace ucudnn {
 /// The identity of a device (cached per process).
 Status device_identity(int device, DeviceIdentity* identity);
 
-/// Parses UCUDNN_BENCHMARK_DEVICES: "all" (every visible device), or a comma-separated list of
-/// device ordinals ("0,2,3"); each ordinal must be below `device_count`, without repeats.
+/// The devices UCUDNN_BENCHMARK_DEVICES names (syntax: core's parse_device_list): "all" is every
+/// visible device; each ordinal must be below `device_count`.
 Expected<std::vector<int>> parse_benchmark_devices(const std::string& text, int device_count);
 
 }  // namespace ucudnn

@@ -10,6 +10,7 @@
 
 #include "core/env_config.h"
 #include "core/statistics.h"
+#include "runtime/device_info.h"
 #include "runtime/engine.h"
 #include "ucudnn/ucudnn.h"
 
@@ -174,6 +175,26 @@ TEST(EnvConfig, LogLevelJournalAndDevicesAreParsedStrictlyWithTheVariableNamed) 
   EXPECT_EQ(good->log_level, ucudnn::LogLevel::kDebug);
   EXPECT_EQ(good->database_journal, ucudnn::JournalMode::kWal);
   EXPECT_EQ(good->benchmark_devices, "all");
+}
+
+}  // namespace
+
+namespace {
+
+TEST(BenchmarkDevices, SyntaxFromTheSettingRangeFromTheVisibleDevices) {
+  const auto all = ucudnn::parse_benchmark_devices("all", 3);
+  ASSERT_TRUE(all.ok()) << all.message();
+  EXPECT_EQ(all.value(), (std::vector<int>{0, 1, 2}));
+  const auto listed = ucudnn::parse_benchmark_devices("2,0", 3);
+  ASSERT_TRUE(listed.ok()) << listed.message();
+  EXPECT_EQ(listed.value(), (std::vector<int>{2, 0}));
+  const auto missing = ucudnn::parse_benchmark_devices("0,3", 3);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.message().find("device 3 does not exist (3 visible)"), std::string::npos) << missing.message();
+  const auto twice = ucudnn::parse_benchmark_devices("1,1", 3);
+  ASSERT_FALSE(twice.ok());
+  EXPECT_NE(twice.message().find("UCUDNN_BENCHMARK_DEVICES='1,1': device 1 is named twice"), std::string::npos)
+      << twice.message();
 }
 
 }  // namespace
