@@ -77,10 +77,9 @@ class WorkspaceDivision {
   WorkspaceDivision(const WorkspaceDivision&) = delete;
   WorkspaceDivision& operator=(const WorkspaceDivision&) = delete;
 
-  /// 0 turns WD mode off. Takes effect at the next division.
+  /// The budget the next division shares out; runtime/planner.h switches WD mode on and off with it.
   void set_budget(std::size_t bytes) { budget_ = bytes; }
   std::size_t budget() const { return budget_.load(); }
-  bool enabled() const { return budget_.load() > 0; }
 
   /// Registers a kernel (its rows measured through the engine); `predicted_ms` gets the fastest
   /// time it can have within the whole budget. Calls for kernels known to a division change
