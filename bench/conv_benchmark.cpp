@@ -13,6 +13,10 @@
 // CUDNN_TENSOR_OP_MATH and FP32 accumulation, as PyTorch sets them; float with cuDNN's default
 // math (TF32 allowed), or --math fma for strict FP32. Plain cuDNN runs each kernel with the math
 // type of the Find result it picks, as PyTorch does.
+//
+// ucudnn replays a call that recurs with the same buffers as a CUDA graph (its default; the
+// sequence reuses its buffers, as training does); --graph-replay 0 issues every call to cuDNN, to
+// separate what replay gives from what micro-batching gives.
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -204,7 +208,7 @@ std::string describe_plan(const UcudnnPlanInfo& plan) {
 
 struct Options {
   std::string limit_text = "64MiB", policy_text = "powerOfTwo", json_path, total_text;
-  int batch = 0, iterations = 20, warmup = 3;
+  int batch = 0, iterations = 20, warmup = 3, graph_replay = 1;
   std::string network_name = "alexnet";
   std::string data_type_text = "float", layout_text = "NCHW", math_text = "default";
   bool list_kernels = false;
@@ -221,6 +225,9 @@ std::optional<int> parse_options(int argc, char** argv, Options* o) {
   app.add_option("--batch", o->batch, "mini-batch size (default: the network's)")->check(CLI::PositiveNumber);
   app.add_option("--iterations", o->iterations, "timed calls per measurement (median)")->check(CLI::PositiveNumber);
   app.add_option("--json", o->json_path, "also write the results as JSON to this file");
+  app.add_option("--graph-replay", o->graph_replay,
+                 "1: ucudnn replays recurring calls as CUDA graphs (its default); 0: every call is issued to cuDNN")
+      ->check(CLI::IsMember({0, 1}));
   app.add_flag("--list-kernels", o->list_kernels, "print how many kernels (3 per distinct convolution) the network has");
   app.add_option("--data-type", o->data_type_text, "float, half or bfloat16 (half and bfloat16 with tensor-op math)")
       ->check(CLI::IsMember({"float", "half", "bfloat16"}));
@@ -467,9 +474,10 @@ struct Results {
 nlohmann::ordered_json report_header(const Options& o, const Settings& settings, const Results& r) {
   const int cudnn_version = static_cast<int>(cudnnGetVersion());
   const UcudnnWorkspaceDivisionInfo& division = r.ucudnn.division;
-  std::printf("GPU: %s (sm_%d%d), cuDNN %d, %s batch %d, workspace limit %s per kernel, policy %s, median of %d\n",
+  std::printf("GPU: %s (sm_%d%d), cuDNN %d, %s batch %d, workspace limit %s per kernel, policy %s, graph replay %s, "
+              "median of %d\n",
               r.prop.name, r.prop.major, r.prop.minor, cudnn_version, o.network_name.c_str(), r.batch,
-              o.limit_text.c_str(), o.policy_text.c_str(), o.iterations);
+              o.limit_text.c_str(), o.policy_text.c_str(), o.graph_replay ? "on" : "off", o.iterations);
   if (settings.total_workspace > 0) {
     std::printf("ucudnn in WD mode: total %s, buffer %s, %d variables solved in %.2f ms\n", o.total_text.c_str(),
                 ucudnn::format_byte_size(division.bufferBytes).c_str(), division.variables, division.solveMs);
@@ -488,6 +496,7 @@ nlohmann::ordered_json report_header(const Options& o, const Settings& settings,
   json["layout"] = o.layout_text;
   json["math"] = o.data_type_text == "float" ? o.math_text : "tensor_op";
   json["total_workspace_bytes"] = settings.total_workspace;
+  json["graph_replay"] = o.graph_replay == 1;
   if (settings.total_workspace > 0) {
     json["wd_buffer_bytes"] = division.bufferBytes;
     json["wd_variables"] = division.variables;
@@ -569,9 +578,10 @@ Results measure(const cudaDeviceProp& prop, cudnnHandle_t plain, UcudnnHandle_t 
   return r;
 }
 
-UcudnnHandle_t make_ucudnn_handle(const Settings& settings) {
+UcudnnHandle_t make_ucudnn_handle(const Settings& settings, int graph_replay) {
   UcudnnHandle_t handle;
   check(cudnnCreate(&handle), "cudnnCreate(UcudnnHandle_t)");
+  check(ucudnnSetGraphReplay(handle, graph_replay), "graph replay");
   check(ucudnnSetBatchSizePolicy(handle, settings.policy), "policy");
   check(ucudnnSetDefaultWorkspaceLimit(handle, settings.limit), "limit");
   check(ucudnnSetTotalWorkspaceSize(settings.total_workspace), "total workspace");
@@ -595,7 +605,7 @@ int main(int argc, char** argv) {
   check(cudaGetDeviceProperties(&prop, 0), "device properties");
   cudnnHandle_t plain;
   check(cudnnCreate(&plain), "cudnnCreate");
-  UcudnnHandle_t handle = make_ucudnn_handle(settings);
+  UcudnnHandle_t handle = make_ucudnn_handle(settings, options.graph_replay);
   std::vector<Layer> layers = make_layers(network_of(options), settings, options.batch);
 
   Results results = measure(prop, plain, handle, layers, options, settings);

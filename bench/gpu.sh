@@ -26,7 +26,8 @@ pack() {
   cmake --build build-gpu -j "$(nproc)" >/dev/null
   rm -rf pack && mkdir -p pack/bin pack/lib
   cp build-gpu/tests/ucudnn_gpu_tests build-gpu/tests/ucudnn_preload_probe build-gpu/src/ucudnn \
-     build-gpu/bench/ucudnn_conv_benchmark build-gpu/bench/ucudnn_call_overhead pack/bin/
+     build-gpu/bench/ucudnn_conv_benchmark build-gpu/bench/ucudnn_call_overhead \
+     build-gpu/bench/ucudnn_legacy_plan_cache pack/bin/
   cp -P build-gpu/src/libucudnn.so* build-gpu/src/libucudnn_preload.so pack/lib/
   # Libraries the GPU machine lacks: everything ldd resolves outside the system's C/C++ runtime,
   # CUDA and cuDNN (the GPU machine has its own of those).
@@ -73,6 +74,7 @@ run() {
 # The paper's comparison for several networks (bench/sweep.sh), then pictures and a table
 # (bench/plot.py) per precision: bash bench/gpu.sh sweep "alexnet resnet50" "8MiB 64MiB 512MiB" \
 #   "undivided powerOfTwo wd" "float:NCHW half:NHWC bfloat16:NHWC"
+# SWEEP_ARGS adds benchmark options (SWEEP_ARGS="--graph-replay 0"); SWEEP_TAG names the folders.
 sweep() {
   local final=${OUT:-$root/gpu-results} out status=0
   out=$(mktemp -d)
@@ -82,18 +84,18 @@ sweep() {
   # PRECISIONS: data type and layout pairs, each in its own folder (float-NCHW, half-NHWC, ...).
   for precision in $4; do
     local type=${precision%%:*} layout=${precision##*:}
-    local dir="$out/$type-$layout"
+    local dir="$out/$type-$layout${SWEEP_TAG:+-$SWEEP_TAG}"
     mkdir -p "$dir"
     for net in $1; do
-      BENCH_ARGS="--data-type $type --layout $layout" UCUDNN_DATABASE="$dir/$net.db" \
+      BENCH_ARGS="--data-type $type --layout $layout ${SWEEP_ARGS:-}" UCUDNN_DATABASE="$dir/$net.db" \
         bash bench/sweep.sh pack/bin/ucudnn_conv_benchmark "$net" "$dir" "$2" "$3" | sed "s/^/$type $layout /" || status=1
       rm -f "$dir/$net.db" "$dir/$net.db-wal" "$dir/$net.db-shm"
       # Archived after every network, so that a run cut short still returns what it finished.
-      tar -czf "$final/sweep-results.tar.gz" -C "$out" .
+      tar -czf "$final/sweep-results${SWEEP_TAG:+-$SWEEP_TAG}.tar.gz" -C "$out" .
     done
     python3 bench/plot.py "$dir" > /dev/null || status=1
   done
-  tar -czf "$final/sweep-results.tar.gz" -C "$out" .
+  tar -czf "$final/sweep-results${SWEEP_TAG:+-$SWEEP_TAG}.tar.gz" -C "$out" .
   return $status
 }
 

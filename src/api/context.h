@@ -20,6 +20,7 @@ struct UcudnnContext {
   int device = 0;                 ///< the CUDA device current when the handle was created
   std::atomic<ucudnn::BatchSizePolicy> policy{ucudnn::BatchSizePolicy::kPowerOfTwo};
   std::atomic<std::size_t> default_workspace_limit{std::size_t{64} << 20};
+  std::atomic<bool> graph_replay{true};  ///< recurring calls replayed as CUDA graphs
   std::atomic<int> layer_id{-1};  ///< WD: calls belong to this layer's own segment (-1: shared by shape)
   std::optional<std::size_t> imposed_limit;  ///< UCUDNN_WORKSPACE_LIMIT: caps every limit; set at creation
 

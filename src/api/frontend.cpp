@@ -19,15 +19,13 @@ namespace {
 
 thread_local std::string last_error;
 
-bool stream_is_capturing(cudnnHandle_t handle) {
-  cudaStream_t stream = nullptr;
+// The handle's stream, and whether the caller is capturing it into a CUDA graph of its own.
+Status read_stream(cudnnHandle_t handle, cudaStream_t* stream, bool* capturing) {
+  UCUDNN_CHECK_CUDNN(cudnnGetStream(handle, stream));
   cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-  if (cudnnGetStream(handle, &stream) != CUDNN_STATUS_SUCCESS) return false;
-  if (cudaStreamIsCapturing(stream, &capture) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return false;
-  }
-  return capture != cudaStreamCaptureStatusNone;
+  UCUDNN_CHECK_CUDA(cudaStreamIsCapturing(*stream, &capture));
+  *capturing = capture != cudaStreamCaptureStatusNone;
+  return Status::success();
 }
 
 // The call as the planner sees it: its key and the handle's settings, read once.
@@ -116,6 +114,7 @@ Status create_context(UcudnnContext** out) {
   });
   if (config->print_statistics) Statistics::instance().print_at_exit();
   context->policy = config->policy;
+  context->graph_replay = config->graph_replay;
   context->default_workspace_limit = config->default_workspace_limit;
   context->imposed_limit = config->imposed_workspace_limit;
   *out = context.release();
@@ -185,7 +184,10 @@ Status run_convolution(UcudnnContext* context, const ConvCall& call, int algo, c
     if (!request) return request.error();
     request->given_limit = context->effective_limit(workspace_bytes);
     request->limit = remembered.requested_limit.value_or(request->given_limit);
-    request->may_benchmark = !stream_is_capturing(context->cudnn());
+    bool capturing = false;
+    UCUDNN_TRY(read_stream(context->cudnn(), &request->stream, &capturing));
+    request->may_benchmark = !capturing;
+    request->may_replay = !capturing && context->graph_replay.load(std::memory_order_relaxed);
     return active_planner().run(*request, alpha, beta, buffers, workspace, workspace_bytes);
   }();
   if (planned.ok()) return planned;

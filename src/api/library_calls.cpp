@@ -38,6 +38,26 @@ cudnnStatus_t ucudnnGetBatchSizePolicy(UcudnnHandle_t handle, UcudnnBatchSizePol
   });
 }
 
+cudnnStatus_t ucudnnSetGraphReplay(UcudnnHandle_t handle, int enabled) {
+  return at_boundary(__func__, [&]() -> Status {
+    UCUDNN_TRY(ucudnn::require_context(handle.context));
+    if (enabled != 0 && enabled != 1) {
+      return Error(ErrorCode::kBadParam, "graph replay is 0 (off) or 1 (on), not " + std::to_string(enabled));
+    }
+    handle.context->graph_replay = enabled == 1;
+    return Status::success();
+  });
+}
+
+cudnnStatus_t ucudnnGetGraphReplay(UcudnnHandle_t handle, int* enabled) {
+  return at_boundary(__func__, [&]() -> Status {
+    UCUDNN_TRY(ucudnn::require_context(handle.context));
+    if (!enabled) return Error(ErrorCode::kBadParam, "null enabled pointer");
+    *enabled = handle.context->graph_replay.load() ? 1 : 0;
+    return Status::success();
+  });
+}
+
 cudnnStatus_t ucudnnSetDefaultWorkspaceLimit(UcudnnHandle_t handle, size_t bytes) {
   return at_boundary(__func__, [&]() -> Status {
     UCUDNN_TRY(ucudnn::require_context(handle.context));
@@ -159,6 +179,7 @@ cudnnStatus_t ucudnnGetStatistics(UcudnnStatistics* statistics) {
       s.timings = c.timings;
       s.benchmarkSeconds = c.benchmark_seconds;
       s.solveSeconds = c.solve_seconds;
+      s.replayedCalls = c.replayed_calls;
     }
     statistics->divisions = source.divisions();
     statistics->divisionSeconds = source.division_seconds();

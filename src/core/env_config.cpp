@@ -87,6 +87,11 @@ Expected<EnvConfig> parse_env_config(const EnvValues& values) {
     if (text != "0" && text != "1") return Error{"UCUDNN_STATS: '" + text + "' is not 0 or 1"};
     config.print_statistics = text == "1";
   }
+  if (values.graph_replay && *values.graph_replay) {
+    const std::string text = values.graph_replay;
+    if (text != "0" && text != "1") return Error{"UCUDNN_GRAPH_REPLAY: '" + text + "' is not 0 or 1"};
+    config.graph_replay = text == "1";
+  }
   if (values.log_level && *values.log_level) {
     auto parsed = parse_log_level(values.log_level);
     if (!parsed) return parsed.error().prefixed("UCUDNN_LOG_LEVEL: ");
@@ -107,6 +112,7 @@ const Expected<EnvConfig>& env_config() {
     values.database_journal = std::getenv("UCUDNN_DATABASE_JOURNAL");
     values.benchmark_devices = std::getenv("UCUDNN_BENCHMARK_DEVICES");
     values.statistics = std::getenv("UCUDNN_STATS");
+    values.graph_replay = std::getenv("UCUDNN_GRAPH_REPLAY");
     values.log_level = std::getenv("UCUDNN_LOG_LEVEL");
     values.log_file = std::getenv("UCUDNN_LOG_FILE");
     return parse_env_config(values);

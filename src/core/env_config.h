@@ -12,6 +12,7 @@
 // | UCUDNN_DATABASE_JOURNAL         | auto, wal, delete, truncate, persist             | auto       |
 // | UCUDNN_BENCHMARK_DEVICES        | all, or device ordinals "0,2,3"                  | the handle's|
 // | UCUDNN_STATS                    | 1: print per-operation statistics at exit        | 0          |
+// | UCUDNN_GRAPH_REPLAY             | 1: replay recurring calls as CUDA graphs; 0: not  | 1          |
 // | UCUDNN_LOG_LEVEL                | off, error, warn, info, debug (or 0-4)           | warn       |
 // | UCUDNN_LOG_FILE                 | append log lines to this file                    | stderr     |
 //
@@ -39,6 +40,7 @@ struct EnvConfig {
   std::string benchmark_devices;  ///< "all" or "0,2,3" (syntax checked here, device numbers at
                                   ///< cudnnCreate); empty: the handle's own
   bool print_statistics = false;  ///< UCUDNN_STATS
+  bool graph_replay = true;       ///< UCUDNN_GRAPH_REPLAY
   LogLevel log_level = LogLevel::kWarn;
   std::string log_file;  ///< empty: stderr
 };
@@ -52,6 +54,7 @@ struct EnvValues {
   const char* database_journal = nullptr;
   const char* benchmark_devices = nullptr;
   const char* statistics = nullptr;
+  const char* graph_replay = nullptr;
   const char* log_level = nullptr;
   const char* log_file = nullptr;
 };

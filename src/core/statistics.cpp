@@ -16,10 +16,11 @@ Statistics& Statistics::instance() {
   return *statistics;
 }
 
-void Statistics::count_execution(ConvOp op, int micro_batches) {
+void Statistics::count_execution(ConvOp op, int micro_batches, bool replayed) {
   Atomics& a = ops_[static_cast<int>(op)];
   a.convolution_calls.fetch_add(1, std::memory_order_relaxed);
   if (micro_batches > 1) a.split_calls.fetch_add(1, std::memory_order_relaxed);
+  if (replayed) a.replayed_calls.fetch_add(1, std::memory_order_relaxed);
 }
 
 void Statistics::count_plain(ConvOp op) {
@@ -52,6 +53,7 @@ OpCounters Statistics::read(ConvOp op) const {
   OpCounters c;
   c.convolution_calls = a.convolution_calls.load();
   c.split_calls = a.split_calls.load();
+  c.replayed_calls = a.replayed_calls.load();
   c.plain_calls = a.plain_calls.load();
   c.algorithm_queries = a.algorithm_queries.load();
   c.timings = a.timings.load();
@@ -62,12 +64,12 @@ OpCounters Statistics::read(ConvOp op) const {
 
 std::string Statistics::report() const {
   std::ostringstream out;
-  out << "ucudnn: op    convolutions      split      plain    queries    timings  benchmark s  solve s\n";
+  out << "ucudnn: op    convolutions      split   replayed      plain    queries    timings  benchmark s  solve s\n";
   for (ConvOp op : {ConvOp::kForward, ConvOp::kBackwardData, ConvOp::kBackwardFilter}) {
     const OpCounters c = read(op);
-    char line[160];
-    std::snprintf(line, sizeof(line), "ucudnn: %-5s %12lld %10lld %10lld %10lld %10lld %12.3f %8.3f\n",
-                  short_name(op), c.convolution_calls, c.split_calls, c.plain_calls, c.algorithm_queries, c.timings,
+    char line[192];
+    std::snprintf(line, sizeof(line), "ucudnn: %-5s %12lld %10lld %10lld %10lld %10lld %10lld %12.3f %8.3f\n",
+                  short_name(op), c.convolution_calls, c.split_calls, c.replayed_calls, c.plain_calls, c.algorithm_queries, c.timings,
                   c.benchmark_seconds, c.solve_seconds);
     out << line;
   }

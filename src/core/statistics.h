@@ -1,6 +1,6 @@
 #pragma once
 // Process-wide counters of what ucudnn did, per operation: how many convolutions it intercepted,
-// how many ran split into micro-batches, how many fell back to plain cuDNN, and the time spent
+// how many ran split into micro-batches or as replayed graphs, how many fell back to plain cuDNN, and the time spent
 // planning (benchmarking and solving apart). Lock-free; read by ucudnnGetStatistics and printed at
 // exit when UCUDNN_STATS=1, so a user can see that it worked.
 
@@ -15,6 +15,7 @@ namespace ucudnn {
 struct OpCounters {
   long long convolution_calls = 0;  ///< convolution calls intercepted
   long long split_calls = 0;        ///< ... that ran as more than one micro-batch
+  long long replayed_calls = 0;     ///< ... that ran as a replayed CUDA graph
   long long plain_calls = 0;        ///< ... that ran as plain cuDNN (planning failed, or the caller
                                     ///< chose a real algorithm over the offered plan)
   long long algorithm_queries = 0;  ///< get/find calls intercepted
@@ -27,7 +28,7 @@ class Statistics {
  public:
   static Statistics& instance();
 
-  void count_execution(ConvOp op, int micro_batches);
+  void count_execution(ConvOp op, int micro_batches, bool replayed = false);
   void count_plain(ConvOp op);
   void count_query(ConvOp op);
   void add_benchmarking(ConvOp op, double seconds, long long timings);
@@ -45,7 +46,7 @@ class Statistics {
 
  private:
   struct Atomics {
-    std::atomic<long long> convolution_calls{0}, split_calls{0}, plain_calls{0}, algorithm_queries{0}, timings{0};
+    std::atomic<long long> convolution_calls{0}, split_calls{0}, replayed_calls{0}, plain_calls{0}, algorithm_queries{0}, timings{0};
     std::atomic<long long> benchmark_ns{0}, solve_ns{0};
   };
   std::array<Atomics, 3> ops_;

@@ -34,12 +34,27 @@ bool ExecutablePlan::deterministic() const {
   return true;
 }
 
-Status ExecutablePlan::execute(cudnnHandle_t handle, const void* alpha, const void* beta, const ConvBuffers& buffers,
-                               void* workspace, std::size_t workspace_bytes) const {
+Status ExecutablePlan::execute(const CallTarget& target, const void* alpha, const void* beta,
+                               const ConvBuffers& buffers, void* workspace, std::size_t workspace_bytes) const {
   if (workspace_bytes < wr_.workspace_bytes) {
     return Error(ErrorCode::kBadParam, "the plan needs " + std::to_string(wr_.workspace_bytes) +
                                               " bytes of workspace, the call gave " + std::to_string(workspace_bytes));
   }
+  const bool is_double = key_.x.data_type == CUDNN_DATA_DOUBLE;
+  const CallSignature signature{buffers.x,       buffers.y,
+                                buffers.w,       workspace,
+                                workspace_bytes, scalar_bits(alpha, is_double),
+                                scalar_bits(beta, is_double)};
+  bool replayed = false;
+  UCUDNN_TRY(replay_.run(key_.device, target, signature, &replayed, [&](cudnnHandle_t handle) {
+    return enqueue(handle, alpha, beta, buffers, workspace, workspace_bytes);
+  }));
+  Statistics::instance().count_execution(key_.op, wr_.micro_batch_count(), replayed);
+  return Status::success();
+}
+
+Status ExecutablePlan::enqueue(cudnnHandle_t handle, const void* alpha, const void* beta, const ConvBuffers& buffers,
+                               void* workspace, std::size_t workspace_bytes) const {
   // Scaling factors are double for double data, float otherwise (cuDNN's rule).
   static const float kOneFloat = 1.0f;
   static const double kOneDouble = 1.0;
@@ -68,7 +83,6 @@ Status ExecutablePlan::execute(cudnnHandle_t handle, const void* alpha, const vo
       first = false;
     }
   }
-  Statistics::instance().count_execution(key_.op, wr_.micro_batch_count());
   return Status::success();
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // ExecutablePlan: a WR plan made ready to run. Its micro-batch descriptors are made once, when the
-// plan is built, and reused by every call.
+// plan is built, and reused by every call; a call that recurs is replayed as a CUDA graph
+// (runtime/graph_replay.h).
 
 #include <cudnn.h>
 
@@ -15,6 +16,7 @@
 #include "optimize/wr_optimizer.h"
 #include "runtime/cudnn_shim.h"
 #include "runtime/descriptors.h"
+#include "runtime/graph_replay.h"
 
 namespace ucudnn {
 
@@ -23,11 +25,19 @@ class ExecutablePlan {
   static Status build(const ConvKey& key, std::size_t workspace_limit, BatchSizePolicy policy, WrPlan wr,
                       std::optional<double> undivided_time_ms, std::unique_ptr<ExecutablePlan>* out);
 
-  /// Runs the plan as a sequence of cuDNN calls on micro-batches, all on the handle's stream and
+  /// Runs the plan as a sequence of cuDNN calls on micro-batches, all on the target's stream and
   /// without host synchronisation. Forward and backward data are split along N; backward filter
-  /// accumulates: the first micro-batch uses the caller's beta, every later one beta = 1.
-  Status execute(cudnnHandle_t handle, const void* alpha, const void* beta, const ConvBuffers& buffers,
+  /// accumulates: the first micro-batch uses the caller's beta, every later one beta = 1. Where
+  /// the target allows it, a call seen before with the same buffers and scalars is a graph launch.
+  Status execute(const CallTarget& target, const void* alpha, const void* beta, const ConvBuffers& buffers,
                  void* workspace, std::size_t workspace_bytes) const;
+  /// The same, directly on the handle's stream, never replayed.
+  Status execute(cudnnHandle_t handle, const void* alpha, const void* beta, const ConvBuffers& buffers,
+                 void* workspace, std::size_t workspace_bytes) const {
+    return execute(CallTarget{handle, nullptr, false}, alpha, beta, buffers, workspace, workspace_bytes);
+  }
+  /// Whether this plan's calls could not be captured (they run directly).
+  bool replay_refused() const { return replay_.refused(); }
 
   const ConvKey& key() const { return key_; }
   const WrPlan& wr() const { return wr_; }
@@ -38,6 +48,9 @@ class ExecutablePlan {
 
  private:
   ExecutablePlan() = default;
+  /// The plan's cuDNN calls, queued on `handle`'s stream.
+  Status enqueue(cudnnHandle_t handle, const void* alpha, const void* beta, const ConvBuffers& buffers,
+                 void* workspace, std::size_t workspace_bytes) const;
 
   ConvKey key_;
   std::size_t workspace_limit_ = 0;
@@ -47,6 +60,7 @@ class ExecutablePlan {
   FilterDescriptor filter_;
   std::map<int, TensorDescriptor> x_by_size_, y_by_size_;
   std::map<int, ConvolutionDescriptor> conv_by_math_;
+  mutable GraphReplay replay_;
 };
 
 }  // namespace ucudnn

@@ -1,5 +1,5 @@
 #pragma once
-// Ownership of C resources (cuDNN descriptors and handles, CUDA events) through one deleter
+// Ownership of C resources (cuDNN descriptors and handles, CUDA events, streams and graphs) through one deleter
 // template: Owned<cudnnTensorDescriptor_t, cudnnDestroyTensorDescriptor> is a unique_ptr that
 // calls the library's destroy function. Destroy results are ignored: a destructor has nobody to
 // report to.
@@ -34,6 +34,9 @@ using ConvolutionDescriptor = Owned<cudnnConvolutionDescriptor_t, cudnnDestroyCo
 using CudnnHandle = Owned<cudnnHandle_t, static_cast<cudnnStatus_t (*)(cudnnHandle_t)>(cudnnDestroy)>;
 using CudaEvent = Owned<cudaEvent_t, cudaEventDestroy>;
 using CudaStream = Owned<cudaStream_t, cudaStreamDestroy>;
+using CudaGraph = Owned<cudaGraph_t, cudaGraphDestroy>;
+/// Destroying one that is still running is allowed: CUDA frees it when the launch completes.
+using CudaGraphExec = Owned<cudaGraphExec_t, cudaGraphExecDestroy>;
 
 /// A new event on the current device (cudaEventCreateWithFlags).
 inline Status create_event(unsigned flags, CudaEvent* out) {

@@ -17,6 +17,7 @@
 #include "core/expected.h"
 #include "runtime/cudnn_shim.h"
 #include "runtime/executor.h"
+#include "runtime/graph_replay.h"
 
 namespace ucudnn {
 
@@ -30,6 +31,11 @@ struct KernelRequest {
                               ///< limit their get/find call asked for
   std::size_t given_limit = 0;  ///< WR convolutions: the limit the workspace they are given allows
   bool may_benchmark = true;  ///< false while the stream is captured into a CUDA graph
+  // Convolutions only:
+  cudaStream_t stream = nullptr;  ///< the handle's stream
+  bool may_replay = false;        ///< replay switched on and the stream not being captured
+
+  CallTarget target() const { return CallTarget{handle, stream, may_replay}; }
 };
 
 class Planner {

@@ -30,7 +30,7 @@ Status WdPlanner::workspace(const KernelRequest& /*request*/, std::size_t* bytes
 
 Status WdPlanner::run(const KernelRequest& request, const void* alpha, const void* beta, const ConvBuffers& buffers,
                       void* /*workspace*/, std::size_t /*workspace_bytes*/) {
-  return WorkspaceDivision::instance().run(request.handle, wd_key(request), request.policy, request.may_benchmark,
+  return WorkspaceDivision::instance().run(request.target(), wd_key(request), request.policy, request.may_benchmark,
                                            alpha, beta, buffers);
 }
 

@@ -197,8 +197,9 @@ Status WorkspaceDivision::allocate_locked(Device& device) {
   return Status::success();
 }
 
-Status WorkspaceDivision::run(cudnnHandle_t handle, const WdKey& key, BatchSizePolicy policy, bool may_optimize,
+Status WorkspaceDivision::run(const CallTarget& target, const WdKey& key, BatchSizePolicy policy, bool may_optimize,
                               const void* alpha, const void* beta, const ConvBuffers& buffers) {
+  cudnnHandle_t handle = target.handle;
   bool known = false;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -219,14 +220,13 @@ Status WorkspaceDivision::run(cudnnHandle_t handle, const WdKey& key, BatchSizeP
     UCUDNN_TRY(allocate_locked(device));
   }
   Kernel& kernel = device.kernels.at(key);
-  cudaStream_t stream = nullptr;
-  UCUDNN_CHECK_CUDNN(cudnnGetStream(handle, &stream));
+  cudaStream_t stream = target.stream;
   // Identical kernels share a segment: a call on another stream waits for the previous use.
   if (kernel.used && kernel.last_stream != stream) {
     UCUDNN_CHECK_CUDA(cudaStreamWaitEvent(stream, kernel.last_use.get(), 0));
   }
   void* segment = static_cast<char*>(device.buffer.get()) + kernel.segment.offset;
-  UCUDNN_TRY(kernel.plan->execute(handle, alpha, beta, buffers, segment, kernel.segment.bytes));
+  UCUDNN_TRY(kernel.plan->execute(target, alpha, beta, buffers, segment, kernel.segment.bytes));
   UCUDNN_CHECK_CUDA(cudaEventRecord(kernel.last_use.get(), stream));
   kernel.last_stream = stream;
   kernel.used = true;

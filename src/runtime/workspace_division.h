@@ -28,6 +28,7 @@
 #include "runtime/cuda_status.h"
 #include "runtime/device_buffer.h"
 #include "runtime/executor.h"
+#include "runtime/graph_replay.h"
 #include "runtime/owned.h"
 
 namespace ucudnn {
@@ -91,11 +92,11 @@ class WorkspaceDivision {
   Status divide(cudnnHandle_t handle, int device);
   /// Divides and allocates the buffer and the kernels' events.
   Status optimize(cudnnHandle_t handle, int device);
-  /// Runs a kernel in its segment, on the handle's stream, after the last use of the segment on
+  /// Runs a kernel in its segment, on the target's stream, after the last use of the segment on
   /// another stream. Divides and allocates first where needed.
   /// `may_optimize` false (during graph capture): fails instead of measuring or allocating.
-  Status run(cudnnHandle_t handle, const WdKey& key, BatchSizePolicy policy, bool may_optimize, const void* alpha,
-             const void* beta, const ConvBuffers& buffers);
+  Status run(const CallTarget& target, const WdKey& key, BatchSizePolicy policy, bool may_optimize,
+             const void* alpha, const void* beta, const ConvBuffers& buffers);
 
   WdSummary summary(int device);
   /// Whether the kernels registered on `device` are divided (no kernel came after the division).

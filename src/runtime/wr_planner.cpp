@@ -75,7 +75,7 @@ Status WrPlanner::run(const KernelRequest& request, const void* alpha, const voi
   if (!asked.ok() || plan->wr().workspace_bytes > workspace_bytes) {
     UCUDNN_TRY(plan_for(request, request.given_limit, &plan));
   }
-  return plan->execute(request.handle, alpha, beta, buffers, workspace, workspace_bytes);
+  return plan->execute(request.target(), alpha, beta, buffers, workspace, workspace_bytes);
 }
 
 Status WrPlanner::describe(const KernelRequest& request, std::optional<std::size_t> explicit_limit,

@@ -36,6 +36,9 @@ TEST(UcudnnHandle, NullHandleCallsReturnBadParam) {
   EXPECT_EQ(ucudnnSetBatchSizePolicy(null_handle, UCUDNN_BATCH_SIZE_POLICY_ALL), CUDNN_STATUS_BAD_PARAM);
   EXPECT_STRNE(ucudnnGetLastErrorMessage(), "");
   EXPECT_EQ(ucudnnSetDefaultWorkspaceLimit(null_handle, 1), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(ucudnnSetGraphReplay(null_handle, 1), CUDNN_STATUS_BAD_PARAM);
+  int enabled = 0;
+  EXPECT_EQ(ucudnnGetGraphReplay(null_handle, &enabled), CUDNN_STATUS_BAD_PARAM);
   size_t bytes = 0;
   EXPECT_EQ(cudnnGetConvolutionForwardWorkspaceSize(null_handle, nullptr, nullptr, nullptr, nullptr,
                                                     UCUDNN_CONVOLUTION_FWD_ALGO_MICRO_BATCHED, &bytes),
@@ -91,12 +94,25 @@ TEST(EnvConfig, StatisticsSwitchIsZeroOrOne) {
   EXPECT_NE(bad.message().find("UCUDNN_STATS: 'yes' is not 0 or 1"), std::string::npos) << bad.message();
 }
 
+TEST(EnvConfig, GraphReplayIsOnByDefaultAndZeroOrOne) {
+  ucudnn::EnvValues values;
+  EXPECT_TRUE(ucudnn::parse_env_config(values)->graph_replay);
+  values.graph_replay = "0";
+  EXPECT_FALSE(ucudnn::parse_env_config(values)->graph_replay);
+  values.graph_replay = "1";
+  EXPECT_TRUE(ucudnn::parse_env_config(values)->graph_replay);
+  values.graph_replay = "off";
+  auto bad = ucudnn::parse_env_config(values);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("UCUDNN_GRAPH_REPLAY: 'off' is not 0 or 1"), std::string::npos) << bad.message();
+}
+
 TEST(Statistics, CountsPerOperationAndReportsThem) {
   UcudnnStatistics before;
   ASSERT_EQ(ucudnnGetStatistics(&before), CUDNN_STATUS_SUCCESS);
   auto& statistics = ucudnn::Statistics::instance();
   statistics.count_execution(ucudnn::ConvOp::kBackwardData, 4);
-  statistics.count_execution(ucudnn::ConvOp::kBackwardData, 1);
+  statistics.count_execution(ucudnn::ConvOp::kBackwardData, 1, /*replayed=*/true);
   statistics.count_plain(ucudnn::ConvOp::kBackwardData);
   statistics.count_query(ucudnn::ConvOp::kForward);
   statistics.add_benchmarking(ucudnn::ConvOp::kBackwardFilter, 0.25, 7);
@@ -107,6 +123,7 @@ TEST(Statistics, CountsPerOperationAndReportsThem) {
   EXPECT_EQ(after.op[UCUDNN_OP_BACKWARD_DATA].convolutionCalls - before.op[UCUDNN_OP_BACKWARD_DATA].convolutionCalls, 3);
   EXPECT_EQ(after.op[UCUDNN_OP_BACKWARD_DATA].splitCalls - before.op[UCUDNN_OP_BACKWARD_DATA].splitCalls, 1);
   EXPECT_EQ(after.op[UCUDNN_OP_BACKWARD_DATA].plainCalls - before.op[UCUDNN_OP_BACKWARD_DATA].plainCalls, 1);
+  EXPECT_EQ(after.op[UCUDNN_OP_BACKWARD_DATA].replayedCalls - before.op[UCUDNN_OP_BACKWARD_DATA].replayedCalls, 1);
   EXPECT_EQ(after.op[UCUDNN_OP_FORWARD].algorithmQueries - before.op[UCUDNN_OP_FORWARD].algorithmQueries, 1);
   EXPECT_EQ(after.op[UCUDNN_OP_FORWARD].convolutionCalls, before.op[UCUDNN_OP_FORWARD].convolutionCalls);
   EXPECT_EQ(after.op[UCUDNN_OP_BACKWARD_FILTER].timings - before.op[UCUDNN_OP_BACKWARD_FILTER].timings, 7);

@@ -1,0 +1,76 @@
+#pragma once
+// Replays a plan's cuDNN calls as a CUDA graph once the same call recurs (runtime/replay_cache.h
+// says when and why). Graphs are captured on a stream and cuDNN handle of ucudnn's own per device,
+// never on the caller's stream (which may belong to a capture of the caller's), and launched on
+// the caller's stream. A plan whose calls cannot be captured runs them directly from then on.
+
+#include <cuda_runtime_api.h>
+#include <cudnn.h>
+
+#include <functional>
+#include <mutex>
+
+#include "core/expected.h"
+#include "runtime/owned.h"
+#include "runtime/replay_cache.h"
+
+namespace ucudnn {
+
+/// Where a call's work goes: the caller's handle and its stream, and whether it may be replayed
+/// (not when replay is switched off, nor while the stream is being captured by the caller).
+struct CallTarget {
+  cudnnHandle_t handle = nullptr;
+  cudaStream_t stream = nullptr;  ///< the handle's stream
+  bool may_replay = false;
+};
+
+class GraphReplay {
+ public:
+  /// Queues the work `enqueue(handle)` puts on a handle's stream: directly on `target.handle`, or
+  /// as a graph launched on `target.stream`. `enqueue` may depend on nothing but the plan and what
+  /// `signature` holds. `*replayed` says whether a graph ran.
+  template <typename Enqueue>
+  Status run(int device, const CallTarget& target, const CallSignature& signature, bool* replayed,
+             Enqueue&& enqueue) {
+    *replayed = false;
+    if (!target.may_replay) return enqueue(target.handle);
+    std::unique_lock<std::mutex> lock(mutex_);
+    CudaGraphExec* graph = nullptr;
+    switch (cache_.decide(signature, &graph)) {
+      case ReplayAction::kLaunch:
+        *replayed = true;
+        return launch(*graph, target.stream);  // under the lock: a store() may evict it
+      case ReplayAction::kRunDirectly:
+        lock.unlock();
+        return enqueue(target.handle);
+      case ReplayAction::kCapture:
+        break;
+    }
+    CudaGraphExec captured;
+    const Status status = capture(device, enqueue, &captured);
+    if (!status.ok()) {
+      cache_.refuse();
+      lock.unlock();
+      note_refusal(status);
+      return enqueue(target.handle);  // nothing ran during the capture
+    }
+    *replayed = true;
+    return launch(*cache_.store(signature, std::move(captured)), target.stream);
+  }
+
+  /// Whether capturing failed for this plan (its calls run directly for good).
+  bool refused() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return cache_.refused();
+  }
+
+ private:
+  static Status capture(int device, const std::function<Status(cudnnHandle_t)>& enqueue, CudaGraphExec* out);
+  static Status launch(const CudaGraphExec& graph, cudaStream_t stream);
+  static void note_refusal(const Status& why);
+
+  mutable std::mutex mutex_;
+  ReplayCache<CudaGraphExec> cache_;
+};
+
+}  // namespace ucudnn

@@ -1,0 +1,161 @@
+// Graph replay: a plan's calls captured into a CUDA graph once their buffers and scalars recur
+// must compute what plain cuDNN computes on the data present at each later call, whichever of
+// two buffer sets a call names, and a call with other scalars must not reuse a graph.
+
+#include "conv_check.h"
+#include "core/conv_key.h"
+#include "core/statistics.h"
+#include "runtime/executor.h"
+
+namespace ucudnn_test {
+namespace {
+
+constexpr size_t kWorkspace = size_t{256} << 20;
+
+class GraphReplay : public GpuTest {};
+
+struct BufferSet {
+  DeviceArray x, y, w;
+  BufferSet(const ConvProblem& p, cudnnDataType_t type)
+      : x(extent(p.x_dims, p.x_strides), type), y(extent(p.y_dims, p.y_strides), type), w(product(p.w_dims), type) {}
+};
+
+long long replayed(UcudnnConvolutionOp_t op) {
+  return ucudnn::Statistics::instance().read(static_cast<ucudnn::ConvOp>(op)).replayed_calls;
+}
+
+TEST_F(GraphReplay, ReplayedCallsMatchPlainCudnnOnFreshDataAndTwoBufferSets) {
+  const std::uint32_t seed = fresh_seed();
+  SCOPED_TRACE("UCUDNN_TEST_SEED=" + std::to_string(seed));
+  std::mt19937 rng(seed);
+  cudnnHandle_t plain;
+  CUDNN_OK(cudnnCreate(&plain));
+  cudaStream_t stream;
+  CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  CUDNN_OK(cudnnSetStream(plain, stream));
+  DeviceArray workspace(kWorkspace / 4, CUDNN_DATA_FLOAT);
+  ASSERT_TRUE(workspace.get());
+
+  // Which buffer set each call names and its (alpha, beta); the last call changes beta on set 0.
+  struct Call {
+    int set;
+    float alpha, beta;
+  };
+  const Call kCalls[] = {{0, 1.0f, 0.5f}, {0, 1.0f, 0.5f}, {0, 1.0f, 0.5f}, {1, 1.0f, 0.5f},
+                         {1, 1.0f, 0.5f}, {0, 1.0f, 0.5f}, {1, 1.0f, 0.5f}, {0, 1.0f, 0.0f}};
+  // Direct, capture, launch, direct (new set), capture, launch, launch, direct (new beta).
+  const long long kExpectedReplays = 5;
+
+  int plans = 0, refused = 0;
+  for (int i = 0; i < 12; ++i) {
+    ConvSpec spec = random_spec(rng);
+    spec.n = std::max(spec.n, 2);
+    ConvProblem p(spec);
+    if (!p.ok) continue;
+    for (int op_index = 0; op_index < 3; ++op_index) {
+      const auto op = static_cast<UcudnnConvolutionOp_t>(op_index);
+      const int algo = plain_heuristic_algo(plain, p, op, kWorkspace);
+      if (algo < 0) continue;
+      ucudnn::ConvKey key;
+      ASSERT_TRUE(ucudnn::read_conv_key(static_cast<ucudnn::ConvOp>(op), 0, {p.x, p.w, p.conv, p.y}, &key).ok());
+      // Two micro-batches (so backward filter's accumulation is captured too).
+      ucudnn::WrPlan wr;
+      wr.batch = spec.n;
+      wr.runs.push_back({spec.n / 2, algo, static_cast<int>(spec.math), 1, 0.0, 0, true});
+      wr.runs.push_back({spec.n - spec.n / 2, algo, static_cast<int>(spec.math), 1, 0.0, 0, true});
+      std::unique_ptr<ucudnn::ExecutablePlan> plan;
+      ASSERT_TRUE(ucudnn::ExecutablePlan::build(key, kWorkspace, ucudnn::BatchSizePolicy::kAll, wr, std::nullopt, &plan)
+                      .ok());
+      SCOPED_TRACE(spec.describe() + " op " + std::to_string(op) + " algo " + std::to_string(algo));
+
+      const cudnnDataType_t type = spec.data_type;
+      BufferSet sets[2] = {BufferSet(p, type), BufferSet(p, type)};
+      ASSERT_TRUE(sets[0].x.get() && sets[0].y.get() && sets[0].w.get() && sets[1].x.get() && sets[1].y.get() &&
+                  sets[1].w.get());
+      const long long before = replayed(op);
+      bool runs = true;
+      for (const Call& call : kCalls) {
+        BufferSet& b = sets[call.set];
+        b.x.fill_random(rng);  // fresh data every call: a graph must read it, not remember it
+        b.y.fill_random(rng);
+        b.w.fill_random(rng);
+        DeviceArray& out = op == UCUDNN_OP_FORWARD ? b.y : op == UCUDNN_OP_BACKWARD_DATA ? b.x : b.w;
+        DeviceArray reference(out.elements(), type);
+        reference.copy_from(out);
+        const ucudnn::Status status =
+            plan->execute(ucudnn::CallTarget{plain, stream, true}, &call.alpha, &call.beta,
+                          {b.x.get(), b.w.get(), b.y.get()}, workspace.get(), kWorkspace);
+        if (!status.ok()) {  // the algorithm does not run at a micro-batch size: not this test's concern
+          runs = false;
+          break;
+        }
+        void* rx = op == UCUDNN_OP_BACKWARD_DATA ? reference.get() : b.x.get();
+        void* rw = op == UCUDNN_OP_BACKWARD_FILTER ? reference.get() : b.w.get();
+        void* ry = op == UCUDNN_OP_FORWARD ? reference.get() : b.y.get();
+        ASSERT_EQ(plain_convolution(plain, p, op, algo, call.alpha, call.beta, rx, rw, ry, workspace.get(), kWorkspace),
+                  CUDNN_STATUS_SUCCESS);
+        CUDA_OK(cudaStreamSynchronize(stream));
+        EXPECT_LE(output_error(p, op, out, reference), tolerance(spec, true));
+      }
+      if (!runs) continue;
+      ++plans;
+      if (plan->replay_refused()) {
+        ++refused;
+        continue;
+      }
+      EXPECT_EQ(replayed(op) - before, kExpectedReplays);
+    }
+  }
+  std::printf("[ replay ] seed %u: %d plans replayed over %zu calls each, %d refused capture\n", seed, plans - refused,
+              sizeof(kCalls) / sizeof(kCalls[0]), refused);
+  EXPECT_GE(plans, 12);
+  // cuDNN's legacy calls are capturable (PyTorch captures them too): a refusal is a regression.
+  EXPECT_EQ(refused, 0);
+  cudnnDestroy(plain);
+  cudaStreamDestroy(stream);
+}
+
+// Through the handle: recurring calls replay, ucudnnSetGraphReplay(0) stops it, and a bad value is
+// refused.
+TEST_F(GraphReplay, HandleSwitchesReplayOnAndOff) {
+  std::mt19937 rng(fresh_seed());
+  ConvSpec spec;
+  spec.n = 8, spec.c = 16, spec.k = 32, spec.spatial = {20, 20}, spec.filter = {3, 3};
+  spec.pad = {1, 1}, spec.stride = {1, 1}, spec.dilation = {1, 1};
+  ConvProblem p(spec);
+  ASSERT_TRUE(p.ok);
+  UcudnnHandle_t handle;
+  CUDNN_OK(cudnnCreate(&handle));
+  int enabled = -1;
+  CUDNN_OK(ucudnnGetGraphReplay(handle, &enabled));
+  EXPECT_EQ(enabled, 1);
+  EXPECT_EQ(ucudnnSetGraphReplay(handle, 2), CUDNN_STATUS_BAD_PARAM);
+
+  DeviceArray x(extent(p.x_dims, p.x_strides), spec.data_type), y(extent(p.y_dims, p.y_strides), spec.data_type),
+      w(product(p.w_dims), spec.data_type);
+  x.fill_random(rng);
+  w.fill_random(rng);
+  int returned = 0;
+  cudnnConvolutionFwdAlgoPerf_t perf[4];
+  CUDNN_OK(cudnnGetConvolutionForwardAlgorithm_v7(handle, p.x, p.w, p.conv, p.y, 4, &returned, perf));
+  ASSERT_GE(returned, 1);
+  size_t bytes = 0;
+  CUDNN_OK(cudnnGetConvolutionForwardWorkspaceSize(handle, p.x, p.w, p.conv, p.y, perf[0].algo, &bytes));
+  DeviceArray workspace(bytes / 4 + 1, CUDNN_DATA_FLOAT);
+  const float one = 1.0f, zero = 0.0f;
+  auto run = [&] {
+    CUDNN_OK(cudnnConvolutionForward(handle, &one, p.x, x.get(), p.w, w.get(), p.conv, perf[0].algo, workspace.get(),
+                                     bytes, &zero, p.y, y.get()));
+  };
+  const long long start = replayed(UCUDNN_OP_FORWARD);
+  for (int i = 0; i < 4; ++i) run();
+  EXPECT_EQ(replayed(UCUDNN_OP_FORWARD) - start, 3);  // the first call runs directly
+  CUDNN_OK(ucudnnSetGraphReplay(handle, 0));
+  for (int i = 0; i < 3; ++i) run();
+  EXPECT_EQ(replayed(UCUDNN_OP_FORWARD) - start, 3);
+  CUDA_OK(cudaDeviceSynchronize());
+  CUDNN_OK(cudnnDestroy(handle));
+}
+
+}  // namespace
+}  // namespace ucudnn_test
