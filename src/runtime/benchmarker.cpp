@@ -89,29 +89,26 @@ Status Benchmarker::time_candidate(const ConvDescriptors& d, int algo, double* m
   for (int i = 0; i < settings_.warmup_calls; ++i) {
     UCUDNN_TRY(convolve(handle_, key_.op, d, algo, alpha, buffers, workspace_.get(), workspace_bytes_, beta));
   }
-  // What a call costs in a plan's sequence of calls: the GPU's time or the host's, whichever is
-  // longer. A sample queues `calls` calls behind a closed gate, timing the host while it queues
-  // them (cuDNN's legacy API spends about 50-100 us of host time per call, more than a small
-  // micro-batch takes on the GPU) and then the GPU with events as it runs them back to back (no
-  // launch gap before each call, which a call timed alone would also pay).
+  // What a call costs the GPU in a plan's sequence of calls. A sample queues `calls` calls behind
+  // a closed gate and times them with events as the GPU runs them back to back, as a replayed
+  // graph runs them (runtime/graph_replay.h). The host's time per legacy cuDNN call (50-150 us
+  // with cuDNN 9, often more than the GPU's) is left out: replay removes it from every call after
+  // the second, so a plan is chosen for the GPU's time.
   auto time_calls = [&](int calls, float* ms) -> Status {
     StreamGate gate;
     gate.close(stream);
     UCUDNN_CHECK_CUDA(cudaEventRecord(start_.get(), stream));
-    const auto queueing = std::chrono::steady_clock::now();
     for (int c = 0; c < calls; ++c) {
       UCUDNN_TRY(
           convolve(handle_, key_.op, d, algo, alpha, buffers, workspace_.get(), workspace_bytes_, beta));
     }
-    const double host_ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - queueing).count();
     UCUDNN_CHECK_CUDA(cudaEventRecord(stop_.get(), stream));
     gate.open();
     UCUDNN_CHECK_CUDA(cudaEventSynchronize(stop_.get()));
     float gpu_ms = 0;
     UCUDNN_CHECK_CUDA(cudaEventElapsedTime(&gpu_ms, start_.get(), stop_.get()));
     if (gate.timed_out()) UCUDNN_LOG_DEBUG("a timing sample waited for the host: it includes launch overhead");
-    *ms = static_cast<float>(std::max<double>(gpu_ms, host_ms) / calls);
+    *ms = gpu_ms / static_cast<float>(calls);
     return Status::success();
   };
   float single = 0;
