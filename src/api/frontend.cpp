@@ -23,7 +23,11 @@ thread_local std::string last_error;
 Status read_stream(cudnnHandle_t handle, cudaStream_t* stream, bool* capturing) {
   UCUDNN_CHECK_CUDNN(cudnnGetStream(handle, stream));
   cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-  UCUDNN_CHECK_CUDA(cudaStreamIsCapturing(*stream, &capture));
+  const cudaError_t queried = cudaStreamIsCapturing(*stream, &capture);
+  if (queried != cudaSuccess) {
+    (void)cudaGetLastError();  // not left for the caller's next error check to find
+    return cuda_error(queried, "cudaStreamIsCapturing", __FILE__, __LINE__);
+  }
   *capturing = capture != cudaStreamCaptureStatusNone;
   return Status::success();
 }
