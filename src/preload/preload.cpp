@@ -9,72 +9,49 @@
 #include <cudnn.h>
 #include <dlfcn.h>
 
-#include <cstdio>
-#include <mutex>
-#include <shared_mutex>
-#include <unordered_map>
-
 #include "api/call_adapters.h"
 #include "api/context.h"
 #include "api/frontend.h"
 #include "core/internal_call.h"
+#include "preload/handle_registry.h"
+#include "preload/real_symbol.h"
 
 using ucudnn::ErrorCode;
 
 namespace {
 
-// The real cuDNN function `name`, looked up once. Null (and one message) if cuDNN is not loaded.
-template <typename Function>
-Function real(const char* name) {
+using ucudnn::preload::HandleRegistry;
+using ucudnn::preload::RealSymbol;
+
+// Where cuDNN's own definition of `name` is: after this library in the search order, or in a
+// libcudnn.so.9 that the program loaded on its own (dlopen without RTLD_GLOBAL).
+void* find_in_cudnn(const char* name) {
   void* symbol = dlsym(RTLD_NEXT, name);
   if (!symbol) {
     if (void* cudnn = dlopen("libcudnn.so.9", RTLD_LAZY | RTLD_NOLOAD)) symbol = dlsym(cudnn, name);
   }
-  if (!symbol) std::fprintf(stderr, "ucudnn preload: error: cannot find cuDNN's %s\n", name);
-  return reinterpret_cast<Function>(symbol);
+  return symbol;
 }
 
 // `real_function`: the real cuDNN `name` of type `Function` (cuDNN's, as ucudnn.h overloads the
-// name), or CUDNN_STATUS_NOT_INITIALIZED from the calling function when cuDNN is not loaded.
-#define UCUDNN_REAL(Function, name)                        \
-  static const auto real_function = real<Function>(#name); \
+// name), or CUDNN_STATUS_NOT_INITIALIZED from the calling function while cuDNN is not loaded.
+#define UCUDNN_REAL(Function, name)                                 \
+  static RealSymbol<Function> real_symbol;                          \
+  const auto real_function = real_symbol.get(#name, find_in_cudnn); \
   if (!real_function) return CUDNN_STATUS_NOT_INITIALIZED
 
-// The programs' handles and the state ucudnn keeps for each. Lookups far outnumber changes.
-class Handles {
- public:
-  static Handles& instance() {
-    static Handles* handles = new Handles();  // never destroyed: calls may come during exit
-    return *handles;
-  }
-  UcudnnContext* find(cudnnHandle_t handle) const {
-    std::shared_lock<std::shared_mutex> lock(mutex_);
-    auto it = contexts_.find(handle);
-    return it == contexts_.end() ? nullptr : it->second;
-  }
-  void add(UcudnnContext* context) {
-    std::unique_lock<std::shared_mutex> lock(mutex_);
-    contexts_[context->cudnn()] = context;
-  }
-  UcudnnContext* remove(cudnnHandle_t handle) {
-    std::unique_lock<std::shared_mutex> lock(mutex_);
-    auto it = contexts_.find(handle);
-    if (it == contexts_.end()) return nullptr;
-    UcudnnContext* context = it->second;
-    contexts_.erase(it);
-    return context;
-  }
+using Handles = HandleRegistry<cudnnHandle_t, UcudnnContext>;
 
- private:
-  mutable std::shared_mutex mutex_;
-  std::unordered_map<cudnnHandle_t, UcudnnContext*> contexts_;
-};
+Handles& handles() {
+  static Handles* registry = new Handles();  // never destroyed: calls may come during exit
+  return *registry;
+}
 
-// The context of a program's handle, or null when the call is ucudnn's own or the handle is not
-// one this layer made: then the caller passes the call through.
-UcudnnContext* intercepted(cudnnHandle_t handle) {
+// The context of a program's handle, leased for the call, or null when the call is ucudnn's own
+// or the handle is not one this layer made: then the caller passes the call through.
+Handles::Lease intercepted(cudnnHandle_t handle) {
   if (ucudnn::in_internal_call()) return nullptr;
-  return Handles::instance().find(handle);
+  return handles().find(handle);
 }
 
 }  // namespace
@@ -90,7 +67,10 @@ cudnnStatus_t cudnnCreate(cudnnHandle_t* handle) {
     if (!handle) return ucudnn::Error(ErrorCode::kBadParam, "null handle pointer");
     UcudnnContext* context = nullptr;
     UCUDNN_TRY(ucudnn::create_context(&context));
-    Handles::instance().add(context);
+    if (!handles().add(context->cudnn(), context)) {
+      (void)ucudnn::destroy_context(context);
+      return ucudnn::Error(ErrorCode::kInternal, "cuDNN returned a handle that is still registered");
+    }
     *handle = context->cudnn();
     return ucudnn::Status::success();
   });
@@ -99,19 +79,19 @@ cudnnStatus_t cudnnCreate(cudnnHandle_t* handle) {
 cudnnStatus_t cudnnDestroy(cudnnHandle_t handle) {
   UCUDNN_REAL(cudnnStatus_t (*)(cudnnHandle_t), cudnnDestroy);
   if (ucudnn::in_internal_call()) return real_function(handle);
-  UcudnnContext* context = Handles::instance().remove(handle);
+  UcudnnContext* context = handles().remove(handle);  // waits for calls still using it
   if (!context) return real_function(handle);
   return ucudnn::at_boundary("cudnnDestroy", [&]() { return ucudnn::destroy_context(context); });
 }
 
 // The intercepted calls (ucudnn/intercepted_calls.h) under cuDNN's names. The cuDNN 7 preference
 // calls are not among them: cuDNN 9 has no such symbols for programs to call.
-#define UCUDNN_DEFINE_PRELOAD_CALL(name, params, args)                          \
-  cudnnStatus_t name(cudnnHandle_t handle, UCUDNN_UNPAREN params) {             \
-    UCUDNN_REAL(cudnnStatus_t (*)(cudnnHandle_t, UCUDNN_UNPAREN params), name); \
-    UcudnnContext* context = intercepted(handle);                               \
-    if (!context) return real_function(handle, UCUDNN_UNPAREN args);            \
-    return ucudnn::adapters::name(#name, context, handle, UCUDNN_UNPAREN args); \
+#define UCUDNN_DEFINE_PRELOAD_CALL(name, params, args)                                \
+  cudnnStatus_t name(cudnnHandle_t handle, UCUDNN_UNPAREN params) {                   \
+    UCUDNN_REAL(cudnnStatus_t (*)(cudnnHandle_t, UCUDNN_UNPAREN params), name);       \
+    const auto context = intercepted(handle);                                         \
+    if (!context) return real_function(handle, UCUDNN_UNPAREN args);                  \
+    return ucudnn::adapters::name(#name, context.get(), handle, UCUDNN_UNPAREN args); \
   }
 UCUDNN_INTERCEPTED_CALLS(UCUDNN_DEFINE_PRELOAD_CALL)
 #undef UCUDNN_DEFINE_PRELOAD_CALL
