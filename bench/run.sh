@@ -8,11 +8,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tests/setup.sh
 build=${UCUDNN_BUILD_DIR:-build}
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$build" -j "$(nproc)" >/dev/null
 if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
+  bash scripts/build.sh ucudnn_conv_benchmark
   "$build/bench/ucudnn_conv_benchmark" --workspace-limit 64MiB "$@"
 else
+  bash scripts/build.sh ucudnn_cli
   echo "no GPU found: planning from the recorded H100 measurements (tests/data/h100-alexnet-b256-fp32.csv)"
   "$build/src/ucudnn" plan --measurements tests/data/h100-alexnet-b256-fp32.csv --workspace-limit 64MiB "$@"
 fi

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Configures and builds ucudnn: one build folder, one set of options, for both of the README's
+# commands, so that whichever runs second builds only what the first did not.
+#   scripts/build.sh [TARGET...]     (default: everything)
+#   UCUDNN_BUILD_DIR                 the build folder (default: build)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${UCUDNN_BUILD_DIR:-build}
+targets=()
+for target in "$@"; do targets+=(--target "$target"); done
+trap 'echo "build failed: the first error is above (build folder: $build)" >&2' ERR
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DUCUDNN_WARNINGS_AS_ERRORS=ON
+cmake --build "$build" -j "$(nproc)" "${targets[@]}"
