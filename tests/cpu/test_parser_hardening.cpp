@@ -1,0 +1,313 @@
+// Issue 12, parsers and planning: inputs that used to hang, exhaust memory, print nonsense or fail
+// with an unclear error. Each test reproduces one item of the issue.
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "../preload/probe_runner.h"
+#include "cli_test_support.h"
+#include "core/env_config.h"
+#include "core/measurement_csv.h"
+#include "core/units.h"
+#include "optimize/pareto.h"
+#include "test_helpers.h"
+#include "tools/cli.h"
+
+namespace ucudnn {
+namespace {
+
+using testing::CliResult;
+using testing::expect_error;
+using testing::run;
+
+const char kHeader[] = "layer,op,microbatch,algo,math_type,time_ms,workspace_bytes\n";
+
+Expected<std::vector<KernelMeasurements>> parse(const std::string& text) {
+  std::istringstream in(text);
+  return parse_measurements_csv(in, "table.csv");
+}
+
+// A parse error that starts with "table.csv:LINE:" and contains `detail`.
+void expect_parse_error(const std::string& text, int line, const std::string& detail) {
+  const auto kernels = parse(text);
+  ASSERT_FALSE(kernels.ok()) << "parsed: " << text;
+  const std::string where = "table.csv:" + std::to_string(line) + ":";
+  EXPECT_EQ(kernels.message().rfind(where, 0), 0u) << kernels.message();
+  EXPECT_NE(kernels.message().find(detail), std::string::npos) << kernels.message();
+}
+
+// A string literal with its embedded NUL bytes kept.
+template <std::size_t N>
+std::string bytes(const char (&text)[N]) {
+  return std::string(text, N - 1);
+}
+
+std::vector<std::string> plan_args(const std::string& csv, const std::string& limit) {
+  return {"plan", "--measurements", csv, "--workspace-limit", limit};
+}
+
+std::vector<std::string> wd_args(const std::string& csv, const std::string& total) {
+  return {"plan", "--measurements", csv, "--total-workspace", total};
+}
+
+class ParserHardening : public ::testing::Test {
+ protected:
+  testing::TempDir dir_;
+  const std::string alexnet_ = testing::alexnet_csv_path();
+};
+
+// ---- 7: micro-batch sizes have a stated maximum ------------------------------------------------
+
+TEST_F(ParserHardening, MicroBatchAboveTheMaximumIsRefusedNamingTheMaximum) {
+  // 2^30 made `plan` allocate 16 GiB for its dynamic program.
+  expect_parse_error("k,fwd,1073741824,0,0,1.0,0\n", 1, "at most 65536");
+  expect_parse_error("k,fwd,1,0,0,1.0,0\nk,fwd,65537,0,0,1.0,0\n", 2, "invalid microbatch '65537'");
+  const auto largest = parse("k,fwd,65536,0,0,1.0,0\n");
+  ASSERT_TRUE(largest.ok()) << largest.message();
+  EXPECT_EQ(largest->front().batch, 65536);
+}
+
+TEST_F(ParserHardening, PlanRefusesAMicroBatchAboveTheMaximum) {
+  const std::string csv = dir_.write("huge.csv", "k,fwd,65537,0,0,1.0,0\n");
+  expect_error(plan_args(csv, "64MiB"), kExitDataError, csv + ":1: invalid microbatch '65537'");
+}
+
+// ---- 8: planning cost is bounded by the rows, not the distinct workspaces ----------------------
+
+// One kernel, micro-batches 1..64, every row with its own workspace and a random time.
+std::vector<Measurement> rows_with_distinct_workspaces(int count) {
+  std::mt19937 random(12);
+  std::uniform_real_distribution<double> time(0.1, 10.0);
+  std::vector<Measurement> rows;
+  for (int i = 0; i < count; ++i) {
+    Measurement m;
+    m.micro_batch = 1 << (i % 7);
+    m.algo = i % 8;
+    m.time_ms = time(random) * m.micro_batch;
+    m.workspace_bytes = static_cast<std::size_t>(i) * 4096;
+    rows.push_back(m);
+  }
+  return rows;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+TEST_F(ParserHardening, ParetoFrontOfHundredThousandDistinctWorkspacesIsQuick) {
+  // Used to solve the dynamic program once per distinct workspace, each time scanning every row:
+  // more than a minute. Sorting once and sweeping takes well under a second; the bound is generous.
+  const auto rows = rows_with_distinct_workspaces(100000);
+  const auto start = std::chrono::steady_clock::now();
+  const auto front = desirable_configurations(64, {1, 2, 4, 8, 16, 32, 64}, rows);
+  EXPECT_LT(seconds_since(start), 20.0);
+  ASSERT_FALSE(front.empty());
+  for (std::size_t i = 1; i < front.size(); ++i) {
+    EXPECT_GT(front[i].workspace_bytes, front[i - 1].workspace_bytes);
+    EXPECT_LT(front[i].time_ms, front[i - 1].time_ms);
+  }
+}
+
+// ---- 9: numbers too large are usage errors, also through the environment ----------------------
+
+const std::string kHugeNumber(400, '9');
+
+TEST_F(ParserHardening, SizeTooLargeForADoubleIsOutOfRangeNotAnException) {
+  for (const std::string& text : {kHugeNumber, kHugeNumber + "MiB", "1" + std::string(330, '0') + ".5GiB",
+                                  std::string("18446744073709551616"), std::string("17179869184GiB")}) {
+    const auto size = parse_byte_size(text);
+    ASSERT_FALSE(size.ok()) << text;
+    EXPECT_NE(size.message().find("out of range"), std::string::npos) << size.message();
+  }
+}
+
+TEST_F(ParserHardening, HugeSizeOptionIsAUsageErrorNamingTheOption) {
+  expect_error(plan_args(alexnet_, kHugeNumber), kExitUsageError, "--workspace-limit: ");
+  expect_error(plan_args(alexnet_, kHugeNumber), kExitUsageError, "out of range");
+  expect_error(wd_args(alexnet_, kHugeNumber), kExitUsageError, "--total-workspace: ");
+  expect_error(wd_args(alexnet_, kHugeNumber + "MiB"), kExitUsageError, "out of range");
+}
+
+TEST_F(ParserHardening, HugeSizeInTheEnvironmentNamesTheVariable) {
+  EnvValues values;
+  values.default_workspace_limit = kHugeNumber.c_str();
+  const auto config = parse_env_config(values);
+  ASSERT_FALSE(config.ok());
+  EXPECT_EQ(config.error().code, ErrorCode::kBadParam);
+  EXPECT_NE(config.message().find("UCUDNN_DEFAULT_WORKSPACE_LIMIT: "), std::string::npos) << config.message();
+  EXPECT_NE(config.message().find("out of range"), std::string::npos) << config.message();
+}
+
+TEST_F(ParserHardening, HugeSizeInTheEnvironmentFailsHandleCreationWithBadParam) {
+  const testing::ProbeRun run = testing::run_probe("LD_PRELOAD=" + testing::preload_library_path() +
+                                                   " UCUDNN_DEFAULT_WORKSPACE_LIMIT=" + kHugeNumber);
+  ASSERT_EQ(run.exit_status, 0) << run.output;
+  EXPECT_EQ(run.values.at("create"), "CUDNN_STATUS_BAD_PARAM") << run.output;
+  EXPECT_NE(run.output.find("UCUDNN_DEFAULT_WORKSPACE_LIMIT: "), std::string::npos) << run.output;
+}
+
+// ---- 10: names that are not UTF-8 are refused where they are read -------------------------------
+
+TEST_F(ParserHardening, LayerNameThatIsNotUtf8IsRefusedNamingTheLine) {
+  expect_parse_error("ok,fwd,1,0,0,1.0,0\nconv\xff,fwd,1,0,0,1.0,0\n", 2, "layer name is not valid UTF-8");
+  expect_parse_error("conv\xc3,fwd,1,0,0,1.0,0\n", 1, "not valid UTF-8");        // truncated sequence
+  expect_parse_error("conv\xc0\xaf,fwd,1,0,0,1.0,0\n", 1, "not valid UTF-8");    // overlong '/'
+  expect_parse_error("conv\xed\xa0\x80,fwd,1,0,0,1.0,0\n", 1, "not valid UTF-8");  // surrogate
+  const auto accented = parse("conv_\xc3\xa9t\xc3\xa9_\xe2\x82\xac,fwd,1,0,0,1.0,0\n");
+  ASSERT_TRUE(accented.ok()) << accented.message();
+  EXPECT_EQ(accented->front().layer, "conv_\xc3\xa9t\xc3\xa9_\xe2\x82\xac");
+}
+
+TEST_F(ParserHardening, JsonPlanOfANonUtf8LayerIsADataErrorNamingTheLine) {
+  const std::string csv = dir_.write("latin1.csv", "conv\xe9,fwd,1,0,0,1.0,0\n");
+  expect_error({"plan", "--measurements", csv, "--workspace-limit", "64MiB", "--json"}, kExitDataError,
+               csv + ":1: layer name is not valid UTF-8");
+}
+
+// ---- 11: no nonsense numbers, NUL bytes or byte-order marks -----------------------------------
+
+TEST_F(ParserHardening, TimesMustBeFiniteAndAtMostABillionMilliseconds) {
+  expect_parse_error("k,fwd,1,0,0,1.7e308,0\n", 1, "invalid time_ms '1.7e308'");
+  expect_parse_error("k,fwd,1,0,0,1e400,0\n", 1, "invalid time_ms '1e400'");
+  expect_parse_error("k,fwd,1,0,0,1000000001,0\n", 1, "at most 1e9");
+  expect_parse_error("k,fwd,1,0,0,inf,0\n", 1, "invalid time_ms 'inf'");
+  expect_parse_error("k,fwd,1,0,0,nan,0\n", 1, "invalid time_ms 'nan'");
+  expect_parse_error("k,fwd,1,0,0,-0.5,0\n", 1, "invalid time_ms '-0.5'");
+  const auto largest = parse("k,fwd,1,0,0,1e9,0\n");
+  ASSERT_TRUE(largest.ok()) << largest.message();
+  EXPECT_EQ(largest->front().rows.front().time_ms, 1e9);
+}
+
+TEST_F(ParserHardening, HugeTimesGiveNoInfiniteOrNullTotals) {
+  const std::string csv = dir_.write("huge_times.csv", "a,fwd,1,0,0,1.7e308,0\nb,fwd,1,0,0,1.7e308,0\n");
+  expect_error(plan_args(csv, "64MiB"), kExitDataError, csv + ":1: invalid time_ms '1.7e308'");
+  // At the bound, every total is a finite number.
+  const std::string largest = dir_.write("largest.csv", "a,fwd,1,0,0,1e9,0\nb,fwd,1,0,0,1e9,0\n");
+  const CliResult result = run({"plan", "--measurements", largest, "--workspace-limit", "0", "--json"});
+  ASSERT_EQ(result.status, kExitOk) << result.err;
+  const auto json = nlohmann::json::parse(result.out);
+  EXPECT_EQ(json["total_time_ms"].get<double>(), 2e9);
+  EXPECT_EQ(json["undivided_total_time_ms"].get<double>(), 2e9);
+}
+
+TEST_F(ParserHardening, NegativeZeroTimeIsReadAsZero) {
+  const auto kernels = parse("k,fwd,1,0,0,-0,0\n");
+  ASSERT_TRUE(kernels.ok()) << kernels.message();
+  EXPECT_EQ(kernels->front().rows.front().time_ms, 0.0);
+  EXPECT_FALSE(std::signbit(kernels->front().rows.front().time_ms));
+
+  const std::string csv = dir_.write("minus_zero.csv", "k,fwd,1,0,0,-0,0\nk,fwd,2,0,0,-0.000,0\n");
+  const CliResult table = run(plan_args(csv, "0"));
+  ASSERT_EQ(table.status, kExitOk) << table.err;
+  EXPECT_EQ(table.out.find("-0"), std::string::npos) << table.out;
+}
+
+TEST_F(ParserHardening, NulByteInALineIsAnErrorNamingFileAndLine) {
+  expect_parse_error(bytes("k,fwd,1,0,0,5\0" "999,0\n"), 1, "NUL byte");
+  expect_parse_error(bytes("k,fwd,1,0,0,1.0,0\nk\0x,fwd,2,0,0,1.0,0\n"), 2, "NUL byte");
+  const std::string csv = dir_.write("nul.csv", bytes("k,fwd,1,0,0,5\0" "999,0\n"));
+  expect_error(plan_args(csv, "64MiB"), kExitDataError, csv + ":1: ");
+}
+
+TEST_F(ParserHardening, ByteOrderMarkAtTheStartIsSkipped) {
+  const std::string bom = "\xEF\xBB\xBF";
+  const auto with_header = parse(bom + kHeader + "k,fwd,1,0,0,1.0,0\n");
+  ASSERT_TRUE(with_header.ok()) << with_header.message();
+  EXPECT_EQ(with_header->front().layer, "k");
+  const auto without_header = parse(bom + "k,fwd,1,0,0,1.0,0\n");
+  ASSERT_TRUE(without_header.ok()) << without_header.message();
+  EXPECT_EQ(without_header->front().layer, "k");
+  // Only at the start of the file: elsewhere it is a name's first bytes, and no header.
+  const auto later = parse(std::string(kHeader) + bom + "k,fwd,1,0,0,1.0,0\n");
+  ASSERT_TRUE(later.ok()) << later.message();
+  EXPECT_EQ(later->front().layer, bom + "k");
+}
+
+// ---- 12: every size option refuses a bare number below 1 MiB; a zero budget is refused --------
+
+TEST_F(ParserHardening, BareSmallWorkspaceLimitIsRefusedAsTotalWorkspaceIs) {
+  expect_error(plan_args(alexnet_, "64"), kExitUsageError,
+               "--workspace-limit: 64 bytes is less than 1 MiB; sizes are in bytes unless a unit is given "
+               "(did you mean 64MiB?)");
+  expect_error(plan_args(alexnet_, "1048575"), kExitUsageError, "(did you mean 1048575MiB?)");
+  EXPECT_EQ(run(plan_args(alexnet_, "1048576")).status, kExitOk);
+  EXPECT_EQ(run(plan_args(alexnet_, "64KiB")).status, kExitOk);  // a unit says it is meant
+  EXPECT_EQ(run(plan_args(alexnet_, "0")).status, kExitOk);      // no workspace at all
+}
+
+TEST_F(ParserHardening, ZeroTotalWorkspaceIsRefused) {
+  for (const char* zero : {"0", "0MiB", "0 B"}) {
+    expect_error(wd_args(alexnet_, zero), kExitUsageError, "--total-workspace: ");
+    expect_error(wd_args(alexnet_, zero), kExitUsageError, "more than 0 bytes");
+  }
+}
+
+TEST_F(ParserHardening, BareSmallSizesInTheEnvironmentAreRefusedNamingTheVariable) {
+  const struct {
+    const char* EnvValues::*field;
+    const char* name;
+  } sizes[] = {{&EnvValues::default_workspace_limit, "UCUDNN_DEFAULT_WORKSPACE_LIMIT"},
+               {&EnvValues::imposed_workspace_limit, "UCUDNN_WORKSPACE_LIMIT"},
+               {&EnvValues::total_workspace, "UCUDNN_TOTAL_WORKSPACE_SIZE"}};
+  for (const auto& size : sizes) {
+    EnvValues values;
+    values.*size.field = "64";
+    const auto config = parse_env_config(values);
+    ASSERT_FALSE(config.ok()) << size.name;
+    EXPECT_EQ(config.message().rfind(std::string(size.name) + ": ", 0), 0u) << config.message();
+    EXPECT_NE(config.message().find("did you mean 64MiB?"), std::string::npos) << config.message();
+    values.*size.field = "8MiB";
+    EXPECT_TRUE(parse_env_config(values).ok()) << size.name;
+  }
+  EnvValues zero;
+  zero.imposed_workspace_limit = "0";  // a limit of no workspace means something
+  ASSERT_TRUE(parse_env_config(zero).ok());
+  EXPECT_EQ(*parse_env_config(zero)->imposed_workspace_limit, 0u);
+  zero.total_workspace = "0";  // a budget of nothing does not
+  const auto config = parse_env_config(zero);
+  ASSERT_FALSE(config.ok());
+  EXPECT_NE(config.message().find("UCUDNN_TOTAL_WORKSPACE_SIZE: "), std::string::npos) << config.message();
+}
+
+// ---- 13: one rule for duplicate rows, in `plan` and `db import`: refused -----------------------
+
+TEST_F(ParserHardening, DuplicateRowIsRefusedWithTheLinesOfBoth) {
+  expect_parse_error(std::string(kHeader) +
+                         "k,fwd,4,1,0,2.0,0\n"
+                         "k,fwd,2,1,0,1.0,0\n"
+                         "k,fwd,4,1,0,1.5,0\n",
+                     4, "duplicate row for k fwd micro-batch 4 algo 1 math_type 0 (first at line 2)");
+  // Another math type, op or layer is another row.
+  const auto distinct = parse("k,fwd,4,1,0,2.0,0\nk,fwd,4,1,1,2.0,0\nk,bwdd,4,1,0,2.0,0\nj,fwd,4,1,0,2.0,0\n");
+  EXPECT_TRUE(distinct.ok()) << distinct.message();
+}
+
+TEST_F(ParserHardening, PlanRefusesDuplicateRows) {
+  const std::string csv = dir_.write("twice.csv", "k,fwd,1,0,0,2.0,0\nk,fwd,1,0,0,1.0,0\n");
+  expect_error(plan_args(csv, "64MiB"), kExitDataError, csv + ":2: duplicate row");
+  expect_error(plan_args(csv, "64MiB"), kExitDataError, "(first at line 1)");
+}
+
+TEST_F(ParserHardening, DbImportRefusesDuplicateRows) {
+  const std::string csv = dir_.write("twice.csv",
+                                     std::string(kHeader) +
+                                         "alex_conv1,fwd,1,0,0,2.0,0\n"
+                                         "alex_conv1,fwd,1,0,0,1.0,0\n");
+  const std::string db = (dir_.path() / "bench.db").string();
+  expect_error({"db", "import", csv, "--database", db, "--network", "alexnet", "--gpu-name", "NVIDIA H100",
+                "--compute-capability", "90", "--sm-count", "132", "--cudnn-version", "91400", "--cuda-version",
+                "13000"},
+               kExitDataError, csv + ":3: duplicate row for alex_conv1 fwd micro-batch 1 algo 0 math_type 0 "
+                               "(first at line 2)");
+}
+
+}  // namespace
+}  // namespace ucudnn
