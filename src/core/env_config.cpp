@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cstdlib>
 #include <sstream>
 
@@ -35,7 +36,8 @@ Expected<DeviceList> parse_device_list(const std::string& text) {
     const bool digits = !item.empty() && item.size() <= 6 &&
                         std::all_of(item.begin(), item.end(), [](unsigned char c) { return std::isdigit(c); });
     if (!digits) return Error{"'" + item + "' is not a device number (use all or 0,1,...)"};
-    const int device = std::stoi(item);
+    int device = 0;
+    std::from_chars(item.data(), item.data() + item.size(), device);  // at most 6 digits: fits
     if (std::find(list.devices.begin(), list.devices.end(), device) != list.devices.end()) {
       return Error{"device " + item + " is named twice"};
     }

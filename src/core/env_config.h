@@ -16,7 +16,9 @@
 // | UCUDNN_LOG_LEVEL                | off, error, warn, info, debug (or 0-4)           | warn       |
 // | UCUDNN_LOG_FILE                 | append log lines to this file                    | stderr     |
 //
-// A bad value of any of them fails cudnnCreate and the `ucudnn` command, naming the variable.
+// Sizes take units ("8MiB"); a bare number below 1 MiB is refused (except 0 for the limits: no
+// workspace), as is a total workspace of 0. A bad value of any of them fails cudnnCreate with
+// CUDNN_STATUS_BAD_PARAM and the `ucudnn` command with a usage error, naming the variable.
 
 #include <cstddef>
 #include <optional>

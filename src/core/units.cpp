@@ -2,12 +2,18 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 
 namespace ucudnn {
 namespace {
+
+constexpr std::size_t kMiB = std::size_t{1} << 20;
 
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
@@ -21,17 +27,23 @@ std::string trim(const std::string& s) {
   return s.substr(first, last - first + 1);
 }
 
-bool unit_multiplier(const std::string& unit, double* multiplier) {
+// The input as messages quote it: a pasted screenful of digits would swamp the one error line.
+std::string quoted(const std::string& text) {
+  constexpr std::size_t kShown = 40;
+  return "'" + (text.size() <= kShown ? text : text.substr(0, kShown) + "...") + "'";
+}
+
+bool unit_multiplier(const std::string& unit, std::uint64_t* multiplier) {
   struct Unit {
     const char* name;
-    double value;
+    std::uint64_t value;
   };
   static const Unit kUnits[] = {
-      {"", 1.0},           {"b", 1.0},
-      {"k", 1024.0},       {"kib", 1024.0},          {"kb", 1e3},
-      {"m", 1048576.0},    {"mib", 1048576.0},       {"mb", 1e6},
-      {"g", 1073741824.0}, {"gib", 1073741824.0},    {"gb", 1e9},
-      {"t", 1099511627776.0}, {"tib", 1099511627776.0}, {"tb", 1e12},
+      {"", 1},          {"b", 1},
+      {"k", 1ull << 10}, {"kib", 1ull << 10}, {"kb", 1000ull},
+      {"m", 1ull << 20}, {"mib", 1ull << 20}, {"mb", 1000000ull},
+      {"g", 1ull << 30}, {"gib", 1ull << 30}, {"gb", 1000000000ull},
+      {"t", 1ull << 40}, {"tib", 1ull << 40}, {"tb", 1000000000000ull},
   };
   for (const auto& u : kUnits) {
     if (unit == u.name) {
@@ -40,6 +52,31 @@ bool unit_multiplier(const std::string& unit, double* multiplier) {
     }
   }
   return false;
+}
+
+Error out_of_range(const std::string& text) { return Error{"invalid size " + quoted(text) + ": value out of range"}; }
+
+// Digits only: exact in integers, with overflow checked.
+Expected<std::size_t> whole_bytes(const std::string& number, std::uint64_t multiplier, const std::string& text) {
+  std::uint64_t value = 0;
+  const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), value);
+  if (error == std::errc::result_out_of_range) return out_of_range(text);
+  if (error != std::errc() || end != number.data() + number.size()) {
+    return Error{"invalid size " + quoted(text) + ": expected a number with an optional unit such as 64MiB"};
+  }
+  if (value > std::numeric_limits<std::size_t>::max() / multiplier) return out_of_range(text);
+  return static_cast<std::size_t>(value * multiplier);
+}
+
+// Digits and one point ("1.5GiB"): a whole number of bytes once the unit is applied.
+Expected<std::size_t> fractional_bytes(const std::string& number, std::uint64_t multiplier, const std::string& text) {
+  errno = 0;
+  const double value = std::strtod(number.c_str(), nullptr) * static_cast<double>(multiplier);
+  // 2^64 as a double: every value below it fits in size_t.
+  constexpr double kLimit = 18446744073709551616.0;
+  if (errno == ERANGE || !std::isfinite(value) || value >= kLimit) return out_of_range(text);
+  if (value != std::floor(value)) return Error{"invalid size " + quoted(text) + ": not a whole number of bytes"};
+  return static_cast<std::size_t>(value);
 }
 
 }  // namespace
@@ -51,21 +88,21 @@ Expected<std::size_t> parse_byte_size(const std::string& text) {
   while (pos < s.size() && (std::isdigit(static_cast<unsigned char>(s[pos])) || s[pos] == '.')) ++pos;
   const std::string number = s.substr(0, pos);
   const std::string unit = lower(trim(s.substr(pos)));
-  if (number.empty() || number == "." || std::count(number.begin(), number.end(), '.') > 1) {
-    return Error{"invalid size '" + text + "': expected a number with an optional unit such as 64MiB"};
+  const auto points = std::count(number.begin(), number.end(), '.');
+  if (number.empty() || number == "." || points > 1) {
+    return Error{"invalid size " + quoted(text) + ": expected a number with an optional unit such as 64MiB"};
   }
-  double multiplier = 0;
+  std::uint64_t multiplier = 0;
   if (!unit_multiplier(unit, &multiplier)) {
-    return Error{"invalid size '" + text + "': unknown unit '" + unit + "' (use B, KiB, MiB, GiB, TiB)"};
+    return Error{"invalid size " + quoted(text) + ": unknown unit '" + unit + "' (use B, KiB, MiB, GiB, TiB)"};
   }
-  const double value = std::stod(number) * multiplier;
-  if (value != std::floor(value)) {
-    return Error{"invalid size '" + text + "': not a whole number of bytes"};
+  const bool bare = unit.empty();
+  auto bytes = points == 0 ? whole_bytes(number, multiplier, text) : fractional_bytes(number, multiplier, text);
+  if (bytes && bare && *bytes > 0 && *bytes < kMiB) {
+    return Error{s + " bytes is less than 1 MiB; sizes are in bytes unless a unit is given (did you mean " + s +
+                 "MiB?)"};
   }
-  if (value >= static_cast<double>(std::numeric_limits<std::size_t>::max())) {
-    return Error{"invalid size '" + text + "': too large"};
-  }
-  return static_cast<std::size_t>(value);
+  return bytes;
 }
 
 std::string format_byte_size(std::size_t bytes) {
@@ -87,14 +124,8 @@ std::string format_byte_size(std::size_t bytes) {
 
 Expected<std::size_t> parse_total_workspace(const std::string& text) {
   auto parsed = parse_byte_size(text);
-  if (!parsed) return parsed;
-  const auto first = text.find_first_not_of(" \t\r\n");
-  const std::string trimmed =
-      first == std::string::npos ? "" : text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1);
-  const bool bare = !trimmed.empty() && trimmed.find_first_not_of("0123456789") == std::string::npos;
-  if (bare && *parsed > 0 && *parsed < (std::size_t{1} << 20)) {
-    return Error{trimmed + " bytes is less than 1 MiB; sizes are in bytes unless a unit is given (did you mean " +
-                 trimmed + "MiB?)"};
+  if (parsed && *parsed == 0) {
+    return Error{"the total workspace must be more than 0 bytes: give a budget such as 120MiB"};
   }
   return parsed;
 }

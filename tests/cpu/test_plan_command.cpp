@@ -575,7 +575,7 @@ TEST(CliBinary, BadInvocationExitsNonZeroWithOneErrorLine) {
   EXPECT_TRUE(is_one_error_line(usage.err)) << usage.err;
 
   const ProcessResult data = run_binary(
-      dir, "plan --measurements '" + (dir.path() / "none.csv").string() + "' --workspace-limit 1");
+      dir, "plan --measurements '" + (dir.path() / "none.csv").string() + "' --workspace-limit 1MiB");
   EXPECT_EQ(data.status, kExitDataError);
   EXPECT_TRUE(is_one_error_line(data.err)) << data.err;
 

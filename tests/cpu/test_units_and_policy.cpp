@@ -24,9 +24,19 @@ std::size_t parsed(const std::string& text) {
 
 TEST(ByteSizeParser, AcceptsPlainBytes) {
   EXPECT_EQ(parsed("0"), 0u);
-  EXPECT_EQ(parsed("1"), 1u);
+  EXPECT_EQ(parsed("1048576"), kMiB);
   EXPECT_EQ(parsed("67108864"), 64 * kMiB);
-  EXPECT_EQ(parsed("100B"), 100u);
+  EXPECT_EQ(parsed("100B"), 100u);  // a unit says small is meant
+  EXPECT_EQ(parsed("1 B"), 1u);
+}
+
+TEST(ByteSizeParser, RefusesABareNumberBelowOneMiB) {
+  for (const char* text : {"1", "64", "1048575", " 512 "}) {
+    const auto size = parse_byte_size(text);
+    ASSERT_FALSE(size.ok()) << text;
+    EXPECT_NE(size.message().find("is less than 1 MiB"), std::string::npos) << size.message();
+    EXPECT_NE(size.message().find("MiB?)"), std::string::npos) << size.message();
+  }
 }
 
 TEST(ByteSizeParser, AcceptsBinaryUnits) {
