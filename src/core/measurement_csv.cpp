@@ -1,13 +1,18 @@
 #include "core/measurement_csv.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <sstream>
+#include <tuple>
+
+#include "core/utf8.h"
 
 namespace ucudnn {
 namespace {
@@ -29,25 +34,82 @@ std::vector<std::string> split_fields(const std::string& line) {
   return fields;
 }
 
-bool parse_integer(const std::string& text, long long min_value, long long* out) {
-  if (text.empty()) return false;
-  errno = 0;
-  char* end = nullptr;
-  const long long value = std::strtoll(text.c_str(), &end, 10);
-  if (errno != 0 || *end != '\0' || value < min_value) return false;
+// Whole decimal numbers only: no sign, no spaces, and every byte of the field read.
+bool parse_integer(const std::string& text, long long min_value, long long max_value, long long* out) {
+  long long value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value < min_value || value > max_value) {
+    return false;
+  }
   *out = value;
   return true;
 }
 
+// A decimal time in milliseconds from 0 to kMaxTimeMs; "-0" is 0, never negative zero.
 bool parse_time(const std::string& text, double* out) {
-  if (text.empty()) return false;
-  errno = 0;
-  char* end = nullptr;
-  const double value = std::strtod(text.c_str(), &end);
-  if (errno != 0 || *end != '\0' || !std::isfinite(value) || value < 0) return false;
-  *out = value;
+  double value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || !std::isfinite(value) || value < 0 ||
+      value > kMaxTimeMs) {
+    return false;
+  }
+  *out = value + 0.0;  // -0.0 + 0.0 is +0.0
   return true;
 }
+
+// One row's fields once checked; the layer and op are kept by the kernel.
+struct Row {
+  ConvOp op = ConvOp::kForward;
+  Measurement measurement;
+};
+
+Expected<Row> parse_row(const std::vector<std::string>& fields) {
+  if (fields[0].empty()) return Error{"empty layer name"};
+  if (!is_valid_utf8(fields[0])) return Error{"layer name is not valid UTF-8"};
+  const auto op = parse_conv_op(fields[1]);
+  if (!op) return Error{"unknown op '" + fields[1] + "' (expected fwd, bwdd or bwdf)"};
+
+  long long microbatch = 0, algo = 0, math_type = 0, workspace = 0;
+  double time_ms = 0;
+  const long long max_workspace = std::numeric_limits<long long>::max();
+  const struct {
+    int column;
+    bool ok;
+    std::string expected;
+  } checks[] = {
+      {2, parse_integer(fields[2], 1, kMaxMicroBatch, &microbatch),
+       "an integer from 1 to at most " + std::to_string(kMaxMicroBatch)},
+      {3, parse_integer(fields[3], 0, algo_count(*op) - 1, &algo),
+       std::string("an algorithm of ") + short_name(*op) + " from 0 to " + std::to_string(algo_count(*op) - 1)},
+      {4, parse_integer(fields[4], 0, 15, &math_type), "an integer from 0 to 15"},
+      {5, parse_time(fields[5], &time_ms), "milliseconds from 0 to at most 1e9"},
+      {6, parse_integer(fields[6], 0, max_workspace, &workspace), "a whole number of bytes"},
+  };
+  for (const auto& check : checks) {
+    if (!check.ok) {
+      return Error{"invalid " + std::string(kColumnNames[check.column]) + " '" + fields[check.column] +
+                   "' (expected " + check.expected + ")"};
+    }
+  }
+  Row row;
+  row.op = *op;
+  row.measurement.micro_batch = static_cast<int>(microbatch);
+  row.measurement.algo = static_cast<int>(algo);
+  row.measurement.math_type = static_cast<int>(math_type);
+  row.measurement.time_ms = time_ms;
+  row.measurement.workspace_bytes = static_cast<std::size_t>(workspace);
+  return row;
+}
+
+// What makes two rows the same measurement: a second one is refused, not silently chosen from.
+using RowKey = std::tuple<std::string, ConvOp, int, int, int>;
+
+std::string describe(const RowKey& key) {
+  return std::get<0>(key) + " " + short_name(std::get<1>(key)) + " micro-batch " + std::to_string(std::get<2>(key)) +
+         " algo " + std::to_string(std::get<3>(key)) + " math_type " + std::to_string(std::get<4>(key));
+}
+
+constexpr char kByteOrderMark[] = "\xEF\xBB\xBF";
 
 }  // namespace
 
@@ -55,11 +117,15 @@ Expected<std::vector<KernelMeasurements>> parse_measurements_csv(std::istream& i
                                                                  const std::string& source_name) {
   std::vector<KernelMeasurements> kernels;
   std::map<std::pair<std::string, ConvOp>, std::size_t> index;
+  std::map<RowKey, int> first_line;
   std::string line;
   int line_number = 0;
   while (std::getline(in, line)) {
     ++line_number;
     const std::string where = source_name + ":" + std::to_string(line_number) + ": ";
+    if (line_number == 1 && line.rfind(kByteOrderMark, 0) == 0) line.erase(0, 3);  // spreadsheets write one
+    // getline keeps NUL bytes, but C string functions would end the field there.
+    if (line.find('\0') != std::string::npos) return Error{where + "NUL byte in the line"};
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     const auto fields = split_fields(line);
     if (line_number == 1 && !fields.empty() && fields[0] == "layer") continue;  // header
@@ -68,42 +134,24 @@ Expected<std::vector<KernelMeasurements>> parse_measurements_csv(std::istream& i
                    "layer,op,microbatch,algo,math_type,time_ms,workspace_bytes), got " +
                    std::to_string(fields.size())};
     }
-    if (fields[0].empty()) return Error{where + "empty layer name"};
-    const auto op = parse_conv_op(fields[1]);
-    if (!op) return Error{where + "unknown op '" + fields[1] + "' (expected fwd, bwdd or bwdf)"};
+    auto row = parse_row(fields);
+    if (!row) return row.error().prefixed(where);
+    const Measurement& m = row->measurement;
 
-    long long microbatch = 0, algo = 0, math_type = 0, workspace = 0;
-    double time_ms = 0;
-    const struct {
-      int column;
-      bool ok;
-    } checks[] = {
-        {2, parse_integer(fields[2], 1, &microbatch) && microbatch <= (1 << 30)},
-        {3, parse_integer(fields[3], 0, &algo) && algo < algo_count(*op)},
-        {4, parse_integer(fields[4], 0, &math_type) && math_type < 16},
-        {5, parse_time(fields[5], &time_ms)},
-        {6, parse_integer(fields[6], 0, &workspace)},
-    };
-    for (const auto& check : checks) {
-      if (!check.ok) {
-        return Error{where + "invalid " + kColumnNames[check.column] + " '" + fields[check.column] +
-                     "'"};
-      }
+    const RowKey row_key{fields[0], row->op, m.micro_batch, m.algo, m.math_type};
+    const auto [first, inserted] = first_line.emplace(row_key, line_number);
+    if (!inserted) {
+      return Error{where + "duplicate row for " + describe(row_key) + " (first at line " +
+                   std::to_string(first->second) + ")"};
     }
 
-    const auto key = std::make_pair(fields[0], *op);
+    const auto key = std::make_pair(fields[0], row->op);
     auto it = index.find(key);
     if (it == index.end()) {
       it = index.emplace(key, kernels.size()).first;
-      kernels.push_back(KernelMeasurements{fields[0], *op, 0, {}});
+      kernels.push_back(KernelMeasurements{fields[0], row->op, 0, {}});
     }
     KernelMeasurements& kernel = kernels[it->second];
-    Measurement m;
-    m.micro_batch = static_cast<int>(microbatch);
-    m.algo = static_cast<int>(algo);
-    m.math_type = static_cast<int>(math_type);
-    m.time_ms = time_ms;
-    m.workspace_bytes = static_cast<std::size_t>(workspace);
     kernel.rows.push_back(m);
     kernel.batch = std::max(kernel.batch, m.micro_batch);
   }

@@ -1,8 +1,11 @@
 #pragma once
 // Recorded benchmark tables in the CSV format of tests/data/README.md:
 //   layer,op,microbatch,algo,math_type,time_ms,workspace_bytes
-// The header line is optional. One kernel per (layer, op), in order of first appearance; its
-// mini-batch is the largest micro-batch listed for it.
+// The header line is optional, and so is a UTF-8 byte-order mark at the start. One kernel per
+// (layer, op), in order of first appearance; its mini-batch is the largest micro-batch listed for
+// it. Refused, naming FILE:LINE: a NUL byte, a layer name that is not UTF-8, a micro-batch above
+// kMaxMicroBatch, a time that is not a number from 0 to kMaxTimeMs, and a second row for the same
+// (layer, op, microbatch, algo, math_type), whose message names the line of the first.
 
 #include <istream>
 #include <string>
@@ -13,6 +16,14 @@
 #include "core/measurement.h"
 
 namespace ucudnn {
+
+/// The largest micro-batch (and so mini-batch) a table may list: far above any convolution's
+/// batch in practice, and it bounds the planner's dynamic program (one entry per sample).
+inline constexpr int kMaxMicroBatch = 65536;
+
+/// The longest time a row may record, in milliseconds (about 11.6 days per call): sums of such
+/// times over any table stay finite.
+inline constexpr double kMaxTimeMs = 1e9;
 
 struct KernelMeasurements {
   std::string layer;
