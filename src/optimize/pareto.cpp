@@ -1,38 +1,40 @@
 #include "optimize/pareto.h"
 
 #include <algorithm>
-#include <set>
+#include <optional>
 #include <tuple>
 #include <utility>
 
 namespace ucudnn {
+namespace {
 
-// Why solving WR once per distinct workspace value is exact: take any cover C of the batch, and
-// let w be the largest workspace among its rows. Every row of C fits under the limit w, so C is
-// one of the plans WR(w) chooses from, and WR(w) is at least as fast as C while needing at most
-// w. Every Pareto-optimal (time, workspace) point is therefore reached by WR at its own
-// workspace, and pruning the WR plans to their front gives the whole front and nothing else.
-std::vector<WrPlan> desirable_configurations(int batch, const std::vector<int>& allowed_sizes,
-                                             const std::vector<Measurement>& rows) {
-  // Only rows the WR program could use contribute limits worth trying.
-  std::set<std::size_t> limits;
+// The rows the WR program could use (an allowed size within the batch), least workspace first;
+// rows of equal workspace keep the table's order, as fastest_within breaks exact ties.
+std::vector<Measurement> usable_rows_by_workspace(int batch, const std::vector<int>& slot,
+                                                  const std::vector<Measurement>& rows) {
+  std::vector<Measurement> usable;
   for (const auto& row : rows) {
-    const bool allowed = std::find(allowed_sizes.begin(), allowed_sizes.end(), row.micro_batch) !=
-                         allowed_sizes.end();
-    if (allowed && row.micro_batch > 0 && row.micro_batch <= batch) {
-      limits.insert(row.workspace_bytes);
-    }
+    if (row.micro_batch > 0 && row.micro_batch <= batch && slot[row.micro_batch] >= 0) usable.push_back(row);
   }
+  std::stable_sort(usable.begin(), usable.end(), [](const Measurement& a, const Measurement& b) {
+    return a.workspace_bytes < b.workspace_bytes;
+  });
+  return usable;
+}
 
-  std::vector<WrPlan> plans;
-  for (std::size_t limit : limits) {
-    auto plan = optimize_wr(batch, allowed_sizes, rows, limit);
-    if (plan) plans.push_back(std::move(*plan));
+// The candidates WR uses now: the fastest row so far of each allowed size, in allowed order.
+std::vector<Measurement> candidates_of(const std::vector<std::optional<Measurement>>& fastest) {
+  std::vector<Measurement> candidates;
+  for (const auto& best : fastest) {
+    if (best) candidates.push_back(*best);
   }
+  return candidates;
+}
 
-  // Least workspace first; then the fastest, then the fewest micro-batches. A sweep that keeps a
-  // plan only when it is strictly faster than the last kept one then leaves exactly the front,
-  // and of exact ties the plan with fewer micro-batches.
+// Least workspace first; then the fastest, then the fewest micro-batches. A sweep that keeps a
+// plan only when it is strictly faster than the last kept one then leaves exactly the front, and
+// of exact ties the plan with fewer micro-batches.
+std::vector<WrPlan> pruned_to_front(std::vector<WrPlan> plans) {
   std::sort(plans.begin(), plans.end(), [](const WrPlan& a, const WrPlan& b) {
     return std::make_tuple(a.workspace_bytes, a.time_ms, a.micro_batch_count()) <
            std::make_tuple(b.workspace_bytes, b.time_ms, b.micro_batch_count());
@@ -42,6 +44,53 @@ std::vector<WrPlan> desirable_configurations(int batch, const std::vector<int>& 
     if (front.empty() || plan.time_ms < front.back().time_ms) front.push_back(std::move(plan));
   }
   return front;
+}
+
+}  // namespace
+
+// Why solving WR at each distinct workspace value is exact: take any cover C of the batch, and
+// let w be the largest workspace among its rows. Every row of C fits under the limit w, so C is
+// one of the plans WR(w) chooses from, and WR(w) is at least as fast as C while needing at most
+// w. Every Pareto-optimal (time, workspace) point is therefore reached by WR at its own
+// workspace, and pruning the WR plans to their front gives the whole front and nothing else.
+//
+// WR(w) depends only on the fastest row of each size within w. Sweeping the rows in order of
+// workspace keeps those up to date in constant time per row; where a group of equal workspace
+// changes none of them, WR(w) is the plan already found, so the program is not solved again.
+std::vector<WrPlan> desirable_configurations(int batch, const std::vector<int>& allowed_sizes,
+                                             const std::vector<Measurement>& rows, FrontWork* work) {
+  FrontWork local;
+  FrontWork& counted = work ? *work : local;
+  counted = FrontWork{};
+  if (batch <= 0) return {};
+
+  std::vector<int> slot(static_cast<std::size_t>(batch) + 1, -1);  // size -> index in `fastest`
+  std::vector<std::optional<Measurement>> fastest;
+  for (int size : allowed_sizes) {
+    if (size <= 0 || size > batch || slot[size] >= 0) continue;
+    slot[size] = static_cast<int>(fastest.size());
+    fastest.emplace_back();
+  }
+  const std::vector<Measurement> usable = usable_rows_by_workspace(batch, slot, rows);
+  counted.rows_used = usable.size();
+
+  std::vector<WrPlan> plans;
+  for (std::size_t begin = 0; begin < usable.size();) {
+    std::size_t end = begin;
+    bool changed = false;
+    for (; end < usable.size() && usable[end].workspace_bytes == usable[begin].workspace_bytes; ++end) {
+      auto& best = fastest[slot[usable[end].micro_batch]];
+      if (!best || usable[end].time_ms < best->time_ms) {  // equal time, more workspace: no better
+        best = usable[end];
+        changed = true;
+      }
+    }
+    begin = end;
+    if (!changed) continue;
+    ++counted.wr_solves;
+    if (auto plan = optimize_wr_over(batch, candidates_of(fastest))) plans.push_back(std::move(*plan));
+  }
+  return pruned_to_front(std::move(plans));
 }
 
 }  // namespace ucudnn

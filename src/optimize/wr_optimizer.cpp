@@ -7,6 +7,17 @@
 
 namespace ucudnn {
 
+namespace {
+
+// Whether `row` should replace `best` as the measurement its size runs: faster, or as fast with
+// less workspace (the first of equal rows stays).
+bool better(const Measurement& row, const std::optional<Measurement>& best) {
+  return !best || row.time_ms < best->time_ms ||
+         (row.time_ms == best->time_ms && row.workspace_bytes < best->workspace_bytes);
+}
+
+}  // namespace
+
 int WrPlan::micro_batch_count() const {
   int n = 0;
   for (const auto& run : runs) n += run.count;
@@ -18,10 +29,7 @@ std::optional<Measurement> fastest_within(const std::vector<Measurement>& rows, 
   std::optional<Measurement> best;
   for (const auto& row : rows) {
     if (row.micro_batch != micro_batch || row.workspace_bytes > workspace_limit) continue;
-    if (!best || row.time_ms < best->time_ms ||
-        (row.time_ms == best->time_ms && row.workspace_bytes < best->workspace_bytes)) {
-      best = row;
-    }
+    if (better(row, best)) best = row;
   }
   return best;
 }
@@ -30,13 +38,28 @@ std::optional<WrPlan> optimize_wr(int batch, const std::vector<int>& allowed_siz
                                   const std::vector<Measurement>& rows, std::size_t workspace_limit) {
   if (batch <= 0) return std::nullopt;
 
-  // The candidate single kernels: the fastest measurement at each allowed size.
-  std::vector<Measurement> candidates;
+  // The candidate single kernels: the fastest measurement at each allowed size, in one pass.
+  std::vector<int> slot(static_cast<std::size_t>(batch) + 1, -1);
+  std::vector<std::optional<Measurement>> fastest;
   for (int size : allowed_sizes) {
-    if (size <= 0 || size > batch) continue;
-    if (auto best = fastest_within(rows, size, workspace_limit)) candidates.push_back(*best);
+    if (size <= 0 || size > batch || slot[size] >= 0) continue;
+    slot[size] = static_cast<int>(fastest.size());
+    fastest.emplace_back();
   }
+  for (const auto& row : rows) {
+    if (row.micro_batch <= 0 || row.micro_batch > batch || row.workspace_bytes > workspace_limit) continue;
+    const int s = slot[row.micro_batch];
+    if (s >= 0 && better(row, fastest[s])) fastest[s] = row;
+  }
+  std::vector<Measurement> candidates;
+  for (const auto& best : fastest) {
+    if (best) candidates.push_back(*best);
+  }
+  return optimize_wr_over(batch, candidates);
+}
 
+std::optional<WrPlan> optimize_wr_over(int batch, const std::vector<Measurement>& candidates) {
+  if (batch <= 0) return std::nullopt;
   constexpr double kInfinity = std::numeric_limits<double>::infinity();
   std::vector<double> time(batch + 1, kInfinity);
   std::vector<int> calls(batch + 1, 0);
@@ -45,7 +68,7 @@ std::optional<WrPlan> optimize_wr(int batch, const std::vector<int>& allowed_siz
   for (int b = 1; b <= batch; ++b) {
     for (int i = 0; i < static_cast<int>(candidates.size()); ++i) {
       const int size = candidates[i].micro_batch;
-      if (size > b || time[b - size] == kInfinity) continue;
+      if (size <= 0 || size > b || time[b - size] == kInfinity) continue;
       const double t = time[b - size] + candidates[i].time_ms;
       const int n = calls[b - size] + 1;
       if (std::tie(t, n) < std::tie(time[b], calls[b])) {

@@ -41,9 +41,15 @@ std::optional<Measurement> fastest_within(const std::vector<Measurement>& rows, 
 
 /// Solves the WR program for `batch`, using only `allowed_sizes` that have measurements within
 /// `workspace_limit`. Among equally fast plans it prefers fewer micro-batches. Returns nothing
-/// when no combination of measured sizes adds up to `batch` within the limit.
+/// when no combination of measured sizes adds up to `batch` within the limit. Cost: one pass over
+/// the rows, then batch x sizes steps.
 std::optional<WrPlan> optimize_wr(int batch, const std::vector<int>& allowed_sizes,
                                   const std::vector<Measurement>& rows, std::size_t workspace_limit);
+
+/// The WR program over given `candidates`, each the one measurement its micro-batch size would run
+/// (distinct sizes; on equal plans the earlier candidate wins). optimize_wr is this over the
+/// fastest row of each allowed size within the limit.
+std::optional<WrPlan> optimize_wr_over(int batch, const std::vector<Measurement>& candidates);
 
 /// How much faster a split plan must be predicted than the fastest undivided algorithm within
 /// the limit for ucudnn to run it. Below that margin the difference is within what the

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <random>
 #include <sstream>
 #include <string>
@@ -114,6 +115,72 @@ TEST_F(ParserHardening, ParetoFrontOfHundredThousandDistinctWorkspacesIsQuick) {
     EXPECT_GT(front[i].workspace_bytes, front[i - 1].workspace_bytes);
     EXPECT_LT(front[i].time_ms, front[i - 1].time_ms);
   }
+}
+
+// The WR program is solved once per row that makes its size faster than every row of that size
+// with less workspace: never more often than there are rows, whatever their workspaces.
+TEST_F(ParserHardening, FrontSolvesTheProgramOnlyWhereARowImprovesItsSize) {
+  const auto rows = rows_with_distinct_workspaces(100000);
+  FrontWork work;
+  desirable_configurations(64, {1, 2, 4, 8, 16, 32, 64}, rows, &work);
+  EXPECT_EQ(work.rows_used, rows.size());
+  // Independently: rows that are faster than every earlier row of their size (workspaces ascend).
+  std::map<int, double> fastest;
+  std::size_t improving = 0;
+  for (const auto& row : rows) {
+    const auto it = fastest.find(row.micro_batch);
+    if (it == fastest.end() || row.time_ms < it->second) {
+      fastest[row.micro_batch] = row.time_ms;
+      ++improving;
+    }
+  }
+  EXPECT_EQ(work.wr_solves, improving);
+  EXPECT_LT(work.wr_solves, 1000u);  // random times: a few records per size, not 100,000 solves
+
+  // Worst case: every row faster than the last; one solve per row, and every row on the front.
+  std::vector<Measurement> descending;
+  for (int i = 0; i < 100000; ++i) {
+    Measurement m;
+    m.micro_batch = 4;
+    m.time_ms = 200000.0 - i;
+    m.workspace_bytes = static_cast<std::size_t>(i) * 512;
+    descending.push_back(m);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const auto front = desirable_configurations(4, {1, 2, 4}, descending, &work);
+  EXPECT_LT(seconds_since(start), 20.0);
+  EXPECT_EQ(work.wr_solves, descending.size());
+  EXPECT_EQ(front.size(), descending.size());
+}
+
+// `plan --total-workspace` and `--pareto` over a table of 100,000 rows, each with its own workspace.
+TEST_F(ParserHardening, DivisionAndParetoOfAHundredThousandRowsAreQuick) {
+  std::mt19937 random(7);
+  std::uniform_real_distribution<double> time(0.1, 10.0);
+  std::string text = kHeader;
+  std::size_t workspace = 0;
+  for (int layer = 0; text.size() < 4000000 && layer < 200; ++layer) {
+    for (int size = 1; size <= 64; size *= 2) {
+      for (int algo = 0; algo < 8; ++algo) {
+        for (int math = 0; math < 16; ++math) {
+          workspace += 4096;
+          text += "conv" + std::to_string(layer) + ",fwd," + std::to_string(size) + "," + std::to_string(algo) +
+                  "," + std::to_string(math) + "," + std::to_string(time(random) * size) + "," +
+                  std::to_string(workspace) + "\n";
+        }
+      }
+    }
+    if (workspace / 4096 >= 100000) break;
+  }
+  const std::string csv = dir_.write("large.csv", text);
+  auto start = std::chrono::steady_clock::now();
+  const CliResult division = run(wd_args(csv, "64GiB"));
+  EXPECT_EQ(division.status, kExitOk) << division.err;
+  EXPECT_LT(seconds_since(start), 20.0);
+  start = std::chrono::steady_clock::now();
+  const CliResult pareto = run({"plan", "--measurements", csv, "--pareto", "conv3:fwd"});
+  EXPECT_EQ(pareto.status, kExitOk) << pareto.err;
+  EXPECT_LT(seconds_since(start), 20.0);
 }
 
 // ---- 9: numbers too large are usage errors, also through the environment ----------------------
