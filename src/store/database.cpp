@@ -8,9 +8,14 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <charconv>
 #include <chrono>
+#include <cstring>
 #include <ctime>
+#include <cstddef>
 #include <limits>
+#include <memory>
 #include <random>
 #include <set>
 #include <thread>
@@ -93,50 +98,107 @@ Status exec(sqlite3* db, const std::string& sql) {
   return Status::success();
 }
 
+// Errors that mean the file's pages do not hold what SQLite expects.
+bool sqlite_corrupt(int code) {
+  const int primary = code & 0xff;
+  return primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB;
+}
+
+// The error of a failed step: damage is called damage, whatever statement met it.
+Error step_error(const Statement& statement, int code) {
+  if (sqlite_corrupt(code)) return Error{"the file is corrupt (" + statement.error(code) + ")"};
+  return Error{statement.error(code)};
+}
+
 // The schema version stored in `meta`, 0 for a file without ucudnn's tables; an error for an
-// SQLite file that holds other tables, or for a file that is not SQLite at all.
+// SQLite file that holds other tables, for a damaged file, or for a file that is not SQLite.
 Expected<int> read_schema_version(sqlite3* db) {
   UCUDNN_TRY_ASSIGN(Statement tables, Statement::prepare(db, "SELECT name FROM sqlite_master WHERE type = 'table'"));
   std::set<std::string> names;
   int rc;
   while ((rc = tables.step()) == SQLITE_ROW) names.insert(tables.column_text(0));
-  if (rc != SQLITE_DONE) return Error{sqlite_error(db, rc)};
+  if (rc != SQLITE_DONE) return step_error(tables, rc);
   if (names.empty()) return 0;
   if (!names.count("meta")) return Error{"it is an SQLite database, but not a ucudnn benchmark database"};
   UCUDNN_TRY_ASSIGN(Statement version, Statement::prepare(db, "SELECT value FROM meta WHERE key = 'schema_version'"));
-  if (version.step() != SQLITE_ROW) return Error{"its schema version is missing"};
+  rc = version.step();
+  if (rc == SQLITE_DONE) return Error{"its schema version is missing"};
+  if (rc != SQLITE_ROW) return step_error(version, rc);
   const std::string text = version.column_text(0);
-  if (text.empty() || !std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); })) {
-    return Error{"its schema version '" + text + "' is not a number"};
+  // Digits only, and few enough for an int: anything else is damage or not ours, said as such.
+  int value = 0;
+  const auto parsed = std::from_chars(text.data(), text.data() + text.size(), value);
+  const bool digits = !text.empty() && std::all_of(text.begin(), text.end(), [](unsigned char c) {
+    return std::isdigit(c);
+  });
+  if (!digits || parsed.ec != std::errc() || parsed.ptr != text.data() + text.size()) {
+    return Error{"its schema version '" + text.substr(0, 40) + "' is not a valid version number"};
   }
-  return std::stoi(text);
+  return value;
 }
 
-// A read-only connection. A WAL database in a directory this process cannot write has no shared
-// memory file to open; then the file is opened as immutable (read-only media need no locks).
-Expected<SqliteConnection> open_read_only(const std::string& path, int busy_timeout_ms) {
-  for (const bool immutable : {false, true}) {
-    char* uri = sqlite3_mprintf(immutable ? "file:%q?mode=ro&immutable=1" : "file:%q?mode=ro", path.c_str());
-    sqlite3* raw = nullptr;
-    int rc = sqlite3_open_v2(uri, &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_FULLMUTEX, nullptr);
-    sqlite3_free(uri);
-    SqliteConnection connection(raw);
-    if (rc != SQLITE_OK) return Error{"cannot open: " + sqlite_error(raw, rc)};
-    sqlite3_busy_timeout(raw, busy_timeout_ms);
-    sqlite3_extended_result_codes(raw, 1);
-    rc = sqlite3_exec(raw, "SELECT count(*) FROM sqlite_master", nullptr, nullptr, nullptr);
-    const int primary = rc & 0xff;
-    if (!immutable && (primary == SQLITE_READONLY || primary == SQLITE_CANTOPEN)) continue;
-    return connection;  // other failures show in the schema checks that follow
+// What the first 100 bytes of a file say. They are read through SQLite's own file layer: a
+// descriptor of our own, closed, would drop the POSIX locks that other connections of this
+// process hold on the file.
+enum class FileKind { kEmpty, kNotSqlite, kRollback, kWal };
+
+Expected<FileKind> file_kind(const std::string& path) {
+  sqlite3_vfs* vfs = sqlite3_vfs_find(nullptr);
+  if (vfs == nullptr) return Error{ErrorCode::kInternal, "SQLite has no file layer"};
+  std::unique_ptr<std::max_align_t[]> storage(
+      new std::max_align_t[static_cast<std::size_t>(vfs->szOsFile) / sizeof(std::max_align_t) + 1]());
+  auto* file = reinterpret_cast<sqlite3_file*>(storage.get());
+  // A name made by sqlite3_create_filename: what a file layer may expect for a main database.
+  const char* name = sqlite3_create_filename(path.c_str(), "", "", 0, nullptr);
+  if (name == nullptr) return Error{ErrorCode::kAllocFailed, "out of memory"};
+  int flags = 0;
+  int rc = vfs->xOpen(vfs, name, file, SQLITE_OPEN_READONLY | SQLITE_OPEN_MAIN_DB, &flags);
+  if (rc != SQLITE_OK) {
+    if (file->pMethods) file->pMethods->xClose(file);
+    sqlite3_free_filename(name);
+    return Error{std::string("cannot read it: ") + std::strerror(errno) + " (" + sqlite3_errstr(rc) + ")"};
   }
-  return Error{"cannot open read-only"};
+  sqlite3_int64 size = 0;
+  rc = file->pMethods->xFileSize(file, &size);
+  unsigned char header[100] = {};
+  if (rc == SQLITE_OK && size >= static_cast<sqlite3_int64>(sizeof header)) {
+    rc = file->pMethods->xRead(file, header, sizeof header, 0);
+  }
+  file->pMethods->xClose(file);
+  sqlite3_free_filename(name);
+  if (rc != SQLITE_OK) return Error{std::string("cannot read it (") + sqlite3_errstr(rc) + ")"};
+  if (size == 0) return FileKind::kEmpty;
+  static const char kMagic[] = "SQLite format 3";  // and its terminating zero byte
+  if (size < static_cast<sqlite3_int64>(sizeof header) || std::memcmp(header, kMagic, sizeof kMagic) != 0) {
+    return FileKind::kNotSqlite;
+  }
+  return header[18] == 2 || header[19] == 2 ? FileKind::kWal : FileKind::kRollback;
 }
 
-// A read-write connection, creating the file if missing.
-Expected<SqliteConnection> open_read_write(const std::string& path, int busy_timeout_ms) {
+bool exists(const std::string& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0;
+}
+
+// The files SQLite keeps beside a database while it is in use.
+struct SideFiles {
+  bool journal = false, wal = false, shm = false;
+};
+SideFiles side_files(const std::string& path) {
+  return SideFiles{exists(path + "-journal"), exists(path + "-wal"), exists(path + "-shm")};
+}
+
+// Runs the first read of a connection: where SQLite recovers, or finds what it cannot open.
+int first_read(sqlite3* db) { return sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", nullptr, nullptr, nullptr); }
+
+enum class Access { kReadOnly, kImmutable, kReadWrite };
+
+Expected<SqliteConnection> connect(const std::string& path, Access access, int busy_timeout_ms) {
+  const char* query = access == Access::kImmutable ? "mode=ro&immutable=1" : access == Access::kReadOnly ? "mode=ro" : "";
+  const int flags = SQLITE_OPEN_URI | SQLITE_OPEN_FULLMUTEX |
+                    (access == Access::kReadWrite ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY);
   sqlite3* raw = nullptr;
-  const int rc =
-      sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr);
+  const int rc = sqlite3_open_v2(sqlite_uri(path, query).c_str(), &raw, flags, nullptr);
   SqliteConnection connection(raw);  // closed on failure too
   if (rc != SQLITE_OK) return Error{"cannot open: " + sqlite_error(raw, rc)};
   sqlite3_busy_timeout(raw, busy_timeout_ms);
@@ -144,26 +206,74 @@ Expected<SqliteConnection> open_read_write(const std::string& path, int busy_tim
   return connection;
 }
 
-// Looks at an existing file through a read-only connection: nothing is written to a file that
-// turns out not to be ours, to be corrupt, or to come from a newer ucudnn.
-Status probe_existing(const std::string& path, int busy_timeout_ms) {
-  UCUDNN_TRY_ASSIGN(const SqliteConnection probe, open_read_only(path, busy_timeout_ms));
+// A connection that only reads an existing file, creating nothing beside it where it can:
+// - a WAL file that no process has open (no -wal, no -shm) is read as immutable when
+//   `snapshot_if_idle` (its main file then holds every committed row; opening it normally
+//   would create a -shm, with the file's own permissions);
+// - a hot journal left by a killed writer is rolled back, as SQLite does on a normal open,
+//   through a read-write connection where `may_write`; where not, the error names the journal.
+//   A file with a hot journal is never read as immutable: its pages are half written.
+Expected<SqliteConnection> connect_for_reading(const std::string& path, FileKind kind, bool snapshot_if_idle,
+                                               bool may_write, int busy_timeout_ms) {
+  const SideFiles side = side_files(path);
+  if (kind == FileKind::kWal && !side.wal && !side.shm && snapshot_if_idle) {
+    return connect(path, Access::kImmutable, busy_timeout_ms);
+  }
+  UCUDNN_TRY_ASSIGN(SqliteConnection connection, connect(path, Access::kReadOnly, busy_timeout_ms));
+  const int rc = first_read(connection.get());
+  if (rc == SQLITE_READONLY_ROLLBACK) {
+    if (!may_write) {
+      return Error{"'" + path + "-journal' holds a write that was interrupted and must be rolled back first, "
+                   "which needs permission to write the database: open it once as a user who may write it"};
+    }
+    UCUDNN_TRY_ASSIGN(SqliteConnection writer, connect(path, Access::kReadWrite, busy_timeout_ms));
+    const int recovered = first_read(writer.get());
+    if (recovered != SQLITE_OK && !sqlite_corrupt(recovered)) {
+      return Error{"cannot roll back the interrupted write in '" + path + "-journal': " +
+                   sqlite_error(writer.get(), recovered)};
+    }
+    return writer;  // damage shows in the checks that follow
+  }
+  const int primary = rc & 0xff;
+  if (kind == FileKind::kWal && (primary == SQLITE_CANTOPEN || primary == SQLITE_READONLY)) {
+    return Error{"it is in WAL mode, and its '" + path + "-shm' file cannot be created or used by this process (" +
+                 sqlite_error(connection.get(), rc) + "); open it once as a user who may write its directory"};
+  }
+  return connection;  // other failures show in the schema checks that follow
+}
+
+// Looks at an existing file without writing to it or creating anything beside it: nothing is
+// written to a file that turns out not to be ours, to be corrupt, or to come from a newer
+// ucudnn. (The one write: a hot journal is rolled back where this process may write the file.)
+Status probe_existing(const std::string& path, bool may_write, int busy_timeout_ms) {
   const std::string refused = "refused and left untouched: ";
-  auto version = read_schema_version(probe.get());
-  if (!version) return version.error().prefixed(refused);
-  // Damage past the first page shows only when every page is read.
-  auto check = Statement::prepare(probe.get(), "PRAGMA quick_check(1)");
-  if (!check) return check.error().prefixed(refused);
-  const int rc = check.value().step();
-  if (rc != SQLITE_ROW || check.value().column_text(0) != "ok") {
-    const std::string detail = rc == SQLITE_ROW ? check.value().column_text(0) : sqlite_error(probe.get(), rc);
-    return Error{refused + "the file is corrupt (" + detail + ")"};
+  UCUDNN_TRY_ASSIGN(const FileKind kind, file_kind(path));
+  if (kind == FileKind::kNotSqlite) return Error{refused + "it is not an SQLite database"};
+  auto probe_once = [&](bool snapshot) -> Status {
+    UCUDNN_TRY_ASSIGN(const SqliteConnection probe, connect_for_reading(path, kind, snapshot, may_write, busy_timeout_ms));
+    auto version = read_schema_version(probe.get());
+    if (!version) return version.error().prefixed(refused);
+    // Damage past the first page shows only when every page is read.
+    auto check = Statement::prepare(probe.get(), "PRAGMA quick_check(1)");
+    if (!check) return check.error().prefixed(refused);
+    const int rc = check.value().step();
+    if (rc != SQLITE_ROW || check.value().column_text(0) != "ok") {
+      const std::string detail = rc == SQLITE_ROW ? check.value().column_text(0) : check.value().error(rc);
+      return Error{refused + "the file is corrupt (" + detail + ")"};
+    }
+    if (*version > kSchemaVersion) {
+      return Error{refused + "its schema version " + std::to_string(*version) + " is newer than this ucudnn's " +
+                   std::to_string(kSchemaVersion) + "; use a newer ucudnn"};
+    }
+    return Status::success();
+  };
+  Status probed = probe_once(true);
+  // An immutable look races with a writer that starts meanwhile: if one did, look again with locks.
+  if (!probed && kind == FileKind::kWal) {
+    const SideFiles now = side_files(path);
+    if (now.wal || now.shm) probed = probe_once(false);
   }
-  if (*version > kSchemaVersion) {
-    return Error{refused + "its schema version " + std::to_string(*version) + " is newer than this ucudnn's " +
-                 std::to_string(kSchemaVersion) + "; use a newer ucudnn"};
-  }
-  return Status::success();
+  return probed;
 }
 
 // Whether this process may (and is asked to) write the file, or create it in its directory.
@@ -173,19 +283,65 @@ bool may_write(const std::string& path, bool exists, bool read_only) {
          (!exists || ::access(path.c_str(), W_OK) == 0);
 }
 
-// Asks for `wanted` and returns the mode SQLite actually uses: switching needs a moment of
-// exclusive access, and a busy database keeps the mode it has.
-JournalMode switch_journal_mode(sqlite3* db, JournalMode wanted) {
-  static const char* kNames[] = {"", "wal", "delete", "truncate", "persist"};
-  JournalMode actual = JournalMode::kDelete;
-  auto pragma = Statement::prepare(db, std::string("PRAGMA journal_mode=") + kNames[static_cast<int>(wanted)]);
-  if (pragma && pragma.value().step() == SQLITE_ROW) {
-    const std::string name = pragma.value().column_text(0);
-    for (int i = 1; i < 5; ++i) {
-      if (name == kNames[i]) actual = static_cast<JournalMode>(i);
+// A -wal or -shm that this process cannot write makes every write fail with "attempt to write a
+// readonly database"; name the file instead (a read-only open of an older ucudnn left such a
+// -shm behind, with the database's read-only permissions).
+Status side_files_writable(const std::string& path) {
+  for (const char* suffix : {"-shm", "-wal", "-journal"}) {
+    const std::string side = path + suffix;
+    if (exists(side) && ::access(side.c_str(), W_OK) != 0) {
+      return Error{"'" + side + "' is not writable by this process, so no write to the database can succeed; "
+                   "if no process has the database open, delete that file (or fix its permissions)"};
     }
   }
-  return actual;  // the statement is finalised here: an unfinished one would hold a lock on the file
+  return Status::success();
+}
+
+constexpr const char* kJournalNames[] = {"auto", "wal", "delete", "truncate", "persist"};
+
+const char* journal_name(JournalMode mode) { return kJournalNames[static_cast<int>(mode)]; }
+
+// The journal mode SQLite reports for the connection, or an error.
+Expected<std::string> current_journal_mode(sqlite3* db, const std::string& pragma) {
+  UCUDNN_TRY_ASSIGN(Statement statement, Statement::prepare(db, pragma));
+  const int rc = statement.step();
+  if (rc != SQLITE_ROW) return Error{statement.error(rc)};
+  return statement.column_text(0);
+  // the statement is finalised here: an unfinished one would hold a lock on the file
+}
+
+// Switches to `wanted` and confirms that SQLite uses it. Leaving or entering WAL needs a moment
+// of exclusive access: while other connections have the file open the switch fails (and SQLite
+// keeps the old mode without an error), so it is retried with backoff until the busy timeout,
+// then reported; a database never silently stays in another mode than the one asked for.
+Status switch_journal_mode(sqlite3* db, JournalMode wanted, int busy_timeout_ms) {
+  const std::string name = journal_name(wanted);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(busy_timeout_ms);
+  std::mt19937 rng(std::random_device{}());
+  int backoff_ms = 2;
+  std::string last;
+  while (true) {
+    auto switched = current_journal_mode(db, "PRAGMA journal_mode=" + name);
+    if (switched && *switched == name) {
+      UCUDNN_TRY_ASSIGN(const std::string actual, current_journal_mode(db, "PRAGMA journal_mode"));
+      if (actual == name) return Status::success();
+      last = "it reports '" + actual + "'";
+    } else if (switched) {
+      last = "it stays in '" + *switched + "' mode while other connections have it open";
+    } else if (sqlite_busy(sqlite3_extended_errcode(db))) {
+      const auto actual = current_journal_mode(db, "PRAGMA journal_mode");
+      last = "it stays in '" + (actual ? *actual : std::string("its old")) +
+             "' mode while other connections have it open";
+    } else {
+      return Error{"cannot set journal mode '" + name + "': " + switched.message()};
+    }
+    if (std::chrono::steady_clock::now() >= deadline) {
+      return Error{"cannot set journal mode '" + name + "' (UCUDNN_DATABASE_JOURNAL): " + last +
+                   "; close them, or use the mode the others use"};
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(1, backoff_ms)(rng)));
+    backoff_ms = std::min(backoff_ms * 2, 200);
+  }
 }
 
 }  // namespace
@@ -228,31 +384,57 @@ Expected<std::unique_ptr<BenchmarkDatabase>> BenchmarkDatabase::open(const std::
   const bool exists = file_exists(path, &is_directory);
   if (exists && is_directory) return Error{where + "is a directory"};
   if (!exists && !options.create) return Error{where + "does not exist"};
+  const bool writable = may_write(path, exists, options.read_only);
+  // Whether this process could write the file at all (a hot journal needs it), asked or not.
+  const bool file_writable = may_write(path, exists, false);
   if (exists) {
-    auto probed = probe_existing(path, options.busy_timeout_ms);
+    auto probed = probe_existing(path, file_writable, options.busy_timeout_ms);
     if (!probed) return probed.error().prefixed(where);
   }
-  const bool writable = may_write(path, exists, options.read_only);
   if (!exists && !writable) return Error{where + "does not exist and its directory is not writable"};
 
   std::unique_ptr<BenchmarkDatabase> database(new BenchmarkDatabase());
   database->path_ = path;
   database->busy_timeout_ms_ = options.busy_timeout_ms;
   database->read_only_ = !writable;
-  auto connection = writable ? open_read_write(path, options.busy_timeout_ms)
-                             : open_read_only(path, options.busy_timeout_ms);
-  if (!connection) return connection.error().prefixed(where);
-  database->db_ = std::move(connection).value();
   if (writable) {
+    auto usable = side_files_writable(path);
+    if (!usable) return usable.error().prefixed(where);
+    auto connection = connect(path, Access::kReadWrite, options.busy_timeout_ms);
+    if (!connection) return connection.error().prefixed(where);
+    database->db_ = std::move(connection).value();
     auto prepared = database->prepare_for_writing(options.journal);
     if (!prepared) return prepared.error().prefixed(where);
+  } else {
+    // Only a file this process cannot write is read as a snapshot when no process has it open:
+    // a normal open would leave a -shm with the file's read-only permissions, which breaks
+    // writes once the file is writable again.
+    auto kind = file_kind(path);
+    if (!kind) return kind.error().prefixed(where);
+    auto connection = connect_for_reading(path, *kind, !file_writable, file_writable, options.busy_timeout_ms);
+    if (!connection) return connection.error().prefixed(where);
+    database->db_ = std::move(connection).value();
   }
   return database;
 }
 
 Status BenchmarkDatabase::prepare_for_writing(JournalMode requested) {
-  journal_ = switch_journal_mode(db_.get(), requested == JournalMode::kAuto ? journal_mode_for(path_) : requested);
-  (void)exec(db_.get(), journal_ == JournalMode::kWal ? "PRAGMA synchronous=NORMAL" : "PRAGMA synchronous=FULL");
+  // Nothing, not even the journal mode, changes before the file is known to be ours (the probe
+  // said so, but another process may have replaced the file since).
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const int rc = first_read(db_.get());
+    if (rc != SQLITE_OK && !sqlite_busy(rc)) return Error{"refused and left untouched: " + sqlite_error(db_.get(), rc)};
+  }
+  auto checked = transaction(false, [&]() -> Status {
+    UCUDNN_TRY_ASSIGN(const int version, read_schema_version(db_.get()));
+    if (version > kSchemaVersion) return Error{"its schema version is newer than this ucudnn's"};
+    return Status::success();
+  });
+  if (!checked) return checked.error().prefixed("refused and left untouched: ");
+  journal_ = requested == JournalMode::kAuto ? journal_mode_for(path_) : requested;
+  UCUDNN_TRY(switch_journal_mode(db_.get(), journal_, busy_timeout_ms_));
+  UCUDNN_TRY(exec(db_.get(), journal_ == JournalMode::kWal ? "PRAGMA synchronous=NORMAL" : "PRAGMA synchronous=FULL"));
   return initialise_schema();
 }
 
@@ -268,7 +450,7 @@ Status BenchmarkDatabase::initialise_schema() {
                                                                   "ON CONFLICT(key) DO UPDATE SET value = excluded.value"));
     set.bind(1, std::to_string(kSchemaVersion));
     const int rc = set.step();
-    if (rc != SQLITE_DONE) return Error{sqlite_error(db_.get(), rc)};
+    if (rc != SQLITE_DONE) return Error{set.error(rc)};
     return Status::success();
   });
 }
@@ -339,7 +521,7 @@ Expected<std::optional<BenchmarkDatabase::Lookup>> BenchmarkDatabase::lookup(con
     bind_key(coverage, identity, micro_key.op, layer, micro_key.batch());
     int rc = coverage.step();
     if (rc == SQLITE_DONE) return Status::success();
-    if (rc != SQLITE_ROW) return Error{sqlite_error(db, rc)};
+    if (rc != SQLITE_ROW) return step_error(coverage, rc);
     Lookup result;
     result.measured_up_to = from_stored_bound(coverage.column_int(0));
     UCUDNN_TRY_ASSIGN(Statement rows, Statement::prepare(db, std::string("SELECT algo, math_type, deterministic, "
@@ -348,7 +530,7 @@ Expected<std::optional<BenchmarkDatabase::Lookup>> BenchmarkDatabase::lookup(con
                                                                  kKeyColumns));
     bind_key(rows, identity, micro_key.op, layer, micro_key.batch());
     while ((rc = rows.step()) == SQLITE_ROW) result.rows.push_back(measurement_of(rows, micro_key.batch()));
-    if (rc != SQLITE_DONE) return Error{sqlite_error(db, rc)};
+    if (rc != SQLITE_DONE) return step_error(rows, rc);
     found = std::move(result);
     return Status::success();
   });
@@ -368,18 +550,18 @@ Status insert_row(sqlite3* db, Statement& insert, const StoredRow& row, long lon
       .bind(13, static_cast<std::int64_t>(row.measurement.workspace_bytes))
       .bind(14, row.measured_at);
   const int rc = insert.step();
-  if (rc != SQLITE_DONE) return Error{sqlite_error(db, rc)};
+  if (rc != SQLITE_DONE) return step_error(insert, rc);
   *inserted += sqlite3_changes(db);
   return Status::success();
 }
 
-Status raise_coverage(sqlite3* db, Statement& upsert, const DeviceIdentity& id, ConvOp op, const std::string& layer,
+Status raise_coverage(Statement& upsert, const DeviceIdentity& id, ConvOp op, const std::string& layer,
                       int micro_batch, std::size_t bound) {
   upsert.reset();
   bind_key(upsert, id, op, layer, micro_batch);
   upsert.bind(9, to_stored_bound(bound));
   const int rc = upsert.step();
-  if (rc != SQLITE_DONE) return Error{sqlite_error(db, rc)};
+  if (rc != SQLITE_DONE) return step_error(upsert, rc);
   return Status::success();
 }
 
@@ -420,7 +602,7 @@ Expected<long long> BenchmarkDatabase::store_rows(const std::vector<StoredRow>& 
     UCUDNN_TRY_ASSIGN(Statement upsert, Statement::prepare(db, kRaiseCoverage));
     for (const StoredRow& row : rows) {
       UCUDNN_TRY(insert_row(db, insert, row, &inserted));
-      UCUDNN_TRY(raise_coverage(db, upsert, row.identity, row.op, row.layer, row.measurement.micro_batch,
+      UCUDNN_TRY(raise_coverage(upsert, row.identity, row.op, row.layer, row.measurement.micro_batch,
                                 measured_up_to));
     }
     return Status::success();
@@ -442,7 +624,7 @@ Status BenchmarkDatabase::store(const DeviceIdentity& identity, const ConvKey& m
       UCUDNN_TRY(insert_row(db, insert, StoredRow{identity, micro_key.op, layer, m, now}, &inserted));
     }
     UCUDNN_TRY_ASSIGN(Statement upsert, Statement::prepare(db, kRaiseCoverage));
-    return raise_coverage(db, upsert, identity, micro_key.op, layer, micro_key.batch(), measured_up_to);
+    return raise_coverage(upsert, identity, micro_key.op, layer, micro_key.batch(), measured_up_to);
   });
   if (!done) return done.error().prefixed("benchmark database '" + path_ + "': store failed: ");
   return Status::success();
@@ -468,7 +650,7 @@ Expected<std::vector<StoredRow>> BenchmarkDatabase::all_rows() {
       if (!op) return Error{"unknown op '" + select.column_text(5) + "' in a stored row"};
       rows.push_back(stored_row_of(select, *op));
     }
-    if (rc != SQLITE_DONE) return Error{sqlite_error(db, rc)};
+    if (rc != SQLITE_DONE) return step_error(select, rc);
     return Status::success();
   });
   if (!done) return done.error().prefixed("benchmark database '" + path_ + "': ");
@@ -484,15 +666,19 @@ Expected<DatabaseStats> BenchmarkDatabase::stats() {
     if (version == 0) return Status::success();
     UCUDNN_TRY_ASSIGN(Statement count, Statement::prepare(db, "SELECT count(*), (SELECT count(*) FROM (SELECT "
                                                               "DISTINCT op, layer FROM measurements)) FROM measurements"));
-    if (count.step() != SQLITE_ROW) return Error{sqlite_error(db, sqlite3_errcode(db))};
+    int rc = count.step();
+    if (rc != SQLITE_ROW) return step_error(count, rc);
     stats.rows = count.column_int(0);
     stats.kernels = count.column_int(1);
+    // Every list is read to its end or the whole answer fails: never a shortened list.
     UCUDNN_TRY_ASSIGN(Statement gpus,
                       Statement::prepare(db, "SELECT DISTINCT gpu_name FROM measurements ORDER BY gpu_name"));
-    while (gpus.step() == SQLITE_ROW) stats.gpus.push_back(gpus.column_text(0));
+    while ((rc = gpus.step()) == SQLITE_ROW) stats.gpus.push_back(gpus.column_text(0));
+    if (rc != SQLITE_DONE) return step_error(gpus, rc);
     UCUDNN_TRY_ASSIGN(Statement versions,
                       Statement::prepare(db, "SELECT DISTINCT cudnn_version FROM measurements ORDER BY 1"));
-    while (versions.step() == SQLITE_ROW) stats.cudnn_versions.push_back(static_cast<int>(versions.column_int(0)));
+    while ((rc = versions.step()) == SQLITE_ROW) stats.cudnn_versions.push_back(static_cast<int>(versions.column_int(0)));
+    if (rc != SQLITE_DONE) return step_error(versions, rc);
     return Status::success();
   });
   if (!done) return done.error().prefixed("benchmark database '" + path_ + "': ");
@@ -502,15 +688,29 @@ Expected<DatabaseStats> BenchmarkDatabase::stats() {
 Status BenchmarkDatabase::verify() {
   std::string problem;
   auto done = transaction(false, [&]() -> Status {
+    problem.clear();
     sqlite3* db = db_.get();
     UCUDNN_TRY_ASSIGN(Statement check, Statement::prepare(db, "PRAGMA integrity_check"));
-    while (check.step() == SQLITE_ROW) {
+    int rc;
+    while ((rc = check.step()) == SQLITE_ROW) {
       const std::string line = check.column_text(0);
       if (line != "ok") problem += (problem.empty() ? "" : "; ") + line;
     }
+    if (rc != SQLITE_DONE) return Error{"the integrity check could not finish: " + check.error(rc)};
+    if (!problem.empty()) return Status::success();
     UCUDNN_TRY_ASSIGN(const int version, read_schema_version(db));
-    if (version != kSchemaVersion && problem.empty()) {
+    if (version != kSchemaVersion) {
       problem = "schema version " + std::to_string(version) + ", expected " + std::to_string(kSchemaVersion);
+      return Status::success();
+    }
+    // Every table and index of the schema, by name: a file that lost one is not a database the
+    // library can use, whatever its integrity.
+    UCUDNN_TRY_ASSIGN(Statement objects, Statement::prepare(db, "SELECT type, name FROM sqlite_master"));
+    std::set<std::string> present;
+    while ((rc = objects.step()) == SQLITE_ROW) present.insert(objects.column_text(0) + " " + objects.column_text(1));
+    if (rc != SQLITE_DONE) return step_error(objects, rc);
+    for (const char* wanted : {"table meta", "table measurements", "table coverage", "index measurements_key"}) {
+      if (!present.count(wanted)) problem += std::string(problem.empty() ? "" : "; ") + "the " + wanted + " is missing";
     }
     return Status::success();
   });

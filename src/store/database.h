@@ -10,10 +10,15 @@
 // raised.
 //
 // Opening never damages a file: a file that is not an SQLite database (or is corrupt) is refused
-// untouched, a database from a newer schema is refused, an older one is migrated, and a file the
-// process cannot write is opened read-only (lookups work, store() answers read_only). Busy
-// databases are waited for with a timeout and backoff. Thread-safe: one connection per object,
-// serialised by a mutex; several objects and processes may share the file.
+// untouched, with nothing created beside it; a database from a newer schema is refused, an older
+// one is migrated, and a file the process cannot write is opened read-only (lookups work, store()
+// answers read_only). A write that a killed process left in a hot rollback journal is rolled
+// back, as SQLite does on any open, where this process may write the file, else the error names
+// the journal; a half-written file is never read as if it were whole. A journal mode asked for
+// is the journal mode used, or open() fails saying so. Paths may hold any character ('?', '#',
+// '%' included). Busy databases are waited for with a timeout and backoff. Thread-safe: one
+// connection per object, serialised by a mutex; several objects and processes may share the
+// file.
 
 #include <cstddef>
 #include <cstdint>
@@ -95,7 +100,8 @@ class BenchmarkDatabase {
 
   Expected<std::vector<StoredRow>> all_rows();
   Expected<DatabaseStats> stats();
-  /// PRAGMA integrity_check plus the schema checks; the error says what is wrong.
+  /// PRAGMA integrity_check plus the schema checks (version, every table and index); the error
+  /// says what is wrong.
   Status verify();
 
  private:
@@ -103,8 +109,8 @@ class BenchmarkDatabase {
   /// Runs `body` inside a transaction (BEGIN IMMEDIATE for writes), retrying the whole
   /// transaction with backoff while another connection holds the lock.
   Status transaction(bool write, const std::function<Status()>& body);
-  /// Sets the journal mode and synchronous level of a writable connection and creates or
-  /// migrates the schema.
+  /// Checks that the file is ours, sets (and confirms) the journal mode and synchronous level of
+  /// a writable connection, and creates or migrates the schema.
   Status prepare_for_writing(JournalMode requested);
   Status initialise_schema();
 

@@ -17,6 +17,26 @@ bool sqlite_busy(int code) {
   return primary == SQLITE_BUSY || primary == SQLITE_LOCKED;
 }
 
+std::string sqlite_uri(const std::string& path, const std::string& query) {
+  static const char kHex[] = "0123456789ABCDEF";
+  // "file://" + an absolute path keeps a leading "//" a path, not an authority; a relative path
+  // follows "file:" directly.
+  std::string uri = path.empty() || path[0] != '/' ? "file:" : "file://";
+  for (const unsigned char c : path) {
+    const bool unreserved = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
+                            c == '.' || c == '_' || c == '~' || c == '/';
+    if (unreserved) {
+      uri += static_cast<char>(c);
+    } else {
+      uri += '%';
+      uri += kHex[c >> 4];
+      uri += kHex[c & 15];
+    }
+  }
+  if (!query.empty()) uri += "?" + query;
+  return uri;
+}
+
 Expected<Statement> Statement::prepare(sqlite3* db, const std::string& sql) {
   sqlite3_stmt* statement = nullptr;
   const int rc = sqlite3_prepare_v2(db, sql.c_str(), -1, &statement, nullptr);
@@ -24,12 +44,17 @@ Expected<Statement> Statement::prepare(sqlite3* db, const std::string& sql) {
   return Statement(statement);
 }
 
-Statement::Statement(Statement&& other) noexcept : statement_(std::exchange(other.statement_, nullptr)) {}
+Statement::Statement(Statement&& other) noexcept
+    : statement_(std::exchange(other.statement_, nullptr)),
+      bind_error_(std::exchange(other.bind_error_, SQLITE_OK)),
+      bind_message_(std::move(other.bind_message_)) {}
 
 Statement& Statement::operator=(Statement&& other) noexcept {
   if (this != &other) {
     if (statement_) sqlite3_finalize(statement_);
     statement_ = std::exchange(other.statement_, nullptr);
+    bind_error_ = std::exchange(other.bind_error_, SQLITE_OK);
+    bind_message_ = std::move(other.bind_message_);
   }
   return *this;
 }
@@ -38,26 +63,46 @@ Statement::~Statement() {
   if (statement_) sqlite3_finalize(statement_);
 }
 
+void Statement::record_bind(int index, int rc) {
+  if (rc == SQLITE_OK || bind_error_ != SQLITE_OK) return;
+  bind_error_ = rc;
+  bind_message_ = "cannot bind parameter " + std::to_string(index) + ": " +
+                  sqlite3_errmsg(sqlite3_db_handle(statement_));
+}
+
 Statement& Statement::bind(int index, std::int64_t value) {
-  sqlite3_bind_int64(statement_, index, value);
+  record_bind(index, sqlite3_bind_int64(statement_, index, value));
   return *this;
 }
 
 Statement& Statement::bind(int index, double value) {
-  sqlite3_bind_double(statement_, index, value);
+  record_bind(index, sqlite3_bind_double(statement_, index, value));
   return *this;
 }
 
 Statement& Statement::bind(int index, const std::string& value) {
-  sqlite3_bind_text(statement_, index, value.c_str(), static_cast<int>(value.size()), SQLITE_TRANSIENT);
+  // sqlite3_bind_text64 takes the length as 64 bits: no silent truncation of a long value.
+  record_bind(index, sqlite3_bind_text64(statement_, index, value.data(), value.size(), SQLITE_TRANSIENT, SQLITE_UTF8));
   return *this;
 }
 
-int Statement::step() { return sqlite3_step(statement_); }
+int Statement::step() {
+  if (bind_error_ != SQLITE_OK) return bind_error_;
+  return sqlite3_step(statement_);
+}
 
 void Statement::reset() {
   sqlite3_reset(statement_);
   sqlite3_clear_bindings(statement_);
+  bind_error_ = SQLITE_OK;
+  bind_message_.clear();
+}
+
+std::string Statement::error(int code) const {
+  if (bind_error_ != SQLITE_OK && code == bind_error_) {
+    return bind_message_ + " (" + sqlite3_errstr(code) + ")";
+  }
+  return sqlite_error(sqlite3_db_handle(statement_), code);
 }
 
 std::int64_t Statement::column_int(int index) const { return sqlite3_column_int64(statement_, index); }
@@ -66,7 +111,9 @@ double Statement::column_double(int index) const { return sqlite3_column_double(
 
 std::string Statement::column_text(int index) const {
   const unsigned char* text = sqlite3_column_text(statement_, index);
-  return text ? reinterpret_cast<const char*>(text) : "";
+  return text ? std::string(reinterpret_cast<const char*>(text),
+                            static_cast<std::size_t>(sqlite3_column_bytes(statement_, index)))
+              : "";
 }
 
 }  // namespace ucudnn

@@ -26,6 +26,13 @@ std::string sqlite_error(sqlite3* db, int code);
 /// True for the result codes that mean "another connection holds a lock: try again".
 bool sqlite_busy(int code);
 
+/// A `file:` URI that names `path` exactly, `query` (e.g. "mode=ro") appended: every byte but
+/// the unreserved characters and '/' is percent-encoded, so '?', '#' and '%' in a file name stay
+/// part of the name. Open it with SQLITE_OPEN_URI.
+std::string sqlite_uri(const std::string& path, const std::string& query = "");
+
+/// A prepared statement. A failed bind is kept and returned by the next step(), which then does
+/// not run the statement: values are never silently dropped.
 class Statement {
  public:
   static Expected<Statement> prepare(sqlite3* db, const std::string& sql);
@@ -35,15 +42,18 @@ class Statement {
   Statement& operator=(const Statement&) = delete;
   ~Statement();
 
-  /// Binds parameter `index` (1-based).
+  /// Binds parameter `index` (1-based); a failure shows at step().
   Statement& bind(int index, std::int64_t value);
   Statement& bind(int index, double value);
   Statement& bind(int index, const std::string& value);
 
-  /// SQLITE_ROW, SQLITE_DONE or an error code.
+  /// SQLITE_ROW, SQLITE_DONE or an error code (the first failed bind's, if any).
   int step();
-  /// Ready to run again with new bindings.
+  /// Ready to run again with new bindings; forgets a failed bind.
   void reset();
+  /// "MESSAGE (SQLITE_CODE)" for a code step() returned: the failed bind's message, else the
+  /// connection's.
+  std::string error(int code) const;
 
   std::int64_t column_int(int index) const;
   double column_double(int index) const;
@@ -51,7 +61,10 @@ class Statement {
 
  private:
   explicit Statement(sqlite3_stmt* statement) : statement_(statement) {}
+  void record_bind(int index, int rc);
   sqlite3_stmt* statement_ = nullptr;
+  int bind_error_ = 0;  ///< SQLITE_OK, or the first failed bind's code since reset()
+  std::string bind_message_;
 };
 
 }  // namespace ucudnn
