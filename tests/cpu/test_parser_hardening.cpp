@@ -239,6 +239,16 @@ TEST_F(ParserHardening, JsonPlanOfANonUtf8LayerIsADataErrorNamingTheLine) {
                csv + ":1: layer name is not valid UTF-8");
 }
 
+// GPU names reach the database through `db import --gpu-name`; refused there, as layer names are.
+TEST_F(ParserHardening, GpuNameThatIsNotUtf8IsRefusedByDbImport) {
+  const std::string db = (dir_.path() / "bench.db").string();
+  const std::vector<std::string> import = {"db", "import", alexnet_, "--database", db, "--network", "alexnet",
+                                           "--gpu-name", "NVIDIA H100\xff", "--compute-capability", "90",
+                                           "--sm-count", "132", "--cudnn-version", "91400", "--cuda-version",
+                                           "13000"};
+  expect_error(import, kExitUsageError, "--gpu-name is not valid UTF-8");
+}
+
 // ---- 11: no nonsense numbers, NUL bytes or byte-order marks -----------------------------------
 
 TEST_F(ParserHardening, TimesMustBeFiniteAndAtMostABillionMilliseconds) {
