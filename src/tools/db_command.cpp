@@ -1,5 +1,10 @@
 #include "tools/db_command.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <charconv>
@@ -7,10 +12,12 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
+#include <map>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -41,6 +48,12 @@ struct DbOptions {
   // export
   bool csv = false;
   std::string output;
+  /// The identity options given to export: which of them select rows.
+  const CLI::Option* gpu_name_given = nullptr;
+  const CLI::Option* compute_capability_given = nullptr;
+  const CLI::Option* sm_count_given = nullptr;
+  const CLI::Option* cudnn_version_given = nullptr;
+  const CLI::Option* cuda_version_given = nullptr;
   // stats
   bool json = false;
 };
@@ -115,10 +128,24 @@ Expected<std::vector<StoredRow>> rows_of_table(const DbOptions& options, const D
   UCUDNN_TRY_ASSIGN(const auto kernels, read_measurements_csv(options.table));
   UCUDNN_TRY_ASSIGN(const auto network, resolve_network(options.network));
 
+  // A layer is named by its name in the network, or by its layer signature (what `db export`
+  // writes without --network).
+  std::map<std::pair<ConvOp, std::string>, const ConvLayerSpec*> by_signature;
+  for (const ConvLayerSpec& spec : network.layers) {
+    for (const ConvOp op : {ConvOp::kForward, ConvOp::kBackwardData, ConvOp::kBackwardFilter}) {
+      const auto key = to_conv_key(spec, op);
+      if (key) by_signature.emplace(std::make_pair(op, key->layer_signature()), &spec);
+    }
+  }
+
   const std::string measured_at = utc_timestamp();
   std::vector<StoredRow> rows;
   for (const KernelMeasurements& kernel : kernels) {
     const ConvLayerSpec* spec = find_layer(network, kernel.layer);
+    if (spec == nullptr) {
+      const auto signature = by_signature.find(std::make_pair(kernel.op, kernel.layer));
+      if (signature != by_signature.end()) spec = signature->second;
+    }
     if (spec == nullptr) {
       return Error{options.table + ": layer '" + kernel.layer + "' is not a layer of network '" + network.name + "'"};
     }
@@ -160,18 +187,7 @@ int run_import(const DbOptions& options, std::ostream& out, std::ostream& err) {
   return kExitOk;
 }
 
-// ---- export -----------------------------------------------------------------------------------
-
-// RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled.
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char c : text) {
-    if (c == '"') quoted += '"';
-    quoted += c;
-  }
-  return quoted + "\"";
-}
+// ---- export ----------------------------------------------------------------------------------
 
 // The shortest decimal text that reads back as the same double, so exports round-trip.
 std::string shortest_double(double value) {
@@ -180,34 +196,206 @@ std::string shortest_double(double value) {
   return std::string(text, result.ptr);
 }
 
-std::string rows_to_csv(const std::vector<StoredRow>& rows) {
+// The rows of the one device identity that the identity options select; with several left, an
+// error that lists them and names the options (the table format has no device columns, and one
+// table holding several devices' rows of a layer would hold the same row twice).
+Expected<std::vector<StoredRow>> rows_of_one_device(const DbOptions& options, std::vector<StoredRow> rows) {
+  if (rows.empty()) return Error{"the database holds no rows: nothing to export"};
+  auto selected = [&](const DeviceIdentity& id) {
+    return (!options.gpu_name_given->count() || id.gpu_name == options.gpu_name) &&
+           (!options.compute_capability_given->count() || id.compute_capability == options.compute_capability) &&
+           (!options.sm_count_given->count() || id.sm_count == options.sm_count) &&
+           (!options.cudnn_version_given->count() || id.cudnn_version == options.cudnn_version) &&
+           (!options.cuda_version_given->count() || id.cuda_runtime_version == options.cuda_version);
+  };
+  auto tie = [](const DeviceIdentity& id) {
+    return std::tie(id.gpu_name, id.compute_capability, id.sm_count, id.cudnn_version, id.cuda_runtime_version);
+  };
+  auto less = [&](const DeviceIdentity& a, const DeviceIdentity& b) { return tie(a) < tie(b); };
+  std::set<DeviceIdentity, decltype(less)> all(less), chosen(less);
+  std::vector<StoredRow> kept;
+  for (StoredRow& row : rows) {
+    all.insert(row.identity);
+    if (!selected(row.identity)) continue;
+    chosen.insert(row.identity);
+    kept.push_back(std::move(row));
+  }
+  auto listed = [](const auto& identities) {
+    std::string text;
+    for (const DeviceIdentity& id : identities) text += (text.empty() ? "" : "; ") + id.to_string();
+    return text;
+  };
+  const std::string options_text = "--gpu-name, --compute-capability, --sm-count, --cudnn-version, --cuda-version";
+  if (chosen.empty()) {
+    return Error{"no rows of the device selected by " + options_text + "; the database holds rows of: " + listed(all)};
+  }
+  if (chosen.size() > 1) {
+    return Error{"the database holds rows of " + std::to_string(chosen.size()) + " devices (" + listed(chosen) +
+                 "); a table holds one device's rows: choose one with " + options_text};
+  }
+  return kept;
+}
+
+// A layer name the table format can hold: its reader splits at commas and trims blanks.
+bool table_safe(const std::string& name) {
+  return !name.empty() && name.find_first_of(",\r\n\"") == std::string::npos && name.front() != ' ' &&
+         name.back() != ' ' && name.front() != '\t' && name.back() != '\t' && name != "layer";
+}
+
+struct TableRow {
+  std::size_t order = 0;  ///< the layer's place in the network (0 without one)
+  std::string layer;
+  ConvOp op = ConvOp::kForward;
+  Measurement m;
+};
+
+// The rows under the names the table gives layers: the network's layer names (a layer shape the
+// network has several times is written once per name, as a table measured on the network has
+// it), else the layer signatures (db import reads either back with --network).
+Expected<std::vector<TableRow>> named_rows(const DbOptions& options, const std::vector<StoredRow>& rows) {
+  std::vector<TableRow> table;
+  if (options.network.empty()) {
+    for (const StoredRow& row : rows) table.push_back(TableRow{0, row.layer, row.op, row.measurement});
+  } else {
+    UCUDNN_TRY_ASSIGN(const auto network, resolve_network(options.network));
+    std::map<std::pair<ConvOp, std::string>, std::vector<std::pair<std::size_t, std::string>>> names;
+    for (std::size_t i = 0; i < network.layers.size(); ++i) {
+      for (const ConvOp op : {ConvOp::kForward, ConvOp::kBackwardData, ConvOp::kBackwardFilter}) {
+        const auto key = to_conv_key(network.layers[i], op);
+        if (key) names[{op, key->layer_signature()}].emplace_back(i, network.layers[i].name);
+      }
+    }
+    long long unknown = 0;
+    std::string example;
+    for (const StoredRow& row : rows) {
+      const auto found = names.find({row.op, row.layer});
+      if (found == names.end()) {
+        if (unknown++ == 0) example = std::string(short_name(row.op)) + " " + row.layer;
+        continue;
+      }
+      for (const auto& [order, name] : found->second) table.push_back(TableRow{order, name, row.op, row.measurement});
+    }
+    if (unknown > 0) {
+      return Error{std::to_string(unknown) + " rows are of layers that network '" + network.name +
+                   "' does not have (the first: " + example +
+                   "); export without --network to name layers by their signature"};
+    }
+  }
+  for (const TableRow& row : table) {
+    if (!table_safe(row.layer)) {
+      return Error{"layer name '" + row.layer + "' cannot be written in the table format (a comma, quote, line break "
+                   "or edge blank)"};
+    }
+  }
+  std::stable_sort(table.begin(), table.end(), [](const TableRow& a, const TableRow& b) {
+    return std::tie(a.order, a.layer, a.op, a.m.micro_batch, a.m.algo, a.m.math_type) <
+           std::tie(b.order, b.layer, b.op, b.m.micro_batch, b.m.algo, b.m.math_type);
+  });
+  return table;
+}
+
+// The table format of tests/data/README.md, which `plan --measurements` and `db import` read.
+std::string rows_to_table(const std::vector<TableRow>& rows) {
   std::ostringstream csv;
-  csv << "gpu_name,compute_capability,sm_count,cudnn_version,cuda_runtime_version,op,layer,microbatch,algo,"
-         "math_type,deterministic,time_ms,workspace_bytes,measured_at\n";
-  for (const StoredRow& row : rows) {
-    const DeviceIdentity& id = row.identity;
-    const Measurement& m = row.measurement;
-    csv << csv_field(id.gpu_name) << ',' << id.compute_capability << ',' << id.sm_count << ',' << id.cudnn_version
-        << ',' << id.cuda_runtime_version << ',' << short_name(row.op) << ',' << csv_field(row.layer) << ','
-        << m.micro_batch << ',' << m.algo << ',' << m.math_type << ',' << (m.deterministic ? 1 : 0) << ','
-        << shortest_double(m.time_ms) << ',' << m.workspace_bytes << ',' << csv_field(row.measured_at) << '\n';
+  csv << "layer,op,microbatch,algo,math_type,time_ms,workspace_bytes\n";
+  for (const TableRow& row : rows) {
+    csv << row.layer << ',' << short_name(row.op) << ',' << row.m.micro_batch << ',' << row.m.algo << ','
+        << row.m.math_type << ',' << shortest_double(row.m.time_ms) << ',' << row.m.workspace_bytes << '\n';
   }
   return csv.str();
 }
 
+// Refuses an output that is the database or one of SQLite's files beside it: by inode (a link
+// or another spelling of the path is the same file), and by name for side files that do not
+// exist yet (SQLite would take a file of that name for a journal and discard it).
+Status check_output(const std::string& output, const std::string& database) {
+  std::error_code ignored;
+  struct stat out {};
+  const bool out_exists = ::stat(output.c_str(), &out) == 0;
+  if (out_exists && S_ISDIR(out.st_mode)) return Error{"cannot write '" + output + "': it is a directory"};
+  const auto out_path = std::filesystem::weakly_canonical(std::filesystem::absolute(output, ignored), ignored);
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+    const std::string file = database + suffix;
+    struct stat st {};
+    const bool same_inode = out_exists && ::stat(file.c_str(), &st) == 0 && st.st_dev == out.st_dev &&
+                            st.st_ino == out.st_ino;
+    const auto file_path = std::filesystem::weakly_canonical(std::filesystem::absolute(file, ignored), ignored);
+    if (same_inode || (!out_path.empty() && out_path == file_path)) {
+      return Error{"--output '" + output + "' is the benchmark database" +
+                   (*suffix ? std::string(" file '") + file + "'" : std::string(" '") + database + "'") +
+                   " itself: refusing to overwrite it; choose another file"};
+    }
+  }
+  return Status::success();
+}
+
+Status write_all(int fd, const std::string& text, const std::string& name) {
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Error{"cannot write '" + name + "': " + std::strerror(errno)};
+    done += static_cast<std::size_t>(n);
+  }
+  return Status::success();
+}
+
+// Writes `text` to `output` whole or not at all: a regular file (new or replaced) through a
+// temporary file in its directory, renamed over it; a device or pipe (/dev/stdout) directly.
+Status write_output(const std::string& output, const std::string& text) {
+  std::error_code ignored;
+  std::string target = output;
+  struct stat st {};
+  const bool exists = ::stat(output.c_str(), &st) == 0;
+  if (exists && !S_ISREG(st.st_mode)) {
+    const int fd = ::open(output.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return Error{"cannot write '" + output + "': " + std::strerror(errno)};
+    Status written = write_all(fd, text, output);
+    if (::close(fd) != 0 && written) written = Error{"cannot write '" + output + "': " + std::strerror(errno)};
+    return written;
+  }
+  if (exists) target = std::filesystem::canonical(output, ignored).string();  // through a link: its file
+  if (target.empty()) target = output;
+  std::string temp = target + ".tmp-XXXXXX";
+  const int fd = ::mkstemp(temp.data());
+  if (fd < 0) return Error{"cannot write '" + output + "': " + std::strerror(errno)};
+  mode_t mode = 0;
+  if (exists) {
+    mode = st.st_mode & 07777;
+  } else {
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    mode = 0666 & ~mask;
+  }
+  Status written = ::fchmod(fd, mode) == 0 ? write_all(fd, text, output)
+                                           : Status(Error{"cannot write '" + output + "': " + std::strerror(errno)});
+  if (written && ::fsync(fd) != 0) written = Error{"cannot write '" + output + "': " + std::strerror(errno)};
+  if (::close(fd) != 0 && written) written = Error{"cannot write '" + output + "': " + std::strerror(errno)};
+  if (written && ::rename(temp.c_str(), target.c_str()) != 0) {
+    written = Error{"cannot write '" + output + "': " + std::strerror(errno)};
+  }
+  if (!written) ::unlink(temp.c_str());
+  return written;
+}
+
 int run_export(const DbOptions& options, BenchmarkDatabase& database, std::ostream& out, std::ostream& err) {
-  const auto rows = database.all_rows();
+  if (!options.output.empty()) {
+    const Status target = check_output(options.output, database.path());
+    if (!target) return report_error(err, kExitDataError, target.message());
+  }
+  auto rows = database.all_rows();
   if (!rows) return report_error(err, kExitDataError, rows.message());
-  const std::string csv = rows_to_csv(*rows);  // complete before anything is written
+  const auto device = rows_of_one_device(options, std::move(rows).value());
+  if (!device) return report_error(err, kExitDataError, device.message());
+  const auto table = named_rows(options, *device);
+  if (!table) return report_error(err, kExitDataError, table.message());
+  const std::string csv = rows_to_table(*table);  // complete before anything is written
   if (options.output.empty()) {
     out << csv;
     return kExitOk;
   }
-  std::ofstream file(options.output, std::ios::binary | std::ios::trunc);
-  if (!file) return report_error(err, kExitDataError, "cannot write '" + options.output + "': " + std::strerror(errno));
-  file << csv;
-  file.close();
-  if (!file) return report_error(err, kExitDataError, "cannot write '" + options.output + "'");
+  const Status written = write_output(options.output, csv);
+  if (!written) return report_error(err, kExitDataError, written.message());
   return kExitOk;
 }
 
@@ -295,10 +483,25 @@ std::pair<CLI::App*, CommandRunner> add_db_command(CLI::App& app) {
                      "Workspace size up to which the table lists every algorithm, e.g. 4GiB (default: any; "
                      "kernels are then never benchmarked again for this GPU)");
 
-  CLI::App* exporter = db->add_subcommand("export", "Write every row of the database");
+  CLI::App* exporter =
+      db->add_subcommand("export", "Write one device's rows as a benchmark table (what plan and db import read)");
   add_database_option(exporter, *options);
-  exporter->add_flag("--csv", options->csv, "As CSV (the only format)")->required();
-  exporter->add_option("--output", options->output, "Write to FILE instead of standard output");
+  exporter->add_flag("--csv", options->csv,
+                     "As the CSV table layer,op,microbatch,algo,math_type,time_ms,workspace_bytes (the only format)")
+      ->required();
+  exporter->add_option("--output", options->output, "Write to FILE (whole or not at all) instead of standard output");
+  exporter->add_option("--network", options->network,
+                       "Name layers as this network does (a built-in network or a network JSON file); "
+                       "default: by layer signature");
+  options->gpu_name_given =
+      exporter->add_option("--gpu-name", options->gpu_name, "Export the rows of this GPU (needed if there are several)");
+  options->compute_capability_given =
+      exporter->add_option("--compute-capability", options->compute_capability, "... of this compute capability");
+  options->sm_count_given = exporter->add_option("--sm-count", options->sm_count, "... of this number of SMs");
+  options->cudnn_version_given =
+      exporter->add_option("--cudnn-version", options->cudnn_version, "... measured with this cuDNN version");
+  options->cuda_version_given =
+      exporter->add_option("--cuda-version", options->cuda_version, "... measured with this CUDA runtime version");
 
   CLI::App* stats = db->add_subcommand("stats", "Count rows, kernels, GPUs and cuDNN versions");
   add_database_option(stats, *options);

@@ -8,21 +8,30 @@
 //       on the GPU and library versions given (cudnnGetVersion() and cudaRuntimeGetVersion()
 //       numbers, e.g. 91400 and 13000), in one transaction; creates the database if missing.
 //       NET (a built-in network or a network file, see tools/networks.h) gives each layer name
-//       of the table its convolution; micro-batches are the table's. Rows already stored are
+//       (or layer signature, as db export writes without --network) of the table its
+//       convolution; micro-batches are the table's. Rows already stored are
 //       kept. The table has no determinism column, so each algorithm's documented cuDNN
 //       determinism is stored. Every kernel of the table counts as measured completely up to
 //       the workspace size SIZE (default: any size, so the library never benchmarks it again on
 //       this GPU). Prints "R rows read, N new".
-//   db export --csv [--output FILE]
-//       Every row, as CSV (RFC 4180 quoting) with the header
-//         gpu_name,compute_capability,sm_count,cudnn_version,cuda_runtime_version,op,layer,
-//         microbatch,algo,math_type,deterministic,time_ms,workspace_bytes,measured_at
-//       where op is fwd/bwdd/bwdf, layer the layer signature (ConvKey::layer_signature),
-//       deterministic 1 or 0, and time_ms the shortest text that reads back as the stored value.
+//   db export --csv [--network NET] [--gpu-name NAME ...] [--output FILE]
+//       One device's rows as the benchmark table of tests/data/README.md,
+//         layer,op,microbatch,algo,math_type,time_ms,workspace_bytes
+//       which `plan --measurements` and `db import` read back (time_ms is the shortest text that
+//       reads back as the stored value). A table has no device columns: where the database holds
+//       rows of several device identities, the identity options of import (--gpu-name,
+//       --compute-capability, --sm-count, --cudnn-version, --cuda-version) select one, and
+//       without them the export fails listing the identities. Layers are named by the network
+//       NET (a layer shape it has several times is written under each of its names; a row of a
+//       layer it lacks fails the export), else by their layer signature (ConvKey::layer_signature,
+//       which db import accepts in place of a name of its --network). Not exported: the
+//       determinism (db import stores cuDNN's documented one) and the time of measurement.
+//       --output FILE is written whole or not at all (a temporary file renamed over it), and is
+//       refused when it is the database or one of SQLite's files beside it.
 //   db stats [--json]
 //       Rows, kernels (distinct op and layer), GPUs and cuDNN versions.
 //   db verify
-//       Checks the file's integrity and schema; prints "ok".
+//       Checks the file's integrity and schema (its version, every table and index); prints "ok".
 //
 // Export, stats and verify open the database read-only and never create it. Exit statuses are
 // cli.h's: 2 for usage errors (including no database given), 1 for data errors (a missing or

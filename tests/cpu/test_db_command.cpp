@@ -78,9 +78,9 @@ std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
   return records;
 }
 
-const std::vector<std::string> kExportHeader = {
-    "gpu_name", "compute_capability", "sm_count", "cudnn_version", "cuda_runtime_version", "op", "layer",
-    "microbatch", "algo", "math_type", "deterministic", "time_ms", "workspace_bytes", "measured_at"};
+// The table format of tests/data/README.md: what plan and db import read.
+const std::vector<std::string> kExportHeader = {"layer",    "op",      "microbatch",     "algo",
+                                                "math_type", "time_ms", "workspace_bytes"};
 
 // What identifies a row and what it measured, as numbers: equal values, not equal spellings.
 using RowValues = std::tuple<std::string, std::string, int, int, int, double, long long>;
@@ -160,16 +160,7 @@ TEST_F(DbCommand, ImportThenExportGivesBackEveryRowOnce) {
   for (std::size_t i = 1; i < records.size(); ++i) {
     const auto& r = records[i];
     ASSERT_EQ(r.size(), kExportHeader.size()) << exported.out;
-    EXPECT_EQ(r[0], "NVIDIA H100 80GB HBM3");
-    EXPECT_EQ((std::vector<std::string>{r[1], r[2], r[3], r[4]}),
-              (std::vector<std::string>{"90", "132", "91400", "13000"}));
-    const int algo = std::stoi(r[8]);
-    // The table has no determinism column: cuDNN's documented determinism of the algorithm.
-    const bool nondeterministic = (r[5] == "bwdd" && algo == 0) || (r[5] == "bwdf" && (algo == 0 || algo == 3));
-    EXPECT_EQ(r[10], nondeterministic ? "0" : "1") << r[5] << " " << algo;
-    EXPECT_EQ(r[13].size(), std::string("2025-01-01T00:00:00Z").size()) << r[13];
-    EXPECT_EQ(r[13].back(), 'Z') << r[13];
-    actual.emplace(r[5], r[6], std::stoi(r[7]), algo, std::stoi(r[9]), std::stod(r[11]), std::stoll(r[12]));
+    actual.emplace(r[1], r[0], std::stoi(r[2]), std::stoi(r[3]), std::stoi(r[4]), std::stod(r[5]), std::stoll(r[6]));
   }
   EXPECT_TRUE(actual == expected) << "exported rows differ from the imported table";
 }
@@ -267,9 +258,8 @@ TEST_F(DbCommand, LookingAtAMissingDatabaseCreatesNothing) {
             0) << "no file at all, journals included";
 }
 
-TEST_F(DbCommand, ExportToAFileAndQuoting) {
-  const std::string gpu = "GPU \"X\", rev 2";
-  ASSERT_EQ(run(import_args(alexnet_, "alexnet", gpu)).status, 0);
+TEST_F(DbCommand, ExportToAFile) {
+  ASSERT_EQ(run(import_args(alexnet_)).status, 0);
   const std::string file = (dir_.path() / "out.csv").string();
   const CliResult to_file = run({"db", "export", "--csv", "--output", file, "--database", db_});
   ASSERT_EQ(to_file.status, 0) << to_file.err;
@@ -277,10 +267,9 @@ TEST_F(DbCommand, ExportToAFileAndQuoting) {
   std::ifstream in(file);
   const std::string written{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
   EXPECT_EQ(written, export_csv().out);
-  EXPECT_NE(written.find("\n\"GPU \"\"X\"\", rev 2\",90,"), std::string::npos) << written.substr(0, 400);
   const auto records = parse_csv(written);
   ASSERT_EQ(records.size(), 649u);
-  EXPECT_EQ(records[1][0], gpu);
+  EXPECT_EQ(records[0], kExportHeader);
   EXPECT_EQ(records[1].size(), kExportHeader.size());
 
   expect_error({"db", "export", "--csv", "--output", dir_.path().string(), "--database", db_}, kExitDataError,
@@ -300,7 +289,7 @@ TEST_F(DbCommand, NetworkFilesNameTheLayers) {
   ASSERT_TRUE(loaded.ok()) << loaded.message();
   const ConvLayerSpec* spec = find_layer(*loaded, "c1");
   ASSERT_NE(spec, nullptr);
-  EXPECT_EQ(records[1][6], to_conv_key(*spec, ConvOp::kForward)->layer_signature());
+  EXPECT_EQ(records[1][0], to_conv_key(*spec, ConvOp::kForward)->layer_signature());
 }
 
 TEST_F(DbCommand, DataErrors) {
