@@ -71,12 +71,13 @@ Points all_covers(int batch, const std::vector<int>& allowed,
 // The points no other point beats: none has time <= and workspace <= with one of them strictly.
 Points pareto_front(const Points& points) {
   Points front;
-  for (const auto& [point, count] : points) {
+  for (const auto& entry : points) {
+    const auto& point = entry.first;  // not a structured binding: C++17 lambdas cannot capture those
     const bool dominated = std::any_of(points.begin(), points.end(), [&](const auto& other) {
       const auto& [t, w] = other.first;
       return t <= point.first && w <= point.second && (t < point.first || w < point.second);
     });
-    if (!dominated) front.emplace(point, count);
+    if (!dominated) front.emplace(point, entry.second);
   }
   return front;
 }

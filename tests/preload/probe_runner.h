@@ -27,10 +27,21 @@ inline std::string preload_library_path() {
   return path ? path : UCUDNN_PRELOAD_LIBRARY_PATH;
 }
 
+/// `environment` with the sanitizer's runtime ahead of a preloaded library, in a sanitizer build:
+/// the probe is not instrumented, and ASan must be the first library loaded.
+inline std::string with_sanitizer_runtime(std::string environment) {
+#ifdef UCUDNN_SANITIZER_RUNTIME
+  const std::string preload = "LD_PRELOAD=";
+  const auto at = environment.find(preload);
+  if (at != std::string::npos) environment.insert(at + preload.size(), std::string(UCUDNN_SANITIZER_RUNTIME) + ":");
+#endif
+  return environment;
+}
+
 /// `environment` is prefixed to the command line ("LD_PRELOAD=... UCUDNN_STATS=1").
 inline ProbeRun run_probe(const std::string& environment) {
   ProbeRun run;
-  const std::string command = "env " + environment + " '" + probe_path() + "' 2>&1";
+  const std::string command = "env " + with_sanitizer_runtime(environment) + " '" + probe_path() + "' 2>&1";
   FILE* pipe = popen(command.c_str(), "r");
   if (!pipe) return run;
   char buffer[4096];

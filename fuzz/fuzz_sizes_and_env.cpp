@@ -1,0 +1,74 @@
+// Sizes and environment values from arbitrary bytes. The first byte picks the parser; the rest is
+// the value. Every parser accepts or refuses with a message; accepted sizes follow the rules the
+// README states (a bare number below 1 MiB is refused), and the environment parser names the
+// variable it refuses.
+
+#include <cctype>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "core/env_config.h"
+#include "core/units.h"
+#include "fuzz_check.h"
+
+using namespace ucudnn;
+
+namespace {
+
+bool all_digits(const std::string& text) {
+  if (text.empty()) return false;
+  for (unsigned char c : text) {
+    if (!std::isdigit(c)) return false;
+  }
+  return true;
+}
+
+void check_env(const std::string& value, unsigned which) {
+  EnvValues values;
+  const char* names[] = {"UCUDNN_BATCH_SIZE_POLICY", "UCUDNN_DEFAULT_WORKSPACE_LIMIT", "UCUDNN_WORKSPACE_LIMIT",
+                         "UCUDNN_TOTAL_WORKSPACE_SIZE", "UCUDNN_DATABASE", "UCUDNN_DATABASE_JOURNAL",
+                         "UCUDNN_BENCHMARK_DEVICES", "UCUDNN_STATS", "UCUDNN_GRAPH_REPLAY", "UCUDNN_LOG_LEVEL",
+                         "UCUDNN_LOG_FILE"};
+  const char** fields[] = {&values.policy, &values.default_workspace_limit, &values.imposed_workspace_limit,
+                           &values.total_workspace, &values.database, &values.database_journal,
+                           &values.benchmark_devices, &values.statistics, &values.graph_replay, &values.log_level,
+                           &values.log_file};
+  which %= sizeof(fields) / sizeof(fields[0]);
+  *fields[which] = value.c_str();
+  auto config = parse_env_config(values);
+  if (!config) UCUDNN_FUZZ_CHECK(config.message().find(names[which]) != std::string::npos);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size == 0) return 0;
+  const unsigned selector = data[0];
+  const std::string value(reinterpret_cast<const char*>(data + 1), size - 1);
+  switch (selector % 4) {
+    case 0: {
+      auto bytes = parse_byte_size(value);
+      if (!bytes) UCUDNN_FUZZ_CHECK(!bytes.message().empty());
+      break;
+    }
+    case 1: {
+      auto bytes = parse_total_workspace(value);
+      if (bytes) {
+        UCUDNN_FUZZ_CHECK(*bytes > 0);
+        if (all_digits(value)) UCUDNN_FUZZ_CHECK(*bytes >= (std::size_t{1} << 20));
+      }
+      break;
+    }
+    case 2: {
+      auto devices = parse_device_list(value);
+      if (devices && !devices->all) {
+        for (int d : devices->devices) UCUDNN_FUZZ_CHECK(d >= 0);
+      }
+      break;
+    }
+    default:
+      check_env(value, selector / 4);
+  }
+  return 0;
+}
