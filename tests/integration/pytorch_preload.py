@@ -31,9 +31,10 @@ from torch_cudnn import bundled_cudnn_path
 FLOOR = {"fp32": 1e-4, "fp16": 5e-3}
 # The largest error of cuDNN's own FP32 algorithms seen on these tensors (Winograd and FFT, about
 # 1e-2 of the largest value; batch normalisation amplifies it in ResNet's weight gradients), and
-# the same for FP16. A wrong micro-batch offset, a lost micro-batch or a wrong beta gives errors
-# of order 1.
-ALGORITHM_ERROR = {"fp32": {"single": 1e-2, "resnet": 5e-2}, "fp16": {"single": 2e-2, "resnet": 1e-1}}
+# the same for FP16. Plain cuDNN's own deterministic choice gave 5.31e-2 on layers.7.c2's weight
+# gradient in FP32 (H100, seed 1845169168), hence 1e-1 there too. A wrong micro-batch offset, a
+# lost micro-batch or a wrong beta gives errors of order 1.
+ALGORITHM_ERROR = {"fp32": {"single": 1e-2, "resnet": 1e-1}, "fp16": {"single": 2e-2, "resnet": 1e-1}}
 
 
 def worker(args):
@@ -185,7 +186,8 @@ def main():
     parser.add_argument("--benchmark", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--deterministic", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--reference", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--seed", type=int, default=None,
+                        help="repeat a run: the seed it printed (default: a fresh one)")
     args = parser.parse_args()
     if args.worker:
         return worker(args)
@@ -195,7 +197,8 @@ def main():
     if not torch.cuda.is_available():
         print("SKIPPED: no CUDA device")
         return 0
-    seed = random.SystemRandom().randrange(1 << 31)  # fresh data every run; printed to repeat it
+    # Fresh data every run; the seed is printed so that --seed repeats it.
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
     print(f"torch {torch.__version__}, cuDNN {torch.backends.cudnn.version()}, {torch.cuda.get_device_name()}, "
           f"seed {seed}, preloaded runs with UCUDNN_WORKSPACE_LIMIT={args.workspace_limit}")
     failed = 0
