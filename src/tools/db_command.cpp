@@ -340,41 +340,47 @@ Status write_all(int fd, const std::string& text, const std::string& name) {
   return Status::success();
 }
 
-// Writes `text` to `output` whole or not at all: a regular file (new or replaced) through a
-// temporary file in its directory, renamed over it; a device or pipe (/dev/stdout) directly.
+// A stream the user points at rather than a file to create: a device, pipe or socket, or a path
+// under /dev or /proc (/dev/stdout redirected to a file is that file, but the user meant the
+// stream: it is appended to, never replaced).
+bool is_stream(const std::string& output, bool exists, const struct stat& st) {
+  return (exists && !S_ISREG(st.st_mode)) || output.rfind("/dev/", 0) == 0 || output.rfind("/proc/", 0) == 0;
+}
+
+std::string parent_folder(const std::string& path) {
+  const auto parent = std::filesystem::path(path).parent_path();
+  return parent.empty() ? "." : parent.string();
+}
+
+// Writes `text` to `output`: a stream where it stands (appended), otherwise a new file, whole or
+// not at all. An existing file is never overwritten (as `bench --measurements`): the new file is
+// written beside it under a temporary name and linked into place, which fails if the name exists.
 Status write_output(const std::string& output, const std::string& text) {
-  std::error_code ignored;
-  std::string target = output;
+  const auto failed = [&](const std::string& what) { return Error{"cannot write '" + output + "': " + what}; };
   struct stat st {};
-  const bool exists = ::stat(output.c_str(), &st) == 0;
-  if (exists && !S_ISREG(st.st_mode)) {
-    const int fd = ::open(output.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd < 0) return Error{"cannot write '" + output + "': " + std::strerror(errno)};
+  const bool exists = ::lstat(output.c_str(), &st) == 0;
+  if (exists && S_ISLNK(st.st_mode)) (void)::stat(output.c_str(), &st);
+  if (is_stream(output, exists, st)) {
+    const int fd = ::open(output.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd < 0) return failed(std::strerror(errno));
     Status written = write_all(fd, text, output);
-    if (::close(fd) != 0 && written) written = Error{"cannot write '" + output + "': " + std::strerror(errno)};
+    if (::close(fd) != 0 && written) written = failed(std::strerror(errno));
     return written;
   }
-  if (exists) target = std::filesystem::canonical(output, ignored).string();  // through a link: its file
-  if (target.empty()) target = output;
-  std::string temp = target + ".tmp-XXXXXX";
+  const std::string exists_message = "--output '" + output + "' exists; it is not overwritten (remove it or choose another file)";
+  if (exists) return Error{exists_message};
+  std::string temp = parent_folder(output) + "/.ucudnn-export-XXXXXX";
   const int fd = ::mkstemp(temp.data());
-  if (fd < 0) return Error{"cannot write '" + output + "': " + std::strerror(errno)};
-  mode_t mode = 0;
-  if (exists) {
-    mode = st.st_mode & 07777;
-  } else {
-    const mode_t mask = ::umask(0);
-    ::umask(mask);
-    mode = 0666 & ~mask;
+  if (fd < 0) return failed(std::strerror(errno));
+  const mode_t mask = ::umask(0);  // mkstemp makes 0600; a new file gets what the umask allows
+  ::umask(mask);
+  Status written = ::fchmod(fd, 0666 & ~mask) == 0 ? write_all(fd, text, output) : Status(failed(std::strerror(errno)));
+  if (written && ::fsync(fd) != 0) written = failed(std::strerror(errno));
+  if (::close(fd) != 0 && written) written = failed(std::strerror(errno));
+  if (written && ::link(temp.c_str(), output.c_str()) != 0) {
+    written = errno == EEXIST ? Status(Error{exists_message}) : Status(failed(std::strerror(errno)));
   }
-  Status written = ::fchmod(fd, mode) == 0 ? write_all(fd, text, output)
-                                           : Status(Error{"cannot write '" + output + "': " + std::strerror(errno)});
-  if (written && ::fsync(fd) != 0) written = Error{"cannot write '" + output + "': " + std::strerror(errno)};
-  if (::close(fd) != 0 && written) written = Error{"cannot write '" + output + "': " + std::strerror(errno)};
-  if (written && ::rename(temp.c_str(), target.c_str()) != 0) {
-    written = Error{"cannot write '" + output + "': " + std::strerror(errno)};
-  }
-  if (!written) ::unlink(temp.c_str());
+  ::unlink(temp.c_str());
   return written;
 }
 
@@ -390,6 +396,14 @@ int run_export(const DbOptions& options, BenchmarkDatabase& database, std::ostre
   const auto table = named_rows(options, *device);
   if (!table) return report_error(err, kExitDataError, table.message());
   const std::string csv = rows_to_table(*table);  // complete before anything is written
+  // Rows stored by an older ucudnn may break today's table rules (a micro-batch above the
+  // maximum, a name that is not UTF-8): never write a table that plan and db import refuse.
+  std::istringstream reread(csv);
+  const auto readable = parse_measurements_csv(reread, "exported table");
+  if (!readable) {
+    return report_error(err, kExitDataError,
+                        "the stored rows do not make a table that plan and db import read: " + readable.message());
+  }
   if (options.output.empty()) {
     out << csv;
     return kExitOk;

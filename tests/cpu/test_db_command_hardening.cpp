@@ -26,6 +26,7 @@
 
 #include "cli_test_support.h"
 #include "core/measurement_csv.h"
+#include "store/database.h"
 #include "test_helpers.h"
 #include "tools/cli.h"
 
@@ -121,28 +122,62 @@ TEST_F(DbCommandHardening, ExportOntoTheDatabaseIsRefusedAndTheDatabaseKept) {
 TEST_F(DbCommandHardening, ExportIsWrittenWholeOrNotAtAll) {
   ASSERT_EQ(run(import_args(alexnet_, db_)).status, 0);
   ASSERT_EQ(run(import_args(alexnet_, db_, "NVIDIA H200")).status, 0);
-  const std::string output = dir_.write("table.csv", "what was here\n");
-  ASSERT_EQ(chmod(output.c_str(), 0640), 0);
+  const std::string fresh = (dir_.path() / "table.csv").string();
 
-  // A failed export (two devices, none chosen) leaves the file as it was.
-  const CliResult refused = export_table(db_, {"--output", output});
+  // A failed export (two devices, none chosen) creates nothing.
+  const CliResult refused = export_table(db_, {"--output", fresh});
   EXPECT_EQ(refused.status, kExitDataError);
   EXPECT_TRUE(is_one_error_line(refused.err)) << refused.err;
-  EXPECT_EQ(read_bytes(output), "what was here\n");
+  EXPECT_FALSE(exists(fresh));
 
-  const CliResult done = export_table(db_, {"--output", output, "--gpu-name", "NVIDIA H200"});
+  const CliResult done = export_table(db_, {"--output", fresh, "--gpu-name", "NVIDIA H200"});
   ASSERT_EQ(done.status, 0) << done.err;
-  EXPECT_EQ(read_bytes(output), export_table(db_, {"--gpu-name", "NVIDIA H200"}).out);
-  struct stat st {};
-  ASSERT_EQ(::stat(output.c_str(), &st), 0);
-  EXPECT_EQ(st.st_mode & 0777, 0640u) << "the file keeps its permissions";
+  EXPECT_EQ(read_bytes(fresh), export_table(db_, {"--gpu-name", "NVIDIA H200"}).out);
   for (const auto& entry : fs::directory_iterator(dir_.path())) {
-    EXPECT_EQ(entry.path().filename().string().find(".tmp"), std::string::npos) << entry.path();
+    EXPECT_EQ(entry.path().filename().string().find(".ucudnn-export"), std::string::npos) << entry.path();
   }
+
+  // What the user stored is never overwritten: an existing file is refused and kept as it was.
+  const std::string kept = dir_.write("kept.csv", "what was here\n");
+  expect_error({"db", "export", "--csv", "--database", db_, "--gpu-name", "NVIDIA H200", "--output", kept},
+               kExitDataError, "exists; it is not overwritten");
+  EXPECT_EQ(read_bytes(kept), "what was here\n");
+
   if (exists("/dev/full")) {
     expect_error({"db", "export", "--csv", "--database", db_, "--gpu-name", "NVIDIA H200", "--output", "/dev/full"},
                  kExitDataError, "/dev/full");
   }
+}
+
+// `--output /dev/stdout >> FILE`: /dev/stdout is then that file, but the user asked to append to
+// it; replacing it by a renamed temporary file lost what FILE held.
+TEST_F(DbCommandHardening, ExportToARedirectedStandardOutputAppendsToIt) {
+  ASSERT_EQ(run(import_args(alexnet_, db_)).status, 0);
+  const std::string all = dir_.write("all.csv", "earlier lines\n");
+  const std::string command = "'" + std::string(UCUDNN_CLI_PATH) + "' db export --csv --database '" + db_ +
+                              "' --output /dev/stdout >> '" + all + "'";
+  ASSERT_EQ(std::system(command.c_str()), 0);
+  EXPECT_EQ(read_bytes(all), "earlier lines\n" + export_table(db_).out);
+}
+
+// Rows stored before today's table rules (here a micro-batch above the maximum) are not written
+// as a table that plan and db import would refuse.
+TEST_F(DbCommandHardening, ExportRefusesRowsThatTheTableFormatCannotHold) {
+  {
+    auto database = BenchmarkDatabase::open(db_);
+    ASSERT_TRUE(database.ok()) << database.message();
+    StoredRow row;
+    row.identity = DeviceIdentity{"GPU", 90, 132, 91400, 13000};
+    row.layer = "big";
+    row.measurement.micro_batch = kMaxMicroBatch * 2;
+    row.measurement.time_ms = 1.0;
+    row.measured_at = "2026-11-24T00:00:00Z";
+    ASSERT_TRUE((*database)->store_rows({row}).ok());
+  }
+  const std::string output = (dir_.path() / "big.csv").string();
+  expect_error({"db", "export", "--csv", "--database", db_, "--output", output}, kExitDataError,
+               "do not make a table that plan and db import read");
+  EXPECT_FALSE(exists(output));
 }
 
 // ---- 13. the export is the table that plan and db import read -------------------------------------
