@@ -503,7 +503,7 @@ std::pair<CLI::App*, CommandRunner> add_db_command(CLI::App& app) {
   exporter->add_flag("--csv", options->csv,
                      "As the CSV table layer,op,microbatch,algo,math_type,time_ms,workspace_bytes (the only format)")
       ->required();
-  exporter->add_option("--output", options->output, "Write to FILE (whole or not at all) instead of standard output");
+  exporter->add_option("--output", options->output, "Write to FILE, which must not exist (whole or not at all), instead of standard output");
   exporter->add_option("--network", options->network,
                        "Name layers as this network does (a built-in network or a network JSON file); "
                        "default: by layer signature");

@@ -26,8 +26,9 @@
 //       layer it lacks fails the export), else by their layer signature (ConvKey::layer_signature,
 //       which db import accepts in place of a name of its --network). Not exported: the
 //       determinism (db import stores cuDNN's documented one) and the time of measurement.
-//       --output FILE is written whole or not at all (a temporary file renamed over it), and is
-//       refused when it is the database or one of SQLite's files beside it.
+//       --output FILE must not exist (nothing stored is overwritten); it is written whole or not
+//       at all (a temporary file linked into place). A stream (/dev/stdout, a pipe) is appended
+//       to. The database itself and SQLite's files beside it are refused.
 //   db stats [--json]
 //       Rows, kernels (distinct op and layer), GPUs and cuDNN versions.
 //   db verify
