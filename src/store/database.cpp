@@ -213,30 +213,28 @@ bool same_file_state(const struct stat& a, const struct stat& b) {
 
 // A WAL file that no process has open, copied into memory through an immutable (lock-free)
 // connection: a consistent snapshot, where an immutable connection kept open would mix the pages
-// it cached with pages that a later writer checkpoints into the file. A copy during which the
-// file changed, or a writer appeared, is taken again.
+// it cached with pages that a later writer checkpoints into the file. Null when the file changed
+// during the copy or a writer appeared: then it is no longer idle, and is read with locks.
 Expected<SqliteConnection> snapshot_in_memory(const std::string& path, int busy_timeout_ms) {
-  for (int attempt = 0; attempt < 5; ++attempt) {
-    struct stat before {}, after {};
-    if (::stat(path.c_str(), &before) != 0) return Error{"cannot read it (" + std::string(std::strerror(errno)) + ")"};
-    UCUDNN_TRY_ASSIGN(const SqliteConnection file, connect(path, Access::kImmutable, busy_timeout_ms));
-    sqlite3* raw = nullptr;
-    const int opened = sqlite3_open_v2(":memory:", &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX, nullptr);
-    SqliteConnection memory(raw);
-    if (opened != SQLITE_OK) return Error{"cannot make a snapshot in memory: " + sqlite_error(raw, opened)};
-    sqlite3_backup* backup = sqlite3_backup_init(memory.get(), "main", file.get(), "main");
-    if (!backup) return Error{"cannot read it: " + sqlite_error(memory.get(), sqlite3_errcode(memory.get()))};
-    const int copied = sqlite3_backup_step(backup, -1);
-    sqlite3_backup_finish(backup);
-    if (copied != SQLITE_DONE) return Error{"cannot read it: " + sqlite_error(file.get(), copied)};
-    const SideFiles side = side_files(path);
-    if (::stat(path.c_str(), &after) == 0 && same_file_state(before, after) && !side.wal && !side.shm && !side.journal) {
-      sqlite3_busy_timeout(memory.get(), busy_timeout_ms);
-      sqlite3_extended_result_codes(memory.get(), 1);
-      return memory;
-    }
-  }
-  return Error{"it changed on every attempt to read it: a writer is busy with it; try again"};
+  struct stat before {}, after {};
+  if (::stat(path.c_str(), &before) != 0) return Error{"cannot read it (" + std::string(std::strerror(errno)) + ")"};
+  UCUDNN_TRY_ASSIGN(const SqliteConnection file, connect(path, Access::kImmutable, busy_timeout_ms));
+  sqlite3* raw = nullptr;
+  const int opened = sqlite3_open_v2(":memory:", &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX, nullptr);
+  SqliteConnection memory(raw);
+  if (opened != SQLITE_OK) return Error{"cannot make a snapshot in memory: " + sqlite_error(raw, opened)};
+  sqlite3_backup* backup = sqlite3_backup_init(memory.get(), "main", file.get(), "main");
+  if (!backup) return Error{"cannot read it: " + sqlite_error(memory.get(), sqlite3_errcode(memory.get()))};
+  const int copied = sqlite3_backup_step(backup, -1);
+  sqlite3_backup_finish(backup);
+  const SideFiles side = side_files(path);
+  const bool unchanged = ::stat(path.c_str(), &after) == 0 && same_file_state(before, after) && !side.wal &&
+                         !side.shm && !side.journal;
+  if (!unchanged) return SqliteConnection();
+  if (copied != SQLITE_DONE) return Error{"cannot read it: " + sqlite_error(file.get(), copied)};
+  sqlite3_busy_timeout(memory.get(), busy_timeout_ms);
+  sqlite3_extended_result_codes(memory.get(), 1);
+  return memory;
 }
 
 // A connection that only reads an existing file, creating nothing beside it where it can:
@@ -250,7 +248,8 @@ Expected<SqliteConnection> connect_for_reading(const std::string& path, FileKind
                                                bool may_write, int busy_timeout_ms) {
   const SideFiles side = side_files(path);
   if (kind == FileKind::kWal && !side.wal && !side.shm && snapshot_if_idle) {
-    return snapshot_in_memory(path, busy_timeout_ms);
+    UCUDNN_TRY_ASSIGN(SqliteConnection snapshot, snapshot_in_memory(path, busy_timeout_ms));
+    if (snapshot) return snapshot;  // else a writer appeared: read with locks, as below
   }
   UCUDNN_TRY_ASSIGN(SqliteConnection connection, connect(path, Access::kReadOnly, busy_timeout_ms));
   const int rc = first_read(connection.get());
