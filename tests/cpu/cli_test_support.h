@@ -58,10 +58,7 @@ struct ProcessResult {
   std::string err;
 };
 
-inline std::string read_text_file(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+inline std::string read_text_file(const std::filesystem::path& path) { return read_bytes(path.string()); }
 
 /// Runs `ucudnn ARGUMENTS` in a shell, in a process of its own: what the process configuration
 /// (the environment, read once per process) needs. `environment` goes before the command, e.g.

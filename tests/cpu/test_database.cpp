@@ -23,6 +23,7 @@ namespace ucudnn {
 namespace {
 
 using ucudnn::testing::TempDir;
+using ucudnn::testing::read_bytes;
 
 DeviceIdentity test_gpu() { return DeviceIdentity{"Test GPU 80GB", 90, 132, 91400, 13000}; }
 
@@ -56,11 +57,6 @@ std::vector<Measurement> rows_for(int micro_batch, int count, double base_time) 
     rows.push_back(m);
   }
   return rows;
-}
-
-std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 TEST(BenchmarkDatabase, StoresAndLooksUpEveryRowWithItsCoverage) {

@@ -32,6 +32,9 @@ namespace {
 
 using ucudnn::testing::TempDir;
 namespace fs = std::filesystem;
+using testing::exists;
+using testing::read_bytes;
+using testing::write_bytes;
 
 DeviceIdentity test_gpu() { return DeviceIdentity{"Test GPU 80GB", 90, 132, 91400, 13000}; }
 
@@ -79,20 +82,6 @@ std::vector<StoredRow> stored_rows(const DeviceIdentity& identity, int count, in
     rows.push_back(row);
   }
   return rows;
-}
-
-std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-void write_bytes(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
-}
-
-bool exists(const std::string& path) {
-  struct stat st {};
-  return ::lstat(path.c_str(), &st) == 0;
 }
 
 std::set<std::string> names_in(const fs::path& dir) {
@@ -633,6 +622,19 @@ void install_faulty_vfs() {
   ASSERT_EQ(sqlite3_vfs_register(&g_faulty_vfs, 1), SQLITE_OK);
 }
 
+// One answer of stats() with read `read` made to go wrong: a failure is counted, and an answer
+// must be the whole file's, never one from part of it.
+void expect_whole_or_failed(const Expected<DatabaseStats>& stats, const DatabaseStats& whole, long read,
+                            int* failures) {
+  if (!stats.ok()) {
+    ++*failures;
+    return;
+  }
+  EXPECT_EQ(stats->rows, whole.rows) << "read " << read << " went wrong";
+  EXPECT_EQ(stats->gpus, whole.gpus) << "read " << read << " went wrong, and a shortened list came back";
+  EXPECT_EQ(stats->cudnn_versions, whole.cudnn_versions) << "read " << read << " went wrong";
+}
+
 std::set<long> sample_reads(long n) {
   std::set<long> ks;
   for (long k = 1; k <= std::min(n, 6L); ++k) ks.insert(k);
@@ -687,13 +689,7 @@ TEST(DatabaseHardening, StatsNeverAnswerFromPartOfADamagedFile) {
     g_fail_at = k;
     const auto stats = (*db)->stats();
     g_fail_at = 0;
-    if (!stats.ok()) {
-      ++failures;
-      continue;
-    }
-    EXPECT_EQ(stats->rows, whole.rows) << "read " << k << " was damaged";
-    EXPECT_EQ(stats->gpus, whole.gpus) << "read " << k << " was damaged, and a shortened list came back";
-    EXPECT_EQ(stats->cudnn_versions, whole.cudnn_versions) << "read " << k << " was damaged";
+    expect_whole_or_failed(stats, whole, k, &failures);
   }
   EXPECT_GT(failures, 0) << "the damage must show";
   g_garbage = false;
@@ -724,13 +720,7 @@ TEST(DatabaseHardening, StatsAndVerifyNeverHideAFailedRead) {
       g_fail_at = k;
       const auto stats = (*db)->stats();
       g_fail_at = 0;
-      if (!stats.ok()) {
-        ++failures;
-        continue;
-      }
-      EXPECT_EQ(stats->rows, whole.rows) << "read " << k << " failed";
-      EXPECT_EQ(stats->gpus, whole.gpus) << "read " << k << " failed, and a shortened list came back";
-      EXPECT_EQ(stats->cudnn_versions, whole.cudnn_versions) << "read " << k << " failed";
+      expect_whole_or_failed(stats, whole, k, &failures);
     }
     EXPECT_GT(failures, 0) << "the injected failures must show";
     for (const long k : sample_reads(verify_reads)) {

@@ -37,17 +37,9 @@ using testing::CliResult;
 using testing::expect_error;
 using testing::is_one_error_line;
 using testing::run;
+using testing::exists;
+using testing::read_bytes;
 namespace fs = std::filesystem;
-
-std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-bool exists(const std::string& path) {
-  struct stat st {};
-  return ::lstat(path.c_str(), &st) == 0;
-}
 
 // Every row of a table, by kernel: (layer, op) -> rows as (micro-batch, algo, math, time, workspace).
 using Rows = std::multiset<std::tuple<int, int, int, double, std::size_t>>;

@@ -1,9 +1,12 @@
 #pragma once
 // Shared by the CPU tests: a private temporary directory and the recorded AlexNet table.
 
+#include <sys/stat.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 
@@ -12,6 +15,23 @@ namespace ucudnn::testing {
 /// The recorded H100 AlexNet table of tests/data.
 inline std::string alexnet_csv_path() {
   return std::string(UCUDNN_TEST_DATA_DIR) + "/h100-alexnet-b256-fp32.csv";
+}
+
+/// A file's bytes, exactly (empty if it cannot be read).
+inline std::string read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+/// Replaces a file's bytes.
+inline void write_bytes(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+/// Whether a name exists, a dangling link included.
+inline bool exists(const std::string& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0;
 }
 
 /// A fresh directory under the system temp directory, removed with everything in it.
