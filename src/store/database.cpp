@@ -237,19 +237,26 @@ Expected<SqliteConnection> snapshot_in_memory(const std::string& path, int busy_
   return memory;
 }
 
+// How a WAL file that no process has open (no -wal, no -shm) is read: its main file then holds
+// every committed row, and opening it normally would create a -shm with the file's own
+// permissions. A short look (the probe) reads it lock-free in place; a connection that is kept
+// copies it into memory (snapshot_in_memory says why).
+enum class IdleWal { kWithLocks, kLookInPlace, kCopyToMemory };
+
 // A connection that only reads an existing file, creating nothing beside it where it can:
-// - a WAL file that no process has open (no -wal, no -shm) is read into memory when
-//   `snapshot_if_idle` (its main file then holds every committed row; opening it normally
-//   would create a -shm, with the file's own permissions);
+// - a WAL file that no process has open is read as `idle` says;
 // - a hot journal left by a killed writer is rolled back, as SQLite does on a normal open,
 //   through a read-write connection where `may_write`; where not, the error names the journal.
 //   A file with a hot journal is never read as immutable: its pages are half written.
-Expected<SqliteConnection> connect_for_reading(const std::string& path, FileKind kind, bool snapshot_if_idle,
-                                               bool may_write, int busy_timeout_ms) {
+Expected<SqliteConnection> connect_for_reading(const std::string& path, FileKind kind, IdleWal idle, bool may_write,
+                                               int busy_timeout_ms) {
   const SideFiles side = side_files(path);
-  if (kind == FileKind::kWal && !side.wal && !side.shm && snapshot_if_idle) {
-    UCUDNN_TRY_ASSIGN(SqliteConnection snapshot, snapshot_in_memory(path, busy_timeout_ms));
-    if (snapshot) return snapshot;  // else a writer appeared: read with locks, as below
+  if (kind == FileKind::kWal && !side.wal && !side.shm) {
+    if (idle == IdleWal::kLookInPlace) return connect(path, Access::kImmutable, busy_timeout_ms);
+    if (idle == IdleWal::kCopyToMemory) {
+      UCUDNN_TRY_ASSIGN(SqliteConnection snapshot, snapshot_in_memory(path, busy_timeout_ms));
+      if (snapshot) return snapshot;  // else a writer appeared: read with locks, as below
+    }
   }
   UCUDNN_TRY_ASSIGN(SqliteConnection connection, connect(path, Access::kReadOnly, busy_timeout_ms));
   const int rc = first_read(connection.get());
@@ -281,8 +288,8 @@ Status probe_existing(const std::string& path, bool may_write, int busy_timeout_
   const std::string refused = "refused and left untouched: ";
   UCUDNN_TRY_ASSIGN(const FileKind kind, file_kind(path));
   if (kind == FileKind::kNotSqlite) return Error{refused + "it is not an SQLite database"};
-  auto probe_once = [&](bool snapshot) -> Status {
-    UCUDNN_TRY_ASSIGN(const SqliteConnection probe, connect_for_reading(path, kind, snapshot, may_write, busy_timeout_ms));
+  auto probe_once = [&](IdleWal idle) -> Status {
+    UCUDNN_TRY_ASSIGN(const SqliteConnection probe, connect_for_reading(path, kind, idle, may_write, busy_timeout_ms));
     auto version = read_schema_version(probe.get());
     if (!version) return version.error().prefixed(refused);
     // Damage past the first page shows only when every page is read.
@@ -299,11 +306,11 @@ Status probe_existing(const std::string& path, bool may_write, int busy_timeout_
     }
     return Status::success();
   };
-  Status probed = probe_once(true);
+  Status probed = probe_once(IdleWal::kLookInPlace);
   // An immutable look races with a writer that starts meanwhile: if one did, look again with locks.
   if (!probed && kind == FileKind::kWal) {
     const SideFiles now = side_files(path);
-    if (now.wal || now.shm) probed = probe_once(false);
+    if (now.wal || now.shm) probed = probe_once(IdleWal::kWithLocks);
   }
   return probed;
 }
@@ -443,7 +450,8 @@ Expected<std::unique_ptr<BenchmarkDatabase>> BenchmarkDatabase::open(const std::
     // writes once the file is writable again.
     auto kind = file_kind(path);
     if (!kind) return kind.error().prefixed(where);
-    auto connection = connect_for_reading(path, *kind, !file_writable, file_writable, options.busy_timeout_ms);
+    auto connection = connect_for_reading(path, *kind, file_writable ? IdleWal::kWithLocks : IdleWal::kCopyToMemory,
+                                          file_writable, options.busy_timeout_ms);
     if (!connection) return connection.error().prefixed(where);
     database->db_ = std::move(connection).value();
   }
