@@ -159,7 +159,9 @@ cudnnStatus_t ucudnnSetTotalWorkspaceSize(size_t bytes);
 cudnnStatus_t ucudnnGetTotalWorkspaceSize(size_t* bytes);
 
 /// Solves the division now for the kernels registered on the handle's device (optional: the first
-/// convolution call does it). Kernels registered later cause a new division, with a warning.
+/// convolution call does it). Kernels registered later cause a new division, with a warning. In WR
+/// mode (no total set) there is nothing to divide: it succeeds and does nothing, so a framework
+/// can call it after set-up whatever mode the user chose.
 cudnnStatus_t ucudnnOptimize(UcudnnHandle_t handle);
 
 /// Attributes the handle's following calls to a layer (-1, the default: none). Kernels of

@@ -133,9 +133,8 @@ cudnnStatus_t ucudnnGetTotalWorkspaceSize(size_t* bytes) {
 cudnnStatus_t ucudnnOptimize(UcudnnHandle_t handle) {
   return at_boundary(__func__, [&]() -> Status {
     UCUDNN_TRY(ucudnn::require_context(handle.context));
-    if (ucudnn::total_workspace() == 0) {
-      return Error(ErrorCode::kBadParam, "no total workspace size is set (WR mode)");
-    }
+    // WR mode: nothing to divide. A framework calls this after set-up whichever mode the user chose.
+    if (ucudnn::total_workspace() == 0) return Status::success();
     return ucudnn::WorkspaceDivision::instance().optimize(handle.context->cudnn(), handle.context->device);
   });
 }

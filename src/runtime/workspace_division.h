@@ -84,7 +84,9 @@ class WorkspaceDivision {
 
   /// Registers a kernel (its rows measured through the engine); `predicted_ms` gets the fastest
   /// time it can have within the whole budget. Calls for kernels known to a division change
-  /// nothing. A kernel that cannot be measured fails, now and on every later call.
+  /// nothing and answer from what the kernel's registration found, without building its front
+  /// again (Caffe asks on every reshape, so every iteration). A kernel that cannot be measured
+  /// fails, now and on every later call.
   Status register_kernel(cudnnHandle_t handle, const WdKey& key, BatchSizePolicy policy, double* predicted_ms,
                          bool* deterministic);
   /// Divides the budget among the kernels registered on `device`: plans and segments, no device
@@ -99,6 +101,8 @@ class WorkspaceDivision {
              const void* alpha, const void* beta, const ConvBuffers& buffers);
 
   WdSummary summary(int device);
+  /// Pareto fronts that registration has built so far (tests check that a known kernel costs none).
+  long fronts_built() const { return fronts_built_.load(); }
   /// Whether the kernels registered on `device` are divided (no kernel came after the division).
   bool divided(int device);
   /// The plan a division gives a kernel; null if it has none yet.
@@ -110,6 +114,10 @@ class WorkspaceDivision {
   struct Kernel {
     BatchSizePolicy policy = BatchSizePolicy::kPowerOfTwo;
     int count = 0;  ///< get/find calls before the first division: the weight of its time
+    /// The answer of its last registration, and the budget it was given under.
+    double predicted_ms = 0;
+    bool deterministic = false;
+    std::size_t answered_budget = 0;
     std::shared_ptr<const ExecutablePlan> plan;
     WdSegment segment;
     CudaEvent last_use;  ///< recorded after each run
@@ -151,6 +159,7 @@ class WorkspaceDivision {
 
   Engine& engine_;
   std::atomic<std::size_t> budget_{0};
+  std::atomic<long> fronts_built_{0};
   std::mutex mutex_;
   std::map<int, Device> devices_;
   /// Kernels that could not be measured: remembered so that every later call does not try again.

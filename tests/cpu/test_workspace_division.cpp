@@ -176,6 +176,42 @@ TEST_F(DivisionTest, KernelRegisteredAfterTheDivisionDividesAgain) {
   EXPECT_FALSE(division.divided(0));
 }
 
+// Caffe asks for algorithms on every reshape, so every iteration: once divided, a known kernel's
+// answer must cost no front (each is a dynamic program over its rows) and stay the same.
+TEST_F(DivisionTest, KnownKernelAnswersAgainWithoutBuildingItsFront) {
+  const std::vector<ConvKey> keys = alexnet_keys();
+  division.set_budget(120 * kMiB);
+  std::vector<double> first(keys.size());
+  std::vector<bool> first_deterministic(keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    bool deterministic = false;
+    ASSERT_TRUE(division.register_kernel(nullptr, WdKey{keys[i], -1}, kPolicy, &first[i], &deterministic).ok());
+    first_deterministic[i] = deterministic;
+  }
+  EXPECT_EQ(division.fronts_built(), static_cast<long>(keys.size()));
+  ASSERT_TRUE(division.divide(nullptr, 0).ok());
+  for (int iteration = 0; iteration < 3; ++iteration) {
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      double predicted = -1;
+      bool deterministic = !first_deterministic[i];
+      ASSERT_TRUE(division.register_kernel(nullptr, WdKey{keys[i], -1}, kPolicy, &predicted, &deterministic).ok());
+      EXPECT_EQ(predicted, first[i]) << keys[i].to_string();
+      EXPECT_EQ(deterministic, first_deterministic[i]) << keys[i].to_string();
+    }
+  }
+  EXPECT_EQ(division.fronts_built(), static_cast<long>(keys.size())) << "a known kernel built its front again";
+  EXPECT_TRUE(division.divided(0));
+  EXPECT_EQ(division.summary(0).optimizations, 1);
+
+  // Under another budget the fastest configuration within it may differ: answered anew.
+  division.set_budget(8 * kMiB);
+  double predicted = 0;
+  bool deterministic = false;
+  ASSERT_TRUE(division.register_kernel(nullptr, WdKey{keys[0], -1}, kPolicy, &predicted, &deterministic).ok());
+  EXPECT_EQ(division.fronts_built(), static_cast<long>(keys.size()) + 1);
+  EXPECT_GE(predicted, first[0]) << "less workspace is never faster";
+}
+
 TEST_F(DivisionTest, KernelThatCannotBeMeasuredFailsOnce) {
   const ConvKey key = alexnet_keys()[4];
   source->fail_for(key, Error(ErrorCode::kNotSupported, "recorded failure"));

@@ -78,6 +78,27 @@ double run_and_compare(UcudnnHandle_t handle, cudnnHandle_t plain, const ConvPro
   return output_error(p, op, out, reference);
 }
 
+// Frameworks call ucudnnOptimize after set-up whatever the mode: in WR mode it does nothing.
+TEST_F(WorkspaceDivisionGpu, OptimizeInWrModeSucceedsAndDividesNothing) {
+  ASSERT_EQ(ucudnnSetTotalWorkspaceSize(0), CUDNN_STATUS_SUCCESS);
+  UcudnnHandle_t handle;
+  CUDNN_OK(cudnnCreate(&handle));
+  ConvProblem p(small_network().front());
+  ASSERT_TRUE(p.ok);
+  cudnnConvolutionFwdAlgoPerf_t f[4];
+  int n = 0;
+  CUDNN_OK(cudnnGetConvolutionForwardAlgorithm_v7(handle, p.x, p.w, p.conv, p.y, 4, &n, f));
+  UcudnnWorkspaceDivisionInfo before, after;
+  CUDNN_OK(ucudnnGetWorkspaceDivisionInfo(handle, &before));
+  EXPECT_EQ(ucudnnOptimize(handle), CUDNN_STATUS_SUCCESS);
+  CUDNN_OK(ucudnnGetWorkspaceDivisionInfo(handle, &after));
+  EXPECT_EQ(after.optimizations, before.optimizations);
+  EXPECT_EQ(after.bufferBytes, before.bufferBytes);
+  EXPECT_EQ(after.budgetBytes, 0u);
+  EXPECT_EQ(ucudnnOptimize(UcudnnHandle_t()), CUDNN_STATUS_BAD_PARAM) << "a null handle is still an error";
+  CUDNN_OK(cudnnDestroy(handle));
+}
+
 TEST_F(WorkspaceDivisionGpu, SmallNetworkStaysExactWithinTheBudget) {
   ASSERT_EQ(ucudnnSetTotalWorkspaceSize(64), CUDNN_STATUS_BAD_PARAM) << "64 bytes is surely a mistake";
   ASSERT_EQ(ucudnnSetTotalWorkspaceSize(kBudget), CUDNN_STATUS_SUCCESS);
