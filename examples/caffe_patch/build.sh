@@ -7,7 +7,7 @@
 # --with-ucudnn also ucudnn.patch (without it, takes ucudnn.patch back out if it was applied), so
 # one checkout switches between the two builds. It installs Caffe's Debian dependencies that are
 # missing (with sudo when not root), builds ucudnn from this repository and
-# installs it under CAFFE_DIR/build/ucudnn, and builds Caffe with CMake in CAFFE_DIR/build for
+# installs it under build/install here, and builds Caffe with CMake in CAFFE_DIR/build for
 # the GPU architecture given (sm_90, the H100, by default). OpenCV and Python are off. ccache
 # keeps switching cheap: only what the patch changes is compiled again.
 #
@@ -88,8 +88,10 @@ prefix_args=()
 if [ $with_ucudnn = 1 ]; then
   bash "$repo/scripts/build.sh" > "$build/ucudnn-build.log" 2>&1 \
     || fail "building ucudnn failed; see $build/ucudnn-build.log"
-  cmake --install "$repo/build" --prefix "$build/ucudnn" > /dev/null
-  prefix_args=(-DCMAKE_PREFIX_PATH="$build/ucudnn")
+  # Installed outside Caffe's trees: CMake refuses include paths of a target inside them.
+  ucudnn_prefix="$repo/build/install"
+  cmake --install "$repo/build" --prefix "$ucudnn_prefix" > /dev/null
+  prefix_args=(-Ducudnn_DIR="$ucudnn_prefix/lib/cmake/ucudnn")
 fi
 
 # --- Caffe --------------------------------------------------------------------------------------
@@ -103,7 +105,7 @@ cmake -S "$caffe" -B "$build" -DCMAKE_BUILD_TYPE=Release \
   -DUSE_OPENCV=OFF -DBUILD_python=OFF -DBUILD_python_layer=OFF -DBUILD_docs=OFF "${prefix_args[@]}" \
   > "$build/configure.log" 2>&1 || fail "configuring Caffe failed; see $build/configure.log"
 rm -f "$build/variant"
-make -C "$build" -j "$jobs" caffe > "$build/make.log" 2>&1 \
+make -C "$build" -j "$jobs" caffe.bin > "$build/make.log" 2>&1 \
   || fail "building Caffe failed; see $build/make.log ($(grep -m1 -E 'error' "$build/make.log" || true))"
 if [ $with_ucudnn = 1 ]; then echo ucudnn > "$build/variant"; else echo plain > "$build/variant"; fi
 echo "build.sh: built $(cat "$build/variant") Caffe for sm_$arch: $build/tools/caffe"

@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# Times Caffe 1.0 with and without ucudnn on a lent GPU machine, in one call.
+#
+#   bash examples/caffe_patch/gpu.sh pack CAFFE_DIR   here: build plain Caffe and Caffe with ucudnn
+#        (build.sh), and pack both with the libraries the GPU machine lacks into caffe-pack/ (one
+#        xz archive, git-ignored; carry it)
+#   bash examples/caffe_patch/gpu.sh run              there: `caffe time` (20 iterations) for AlexNet
+#        (batch 256) and ResNet-50 (batch 64), plain and through ucudnn at 8 MiB per kernel
+#        (Caffe's limit), at 64 MiB, and in WD mode with the sum of plain Caffe's limits (8 MiB for
+#        each of the three operations of every convolution layer); ROUNDS rounds (default 3), the
+#        configurations alternating within a round. Then a few SGD iterations of each network on the
+#        same seeded random data, plain twice and through ucudnn, to compare the losses. Results go
+#        to $OUT (default ./caffe-results): caffe-summary.md, caffe-summary.json and the logs.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+
+pack() {
+  local caffe=${1:?usage: gpu.sh pack CAFFE_DIR}
+  local stage
+  stage=$(mktemp -d)
+  for variant in plain ucudnn; do
+    local flag=()
+    [ $variant = ucudnn ] && flag=(--with-ucudnn)
+    bash "$here/build.sh" "$caffe" "${flag[@]}"
+    mkdir -p "$stage/$variant/bin" "$stage/$variant/lib"
+    cp "$caffe/build/tools/caffe" "$stage/$variant/bin/"
+    cp -P "$caffe"/build/lib/libcaffe.so* "$stage/$variant/lib/"
+    [ $variant = ucudnn ] && cp -P "$repo"/build/install/lib/libucudnn.so* "$stage/$variant/lib/"
+  done
+  # Libraries the GPU machine lacks: everything outside the C/C++ runtime, CUDA and cuDNN.
+  mkdir -p "$stage/lib"
+  for f in "$stage"/*/bin/caffe "$stage"/*/lib/lib*.so.*; do
+    LD_LIBRARY_PATH="$(dirname "$f")/../lib" ldd "$f" | awk '/=> \// {print $3}'
+  done | sort -u \
+    | { grep -v -E '/(libc|libm|libstdc\+\+|libgcc_s|ld-linux[^/]*|libpthread|libdl|librt|libresolv|libutil|libnsl|libcudnn[^/]*|libcudart|libcuda|libcublas[^/]*|libcurand|libcaffe|libucudnn)[.-]' || true; } \
+    | while read -r lib; do cp -L "$lib" "$stage/lib/"; done
+  strip --strip-unneeded "$stage"/*/bin/caffe "$stage"/lib/*.so* "$stage"/*/lib/*.so* 2> /dev/null || true
+  rm -rf "$repo/caffe-pack" && mkdir -p "$repo/caffe-pack"
+  tar -cJf "$repo/caffe-pack/caffe.tar.xz" -C "$stage" .
+  rm -rf "$stage"
+  echo "packed: caffe-pack/caffe.tar.xz ($(du -h "$repo/caffe-pack/caffe.tar.xz" | cut -f1))"
+}
+
+# The directories of CUDA libraries Caffe links that the dynamic linker does not find by itself
+# (PyTorch's pip wheels bring cuBLAS and cuRAND under site-packages/nvidia).
+cuda_library_path() {
+  local path="" lib dir
+  for lib in libcublas.so.13 libcublasLt.so.13 libcurand.so.10; do
+    ldconfig -p | grep -q "$lib" && continue
+    dir=$(find / -xdev -name "$lib" -path '*nvidia*' -printf '%h\n' 2> /dev/null | head -1 || true)
+    [ -n "$dir" ] && path="$path:$dir"
+  done
+  echo "${path#:}"
+}
+
+run() {
+  local final=${OUT:-$repo/caffe-results} rounds=${ROUNDS:-3} status=0
+  local out pack models="$here/models"
+  out=$(mktemp -d)
+  pack=$(mktemp -d)
+  mkdir -p "$final"
+  tar -xJf "$repo/caffe-pack/caffe.tar.xz" -C "$pack"
+  local extra
+  extra=$(cuda_library_path)
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv | tee "$out/gpu.txt"
+  # launch VARIANT [VAR=VALUE...] -- CAFFE_ARGS...: one variant's binary with its libraries
+  launch() {
+    local variant=$1 envs=()
+    shift
+    while [ "$1" != -- ]; do envs+=("$1"); shift; done
+    shift
+    env LD_LIBRARY_PATH="$pack/$variant/lib:$pack/lib${extra:+:$extra}:${LD_LIBRARY_PATH:-}" "${envs[@]}" \
+      timeout 600 "$pack/$variant/bin/caffe" "$@"
+  }
+  # config_env CONFIG NET_DB WD_TOTAL: the ucudnn settings of a configuration
+  config_env() {
+    case $1 in
+      ucudnn-8MiB) echo "UCUDNN_DATABASE=$2" ;;  # Caffe's own 8 MiB (the patch's default)
+      ucudnn-64MiB) echo "UCUDNN_DATABASE=$2 UCUDNN_DEFAULT_WORKSPACE_LIMIT=64MiB" ;;
+      ucudnn-wd) echo "UCUDNN_DATABASE=$2 UCUDNN_TOTAL_WORKSPACE_SIZE=$3" ;;
+      *) echo "UCUDNN_DATABASE=$2" ;;
+    esac
+  }
+  for net in alexnet resnet50; do
+    local model="$models/$net.prototxt" layers
+    layers=$(grep -c 'type: "Convolution"' "$model")
+    local wd_total=$((layers * 3 * 8))MiB
+    mkdir -p "$out/$net"
+    echo "$net: $layers convolution layers; WD total $wd_total" | tee "$out/$net/wd-total.txt"
+    for round in $(seq 1 "$rounds"); do
+      for config in plain ucudnn-8MiB ucudnn-64MiB ucudnn-wd; do
+        local variant=ucudnn env
+        [ $config = plain ] && variant=plain
+        read -r -a env <<< "$(config_env $config "$out/$net.db" "$wd_total") UCUDNN_STATS=1 UCUDNN_LOG_LEVEL=info"
+        echo "== $net $config round $round"
+        launch $variant "${env[@]}" -- time -model "$model" -iterations 20 -gpu 0 \
+          > "$out/$net/$config-r$round.log" 2>&1 || { echo "   failed (see $net/$config-r$round.log)"; status=1; }
+        grep -E "Average Forward-Backward" "$out/$net/$config-r$round.log" | sed 's/.*\] /   /' || true
+      done
+      tar -czf "$final/caffe-results.tar.gz" -C "$out" .  # a run cut short keeps what it did
+    done
+    # The same SGD steps on the same seeded data: plain twice (its own run-to-run spread), then
+    # through ucudnn; strict FP32 (no TF32) so that the comparison is of FP32 arithmetic.
+    local solver="$out/$net/solver.prototxt"
+    printf 'net: "%s"\nbase_lr: 0.01\nmomentum: 0.9\nweight_decay: 0.0005\nlr_policy: "fixed"\nmax_iter: 10\ndisplay: 1\nrandom_seed: 1\nsolver_mode: GPU\nsnapshot_after_train: false\n' \
+      "$model" > "$solver"
+    for config in plain plain-again ucudnn-64MiB ucudnn-wd; do
+      local variant=ucudnn env
+      [[ $config = plain* ]] && variant=plain
+      read -r -a env <<< "$(config_env $config "$out/$net.db" "$wd_total") NVIDIA_TF32_OVERRIDE=0 UCUDNN_STATS=1"
+      launch $variant "${env[@]}" -- train -solver "$solver" -gpu 0 \
+        > "$out/$net/train-$config.log" 2>&1 || { echo "   training $net $config failed"; status=1; }
+    done
+    rm -f "$out/$net.db" "$out/$net.db-wal" "$out/$net.db-shm"
+  done
+  python3 "$here/summarize.py" "$out" --markdown "$out/caffe-summary.md" --json "$out/caffe-summary.json" || status=1
+  cp "$out/caffe-summary.md" "$out/caffe-summary.json" "$final/" 2> /dev/null || true
+  tar -czf "$final/caffe-results.tar.gz" -C "$out" .
+  return $status
+}
+
+case "${1:-}" in
+  pack) shift; pack "$@" ;;
+  run) run ;;
+  *) sed -n '2,14p' "$0"; exit 2 ;;
+esac
