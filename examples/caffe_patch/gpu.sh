@@ -108,11 +108,12 @@ run() {
     for config in plain plain-again ucudnn-64MiB ucudnn-wd; do
       local variant=ucudnn env
       [[ $config = plain* ]] && variant=plain
-      read -r -a env <<< "$(config_env $config "$out/$net.db" "$wd_total") NVIDIA_TF32_OVERRIDE=0 UCUDNN_STATS=1"
+      # Its own database: rows measured with TF32 allowed must not serve a TF32-less process.
+      read -r -a env <<< "$(config_env $config "$out/$net-strict-fp32.db" "$wd_total") NVIDIA_TF32_OVERRIDE=0 UCUDNN_STATS=1"
       launch $variant "${env[@]}" -- train -solver "$solver" -gpu 0 \
         > "$out/$net/train-$config.log" 2>&1 || { echo "   training $net $config failed"; status=1; }
     done
-    rm -f "$out/$net.db" "$out/$net.db-wal" "$out/$net.db-shm"
+    rm -f "$out/$net"*.db "$out/$net"*.db-wal "$out/$net"*.db-shm
   done
   python3 "$here/summarize.py" "$out" --markdown "$out/caffe-summary.md" --json "$out/caffe-summary.json" || status=1
   cp "$out/caffe-summary.md" "$out/caffe-summary.json" "$final/" 2> /dev/null || true

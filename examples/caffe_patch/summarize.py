@@ -4,10 +4,14 @@
     python3 summarize.py RESULTS_DIR [--markdown FILE] [--json FILE]
 
 RESULTS_DIR holds NET/CONFIG-rROUND.log (`caffe time`) and NET/train-CONFIG.log (`caffe train`)
-for NET in alexnet, resnet50. Per configuration it reports the median over rounds of Caffe's
-"Average Forward-Backward" and of the convolution layers' forward plus backward times (summed
-from Caffe's per-layer averages), each with its ratio to plain Caffe measured in the same run;
-then the loss of every SGD iteration and the largest relative difference from plain Caffe.
+for NET in alexnet, resnet50. Per configuration it reports the median over rounds of the
+iteration (Caffe's "Average Forward-Backward" less the DummyData layer's forward: filling the
+input with fresh Gaussian numbers on the CPU takes 250 ms per AlexNet iteration, a stand-in for
+a data reader that Caffe would prefetch) and of the convolution layers' forward plus backward
+times (summed from Caffe's per-layer averages), each with its ratio to plain Caffe measured in
+the same run; then the loss of every SGD iteration and the largest relative difference from
+plain Caffe, against plain Caffe's own difference from a second plain run (cuDNN's atomic
+backward-filter algorithms make plain Caffe differ from itself).
 Exit status 1 if a log is missing or unreadable, or a target is missed.
 """
 import argparse
@@ -20,7 +24,9 @@ import sys
 CONFIGS = ["plain", "ucudnn-8MiB", "ucudnn-64MiB", "ucudnn-wd"]
 TRAIN_CONFIGS = ["plain", "plain-again", "ucudnn-64MiB", "ucudnn-wd"]
 MODELS = pathlib.Path(__file__).resolve().parent / "models"
-LOSS_TOLERANCE = 1e-3  # relative, per iteration: FP32 algorithms differ in summation order
+# ucudnn's losses may differ from plain Caffe's by 3x plain Caffe's own run-to-run difference, and
+# at least by this (relative, per iteration): FP32 algorithms differ in summation order.
+LOSS_FLOOR = 1e-4
 CONV_TARGET = 1.5      # AlexNet convolutions, ucudnn WD against plain Caffe at 8 MiB
 
 AVERAGE = re.compile(r"Average Forward-Backward: ([0-9.e+-]+) ms")
@@ -41,11 +47,14 @@ def read_time_log(path, convs):
     layers = {}
     for name, direction, ms in LAYER.findall(text):
         layers[(name, direction)] = float(ms)
+    if ("data", "forward") not in layers:
+        raise ValueError(f"{path}: no per-layer time for the data layer")
     missing = [c for c in convs if (c, "forward") not in layers]
     if missing:
         raise ValueError(f"{path}: no per-layer time for {missing[0]}")
     per_layer = {c: layers[(c, "forward")] + layers.get((c, "backward"), 0.0) for c in convs}
-    return {"iteration_ms": float(average.group(1)), "conv_ms": sum(per_layer.values()), "layers": per_layer}
+    return {"iteration_ms": float(average.group(1)) - layers[("data", "forward")],
+            "with_data_ms": float(average.group(1)), "conv_ms": sum(per_layer.values()), "layers": per_layer}
 
 
 def read_losses(path):
@@ -74,6 +83,7 @@ def summarise_net(root, net):
         result["configs"][config] = {
             "rounds": len(rs),
             "iteration_ms": iteration,
+            "with_data_ms": statistics.median(r["with_data_ms"] for r in rs),
             "iteration_ms_range": [min(r["iteration_ms"] for r in rs), max(r["iteration_ms"] for r in rs)],
             "conv_ms": conv,
             "iteration_speedup": plain_iter / iteration,
@@ -105,12 +115,13 @@ def markdown(summary):
     lines = []
     for net, r in summary["nets"].items():
         lines.append(f"### {net} ({r['convolution_layers']} convolution layers)\n")
-        lines.append("| configuration | iteration (ms) | range over rounds | vs plain | convolutions fwd+bwd (ms) | vs plain |")
-        lines.append("|---|---|---|---|---|---|")
+        lines.append("| configuration | iteration without data layer (ms) | range over rounds | vs plain "
+                     "| convolutions fwd+bwd (ms) | vs plain | with data layer (ms) |")
+        lines.append("|---|---|---|---|---|---|---|")
         for config, c in r["configs"].items():
             lo, hi = c["iteration_ms_range"]
             lines.append(f"| {config} | {c['iteration_ms']:.2f} | {lo:.2f}-{hi:.2f} | {c['iteration_speedup']:.2f}x "
-                         f"| {c['conv_ms']:.2f} | {c['conv_speedup']:.2f}x |")
+                         f"| {c['conv_ms']:.2f} | {c['conv_speedup']:.2f}x | {c['with_data_ms']:.1f} |")
         lines.append("")
         convs = list(next(iter(r["configs"].values()))["layers_ms"])
         if len(convs) <= 8:
@@ -124,7 +135,7 @@ def markdown(summary):
         for k, i in enumerate(r["loss_iterations"]):
             lines.append(f"| {i} | " + " | ".join("-" if v[k] is None else f"{v[k]:.6f}" for v in r["losses"].values()) + " |")
         diffs = ", ".join(f"{c} {d:.2e}" for c, d in r["largest_relative_loss_difference"].items())
-        lines.append(f"\nLargest relative loss difference from plain: {diffs} (tolerance {LOSS_TOLERANCE:g}).\n")
+        lines.append(f"\nLargest relative loss difference from plain: {diffs}.\n")
     lines.append("### Targets\n")
     for line in summary["targets"]:
         lines.append(f"- {line}")
@@ -147,13 +158,15 @@ def targets(nets):
             met &= ok
             lines.append(f"{'met' if ok else 'MISSED'}: {net} {config} iteration {c['iteration_speedup']:.3f}x plain "
                          f"(target: never slower)")
+        itself = r["largest_relative_loss_difference"]["plain-again"]
+        tolerance = max(3 * itself, LOSS_FLOOR)
         for config, d in r["largest_relative_loss_difference"].items():
             if config == "plain-again":
                 continue
-            ok = d <= LOSS_TOLERANCE
+            ok = d <= tolerance
             met &= ok
-            lines.append(f"{'met' if ok else 'MISSED'}: {net} {config} losses within {LOSS_TOLERANCE:g} of plain "
-                         f"(largest {d:.2e}; plain against itself {r['largest_relative_loss_difference']['plain-again']:.2e})")
+            lines.append(f"{'met' if ok else 'MISSED'}: {net} {config} losses within {tolerance:.1e} of plain "
+                         f"(largest {d:.2e}; plain against itself {itself:.2e})")
     return lines, met
 
 
