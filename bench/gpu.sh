@@ -29,12 +29,8 @@ pack() {
      build-gpu/bench/ucudnn_conv_benchmark build-gpu/bench/ucudnn_call_overhead \
      build-gpu/bench/ucudnn_legacy_plan_cache pack/bin/
   cp -P build-gpu/src/libucudnn.so* build-gpu/src/libucudnn_preload.so pack/lib/
-  # Libraries the GPU machine lacks: everything ldd resolves outside the system's C/C++ runtime,
-  # CUDA and cuDNN (the GPU machine has its own of those).
-  for bin in pack/bin/*; do
-    ldd "$bin" | awk '/=> \// {print $3}'
-  done | sort -u | { grep -v -E '/(libc|libm|libstdc\+\+|libgcc_s|ld-linux|libpthread|libdl|librt|libcudnn[^/]*|libcudart|libcuda|libucudnn)[.-]' || true; } \
-    | while read -r lib; do cp -L "$lib" pack/lib/; done || true
+  # Libraries the GPU machine lacks.
+  bash scripts/bundle_libraries.sh pack/lib pack/bin/*
   # The tests read recorded data from the source tree.
   echo "packed: $(ls pack/bin | tr '\n' ' ')/ $(ls pack/lib | tr '\n' ' ')"
 }

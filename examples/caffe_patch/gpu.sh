@@ -28,13 +28,11 @@ pack() {
     cp -P "$caffe"/build/lib/libcaffe.so* "$stage/$variant/lib/"
     [ $variant = ucudnn ] && cp -P "$repo"/build/install/lib/libucudnn.so* "$stage/$variant/lib/"
   done
-  # Libraries the GPU machine lacks: everything outside the C/C++ runtime, CUDA and cuDNN.
-  mkdir -p "$stage/lib"
-  for f in "$stage"/*/bin/caffe "$stage"/*/lib/lib*.so.*; do
-    LD_LIBRARY_PATH="$(dirname "$f")/../lib" ldd "$f" | awk '/=> \// {print $3}'
-  done | sort -u \
-    | { grep -v -E '/(libc|libm|libstdc\+\+|libgcc_s|ld-linux[^/]*|libpthread|libdl|librt|libresolv|libutil|libnsl|libcudnn[^/]*|libcudart|libcuda|libcublas[^/]*|libcurand|libcaffe|libucudnn)[.-]' || true; } \
-    | while read -r lib; do cp -L "$lib" "$stage/lib/"; done
+  # Libraries the GPU machine lacks (each variant's own libcaffe and libucudnn stay beside it).
+  for variant in plain ucudnn; do
+    LD_LIBRARY_PATH="$stage/$variant/lib" bash "$repo/scripts/bundle_libraries.sh" "$stage/lib" \
+      "$stage/$variant/bin/caffe" "$stage/$variant"/lib/lib*.so.*
+  done
   strip --strip-unneeded "$stage"/*/bin/caffe "$stage"/lib/*.so* "$stage"/*/lib/*.so* 2> /dev/null || true
   rm -rf "$repo/caffe-pack" && mkdir -p "$repo/caffe-pack"
   tar -cJf "$repo/caffe-pack/caffe.tar.xz" -C "$stage" .
