@@ -4,28 +4,32 @@
 
 namespace ucudnn {
 
-std::optional<std::vector<Measurement>> BenchmarkTable::complete_rows(const ConvKey& micro_key,
+std::optional<std::vector<Measurement>> BenchmarkTable::complete_rows(const ConvKey& micro_key, CandidateKind kind,
                                                                       std::size_t workspace_limit) const {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = entries_.find(micro_key);
-  if (it == entries_.end() || it->second.measured_up_to < workspace_limit) return std::nullopt;
-  return it->second.rows;
+  if (it == entries_.end()) return std::nullopt;
+  const auto& entry = it->second.by_kind[static_cast<int>(kind)];
+  if (!entry || entry->measured_up_to < workspace_limit) return std::nullopt;
+  return entry->rows;
 }
 
-std::optional<BenchmarkTable::Entry> BenchmarkTable::entry(const ConvKey& micro_key) const {
+std::optional<BenchmarkTable::Entry> BenchmarkTable::entry(const ConvKey& micro_key, CandidateKind kind) const {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = entries_.find(micro_key);
   if (it == entries_.end()) return std::nullopt;
-  return it->second;
+  return it->second.by_kind[static_cast<int>(kind)];
 }
 
-void BenchmarkTable::record(const ConvKey& micro_key, std::size_t measured_up_to,
+void BenchmarkTable::record(const ConvKey& micro_key, CandidateKind kind, std::size_t measured_up_to,
                             const std::vector<Measurement>& rows) {
   std::lock_guard<std::mutex> lock(mutex_);
-  Entry& entry = entries_[micro_key];
+  std::optional<Entry>& slot = entries_[micro_key].by_kind[static_cast<int>(kind)];
+  if (!slot) slot.emplace();
+  Entry& entry = *slot;
   for (const Measurement& row : rows) {
     auto same = std::find_if(entry.rows.begin(), entry.rows.end(), [&](const Measurement& m) {
-      return m.algo == row.algo && m.math_type == row.math_type;
+      return m.same_candidate(row);
     });
     if (same != entry.rows.end()) *same = row;
     else entry.rows.push_back(row);

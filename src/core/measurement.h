@@ -1,17 +1,27 @@
 #pragma once
-// One benchmarked configuration of a convolution kernel: an algorithm run on a micro-batch.
+// One benchmarked configuration of a convolution kernel: a candidate run on a micro-batch. A
+// candidate is either a legacy cuDNN algorithm (`algo`, `math_type`) or an engine configuration
+// of cuDNN's graph API (`engine`, see core/candidates.h).
 
 #include <cstddef>
+#include <string>
 
 namespace ucudnn {
 
 struct Measurement {
   int micro_batch = 0;
-  int algo = 0;                 ///< cudnnConvolution*Algo_t value of the kernel's op
-  int math_type = 0;            ///< cudnnMathType_t value
+  int algo = 0;                 ///< cudnnConvolution*Algo_t value of the kernel's op; -1 for an engine
+  int math_type = 0;            ///< cudnnMathType_t value (engines: the caller's)
   double time_ms = 0.0;         ///< median cost of one call in a sequence: max(GPU time, host time)
   std::size_t workspace_bytes = 0;
   bool deterministic = true;
+  std::string engine;           ///< empty: the legacy algorithm; else an engine configuration id
+
+  bool is_engine() const { return !engine.empty(); }
+  /// Whether two rows measure the same candidate (at whatever micro-batch).
+  bool same_candidate(const Measurement& o) const {
+    return algo == o.algo && math_type == o.math_type && engine == o.engine;
+  }
 };
 
 }  // namespace ucudnn

@@ -1,0 +1,101 @@
+#include "core/candidates.h"
+
+#include <algorithm>
+#include <cctype>
+#include <limits>
+
+namespace ucudnn {
+namespace {
+
+// Reads a non-negative decimal integer at `pos` (no sign, no leading '+'); false if none or too large.
+bool read_number(const std::string& text, std::size_t* pos, std::int64_t* out) {
+  const std::size_t start = *pos;
+  std::int64_t value = 0;
+  while (*pos < text.size() && std::isdigit(static_cast<unsigned char>(text[*pos]))) {
+    const int digit = text[*pos] - '0';
+    if (value > (std::numeric_limits<std::int64_t>::max() - digit) / 10) return false;
+    value = value * 10 + digit;
+    ++*pos;
+  }
+  *out = value;
+  return *pos > start;
+}
+
+// A signed integer: knob values may be negative in principle.
+bool read_signed(const std::string& text, std::size_t* pos, std::int64_t* out) {
+  const bool negative = *pos < text.size() && text[*pos] == '-';
+  if (negative) ++*pos;
+  if (!read_number(text, pos, out)) return false;
+  if (negative) *out = -*out;
+  return true;
+}
+
+}  // namespace
+
+std::vector<CandidateKind> kinds_of(CandidateSet set) {
+  std::vector<CandidateKind> kinds;
+  if (includes(set, CandidateKind::kLegacy)) kinds.push_back(CandidateKind::kLegacy);
+  if (includes(set, CandidateKind::kEngine)) kinds.push_back(CandidateKind::kEngine);
+  return kinds;
+}
+
+Expected<CandidateSet> parse_candidate_set(const std::string& text) {
+  std::string key;
+  for (unsigned char c : text) key.push_back(static_cast<char>(std::tolower(c)));
+  if (key == "legacy") return CandidateSet::kLegacy;
+  if (key == "engines") return CandidateSet::kEngines;
+  if (key == "both") return CandidateSet::kBoth;
+  return Error{"unknown candidate set '" + text + "' (expected legacy, engines or both)"};
+}
+
+const char* to_string(CandidateSet set) {
+  switch (set) {
+    case CandidateSet::kLegacy: return "legacy";
+    case CandidateSet::kEngines: return "engines";
+    case CandidateSet::kBoth: return "both";
+  }
+  return "unknown";
+}
+
+const char* to_string(CandidateKind kind) { return kind == CandidateKind::kLegacy ? "legacy" : "engine"; }
+
+std::string format_engine_config(EngineConfigId config) {
+  std::sort(config.knobs.begin(), config.knobs.end());
+  std::string text = "eng" + std::to_string(config.engine);
+  for (std::size_t i = 0; i < config.knobs.size(); ++i) {
+    text += i == 0 ? ":k" : ",k";
+    text += std::to_string(config.knobs[i].first) + "=" + std::to_string(config.knobs[i].second);
+  }
+  return text;
+}
+
+Expected<EngineConfigId> parse_engine_config(const std::string& text) {
+  const std::string bad = "engine configuration '" + text.substr(0, 80) + "': ";
+  if (text.compare(0, 3, "eng") != 0) return Error{bad + "does not start with 'eng'"};
+  std::size_t pos = 3;
+  EngineConfigId config;
+  if (!read_number(text, &pos, &config.engine)) return Error{bad + "no engine number after 'eng'"};
+  if (pos == text.size()) return config;
+  if (text[pos] != ':') return Error{bad + "expected ':' after the engine number"};
+  ++pos;
+  while (true) {
+    if (pos >= text.size() || text[pos] != 'k') return Error{bad + "expected 'k<type>=<value>'"};
+    ++pos;
+    std::int64_t type = 0, value = 0;
+    if (!read_number(text, &pos, &type) || type > std::numeric_limits<int>::max()) {
+      return Error{bad + "a knob type is not a number"};
+    }
+    if (pos >= text.size() || text[pos] != '=') return Error{bad + "expected '=' after a knob type"};
+    ++pos;
+    if (!read_signed(text, &pos, &value)) return Error{bad + "a knob value is not a number"};
+    if (!config.knobs.empty() && config.knobs.back().first >= type) {
+      return Error{bad + "knob types must be distinct and ascending"};
+    }
+    config.knobs.emplace_back(static_cast<int>(type), value);
+    if (pos == text.size()) return config;
+    if (text[pos] != ',') return Error{bad + "expected ',' between knobs"};
+    ++pos;
+  }
+}
+
+}  // namespace ucudnn

@@ -1,0 +1,54 @@
+#pragma once
+// Which candidates ucudnn benchmarks and plans with: cuDNN's legacy algorithms, the engine
+// configurations of its graph API, or both (UCUDNN_CANDIDATES, ucudnnSetCandidates).
+//
+// An engine configuration is persisted by its id, "eng<global index>" followed by its knob
+// choices in ascending knob type, ":k<type>=<value>,k<type>=<value>" (e.g. "eng12:k3=1,k17=0").
+// Global indices and knob types are cuDNN's stable enum values, never list positions.
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/expected.h"
+#include "core/measurement.h"
+
+namespace ucudnn {
+
+/// The kind of one candidate; persisted by value (the database's coverage rows).
+enum class CandidateKind : int { kLegacy = 0, kEngine = 1 };
+
+/// The kinds a handle plans with.
+enum class CandidateSet : int { kLegacy = 1, kEngines = 2, kBoth = 3 };
+
+inline CandidateKind kind_of(const Measurement& m) { return m.is_engine() ? CandidateKind::kEngine : CandidateKind::kLegacy; }
+inline bool includes(CandidateSet set, CandidateKind kind) {
+  return (static_cast<int>(set) & (kind == CandidateKind::kLegacy ? 1 : 2)) != 0;
+}
+/// The kinds of a set, legacy first.
+std::vector<CandidateKind> kinds_of(CandidateSet set);
+
+/// Parses "legacy", "engines" or "both" (case-insensitive).
+Expected<CandidateSet> parse_candidate_set(const std::string& text);
+/// The canonical spelling: "legacy", "engines", "both".
+const char* to_string(CandidateSet set);
+const char* to_string(CandidateKind kind);
+
+/// An engine configuration: cuDNN's global engine index and its knob choices (type, value),
+/// ascending by type.
+struct EngineConfigId {
+  std::int64_t engine = 0;
+  std::vector<std::pair<int, std::int64_t>> knobs;
+
+  friend bool operator==(const EngineConfigId& a, const EngineConfigId& b) {
+    return a.engine == b.engine && a.knobs == b.knobs;
+  }
+};
+
+/// The canonical id (knobs sorted by type).
+std::string format_engine_config(EngineConfigId config);
+/// Parses an id strictly; the error names what is wrong. format(parse(s)) == s for canonical ids.
+Expected<EngineConfigId> parse_engine_config(const std::string& text);
+
+}  // namespace ucudnn
