@@ -2,6 +2,9 @@
 // loop, through plain cuDNN and through ucudnn (undivided, a split WR plan, WD), for each of the
 // three operations (needs a GPU).
 //
+// Modes other than "engine" plan with cuDNN's legacy algorithms only; "engine" is an undivided
+// plan of graph-API engines (ucudnnSetCandidates), run from its execution plan.
+//
 // Every mode runs the same convolution on one stream. Plain cuDNN runs the algorithm and math type
 // of ucudnn's undivided plan, so that plain and undivided queue the same GPU work. The split mode
 // looks for a workspace limit and a batch-size policy under which the planner splits the
@@ -46,9 +49,9 @@ using bench::fail;
 using bench::kOpNames;
 using bench::ucudnn_choice;
 
-enum Mode { kPlain = 0, kUndivided = 1, kSplit = 2, kWd = 3 };
-const char* const kModeNames[] = {"plain", "undivided", "split", "wd"};
-constexpr int kOps = 3, kModes = 4;
+enum Mode { kPlain = 0, kUndivided = 1, kSplit = 2, kWd = 3, kEngine = 4 };
+const char* const kModeNames[] = {"plain", "undivided", "split", "wd", "engine"};
+constexpr int kOps = 3, kModes = 5;
 
 
 struct Options {
@@ -209,8 +212,9 @@ std::string describe_plan(const UcudnnPlanInfo& plan) {
   std::string out;
   for (const auto& run : plan.runs) {
     if (!out.empty()) out += " + ";
-    out += std::to_string(run.count) + "x" + std::to_string(run.size) + " algo " + std::to_string(run.algo) +
-           " math " + std::to_string(static_cast<int>(run.mathType));
+    out += std::to_string(run.count) + "x" + std::to_string(run.size) +
+           (run.engine.empty() ? " algo " + std::to_string(run.algo) : " " + run.engine) + " math " +
+           std::to_string(static_cast<int>(run.mathType));
   }
   return out.empty() ? "(none)" : out;
 }
@@ -263,6 +267,7 @@ UcudnnHandle_t make_split_handle(const Conv& c, int op, size_t undivided_workspa
   UcudnnHandle_t h;
   check(cudnnCreate(&h), "cudnnCreate(UcudnnHandle_t)");
   check(cudnnSetStream(h, stream), "cudnnSetStream");
+  check(ucudnnSetCandidates(h, UCUDNN_CANDIDATES_LEGACY), "ucudnnSetCandidates");
   size_t default_limit = 0;
   check(ucudnnGetDefaultWorkspaceLimit(h, &default_limit), "ucudnnGetDefaultWorkspaceLimit");
   std::vector<size_t> limits = {default_limit};
@@ -373,6 +378,7 @@ int main(int argc, char** argv) {
   check(cudnnCreate(&undivided), "cudnnCreate(UcudnnHandle_t)");
   check(cudnnSetStream(undivided, stream), "cudnnSetStream");
   check(ucudnnSetBatchSizePolicy(undivided, UCUDNN_BATCH_SIZE_POLICY_UNDIVIDED), "ucudnnSetBatchSizePolicy");
+  check(ucudnnSetCandidates(undivided, UCUDNN_CANDIDATES_LEGACY), "ucudnnSetCandidates");
   set_budget(0);  // WR for everything but the WD mode, whatever UCUDNN_TOTAL_WORKSPACE_SIZE says
 
   Conv c = make_conv(o);
@@ -407,6 +413,7 @@ int main(int argc, char** argv) {
   set_budget(budget);
   UcudnnHandle_t wd;
   check(cudnnCreate(&wd), "cudnnCreate(UcudnnHandle_t)");
+  check(ucudnnSetCandidates(wd, UCUDNN_CANDIDATES_LEGACY), "ucudnnSetCandidates");
   check(cudnnSetStream(wd, stream), "cudnnSetStream");
   for (int op = 0; op < kOps; ++op) prepare_ucudnn(wd, c, op, &benches[op][kWd]);
   check(ucudnnOptimize(wd), "ucudnnOptimize");
@@ -414,6 +421,17 @@ int main(int argc, char** argv) {
   check(ucudnnGetWorkspaceDivisionInfo(wd, &division), "ucudnnGetWorkspaceDivisionInfo");
   for (int op = 0; op < kOps; ++op) describe(plan_of(wd, c, op, UCUDNN_WORKSPACE_LIMIT_DEFAULT), &benches[op][kWd]);
   set_budget(0);
+
+  // Engine: the undivided plan of the graph API's engines.
+  UcudnnHandle_t engine;
+  check(cudnnCreate(&engine), "cudnnCreate(UcudnnHandle_t)");
+  check(cudnnSetStream(engine, stream), "cudnnSetStream");
+  check(ucudnnSetBatchSizePolicy(engine, UCUDNN_BATCH_SIZE_POLICY_UNDIVIDED), "ucudnnSetBatchSizePolicy");
+  check(ucudnnSetCandidates(engine, UCUDNN_CANDIDATES_ENGINES), "ucudnnSetCandidates");
+  for (int op = 0; op < kOps; ++op) {
+    prepare_ucudnn(engine, c, op, &benches[op][kEngine]);
+    describe(plan_of(engine, c, op, UCUDNN_WORKSPACE_LIMIT_DEFAULT), &benches[op][kEngine]);
+  }
 
   // Plain's calls, bound now that the workspaces are allocated.
   for (int op = 0; op < kOps; ++op) {
@@ -524,6 +542,7 @@ int main(int argc, char** argv) {
   write_json(o.json_path, json);
 
   check(cudnnDestroy(wd), "cudnnDestroy");
+  check(cudnnDestroy(engine), "cudnnDestroy");
   for (UcudnnHandle_t h : split_handles) check(cudnnDestroy(h), "cudnnDestroy");
   check(cudnnDestroy(undivided), "cudnnDestroy");
   check(cudnnDestroy(plain), "cudnnDestroy");

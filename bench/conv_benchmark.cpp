@@ -201,7 +201,8 @@ std::string describe_plan(const UcudnnPlanInfo& plan) {
   std::string out;
   for (const auto& run : plan.runs) {
     if (!out.empty()) out += " + ";
-    out += std::to_string(run.count) + " x " + std::to_string(run.size) + " algo " + std::to_string(run.algo);
+    out += std::to_string(run.count) + " x " + std::to_string(run.size) +
+           (run.engine.empty() ? " algo " + std::to_string(run.algo) : " " + run.engine);
   }
   return out;
 }
@@ -211,6 +212,7 @@ struct Options {
   int batch = 0, iterations = 20, warmup = 3, graph_replay = 1;
   std::string network_name = "alexnet";
   std::string data_type_text = "float", layout_text = "NCHW", math_text = "default";
+  std::string candidates_text = "both";
   bool list_kernels = false;
 };
 
@@ -234,6 +236,9 @@ std::optional<int> parse_options(int argc, char** argv, Options* o) {
   app.add_option("--layout", o->layout_text, "NCHW or NHWC (channels-last)")->check(CLI::IsMember({"NCHW", "NHWC"}));
   app.add_option("--math", o->math_text, "float only: default (cuDNN's, TF32 allowed) or fma (strict FP32)")
       ->check(CLI::IsMember({"default", "fma"}));
+  app.add_option("--candidates", o->candidates_text,
+                 "what ucudnn plans with: legacy (cuDNN's legacy algorithms), engines (its graph API) or both")
+      ->check(CLI::IsMember({"legacy", "engines", "both"}));
   app.add_option("--total-workspace", o->total_text,
                  "run ucudnn in WD mode with this total budget (plain cuDNN keeps --workspace-limit per kernel)");
   try {
@@ -497,6 +502,7 @@ nlohmann::ordered_json report_header(const Options& o, const Settings& settings,
   json["math"] = o.data_type_text == "float" ? o.math_text : "tensor_op";
   json["total_workspace_bytes"] = settings.total_workspace;
   json["graph_replay"] = o.graph_replay == 1;
+  json["candidates"] = o.candidates_text;
   if (settings.total_workspace > 0) {
     json["wd_buffer_bytes"] = division.bufferBytes;
     json["wd_variables"] = division.variables;
@@ -578,9 +584,14 @@ Results measure(const cudaDeviceProp& prop, cudnnHandle_t plain, UcudnnHandle_t 
   return r;
 }
 
-UcudnnHandle_t make_ucudnn_handle(const Settings& settings, int graph_replay) {
+UcudnnHandle_t make_ucudnn_handle(const Settings& settings, const Options& o) {
   UcudnnHandle_t handle;
   check(cudnnCreate(&handle), "cudnnCreate(UcudnnHandle_t)");
+  const UcudnnCandidates_t candidates = o.candidates_text == "legacy"    ? UCUDNN_CANDIDATES_LEGACY
+                                        : o.candidates_text == "engines" ? UCUDNN_CANDIDATES_ENGINES
+                                                                         : UCUDNN_CANDIDATES_BOTH;
+  check(ucudnnSetCandidates(handle, candidates), "candidates");
+  const int graph_replay = o.graph_replay;
   check(ucudnnSetGraphReplay(handle, graph_replay), "graph replay");
   check(ucudnnSetBatchSizePolicy(handle, settings.policy), "policy");
   check(ucudnnSetDefaultWorkspaceLimit(handle, settings.limit), "limit");
@@ -605,7 +616,7 @@ int main(int argc, char** argv) {
   check(cudaGetDeviceProperties(&prop, 0), "device properties");
   cudnnHandle_t plain;
   check(cudnnCreate(&plain), "cudnnCreate");
-  UcudnnHandle_t handle = make_ucudnn_handle(settings, options.graph_replay);
+  UcudnnHandle_t handle = make_ucudnn_handle(settings, options);
   std::vector<Layer> layers = make_layers(network_of(options), settings, options.batch);
 
   Results results = measure(prop, plain, handle, layers, options, settings);

@@ -23,7 +23,9 @@ root=$(pwd)
 
 pack() {
   cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DUCUDNN_PORTABLE_RPATH=ON >/dev/null
-  cmake --build build-gpu -j "$(nproc)" >/dev/null
+  # What the GPU machine runs, not the CPU suite (CI builds and runs that).
+  cmake --build build-gpu -j "$(nproc)" --target ucudnn_gpu_tests ucudnn_preload_probe ucudnn_cli ucudnn \
+    ucudnn_preload ucudnn_conv_benchmark ucudnn_call_overhead ucudnn_legacy_plan_cache >/dev/null
   rm -rf pack && mkdir -p pack/bin pack/lib
   cp build-gpu/tests/ucudnn_gpu_tests build-gpu/tests/ucudnn_preload_probe build-gpu/src/ucudnn \
      build-gpu/bench/ucudnn_conv_benchmark build-gpu/bench/ucudnn_call_overhead \
@@ -46,7 +48,8 @@ run() {
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv | tee "$out/gpu.txt"
   local status=0
   UCUDNN_CLI="$root/pack/bin/ucudnn" UCUDNN_PRELOAD_PROBE="$root/pack/bin/ucudnn_preload_probe" \
-    UCUDNN_PRELOAD_LIBRARY="$root/pack/lib/libucudnn_preload.so" pack/bin/ucudnn_gpu_tests --gtest_output="xml:$out/gpu-tests.xml" 2>&1 \
+    UCUDNN_PRELOAD_LIBRARY="$root/pack/lib/libucudnn_preload.so" pack/bin/ucudnn_gpu_tests --gtest_output="xml:$out/gpu-tests.xml" \
+    --gtest_filter="${GPU_TEST_FILTER:-*}" 2>&1 \
     | tee "$out/gpu-tests.log" || status=1
   # Optimisation time of AlexNet (powerOfTwo): cold on an empty database, then warm. The
   # benchmarker's rows also become a measurement table, and conv2 forward's Pareto front (Fig. 8).
@@ -102,13 +105,19 @@ pytorch() {
   local final=${OUT:-$root/gpu-results} out status=0
   out=$(mktemp -d)
   mkdir -p "$final"
-  python3 tests/integration/pytorch_preload.py --preload "$root/pack/lib/libucudnn_preload.so" --out "$out/logs" \
-    2>&1 | tee "$out/pytorch-test.txt" || status=1
-  for model in alexnet-convs resnet50-fp16; do
-    python3 bench/pytorch_preload_bench.py --preload "$root/pack/lib/libucudnn_preload.so" --model "$model" \
-      --json "$out/pytorch-bench-$model.json" 2>&1 | tee "$out/pytorch-bench-$model.txt" || status=1
-    cat "$out/pytorch-bench-$model.txt" >> "$out/pytorch-summary.txt"
-    tar -czf "$final/pytorch-results.tar.gz" -C "$out" .  # after each model: a cut-short run keeps what it did
+  if [ "${PYTORCH_TEST:-1}" = 1 ]; then
+    python3 tests/integration/pytorch_preload.py --preload "$root/pack/lib/libucudnn_preload.so" --out "$out/logs" \
+      2>&1 | tee "$out/pytorch-test.txt" || status=1
+  fi
+  for model in ${PYTORCH_MODELS:-resnet50-fp16 resnet18-fp16 resnet50-bf16 alexnet-convs}; do
+    for limit in ${PYTORCH_LIMITS:-64MiB 8MiB}; do
+      python3 bench/pytorch_preload_bench.py --preload "$root/pack/lib/libucudnn_preload.so" --model "$model" \
+        --workspace-limit "$limit" --json "$out/pytorch-bench-$model-$limit.json" 2>&1 \
+        | tee "$out/pytorch-bench-$model-$limit.txt" || status=1
+      cat "$out/pytorch-bench-$model-$limit.txt" >> "$out/pytorch-summary.txt"
+      tar -czf "$final/pytorch-results.tar.gz" -C "$out" .  # after each run: a cut-short call keeps what it did
+      cp "$out/pytorch-summary.txt" "$final/"
+    done
   done
   cp "$out/pytorch-summary.txt" "$final/"
   return $status
@@ -136,6 +145,38 @@ overhead() {
 
 # A refactoring must keep the speedups: both builds, alternating, twice, each with its own
 # database (so each benchmarks cold in round 1 and plans from its database in round 2).
+# Graph-API engines as candidates (issue 14): conv sequences of ResNet-50, ResNet-18 and AlexNet in
+# FP16 and BF16 channels-last and FP32, at 8 and 64 MiB per kernel, ucudnn planning with legacy
+# algorithms only and with engines too, each against plain legacy cuDNN in the same run. One
+# database per network and precision: rows are measured once and serve both limits.
+# ENGINE_NETS, ENGINE_PRECISIONS, ENGINE_LIMITS narrow it (a call has at most 10 minutes).
+engines() {
+  local final=${OUT:-$root/gpu-results} out status=0
+  out=$(mktemp -d)
+  mkdir -p "$final"
+  export LD_LIBRARY_PATH="$root/pack/lib:${LD_LIBRARY_PATH:-}"
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv > "$out/gpu.txt"
+  for precision in ${ENGINE_PRECISIONS:-half:NHWC bfloat16:NHWC float:NCHW}; do
+    local type=${precision%%:*} layout=${precision##*:}
+    for net in ${ENGINE_NETS:-resnet50 resnet18 alexnet}; do
+      for limit in ${ENGINE_LIMITS:-64MiB 8MiB}; do
+        for candidates in legacy both; do
+          local name="$out/$net-$type-$layout-$limit-$candidates"
+          UCUDNN_DATABASE="$out/$net-$type.db" pack/bin/ucudnn_conv_benchmark --net "$net" --data-type "$type" \
+            --layout "$layout" --workspace-limit "$limit" --candidates "$candidates" --iterations 10 \
+            --json "$name.json" > "$name.txt" 2>&1 || status=1
+          echo "$net $type $layout $limit $candidates: $(grep -E 'whole sequence' "$name.txt" || tail -1 "$name.txt")" \
+            | tee -a "$out/engines-summary.txt"
+        done
+      done
+      rm -f "$out/$net-$type.db"*
+      tar -czf "$final/engines-results${ENGINE_TAG:+-$ENGINE_TAG}.tar.gz" -C "$out" .
+    done
+  done
+  cp "$out/engines-summary.txt" "$final/engines-summary${ENGINE_TAG:+-$ENGINE_TAG}.txt"
+  return $status
+}
+
 compare() {
   local old=$1 final=${OUT:-$root/gpu-results} out status=0
   out=$(mktemp -d)
@@ -195,9 +236,10 @@ case "${1:-}" in
   pack) pack ;;
   run) run ;;
   pytorch) pytorch ;;
+  engines) engines ;;
   overhead) overhead ;;
   multigpu) multigpu ;;
   compare) compare "${2:?usage: bash bench/gpu.sh compare OLDPACK}" ;;
   sweep) sweep "${2:-alexnet}" "${3:-8MiB 64MiB 512MiB}" "${4:-undivided powerOfTwo wd}" "${5:-float:NCHW}" ;;
-  *) echo "usage: bash bench/gpu.sh pack|run|pytorch|overhead|multigpu|compare OLDPACK|sweep [NETS] [LIMITS] [CONFIGS] [PRECISIONS]" >&2; exit 2 ;;
+  *) echo "usage: bash bench/gpu.sh pack|run|pytorch|overhead|multigpu|compare OLDPACK|engines|sweep [NETS] [LIMITS] [CONFIGS] [PRECISIONS]" >&2; exit 2 ;;
 esac

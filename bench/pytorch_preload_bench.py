@@ -6,19 +6,23 @@
 --model alexnet-convs (the default): the five AlexNet convolutions at batch 256 (FP32, TF32 off),
 forward and backward (input and weight gradients, the first layer's input excepted).
 
---model resnet50-fp16: ResNet-50 at batch 64 (defined here with torch.nn only, torchvision's
-layout, so that torchvision is not needed), model and input in channels_last, forward under
-torch.autocast("cuda", dtype=torch.float16), cross entropy on random labels (computed in FP32),
-backward. No optimizer step: the gradients accumulate in .grad, allocated in the warm-up and so
-counted among the tensors, as the AlexNet convolutions' are. BatchNorm is in training mode.
+--model resnet50-fp16 / resnet50-bf16 / resnet18-fp16: ResNet-50 at batch 64 or ResNet-18 at
+batch 128 (defined here with torch.nn only, torchvision's layout, so that torchvision is not
+needed), model and input in channels_last, forward under torch.autocast("cuda", dtype=float16 or
+bfloat16), cross entropy on random labels (computed in FP32), backward. No optimizer step: the
+gradients accumulate in .grad, allocated in the warm-up and so counted among the tensors, as the
+AlexNet convolutions' are. BatchNorm is in training mode.
 
-Every model runs on PyTorch's legacy cuDNN path (TORCH_CUDNN_V8_API_DISABLED=1, all three
-variants alike, since that is the path ucudnn intercepts) with torch.backends.cudnn.benchmark=True.
-PyTorch's default path in recent versions is cuDNN's graph API (v8/v9 frontend), a different
-thing with its own algorithm choice and workspace handling: these numbers are not about it.
-Plain: PyTorch takes all the workspace it wants; plain-capped: PyTorch's own cap,
-CUDNN_CONV_WSCAP_DBG=64 (MiB), the same memory as preloaded: UCUDNN_WORKSPACE_LIMIT=64MiB per
-kernel. Each runs in a fresh process: warm-up iterations (benchmarking happens there), then CUDA
+Modes (--modes, each in a fresh process, torch.backends.cudnn.benchmark=True):
+  default          PyTorch's default path, cuDNN's graph API, all the workspace it wants
+  default-capped   the same under PyTorch's own cap, CUDNN_CONV_WSCAP_DBG (MiB)
+  legacy           PyTorch's legacy cuDNN path (TORCH_CUDNN_V8_API_DISABLED=1), the path ucudnn
+                   intercepts; all the workspace it wants
+  legacy-capped    the same under CUDNN_CONV_WSCAP_DBG
+  ucudnn-legacy    the legacy path through libucudnn_preload.so, UCUDNN_WORKSPACE_LIMIT per kernel,
+                   planning with cuDNN's legacy algorithms only (UCUDNN_CANDIDATES=legacy)
+  ucudnn-engines   the same planning with the graph API's engines too (UCUDNN_CANDIDATES=both)
+The caps and ucudnn's limit are the same --workspace-limit per kernel. Each runs in a fresh process: warm-up iterations (benchmarking happens there), then CUDA
 events around each of --iterations iterations; the median is reported, with the peak memory
 PyTorch allocated during the timed iterations (torch.cuda.max_memory_allocated, workspace
 included) and the memory the tensors alone hold.
@@ -33,13 +37,45 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "integration"))
 from torch_cudnn import bundled_cudnn_path  # noqa: E402
 
-MODELS = ("alexnet-convs", "resnet50-fp16")
-DEFAULT_BATCH = {"alexnet-convs": 256, "resnet50-fp16": 64}
+MODELS = ("alexnet-convs", "resnet50-fp16", "resnet50-bf16", "resnet18-fp16")
+DEFAULT_BATCH = {"alexnet-convs": 256, "resnet50-fp16": 64, "resnet50-bf16": 64, "resnet18-fp16": 128}
 TITLE = {"alexnet-convs": "AlexNet convolutions (FP32)",
-         "resnet50-fp16": "ResNet-50 (autocast FP16, channels_last)"}
+         "resnet50-fp16": "ResNet-50 (autocast FP16, channels_last)",
+         "resnet50-bf16": "ResNet-50 (autocast BF16, channels_last)",
+         "resnet18-fp16": "ResNet-18 (autocast FP16, channels_last)"}
+MODES = ("default", "default-capped", "legacy", "legacy-capped", "ucudnn-legacy", "ucudnn-engines")
 
 LAYERS = [(3, 96, 11, 4, 2, 224), (96, 256, 5, 1, 2, 27), (256, 384, 3, 1, 1, 13), (384, 384, 3, 1, 1, 13),
           (384, 256, 3, 1, 1, 13)]  # in, out, kernel, stride, pad, input size
+
+
+def resnet18(torch):
+    """ResNet-18 (torchvision's layout), torch.nn only."""
+    nn = torch.nn
+
+    class Basic(nn.Module):
+        def __init__(self, cin, cout, stride):
+            super().__init__()
+            self.body = nn.Sequential(
+                nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True),
+                nn.Conv2d(cout, cout, 3, 1, 1, bias=False), nn.BatchNorm2d(cout))
+            self.shortcut = None
+            if stride != 1 or cin != cout:
+                self.shortcut = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
+            self.relu = nn.ReLU(inplace=True)
+
+        def forward(self, x):
+            identity = x if self.shortcut is None else self.shortcut(x)
+            return self.relu(self.body(x) + identity)
+
+    layers = [nn.Conv2d(3, 64, 7, 2, 3, bias=False), nn.BatchNorm2d(64), nn.ReLU(inplace=True),
+              nn.MaxPool2d(3, 2, 1)]
+    cin = 64
+    for width, stride in ((64, 1), (128, 2), (256, 2), (512, 2)):
+        layers += [Basic(cin, width, stride), Basic(width, width, 1)]
+        cin = width
+    layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(cin, 1000)]
+    return nn.Sequential(*layers)
 
 
 def resnet50(torch):
@@ -95,15 +131,17 @@ def alexnet_step(torch, args, device):
     return step, convs
 
 
-def resnet50_step(torch, args, device):
-    """ResNet-50 under autocast FP16, channels_last: (step, modules whose gradients to keep)."""
+def resnet_step(torch, args, device):
+    """ResNet under autocast, channels_last: (step, modules whose gradients to keep)."""
     gen = torch.Generator(device="cpu").manual_seed(1)
-    model = resnet50(torch).to(device).to(memory_format=torch.channels_last).train()
+    net = resnet18 if args.model.startswith("resnet18") else resnet50
+    dtype = torch.bfloat16 if args.model.endswith("bf16") else torch.float16
+    model = net(torch).to(device).to(memory_format=torch.channels_last).train()
     x = torch.randn(args.batch, 3, 224, 224, generator=gen).to(device).contiguous(memory_format=torch.channels_last)
     labels = torch.randint(0, 1000, (args.batch,), generator=gen).to(device)
 
     def step():
-        with torch.autocast("cuda", dtype=torch.float16):
+        with torch.autocast("cuda", dtype=dtype):
             out = model(x)
         loss = torch.nn.functional.cross_entropy(out.float(), labels)
         loss.backward()
@@ -116,7 +154,7 @@ def worker(args):
     torch.backends.cudnn.benchmark = True
     torch.backends.cudnn.allow_tf32 = False
     device = torch.device("cuda")
-    make = alexnet_step if args.model == "alexnet-convs" else resnet50_step
+    make = alexnet_step if args.model == "alexnet-convs" else resnet_step
     step, modules = make(torch, args, device)
     for _ in range(args.warmup):
         step()
@@ -156,6 +194,7 @@ def main():
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--iterations", type=int, default=20)
     parser.add_argument("--json", help="also write the results here")
+    parser.add_argument("--modes", default=",".join(MODES), help="comma-separated, of: " + ", ".join(MODES))
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.batch is None:
@@ -164,13 +203,20 @@ def main():
         return worker(args)
     if not args.preload or not os.path.isfile(args.preload):
         sys.exit(f"pytorch_preload_bench.py: error: --preload must name libucudnn_preload.so (got {args.preload!r})")
+    modes = args.modes.split(",")
+    unknown = [m for m in modes if m not in MODES]
+    if unknown:
+        sys.exit(f"pytorch_preload_bench.py: error: unknown mode {unknown[0]!r} (expected some of {', '.join(MODES)})")
     results = {}
-    for mode in ("plain", "plain-capped", "preloaded"):
-        env = dict(os.environ, TORCH_CUDNN_V8_API_DISABLED="1")
-        if mode == "plain-capped":
+    for mode in modes:
+        env = dict(os.environ)
+        if not mode.startswith("default"):
+            env.update(TORCH_CUDNN_V8_API_DISABLED="1")
+        if mode.endswith("-capped"):
             env.update(CUDNN_CONV_WSCAP_DBG=str(parse_mib(args.workspace_limit)))
-        if mode == "preloaded":
+        if mode.startswith("ucudnn"):
             env.update(LD_PRELOAD=args.preload, UCUDNN_WORKSPACE_LIMIT=args.workspace_limit, UCUDNN_STATS="1",
+                       UCUDNN_CANDIDATES="legacy" if mode == "ucudnn-legacy" else "both",
                        LD_LIBRARY_PATH=bundled_cudnn_path(env.get("LD_LIBRARY_PATH")))
         command = [sys.executable, __file__, "--worker", "--model", args.model, "--batch", str(args.batch), "--warmup", str(args.warmup),
                    "--iterations", str(args.iterations)]
@@ -180,16 +226,17 @@ def main():
         results[mode] = json.loads(done.stdout.strip().splitlines()[-1])
         results[mode]["statistics"] = [line for line in done.stderr.splitlines() if line.startswith("ucudnn:")]
     mib = 1 << 20
-    plain, capped, pre = results["plain"], results["plain-capped"], results["preloaded"]
-    print(f'{plain["gpu"]}, torch {plain["torch"]}, cuDNN {plain["cudnn"]}, {TITLE[args.model]}, batch {args.batch}, '
-          f'forward + backward, median of {args.iterations}')
+    first = results[modes[0]]
+    print(f'{first["gpu"]}, torch {first["torch"]}, cuDNN {first["cudnn"]}, {TITLE[args.model]}, batch {args.batch}, '
+          f'forward + backward, median of {args.iterations}, limit {args.workspace_limit} per kernel where capped')
     for mode, r in results.items():
-        print(f'{mode:10s} {r["median_ms"]:8.2f} ms   peak {r["peak_allocated_bytes"] / mib:8.1f} MiB   '
-              f'above the tensors {(r["peak_allocated_bytes"] - r["tensor_bytes"]) / mib:8.1f} MiB')
-    print(f'speed against plain: {plain["median_ms"] / pre["median_ms"]:.2f}x, against plain-capped: '
-          f'{capped["median_ms"] / pre["median_ms"]:.2f}x; memory above the tensors against plain: '
-          f'{(plain["peak_allocated_bytes"] - plain["tensor_bytes"]) / max(pre["peak_allocated_bytes"] - pre["tensor_bytes"], 1):.2f}x less')
-    print("\n".join(pre["statistics"]))
+        ratios = "  ".join(f'{results[other]["median_ms"] / r["median_ms"]:.2f}x vs {other}'
+                           for other in ("default", "default-capped", "legacy-capped") if other in results and other != mode)
+        print(f'{mode:15s} {r["median_ms"]:8.2f} ms   peak {r["peak_allocated_bytes"] / mib:8.1f} MiB   '
+              f'above the tensors {(r["peak_allocated_bytes"] - r["tensor_bytes"]) / mib:8.1f} MiB   {ratios}')
+    for mode in modes:
+        if mode.startswith("ucudnn"):
+            print(f"{mode}:\n" + "\n".join(results[mode]["statistics"]))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=2)

@@ -1,5 +1,6 @@
 // A measurement table from arbitrary bytes: the reader accepts it or names the problem; what it
-// accepts writes back and reads again unchanged, and planning it (WR under several policies and
+// accepts (legacy rows with an algorithm, engine rows with algo -1) writes back and reads again
+// unchanged, candidates included, and planning it (WR under several policies and
 // limits, WD, the Pareto front) answers or refuses with finite numbers, in time bounded by the
 // table's rows.
 
@@ -29,6 +30,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (std::size_t k = 0; k < kernels->size(); ++k) {
     UCUDNN_FUZZ_CHECK((*reread)[k].layer == (*kernels)[k].layer);
     UCUDNN_FUZZ_CHECK((*reread)[k].rows.size() == (*kernels)[k].rows.size());
+    for (std::size_t r = 0; r < (*kernels)[k].rows.size(); ++r) {
+      const Measurement& row = (*kernels)[k].rows[r];
+      UCUDNN_FUZZ_CHECK(row.is_engine() ? row.algo == -1 : row.algo >= 0);
+      UCUDNN_FUZZ_CHECK((*reread)[k].rows[r].same_candidate(row));
+      UCUDNN_FUZZ_CHECK((*reread)[k].rows[r].micro_batch == row.micro_batch);
+    }
   }
 
   constexpr std::size_t kMiB = std::size_t{1} << 20;

@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -75,6 +76,14 @@ typedef enum {
   UCUDNN_BATCH_SIZE_POLICY_UNDIVIDED = 2,     ///< N only
 } UcudnnBatchSizePolicy_t;
 
+/// What plans are made of: cuDNN's legacy algorithms, the engine configurations of its graph API
+/// (run from execution plans built once), or both (the default).
+typedef enum {
+  UCUDNN_CANDIDATES_LEGACY = 1,
+  UCUDNN_CANDIDATES_ENGINES = 2,
+  UCUDNN_CANDIDATES_BOTH = 3,
+} UcudnnCandidates_t;
+
 typedef enum {
   UCUDNN_OP_FORWARD = 0,
   UCUDNN_OP_BACKWARD_DATA = 1,
@@ -85,14 +94,16 @@ typedef enum {
 /// the one its last get/find call gave, else the handle's default.
 constexpr size_t UCUDNN_WORKSPACE_LIMIT_DEFAULT = SIZE_MAX;
 
-/// `count` consecutive cuDNN calls of one algorithm on micro-batches of `size`.
+/// `count` consecutive cuDNN calls of one candidate on micro-batches of `size`.
 struct UcudnnMicroBatchRun {
   int size;
-  int algo;  ///< cudnnConvolution*Algo_t value of the plan's operation
+  int algo;  ///< cudnnConvolution*Algo_t value of the plan's operation; -1 for an engine
   cudnnMathType_t mathType;
   int count;
   float timeMs;  ///< measured time of one call
   size_t workspaceBytes;
+  std::string engine;  ///< "" for a legacy algorithm, else the graph-API engine configuration
+                       ///< ("eng<global index>:k<knob type>=<value>,...")
 };
 
 /// The plan ucudnn runs for one convolution.
@@ -118,6 +129,11 @@ struct UcudnnPlanInfo {
 /// Sets the batch-size policy of a handle (overrides UCUDNN_BATCH_SIZE_POLICY).
 cudnnStatus_t ucudnnSetBatchSizePolicy(UcudnnHandle_t handle, UcudnnBatchSizePolicy_t policy);
 cudnnStatus_t ucudnnGetBatchSizePolicy(UcudnnHandle_t handle, UcudnnBatchSizePolicy_t* policy);
+
+/// Sets what a handle's plans are made of (overrides UCUDNN_CANDIDATES). Plans already made for
+/// the other setting stay cached; each setting has its own.
+cudnnStatus_t ucudnnSetCandidates(UcudnnHandle_t handle, UcudnnCandidates_t candidates);
+cudnnStatus_t ucudnnGetCandidates(UcudnnHandle_t handle, UcudnnCandidates_t* candidates);
 
 /// Sets the per-kernel workspace limit used where a call names none (cudnnFind*Algorithm,
 /// cudnnGet*Algorithm_v7, PREFER_FASTEST). Overrides UCUDNN_DEFAULT_WORKSPACE_LIMIT.

@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "core/batch_policy.h"
+#include "core/candidates.h"
 #include "core/conv_key.h"
 #include "runtime/owned.h"
 
@@ -20,6 +21,7 @@ struct UcudnnContext {
   int device = 0;                 ///< the CUDA device current when the handle was created
   std::atomic<ucudnn::BatchSizePolicy> policy{ucudnn::BatchSizePolicy::kPowerOfTwo};
   std::atomic<std::size_t> default_workspace_limit{std::size_t{64} << 20};
+  std::atomic<ucudnn::CandidateSet> candidates{ucudnn::CandidateSet::kBoth};  ///< what plans are made of
   std::atomic<bool> graph_replay{true};  ///< recurring calls replayed as CUDA graphs
   std::atomic<int> layer_id{-1};  ///< WD: calls belong to this layer's own segment (-1: shared by shape)
   std::optional<std::size_t> imposed_limit;  ///< UCUDNN_WORKSPACE_LIMIT: caps every limit; set at creation

@@ -38,6 +38,7 @@ Expected<KernelRequest> request_for(UcudnnContext* context, const ConvCall& call
   UCUDNN_TRY(read_conv_key(call.op, context->device, call.descriptors, &request.key));
   request.handle = context->cudnn();
   request.policy = context->policy.load();
+  request.candidates = context->candidates.load();
   request.layer_id = context->layer_id.load();
   return request;
 }
@@ -118,6 +119,7 @@ Status create_context(UcudnnContext** out) {
   });
   if (config->print_statistics) Statistics::instance().print_at_exit();
   context->policy = config->policy;
+  context->candidates = config->candidates;
   context->graph_replay = config->graph_replay;
   context->default_workspace_limit = config->default_workspace_limit;
   context->imposed_limit = config->imposed_workspace_limit;

@@ -5,7 +5,7 @@
 namespace ucudnn {
 
 std::vector<Measurement> recorded_rows(const ConvKey& key, BatchSizePolicy policy) {
-  return Engine::instance().table_rows(key, plannable_sizes(key, policy));
+  return Engine::instance().table_rows(key, plannable_sizes(key, policy), CandidateSet::kBoth);
 }
 
 }  // namespace ucudnn

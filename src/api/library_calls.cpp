@@ -38,6 +38,27 @@ cudnnStatus_t ucudnnGetBatchSizePolicy(UcudnnHandle_t handle, UcudnnBatchSizePol
   });
 }
 
+cudnnStatus_t ucudnnSetCandidates(UcudnnHandle_t handle, UcudnnCandidates_t candidates) {
+  return at_boundary(__func__, [&]() -> Status {
+    UCUDNN_TRY(ucudnn::require_context(handle.context));
+    ucudnn::CandidateSet internal;
+    if (!to_internal(candidates, &internal)) {
+      return Error(ErrorCode::kBadParam, "unknown candidate set " + std::to_string(static_cast<int>(candidates)));
+    }
+    handle.context->candidates = internal;
+    return Status::success();
+  });
+}
+
+cudnnStatus_t ucudnnGetCandidates(UcudnnHandle_t handle, UcudnnCandidates_t* candidates) {
+  return at_boundary(__func__, [&]() -> Status {
+    UCUDNN_TRY(ucudnn::require_context(handle.context));
+    if (!candidates) return Error(ErrorCode::kBadParam, "null candidates pointer");
+    *candidates = to_public(handle.context->candidates.load());
+    return Status::success();
+  });
+}
+
 cudnnStatus_t ucudnnSetGraphReplay(UcudnnHandle_t handle, int enabled) {
   return at_boundary(__func__, [&]() -> Status {
     UCUDNN_TRY(ucudnn::require_context(handle.context));
@@ -98,7 +119,8 @@ cudnnStatus_t ucudnnGetPlan(UcudnnHandle_t handle, UcudnnConvolutionOp_t op, cud
     result.undividedTimeMs = plan->undivided_time_ms() ? static_cast<float>(*plan->undivided_time_ms()) : -1.0f;
     for (const auto& run : plan->wr().runs) {
       result.runs.push_back(UcudnnMicroBatchRun{run.size, run.algo, static_cast<cudnnMathType_t>(run.math_type),
-                                                run.count, static_cast<float>(run.time_ms), run.workspace_bytes});
+                                                run.count, static_cast<float>(run.time_ms), run.workspace_bytes,
+                                                run.engine});
     }
     *info = std::move(result);
     return Status::success();

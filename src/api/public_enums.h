@@ -3,6 +3,7 @@
 // the tools both use these).
 
 #include "core/batch_policy.h"
+#include "core/candidates.h"
 #include "ucudnn/ucudnn.h"
 
 namespace ucudnn {
@@ -24,6 +25,25 @@ inline UcudnnBatchSizePolicy_t to_public(BatchSizePolicy policy) {
     case BatchSizePolicy::kUndivided: return UCUDNN_BATCH_SIZE_POLICY_UNDIVIDED;
   }
   return UCUDNN_BATCH_SIZE_POLICY_POWER_OF_TWO;
+}
+
+/// False for a value the public enum does not define.
+inline bool to_internal(UcudnnCandidates_t candidates, CandidateSet* out) {
+  switch (candidates) {
+    case UCUDNN_CANDIDATES_LEGACY: *out = CandidateSet::kLegacy; return true;
+    case UCUDNN_CANDIDATES_ENGINES: *out = CandidateSet::kEngines; return true;
+    case UCUDNN_CANDIDATES_BOTH: *out = CandidateSet::kBoth; return true;
+  }
+  return false;
+}
+
+inline UcudnnCandidates_t to_public(CandidateSet candidates) {
+  switch (candidates) {
+    case CandidateSet::kLegacy: return UCUDNN_CANDIDATES_LEGACY;
+    case CandidateSet::kEngines: return UCUDNN_CANDIDATES_ENGINES;
+    case CandidateSet::kBoth: return UCUDNN_CANDIDATES_BOTH;
+  }
+  return UCUDNN_CANDIDATES_BOTH;
 }
 
 }  // namespace ucudnn

@@ -20,12 +20,16 @@
 
 namespace ucudnn {
 
+/// What the table knows of one micro-batch kernel's candidates of one kind. (Outside the class:
+/// clang does not let an optional of a nested class with member initialisers be made inside it.)
+struct BenchmarkEntry {
+  std::vector<Measurement> rows;
+  std::size_t measured_up_to = 0;  ///< candidates needing at most this much workspace were timed
+};
+
 class BenchmarkTable {
  public:
-  struct Entry {
-    std::vector<Measurement> rows;
-    std::size_t measured_up_to = 0;  ///< candidates needing at most this much workspace were timed
-  };
+  using Entry = BenchmarkEntry;
 
   /// The rows of a micro-batch kernel if they are complete for `workspace_limit`.
   std::optional<std::vector<Measurement>> complete_rows(const ConvKey& micro_key, CandidateKind kind,

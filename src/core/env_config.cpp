@@ -71,6 +71,11 @@ Expected<EnvConfig> parse_env_config(const EnvValues& values) {
     if (!parsed) return parsed.error().prefixed("UCUDNN_TOTAL_WORKSPACE_SIZE: ");
     config.total_workspace = *parsed;
   }
+  if (values.candidates && *values.candidates) {
+    auto parsed = parse_candidate_set(values.candidates);
+    if (!parsed) return parsed.error().prefixed("UCUDNN_CANDIDATES: ");
+    config.candidates = *parsed;
+  }
   if (values.database) config.database = values.database;
   if (values.database_journal && *values.database_journal) {
     auto parsed = parse_journal_mode(values.database_journal);
@@ -110,6 +115,7 @@ const Expected<EnvConfig>& env_config() {
     values.default_workspace_limit = std::getenv("UCUDNN_DEFAULT_WORKSPACE_LIMIT");
     values.imposed_workspace_limit = std::getenv("UCUDNN_WORKSPACE_LIMIT");
     values.total_workspace = std::getenv("UCUDNN_TOTAL_WORKSPACE_SIZE");
+    values.candidates = std::getenv("UCUDNN_CANDIDATES");
     values.database = std::getenv("UCUDNN_DATABASE");
     values.database_journal = std::getenv("UCUDNN_DATABASE_JOURNAL");
     values.benchmark_devices = std::getenv("UCUDNN_BENCHMARK_DEVICES");

@@ -8,6 +8,7 @@
 // | UCUDNN_DEFAULT_WORKSPACE_LIMIT  | per-kernel limit where a call gives none         | 64MiB      |
 // | UCUDNN_WORKSPACE_LIMIT          | imposed per-kernel limit, whatever a call asks    | none       |
 // | UCUDNN_TOTAL_WORKSPACE_SIZE     | WD mode: one budget for all kernels (units!)     | off (WR)   |
+// | UCUDNN_CANDIDATES               | legacy, engines (graph API) or both              | both       |
 // | UCUDNN_DATABASE                 | SQLite benchmark database shared by processes    | none       |
 // | UCUDNN_DATABASE_JOURNAL         | auto, wal, delete, truncate, persist             | auto       |
 // | UCUDNN_BENCHMARK_DEVICES        | all, or device ordinals "0,2,3"                  | the handle's|
@@ -26,6 +27,7 @@
 #include <vector>
 
 #include "core/batch_policy.h"
+#include "core/candidates.h"
 #include "core/expected.h"
 #include "core/journal_mode.h"
 #include "core/logging.h"
@@ -37,6 +39,7 @@ struct EnvConfig {
   std::size_t default_workspace_limit = std::size_t{64} << 20;
   std::optional<std::size_t> imposed_workspace_limit;  ///< caps every call's limit
   std::size_t total_workspace = 0;  ///< WD budget; 0: WR mode
+  CandidateSet candidates = CandidateSet::kBoth;  ///< UCUDNN_CANDIDATES
   std::string database;           ///< empty: no database
   JournalMode database_journal = JournalMode::kAuto;
   std::string benchmark_devices;  ///< "all" or "0,2,3" (syntax checked here, device numbers at
@@ -52,6 +55,7 @@ struct EnvValues {
   const char* default_workspace_limit = nullptr;
   const char* imposed_workspace_limit = nullptr;
   const char* total_workspace = nullptr;
+  const char* candidates = nullptr;
   const char* database = nullptr;
   const char* database_journal = nullptr;
   const char* benchmark_devices = nullptr;

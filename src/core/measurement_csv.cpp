@@ -9,28 +9,44 @@
 #include <fstream>
 #include <limits>
 #include <map>
-#include <sstream>
 #include <tuple>
 
+#include "core/candidates.h"
 #include "core/utf8.h"
 
 namespace ucudnn {
 namespace {
 
-constexpr int kColumns = 7;
-const char* const kColumnNames[kColumns] = {"layer", "op", "microbatch", "algo", "math_type",
-                                            "time_ms", "workspace_bytes"};
+// The engine column, the last, may be left out: tables written before engines have seven columns.
+constexpr int kColumns = 8;
+constexpr int kRequiredColumns = 7;
+const char* const kColumnNames[kColumns] = {"layer",     "op",      "microbatch",      "algo",
+                                            "math_type", "time_ms", "workspace_bytes", "engine"};
 
+std::string trimmed(const std::string& field) {
+  const auto first = field.find_first_not_of(" \t");
+  const auto last = field.find_last_not_of(" \t\r");
+  return first == std::string::npos ? "" : field.substr(first, last - first + 1);
+}
+
+// The fields of a line, blanks trimmed. The engine column, the last, is the rest of the line:
+// engine ids hold commas between their knobs. It may be quoted (RFC 4180), as the writers quote
+// an id with a comma so that spreadsheets see eight columns.
 std::vector<std::string> split_fields(const std::string& line) {
   std::vector<std::string> fields;
-  std::stringstream ss(line);
-  std::string field;
-  while (std::getline(ss, field, ',')) {
-    const auto first = field.find_first_not_of(" \t");
-    const auto last = field.find_last_not_of(" \t\r");
-    fields.push_back(first == std::string::npos ? "" : field.substr(first, last - first + 1));
+  std::size_t start = 0;
+  while (static_cast<int>(fields.size()) < kColumns - 1) {
+    const auto comma = line.find(',', start);
+    if (comma == std::string::npos) break;
+    fields.push_back(trimmed(line.substr(start, comma - start)));
+    start = comma + 1;
   }
-  if (!line.empty() && line.back() == ',') fields.emplace_back();
+  std::string last = trimmed(line.substr(start));
+  if (static_cast<int>(fields.size()) == kColumns - 1 && last.size() >= 2 && last.front() == '"' &&
+      last.back() == '"') {
+    last = last.substr(1, last.size() - 2);
+  }
+  fields.push_back(std::move(last));
   return fields;
 }
 
@@ -63,15 +79,31 @@ struct Row {
   Measurement measurement;
 };
 
+// The engine column, where the row has one: empty (a legacy algorithm) or a valid engine id,
+// kept in its canonical spelling so that one configuration is one key.
+Expected<std::string> parse_engine_field(const std::vector<std::string>& fields) {
+  if (fields.size() <= 7 || fields[7].empty()) return std::string();
+  const auto config = parse_engine_config(fields[7]);
+  if (!config) return Error{"invalid engine: " + config.message()};
+  return format_engine_config(*config);
+}
+
 Expected<Row> parse_row(const std::vector<std::string>& fields) {
   if (fields[0].empty()) return Error{"empty layer name"};
   if (!is_valid_utf8(fields[0])) return Error{"layer name is not valid UTF-8"};
   const auto op = parse_conv_op(fields[1]);
   if (!op) return Error{"unknown op '" + fields[1] + "' (expected fwd, bwdd or bwdf)"};
+  UCUDNN_TRY_ASSIGN(std::string engine, parse_engine_field(fields));
 
   long long microbatch = 0, algo = 0, math_type = 0, workspace = 0;
   double time_ms = 0;
   const long long max_workspace = std::numeric_limits<long long>::max();
+  // An engine row's algo is -1; a legacy row's an algorithm of its op.
+  const bool algo_ok = engine.empty() ? parse_integer(fields[3], 0, algo_count(*op) - 1, &algo)
+                                      : parse_integer(fields[3], -1, -1, &algo);
+  const std::string algo_expected = engine.empty() ? std::string("an algorithm of ") + short_name(*op) + " from 0 to " +
+                                                         std::to_string(algo_count(*op) - 1) + ", or -1 with an engine"
+                                                   : "-1 in an engine row";
   const struct {
     int column;
     bool ok;
@@ -79,8 +111,7 @@ Expected<Row> parse_row(const std::vector<std::string>& fields) {
   } checks[] = {
       {2, parse_integer(fields[2], 1, kMaxMicroBatch, &microbatch),
        "an integer from 1 to at most " + std::to_string(kMaxMicroBatch)},
-      {3, parse_integer(fields[3], 0, algo_count(*op) - 1, &algo),
-       std::string("an algorithm of ") + short_name(*op) + " from 0 to " + std::to_string(algo_count(*op) - 1)},
+      {3, algo_ok, algo_expected},
       {4, parse_integer(fields[4], 0, 15, &math_type), "an integer from 0 to 15"},
       {5, parse_time(fields[5], &time_ms), "milliseconds from 0 to at most 1e9"},
       {6, parse_integer(fields[6], 0, max_workspace, &workspace), "a whole number of bytes"},
@@ -98,15 +129,18 @@ Expected<Row> parse_row(const std::vector<std::string>& fields) {
   row.measurement.math_type = static_cast<int>(math_type);
   row.measurement.time_ms = time_ms;
   row.measurement.workspace_bytes = static_cast<std::size_t>(workspace);
+  row.measurement.engine = std::move(engine);
   return row;
 }
 
 // What makes two rows the same measurement: a second one is refused, not silently chosen from.
-using RowKey = std::tuple<std::string, ConvOp, int, int, int>;
+using RowKey = std::tuple<std::string, ConvOp, int, int, int, std::string>;
 
 std::string describe(const RowKey& key) {
+  const std::string& engine = std::get<5>(key);
   return std::get<0>(key) + " " + short_name(std::get<1>(key)) + " micro-batch " + std::to_string(std::get<2>(key)) +
-         " algo " + std::to_string(std::get<3>(key)) + " math_type " + std::to_string(std::get<4>(key));
+         " algo " + std::to_string(std::get<3>(key)) + " math_type " + std::to_string(std::get<4>(key)) +
+         (engine.empty() ? "" : " engine " + engine);
 }
 
 constexpr char kByteOrderMark[] = "\xEF\xBB\xBF";
@@ -129,16 +163,16 @@ Expected<std::vector<KernelMeasurements>> parse_measurements_csv(std::istream& i
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     const auto fields = split_fields(line);
     if (line_number == 1 && !fields.empty() && fields[0] == "layer") continue;  // header
-    if (static_cast<int>(fields.size()) != kColumns) {
-      return Error{where + "expected " + std::to_string(kColumns) + " comma-separated fields (" +
-                   "layer,op,microbatch,algo,math_type,time_ms,workspace_bytes), got " +
+    if (static_cast<int>(fields.size()) < kRequiredColumns) {
+      return Error{where + "expected 7 or 8 comma-separated fields (" +
+                   "layer,op,microbatch,algo,math_type,time_ms,workspace_bytes[,engine]), got " +
                    std::to_string(fields.size())};
     }
     auto row = parse_row(fields);
     if (!row) return row.error().prefixed(where);
     const Measurement& m = row->measurement;
 
-    const RowKey row_key{fields[0], row->op, m.micro_batch, m.algo, m.math_type};
+    const RowKey row_key{fields[0], row->op, m.micro_batch, m.algo, m.math_type, m.engine};
     const auto [first, inserted] = first_line.emplace(row_key, line_number);
     if (!inserted) {
       return Error{where + "duplicate row for " + describe(row_key) + " (first at line " +
@@ -168,6 +202,10 @@ Expected<std::vector<KernelMeasurements>> read_measurements_csv(const std::strin
   return parse_measurements_csv(in, path);
 }
 
+std::string csv_engine_field(const std::string& engine) {
+  return engine.find(',') == std::string::npos ? engine : "\"" + engine + "\"";
+}
+
 std::string format_measurements_csv(const std::vector<KernelMeasurements>& kernels) {
   std::string text;
   for (int c = 0; c < kColumns; ++c) text += std::string(c ? "," : "") + kColumnNames[c];
@@ -178,7 +216,7 @@ std::string format_measurements_csv(const std::vector<KernelMeasurements>& kerne
       std::snprintf(time, sizeof(time), "%.6f", m.time_ms);
       text += kernel.layer + "," + short_name(kernel.op) + "," + std::to_string(m.micro_batch) + "," +
               std::to_string(m.algo) + "," + std::to_string(m.math_type) + "," + time + "," +
-              std::to_string(m.workspace_bytes) + "\n";
+              std::to_string(m.workspace_bytes) + "," + csv_engine_field(m.engine) + "\n";
     }
   }
   return text;

@@ -1,6 +1,7 @@
 #include "optimize/wr_optimizer.h"
 
 #include <algorithm>
+#include <string>
 #include <limits>
 #include <map>
 #include <tuple>
@@ -81,13 +82,14 @@ std::optional<WrPlan> optimize_wr_over(int batch, const std::vector<Measurement>
   if (time[batch] == kInfinity) return std::nullopt;
 
   // Walk back through the choices and group equal micro-kernels.
-  std::map<std::tuple<int, int, int>, MicroBatchRun, std::greater<>> grouped;
+  std::map<std::tuple<int, int, int, std::string>, MicroBatchRun, std::greater<>> grouped;
   for (int b = batch; b > 0; b -= candidates[choice[b]].micro_batch) {
     const Measurement& m = candidates[choice[b]];
-    auto& run = grouped[{m.micro_batch, m.algo, m.math_type}];
+    auto& run = grouped[{m.micro_batch, m.algo, m.math_type, m.engine}];
     run.size = m.micro_batch;
     run.algo = m.algo;
     run.math_type = m.math_type;
+    run.engine = m.engine;
     run.time_ms = m.time_ms;
     run.workspace_bytes = m.workspace_bytes;
     run.deterministic = m.deterministic;
@@ -112,7 +114,7 @@ WrPlan prefer_undivided_within_margin(WrPlan plan, const std::vector<Measurement
   WrPlan undivided;
   undivided.batch = plan.batch;
   undivided.runs.push_back(MicroBatchRun{plan.batch, whole->algo, whole->math_type, 1, whole->time_ms,
-                                         whole->workspace_bytes, whole->deterministic});
+                                         whole->workspace_bytes, whole->deterministic, whole->engine});
   undivided.time_ms = whole->time_ms;
   undivided.workspace_bytes = whole->workspace_bytes;
   return undivided;

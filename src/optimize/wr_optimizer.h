@@ -9,21 +9,26 @@
 
 #include <cstddef>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "core/measurement.h"
 
 namespace ucudnn {
 
-/// `count` consecutive calls of one algorithm on micro-batches of `size`.
+/// `count` consecutive calls of one candidate (a legacy algorithm or an engine configuration) on
+/// micro-batches of `size`.
 struct MicroBatchRun {
   int size = 0;
-  int algo = 0;
+  int algo = 0;  ///< -1 for an engine
   int math_type = 0;
   int count = 0;
   double time_ms = 0.0;  ///< time of one call
   std::size_t workspace_bytes = 0;
   bool deterministic = true;
+  std::string engine;  ///< empty: the legacy algorithm; else the engine configuration id
+
+  bool is_engine() const { return !engine.empty(); }
 };
 
 struct WrPlan {

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "core/logging.h"
+#include "runtime/backend_graph.h"
 #include "runtime/cudnn_shim.h"
 #include "runtime/random_fill.h"
 #include "runtime/stream_gate.h"
@@ -21,11 +22,12 @@ std::size_t filter_elements(const FilterLayout& w) {
 
 }  // namespace
 
-Status Benchmarker::create(cudnnHandle_t handle, const ConvKey& key, BenchmarkSettings settings,
+Status Benchmarker::create(cudnnHandle_t handle, const ConvKey& key, CandidateKind kind, BenchmarkSettings settings,
                            std::unique_ptr<Benchmarker>* out) {
   std::unique_ptr<Benchmarker> b(new Benchmarker());
   b->handle_ = handle;
   b->key_ = key;
+  b->kind_ = kind;
   b->settings_ = settings;
   const std::size_t x_elements = extent_elements(key.x);
   const std::size_t y_elements = extent_elements(key.y);
@@ -41,6 +43,14 @@ Status Benchmarker::create(cudnnHandle_t handle, const ConvKey& key, BenchmarkSe
   // benchmarking stream does not wait for.
   UCUDNN_CHECK_CUDA(cudaStreamSynchronize(nullptr));
   UCUDNN_TRY(make_filter_descriptor(key.w, &b->filter_));
+  UCUDNN_TRY(create_event(cudaEventDefault, &b->start_));
+  UCUDNN_TRY(create_event(cudaEventDefault, &b->stop_));
+  if (kind == CandidateKind::kEngine) {
+    // Engine plans say their workspace only once built: the buffer grows as they are measured.
+    b->measured_up_to_ = std::numeric_limits<std::size_t>::max();
+    *out = std::move(b);
+    return Status::success();
+  }
 
   // Rows are measured unfiltered: the workspace is what the hungriest algorithm needs on the whole
   // batch (so the rows serve any limit), or what the device can spare, keeping a margin for cuDNN.
@@ -69,25 +79,29 @@ Status Benchmarker::create(cudnnHandle_t handle, const ConvKey& key, BenchmarkSe
     UCUDNN_LOG_INFO("benchmarking " << key.to_string() << " with " << bytes << " bytes of workspace, not the "
                                     << needed << " its hungriest algorithm needs: the device has no more free");
   }
-  UCUDNN_TRY(create_event(cudaEventDefault, &b->start_));
-  UCUDNN_TRY(create_event(cudaEventDefault, &b->stop_));
   *out = std::move(b);
   return Status::success();
 }
 
-Status Benchmarker::time_candidate(const ConvDescriptors& d, int algo, double* median_ms) {
-  static const float kOne = 1.0f, kZero = 0.0f;
-  static const double kOneDouble = 1.0, kZeroDouble = 0.0;
-  const bool is_double = key_.x.data_type == CUDNN_DATA_DOUBLE;
-  const void* alpha = is_double ? static_cast<const void*>(&kOneDouble) : &kOne;
-  const void* beta = is_double ? static_cast<const void*>(&kZeroDouble) : &kZero;
-  const ConvBuffers buffers{x_.get(), w_.get(), y_.get()};
+bool Benchmarker::grow_workspace(std::size_t bytes) {
+  if (bytes <= workspace_bytes_) return true;
+  std::size_t free_bytes = 0, total_bytes = 0;
+  if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) return false;
+  const std::size_t margin = std::size_t{256} << 20;
+  if (free_bytes + workspace_bytes_ < bytes + margin) return false;
+  if (!workspace_.allocate(bytes).ok()) {  // frees the old buffer first
+    workspace_bytes_ = workspace_.allocate(workspace_bytes_).ok() ? workspace_bytes_ : 0;
+    return false;
+  }
+  workspace_bytes_ = bytes;
+  return true;
+}
+
+Status Benchmarker::time_candidate(const std::function<Status()>& enqueue, double* median_ms) {
   cudaStream_t stream = nullptr;
   UCUDNN_CHECK_CUDNN(cudnnGetStream(handle_, &stream));
 
-  for (int i = 0; i < settings_.warmup_calls; ++i) {
-    UCUDNN_TRY(convolve(handle_, key_.op, d, algo, alpha, buffers, workspace_.get(), workspace_bytes_, beta));
-  }
+  for (int i = 0; i < settings_.warmup_calls; ++i) UCUDNN_TRY(enqueue());
   // What a call costs the GPU in a plan's sequence of calls. A sample queues `calls` calls behind
   // a closed gate and times them with events as the GPU runs them back to back, as a replayed
   // graph runs them (runtime/graph_replay.h). The host's time per legacy cuDNN call (50-150 us
@@ -97,10 +111,7 @@ Status Benchmarker::time_candidate(const ConvDescriptors& d, int algo, double* m
     StreamGate gate;
     gate.close(stream);
     UCUDNN_CHECK_CUDA(cudaEventRecord(start_.get(), stream));
-    for (int c = 0; c < calls; ++c) {
-      UCUDNN_TRY(
-          convolve(handle_, key_.op, d, algo, alpha, buffers, workspace_.get(), workspace_bytes_, beta));
-    }
+    for (int c = 0; c < calls; ++c) UCUDNN_TRY(enqueue());
     UCUDNN_CHECK_CUDA(cudaEventRecord(stop_.get(), stream));
     gate.open();
     UCUDNN_CHECK_CUDA(cudaEventSynchronize(stop_.get()));
@@ -130,6 +141,52 @@ Status Benchmarker::time_candidate(const ConvDescriptors& d, int algo, double* m
 Status Benchmarker::measure(int micro_batch, const std::vector<Measurement>& known,
                             std::vector<Measurement>* measured) {
   measured->clear();
+  return kind_ == CandidateKind::kEngine ? measure_engines(micro_batch, known, measured)
+                                         : measure_legacy(micro_batch, known, measured);
+}
+
+Status Benchmarker::measure_engines(int micro_batch, const std::vector<Measurement>& known,
+                                    std::vector<Measurement>* measured) {
+  const ConvKey micro = key_.with_batch(micro_batch);
+  std::vector<EngineOffer> offers;
+  UCUDNN_TRY(offer_engines(micro, &offers));
+  const ConvBuffers buffers{x_.get(), w_.get(), y_.get()};
+  for (const EngineOffer& offer : offers) {
+    const bool already = std::any_of(known.begin(), known.end(), [&](const Measurement& m) { return m.engine == offer.id; });
+    if (already) continue;
+    std::unique_ptr<EnginePlan> plan;
+    const Status built = EnginePlan::build(micro, offer.id, 1.0, 0.0, &plan);
+    if (!built.ok()) {
+      UCUDNN_LOG_DEBUG("skipping " << offer.id << " at micro-batch " << micro_batch << ": " << built.message());
+      continue;
+    }
+    if (!grow_workspace(plan->workspace_bytes())) {
+      // The rows are complete only up to the workspace that could be had.
+      measured_up_to_ = std::min(measured_up_to_, workspace_bytes_);
+      continue;
+    }
+    double median_ms = 0;
+    const Status timed =
+        time_candidate([&] { return plan->execute(handle_, buffers, workspace_.get()); }, &median_ms);
+    if (!timed.ok()) {
+      UCUDNN_LOG_DEBUG("skipping " << offer.id << " at micro-batch " << micro_batch << ": " << timed.message());
+      continue;
+    }
+    Measurement m;
+    m.micro_batch = micro_batch;
+    m.algo = -1;
+    m.math_type = micro.conv.math_type;
+    m.time_ms = median_ms;
+    m.workspace_bytes = plan->workspace_bytes();
+    m.deterministic = offer.deterministic;
+    m.engine = offer.id;
+    measured->push_back(std::move(m));
+  }
+  return Status::success();
+}
+
+Status Benchmarker::measure_legacy(int micro_batch, const std::vector<Measurement>& known,
+                                   std::vector<Measurement>* measured) {
   const ConvKey micro = key_.with_batch(micro_batch);
   TensorDescriptor x_desc, y_desc;
   ConvolutionDescriptor caller_conv;
@@ -140,6 +197,11 @@ Status Benchmarker::measure(int micro_batch, const std::vector<Measurement>& kno
 
   std::vector<AlgoPerf> candidates;
   const ConvBuffers buffers{x_.get(), w_.get(), y_.get()};
+  static const float kOne = 1.0f, kZero = 0.0f;
+  static const double kOneDouble = 1.0, kZeroDouble = 0.0;
+  const bool is_double = key_.x.data_type == CUDNN_DATA_DOUBLE;
+  const void* alpha = is_double ? static_cast<const void*>(&kOneDouble) : &kOne;
+  const void* beta = is_double ? static_cast<const void*>(&kZeroDouble) : &kZero;
   UCUDNN_TRY(
       find_algorithms_ex(handle_, key_.op, d, buffers, workspace_.get(), workspace_bytes_, &candidates));
 
@@ -148,7 +210,7 @@ Status Benchmarker::measure(int micro_batch, const std::vector<Measurement>& kno
     // A caller that forbids tensor-core rounding keeps FMA math in every micro-kernel.
     const int math = micro.conv.math_type == CUDNN_FMA_MATH ? CUDNN_FMA_MATH : c.math_type;
     const bool already = std::any_of(known.begin(), known.end(), [&](const Measurement& m) {
-      return m.algo == c.algo && m.math_type == math;
+      return !m.is_engine() && m.algo == c.algo && m.math_type == math;
     });
     const bool duplicate = std::any_of(measured->begin(), measured->end(), [&](const Measurement& m) {
       return m.algo == c.algo && m.math_type == math;
@@ -159,7 +221,9 @@ Status Benchmarker::measure(int micro_batch, const std::vector<Measurement>& kno
     }
     d.conv = conv_by_math_.at(math).get();
     double median_ms = 0;
-    Status timed = time_candidate(d, c.algo, &median_ms);
+    Status timed = time_candidate(
+        [&] { return convolve(handle_, key_.op, d, c.algo, alpha, buffers, workspace_.get(), workspace_bytes_, beta); },
+        &median_ms);
     if (!timed.ok()) {
       UCUDNN_LOG_DEBUG("skipping algo " << c.algo << " at micro-batch " << micro_batch << ": " << timed.message());
       continue;

@@ -1,23 +1,26 @@
 #pragma once
-// Times cuDNN's algorithms for one convolution at several micro-batch sizes.
+// Times one kind of candidate for one convolution at several micro-batch sizes.
 //
-// Candidates come from cudnnFind*AlgorithmEx (status, workspace, math type); each successful one
-// is then timed on the handle's stream: one warm-up call, then the median of several samples, each
+// Legacy candidates come from cudnnFind*AlgorithmEx (status, workspace, math type); engine
+// candidates are the configurations cuDNN's graph API offers (runtime/backend_graph.h), each run
+// from an execution plan. Each candidate is timed on the handle's stream: one warm-up call, then the median of several samples, each
 // a few calls queued behind a StreamGate and run back to back (as a plan runs them). A sample
 // costs the longer of the host's time to queue the calls and the GPU's time to run them (CUDA
 // events), divided by their number: in a sequence, a call costs whichever of the two it is
 // bound by. Inputs are random.
-// Rows are unfiltered: the workspace is what the hungriest algorithm needs (where the device has
-// that much), so the rows serve any workspace limit. Candidates that fail (out of memory
-// included) are skipped.
+// Rows are unfiltered: the workspace is what the hungriest candidate needs (where the device has
+// that much; for engines the buffer grows as they are met), so the rows serve any workspace
+// limit. Candidates that fail (out of memory included) are skipped.
 
 #include <cudnn.h>
 
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <memory>
 #include <vector>
 
+#include "core/candidates.h"
 #include "core/conv_key.h"
 #include "core/measurement.h"
 #include "runtime/cuda_status.h"
@@ -35,9 +38,9 @@ struct BenchmarkSettings {
 
 class Benchmarker {
  public:
-  /// Allocates random buffers for `key` at its full batch and the workspace of its hungriest
-  /// algorithm (less if the device has less free memory).
-  static Status create(cudnnHandle_t handle, const ConvKey& key, BenchmarkSettings settings,
+  /// Allocates random buffers for `key` at its full batch and, for legacy candidates, the
+  /// workspace of its hungriest algorithm (less if the device has less free memory).
+  static Status create(cudnnHandle_t handle, const ConvKey& key, CandidateKind kind, BenchmarkSettings settings,
                        std::unique_ptr<Benchmarker>* out);
   Benchmarker(const Benchmarker&) = delete;
   Benchmarker& operator=(const Benchmarker&) = delete;
@@ -46,17 +49,23 @@ class Benchmarker {
   Status measure(int micro_batch, const std::vector<Measurement>& known, std::vector<Measurement>* measured);
 
   /// The workspace limit up to which the rows are complete: unbounded (SIZE_MAX) when every
-  /// algorithm's workspace could be allocated, else the workspace measured with.
+  /// candidate's workspace could be allocated, else the workspace measured with.
   std::size_t measured_up_to() const { return measured_up_to_; }
   /// How many candidate timings this benchmarker has run.
   int timings_run() const { return timings_run_; }
 
  private:
   Benchmarker() = default;
-  Status time_candidate(const ConvDescriptors& d, int algo, double* median_ms);
+  Status measure_legacy(int micro_batch, const std::vector<Measurement>& known, std::vector<Measurement>* measured);
+  Status measure_engines(int micro_batch, const std::vector<Measurement>& known, std::vector<Measurement>* measured);
+  /// Times `enqueue` (one call on the handle's stream): the median of samples of back-to-back calls.
+  Status time_candidate(const std::function<Status()>& enqueue, double* median_ms);
+  /// Makes the workspace at least `bytes` if the device has that much to spare.
+  bool grow_workspace(std::size_t bytes);
 
   cudnnHandle_t handle_ = nullptr;
   ConvKey key_;
+  CandidateKind kind_ = CandidateKind::kLegacy;
   BenchmarkSettings settings_;
   std::size_t workspace_bytes_ = 0;  ///< allocated for the candidates
   std::size_t measured_up_to_ = 0;

@@ -52,21 +52,22 @@ Engine::Engine(std::shared_ptr<MeasurementSource> source, std::shared_ptr<Benchm
 std::size_t Engine::PlanKeyHash::operator()(const PlanKey& k) const {
   std::size_t seed = ConvKeyHash()(k.key);
   seed = hash_combine(seed, std::hash<std::size_t>()(k.workspace_limit));
+  seed = hash_combine(seed, std::hash<int>()(static_cast<int>(k.candidates)));
   return hash_combine(seed, std::hash<int>()(static_cast<int>(k.policy)));
 }
 
 bool Engine::cached_plan(const ConvKey& key, std::size_t workspace_limit, BatchSizePolicy policy,
-                         std::shared_ptr<const ExecutablePlan>* out) {
+                         CandidateSet candidates, std::shared_ptr<const ExecutablePlan>* out) {
   std::lock_guard<std::mutex> lock(plans_mutex_);
-  auto it = plans_.find(PlanKey{key, workspace_limit, policy});
+  auto it = plans_.find(PlanKey{key, workspace_limit, policy, candidates});
   if (it == plans_.end() || !it->second.plan) return false;
   *out = it->second.plan;
   return true;
 }
 
 Status Engine::plan(cudnnHandle_t handle, const ConvKey& key, std::size_t workspace_limit, BatchSizePolicy policy,
-                    std::shared_ptr<const ExecutablePlan>* out) {
-  const PlanKey plan_key{key, workspace_limit, policy};
+                    CandidateSet candidates, std::shared_ptr<const ExecutablePlan>* out) {
+  const PlanKey plan_key{key, workspace_limit, policy, candidates};
   {
     std::lock_guard<std::mutex> lock(plans_mutex_);
     auto it = plans_.find(plan_key);
@@ -77,7 +78,7 @@ Status Engine::plan(cudnnHandle_t handle, const ConvKey& key, std::size_t worksp
     }
   }
   std::shared_ptr<const ExecutablePlan> built;
-  Status status = build_plan(handle, key, workspace_limit, policy, &built);
+  Status status = build_plan(handle, key, workspace_limit, policy, candidates, &built);
   std::lock_guard<std::mutex> lock(plans_mutex_);
   auto inserted = plans_.emplace(plan_key, CachedPlan{built, status});
   if (!inserted.first->second.plan) return inserted.first->second.failure;
@@ -119,12 +120,12 @@ std::shared_ptr<BenchmarkDatabase> Engine::database() {
 }
 
 Status Engine::build_plan(cudnnHandle_t handle, const ConvKey& key, std::size_t workspace_limit,
-                          BatchSizePolicy policy, std::shared_ptr<const ExecutablePlan>* out) {
+                          BatchSizePolicy policy, CandidateSet candidates, std::shared_ptr<const ExecutablePlan>* out) {
   const auto started = std::chrono::steady_clock::now();
   const std::vector<int> sizes = plannable_sizes(key, policy);
-  UCUDNN_TRY(gather_rows(handle, key, sizes, workspace_limit));
+  UCUDNN_TRY(gather_rows(handle, key, sizes, workspace_limit, candidates));
 
-  const std::vector<Measurement> rows = table_rows(key, sizes);
+  const std::vector<Measurement> rows = table_rows(key, sizes, candidates);
   const auto solving = std::chrono::steady_clock::now();
   auto wr = optimize_wr(key.batch(), sizes, rows, workspace_limit);
   if (wr) wr = prefer_undivided_within_margin(std::move(*wr), rows, workspace_limit);
@@ -141,7 +142,7 @@ Status Engine::build_plan(cudnnHandle_t handle, const ConvKey& key, std::size_t 
   UCUDNN_TRY(ExecutablePlan::build(key, workspace_limit, policy, std::move(*wr), undivided, &plan));
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   UCUDNN_LOG_INFO("planned " << key.to_string() << " under " << workspace_limit << " B (" << to_string(policy)
-                             << "): " << plan->wr().micro_batch_count() << " micro-batches, "
+                             << ", " << to_string(candidates) << " candidates): " << plan->wr().micro_batch_count() << " micro-batches, "
                              << plan->wr().time_ms << " ms predicted"
                              << (undivided ? ", undivided " + std::to_string(*undivided) + " ms" : std::string())
                              << ", planning took " << seconds << " s");
@@ -165,74 +166,96 @@ std::vector<int> plannable_sizes(const ConvKey& key, BatchSizePolicy policy) {
 }
 
 Status Engine::measured_rows(cudnnHandle_t handle, const ConvKey& key, BatchSizePolicy policy,
-                             std::vector<int>* sizes, std::vector<Measurement>* rows) {
+                             CandidateSet candidates, std::vector<int>* sizes, std::vector<Measurement>* rows) {
   *sizes = plannable_sizes(key, policy);
-  UCUDNN_TRY(gather_rows(handle, key, *sizes, std::numeric_limits<std::size_t>::max()));
-  *rows = table_rows(key, *sizes);
+  UCUDNN_TRY(gather_rows(handle, key, *sizes, std::numeric_limits<std::size_t>::max(), candidates));
+  *rows = table_rows(key, *sizes, candidates);
   return Status::success();
 }
 
-std::vector<Measurement> Engine::table_rows(const ConvKey& key, const std::vector<int>& sizes) {
+std::vector<Measurement> Engine::table_rows(const ConvKey& key, const std::vector<int>& sizes,
+                                            CandidateSet candidates) {
   std::vector<Measurement> rows;
-  for (int size : sizes) {
-    if (auto entry = table_.entry(key.with_batch(size))) rows.insert(rows.end(), entry->rows.begin(), entry->rows.end());
+  for (CandidateKind kind : kinds_of(candidates)) {
+    for (int size : sizes) {
+      if (auto entry = table_.entry(key.with_batch(size), kind)) {
+        rows.insert(rows.end(), entry->rows.begin(), entry->rows.end());
+      }
+    }
   }
   return rows;
 }
 
 Status Engine::gather_rows(cudnnHandle_t handle, const ConvKey& key, const std::vector<int>& sizes,
-                           std::size_t workspace_limit) {
+                           std::size_t workspace_limit, CandidateSet candidates) {
   const BenchmarkingAccount account(key.op, *source_);
   const DeviceDatabase database = database_for(key.device);
-  if (missing_sizes(key, sizes, workspace_limit, database).empty()) return Status::success();
+  for (CandidateKind kind : kinds_of(candidates)) {
+    const Status gathered = gather_kind(handle, key, sizes, workspace_limit, kind, database);
+    if (gathered.ok()) continue;
+    // Engines are an addition: where the graph API fails, the legacy rows still make a plan.
+    if (kind == CandidateKind::kEngine && includes(candidates, CandidateKind::kLegacy)) {
+      warn_once("engines|" + gathered.message(), "graph-API engines not measured: " + gathered.message());
+      continue;
+    }
+    return gathered;  // legacy first: invalid arguments fail here, with cuDNN's own status
+  }
+  return Status::success();
+}
 
+Status Engine::gather_kind(cudnnHandle_t handle, const ConvKey& key, const std::vector<int>& sizes,
+                           std::size_t workspace_limit, CandidateKind kind, const DeviceDatabase& database) {
+  if (missing_sizes(key, sizes, workspace_limit, kind, database).empty()) return Status::success();
   std::lock_guard<std::mutex> lock(measure_mutex_);
   // Another thread may have measured meanwhile.
-  const std::vector<int> missing = missing_sizes(key, sizes, workspace_limit, database);
+  const std::vector<int> missing = missing_sizes(key, sizes, workspace_limit, kind, database);
   if (missing.empty()) return Status::success();
-  return measure(handle, key, missing, database);
+  return measure(handle, key, kind, missing, database);
 }
 
 std::vector<int> Engine::missing_sizes(const ConvKey& key, const std::vector<int>& sizes,
-                                       std::size_t workspace_limit, const DeviceDatabase& database) {
+                                       std::size_t workspace_limit, CandidateKind kind,
+                                       const DeviceDatabase& database) {
   std::vector<int> missing;
   for (int size : sizes) {
     const ConvKey micro = key.with_batch(size);
-    if (table_.complete_rows(micro, workspace_limit)) continue;
-    if (promote(micro, workspace_limit, database)) continue;
+    if (table_.complete_rows(micro, kind, workspace_limit)) continue;
+    if (promote(micro, kind, workspace_limit, database)) continue;
     missing.push_back(size);
   }
   return missing;
 }
 
-bool Engine::promote(const ConvKey& micro, std::size_t workspace_limit, const DeviceDatabase& database) {
+bool Engine::promote(const ConvKey& micro, CandidateKind kind, std::size_t workspace_limit,
+                     const DeviceDatabase& database) {
   if (!database.usable()) return false;
-  auto found = database.db->lookup(database.identity, micro);
+  auto found = database.db->lookup(database.identity, micro, kind);
   if (!found) {
     warn_once("lookup " + database.db->path(), found.message());
     return false;
   }
   if (!found.value() || found.value()->measured_up_to < workspace_limit) return false;
-  table_.record(micro, found.value()->measured_up_to, found.value()->rows);
+  table_.record(micro, kind, found.value()->measured_up_to, found.value()->rows);
   return true;
 }
 
-Status Engine::measure(cudnnHandle_t handle, const ConvKey& key, const std::vector<int>& sizes,
+Status Engine::measure(cudnnHandle_t handle, const ConvKey& key, CandidateKind kind, const std::vector<int>& sizes,
                        const DeviceDatabase& database) {
   std::map<int, std::vector<Measurement>> known;  // rows measured with less workspace stay valid
   for (int size : sizes) {
-    if (auto entry = table_.entry(key.with_batch(size))) known.emplace(size, entry->rows);
+    if (auto entry = table_.entry(key.with_batch(size), kind)) known.emplace(size, entry->rows);
   }
   std::map<int, MeasuredRows> measured;
-  UCUDNN_TRY(source_->measure(handle, key, sizes, known, &measured));
-  for (const auto& [size, result] : measured) record(key.with_batch(size), result, database);
+  UCUDNN_TRY(source_->measure(handle, key, kind, sizes, known, &measured));
+  for (const auto& [size, result] : measured) record(key.with_batch(size), kind, result, database);
   return Status::success();
 }
 
-void Engine::record(const ConvKey& micro, const MeasuredRows& measured, const DeviceDatabase& database) {
-  table_.record(micro, measured.measured_up_to, measured.rows);
+void Engine::record(const ConvKey& micro, CandidateKind kind, const MeasuredRows& measured,
+                    const DeviceDatabase& database) {
+  table_.record(micro, kind, measured.measured_up_to, measured.rows);
   if (!database.writable()) return;
-  auto stored = database.db->store(database.identity, micro, measured.measured_up_to, measured.rows);
+  auto stored = database.db->store(database.identity, micro, kind, measured.measured_up_to, measured.rows);
   if (!stored) warn_once("store " + database.db->path(), stored.message() + "; new results stay in memory");
 }
 

@@ -1,6 +1,8 @@
 #pragma once
-// The engine behind every front-end: for a convolution, a workspace limit and a batch-size
-// policy, it returns an ExecutablePlan. Benchmark rows come from the engine's BenchmarkTable,
+// The engine behind every front-end: for a convolution, a workspace limit, a batch-size policy
+// and a candidate set, it returns an ExecutablePlan. Each kind of candidate in the set (legacy
+// algorithms, graph-API engines) is gathered on its own, and the plan is made over all their
+// rows. Benchmark rows come from the engine's BenchmarkTable,
 // then from the benchmark database, and only then from its MeasurementSource (the GPU in a
 // process; recorded tables in CPU tests). New rows go to the table and the database. The engine
 // makes no device calls itself. Thread-safe; Engine::instance() is the process's engine, shared by
@@ -18,6 +20,7 @@
 
 #include "core/batch_policy.h"
 #include "core/benchmark_table.h"
+#include "core/candidates.h"
 #include "core/conv_key.h"
 #include "runtime/cuda_status.h"
 #include "runtime/executor.h"
@@ -47,16 +50,16 @@ class Engine {
   /// passed through to it) if needed. A failure is remembered, so that a convolution that cannot
   /// be planned is not measured again on every call.
   Status plan(cudnnHandle_t handle, const ConvKey& key, std::size_t workspace_limit, BatchSizePolicy policy,
-              std::shared_ptr<const ExecutablePlan>* out);
+              CandidateSet candidates, std::shared_ptr<const ExecutablePlan>* out);
 
   /// The plan if it is already built; never measures.
-  bool cached_plan(const ConvKey& key, std::size_t workspace_limit, BatchSizePolicy policy,
+  bool cached_plan(const ConvKey& key, std::size_t workspace_limit, BatchSizePolicy policy, CandidateSet candidates,
                    std::shared_ptr<const ExecutablePlan>* out);
 
-  /// Every row of the policy's micro-batch sizes of `key`, measured unfiltered (any limit); what
-  /// workspace division chooses from.
-  Status measured_rows(cudnnHandle_t handle, const ConvKey& key, BatchSizePolicy policy, std::vector<int>* sizes,
-                       std::vector<Measurement>* rows);
+  /// Every row of the policy's micro-batch sizes of `key` and of the set's kinds, measured
+  /// unfiltered (any limit); what workspace division chooses from.
+  Status measured_rows(cudnnHandle_t handle, const ConvKey& key, BatchSizePolicy policy, CandidateSet candidates,
+                       std::vector<int>* sizes, std::vector<Measurement>* rows);
 
   /// Uses the database at `path` from now on (empty: none). On error the engine has none.
   Status set_database(const std::string& path);
@@ -67,16 +70,17 @@ class Engine {
   /// The engine's own table of rows.
   BenchmarkTable& table() { return table_; }
 
-  /// Every row the table holds for these micro-batch sizes of `key` (none measured).
-  std::vector<Measurement> table_rows(const ConvKey& key, const std::vector<int>& sizes);
+  /// Every row the table holds for these micro-batch sizes of `key` and the set's kinds (none measured).
+  std::vector<Measurement> table_rows(const ConvKey& key, const std::vector<int>& sizes, CandidateSet candidates);
 
  private:
   struct PlanKey {
     ConvKey key;
     std::size_t workspace_limit;
     BatchSizePolicy policy;
+    CandidateSet candidates;
     bool operator==(const PlanKey& o) const {
-      return workspace_limit == o.workspace_limit && policy == o.policy && key == o.key;
+      return workspace_limit == o.workspace_limit && policy == o.policy && candidates == o.candidates && key == o.key;
     }
   };
   struct PlanKeyHash {
@@ -96,21 +100,23 @@ class Engine {
   };
 
   Status build_plan(cudnnHandle_t handle, const ConvKey& key, std::size_t workspace_limit, BatchSizePolicy policy,
-                    std::shared_ptr<const ExecutablePlan>* out);
-  /// Fills the table with rows complete for `workspace_limit` at every size it can, from the
-  /// database or by measuring.
+                    CandidateSet candidates, std::shared_ptr<const ExecutablePlan>* out);
+  /// Fills the table with rows of each kind of the set complete for `workspace_limit` at every
+  /// size it can, from the database or by measuring.
   Status gather_rows(cudnnHandle_t handle, const ConvKey& key, const std::vector<int>& sizes,
-                     std::size_t workspace_limit);
-  /// The sizes whose rows are not complete for `workspace_limit`, after promoting what the
-  /// database has into the table.
+                     std::size_t workspace_limit, CandidateSet candidates);
+  Status gather_kind(cudnnHandle_t handle, const ConvKey& key, const std::vector<int>& sizes,
+                     std::size_t workspace_limit, CandidateKind kind, const DeviceDatabase& database);
+  /// The sizes whose rows of `kind` are not complete for `workspace_limit`, after promoting what
+  /// the database has into the table.
   std::vector<int> missing_sizes(const ConvKey& key, const std::vector<int>& sizes, std::size_t workspace_limit,
-                                 const DeviceDatabase& database);
-  /// Copies the database's rows of `micro` into the table if they are complete for the limit.
-  bool promote(const ConvKey& micro, std::size_t workspace_limit, const DeviceDatabase& database);
+                                 CandidateKind kind, const DeviceDatabase& database);
+  /// Copies the database's rows of `micro` and `kind` into the table if they are complete for the limit.
+  bool promote(const ConvKey& micro, CandidateKind kind, std::size_t workspace_limit, const DeviceDatabase& database);
   /// Measures `sizes` through the source and records the rows in the table and the database.
-  Status measure(cudnnHandle_t handle, const ConvKey& key, const std::vector<int>& sizes,
+  Status measure(cudnnHandle_t handle, const ConvKey& key, CandidateKind kind, const std::vector<int>& sizes,
                  const DeviceDatabase& database);
-  void record(const ConvKey& micro, const MeasuredRows& measured, const DeviceDatabase& database);
+  void record(const ConvKey& micro, CandidateKind kind, const MeasuredRows& measured, const DeviceDatabase& database);
 
   /// The database, opened from UCUDNN_DATABASE on first use; null if none.
   std::shared_ptr<BenchmarkDatabase> database();

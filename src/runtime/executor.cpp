@@ -13,6 +13,7 @@ Status ExecutablePlan::build(const ConvKey& key, std::size_t workspace_limit, Ba
   plan->undivided_time_ms_ = undivided_time_ms;
   UCUDNN_TRY(make_filter_descriptor(key.w, &plan->filter_));
   for (const MicroBatchRun& run : wr.runs) {
+    if (run.is_engine()) continue;
     if (!plan->x_by_size_.count(run.size)) {
       const ConvKey micro = key.with_batch(run.size);
       UCUDNN_TRY(make_tensor_descriptor(micro.x, &plan->x_by_size_[run.size]));
@@ -23,7 +24,48 @@ Status ExecutablePlan::build(const ConvKey& key, std::size_t workspace_limit, Ba
     }
   }
   plan->wr_ = std::move(wr);
+  if (plan->has_engine_runs()) {
+    const ScaledEnginePlans* ignored = nullptr;
+    UCUDNN_TRY(plan->engine_plans(1.0, 0.0, &ignored));
+    const bool accumulates = key.op == ConvOp::kBackwardFilter && plan->wr_.micro_batch_count() > 1;
+    if (accumulates) UCUDNN_TRY(plan->engine_plans(1.0, 1.0, &ignored));
+  }
   *out = std::move(plan);
+  return Status::success();
+}
+
+bool ExecutablePlan::has_engine_runs() const {
+  for (const MicroBatchRun& run : wr_.runs) {
+    if (run.is_engine()) return true;
+  }
+  return false;
+}
+
+Status ExecutablePlan::build_engine_plans(double alpha, double beta, std::unique_ptr<ScaledEnginePlans>* out) const {
+  auto plans = std::make_unique<ScaledEnginePlans>();
+  plans->alpha = alpha;
+  plans->beta = beta;
+  for (const MicroBatchRun& run : wr_.runs) {
+    std::unique_ptr<EnginePlan> plan;
+    if (run.is_engine()) UCUDNN_TRY(EnginePlan::build(key_.with_batch(run.size), run.engine, alpha, beta, &plan));
+    plans->by_run.push_back(std::move(plan));
+  }
+  *out = std::move(plans);
+  return Status::success();
+}
+
+Status ExecutablePlan::engine_plans(double alpha, double beta, const ScaledEnginePlans** out) const {
+  std::lock_guard<std::mutex> lock(engine_mutex_);
+  for (const auto& plans : engine_plans_) {
+    if (plans->alpha == alpha && plans->beta == beta) {
+      *out = plans.get();
+      return Status::success();
+    }
+  }
+  std::unique_ptr<ScaledEnginePlans> built;
+  UCUDNN_TRY(build_engine_plans(alpha, beta, &built));
+  engine_plans_.push_back(std::move(built));
+  *out = engine_plans_.back().get();
   return Status::success();
 }
 
@@ -63,22 +105,42 @@ Status ExecutablePlan::enqueue(cudnnHandle_t handle, const void* alpha, const vo
   const std::size_t x_step = static_cast<std::size_t>(key_.x.strides[0]) * element_size(key_.x.data_type);
   const std::size_t y_step = static_cast<std::size_t>(key_.y.strides[0]) * element_size(key_.y.data_type);
 
+  const bool is_double = key_.x.data_type == CUDNN_DATA_DOUBLE;
+  const ScaledEnginePlans* first_plans = nullptr;
+  const ScaledEnginePlans* accumulate_plans = nullptr;
+  if (has_engine_runs()) {
+    const double a = is_double ? *static_cast<const double*>(alpha) : *static_cast<const float*>(alpha);
+    const double b = is_double ? *static_cast<const double*>(beta) : *static_cast<const float*>(beta);
+    UCUDNN_TRY(engine_plans(a, b, &first_plans));
+    if (key_.op == ConvOp::kBackwardFilter && wr_.micro_batch_count() > 1) {
+      UCUDNN_TRY(engine_plans(a, 1.0, &accumulate_plans));
+    }
+  }
+
   std::size_t offset = 0;
   bool first = true;
-  for (const MicroBatchRun& run : wr_.runs) {
+  for (std::size_t r = 0; r < wr_.runs.size(); ++r) {
+    const MicroBatchRun& run = wr_.runs[r];
     ConvDescriptors d;
-    d.x = x_by_size_.at(run.size).get();
-    d.y = y_by_size_.at(run.size).get();
-    d.w = filter_.get();
-    d.conv = conv_by_math_.at(run.math_type).get();
+    if (!run.is_engine()) {
+      d.x = x_by_size_.at(run.size).get();
+      d.y = y_by_size_.at(run.size).get();
+      d.w = filter_.get();
+      d.conv = conv_by_math_.at(run.math_type).get();
+    }
     for (int i = 0; i < run.count; ++i) {
       ConvBuffers micro;
       micro.x = static_cast<char*>(buffers.x) + offset * x_step;
       micro.y = static_cast<char*>(buffers.y) + offset * y_step;
       micro.w = buffers.w;
       const bool accumulate = key_.op == ConvOp::kBackwardFilter && !first;
-      UCUDNN_TRY(
-          convolve(handle, key_.op, d, run.algo, alpha, micro, workspace, workspace_bytes, accumulate ? one : beta));
+      if (run.is_engine()) {
+        const ScaledEnginePlans* plans = accumulate ? accumulate_plans : first_plans;
+        UCUDNN_TRY(plans->by_run[r]->execute(handle, micro, workspace));
+      } else {
+        UCUDNN_TRY(
+            convolve(handle, key_.op, d, run.algo, alpha, micro, workspace, workspace_bytes, accumulate ? one : beta));
+      }
       offset += static_cast<std::size_t>(run.size);
       first = false;
     }

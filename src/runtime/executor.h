@@ -1,19 +1,26 @@
 #pragma once
-// ExecutablePlan: a WR plan made ready to run. Its micro-batch descriptors are made once, when the
-// plan is built, and reused by every call; a call that recurs is replayed as a CUDA graph
-// (runtime/graph_replay.h).
+// ExecutablePlan: a WR plan made ready to run. Its micro-batch descriptors, and the execution
+// plans of its engine runs, are made once, when the plan is built, and reused by every call; a
+// call that recurs is replayed as a CUDA graph (runtime/graph_replay.h).
+//
+// Engine plans hold their scaling factors (the graph API has no per-call alpha and beta): those
+// for alpha = 1, beta = 0 and, for backward filter's accumulating micro-batches, beta = 1 are
+// built with the plan; any other pair is built on its first call and kept.
 
 #include <cudnn.h>
 
 #include <cstddef>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <vector>
 
 #include "core/batch_policy.h"
 #include "core/conv_key.h"
-#include "runtime/cuda_status.h"
 #include "optimize/wr_optimizer.h"
+#include "runtime/backend_graph.h"
+#include "runtime/cuda_status.h"
 #include "runtime/cudnn_shim.h"
 #include "runtime/descriptors.h"
 #include "runtime/graph_replay.h"
@@ -52,6 +59,16 @@ class ExecutablePlan {
   Status enqueue(cudnnHandle_t handle, const void* alpha, const void* beta, const ConvBuffers& buffers,
                  void* workspace, std::size_t workspace_bytes) const;
 
+  /// The engine plans of every run (null for legacy runs) for one pair of scaling factors.
+  struct ScaledEnginePlans {
+    double alpha = 1.0, beta = 0.0;
+    std::vector<std::unique_ptr<EnginePlan>> by_run;
+  };
+  /// The engine plans for (alpha, beta), built now if they were not.
+  Status engine_plans(double alpha, double beta, const ScaledEnginePlans** out) const;
+  Status build_engine_plans(double alpha, double beta, std::unique_ptr<ScaledEnginePlans>* out) const;
+  bool has_engine_runs() const;
+
   ConvKey key_;
   std::size_t workspace_limit_ = 0;
   BatchSizePolicy policy_ = BatchSizePolicy::kPowerOfTwo;
@@ -60,6 +77,8 @@ class ExecutablePlan {
   FilterDescriptor filter_;
   std::map<int, TensorDescriptor> x_by_size_, y_by_size_;
   std::map<int, ConvolutionDescriptor> conv_by_math_;
+  mutable std::mutex engine_mutex_;
+  mutable std::vector<std::unique_ptr<ScaledEnginePlans>> engine_plans_;  ///< never shrinks
   mutable GraphReplay replay_;
 };
 

@@ -45,29 +45,32 @@ Status GpuMeasurementSource::identify(int device, DeviceIdentity* identity) {
   return device_identity(device, identity);
 }
 
-Status GpuMeasurementSource::measure(cudnnHandle_t handle, const ConvKey& key, const std::vector<int>& sizes,
+Status GpuMeasurementSource::measure(cudnnHandle_t handle, const ConvKey& key, CandidateKind kind,
+                                     const std::vector<int>& sizes,
                                      const std::map<int, std::vector<Measurement>>& known,
                                      std::map<int, MeasuredRows>* out) {
   UCUDNN_TRY(validate_with_cudnn(handle, key));
   const auto started = std::chrono::steady_clock::now();
   const std::vector<int> devices = benchmark_devices(key.device);
   if (devices.size() <= 1 || sizes.size() <= 1) {
-    UCUDNN_TRY(measure_on(benchmarking_handle(handle, key.device), key, sizes, known, out));
+    UCUDNN_TRY(measure_on(benchmarking_handle(handle, key.device), key, kind, sizes, known, out));
   } else {
-    measure_spread(devices, key, sizes, known, out);
+    measure_spread(devices, key, kind, sizes, known, out);
   }
-  UCUDNN_LOG_INFO("benchmarked " << sizes.size() << " micro-batch sizes of " << key.to_string() << " on "
+  UCUDNN_LOG_INFO("benchmarked " << to_string(kind) << " candidates at " << sizes.size() << " micro-batch sizes of "
+                                 << key.to_string() << " on "
                                  << devices.size() << " GPU(s) in "
                                  << std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()
                                  << " s");
   return Status::success();
 }
 
-Status GpuMeasurementSource::measure_on(cudnnHandle_t handle, const ConvKey& key, const std::vector<int>& sizes,
+Status GpuMeasurementSource::measure_on(cudnnHandle_t handle, const ConvKey& key, CandidateKind kind,
+                                        const std::vector<int>& sizes,
                                         const std::map<int, std::vector<Measurement>>& known,
                                         std::map<int, MeasuredRows>* out) {
   std::unique_ptr<Benchmarker> benchmarker;
-  UCUDNN_TRY(Benchmarker::create(handle, key, BenchmarkSettings{}, &benchmarker));
+  UCUDNN_TRY(Benchmarker::create(handle, key, kind, BenchmarkSettings{}, &benchmarker));
   for (int size : sizes) {
     const auto previous = known.find(size);  // rows measured with less workspace stay valid
     MeasuredRows result;
@@ -85,7 +88,7 @@ Status GpuMeasurementSource::measure_on(cudnnHandle_t handle, const ConvKey& key
   return Status::success();
 }
 
-void GpuMeasurementSource::measure_spread(const std::vector<int>& devices, const ConvKey& key,
+void GpuMeasurementSource::measure_spread(const std::vector<int>& devices, const ConvKey& key, CandidateKind kind,
                                           const std::vector<int>& sizes,
                                           const std::map<int, std::vector<Measurement>>& known,
                                           std::map<int, MeasuredRows>* out) {
@@ -101,7 +104,7 @@ void GpuMeasurementSource::measure_spread(const std::vector<int>& devices, const
         UCUDNN_CHECK_CUDA(cudaSetDevice(devices[i]));  // this thread's current device
         cudnnHandle_t device_cudnn = nullptr;
         UCUDNN_TRY(device_handle(devices[i], &device_cudnn));
-        return measure_on(device_cudnn, key, shares[i], known, &results[i]);
+        return measure_on(device_cudnn, key, kind, shares[i], known, &results[i]);
       }();
     });
   }

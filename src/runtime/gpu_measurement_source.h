@@ -17,16 +17,17 @@ class GpuMeasurementSource : public MeasurementSource {
  public:
   Status identify(int device, DeviceIdentity* identity) override;
   /// Validates the descriptors with cuDNN first (its heuristics), then measures.
-  Status measure(cudnnHandle_t handle, const ConvKey& key, const std::vector<int>& sizes,
+  Status measure(cudnnHandle_t handle, const ConvKey& key, CandidateKind kind, const std::vector<int>& sizes,
                  const std::map<int, std::vector<Measurement>>& known, std::map<int, MeasuredRows>* out) override;
   long long timings_run() const override { return timings_run_.load(); }
 
  private:
   /// Measures sizes with one Benchmarker on the handle's device.
-  Status measure_on(cudnnHandle_t handle, const ConvKey& key, const std::vector<int>& sizes,
+  Status measure_on(cudnnHandle_t handle, const ConvKey& key, CandidateKind kind, const std::vector<int>& sizes,
                     const std::map<int, std::vector<Measurement>>& known, std::map<int, MeasuredRows>* out);
   /// Deals the sizes out over `devices` and measures them in parallel, one thread per device.
-  void measure_spread(const std::vector<int>& devices, const ConvKey& key, const std::vector<int>& sizes,
+  void measure_spread(const std::vector<int>& devices, const ConvKey& key, CandidateKind kind,
+                      const std::vector<int>& sizes,
                       const std::map<int, std::vector<Measurement>>& known, std::map<int, MeasuredRows>* out);
   /// The devices to benchmark on for a handle's device (one entry: no parallel benchmarking).
   std::vector<int> benchmark_devices(int handle_device);

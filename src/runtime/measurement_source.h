@@ -9,6 +9,7 @@
 #include <map>
 #include <vector>
 
+#include "core/candidates.h"
 #include "core/conv_key.h"
 #include "core/device_identity.h"
 #include "core/measurement.h"
@@ -30,12 +31,13 @@ class MeasurementSource {
   /// The identity of `device`, which keys rows in the database; an error if it cannot be told.
   virtual Status identify(int device, DeviceIdentity* identity) = 0;
 
-  /// Measures `key` (at its full batch) at each micro-batch size of `sizes`. `known` holds, per
+  /// Measures the candidates of `kind` for `key` (at its full batch) at each micro-batch size of
+  /// `sizes`. `known` holds, per
   /// size, rows measured before (with less workspace): they stay valid and need not be measured
   /// again. A size that cannot be measured is left out of `out`; an error means the convolution
   /// itself cannot be measured (invalid descriptors: the error is cuDNN's). `handle` is the
   /// caller's, passed through untouched (a source that does not run cuDNN ignores it).
-  virtual Status measure(cudnnHandle_t handle, const ConvKey& key, const std::vector<int>& sizes,
+  virtual Status measure(cudnnHandle_t handle, const ConvKey& key, CandidateKind kind, const std::vector<int>& sizes,
                          const std::map<int, std::vector<Measurement>>& known, std::map<int, MeasuredRows>* out) = 0;
 
   /// How many candidate timings this source has run.

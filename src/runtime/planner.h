@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/batch_policy.h"
+#include "core/candidates.h"
 #include "core/conv_key.h"
 #include "core/expected.h"
 #include "runtime/cudnn_shim.h"
@@ -26,6 +27,7 @@ struct KernelRequest {
   cudnnHandle_t handle = nullptr;
   ConvKey key;
   BatchSizePolicy policy = BatchSizePolicy::kPowerOfTwo;
+  CandidateSet candidates = CandidateSet::kBoth;
   int layer_id = -1;          ///< WD: the layer the call belongs to (-1: shared by shape)
   std::size_t limit = 0;      ///< WR: the limit get/find plans under; convolutions first try the
                               ///< limit their get/find call asked for

@@ -12,7 +12,8 @@ WdKey wd_key(const KernelRequest& request) { return WdKey{request.key, request.l
 Status WdPlanner::offer(const KernelRequest& request, int /*requested*/, std::vector<AlgoPerf>* answers) {
   double predicted = 0;
   bool deterministic = false;
-  UCUDNN_TRY(WorkspaceDivision::instance().register_kernel(request.handle, wd_key(request), request.policy, &predicted,
+  UCUDNN_TRY(WorkspaceDivision::instance().register_kernel(request.handle, wd_key(request), request.policy,
+                                                           request.candidates, &predicted,
                                                            &deterministic));
   AlgoPerf p;
   p.algo = virtual_algo(request.key.op);
@@ -30,7 +31,8 @@ Status WdPlanner::workspace(const KernelRequest& /*request*/, std::size_t* bytes
 
 Status WdPlanner::run(const KernelRequest& request, const void* alpha, const void* beta, const ConvBuffers& buffers,
                       void* /*workspace*/, std::size_t /*workspace_bytes*/) {
-  return WorkspaceDivision::instance().run(request.target(), wd_key(request), request.policy, request.may_benchmark,
+  return WorkspaceDivision::instance().run(request.target(), wd_key(request), request.policy, request.candidates,
+                                           request.may_benchmark,
                                            alpha, beta, buffers);
 }
 

@@ -33,16 +33,17 @@ WorkspaceDivision& WorkspaceDivision::instance() {
 WorkspaceDivision::WorkspaceDivision(Engine& engine) : engine_(engine) {}
 
 Status WorkspaceDivision::front_of(cudnnHandle_t handle, const ConvKey& key, BatchSizePolicy policy,
-                                   std::vector<WrPlan>* front) {
+                                   CandidateSet candidates, std::vector<WrPlan>* front) {
   std::vector<int> sizes;
   std::vector<Measurement> rows;
-  UCUDNN_TRY(engine_.measured_rows(handle, key, policy, &sizes, &rows));
+  UCUDNN_TRY(engine_.measured_rows(handle, key, policy, candidates, &sizes, &rows));
   *front = desirable_configurations(key.batch(), sizes, rows);
   if (front->empty()) return Error(ErrorCode::kNotSupported, "no algorithm runs " + key.to_string());
   return Status::success();
 }
 
 Status WorkspaceDivision::register_kernel(cudnnHandle_t handle, const WdKey& key, BatchSizePolicy policy,
+                                          CandidateSet candidates,
                                           double* predicted_ms, bool* deterministic) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -59,7 +60,7 @@ Status WorkspaceDivision::register_kernel(cudnnHandle_t handle, const WdKey& key
   }
   std::vector<WrPlan> front;
   ++fronts_built_;
-  Status measured = front_of(handle, key.key, policy, &front);  // measures outside the lock
+  Status measured = front_of(handle, key.key, policy, candidates, &front);  // measures outside the lock
   if (!measured.ok()) {
     std::lock_guard<std::mutex> lock(mutex_);
     failures_.emplace(key, measured);
@@ -82,6 +83,7 @@ Status WorkspaceDivision::register_kernel(cudnnHandle_t handle, const WdKey& key
   kernel.answered_budget = budget;
   if (known && device.divided) return Status::success();  // changes nothing
   kernel.policy = policy;
+  kernel.candidates = candidates;
   ++kernel.count;
   if (device.divided) {
     warn_once("wd new kernel " + key.key.to_string(),
@@ -107,7 +109,7 @@ Status WorkspaceDivision::optimize(cudnnHandle_t handle, int device) {
 Status WorkspaceDivision::build_problem(cudnnHandle_t handle, const Device& device, Problem* problem) {
   for (const auto& [key, kernel] : device.kernels) {
     std::vector<WrPlan> front;
-    UCUDNN_TRY(front_of(handle, key.key, kernel.policy, &front));
+    UCUDNN_TRY(front_of(handle, key.key, kernel.policy, kernel.candidates, &front));
     // The solver sees each workspace as the segment it takes, so that the buffer fits the budget.
     WdKernel k;
     k.name = key.key.to_string();
@@ -209,7 +211,8 @@ Status WorkspaceDivision::allocate_locked(Device& device) {
   return Status::success();
 }
 
-Status WorkspaceDivision::run(const CallTarget& target, const WdKey& key, BatchSizePolicy policy, bool may_optimize,
+Status WorkspaceDivision::run(const CallTarget& target, const WdKey& key, BatchSizePolicy policy,
+                              CandidateSet candidates, bool may_optimize,
                               const void* alpha, const void* beta, const ConvBuffers& buffers) {
   cudnnHandle_t handle = target.handle;
   bool known = false;
@@ -222,7 +225,7 @@ Status WorkspaceDivision::run(const CallTarget& target, const WdKey& key, BatchS
     if (!may_optimize) return Error(ErrorCode::kNotSupported, "cannot benchmark during CUDA graph capture");
     double ignored_time = 0;
     bool ignored_determinism = false;
-    UCUDNN_TRY(register_kernel(handle, key, policy, &ignored_time, &ignored_determinism));
+    UCUDNN_TRY(register_kernel(handle, key, policy, candidates, &ignored_time, &ignored_determinism));
   }
   std::lock_guard<std::mutex> lock(mutex_);
   Device& device = devices_[key.key.device];

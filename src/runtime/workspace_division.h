@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "core/batch_policy.h"
+#include "core/candidates.h"
 #include "core/conv_key.h"
 #include "optimize/wd_optimizer.h"
 #include "runtime/cuda_status.h"
@@ -87,7 +88,8 @@ class WorkspaceDivision {
   /// nothing and answer from what the kernel's registration found, without building its front
   /// again (Caffe asks on every reshape, so every iteration). A kernel that cannot be measured
   /// fails, now and on every later call.
-  Status register_kernel(cudnnHandle_t handle, const WdKey& key, BatchSizePolicy policy, double* predicted_ms,
+  Status register_kernel(cudnnHandle_t handle, const WdKey& key, BatchSizePolicy policy, CandidateSet candidates,
+                         double* predicted_ms,
                          bool* deterministic);
   /// Divides the budget among the kernels registered on `device`: plans and segments, no device
   /// memory (the buffer follows at optimize or run).
@@ -97,7 +99,8 @@ class WorkspaceDivision {
   /// Runs a kernel in its segment, on the target's stream, after the last use of the segment on
   /// another stream. Divides and allocates first where needed.
   /// `may_optimize` false (during graph capture): fails instead of measuring or allocating.
-  Status run(const CallTarget& target, const WdKey& key, BatchSizePolicy policy, bool may_optimize,
+  Status run(const CallTarget& target, const WdKey& key, BatchSizePolicy policy, CandidateSet candidates,
+             bool may_optimize,
              const void* alpha, const void* beta, const ConvBuffers& buffers);
 
   WdSummary summary(int device);
@@ -113,6 +116,7 @@ class WorkspaceDivision {
  private:
   struct Kernel {
     BatchSizePolicy policy = BatchSizePolicy::kPowerOfTwo;
+    CandidateSet candidates = CandidateSet::kBoth;
     int count = 0;  ///< get/find calls before the first division: the weight of its time
     /// The answer of its last registration, and the budget it was given under.
     double predicted_ms = 0;
@@ -144,7 +148,8 @@ class WorkspaceDivision {
   };
 
   /// The kernel's desirable configurations, from rows measured (or looked up) by the engine.
-  Status front_of(cudnnHandle_t handle, const ConvKey& key, BatchSizePolicy policy, std::vector<WrPlan>* front);
+  Status front_of(cudnnHandle_t handle, const ConvKey& key, BatchSizePolicy policy, CandidateSet candidates,
+                  std::vector<WrPlan>* front);
   Status build_problem(cudnnHandle_t handle, const Device& device, Problem* problem);
   /// The plan of each kernel's chosen configuration.
   static Status build_plans(const Device& device, const Problem& problem, const WdSolution& solution,

@@ -18,10 +18,11 @@ AlgoPerf plan_as_perf(const ExecutablePlan& plan) {
   return p;
 }
 
-// The real algorithms measured at the full batch within the limit, fastest first.
+// The real legacy algorithms measured at the full batch within the limit, fastest first (engines
+// have no legacy algorithm number to offer).
 std::vector<AlgoPerf> measured_singles(const ConvKey& key, std::size_t limit) {
   std::vector<AlgoPerf> singles;
-  if (auto entry = Engine::instance().table().entry(key)) {
+  if (auto entry = Engine::instance().table().entry(key, CandidateKind::kLegacy)) {
     for (const Measurement& m : entry->rows) {
       if (m.workspace_bytes > limit) continue;
       AlgoPerf p;
@@ -43,8 +44,10 @@ std::vector<AlgoPerf> measured_singles(const ConvKey& key, std::size_t limit) {
 Status WrPlanner::plan_for(const KernelRequest& request, std::size_t limit,
                            std::shared_ptr<const ExecutablePlan>* plan) {
   Engine& engine = Engine::instance();
-  if (request.may_benchmark) return engine.plan(request.handle, request.key, limit, request.policy, plan);
-  if (engine.cached_plan(request.key, limit, request.policy, plan)) return Status::success();
+  if (request.may_benchmark) {
+    return engine.plan(request.handle, request.key, limit, request.policy, request.candidates, plan);
+  }
+  if (engine.cached_plan(request.key, limit, request.policy, request.candidates, plan)) return Status::success();
   // Benchmarking synchronises and allocates, which would break a stream capture.
   return Error(ErrorCode::kNotSupported,
                "cannot benchmark while the handle's stream is being captured into a CUDA graph");

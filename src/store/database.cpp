@@ -11,10 +11,11 @@
 #include <cerrno>
 #include <charconv>
 #include <chrono>
+#include <cstddef>
 #include <cstring>
 #include <ctime>
-#include <cstddef>
 #include <limits>
+#include <map>
 #include <memory>
 #include <random>
 #include <set>
@@ -25,28 +26,53 @@
 namespace ucudnn {
 namespace {
 
-constexpr const char* kSchema[] = {
-    "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+// Version 2, as a new file gets it. A version-1 file upgraded in place (kUpgradeFromVersion1)
+// ends with the same columns, keys and index; `engine` comes last in both, where ALTER TABLE
+// adds it.
+constexpr const char* kCreateMeta = "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)";
+constexpr const char* kCreateMeasurements =
     "CREATE TABLE IF NOT EXISTS measurements("
     " gpu_name TEXT NOT NULL, compute_capability INTEGER NOT NULL, sm_count INTEGER NOT NULL,"
     " cudnn_version INTEGER NOT NULL, cuda_runtime_version INTEGER NOT NULL,"
     " op TEXT NOT NULL, layer TEXT NOT NULL, micro_batch INTEGER NOT NULL,"
     " algo INTEGER NOT NULL, math_type INTEGER NOT NULL, deterministic INTEGER NOT NULL,"
-    " time_ms REAL NOT NULL, workspace_bytes INTEGER NOT NULL, measured_at TEXT NOT NULL)",
+    " time_ms REAL NOT NULL, workspace_bytes INTEGER NOT NULL, measured_at TEXT NOT NULL,"
+    " engine TEXT NOT NULL DEFAULT '')";
+constexpr const char* kCreateMeasurementsKey =
     "CREATE UNIQUE INDEX IF NOT EXISTS measurements_key ON measurements(gpu_name, compute_capability,"
-    " sm_count, cudnn_version, cuda_runtime_version, op, layer, micro_batch, algo, math_type)",
+    " sm_count, cudnn_version, cuda_runtime_version, op, layer, micro_batch, algo, math_type, engine)";
+constexpr const char* kCreateCoverage =
     "CREATE TABLE IF NOT EXISTS coverage("
     " gpu_name TEXT NOT NULL, compute_capability INTEGER NOT NULL, sm_count INTEGER NOT NULL,"
     " cudnn_version INTEGER NOT NULL, cuda_runtime_version INTEGER NOT NULL,"
     " op TEXT NOT NULL, layer TEXT NOT NULL, micro_batch INTEGER NOT NULL,"
-    " measured_up_to INTEGER NOT NULL,"
+    " measured_up_to INTEGER NOT NULL, candidates INTEGER NOT NULL DEFAULT 0,"
     " PRIMARY KEY(gpu_name, compute_capability, sm_count, cudnn_version, cuda_runtime_version, op, layer,"
-    " micro_batch))",
+    " micro_batch, candidates))";
+constexpr const char* kSchema[] = {kCreateMeta, kCreateMeasurements, kCreateMeasurementsKey, kCreateCoverage};
+
+// Version 1 to 2: the engine column joins the rows and their unique key; coverage gains the kind
+// of candidate in its primary key, which SQLite can only change by rebuilding the table (the old
+// rows become the legacy kind's). Run inside one write transaction: all of it or nothing.
+constexpr const char* kUpgradeFromVersion1[] = {
+    "ALTER TABLE measurements ADD COLUMN engine TEXT NOT NULL DEFAULT ''",
+    "DROP INDEX IF EXISTS measurements_key",
+    kCreateMeasurementsKey,
+    "ALTER TABLE coverage RENAME TO coverage_version_1",
+    kCreateCoverage,
+    "INSERT INTO coverage(gpu_name, compute_capability, sm_count, cudnn_version, cuda_runtime_version, op, layer,"
+    " micro_batch, measured_up_to, candidates) SELECT gpu_name, compute_capability, sm_count, cudnn_version,"
+    " cuda_runtime_version, op, layer, micro_batch, measured_up_to, 0 FROM coverage_version_1",
+    "DROP TABLE coverage_version_1",
 };
 
+// Parameters ?1 to ?8 of every statement that names one micro-batch kernel.
 constexpr const char* kKeyColumns =
     "gpu_name = ?1 AND compute_capability = ?2 AND sm_count = ?3 AND cudnn_version = ?4 AND "
     "cuda_runtime_version = ?5 AND op = ?6 AND layer = ?7 AND micro_batch = ?8";
+// ?9, the CandidateKind (version 2 only): a coverage row's, and which rows are of that kind.
+constexpr const char* kCoverageOfKind = " AND candidates = ?9";
+constexpr const char* kRowsOfKind = " AND (engine <> '') = ?9";
 
 constexpr std::int64_t kUnbounded = std::numeric_limits<std::int64_t>::max();
 
@@ -135,6 +161,18 @@ Expected<int> read_schema_version(sqlite3* db) {
     return Error{"its schema version '" + text.substr(0, 40) + "' is not a valid version number"};
   }
   return value;
+}
+
+// The version of a file being read: 0 (no tables yet), 1 (read as it is: a read-only
+// connection never upgrades) or 2. A newer one (another process's newer ucudnn upgraded the file
+// since it was opened) is refused: its tables may mean something else.
+Expected<int> readable_version(sqlite3* db) {
+  UCUDNN_TRY_ASSIGN(const int version, read_schema_version(db));
+  if (version > kSchemaVersion) {
+    return Error{"its schema version " + std::to_string(version) + " is newer than this ucudnn's " +
+                 std::to_string(kSchemaVersion) + "; use a newer ucudnn"};
+  }
+  return version;
 }
 
 // What the first 100 bytes of a file say. They are read through SQLite's own file layer: a
@@ -383,6 +421,23 @@ Status switch_journal_mode(sqlite3* db, JournalMode wanted, int busy_timeout_ms)
   }
 }
 
+// Creates the schema in an empty file (version 0) or upgrades a version-1 file, and records the
+// current version; the caller's transaction makes it all or nothing.
+Status create_or_upgrade(sqlite3* db, int version) {
+  if (version < 1) {
+    for (const char* sql : kSchema) UCUDNN_TRY(exec(db, sql));
+  } else if (version < 2) {
+    for (const char* sql : kUpgradeFromVersion1) UCUDNN_TRY(exec(db, sql));
+  }
+  UCUDNN_TRY_ASSIGN(Statement set, Statement::prepare(db,
+                                                      "INSERT INTO meta(key, value) VALUES('schema_version', ?1) "
+                                                      "ON CONFLICT(key) DO UPDATE SET value = excluded.value"));
+  set.bind(1, std::to_string(kSchemaVersion));
+  const int rc = set.step();
+  if (rc != SQLITE_DONE) return Error{set.error(rc)};
+  return Status::success();
+}
+
 }  // namespace
 
 std::string utc_timestamp() {
@@ -482,16 +537,11 @@ Status BenchmarkDatabase::initialise_schema() {
   return transaction(true, [&]() -> Status {
     UCUDNN_TRY_ASSIGN(const int version, read_schema_version(db_.get()));
     if (version > kSchemaVersion) return Error{"its schema version is newer than this ucudnn's"};
-    // Migrations, one version at a time. Version 0 is an empty file.
-    if (version < 1) {
-      for (const char* sql : kSchema) UCUDNN_TRY(exec(db_.get(), sql));
+    Status done = create_or_upgrade(db_.get(), version);
+    if (!done && version == 1) {
+      return done.error().prefixed("cannot upgrade it from schema version 1 to 2 (it stays a valid version 1): ");
     }
-    UCUDNN_TRY_ASSIGN(Statement set, Statement::prepare(db_.get(), "INSERT INTO meta(key, value) VALUES('schema_version', ?1) "
-                                                                  "ON CONFLICT(key) DO UPDATE SET value = excluded.value"));
-    set.bind(1, std::to_string(kSchemaVersion));
-    const int rc = set.step();
-    if (rc != SQLITE_DONE) return Error{set.error(rc)};
-    return Status::success();
+    return done;
   });
 }
 
@@ -533,6 +583,11 @@ Status BenchmarkDatabase::transaction(bool write, const std::function<Status()>&
 
 namespace {
 
+// The columns a lookup reads, in measurement_of's order; a version-1 file has no engine column.
+std::string lookup_columns(int version) {
+  return std::string("algo, math_type, deterministic, time_ms, workspace_bytes, ") + (version < 2 ? "''" : "engine");
+}
+
 Measurement measurement_of(const Statement& rows, int micro_batch) {
   Measurement m;
   m.micro_batch = micro_batch;
@@ -541,44 +596,99 @@ Measurement measurement_of(const Statement& rows, int micro_batch) {
   m.deterministic = rows.column_int(2) != 0;
   m.time_ms = rows.column_double(3);
   m.workspace_bytes = static_cast<std::size_t>(rows.column_int(4));
+  m.engine = rows.column_text(5);
   return m;
+}
+
+// One kind's coverage and rows of one micro-batch kernel, in a file of `version` (1 or 2).
+Status look_up(sqlite3* db, int version, const DeviceIdentity& identity, const ConvKey& micro_key, CandidateKind kind,
+               std::optional<BenchmarkDatabase::Lookup>* found) {
+  // A version-1 file (read-only, so not upgraded) knows legacy algorithms only.
+  const bool version_1 = version < 2;
+  if (version_1 && kind != CandidateKind::kLegacy) return Status::success();
+  const std::string layer = micro_key.layer_signature();
+  const auto bind = [&](Statement& s) {
+    bind_key(s, identity, micro_key.op, layer, micro_key.batch());
+    if (!version_1) s.bind(9, std::int64_t{static_cast<int>(kind)});
+  };
+  UCUDNN_TRY_ASSIGN(Statement coverage,
+                    Statement::prepare(db, std::string("SELECT measured_up_to FROM coverage WHERE ") + kKeyColumns +
+                                               (version_1 ? "" : kCoverageOfKind)));
+  bind(coverage);
+  int rc = coverage.step();
+  if (rc == SQLITE_DONE) return Status::success();
+  if (rc != SQLITE_ROW) return step_error(coverage, rc);
+  BenchmarkDatabase::Lookup result;
+  result.measured_up_to = from_stored_bound(coverage.column_int(0));
+  UCUDNN_TRY_ASSIGN(Statement rows,
+                    Statement::prepare(db, "SELECT " + lookup_columns(version) + " FROM measurements WHERE " +
+                                               kKeyColumns + (version_1 ? "" : kRowsOfKind)));
+  bind(rows);
+  while ((rc = rows.step()) == SQLITE_ROW) result.rows.push_back(measurement_of(rows, micro_key.batch()));
+  if (rc != SQLITE_DONE) return step_error(rows, rc);
+  *found = std::move(result);
+  return Status::success();
 }
 
 }  // namespace
 
 Expected<std::optional<BenchmarkDatabase::Lookup>> BenchmarkDatabase::lookup(const DeviceIdentity& identity,
-                                                                              const ConvKey& micro_key) {
+                                                                             const ConvKey& micro_key,
+                                                                             CandidateKind kind) {
   std::optional<Lookup> found;
-  const std::string layer = micro_key.layer_signature();
   auto done = transaction(false, [&]() -> Status {
     found.reset();
-    sqlite3* db = db_.get();
     // A read-only file without ucudnn's tables (an empty file) simply has nothing.
-    UCUDNN_TRY_ASSIGN(const int version, read_schema_version(db));
+    UCUDNN_TRY_ASSIGN(const int version, readable_version(db_.get()));
     if (version == 0) return Status::success();
-    UCUDNN_TRY_ASSIGN(Statement coverage,
-                      Statement::prepare(db, std::string("SELECT measured_up_to FROM coverage WHERE ") + kKeyColumns));
-    bind_key(coverage, identity, micro_key.op, layer, micro_key.batch());
-    int rc = coverage.step();
-    if (rc == SQLITE_DONE) return Status::success();
-    if (rc != SQLITE_ROW) return step_error(coverage, rc);
-    Lookup result;
-    result.measured_up_to = from_stored_bound(coverage.column_int(0));
-    UCUDNN_TRY_ASSIGN(Statement rows, Statement::prepare(db, std::string("SELECT algo, math_type, deterministic, "
-                                                                         "time_ms, workspace_bytes "
-                                                                         "FROM measurements WHERE ") +
-                                                                 kKeyColumns));
-    bind_key(rows, identity, micro_key.op, layer, micro_key.batch());
-    while ((rc = rows.step()) == SQLITE_ROW) result.rows.push_back(measurement_of(rows, micro_key.batch()));
-    if (rc != SQLITE_DONE) return step_error(rows, rc);
-    found = std::move(result);
-    return Status::success();
+    return look_up(db_.get(), version, identity, micro_key, kind, &found);
   });
   if (!done) return done.error().prefixed("benchmark database '" + path_ + "': lookup failed: ");
   return found;
 }
 
 namespace {
+
+// A row as a person finds it: "algo 3 math_type 1" or "engine eng12:k3=1", with its micro-batch.
+std::string describe_row(const Measurement& m) {
+  const std::string candidate = m.is_engine()
+                                    ? "engine " + m.engine.substr(0, 80)
+                                    : "algo " + std::to_string(m.algo) + " math_type " + std::to_string(m.math_type);
+  return candidate + " at micro-batch " + std::to_string(m.micro_batch);
+}
+
+// What a row must be to be stored, so that every stored row reads back as its kind: an engine
+// row has algo -1 and a canonical engine id (one spelling per configuration, one row per key), a
+// legacy row an algorithm >= 0.
+Status check_row(const Measurement& m) {
+  if (!m.is_engine()) {
+    if (m.algo < 0) return Error{"a legacy row needs an algorithm >= 0, not " + std::to_string(m.algo)};
+    return Status::success();
+  }
+  if (m.algo != -1) return Error{"an engine row has algo -1, not " + std::to_string(m.algo)};
+  UCUDNN_TRY_ASSIGN(const EngineConfigId config, parse_engine_config(m.engine));
+  const std::string canonical = format_engine_config(config);
+  if (canonical != m.engine) {
+    return Error{"engine configuration '" + m.engine.substr(0, 80) + "' is not canonical ('" + canonical + "')"};
+  }
+  return Status::success();
+}
+
+const char* a_kind(CandidateKind kind) { return kind == CandidateKind::kEngine ? "an engine" : "a legacy"; }
+
+// Every row of one kind checked before anything is written; the error names the first bad one.
+Status check_rows(const std::vector<Measurement>& rows, CandidateKind kind) {
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const Measurement& m = rows[i];
+    const std::string which = "row " + std::to_string(i + 1) + " (" + describe_row(m) + ")";
+    if (kind_of(m) != kind) {
+      return Error{which + " is " + a_kind(kind_of(m)) + " candidate, not " + a_kind(kind) + " one"};
+    }
+    auto checked = check_row(m);
+    if (!checked) return checked.error().prefixed(which + ": ");
+  }
+  return Status::success();
+}
 
 Status insert_row(sqlite3* db, Statement& insert, const StoredRow& row, long long* inserted) {
   insert.reset();
@@ -588,18 +698,19 @@ Status insert_row(sqlite3* db, Statement& insert, const StoredRow& row, long lon
       .bind(11, std::int64_t{row.measurement.deterministic ? 1 : 0})
       .bind(12, row.measurement.time_ms)
       .bind(13, static_cast<std::int64_t>(row.measurement.workspace_bytes))
-      .bind(14, row.measured_at);
+      .bind(14, row.measured_at)
+      .bind(15, row.measurement.engine);
   const int rc = insert.step();
   if (rc != SQLITE_DONE) return step_error(insert, rc);
   *inserted += sqlite3_changes(db);
   return Status::success();
 }
 
-Status raise_coverage(Statement& upsert, const DeviceIdentity& id, ConvOp op, const std::string& layer,
-                      int micro_batch, std::size_t bound) {
+Status raise_coverage(Statement& upsert, const DeviceIdentity& id, ConvOp op, const std::string& layer, int micro_batch,
+                      CandidateKind kind, std::size_t bound) {
   upsert.reset();
   bind_key(upsert, id, op, layer, micro_batch);
-  upsert.bind(9, to_stored_bound(bound));
+  upsert.bind(9, to_stored_bound(bound)).bind(10, std::int64_t{static_cast<int>(kind)});
   const int rc = upsert.step();
   if (rc != SQLITE_DONE) return step_error(upsert, rc);
   return Status::success();
@@ -607,12 +718,20 @@ Status raise_coverage(Statement& upsert, const DeviceIdentity& id, ConvOp op, co
 
 constexpr const char* kInsertRow =
     "INSERT INTO measurements(gpu_name, compute_capability, sm_count, cudnn_version, cuda_runtime_version, op, "
-    "layer, micro_batch, algo, math_type, deterministic, time_ms, workspace_bytes, measured_at) "
-    "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) ON CONFLICT DO NOTHING";
+    "layer, micro_batch, algo, math_type, deterministic, time_ms, workspace_bytes, measured_at, engine) "
+    "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) ON CONFLICT DO NOTHING";
 constexpr const char* kRaiseCoverage =
     "INSERT INTO coverage(gpu_name, compute_capability, sm_count, cudnn_version, cuda_runtime_version, op, layer, "
-    "micro_batch, measured_up_to) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) "
+    "micro_batch, measured_up_to, candidates) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) "
     "ON CONFLICT DO UPDATE SET measured_up_to = max(measured_up_to, excluded.measured_up_to)";
+
+// The columns all_rows reads, in stored_row_of's order; a version-1 file has no engine column.
+std::string all_row_columns(int version) {
+  return std::string(
+             "gpu_name, compute_capability, sm_count, cudnn_version, cuda_runtime_version, op, layer, "
+             "micro_batch, algo, math_type, deterministic, time_ms, workspace_bytes, measured_at, ") +
+         (version < 2 ? "''" : "engine");
+}
 
 StoredRow stored_row_of(const Statement& s, ConvOp op) {
   StoredRow row;
@@ -627,6 +746,7 @@ StoredRow stored_row_of(const Statement& s, ConvOp op) {
   row.measurement.time_ms = s.column_double(11);
   row.measurement.workspace_bytes = static_cast<std::size_t>(s.column_int(12));
   row.measured_at = s.column_text(13);
+  row.measurement.engine = s.column_text(14);
   return row;
 }
 
@@ -634,6 +754,13 @@ StoredRow stored_row_of(const Statement& s, ConvOp op) {
 
 Expected<long long> BenchmarkDatabase::store_rows(const std::vector<StoredRow>& rows, std::size_t measured_up_to) {
   if (read_only_) return Error{"benchmark database '" + path_ + "' is read-only"};
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    auto checked = check_row(rows[i].measurement);
+    if (!checked) {
+      return checked.error().prefixed("benchmark database '" + path_ + "': nothing stored: row " +
+                                      std::to_string(i + 1) + " (" + describe_row(rows[i].measurement) + "): ");
+    }
+  }
   long long inserted = 0;
   auto done = transaction(true, [&]() -> Status {
     inserted = 0;
@@ -643,7 +770,7 @@ Expected<long long> BenchmarkDatabase::store_rows(const std::vector<StoredRow>& 
     for (const StoredRow& row : rows) {
       UCUDNN_TRY(insert_row(db, insert, row, &inserted));
       UCUDNN_TRY(raise_coverage(upsert, row.identity, row.op, row.layer, row.measurement.micro_batch,
-                                measured_up_to));
+                                kind_of(row.measurement), measured_up_to));
     }
     return Status::success();
   });
@@ -651,9 +778,11 @@ Expected<long long> BenchmarkDatabase::store_rows(const std::vector<StoredRow>& 
   return inserted;
 }
 
-Status BenchmarkDatabase::store(const DeviceIdentity& identity, const ConvKey& micro_key, std::size_t measured_up_to,
-                                const std::vector<Measurement>& rows) {
+Status BenchmarkDatabase::store(const DeviceIdentity& identity, const ConvKey& micro_key, CandidateKind kind,
+                                std::size_t measured_up_to, const std::vector<Measurement>& rows) {
   if (read_only_) return Error{"benchmark database '" + path_ + "' is read-only"};
+  auto checked = check_rows(rows, kind);
+  if (!checked) return checked.error().prefixed("benchmark database '" + path_ + "': nothing stored: ");
   const std::string layer = micro_key.layer_signature();
   const std::string now = utc_timestamp();
   auto done = transaction(true, [&]() -> Status {
@@ -664,7 +793,7 @@ Status BenchmarkDatabase::store(const DeviceIdentity& identity, const ConvKey& m
       UCUDNN_TRY(insert_row(db, insert, StoredRow{identity, micro_key.op, layer, m, now}, &inserted));
     }
     UCUDNN_TRY_ASSIGN(Statement upsert, Statement::prepare(db, kRaiseCoverage));
-    return raise_coverage(upsert, identity, micro_key.op, layer, micro_key.batch(), measured_up_to);
+    return raise_coverage(upsert, identity, micro_key.op, layer, micro_key.batch(), kind, measured_up_to);
   });
   if (!done) return done.error().prefixed("benchmark database '" + path_ + "': store failed: ");
   return Status::success();
@@ -675,15 +804,14 @@ Expected<std::vector<StoredRow>> BenchmarkDatabase::all_rows() {
   auto done = transaction(false, [&]() -> Status {
     rows.clear();
     sqlite3* db = db_.get();
-    UCUDNN_TRY_ASSIGN(const int version, read_schema_version(db));
+    UCUDNN_TRY_ASSIGN(const int version, readable_version(db));
     if (version == 0) return Status::success();
-    UCUDNN_TRY_ASSIGN(
-        Statement select,
-        Statement::prepare(
-            db, "SELECT gpu_name, compute_capability, sm_count, cudnn_version, cuda_runtime_version, op, layer, "
-                "micro_batch, algo, math_type, deterministic, time_ms, workspace_bytes, measured_at FROM measurements "
-                "ORDER BY gpu_name, compute_capability, sm_count, cudnn_version, cuda_runtime_version, layer, op, "
-                "micro_batch, algo, math_type"));
+    // Ordered by the key, the engine (column 15) last.
+    UCUDNN_TRY_ASSIGN(Statement select,
+                      Statement::prepare(db, "SELECT " + all_row_columns(version) +
+                                                 " FROM measurements ORDER BY gpu_name, compute_capability, sm_count, "
+                                                 "cudnn_version, cuda_runtime_version, layer, op, micro_batch, algo, "
+                                                 "math_type, 15"));
     int rc;
     while ((rc = select.step()) == SQLITE_ROW) {
       const auto op = parse_conv_op(select.column_text(5));
@@ -702,14 +830,19 @@ Expected<DatabaseStats> BenchmarkDatabase::stats() {
   auto done = transaction(false, [&]() -> Status {
     stats = DatabaseStats{};
     sqlite3* db = db_.get();
-    UCUDNN_TRY_ASSIGN(const int version, read_schema_version(db));
+    UCUDNN_TRY_ASSIGN(const int version, readable_version(db));
     if (version == 0) return Status::success();
-    UCUDNN_TRY_ASSIGN(Statement count, Statement::prepare(db, "SELECT count(*), (SELECT count(*) FROM (SELECT "
-                                                              "DISTINCT op, layer FROM measurements)) FROM measurements"));
+    // The engine rows in the same pass over the table as the count (a version-1 file has none).
+    const std::string engine_rows = version < 2 ? "0" : "coalesce(sum(engine <> ''), 0)";
+    UCUDNN_TRY_ASSIGN(Statement count, Statement::prepare(db,
+                                                          "SELECT count(*), (SELECT count(*) FROM (SELECT "
+                                                          "DISTINCT op, layer FROM measurements)), " +
+                                                              engine_rows + " FROM measurements"));
     int rc = count.step();
     if (rc != SQLITE_ROW) return step_error(count, rc);
     stats.rows = count.column_int(0);
     stats.kernels = count.column_int(1);
+    stats.engine_rows = count.column_int(2);
     // Every list is read to its end or the whole answer fails: never a shortened list.
     UCUDNN_TRY_ASSIGN(Statement gpus,
                       Statement::prepare(db, "SELECT DISTINCT gpu_name FROM measurements ORDER BY gpu_name"));
@@ -725,6 +858,43 @@ Expected<DatabaseStats> BenchmarkDatabase::stats() {
   return stats;
 }
 
+namespace {
+
+constexpr const char* kTableColumns = "SELECT name, pk FROM pragma_table_info(?1)";
+constexpr const char* kIndexColumns = "SELECT name, 0 FROM pragma_index_info(?1)";
+
+// The columns of a table or index (`sql`: kTableColumns or kIndexColumns), each with its place in
+// the primary key (0: none); empty for an object that does not exist.
+Expected<std::map<std::string, std::int64_t>> columns_of(sqlite3* db, const char* sql, const std::string& name) {
+  UCUDNN_TRY_ASSIGN(Statement select, Statement::prepare(db, sql));
+  select.bind(1, name);
+  std::map<std::string, std::int64_t> columns;
+  int rc;
+  while ((rc = select.step()) == SQLITE_ROW) columns[select.column_text(0)] = select.column_int(1);
+  if (rc != SQLITE_DONE) return step_error(select, rc);
+  return columns;
+}
+
+// What version 2 adds, where the tables and the index exist: the engine in the rows and in their
+// unique key (without it, an engine row would be dropped as a duplicate of another engine's),
+// and the kind of candidate in coverage's primary key.
+Expected<std::string> version_2_problems(sqlite3* db) {
+  std::string problem;
+  const auto add = [&](const std::string& text) { problem += (problem.empty() ? "" : "; ") + text; };
+  UCUDNN_TRY_ASSIGN(const auto measurements, columns_of(db, kTableColumns, "measurements"));
+  if (!measurements.empty() && !measurements.count("engine")) add("the column measurements.engine is missing");
+  UCUDNN_TRY_ASSIGN(const auto key, columns_of(db, kIndexColumns, "measurements_key"));
+  if (!key.empty() && !key.count("engine")) add("the index measurements_key does not hold the engine");
+  UCUDNN_TRY_ASSIGN(const auto coverage, columns_of(db, kTableColumns, "coverage"));
+  const auto candidates = coverage.find("candidates");
+  if (!coverage.empty() && (candidates == coverage.end() || candidates->second == 0)) {
+    add("the primary key of coverage does not hold the column candidates");
+  }
+  return problem;
+}
+
+}  // namespace
+
 Status BenchmarkDatabase::verify() {
   std::string problem;
   auto done = transaction(false, [&]() -> Status {
@@ -739,7 +909,8 @@ Status BenchmarkDatabase::verify() {
     if (rc != SQLITE_DONE) return Error{"the integrity check could not finish: " + check.error(rc)};
     if (!problem.empty()) return Status::success();
     UCUDNN_TRY_ASSIGN(const int version, read_schema_version(db));
-    if (version != kSchemaVersion) {
+    // Version 1 is read as it is where the file was opened read-only (a writable open upgrades it).
+    if (version != kSchemaVersion && version != kOldestSchemaVersion) {
       problem = "schema version " + std::to_string(version) + ", expected " + std::to_string(kSchemaVersion);
       return Status::success();
     }
@@ -751,6 +922,10 @@ Status BenchmarkDatabase::verify() {
     if (rc != SQLITE_DONE) return step_error(objects, rc);
     for (const char* wanted : {"table meta", "table measurements", "table coverage", "index measurements_key"}) {
       if (!present.count(wanted)) problem += std::string(problem.empty() ? "" : "; ") + "the " + wanted + " is missing";
+    }
+    if (version == kSchemaVersion) {
+      UCUDNN_TRY_ASSIGN(const std::string columns, version_2_problems(db));
+      if (!columns.empty()) problem += (problem.empty() ? "" : "; ") + columns;
     }
     return Status::success();
   });

@@ -3,11 +3,22 @@
 //
 // Schema (version kSchemaVersion, in table `meta`): `measurements` holds every measured row, not
 // only winners, keyed by the device identity, the op, the layer signature (every field of the
-// convolution but N; ConvKey::layer_signature), the micro-batch size, the algorithm and the math
-// type (a UNIQUE index); `coverage` records for each (identity, op, layer, micro-batch) the
-// workspace bound up to which its rows are complete. Writes are transactions with bound
-// parameters; an existing row is never replaced (ON CONFLICT DO NOTHING), a coverage bound only
-// raised.
+// convolution but N; ConvKey::layer_signature), the micro-batch size, the algorithm, the math
+// type and the engine configuration id (a UNIQUE index; '' for a legacy algorithm, whose algo is
+// then >= 0, while an engine row has algo -1). `coverage` records for each (identity, op, layer,
+// micro-batch, kind of candidate) the workspace bound up to which the rows of that kind are
+// complete: legacy algorithms and engines are measured, and complete, separately (`candidates`
+// holds the CandidateKind value). Writes are transactions with bound parameters; an existing row
+// is never replaced (ON CONFLICT DO NOTHING), a coverage bound only raised.
+//
+// Versions: 1 had neither the engine column nor the kind of coverage. A version-1 file opened
+// writable is upgraded to 2 in one transaction (rows kept, its coverage becomes the legacy
+// kind's); if the upgrade fails it is rolled back and the file stays a valid version 1. A
+// version-1 file opened read-only is read as it is: lookups of legacy rows work, engine lookups
+// find nothing. Files of a newer version are refused (ucudnn builds of schema 1 refuse version-2
+// files the same way). A process of a schema-1 build that already had the file open when another
+// upgraded it keeps using it and would read engine rows as algorithm -1: upgrade every process
+// that shares a file together.
 //
 // Opening never damages a file: a file that is not an SQLite database (or is corrupt) is refused
 // untouched, with nothing created beside it; a database from a newer schema is refused, an older
@@ -29,6 +40,7 @@
 #include <string>
 #include <vector>
 
+#include "core/candidates.h"
 #include "core/conv_key.h"
 #include "core/conv_op.h"
 #include "core/device_identity.h"
@@ -39,7 +51,9 @@
 
 namespace ucudnn {
 
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;
+/// The oldest version this build reads (read-only) and upgrades (writable).
+inline constexpr int kOldestSchemaVersion = 1;
 
 /// The mode kAuto picks for a path: kDelete on network file systems (NFS, SMB/CIFS, Lustre, GPFS,
 /// CephFS, 9P, FUSE), kWal elsewhere.
@@ -59,6 +73,7 @@ struct StoredRow {
 
 struct DatabaseStats {
   long long rows = 0;
+  long long engine_rows = 0;  ///< of `rows`, those of engine configurations
   long long kernels = 0;  ///< distinct (op, layer) pairs
   std::vector<std::string> gpus;
   std::vector<int> cudnn_versions;
@@ -84,24 +99,29 @@ class BenchmarkDatabase {
   bool read_only() const { return read_only_; }
   JournalMode journal_mode() const { return journal_; }
 
-  /// The rows and coverage bound of one micro-batch kernel (ConvKey::with_batch(s)) on a device.
+  /// The rows of one kind and that kind's coverage bound, of one micro-batch kernel
+  /// (ConvKey::with_batch(s)) on a device; nullopt where that kind has no coverage row.
   struct Lookup {
     std::vector<Measurement> rows;
     std::size_t measured_up_to = 0;
   };
-  Expected<std::optional<Lookup>> lookup(const DeviceIdentity& identity, const ConvKey& micro_key);
+  Expected<std::optional<Lookup>> lookup(const DeviceIdentity& identity, const ConvKey& micro_key, CandidateKind kind);
 
-  /// Stores rows of one micro-batch kernel and raises its coverage bound, in one transaction.
-  Status store(const DeviceIdentity& identity, const ConvKey& micro_key, std::size_t measured_up_to,
+  /// Stores rows of one kind of one micro-batch kernel and raises that kind's coverage bound, in
+  /// one transaction. A row of another kind (or an engine row without algo -1 and a valid engine
+  /// id, a legacy row with a negative algo) is an error naming it, and nothing is stored.
+  Status store(const DeviceIdentity& identity, const ConvKey& micro_key, CandidateKind kind, std::size_t measured_up_to,
                const std::vector<Measurement>& rows);
-  /// Stores many rows in one transaction (imports) and raises the coverage bound of every kernel
-  /// they name to `measured_up_to` (default: complete for any limit); returns how many rows were new.
+  /// Stores many rows in one transaction (imports) and raises the coverage bound of every
+  /// (kernel, kind of candidate) they name to `measured_up_to` (default: complete for any limit);
+  /// returns how many rows were new. A malformed row (as for store) stores nothing.
   Expected<long long> store_rows(const std::vector<StoredRow>& rows, std::size_t measured_up_to = SIZE_MAX);
 
   Expected<std::vector<StoredRow>> all_rows();
   Expected<DatabaseStats> stats();
-  /// PRAGMA integrity_check plus the schema checks (version, every table and index); the error
-  /// says what is wrong.
+  /// PRAGMA integrity_check plus the schema checks (version, every table and index, the key
+  /// columns of the version); the error says what is wrong. A version-1 file (read-only: a
+  /// writable one is upgraded on open) passes with version 1's tables.
   Status verify();
 
  private:

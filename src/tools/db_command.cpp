@@ -81,8 +81,12 @@ Expected<std::unique_ptr<BenchmarkDatabase>> open_database(const DatabaseTarget&
 }
 
 // Measurement tables carry no determinism; cuDNN documents the atomics-based algorithms
-// (backward data ALGO_0, backward filter ALGO_0 and ALGO_3) as non-deterministic.
-bool documented_deterministic(ConvOp op, int algo) {
+// (backward data ALGO_0, backward filter ALGO_0 and ALGO_3) as non-deterministic. An engine's
+// determinism is a note of the configuration that only cuDNN answers: not known, so not claimed
+// (a caller that needs determinism never gets an imported engine row).
+bool documented_deterministic(ConvOp op, const Measurement& m) {
+  if (m.is_engine()) return false;
+  const int algo = m.algo;
   switch (op) {
     case ConvOp::kForward: return true;
     case ConvOp::kBackwardData: return algo != 0;
@@ -156,7 +160,7 @@ Expected<std::vector<StoredRow>> rows_of_table(const DbOptions& options, const D
       stored.op = kernel.op;
       stored.layer = key.with_batch(row.micro_batch).layer_signature();
       stored.measurement = row;
-      stored.measurement.deterministic = documented_deterministic(kernel.op, row.algo);
+      stored.measurement.deterministic = documented_deterministic(kernel.op, row);
       stored.measured_at = measured_at;
       rows.push_back(std::move(stored));
     }
@@ -288,8 +292,8 @@ Expected<std::vector<TableRow>> named_rows(const DbOptions& options, const std::
     }
   }
   std::stable_sort(table.begin(), table.end(), [](const TableRow& a, const TableRow& b) {
-    return std::tie(a.order, a.layer, a.op, a.m.micro_batch, a.m.algo, a.m.math_type) <
-           std::tie(b.order, b.layer, b.op, b.m.micro_batch, b.m.algo, b.m.math_type);
+    return std::tie(a.order, a.layer, a.op, a.m.micro_batch, a.m.algo, a.m.math_type, a.m.engine) <
+           std::tie(b.order, b.layer, b.op, b.m.micro_batch, b.m.algo, b.m.math_type, b.m.engine);
   });
   return table;
 }
@@ -297,10 +301,11 @@ Expected<std::vector<TableRow>> named_rows(const DbOptions& options, const std::
 // The table format of tests/data/README.md, which `plan --measurements` and `db import` read.
 std::string rows_to_table(const std::vector<TableRow>& rows) {
   std::ostringstream csv;
-  csv << "layer,op,microbatch,algo,math_type,time_ms,workspace_bytes\n";
+  csv << "layer,op,microbatch,algo,math_type,time_ms,workspace_bytes,engine\n";
   for (const TableRow& row : rows) {
     csv << row.layer << ',' << short_name(row.op) << ',' << row.m.micro_batch << ',' << row.m.algo << ','
-        << row.m.math_type << ',' << shortest_double(row.m.time_ms) << ',' << row.m.workspace_bytes << '\n';
+        << row.m.math_type << ',' << shortest_double(row.m.time_ms) << ',' << row.m.workspace_bytes << ','
+        << csv_engine_field(row.m.engine) << '\n';
   }
   return csv.str();
 }
@@ -428,6 +433,7 @@ int run_stats(const DbOptions& options, BenchmarkDatabase& database, std::ostrea
   if (options.json) {
     nlohmann::ordered_json json;
     json["rows"] = stats->rows;
+    json["engine_rows"] = stats->engine_rows;
     json["kernels"] = stats->kernels;
     json["gpus"] = stats->gpus;
     json["cudnn_versions"] = stats->cudnn_versions;
@@ -439,6 +445,7 @@ int run_stats(const DbOptions& options, BenchmarkDatabase& database, std::ostrea
   out << "GPUs: " << stats->gpus.size() << (stats->gpus.empty() ? "" : " (" + joined(stats->gpus) + ")") << '\n';
   out << "cuDNN versions: " << stats->cudnn_versions.size()
       << (stats->cudnn_versions.empty() ? "" : " (" + joined(stats->cudnn_versions) + ")") << '\n';
+  out << "engine rows: " << stats->engine_rows << '\n';
   return kExitOk;
 }
 
@@ -479,7 +486,7 @@ std::pair<CLI::App*, CommandRunner> add_db_command(CLI::App& app) {
   CLI::App* import = db->add_subcommand("import", "Store a recorded benchmark table (CSV) in the database");
   add_database_option(import, *options);
   import->add_option("file", options->table, "Benchmark table CSV (layer,op,microbatch,algo,math_type,time_ms,"
-                                             "workspace_bytes)")
+                                             "workspace_bytes[,engine])")
       ->required();
   import->add_option("--network", options->network,
                      "The network whose layers the table names: a built-in network or a network JSON file")
@@ -501,7 +508,8 @@ std::pair<CLI::App*, CommandRunner> add_db_command(CLI::App& app) {
       db->add_subcommand("export", "Write one device's rows as a benchmark table (what plan and db import read)");
   add_database_option(exporter, *options);
   exporter->add_flag("--csv", options->csv,
-                     "As the CSV table layer,op,microbatch,algo,math_type,time_ms,workspace_bytes (the only format)")
+                     "As the CSV table layer,op,microbatch,algo,math_type,time_ms,workspace_bytes,engine "
+                     "(the only format)")
       ->required();
   exporter->add_option("--output", options->output, "Write to FILE, which must not exist (whole or not at all), instead of standard output");
   exporter->add_option("--network", options->network,
@@ -517,7 +525,7 @@ std::pair<CLI::App*, CommandRunner> add_db_command(CLI::App& app) {
   options->cuda_version_given =
       exporter->add_option("--cuda-version", options->cuda_version, "... measured with this CUDA runtime version");
 
-  CLI::App* stats = db->add_subcommand("stats", "Count rows, kernels, GPUs and cuDNN versions");
+  CLI::App* stats = db->add_subcommand("stats", "Count rows, kernels, GPUs, cuDNN versions and engine rows");
   add_database_option(stats, *options);
   stats->add_flag("--json", options->json, "Print one JSON object");
 

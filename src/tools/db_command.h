@@ -4,20 +4,23 @@
 //
 //   db import FILE.csv --network NET --gpu-name NAME --compute-capability CC --sm-count N
 //             --cudnn-version V --cuda-version V [--measured-up-to SIZE]
-//       Stores the rows of a recorded benchmark table (tests/data/README.md's format), measured
-//       on the GPU and library versions given (cudnnGetVersion() and cudaRuntimeGetVersion()
+//       Stores the rows of a recorded benchmark table (tests/data/README.md's format: legacy
+//       algorithms and engine configurations, 7 or 8 columns), measured on the GPU and library
+//       versions given (cudnnGetVersion() and cudaRuntimeGetVersion()
 //       numbers, e.g. 91400 and 13000), in one transaction; creates the database if missing.
 //       NET (a built-in network or a network file, see tools/networks.h) gives each layer name
 //       (or layer signature, as db export writes without --network) of the table its
 //       convolution; micro-batches are the table's. Rows already stored are
 //       kept. The table has no determinism column, so each algorithm's documented cuDNN
-//       determinism is stored. Every kernel of the table counts as measured completely up to
-//       the workspace size SIZE (default: any size, so the library never benchmarks it again on
+//       determinism is stored (engine rows: not deterministic, as nothing says they are). Every
+//       kernel of the table counts as measured completely, for each kind of candidate it has
+//       rows of (legacy, engines), up to the workspace size SIZE (default: any size, so the library never benchmarks it again on
 //       this GPU). Prints "R rows read, N new".
 //   db export --csv [--network NET] [--gpu-name NAME ...] [--output FILE]
-//       One device's rows as the benchmark table of tests/data/README.md,
-//         layer,op,microbatch,algo,math_type,time_ms,workspace_bytes
-//       which `plan --measurements` and `db import` read back (time_ms is the shortest text that
+//       One device's rows, legacy and engine, as the benchmark table of tests/data/README.md,
+//         layer,op,microbatch,algo,math_type,time_ms,workspace_bytes,engine
+//       (engine empty for a legacy algorithm, quoted where the id holds a comma), which
+//       `plan --measurements` and `db import` read back (time_ms is the shortest text that
 //       reads back as the stored value). A table has no device columns: where the database holds
 //       rows of several device identities, the identity options of import (--gpu-name,
 //       --compute-capability, --sm-count, --cudnn-version, --cuda-version) select one, and
@@ -30,9 +33,11 @@
 //       at all (a temporary file linked into place). A stream (/dev/stdout, a pipe) is appended
 //       to. The database itself and SQLite's files beside it are refused.
 //   db stats [--json]
-//       Rows, kernels (distinct op and layer), GPUs and cuDNN versions.
+//       Rows, kernels (distinct op and layer), GPUs, cuDNN versions and the rows of engines.
 //   db verify
-//       Checks the file's integrity and schema (its version, every table and index); prints "ok".
+//       Checks the file's integrity and schema (its version, every table, index and key column);
+//       prints "ok". A version-1 database (store/database.h) passes as version 1: these
+//       commands open it read-only and never upgrade it; `db import` (and the library) do.
 //
 // Export, stats and verify open the database read-only and never create it. Exit statuses are
 // cli.h's: 2 for usage errors (including no database given), 1 for data errors (a missing or

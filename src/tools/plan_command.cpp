@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/batch_policy.h"
+#include "core/candidates.h"
 #include "core/measurement_csv.h"
 #include "core/units.h"
 #include "tools/cli.h"
@@ -22,6 +23,7 @@ struct PlanOptions {
   std::string total_workspace;
   std::string pareto;
   std::string policy = "powerOfTwo";
+  std::string candidates = "both";
   bool json = false;
   // Whether each mode's option was given at all: an empty value is given, and wrong.
   const CLI::Option* workspace_limit_option = nullptr;
@@ -29,14 +31,30 @@ struct PlanOptions {
   const CLI::Option* pareto_option = nullptr;
 };
 
-// Reads the table; a directory or an unreadable file is a data error.
-Expected<std::vector<KernelMeasurements>> read_table(const std::string& path) {
+// Reads the table and keeps the rows of the candidates asked for; a directory or an unreadable
+// file is a data error.
+Expected<std::vector<KernelMeasurements>> read_table(const std::string& path, CandidateSet candidates) {
   // An ifstream opens a directory and only fails on reading; say what is wrong instead.
   std::error_code ignored;
   if (std::filesystem::is_directory(path, ignored)) {
     return Error{"measurements file '" + path + "' is a directory"};
   }
-  return read_measurements_csv(path);
+  UCUDNN_TRY_ASSIGN(auto kernels, read_measurements_csv(path));
+  return rows_of_candidates(std::move(kernels), candidates);
+}
+
+// The options every mode shares, checked before the table is read: usage errors come first.
+struct Shared {
+  BatchSizePolicy policy;
+  CandidateSet candidates;
+};
+
+Expected<Shared> shared_options(const PlanOptions& options) {
+  const auto policy = parse_batch_size_policy(options.policy);
+  if (!policy) return policy.error().prefixed("--policy: ");
+  const auto candidates = parse_candidate_set(options.candidates);
+  if (!candidates) return candidates.error().prefixed("--candidates: ");
+  return Shared{*policy, *candidates};
 }
 
 // Prints a finished report as one JSON line or as a table. Nothing reaches `out` until the whole
@@ -56,12 +74,12 @@ int run_reuse(const PlanOptions& options, std::ostream& out, std::ostream& err) 
   // Check the whole command line before touching the file: usage errors come first.
   const auto limit = parse_byte_size(options.workspace_limit);
   if (!limit) return report_error(err, kExitUsageError, "--workspace-limit: " + limit.message());
-  const auto policy = parse_batch_size_policy(options.policy);
-  if (!policy) return report_error(err, kExitUsageError, "--policy: " + policy.message());
+  const auto shared = shared_options(options);
+  if (!shared) return report_error(err, kExitUsageError, shared.message());
 
-  const auto kernels = read_table(options.measurements);
+  const auto kernels = read_table(options.measurements, shared->candidates);
   if (!kernels) return report_error(err, kExitDataError, kernels.message());
-  const auto report = plan_workspace_reuse(*kernels, *policy, *limit);
+  const auto report = plan_workspace_reuse(*kernels, shared->policy, *limit);
   if (!report) return report_error(err, kExitDataError, report.message());
   return print_report(*report, options.json, plan_to_json, format_plan_table, out);
 }
@@ -69,22 +87,22 @@ int run_reuse(const PlanOptions& options, std::ostream& out, std::ostream& err) 
 int run_division(const PlanOptions& options, std::ostream& out, std::ostream& err) {
   const auto budget = parse_total_workspace(options.total_workspace);
   if (!budget) return report_error(err, kExitUsageError, "--total-workspace: " + budget.message());
-  const auto policy = parse_batch_size_policy(options.policy);
-  if (!policy) return report_error(err, kExitUsageError, "--policy: " + policy.message());
+  const auto shared = shared_options(options);
+  if (!shared) return report_error(err, kExitUsageError, shared.message());
 
-  const auto kernels = read_table(options.measurements);
+  const auto kernels = read_table(options.measurements, shared->candidates);
   if (!kernels) return report_error(err, kExitDataError, kernels.message());
-  const auto report = plan_workspace_division(*kernels, *policy, *budget);
+  const auto report = plan_workspace_division(*kernels, shared->policy, *budget);
   if (!report) return report_error(err, kExitDataError, report.message());
   return print_report(*report, options.json, wd_plan_to_json, format_wd_table, out);
 }
 
 int run_pareto(const PlanOptions& options, std::ostream& out, std::ostream& err) {
-  const auto policy = parse_batch_size_policy(options.policy);
-  if (!policy) return report_error(err, kExitUsageError, "--policy: " + policy.message());
-  const auto kernels = read_table(options.measurements);
+  const auto shared = shared_options(options);
+  if (!shared) return report_error(err, kExitUsageError, shared.message());
+  const auto kernels = read_table(options.measurements, shared->candidates);
   if (!kernels) return report_error(err, kExitDataError, kernels.message());
-  const auto report = pareto_report(*kernels, options.pareto, *policy);
+  const auto report = pareto_report(*kernels, options.pareto, shared->policy);
   if (!report) return report_error(err, kExitDataError, "--pareto: " + report.message());
   return print_report(*report, options.json, pareto_to_json, format_pareto_table, out);
 }
@@ -117,7 +135,7 @@ std::pair<CLI::App*, CommandRunner> add_plan_command(CLI::App& app) {
   // Plain strings: the project's own parsers give the error messages and accept its units.
   plan->add_option("--measurements", options->measurements,
                    "Benchmark table CSV (layer,op,microbatch,algo,math_type,time_ms,"
-                   "workspace_bytes)")
+                   "workspace_bytes[,engine])")
       ->required();
   options->workspace_limit_option =
       plan->add_option("--workspace-limit", options->workspace_limit,
@@ -132,6 +150,10 @@ std::pair<CLI::App*, CommandRunner> add_plan_command(CLI::App& app) {
                        "Print one kernel's desirable configurations (Pareto front of time and "
                        "workspace), e.g. alex_conv2:fwd");
   plan->add_option("--policy", options->policy, "Micro-batch sizes: all, powerOfTwo, undivided")
+      ->capture_default_str();
+  plan->add_option("--candidates", options->candidates,
+                   "Plan from the rows of: legacy (cuDNN's algorithms), engines (graph-API engine "
+                   "configurations) or both")
       ->capture_default_str();
   plan->add_flag("--json", options->json, "Print the plan as one JSON object");
   return {plan, [options](std::ostream& out, std::ostream& err) {

@@ -74,12 +74,19 @@ std::string format_rows(const std::vector<Column>& columns, const std::vector<Ro
   return text;
 }
 
+// An engine configuration by its id, a legacy algorithm by cuDNN's name for it.
+std::string candidate_name(ConvOp op, int algo, const std::string& engine) {
+  return engine.empty() ? algo_name(op, algo) : engine;
+}
+
+// {"size","algo","count"}; an engine run has algo -1 and its id under "engine" after "algo".
 nlohmann::ordered_json micro_batches_to_json(const WrPlan& plan) {
   nlohmann::ordered_json micro_batches = nlohmann::ordered_json::array();
   for (const auto& run : plan.runs) {
     nlohmann::ordered_json entry;
     entry["size"] = run.size;
     entry["algo"] = run.algo;
+    if (run.is_engine()) entry["engine"] = run.engine;
     entry["count"] = run.count;
     micro_batches.push_back(std::move(entry));
   }
@@ -106,8 +113,8 @@ std::string describe_micro_batches(ConvOp op, const WrPlan& plan) {
   std::string text;
   for (const auto& run : plan.runs) {
     if (!text.empty()) text += " + ";
-    text += std::to_string(run.count) + " x " + std::to_string(run.size) + " " +
-            algo_name(op, run.algo);
+    text +=
+        std::to_string(run.count) + " x " + std::to_string(run.size) + " " + candidate_name(op, run.algo, run.engine);
   }
   return text;
 }
@@ -214,10 +221,13 @@ nlohmann::ordered_json pareto_to_json(const ParetoReport& report) {
   }
   nlohmann::ordered_json undivided = nlohmann::ordered_json::array();
   for (const auto& m : report.undivided) {
-    undivided.push_back({{"algo", m.algo},
-                         {"algo_name", algo_name(report.op, m.algo)},
-                         {"time_ms", json_ms(m.time_ms)},
-                         {"workspace_bytes", m.workspace_bytes}});
+    nlohmann::ordered_json entry;
+    entry["algo"] = m.algo;
+    if (m.is_engine()) entry["engine"] = m.engine;
+    entry["algo_name"] = candidate_name(report.op, m.algo, m.engine);
+    entry["time_ms"] = json_ms(m.time_ms);
+    entry["workspace_bytes"] = m.workspace_bytes;
+    undivided.push_back(std::move(entry));
   }
   nlohmann::ordered_json json;
   json["mode"] = "pareto";

@@ -10,7 +10,9 @@
 
 namespace ucudnn {
 
-/// "8 x 32 IMPLICIT_PRECOMP_GEMM + 1 x 16 IMPLICIT_GEMM": count x size algorithm, per run.
+/// "8 x 32 IMPLICIT_PRECOMP_GEMM + 1 x 16 eng12:k3=1": count x size candidate, per run (a legacy
+/// algorithm by its cuDNN name, an engine configuration by its id). In JSON an engine run is
+/// {"size", "algo": -1, "engine": ID, "count"}, a legacy run {"size", "algo", "count"}.
 std::string describe_micro_batches(ConvOp op, const WrPlan& plan);
 
 /// One row per kernel (layer, op, batch, undivided and planned ms, speedup, workspace,

@@ -29,6 +29,20 @@ std::string kernel_name(const KernelMeasurements& kernel) {
 
 }  // namespace
 
+Expected<std::vector<KernelMeasurements>> rows_of_candidates(std::vector<KernelMeasurements> kernels,
+                                                             CandidateSet set) {
+  for (auto& kernel : kernels) {
+    auto& rows = kernel.rows;
+    rows.erase(
+        std::remove_if(rows.begin(), rows.end(), [&](const Measurement& m) { return !includes(set, kind_of(m)); }),
+        rows.end());
+    if (rows.empty()) {
+      return Error{kernel_name(kernel) + ": no rows of the candidates '" + to_string(set) + "' (see --candidates)"};
+    }
+  }
+  return kernels;
+}
+
 std::vector<int> measured_allowed_sizes(const KernelMeasurements& kernel, BatchSizePolicy policy) {
   std::set<int> measured;
   for (const auto& row : kernel.rows) measured.insert(row.micro_batch);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/batch_policy.h"
+#include "core/candidates.h"
 #include "core/conv_op.h"
 #include "core/expected.h"
 #include "core/measurement.h"
@@ -68,6 +69,10 @@ struct ParetoReport {
 /// The front of the kernel named "LAYER:OP" (e.g. "alex_conv2:fwd").
 Expected<ParetoReport> pareto_report(const std::vector<KernelMeasurements>& kernels, const std::string& kernel_name,
                                      BatchSizePolicy policy);
+
+/// The table with only the rows of the candidates in `set` (each kernel keeps its mini-batch). A
+/// kernel left without rows is an error naming it and the set.
+Expected<std::vector<KernelMeasurements>> rows_of_candidates(std::vector<KernelMeasurements> kernels, CandidateSet set);
 
 /// Micro-batch sizes the policy allows for the kernel that its table also measured, ascending.
 std::vector<int> measured_allowed_sizes(const KernelMeasurements& kernel, BatchSizePolicy policy);

@@ -75,6 +75,11 @@ class RecordedSource : public MeasurementSource {
     std::lock_guard<std::mutex> lock(mutex_);
     return static_cast<int>(std::count_if(asked_.begin(), asked_.end(), [&](const ConvKey& k) { return same(k, key); }));
   }
+  /// measure() calls for one kind of candidate.
+  int calls_for(CandidateKind kind) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return static_cast<int>(std::count(kinds_asked_.begin(), kinds_asked_.end(), kind));
+  }
   /// The rows the engine said it knew at the last call, per size.
   std::map<int, std::vector<Measurement>> last_known() const {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -86,11 +91,13 @@ class RecordedSource : public MeasurementSource {
     return Status::success();
   }
 
-  Status measure(cudnnHandle_t, const ConvKey& key, const std::vector<int>& sizes,
+  /// Serves the recorded rows of `kind` only (a kernel without engine rows has none to offer).
+  Status measure(cudnnHandle_t, const ConvKey& key, CandidateKind kind, const std::vector<int>& sizes,
                  const std::map<int, std::vector<Measurement>>& known, std::map<int, MeasuredRows>* out) override {
     std::lock_guard<std::mutex> lock(mutex_);
     ++calls_;
     asked_.push_back(key);
+    kinds_asked_.push_back(kind);
     last_known_ = known;
     for (const auto& [failing, error] : failures_) {
       if (same(failing, key)) return error;
@@ -102,11 +109,10 @@ class RecordedSource : public MeasurementSource {
       measured.measured_up_to = limit_;
       const auto previous = known.find(size);
       for (const Measurement& m : *rows) {
-        if (m.micro_batch != size || m.workspace_bytes > limit_) continue;
+        if (m.micro_batch != size || m.workspace_bytes > limit_ || kind_of(m) != kind) continue;
         const bool already = previous != known.end() &&
-                             std::any_of(previous->second.begin(), previous->second.end(), [&](const Measurement& k) {
-                               return k.algo == m.algo && k.math_type == m.math_type;
-                             });
+                             std::any_of(previous->second.begin(), previous->second.end(),
+                                         [&](const Measurement& k) { return k.same_candidate(m); });
         if (already) continue;
         measured.rows.push_back(m);
         ++timings_;
@@ -152,6 +158,7 @@ class RecordedSource : public MeasurementSource {
   int calls_ = 0;
   long long timings_ = 0;
   std::vector<ConvKey> asked_;
+  std::vector<CandidateKind> kinds_asked_;
   std::map<int, std::vector<Measurement>> last_known_;
 };
 

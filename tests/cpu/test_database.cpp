@@ -65,10 +65,11 @@ TEST(BenchmarkDatabase, StoresAndLooksUpEveryRowWithItsCoverage) {
   auto db = BenchmarkDatabase::open(path);
   ASSERT_TRUE(db.ok()) << db.message();
   const ConvKey key = layer_key(0, 0, 16);
-  EXPECT_FALSE(db.value()->lookup(test_gpu(), key).value().has_value());
-  ASSERT_TRUE(db.value()->store(test_gpu(), key, std::size_t{64} << 20, rows_for(16, 5, 1.0)).ok());
+  EXPECT_FALSE(db.value()->lookup(test_gpu(), key, CandidateKind::kLegacy).value().has_value());
+  ASSERT_TRUE(
+      db.value()->store(test_gpu(), key, CandidateKind::kLegacy, std::size_t{64} << 20, rows_for(16, 5, 1.0)).ok());
 
-  auto found = db.value()->lookup(test_gpu(), key);
+  auto found = db.value()->lookup(test_gpu(), key, CandidateKind::kLegacy);
   ASSERT_TRUE(found.ok()) << found.message();
   ASSERT_TRUE(found.value().has_value());
   EXPECT_EQ(found.value()->measured_up_to, std::size_t{64} << 20);
@@ -82,18 +83,21 @@ TEST(BenchmarkDatabase, StoresAndLooksUpEveryRowWithItsCoverage) {
   // Another GPU, op, batch or layer is another key.
   DeviceIdentity other = test_gpu();
   other.cudnn_version = 91900;
-  EXPECT_FALSE(db.value()->lookup(other, key).value().has_value());
-  EXPECT_FALSE(db.value()->lookup(test_gpu(), key.with_batch(8)).value().has_value());
-  EXPECT_FALSE(db.value()->lookup(test_gpu(), layer_key(0, 0, 16, ConvOp::kBackwardData)).value().has_value());
+  EXPECT_FALSE(db.value()->lookup(other, key, CandidateKind::kLegacy).value().has_value());
+  EXPECT_FALSE(db.value()->lookup(test_gpu(), key.with_batch(8), CandidateKind::kLegacy).value().has_value());
+  EXPECT_FALSE(db.value()
+                   ->lookup(test_gpu(), layer_key(0, 0, 16, ConvOp::kBackwardData), CandidateKind::kLegacy)
+                   .value()
+                   .has_value());
 
   // A row already stored is never overwritten; coverage only grows; unbounded survives.
   auto slower = rows_for(16, 5, 9.0);
-  ASSERT_TRUE(db.value()->store(test_gpu(), key, std::size_t{1} << 20, slower).ok());
-  found = db.value()->lookup(test_gpu(), key);
+  ASSERT_TRUE(db.value()->store(test_gpu(), key, CandidateKind::kLegacy, std::size_t{1} << 20, slower).ok());
+  found = db.value()->lookup(test_gpu(), key, CandidateKind::kLegacy);
   EXPECT_EQ(found.value()->measured_up_to, std::size_t{64} << 20);
   EXPECT_DOUBLE_EQ(found.value()->rows.front().time_ms, 1.0);
-  ASSERT_TRUE(db.value()->store(test_gpu(), key, SIZE_MAX, {}).ok());
-  EXPECT_EQ(db.value()->lookup(test_gpu(), key).value()->measured_up_to, SIZE_MAX);
+  ASSERT_TRUE(db.value()->store(test_gpu(), key, CandidateKind::kLegacy, SIZE_MAX, {}).ok());
+  EXPECT_EQ(db.value()->lookup(test_gpu(), key, CandidateKind::kLegacy).value()->measured_up_to, SIZE_MAX);
   EXPECT_TRUE(db.value()->verify().ok());
 }
 
@@ -115,13 +119,14 @@ void run_writers(const std::string& path, JournalMode journal) {
       }
       for (int k = 0; k < kKernels; ++k) {
         for (int owner : {writer, 100}) {  // 100: kernels every writer stores
-          auto stored = db.value()->store(test_gpu(), layer_key(owner, k, 32), SIZE_MAX, rows_for(32, kRowsPerKernel, k));
+          auto stored = db.value()->store(test_gpu(), layer_key(owner, k, 32), CandidateKind::kLegacy, SIZE_MAX,
+                                          rows_for(32, kRowsPerKernel, k));
           if (!stored) {
             std::fprintf(stderr, "writer %d: %s\n", writer, stored.message().c_str());
             _exit(3);
           }
           if (owner == 100) {  // readers interleave with writers
-            auto read = db.value()->lookup(test_gpu(), layer_key(100, k, 32));
+            auto read = db.value()->lookup(test_gpu(), layer_key(100, k, 32), CandidateKind::kLegacy);
             if (!read || !read.value()) _exit(4);
           }
         }
@@ -142,7 +147,7 @@ void run_writers(const std::string& path, JournalMode journal) {
   EXPECT_EQ(stats.value().rows, (kProcesses + 1) * kKernels * kRowsPerKernel) << "rows lost or duplicated";
   for (int writer = 0; writer < kProcesses; ++writer) {
     for (int k = 0; k < kKernels; ++k) {
-      auto found = db.value()->lookup(test_gpu(), layer_key(writer, k, 32));
+      auto found = db.value()->lookup(test_gpu(), layer_key(writer, k, 32), CandidateKind::kLegacy);
       ASSERT_TRUE(found.ok() && found.value().has_value()) << "writer " << writer << " kernel " << k;
       EXPECT_EQ(found.value()->rows.size(), static_cast<std::size_t>(kRowsPerKernel));
     }
@@ -173,8 +178,9 @@ TEST(BenchmarkDatabase, ThreadsSharingOneConnectionLoseNothing) {
   for (int t = 0; t < 8; ++t) {
     threads.emplace_back([&, t] {
       for (int k = 0; k < 40; ++k) {
-        if (!db.value()->store(test_gpu(), layer_key(t, k, 8), SIZE_MAX, rows_for(8, 3, 1.0))) ++failures;
-        if (!db.value()->lookup(test_gpu(), layer_key(t, k, 8))) ++failures;
+        if (!db.value()->store(test_gpu(), layer_key(t, k, 8), CandidateKind::kLegacy, SIZE_MAX, rows_for(8, 3, 1.0)))
+          ++failures;
+        if (!db.value()->lookup(test_gpu(), layer_key(t, k, 8), CandidateKind::kLegacy)) ++failures;
       }
     });
   }
@@ -191,15 +197,15 @@ TEST(BenchmarkTable, ConcurrentThreadsThroughTheMemoryLayerLoseNothing) {
       for (int k = 0; k < 200; ++k) {
         const ConvKey key = layer_key(t % 4, k, 4);
         // Two threads write each key: rows of one algorithm replace, others accumulate.
-        table.record(key, std::size_t{1} << (10 + t % 3), rows_for(4, 2 + t / 4, 1.0));
-        (void)table.complete_rows(key, 1024);
+        table.record(key, CandidateKind::kLegacy, std::size_t{1} << (10 + t % 3), rows_for(4, 2 + t / 4, 1.0));
+        (void)table.complete_rows(key, CandidateKind::kLegacy, 1024);
       }
     });
   }
   for (auto& t : threads) t.join();
   EXPECT_EQ(table.size(), 4u * 200u);
   for (int w = 0; w < 4; ++w) {
-    auto entry = table.entry(layer_key(w, 7, 4));
+    auto entry = table.entry(layer_key(w, 7, 4), CandidateKind::kLegacy);
     ASSERT_TRUE(entry.has_value());
     EXPECT_EQ(entry->rows.size(), 3u) << "the union of both writers' algorithms";
     EXPECT_EQ(entry->measured_up_to, std::size_t{1} << (10 + std::max(w % 3, (w + 4) % 3))) << "the larger bound";
@@ -212,7 +218,8 @@ TEST(BenchmarkDatabase, ReadOnlyFileServesLookupsAndRefusesWrites) {
   {
     auto db = BenchmarkDatabase::open(path);
     ASSERT_TRUE(db.ok());
-    ASSERT_TRUE(db.value()->store(test_gpu(), layer_key(1, 1, 4), SIZE_MAX, rows_for(4, 3, 2.0)).ok());
+    ASSERT_TRUE(
+        db.value()->store(test_gpu(), layer_key(1, 1, 4), CandidateKind::kLegacy, SIZE_MAX, rows_for(4, 3, 2.0)).ok());
   }
   ASSERT_EQ(chmod(path.c_str(), 0444), 0);
   const std::string before = read_bytes(path);
@@ -231,9 +238,10 @@ TEST(BenchmarkDatabase, ReadOnlyFileServesLookupsAndRefusesWrites) {
       _exit(11);
     }
     if (!db.value()->read_only()) _exit(12);
-    auto found = db.value()->lookup(test_gpu(), layer_key(1, 1, 4));
+    auto found = db.value()->lookup(test_gpu(), layer_key(1, 1, 4), CandidateKind::kLegacy);
     if (!found || !found.value() || found.value()->rows.size() != 3) _exit(13);
-    if (db.value()->store(test_gpu(), layer_key(2, 2, 4), SIZE_MAX, rows_for(4, 1, 1.0))) _exit(14);
+    if (db.value()->store(test_gpu(), layer_key(2, 2, 4), CandidateKind::kLegacy, SIZE_MAX, rows_for(4, 1, 1.0)))
+      _exit(14);
     _exit(0);
   }
   int status = 0;
@@ -267,7 +275,9 @@ TEST(BenchmarkDatabase, NonSqliteAndCorruptFilesAreRefusedUntouched) {
     auto db = BenchmarkDatabase::open(damaged);
     ASSERT_TRUE(db.ok());
     for (int k = 0; k < 50; ++k) {
-      ASSERT_TRUE(db.value()->store(test_gpu(), layer_key(3, k, 4), SIZE_MAX, rows_for(4, 6, 1.0)).ok());
+      ASSERT_TRUE(db.value()
+                      ->store(test_gpu(), layer_key(3, k, 4), CandidateKind::kLegacy, SIZE_MAX, rows_for(4, 6, 1.0))
+                      .ok());
     }
   }
   std::string bytes = read_bytes(damaged);

@@ -196,7 +196,7 @@ TEST(DatabaseHardening, KilledRollbackJournalWriterIsRolledBackWhenWriting) {
   }
   auto db = BenchmarkDatabase::open(path);
   ASSERT_TRUE(db.ok()) << db.message();
-  EXPECT_TRUE((*db)->store(test_gpu(), layer_key(1, 4), SIZE_MAX, rows_for(4, 2)).ok());
+  EXPECT_TRUE((*db)->store(test_gpu(), layer_key(1, 4), CandidateKind::kLegacy, SIZE_MAX, rows_for(4, 2)).ok());
   EXPECT_EQ(row_count(**db), 252);
 }
 
@@ -248,7 +248,7 @@ TEST(DatabaseHardening, FileNamesWithUriSyntaxOpenTheirOwnFileEveryTime) {
     for (int k = 0; k < 3; ++k) {
       auto db = BenchmarkDatabase::open(path);
       ASSERT_TRUE(db.ok()) << db.message();
-      ASSERT_TRUE((*db)->store(test_gpu(), layer_key(k, 4), SIZE_MAX, rows_for(4, 2)).ok());
+      ASSERT_TRUE((*db)->store(test_gpu(), layer_key(k, 4), CandidateKind::kLegacy, SIZE_MAX, rows_for(4, 2)).ok());
     }
     auto looked = BenchmarkDatabase::open(path, with_journal(JournalMode::kAuto, true));
     ASSERT_TRUE(looked.ok()) << looked.message();
@@ -297,7 +297,7 @@ TEST(DatabaseHardening, AskingForDeleteWhileAnotherConnectionUsesWalFailsNamingT
   {
     auto db = BenchmarkDatabase::open(path, with_journal(JournalMode::kWal));
     ASSERT_TRUE(db.ok()) << db.message();
-    ASSERT_TRUE((*db)->store(test_gpu(), layer_key(1, 4), SIZE_MAX, rows_for(4, 3)).ok());
+    ASSERT_TRUE((*db)->store(test_gpu(), layer_key(1, 4), CandidateKind::kLegacy, SIZE_MAX, rows_for(4, 3)).ok());
   }
   sqlite3* reader = nullptr;
   ASSERT_EQ(sqlite3_open_v2(path.c_str(), &reader, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
@@ -329,7 +329,8 @@ TEST(DatabaseHardening, RefusingCorruptOrForeignWalFilesCreatesNothingBesideThem
   {
     auto db = BenchmarkDatabase::open(damaged, with_journal(JournalMode::kWal));
     ASSERT_TRUE(db.ok()) << db.message();
-    for (int k = 0; k < 40; ++k) ASSERT_TRUE((*db)->store(test_gpu(), layer_key(k, 4), SIZE_MAX, rows_for(4, 6)).ok());
+    for (int k = 0; k < 40; ++k)
+      ASSERT_TRUE((*db)->store(test_gpu(), layer_key(k, 4), CandidateKind::kLegacy, SIZE_MAX, rows_for(4, 6)).ok());
   }
   for (const char* suffix : {"-wal", "-shm"}) fs::remove(damaged + suffix);  // closed: nobody uses them
   std::string bytes = read_bytes(damaged);
@@ -369,7 +370,7 @@ TEST(DatabaseHardening, LookingAtAReadOnlyWalFileLeavesNoSharedMemoryFileBehind)
   {
     auto db = BenchmarkDatabase::open(path, with_journal(JournalMode::kWal));
     ASSERT_TRUE(db.ok()) << db.message();
-    ASSERT_TRUE((*db)->store(test_gpu(), layer_key(1, 4), SIZE_MAX, rows_for(4, 3)).ok());
+    ASSERT_TRUE((*db)->store(test_gpu(), layer_key(1, 4), CandidateKind::kLegacy, SIZE_MAX, rows_for(4, 3)).ok());
   }
   for (const char* suffix : {"-wal", "-shm"}) fs::remove(path + suffix);
   ASSERT_EQ(chmod(path.c_str(), 0444), 0);
@@ -380,9 +381,9 @@ TEST(DatabaseHardening, LookingAtAReadOnlyWalFileLeavesNoSharedMemoryFileBehind)
     auto db = BenchmarkDatabase::open(path);
     if (!db) return 1;
     if (!(*db)->read_only()) return 2;
-    auto found = (*db)->lookup(test_gpu(), layer_key(1, 4));
+    auto found = (*db)->lookup(test_gpu(), layer_key(1, 4), CandidateKind::kLegacy);
     if (!found || !*found || (*found)->rows.size() != 3) return 3;
-    if ((*db)->store(test_gpu(), layer_key(2, 4), SIZE_MAX, rows_for(4, 1))) return 4;
+    if ((*db)->store(test_gpu(), layer_key(2, 4), CandidateKind::kLegacy, SIZE_MAX, rows_for(4, 1))) return 4;
     return 0;
   });
   ASSERT_EQ(looked, 0) << "1 open, 2 not read-only, 3 lookup, 4 write accepted";
@@ -399,7 +400,7 @@ TEST(DatabaseHardening, LookingAtAReadOnlyWalFileLeavesNoSharedMemoryFileBehind)
       return 1;
     }
     if ((*db)->read_only()) return 2;
-    auto stored = (*db)->store(test_gpu(), layer_key(2, 4), SIZE_MAX, rows_for(4, 1));
+    auto stored = (*db)->store(test_gpu(), layer_key(2, 4), CandidateKind::kLegacy, SIZE_MAX, rows_for(4, 1));
     if (!stored) {
       std::fprintf(stderr, "%s\n", stored.message().c_str());
       return 3;
@@ -417,7 +418,7 @@ TEST(DatabaseHardening, ASharedMemoryFileThatCannotBeWrittenIsNamed) {
   {
     auto db = BenchmarkDatabase::open(path, with_journal(JournalMode::kWal));
     ASSERT_TRUE(db.ok()) << db.message();
-    ASSERT_TRUE((*db)->store(test_gpu(), layer_key(1, 4), SIZE_MAX, rows_for(4, 3)).ok());
+    ASSERT_TRUE((*db)->store(test_gpu(), layer_key(1, 4), CandidateKind::kLegacy, SIZE_MAX, rows_for(4, 3)).ok());
   }
   fs::remove(path + "-wal");
   fs::remove(path + "-shm");
@@ -428,7 +429,7 @@ TEST(DatabaseHardening, ASharedMemoryFileThatCannotBeWrittenIsNamed) {
     auto db = BenchmarkDatabase::open(path);
     if (db.ok()) {
       // Acceptable only if writes really work.
-      return (*db)->store(test_gpu(), layer_key(2, 4), SIZE_MAX, rows_for(4, 1)).ok() ? 0 : 1;
+      return (*db)->store(test_gpu(), layer_key(2, 4), CandidateKind::kLegacy, SIZE_MAX, rows_for(4, 1)).ok() ? 0 : 1;
     }
     if (db.message().find(path + "-shm") == std::string::npos) {
       std::fprintf(stderr, "%s\n", db.message().c_str());
@@ -492,7 +493,7 @@ TEST(DatabaseHardening, ADamagedMetaPageIsReportedAsCorruption) {
   {
     auto db = BenchmarkDatabase::open(path, with_journal(JournalMode::kDelete));
     ASSERT_TRUE(db.ok()) << db.message();
-    ASSERT_TRUE((*db)->store(test_gpu(), layer_key(1, 4), SIZE_MAX, rows_for(4, 3)).ok());
+    ASSERT_TRUE((*db)->store(test_gpu(), layer_key(1, 4), CandidateKind::kLegacy, SIZE_MAX, rows_for(4, 3)).ok());
   }
   int root_page = 0, page_size = 0;
   {
@@ -529,7 +530,7 @@ TEST(DatabaseHardening, VerifyNamesAMissingTable) {
     {
       auto db = BenchmarkDatabase::open(path, with_journal(JournalMode::kDelete));
       ASSERT_TRUE(db.ok()) << db.message();
-      ASSERT_TRUE((*db)->store(test_gpu(), layer_key(1, 4), SIZE_MAX, rows_for(4, 3)).ok());
+      ASSERT_TRUE((*db)->store(test_gpu(), layer_key(1, 4), CandidateKind::kLegacy, SIZE_MAX, rows_for(4, 3)).ok());
     }
     sqlite3* raw = nullptr;
     ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);

@@ -8,7 +8,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -16,13 +18,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_test_support.h"
 #include "core/conv_layer.h"
 #include "core/measurement_csv.h"
 #include "store/database.h"
-#include "cli_test_support.h"
 #include "test_helpers.h"
 #include "tools/cli.h"
 #include "tools/networks.h"
+#include "version_1_database.h"
 
 namespace ucudnn {
 namespace {
@@ -79,8 +82,8 @@ std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
 }
 
 // The table format of tests/data/README.md: what plan and db import read.
-const std::vector<std::string> kExportHeader = {"layer",    "op",      "microbatch",     "algo",
-                                                "math_type", "time_ms", "workspace_bytes"};
+const std::vector<std::string> kExportHeader = {"layer",     "op",      "microbatch",      "algo",
+                                                "math_type", "time_ms", "workspace_bytes", "engine"};
 
 // What identifies a row and what it measured, as numbers: equal values, not equal spellings.
 using RowValues = std::tuple<std::string, std::string, int, int, int, double, long long>;
@@ -160,6 +163,7 @@ TEST_F(DbCommand, ImportThenExportGivesBackEveryRowOnce) {
   for (std::size_t i = 1; i < records.size(); ++i) {
     const auto& r = records[i];
     ASSERT_EQ(r.size(), kExportHeader.size()) << exported.out;
+    EXPECT_EQ(r[7], "") << "a legacy row has no engine";
     actual.emplace(r[1], r[0], std::stoi(r[2]), std::stoi(r[3]), std::stoi(r[4]), std::stod(r[5]), std::stoll(r[6]));
   }
   EXPECT_TRUE(actual == expected) << "exported rows differ from the imported table";
@@ -193,12 +197,12 @@ TEST_F(DbCommand, ImportRecordsHowCompleteTheTableIs) {
 
   auto database = BenchmarkDatabase::open(db_);
   ASSERT_TRUE(database.ok()) << database.message();
-  const auto unbounded = (*database)->lookup(h100, key->with_batch(64));
+  const auto unbounded = (*database)->lookup(h100, key->with_batch(64), CandidateKind::kLegacy);
   ASSERT_TRUE(unbounded.ok()) << unbounded.message();
   ASSERT_TRUE(unbounded->has_value());
   EXPECT_EQ((*unbounded)->measured_up_to, SIZE_MAX);
   EXPECT_FALSE((*unbounded)->rows.empty());
-  const auto four_gib = (*database)->lookup(h200, key->with_batch(64));
+  const auto four_gib = (*database)->lookup(h200, key->with_batch(64), CandidateKind::kLegacy);
   ASSERT_TRUE(four_gib.ok()) << four_gib.message();
   ASSERT_TRUE(four_gib->has_value());
   EXPECT_EQ((*four_gib)->measured_up_to, std::size_t{4} << 30);
@@ -334,6 +338,132 @@ TEST_F(DbCommand, UsageErrors) {
   for (const char* word : {"import", "export", "stats", "verify"}) {
     EXPECT_NE(help.out.find(word), std::string::npos) << help.out;
   }
+}
+
+// ---- engine configurations and version-1 databases ---------------------------------------------
+
+const char kTinyNetwork[] = R"({"batch": 4, "layers": [
+    {"name": "c1", "input": [8, 16, 16], "filters": 8, "kernel": [3, 3], "pad": 1}]})";
+
+// Legacy rows and engine rows of one kernel, the ids quoted where they hold a comma.
+const char kEngineTable[] =
+    "layer,op,microbatch,algo,math_type,time_ms,workspace_bytes,engine\n"
+    "c1,fwd,4,1,0,2.0,1024,\n"
+    "c1,fwd,4,-1,0,1.0,2048,\"eng12:k3=1,k17=0\"\n"
+    "c1,fwd,4,-1,0,1.5,0,\"eng12:k3=0,k17=0\"\n"
+    "c1,fwd,2,-1,0,0.25,0,eng0\n"
+    "c1,fwd,2,0,0,0.75,0,\n";
+
+TEST_F(DbCommand, EngineRowsGoThroughImportExportAndStats) {
+  const std::string network = dir_.write("tiny.json", kTinyNetwork);
+  const std::string csv = dir_.write("engines.csv", kEngineTable);
+  const CliResult imported = run(import_args(csv, network));
+  ASSERT_EQ(imported.status, 0) << imported.err;
+  EXPECT_EQ(imported.out, "5 rows read, 5 new\n");
+
+  // Stored as engine rows, not known to be deterministic, covered per kind.
+  const auto loaded = load_network_file(network);
+  ASSERT_TRUE(loaded.ok()) << loaded.message();
+  const auto key = to_conv_key(*find_layer(*loaded, "c1"), ConvOp::kForward);
+  ASSERT_TRUE(key.ok()) << key.message();
+  {
+    auto database = BenchmarkDatabase::open(db_);
+    ASSERT_TRUE(database.ok()) << database.message();
+    const DeviceIdentity h100{"NVIDIA H100 80GB HBM3", 90, 132, 91400, 13000};
+    const auto engines = (*database)->lookup(h100, key->with_batch(4), CandidateKind::kEngine);
+    ASSERT_TRUE(engines.ok() && engines->has_value()) << engines.message();
+    EXPECT_EQ((*engines)->rows.size(), 2u);
+    EXPECT_EQ((*engines)->measured_up_to, SIZE_MAX);
+    for (const Measurement& m : (*engines)->rows) EXPECT_FALSE(m.deterministic) << m.engine;
+    const auto legacy = (*database)->lookup(h100, key->with_batch(4), CandidateKind::kLegacy);
+    ASSERT_TRUE(legacy.ok() && legacy->has_value()) << legacy.message();
+    ASSERT_EQ((*legacy)->rows.size(), 1u);
+    EXPECT_EQ((*legacy)->rows[0].algo, 1);
+  }
+
+  // The export has the engine column; RFC 4180 readers see eight fields in every record.
+  const CliResult exported = export_csv();
+  ASSERT_EQ(exported.status, 0) << exported.err;
+  const auto records = parse_csv(exported.out);
+  ASSERT_EQ(records.size(), 6u) << exported.out;
+  EXPECT_EQ(records[0], kExportHeader);
+  std::multiset<std::tuple<int, int, std::string>> candidates;
+  for (std::size_t i = 1; i < records.size(); ++i) {
+    ASSERT_EQ(records[i].size(), 8u) << exported.out;
+    EXPECT_EQ(records[i][0], key->layer_signature());
+    candidates.emplace(std::stoi(records[i][2]), std::stoi(records[i][3]), records[i][7]);
+  }
+  EXPECT_EQ(candidates,
+            (std::multiset<std::tuple<int, int, std::string>>{
+                {4, 1, ""}, {4, -1, "eng12:k3=1,k17=0"}, {4, -1, "eng12:k3=0,k17=0"}, {2, -1, "eng0"}, {2, 0, ""}}));
+
+  // It reads back into another database whole, and exports the same again.
+  const std::string table = (dir_.path() / "export.csv").string();
+  ASSERT_EQ(run({"db", "export", "--csv", "--database", db_, "--network", network, "--output", table}).status, 0);
+  const std::string other = (dir_.path() / "other.db").string();
+  auto again = import_args(table, network);
+  *(std::find(again.begin(), again.end(), "--database") + 1) = other;
+  const CliResult reimported = run(again);
+  ASSERT_EQ(reimported.status, 0) << reimported.err;
+  EXPECT_EQ(reimported.out, "5 rows read, 5 new\n");
+  EXPECT_EQ(run({"db", "export", "--csv", "--database", other}).out, exported.out);
+
+  const CliResult stats = run({"db", "stats", "--json", "--database", db_});
+  ASSERT_EQ(stats.status, 0) << stats.err;
+  const auto json = nlohmann::json::parse(stats.out);
+  EXPECT_EQ(json["rows"], 5);
+  EXPECT_EQ(json["engine_rows"], 3);
+  const CliResult text = run({"db", "stats", "--database", db_});
+  EXPECT_NE(text.out.find("\nengine rows: 3\n"), std::string::npos) << text.out;
+}
+
+TEST_F(DbCommand, BadEngineRowsInATableAreRefusedNamingTheLine) {
+  const std::string network = dir_.write("tiny.json", kTinyNetwork);
+  const std::string csv = dir_.write("bad.csv", "c1,fwd,4,1,0,2.0,1024,\nc1,fwd,4,-1,0,1.0,0,eng1:k=2\n");
+  expect_error(import_args(csv, network), kExitDataError, csv + ":2: invalid engine: engine configuration 'eng1:k=2'");
+  const std::string algo = dir_.write("algo.csv", "c1,fwd,4,3,0,1.0,0,eng1\n");
+  expect_error(import_args(algo, network), kExitDataError,
+               algo + ":1: invalid algo '3' (expected -1 in an engine row)");
+  EXPECT_FALSE(std::filesystem::exists(db_));
+}
+
+// A database of ucudnn's schema version 1: the looking commands read it as it is and leave it
+// byte-identical; an import upgrades it and keeps its rows.
+TEST_F(DbCommand, Version1DatabaseIsReadAsItIsAndUpgradedByAnImport) {
+  const std::string network = dir_.write("tiny.json", kTinyNetwork);
+  const auto loaded = load_network_file(network);
+  ASSERT_TRUE(loaded.ok()) << loaded.message();
+  const std::string signature = to_conv_key(*find_layer(*loaded, "c1"), ConvOp::kForward)->layer_signature();
+  const DeviceIdentity h100{"NVIDIA H100 80GB HBM3", 90, 132, 91400, 13000};
+  const std::int64_t unbounded = std::numeric_limits<std::int64_t>::max();
+  ASSERT_TRUE(testing::write_version_1_database(db_, h100,
+                                                {testing::Version1Row{"fwd", signature, 2, 0, 0, 1, 2.5, 0},
+                                                 testing::Version1Row{"fwd", signature, 4, 0, 0, 1, 3.0, 0}},
+                                                {testing::Version1Coverage{"fwd", signature, 2, unbounded},
+                                                 testing::Version1Coverage{"fwd", signature, 4, unbounded}}));
+  const std::string bytes = testing::read_bytes(db_);
+
+  const CliResult verified = run({"db", "verify", "--database", db_});
+  EXPECT_EQ(verified.status, 0) << verified.err;
+  EXPECT_EQ(verified.out, "ok\n");
+  const CliResult stats = run({"db", "stats", "--json", "--database", db_});
+  ASSERT_EQ(stats.status, 0) << stats.err;
+  EXPECT_EQ(nlohmann::json::parse(stats.out)["rows"], 2);
+  EXPECT_EQ(nlohmann::json::parse(stats.out)["engine_rows"], 0);
+  const CliResult exported = export_csv();
+  ASSERT_EQ(exported.status, 0) << exported.err;
+  const auto records = parse_csv(exported.out);
+  ASSERT_EQ(records.size(), 3u) << exported.out;
+  EXPECT_EQ(records[1], (std::vector<std::string>{signature, "fwd", "2", "0", "0", "2.5", "0", ""}));
+  EXPECT_EQ(testing::read_bytes(db_), bytes) << "looking never upgrades";
+
+  const std::string csv = dir_.write("engines.csv", kEngineTable);
+  const CliResult imported = run(import_args(csv, network));
+  ASSERT_EQ(imported.status, 0) << imported.err;
+  EXPECT_EQ(imported.out, "5 rows read, 4 new\n") << "micro-batch 2 algo 0 was stored by version 1";
+  const auto all = parse_csv(export_csv().out);
+  EXPECT_EQ(all.size(), 1u + 2u + 4u) << "the header, version 1's rows and the new ones";
+  EXPECT_EQ(run({"db", "verify", "--database", db_}).out, "ok\n");
 }
 
 // The tools read the process configuration (core/env_config.h) once per process, as the library

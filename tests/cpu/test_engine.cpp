@@ -19,6 +19,8 @@ using testing::TempDir;
 
 constexpr std::size_t kMiB = std::size_t{1} << 20;
 constexpr BatchSizePolicy kPolicy = BatchSizePolicy::kPowerOfTwo;
+// The recorded tables hold legacy rows; engine planning has its own tests.
+constexpr CandidateSet kCandidates = CandidateSet::kLegacy;
 
 // AlexNet conv2 forward: with 64 MiB, splitting the batch beats the undivided kernel.
 ConvKey conv2_forward() { return alexnet_keys()[3]; }
@@ -31,7 +33,7 @@ class EngineTest : public ::testing::Test {
 
 TEST_F(EngineTest, PlansFromRecordedRowsWithinTheLimit) {
   std::shared_ptr<const ExecutablePlan> plan;
-  ASSERT_TRUE(engine.plan(nullptr, conv2_forward(), 64 * kMiB, kPolicy, &plan).ok());
+  ASSERT_TRUE(engine.plan(nullptr, conv2_forward(), 64 * kMiB, kPolicy, kCandidates, &plan).ok());
   ASSERT_NE(plan, nullptr);
   EXPECT_LE(plan->wr().workspace_bytes, 64 * kMiB);
   EXPECT_GT(plan->wr().time_ms, 0.0);
@@ -45,17 +47,17 @@ TEST_F(EngineTest, PlansFromRecordedRowsWithinTheLimit) {
 
 TEST_F(EngineTest, SecondPlanIsACacheHitThatAsksTheSourceNothing) {
   std::shared_ptr<const ExecutablePlan> first, second, cached;
-  EXPECT_FALSE(engine.cached_plan(conv2_forward(), 64 * kMiB, kPolicy, &cached));
-  ASSERT_TRUE(engine.plan(nullptr, conv2_forward(), 64 * kMiB, kPolicy, &first).ok());
+  EXPECT_FALSE(engine.cached_plan(conv2_forward(), 64 * kMiB, kPolicy, kCandidates, &cached));
+  ASSERT_TRUE(engine.plan(nullptr, conv2_forward(), 64 * kMiB, kPolicy, kCandidates, &first).ok());
   const long long timings = engine.timings_run();
-  ASSERT_TRUE(engine.plan(nullptr, conv2_forward(), 64 * kMiB, kPolicy, &second).ok());
+  ASSERT_TRUE(engine.plan(nullptr, conv2_forward(), 64 * kMiB, kPolicy, kCandidates, &second).ok());
   EXPECT_EQ(first, second) << "the same plan object";
   EXPECT_EQ(source->calls(), 1);
   EXPECT_EQ(engine.timings_run(), timings);
-  ASSERT_TRUE(engine.cached_plan(conv2_forward(), 64 * kMiB, kPolicy, &cached));
+  ASSERT_TRUE(engine.cached_plan(conv2_forward(), 64 * kMiB, kPolicy, kCandidates, &cached));
   EXPECT_EQ(cached, first);
-  EXPECT_FALSE(engine.cached_plan(conv2_forward(), 32 * kMiB, kPolicy, &cached)) << "another limit";
-  EXPECT_FALSE(engine.cached_plan(conv2_forward(), 64 * kMiB, BatchSizePolicy::kUndivided, &cached))
+  EXPECT_FALSE(engine.cached_plan(conv2_forward(), 32 * kMiB, kPolicy, kCandidates, &cached)) << "another limit";
+  EXPECT_FALSE(engine.cached_plan(conv2_forward(), 64 * kMiB, BatchSizePolicy::kUndivided, kCandidates, &cached))
       << "another policy";
 }
 
@@ -63,26 +65,26 @@ TEST_F(EngineTest, SmallerLimitReusesRowsAndLargerThanCoveredMeasuresAgain) {
   source->limit_to(256 * kMiB);  // as a GPU with little free memory measures
   const ConvKey key = conv2_forward();
   std::shared_ptr<const ExecutablePlan> plan;
-  ASSERT_TRUE(engine.plan(nullptr, key, 128 * kMiB, kPolicy, &plan).ok());
+  ASSERT_TRUE(engine.plan(nullptr, key, 128 * kMiB, kPolicy, kCandidates, &plan).ok());
   EXPECT_EQ(source->calls(), 1);
   EXPECT_TRUE(source->last_known().empty()) << "nothing known before the first measurement";
 
-  ASSERT_TRUE(engine.plan(nullptr, key, 32 * kMiB, kPolicy, &plan).ok());
+  ASSERT_TRUE(engine.plan(nullptr, key, 32 * kMiB, kPolicy, kCandidates, &plan).ok());
   EXPECT_LE(plan->wr().workspace_bytes, 32 * kMiB);
-  ASSERT_TRUE(engine.plan(nullptr, key, 256 * kMiB, kPolicy, &plan).ok());
+  ASSERT_TRUE(engine.plan(nullptr, key, 256 * kMiB, kPolicy, kCandidates, &plan).ok());
   EXPECT_EQ(source->calls(), 1) << "limits up to the bound covered reuse the rows";
 
   source->limit_to(SIZE_MAX);
-  ASSERT_TRUE(engine.plan(nullptr, key, 1024 * kMiB, kPolicy, &plan).ok());
+  ASSERT_TRUE(engine.plan(nullptr, key, 1024 * kMiB, kPolicy, kCandidates, &plan).ok());
   EXPECT_EQ(source->calls(), 2) << "a limit above the bound covered measures again";
   EXPECT_FALSE(source->last_known().empty()) << "the rows already measured are passed on";
   EXPECT_LE(plan->wr().workspace_bytes, 1024 * kMiB);
 
-  ASSERT_TRUE(engine.plan(nullptr, key, 4096 * kMiB, kPolicy, &plan).ok());
+  ASSERT_TRUE(engine.plan(nullptr, key, 4096 * kMiB, kPolicy, kCandidates, &plan).ok());
   EXPECT_EQ(source->calls(), 2) << "rows complete for any limit";
   // The table holds every recorded row of each size once.
   for (int size : {1, 16, 256}) {
-    auto entry = engine.table().entry(key.with_batch(size));
+    auto entry = engine.table().entry(key.with_batch(size), CandidateKind::kLegacy);
     ASSERT_TRUE(entry.has_value()) << size;
     EXPECT_EQ(entry->rows.size(), source->rows_at(key, size).size()) << size;
     EXPECT_EQ(entry->measured_up_to, SIZE_MAX);
@@ -93,43 +95,43 @@ TEST_F(EngineTest, FailureIsAskedOnceAndRemembered) {
   const ConvKey key = conv2_forward();
   source->fail_for(key, Error(ErrorCode::kExecutionFailed, "recorded failure"));
   std::shared_ptr<const ExecutablePlan> plan;
-  const Status first = engine.plan(nullptr, key, 64 * kMiB, kPolicy, &plan);
+  const Status first = engine.plan(nullptr, key, 64 * kMiB, kPolicy, kCandidates, &plan);
   ASSERT_FALSE(first.ok());
   EXPECT_EQ(first.error().code, ErrorCode::kExecutionFailed);
-  const Status second = engine.plan(nullptr, key, 64 * kMiB, kPolicy, &plan);
+  const Status second = engine.plan(nullptr, key, 64 * kMiB, kPolicy, kCandidates, &plan);
   ASSERT_FALSE(second.ok());
   EXPECT_EQ(second.message(), first.message());
   EXPECT_EQ(second.error().code, first.error().code);
   EXPECT_EQ(source->calls_for(key), 1);
   EXPECT_EQ(plan, nullptr);
-  EXPECT_FALSE(engine.cached_plan(key, 64 * kMiB, kPolicy, &plan));
+  EXPECT_FALSE(engine.cached_plan(key, 64 * kMiB, kPolicy, kCandidates, &plan));
 }
 
 TEST_F(EngineTest, UnrecordedConvolutionFails) {
   ConvKey key = conv2_forward();
   key.conv.pads = {1, 1};
   std::shared_ptr<const ExecutablePlan> plan;
-  EXPECT_FALSE(engine.plan(nullptr, key, 64 * kMiB, kPolicy, &plan).ok());
+  EXPECT_FALSE(engine.plan(nullptr, key, 64 * kMiB, kPolicy, kCandidates, &plan).ok());
 }
 
 TEST_F(EngineTest, MeasuredRowsCoverEveryPlannableSize) {
   const ConvKey key = alexnet_keys()[0];
   std::vector<int> sizes;
   std::vector<Measurement> rows;
-  ASSERT_TRUE(engine.measured_rows(nullptr, key, kPolicy, &sizes, &rows).ok());
+  ASSERT_TRUE(engine.measured_rows(nullptr, key, kPolicy, kCandidates, &sizes, &rows).ok());
   EXPECT_EQ(sizes, plannable_sizes(key, kPolicy));
   std::size_t expected = 0;
   for (int size : sizes) expected += source->rows_at(key, size).size();
   EXPECT_EQ(rows.size(), expected);
-  EXPECT_EQ(engine.table_rows(key, sizes).size(), expected);
+  EXPECT_EQ(engine.table_rows(key, sizes, kCandidates).size(), expected);
 }
 
 TEST(EngineTables, EachEngineHasItsOwnTable) {
   auto source = RecordedSource::alexnet();
   Engine a(source, nullptr), b(source, nullptr);
   std::shared_ptr<const ExecutablePlan> plan;
-  ASSERT_TRUE(a.plan(nullptr, conv2_forward(), 64 * kMiB, kPolicy, &plan).ok());
-  ASSERT_TRUE(b.plan(nullptr, conv2_forward(), 64 * kMiB, kPolicy, &plan).ok());
+  ASSERT_TRUE(a.plan(nullptr, conv2_forward(), 64 * kMiB, kPolicy, kCandidates, &plan).ok());
+  ASSERT_TRUE(b.plan(nullptr, conv2_forward(), 64 * kMiB, kPolicy, kCandidates, &plan).ok());
   EXPECT_EQ(source->calls(), 2);
   EXPECT_GT(a.table().size(), 0u);
   EXPECT_EQ(a.table().size(), b.table().size());
@@ -145,7 +147,7 @@ TEST(EngineDatabase, RowsInTheDatabaseAreUsedWithoutMeasuringAndMeasuredRowsAreS
     auto db = BenchmarkDatabase::open(path);
     ASSERT_TRUE(db.ok()) << db.message();
     for (int size : plannable_sizes(stored_key, kPolicy)) {
-      ASSERT_TRUE((*db)->store(RecordedSource::recorded_identity(), stored_key.with_batch(size), SIZE_MAX,
+      ASSERT_TRUE((*db)->store(RecordedSource::recorded_identity(), stored_key.with_batch(size), CandidateKind::kLegacy, SIZE_MAX,
                                recorded->rows_at(stored_key, size))
                       .ok());
     }
@@ -154,16 +156,16 @@ TEST(EngineDatabase, RowsInTheDatabaseAreUsedWithoutMeasuringAndMeasuredRowsAreS
   auto source = RecordedSource::alexnet();
   Engine engine(source, db);
   std::shared_ptr<const ExecutablePlan> plan;
-  ASSERT_TRUE(engine.plan(nullptr, stored_key, 64 * kMiB, kPolicy, &plan).ok());
+  ASSERT_TRUE(engine.plan(nullptr, stored_key, 64 * kMiB, kPolicy, kCandidates, &plan).ok());
   EXPECT_EQ(source->calls(), 0) << "promoted from the database";
   EXPECT_EQ(engine.timings_run(), 0);
-  EXPECT_EQ(engine.table().entry(stored_key.with_batch(256))->rows.size(),
+  EXPECT_EQ(engine.table().entry(stored_key.with_batch(256), CandidateKind::kLegacy)->rows.size(),
             recorded->rows_at(stored_key, 256).size());
 
-  ASSERT_TRUE(engine.plan(nullptr, measured_key, 64 * kMiB, kPolicy, &plan).ok());
+  ASSERT_TRUE(engine.plan(nullptr, measured_key, 64 * kMiB, kPolicy, kCandidates, &plan).ok());
   EXPECT_EQ(source->calls(), 1);
   for (int size : plannable_sizes(measured_key, kPolicy)) {
-    auto found = db->lookup(RecordedSource::recorded_identity(), measured_key.with_batch(size));
+    auto found = db->lookup(RecordedSource::recorded_identity(), measured_key.with_batch(size), CandidateKind::kLegacy);
     ASSERT_TRUE(found.ok()) << found.message();
     ASSERT_TRUE(found.value().has_value()) << "size " << size << " stored";
     EXPECT_EQ(found.value()->rows.size(), recorded->rows_at(measured_key, size).size());
@@ -173,8 +175,8 @@ TEST(EngineDatabase, RowsInTheDatabaseAreUsedWithoutMeasuringAndMeasuredRowsAreS
   // Another engine on the same database measures neither.
   auto fresh = RecordedSource::alexnet();
   Engine other(fresh, db);
-  ASSERT_TRUE(other.plan(nullptr, measured_key, 64 * kMiB, kPolicy, &plan).ok());
-  ASSERT_TRUE(other.plan(nullptr, stored_key, 32 * kMiB, kPolicy, &plan).ok());
+  ASSERT_TRUE(other.plan(nullptr, measured_key, 64 * kMiB, kPolicy, kCandidates, &plan).ok());
+  ASSERT_TRUE(other.plan(nullptr, stored_key, 32 * kMiB, kPolicy, kCandidates, &plan).ok());
   EXPECT_EQ(fresh->calls(), 0);
 }
 
@@ -189,16 +191,16 @@ TEST(EngineDatabase, BoundBelowTheLimitIsMeasuredAgain) {
     for (const Measurement& m : recorded->rows_at(key, size)) {
       if (m.workspace_bytes <= 16 * kMiB) small.push_back(m);
     }
-    ASSERT_TRUE(db->store(RecordedSource::recorded_identity(), key.with_batch(size), 16 * kMiB, small).ok());
+    ASSERT_TRUE(db->store(RecordedSource::recorded_identity(), key.with_batch(size), CandidateKind::kLegacy, 16 * kMiB, small).ok());
   }
   auto source = RecordedSource::alexnet();
   Engine engine(source, db);
   std::shared_ptr<const ExecutablePlan> plan;
-  ASSERT_TRUE(engine.plan(nullptr, key, 8 * kMiB, kPolicy, &plan).ok());
+  ASSERT_TRUE(engine.plan(nullptr, key, 8 * kMiB, kPolicy, kCandidates, &plan).ok());
   EXPECT_EQ(source->calls(), 0);
-  ASSERT_TRUE(engine.plan(nullptr, key, 64 * kMiB, kPolicy, &plan).ok());
+  ASSERT_TRUE(engine.plan(nullptr, key, 64 * kMiB, kPolicy, kCandidates, &plan).ok());
   EXPECT_EQ(source->calls(), 1);
-  EXPECT_EQ(db->lookup(RecordedSource::recorded_identity(), key.with_batch(256)).value()->measured_up_to, SIZE_MAX);
+  EXPECT_EQ(db->lookup(RecordedSource::recorded_identity(), key.with_batch(256), CandidateKind::kLegacy).value()->measured_up_to, SIZE_MAX);
 }
 
 }  // namespace

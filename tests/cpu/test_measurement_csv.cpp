@@ -5,6 +5,7 @@
 #include <sstream>
 #include <string>
 
+#include "core/candidates.h"
 #include "core/measurement_csv.h"
 #include "test_helpers.h"
 
@@ -12,6 +13,7 @@ namespace ucudnn {
 namespace {
 
 const char kHeader[] = "layer,op,microbatch,algo,math_type,time_ms,workspace_bytes\n";
+const char kEngineHeader[] = "layer,op,microbatch,algo,math_type,time_ms,workspace_bytes,engine\n";
 
 Expected<std::vector<KernelMeasurements>> parse(const std::string& text) {
   std::istringstream in(text);
@@ -31,7 +33,7 @@ TEST(MeasurementCsvWriter, RoundTripsTheRecordedTable) {
   const auto recorded = read_measurements_csv(testing::alexnet_csv_path());
   ASSERT_TRUE(recorded.ok()) << recorded.message();
   const std::string text = format_measurements_csv(*recorded);
-  EXPECT_EQ(text.rfind(kHeader, 0), 0u);
+  EXPECT_EQ(text.rfind(kEngineHeader, 0), 0u);
   const auto again = parse(text);
   ASSERT_TRUE(again.ok()) << again.message();
   ASSERT_EQ(again->size(), recorded->size());
@@ -47,6 +49,7 @@ TEST(MeasurementCsvWriter, RoundTripsTheRecordedTable) {
       EXPECT_EQ(a.rows[r].micro_batch, b.rows[r].micro_batch);
       EXPECT_EQ(a.rows[r].algo, b.rows[r].algo);
       EXPECT_EQ(a.rows[r].math_type, b.rows[r].math_type);
+      EXPECT_EQ(b.rows[r].engine, "");
       EXPECT_EQ(a.rows[r].workspace_bytes, b.rows[r].workspace_bytes);
       EXPECT_NEAR(a.rows[r].time_ms, b.rows[r].time_ms, 1e-6);
     }
@@ -126,7 +129,7 @@ TEST(MeasurementCsvParser, MalformedRowsNameFileLineAndColumn) {
   expect_error(good + "a,fwd,1,0,0,0.5,-8\n", 2, "workspace_bytes '-8'");
   expect_error(good + "a,fwd,1,0,0,0.5,\n", 2, "workspace_bytes ''");
   expect_error(good + "a,fwd,1,0,0,0.5\n", 2, "got 6");
-  expect_error(good + "a,fwd,1,0,0,0.5,0,9\n", 2, "got 8");
+  expect_error(good + "a,fwd,1,0,0,0.5,0,9\n", 2, "invalid engine");  // the eighth column is the engine
   expect_error(good + ",fwd,1,0,0,0.5,0\n", 2, "layer");
   // Blank lines still count, so the number matches what an editor shows.
   expect_error(kHeader + good + "\n" + "a,fwd,1,0,0,0.5,big\n", 4, "workspace_bytes 'big'");
@@ -161,6 +164,95 @@ TEST(MeasurementCsvParser, MissingFileIsAnErrorNamingIt) {
   const auto kernels = read_measurements_csv(missing);
   ASSERT_FALSE(kernels.ok());
   EXPECT_NE(kernels.message().find(missing), std::string::npos) << kernels.message();
+}
+
+// ---- engine configurations: the eighth column ------------------------------------------------
+
+// Legacy rows (engine empty or left out) and engine rows (algo -1), the ids quoted or not.
+const char kMixed[] =
+    "layer,op,microbatch,algo,math_type,time_ms,workspace_bytes,engine\n"
+    "k,fwd,4,1,0,1.5,1024,\n"
+    "k,fwd,4,-1,0,1.0,2048,\"eng12:k3=1,k17=0\"\n"
+    "k,fwd,4,-1,0,0.5,4096,eng12:k3=0,k17=0\n"
+    "k,fwd,2,-1,1,0.25,0, eng0 \r\n"
+    "k,fwd,2,0,0,0.75,0\n";
+
+TEST(MeasurementCsvParser, ReadsEngineRows) {
+  const auto kernels = parse(kMixed);
+  ASSERT_TRUE(kernels.ok()) << kernels.message();
+  ASSERT_EQ(kernels->size(), 1u);
+  const auto& rows = kernels->front().rows;
+  ASSERT_EQ(rows.size(), 5u);
+  EXPECT_EQ(rows[0].engine, "");
+  EXPECT_EQ(rows[0].algo, 1);
+  EXPECT_EQ(rows[1].engine, "eng12:k3=1,k17=0");
+  EXPECT_EQ(rows[1].algo, -1);
+  EXPECT_EQ(rows[1].workspace_bytes, 2048u);
+  EXPECT_EQ(rows[2].engine, "eng12:k3=0,k17=0") << "one engine at other knob choices is another candidate";
+  EXPECT_EQ(rows[3].engine, "eng0");
+  EXPECT_EQ(rows[3].math_type, 1);
+  EXPECT_EQ(rows[4].engine, "") << "seven columns: a legacy row";
+  EXPECT_EQ(kind_of(rows[1]), CandidateKind::kEngine);
+  EXPECT_EQ(kind_of(rows[4]), CandidateKind::kLegacy);
+}
+
+TEST(MeasurementCsvParser, SevenColumnTablesOfEarlierToolsStillRead) {
+  const auto kernels = parse(std::string(kHeader) + "a,bwdd,2,1,0,0.5,64\na,bwdd,1,0,0,0.25,0\n");
+  ASSERT_TRUE(kernels.ok()) << kernels.message();
+  ASSERT_EQ(kernels->front().rows.size(), 2u);
+  for (const Measurement& m : kernels->front().rows) EXPECT_FALSE(m.is_engine());
+  EXPECT_EQ(kernels->front().rows[0].workspace_bytes, 64u);
+}
+
+TEST(MeasurementCsvWriter, RoundTripsEngineRowsQuotingIdsWithCommas) {
+  const auto kernels = parse(kMixed);
+  ASSERT_TRUE(kernels.ok()) << kernels.message();
+  const std::string text = format_measurements_csv(*kernels);
+  EXPECT_EQ(text.rfind(kEngineHeader, 0), 0u) << text;
+  EXPECT_NE(text.find(",2048,\"eng12:k3=1,k17=0\"\n"), std::string::npos) << text;
+  EXPECT_NE(text.find(",0,eng0\n"), std::string::npos) << text;
+  EXPECT_NE(text.find(",1024,\n"), std::string::npos) << "a legacy row's engine is empty: " << text;
+  const auto again = parse(text);
+  ASSERT_TRUE(again.ok()) << again.message();
+  ASSERT_EQ(again->front().rows.size(), kernels->front().rows.size());
+  for (std::size_t r = 0; r < again->front().rows.size(); ++r) {
+    const Measurement& a = kernels->front().rows[r];
+    const Measurement& b = again->front().rows[r];
+    EXPECT_TRUE(a.same_candidate(b)) << a.engine << " / " << b.engine;
+    EXPECT_EQ(a.micro_batch, b.micro_batch);
+    EXPECT_EQ(a.workspace_bytes, b.workspace_bytes);
+    EXPECT_DOUBLE_EQ(a.time_ms, b.time_ms);
+  }
+}
+
+TEST(MeasurementCsvParser, BadEngineIdIsRefusedNamingTheLineAndTheId) {
+  const std::string good = "k,fwd,1,-1,0,0.5,0,eng1\n";
+  expect_error(good + "k,fwd,1,-1,0,0.5,0,engine1\n", 2, "invalid engine: engine configuration 'engine1'");
+  expect_error(good + "k,fwd,1,-1,0,0.5,0,eng1:k2\n", 2, "'eng1:k2'");
+  expect_error(good + "k,fwd,1,-1,0,0.5,0,\"eng1:k3=1,k2=0\"\n", 2, "ascending");
+  expect_error(good + "k,fwd,1,-1,0,0.5,0,eng1, k2=0\n", 2, "invalid engine");
+  expect_error(good + "k,fwd,1,-1,0,0.5,0,\"eng2\n", 2, "'\"eng2'");
+  expect_error(kHeader + good + "\n" + "k,fwd,2,-1,0,0.5,0,9\n", 4, "invalid engine: engine configuration '9'");
+}
+
+TEST(MeasurementCsvParser, EngineRowsHaveAlgoMinusOneAndLegacyRowsAnAlgorithm) {
+  expect_error("k,fwd,1,0,0,0.5,0,eng1\n", 1, "invalid algo '0' (expected -1 in an engine row)");
+  expect_error("k,fwd,1,-1,0,0.5,0\n", 1, "invalid algo '-1' (expected an algorithm of fwd from 0 to");
+  expect_error("k,fwd,1,-1,0,0.5,0,\n", 1, "or -1 with an engine");
+}
+
+TEST(MeasurementCsvParser, DuplicatesAreJudgedWithTheEngine) {
+  // The same (layer, op, micro-batch, algo, math type) at two engine configurations: two rows.
+  const auto distinct = parse("k,fwd,1,-1,0,0.5,0,eng1:k2=0\nk,fwd,1,-1,0,0.5,0,eng1:k2=1\nk,fwd,1,-1,0,0.5,0,eng2\n");
+  ASSERT_TRUE(distinct.ok()) << distinct.message();
+  EXPECT_EQ(distinct->front().rows.size(), 3u);
+  // One configuration spelt twice (quoted, or with leading zeros) is one candidate.
+  expect_error("k,fwd,1,-1,0,0.5,0,eng1:k2=0,k5=1\nk,fwd,1,-1,0,0.75,0,\"eng1:k2=0,k5=1\"\n", 2,
+               "duplicate row for k fwd micro-batch 1 algo -1 math_type 0 engine eng1:k2=0,k5=1 (first at line 1)");
+  expect_error("k,fwd,1,-1,0,0.5,0,eng12\nk,fwd,1,-1,0,0.75,0,eng012\n", 2, "engine eng12 (first at line 1)");
+  const auto canonical = parse("k,fwd,1,-1,0,0.5,0,eng012:k03=1\n");
+  ASSERT_TRUE(canonical.ok()) << canonical.message();
+  EXPECT_EQ(canonical->front().rows[0].engine, "eng12:k3=1") << "kept in the canonical spelling";
 }
 
 TEST(MeasurementCsvParser, ReadsTheRecordedAlexNetTable) {

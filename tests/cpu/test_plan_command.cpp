@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -563,6 +564,78 @@ TEST_F(PlanCommand, ParetoOfAnUnknownOrMalformedKernelIsAnError) {
                "is not LAYER:OP");
   expect_error({"plan", "--measurements", alexnet_, "--pareto", "alex_conv2:sideways"}, kExitDataError,
                "is not LAYER:OP");
+}
+
+// ---- engine configurations and --candidates ---------------------------------------------------
+
+// Undivided, legacy algorithms and engines tie; split, a legacy micro-batch of 4 and an engine
+// one of 2 beat both kinds alone (legacy alone cannot cover 6 without its undivided row).
+const char kMixedTable[] =
+    "layer,op,microbatch,algo,math_type,time_ms,workspace_bytes,engine\n"
+    "k,fwd,6,0,0,10.0,0,\n"
+    "k,fwd,4,1,0,1.0,0,\n"
+    "k,fwd,6,-1,0,10.0,0,\"eng12:k3=1,k17=0\"\n"
+    "k,fwd,2,-1,0,0.6,0,\"eng12:k3=1,k17=0\"\n";
+
+TEST_F(PlanCommand, EngineRunsShowTheirConfigurationId) {
+  const std::string csv = dir_.write("mixed.csv", kMixedTable);
+  const auto args = with(plan_args(csv, "0"), {"--policy", "all"});
+  const Json json = plan_json(args);
+  ASSERT_EQ(json["kernels"].size(), 1u);
+  EXPECT_DOUBLE_EQ(json["kernels"][0]["time_ms"].get<double>(), 1.6);
+  EXPECT_EQ(
+      json["kernels"][0]["micro_batches"],
+      Json::parse(R"([{"size":4,"algo":1,"count":1},{"size":2,"algo":-1,"engine":"eng12:k3=1,k17=0","count":1}])"));
+  const CliResult table = run(args);
+  ASSERT_EQ(table.status, 0) << table.err;
+  const std::string runs = "1 x 4 " + algo_name(ConvOp::kForward, 1) + " + 1 x 2 eng12:k3=1,k17=0";
+  EXPECT_NE(table.out.find(runs), std::string::npos) << table.out;
+
+  // The front lists the undivided candidates of both kinds, an engine by its id.
+  const Json front = plan_json({"plan", "--measurements", csv, "--pareto", "k:fwd", "--policy", "all"});
+  ASSERT_EQ(front["undivided"].size(), 2u) << front.dump();
+  std::set<std::string> names;
+  for (const auto& entry : front["undivided"]) names.insert(entry["algo_name"].get<std::string>());
+  EXPECT_EQ(names, (std::set<std::string>{algo_name(ConvOp::kForward, 0), "eng12:k3=1,k17=0"}));
+  for (const auto& entry : front["undivided"]) {
+    if (entry["algo"] == -1) {
+      EXPECT_EQ(entry["engine"], "eng12:k3=1,k17=0") << entry.dump();
+    } else {
+      EXPECT_FALSE(entry.contains("engine")) << entry.dump();
+    }
+  }
+}
+
+TEST_F(PlanCommand, CandidatesChooseTheRowsPlannedFrom) {
+  const std::string csv = dir_.write("mixed.csv", kMixedTable);
+  const auto args = with(plan_args(csv, "0"), {"--policy", "all"});
+  const Json both = plan_json(with(args, {"--candidates", "both"}));
+  EXPECT_EQ(both, plan_json(args)) << "both is the default";
+  const Json legacy = plan_json(with(args, {"--candidates", "legacy"}));
+  EXPECT_DOUBLE_EQ(legacy["kernels"][0]["time_ms"].get<double>(), 10.0);
+  EXPECT_EQ(legacy["kernels"][0]["micro_batches"], Json::parse(R"([{"size":6,"algo":0,"count":1}])"));
+  const Json engines = plan_json(with(args, {"--candidates", "ENGINES"}));
+  EXPECT_DOUBLE_EQ(engines["kernels"][0]["time_ms"].get<double>(), 1.8);
+  EXPECT_EQ(engines["kernels"][0]["micro_batches"],
+            Json::parse(R"([{"size":2,"algo":-1,"engine":"eng12:k3=1,k17=0","count":3}])"));
+  EXPECT_DOUBLE_EQ(engines["kernels"][0]["undivided_time_ms"].get<double>(), 10.0);
+
+  // Division and the front take the option too.
+  const Json wd = plan_json(
+      {"plan", "--measurements", csv, "--total-workspace", "1MiB", "--policy", "all", "--candidates", "legacy"});
+  EXPECT_DOUBLE_EQ(wd["total_time_ms"].get<double>(), 10.0);
+  const Json front =
+      plan_json({"plan", "--measurements", csv, "--pareto", "k:fwd", "--policy", "all", "--candidates", "engines"});
+  ASSERT_EQ(front["undivided"].size(), 1u);
+  EXPECT_EQ(front["undivided"][0]["algo"], -1);
+
+  // A table without rows of the set asked for, and a set that does not exist.
+  expect_error(with(plan_args(alexnet_, "64MiB"), {"--candidates", "engines"}), kExitDataError,
+               "kernel alex_conv1 fwd: no rows of the candidates 'engines'");
+  expect_error(with(plan_args(alexnet_, "64MiB"), {"--candidates", "some"}), kExitUsageError,
+               "--candidates: unknown candidate set 'some'");
+  expect_error(with(wd_args(alexnet_, "120MiB"), {"--candidates", ""}), kExitUsageError, "--candidates");
+  EXPECT_NE(run({"plan", "--help"}).out.find("--candidates"), std::string::npos);
 }
 
 TEST(CliBinary, BadInvocationExitsNonZeroWithOneErrorLine) {

@@ -21,6 +21,8 @@ using testing::RecordedSource;
 
 constexpr std::size_t kMiB = std::size_t{1} << 20;
 constexpr BatchSizePolicy kPolicy = BatchSizePolicy::kPowerOfTwo;
+// The recorded tables hold legacy rows; engine planning has its own tests.
+constexpr CandidateSet kCandidates = CandidateSet::kLegacy;
 
 void expect_layout_is_sound(const std::vector<std::size_t>& bytes, const SegmentLayout& layout) {
   ASSERT_EQ(layout.offsets.size(), bytes.size());
@@ -83,7 +85,7 @@ class DivisionTest : public ::testing::Test {
     for (const ConvKey& key : keys) {
       double predicted = 0;
       bool deterministic = false;
-      ASSERT_TRUE(division.register_kernel(nullptr, WdKey{key, -1}, kPolicy, &predicted, &deterministic).ok())
+      ASSERT_TRUE(division.register_kernel(nullptr, WdKey{key, -1}, kPolicy, kCandidates, &predicted, &deterministic).ok())
           << key.to_string();
       EXPECT_GT(predicted, 0.0);
     }
@@ -136,7 +138,7 @@ TEST_F(DivisionTest, DividesTheBudgetAmongTheKernels) {
   double per_kernel_ms = 0;
   for (const ConvKey& key : keys) {
     std::shared_ptr<const ExecutablePlan> plan;
-    ASSERT_TRUE(engine.plan(nullptr, key, 64 * kMiB, kPolicy, &plan).ok());
+    ASSERT_TRUE(engine.plan(nullptr, key, 64 * kMiB, kPolicy, kCandidates, &plan).ok());
     per_kernel_ms += plan->wr().time_ms;
   }
   EXPECT_LE(summary.predicted_ms, per_kernel_ms * (1 + 1e-9));
@@ -172,7 +174,7 @@ TEST_F(DivisionTest, KernelRegisteredAfterTheDivisionDividesAgain) {
   // Another layer id is another kernel.
   double predicted = 0;
   bool deterministic = false;
-  ASSERT_TRUE(division.register_kernel(nullptr, WdKey{keys[0], 4}, kPolicy, &predicted, &deterministic).ok());
+  ASSERT_TRUE(division.register_kernel(nullptr, WdKey{keys[0], 4}, kPolicy, kCandidates, &predicted, &deterministic).ok());
   EXPECT_FALSE(division.divided(0));
 }
 
@@ -185,7 +187,7 @@ TEST_F(DivisionTest, KnownKernelAnswersAgainWithoutBuildingItsFront) {
   std::vector<bool> first_deterministic(keys.size());
   for (std::size_t i = 0; i < keys.size(); ++i) {
     bool deterministic = false;
-    ASSERT_TRUE(division.register_kernel(nullptr, WdKey{keys[i], -1}, kPolicy, &first[i], &deterministic).ok());
+    ASSERT_TRUE(division.register_kernel(nullptr, WdKey{keys[i], -1}, kPolicy, kCandidates, &first[i], &deterministic).ok());
     first_deterministic[i] = deterministic;
   }
   EXPECT_EQ(division.fronts_built(), static_cast<long>(keys.size()));
@@ -194,7 +196,7 @@ TEST_F(DivisionTest, KnownKernelAnswersAgainWithoutBuildingItsFront) {
     for (std::size_t i = 0; i < keys.size(); ++i) {
       double predicted = -1;
       bool deterministic = !first_deterministic[i];
-      ASSERT_TRUE(division.register_kernel(nullptr, WdKey{keys[i], -1}, kPolicy, &predicted, &deterministic).ok());
+      ASSERT_TRUE(division.register_kernel(nullptr, WdKey{keys[i], -1}, kPolicy, kCandidates, &predicted, &deterministic).ok());
       EXPECT_EQ(predicted, first[i]) << keys[i].to_string();
       EXPECT_EQ(deterministic, first_deterministic[i]) << keys[i].to_string();
     }
@@ -207,7 +209,7 @@ TEST_F(DivisionTest, KnownKernelAnswersAgainWithoutBuildingItsFront) {
   division.set_budget(8 * kMiB);
   double predicted = 0;
   bool deterministic = false;
-  ASSERT_TRUE(division.register_kernel(nullptr, WdKey{keys[0], -1}, kPolicy, &predicted, &deterministic).ok());
+  ASSERT_TRUE(division.register_kernel(nullptr, WdKey{keys[0], -1}, kPolicy, kCandidates, &predicted, &deterministic).ok());
   EXPECT_EQ(division.fronts_built(), static_cast<long>(keys.size()) + 1);
   EXPECT_GE(predicted, first[0]) << "less workspace is never faster";
 }
@@ -217,8 +219,8 @@ TEST_F(DivisionTest, KernelThatCannotBeMeasuredFailsOnce) {
   source->fail_for(key, Error(ErrorCode::kNotSupported, "recorded failure"));
   double predicted = 0;
   bool deterministic = false;
-  const Status first = division.register_kernel(nullptr, WdKey{key, -1}, kPolicy, &predicted, &deterministic);
-  const Status second = division.register_kernel(nullptr, WdKey{key, -1}, kPolicy, &predicted, &deterministic);
+  const Status first = division.register_kernel(nullptr, WdKey{key, -1}, kPolicy, kCandidates, &predicted, &deterministic);
+  const Status second = division.register_kernel(nullptr, WdKey{key, -1}, kPolicy, kCandidates, &predicted, &deterministic);
   ASSERT_FALSE(first.ok());
   ASSERT_FALSE(second.ok());
   EXPECT_EQ(second.message(), first.message());
@@ -234,7 +236,7 @@ TEST(Division, UsesItsOwnEngine) {
   double predicted = 0;
   bool deterministic = false;
   ASSERT_TRUE(
-      division.register_kernel(nullptr, WdKey{alexnet_keys()[0], -1}, kPolicy, &predicted, &deterministic).ok());
+      division.register_kernel(nullptr, WdKey{alexnet_keys()[0], -1}, kPolicy, kCandidates, &predicted, &deterministic).ok());
   EXPECT_EQ(source->calls(), 1);
   EXPECT_GT(engine.table().size(), 0u);
 }

@@ -257,7 +257,7 @@ using ucudnn::Measurement;
 // A batch of 8 whose whole-batch algorithm takes `whole_ms` and whose 4-sample micro-batches
 // take 1 ms each (so the split plan is predicted at 2 ms).
 std::vector<Measurement> rows_with_whole(double whole_ms) {
-  return {Measurement{8, 0, 0, whole_ms, 0, true}, Measurement{4, 1, 0, 1.0, 0, true}};
+  return {Measurement{8, 0, 0, whole_ms, 0, true, ""}, Measurement{4, 1, 0, 1.0, 0, true, ""}};
 }
 
 TEST(NeverSlowerThanUndivided, SplitWithinTheMarginRunsUndivided) {
@@ -283,7 +283,7 @@ TEST(NeverSlowerThanUndivided, SplitBeyondTheMarginIsKept) {
 }
 
 TEST(NeverSlowerThanUndivided, NoUndividedAlgorithmWithinTheLimitKeepsTheSplit) {
-  std::vector<Measurement> rows = {Measurement{8, 0, 0, 2.01, 1 << 21, true}, Measurement{4, 1, 0, 1.0, 0, true}};
+  std::vector<Measurement> rows = {Measurement{8, 0, 0, 2.01, 1 << 21, true, ""}, Measurement{4, 1, 0, 1.0, 0, true, ""}};
   auto plan = ucudnn::optimize_wr(8, {4, 8}, rows, 1 << 20);
   ASSERT_TRUE(plan);
   EXPECT_EQ(ucudnn::prefer_undivided_within_margin(*plan, rows, 1 << 20).micro_batch_count(), 2)

@@ -24,7 +24,8 @@ void check_op(UcudnnHandle_t handle, cudnnHandle_t plain, const ConvProblem& pro
 /// The stated tolerance on relative_error:
 ///  - the plan's algorithm as reference: FP32 with FMA math 1e-4 (splitting changes only the order
 ///    of the batch sum in backward filter); FP32 with default math 5e-3 (TF32 may be used, whose
-///    rounding is 2^-11); FP16 1e-2 (FP16 rounding of the output is 2^-11 of the value).
+///    rounding is 2^-11); FP16 1e-2 (FP16 rounding of the output is 2^-11 of the value); BF16 2e-2
+///    (its rounding is 2^-8).
 ///  - another algorithm as reference (the plan's cannot run undivided): 5e-2, since cuDNN's FFT and
 ///    Winograd algorithms differ from its GEMM ones by up to about 1e-2 even in FP32.
 double tolerance(const ConvSpec& spec, bool same_algorithm);

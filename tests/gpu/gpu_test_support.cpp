@@ -37,7 +37,24 @@ float half_to_float(std::uint16_t h) {
   return sign ? -value : value;
 }
 
-std::size_t size_of(cudnnDataType_t type) { return type == CUDNN_DATA_HALF ? 2 : 4; }
+// bfloat16 is the upper half of a float, rounded to nearest even.
+std::uint16_t float_to_bfloat16(float f) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  bits += 0x7fffu + ((bits >> 16) & 1u);
+  return static_cast<std::uint16_t>(bits >> 16);
+}
+
+float bfloat16_to_float(std::uint16_t b) {
+  const std::uint32_t bits = static_cast<std::uint32_t>(b) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+bool is_16_bit(cudnnDataType_t type) { return type == CUDNN_DATA_HALF || type == CUDNN_DATA_BFLOAT16; }
+
+std::size_t size_of(cudnnDataType_t type) { return is_16_bit(type) ? 2 : 4; }
 
 // Strides of a packed tensor whose dims are given in NC(D)HW order, for NCHW or NHWC storage.
 std::vector<int> strides_for(const std::vector<int>& dims, Layout layout) {
@@ -105,7 +122,7 @@ std::string ConvSpec::describe() const {
   list(stride);
   out << " dil ";
   list(dilation);
-  out << " " << (data_type == CUDNN_DATA_HALF ? "fp16" : "fp32") << " math" << math << " " << to_string(layout);
+  out << " " << (data_type == CUDNN_DATA_HALF ? "fp16" : data_type == CUDNN_DATA_BFLOAT16 ? "bf16" : "fp32") << " math" << math << " " << to_string(layout);
   return out.str();
 }
 
@@ -152,9 +169,9 @@ DeviceArray::~DeviceArray() {
 
 void DeviceArray::fill_random(std::mt19937& rng) {
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  if (type_ == CUDNN_DATA_HALF) {
+  if (is_16_bit(type_)) {
     std::vector<std::uint16_t> host(elements_);
-    for (auto& v : host) v = float_to_half(dist(rng));
+    for (auto& v : host) v = type_ == CUDNN_DATA_HALF ? float_to_half(dist(rng)) : float_to_bfloat16(dist(rng));
     cudaMemcpy(data_, host.data(), host.size() * 2, cudaMemcpyHostToDevice);
   } else {
     std::vector<float> host(elements_);
@@ -169,10 +186,12 @@ void DeviceArray::copy_from(const DeviceArray& other) {
 
 std::vector<float> DeviceArray::download() const {
   std::vector<float> out(elements_);
-  if (type_ == CUDNN_DATA_HALF) {
+  if (is_16_bit(type_)) {
     std::vector<std::uint16_t> host(elements_);
     cudaMemcpy(host.data(), data_, host.size() * 2, cudaMemcpyDeviceToHost);
-    for (std::size_t i = 0; i < host.size(); ++i) out[i] = half_to_float(host[i]);
+    for (std::size_t i = 0; i < host.size(); ++i) {
+      out[i] = type_ == CUDNN_DATA_HALF ? half_to_float(host[i]) : bfloat16_to_float(host[i]);
+    }
   } else {
     cudaMemcpy(out.data(), data_, out.size() * 4, cudaMemcpyDeviceToHost);
   }

@@ -44,7 +44,7 @@ TEST_F(ForcedSplits, RandomMicroBatchesOfOneAlgorithmMatchPlainCudnn) {
       wr.batch = spec.n;
       for (int left = spec.n; left > 0;) {
         const int size = std::uniform_int_distribution<int>(1, left == spec.n ? left - 1 : left)(rng);
-        wr.runs.push_back({size, algo, static_cast<int>(spec.math), 1, 0.0, 0, true});
+        wr.runs.push_back({size, algo, static_cast<int>(spec.math), 1, 0.0, 0, true, ""});
         left -= size;
       }
       std::unique_ptr<ucudnn::ExecutablePlan> plan;

@@ -61,8 +61,8 @@ TEST_F(GraphReplay, ReplayedCallsMatchPlainCudnnOnFreshDataAndTwoBufferSets) {
       // Two micro-batches (so backward filter's accumulation is captured too).
       ucudnn::WrPlan wr;
       wr.batch = spec.n;
-      wr.runs.push_back({spec.n / 2, algo, static_cast<int>(spec.math), 1, 0.0, 0, true});
-      wr.runs.push_back({spec.n - spec.n / 2, algo, static_cast<int>(spec.math), 1, 0.0, 0, true});
+      wr.runs.push_back({spec.n / 2, algo, static_cast<int>(spec.math), 1, 0.0, 0, true, ""});
+      wr.runs.push_back({spec.n - spec.n / 2, algo, static_cast<int>(spec.math), 1, 0.0, 0, true, ""});
       std::unique_ptr<ucudnn::ExecutablePlan> plan;
       ASSERT_TRUE(ucudnn::ExecutablePlan::build(key, kWorkspace, ucudnn::BatchSizePolicy::kAll, wr, std::nullopt, &plan)
                       .ok());

@@ -33,8 +33,9 @@ TEST_F(PreloadGpu, UnmodifiedProgramGetsSplitConvolutionsWithTheSameResult) {
   ASSERT_EQ(plain.exit_status, 0) << plain.output;
   ASSERT_EQ(plain.values.at("forward"), "CUDNN_STATUS_SUCCESS") << plain.output;
 
+  // Legacy candidates: a graph engine may need no split within the limit (checked below).
   const testing::ProbeRun preloaded = run_probe("LD_PRELOAD=" + testing::preload_library_path() +
-                                                " UCUDNN_WORKSPACE_LIMIT=16MiB UCUDNN_STATS=1");
+                                                " UCUDNN_WORKSPACE_LIMIT=16MiB UCUDNN_STATS=1 UCUDNN_CANDIDATES=legacy");
   ASSERT_EQ(preloaded.exit_status, 0) << preloaded.output;
   ASSERT_EQ(preloaded.values.at("forward"), "CUDNN_STATUS_SUCCESS") << preloaded.output;
   // The plan is offered first, and its workspace is within the imposed limit.
@@ -51,6 +52,26 @@ TEST_F(PreloadGpu, UnmodifiedProgramGetsSplitConvolutionsWithTheSameResult) {
   EXPECT_EQ(calls, 1);
   EXPECT_EQ(split, 1) << preloaded.output;
   EXPECT_EQ(preloaded.values.at("destroy"), "CUDNN_STATUS_SUCCESS");
+}
+
+TEST_F(PreloadGpu, UnmodifiedProgramRunsGraphEnginesWithTheSameResult) {
+  const testing::ProbeRun plain = run_probe("");
+  ASSERT_EQ(plain.exit_status, 0) << plain.output;
+  const testing::ProbeRun engines = run_probe("LD_PRELOAD=" + testing::preload_library_path() +
+                                              " UCUDNN_WORKSPACE_LIMIT=16MiB UCUDNN_STATS=1 UCUDNN_CANDIDATES=engines");
+  ASSERT_EQ(engines.exit_status, 0) << engines.output;
+  ASSERT_EQ(engines.values.at("forward"), "CUDNN_STATUS_SUCCESS") << engines.output;
+  EXPECT_EQ(engines.values.at("first_algo"), engines.values.at("algo_count")) << engines.output;
+  EXPECT_LE(std::stoull(engines.values.at("workspace_bytes")), std::size_t{16} << 20);
+  // Another kernel than plain cuDNN's: the cross-algorithm tolerance, on the sums.
+  const double sum_abs = std::stod(plain.values.at("output_sum_abs"));
+  ASSERT_GT(sum_abs, 0.0);
+  EXPECT_NEAR(std::stod(engines.values.at("output_sum_abs")), sum_abs, 5e-3 * sum_abs);
+  EXPECT_NEAR(std::stod(engines.values.at("output_sum")), std::stod(plain.values.at("output_sum")), 5e-3 * sum_abs);
+  long long calls = 0, split = 0;
+  ASSERT_TRUE(forward_statistics(engines.output, &calls, &split)) << engines.output;
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(engines.values.at("destroy"), "CUDNN_STATUS_SUCCESS");
 }
 
 }  // namespace

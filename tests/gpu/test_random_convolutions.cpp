@@ -21,6 +21,8 @@ TEST_F(RandomConvolutions, EveryOpMatchesPlainCudnnUnderAllAndPowerOfTwo) {
   CUDNN_OK(cudnnCreate(&plain));
   UcudnnHandle_t handle;
   CUDNN_OK(cudnnCreate(&handle));
+  // Legacy algorithms, so that the reference can run the plan's own (engines: test_engine_plans.cpp).
+  CUDNN_OK(ucudnnSetCandidates(handle, UCUDNN_CANDIDATES_LEGACY));
 
   static const UcudnnBatchSizePolicy_t kPolicies[] = {UCUDNN_BATCH_SIZE_POLICY_ALL,
                                                       UCUDNN_BATCH_SIZE_POLICY_POWER_OF_TWO};

@@ -60,6 +60,9 @@ class SplitPlans : public GpuTest {
     ASSERT_EQ(cudnnCreate(&plain_), CUDNN_STATUS_SUCCESS);
     ASSERT_EQ(cudnnCreate(&handle_), CUDNN_STATUS_SUCCESS);
     ASSERT_EQ(ucudnnSetDefaultWorkspaceLimit(handle_, kLimit), CUDNN_STATUS_SUCCESS);
+    // These tests are about splitting, with legacy algorithms the reference can run too; a graph
+    // engine may need no split under the same limit (tests/gpu/test_engine_plans.cpp).
+    ASSERT_EQ(ucudnnSetCandidates(handle_, UCUDNN_CANDIDATES_LEGACY), CUDNN_STATUS_SUCCESS);
   }
   void TearDown() override {
     if (handle_ != nullptr) cudnnDestroy(handle_);

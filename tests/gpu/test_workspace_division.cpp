@@ -83,6 +83,7 @@ TEST_F(WorkspaceDivisionGpu, OptimizeInWrModeSucceedsAndDividesNothing) {
   ASSERT_EQ(ucudnnSetTotalWorkspaceSize(0), CUDNN_STATUS_SUCCESS);
   UcudnnHandle_t handle;
   CUDNN_OK(cudnnCreate(&handle));
+  CUDNN_OK(ucudnnSetCandidates(handle, UCUDNN_CANDIDATES_LEGACY));  // the reference runs the plan's algorithms
   ConvProblem p(small_network().front());
   ASSERT_TRUE(p.ok);
   cudnnConvolutionFwdAlgoPerf_t f[4];
@@ -106,6 +107,7 @@ TEST_F(WorkspaceDivisionGpu, SmallNetworkStaysExactWithinTheBudget) {
   CUDNN_OK(cudnnCreate(&plain));
   UcudnnHandle_t handle;
   CUDNN_OK(cudnnCreate(&handle));
+  CUDNN_OK(ucudnnSetCandidates(handle, UCUDNN_CANDIDATES_LEGACY));  // the reference runs the plan's algorithms
   std::mt19937 rng(fresh_seed());
 
   std::vector<std::unique_ptr<ConvProblem>> layers;
@@ -183,6 +185,8 @@ TEST_F(WorkspaceDivisionGpu, SharedSegmentIsOrderedAcrossStreamsAndLayerIdsSepar
   UcudnnHandle_t first, second;
   CUDNN_OK(cudnnCreate(&first));
   CUDNN_OK(cudnnCreate(&second));
+  CUDNN_OK(ucudnnSetCandidates(first, UCUDNN_CANDIDATES_LEGACY));
+  CUDNN_OK(ucudnnSetCandidates(second, UCUDNN_CANDIDATES_LEGACY));
   cudaStream_t a, b;
   CUDA_OK(cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking));
   CUDA_OK(cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking));

@@ -1,0 +1,396 @@
+#include "runtime/backend_graph.h"
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <set>
+
+#include "core/candidates.h"
+#include "core/logging.h"
+#include "runtime/descriptors.h"
+
+namespace ucudnn {
+namespace {
+
+// The handle attributes are deprecated in cuDNN 9.19's headers but still read by older cuDNN 9
+// releases (9.14 on the GPU machines) for the device: set them by value.
+constexpr auto kOperationGraphHandle = static_cast<cudnnBackendAttributeName_t>(800);
+constexpr auto kExecutionPlanHandle = static_cast<cudnnBackendAttributeName_t>(400);
+
+// Unique ids of the three tensors in every graph and variant pack.
+constexpr std::int64_t kUidX = 'x', kUidW = 'w', kUidY = 'y';
+
+Status create(cudnnBackendDescriptorType_t type, BackendDescriptor* out) {
+  cudnnBackendDescriptor_t raw = nullptr;
+  UCUDNN_CHECK_CUDNN(cudnnBackendCreateDescriptor(type, &raw));
+  out->reset(raw);
+  return Status::success();
+}
+
+template <typename T>
+Status set(const BackendDescriptor& d, cudnnBackendAttributeName_t name, cudnnBackendAttributeType_t type,
+           const T* values, std::int64_t count) {
+  UCUDNN_CHECK_CUDNN(cudnnBackendSetAttribute(d.get(), name, type, count, values));
+  return Status::success();
+}
+
+Status set_descriptor(const BackendDescriptor& d, cudnnBackendAttributeName_t name, const BackendDescriptor& value) {
+  cudnnBackendDescriptor_t raw = value.get();
+  return set(d, name, CUDNN_TYPE_BACKEND_DESCRIPTOR, &raw, 1);
+}
+
+Status finalize(const BackendDescriptor& d) {
+  UCUDNN_CHECK_CUDNN(cudnnBackendFinalize(d.get()));
+  return Status::success();
+}
+
+// A handle of ucudnn's own per device for building graphs and plans: plans are cached for the
+// process and must not refer to a caller's handle that may be destroyed. Never destroyed.
+Status planning_handle(cudnnHandle_t* out) {
+  static std::mutex mutex;
+  static auto* by_device = new std::map<int, cudnnHandle_t>();
+  int device = 0;
+  UCUDNN_CHECK_CUDA(cudaGetDevice(&device));
+  std::lock_guard<std::mutex> lock(mutex);
+  cudnnHandle_t& handle = (*by_device)[device];
+  if (!handle) UCUDNN_CHECK_CUDNN(cudnnCreate(&handle));
+  *out = handle;
+  return Status::success();
+}
+
+std::vector<std::int64_t> widen(const std::vector<int>& v) { return std::vector<std::int64_t>(v.begin(), v.end()); }
+
+Status make_tensor(std::int64_t uid, int data_type, const std::vector<std::int64_t>& dims,
+                   const std::vector<std::int64_t>& strides, BackendDescriptor* out) {
+  UCUDNN_TRY(create(CUDNN_BACKEND_TENSOR_DESCRIPTOR, out));
+  const auto type = static_cast<cudnnDataType_t>(data_type);
+  const std::int64_t alignment = kEngineAlignment;
+  UCUDNN_TRY(set(*out, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, &type, 1));
+  UCUDNN_TRY(set(*out, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, dims.data(), static_cast<std::int64_t>(dims.size())));
+  UCUDNN_TRY(set(*out, CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, strides.data(), static_cast<std::int64_t>(strides.size())));
+  UCUDNN_TRY(set(*out, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, &uid, 1));
+  UCUDNN_TRY(set(*out, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, &alignment, 1));
+  return finalize(*out);
+}
+
+// A legacy filter descriptor has dims and a format, no strides: NCHW is packed K, C, spatial;
+// NHWC keeps C innermost, then the spatial dims in order.
+std::vector<std::int64_t> filter_strides(const FilterLayout& w) {
+  const std::size_t rank = w.dims.size();
+  std::vector<std::int64_t> strides(rank);
+  if (w.format == CUDNN_TENSOR_NHWC) {
+    std::int64_t stride = w.dims[1];
+    strides[1] = 1;
+    for (std::size_t i = rank - 1; i >= 2; --i) {
+      strides[i] = stride;
+      stride *= w.dims[i];
+    }
+    strides[0] = stride;
+  } else {
+    std::int64_t stride = 1;
+    for (std::size_t i = rank; i-- > 0;) {
+      strides[i] = stride;
+      stride *= w.dims[i];
+    }
+  }
+  return strides;
+}
+
+Status make_convolution(const ConvParams& conv, BackendDescriptor* out) {
+  UCUDNN_TRY(create(CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR, out));
+  const auto compute = static_cast<cudnnDataType_t>(conv.compute_type);
+  const auto mode = static_cast<cudnnConvolutionMode_t>(conv.mode);
+  const std::int64_t spatial = static_cast<std::int64_t>(conv.pads.size());
+  const auto pads = widen(conv.pads), strides = widen(conv.strides), dilations = widen(conv.dilations);
+  UCUDNN_TRY(set(*out, CUDNN_ATTR_CONVOLUTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, &compute, 1));
+  UCUDNN_TRY(set(*out, CUDNN_ATTR_CONVOLUTION_CONV_MODE, CUDNN_TYPE_CONVOLUTION_MODE, &mode, 1));
+  UCUDNN_TRY(set(*out, CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, CUDNN_TYPE_INT64, &spatial, 1));
+  UCUDNN_TRY(set(*out, CUDNN_ATTR_CONVOLUTION_DILATIONS, CUDNN_TYPE_INT64, dilations.data(), spatial));
+  UCUDNN_TRY(set(*out, CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES, CUDNN_TYPE_INT64, strides.data(), spatial));
+  UCUDNN_TRY(set(*out, CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS, CUDNN_TYPE_INT64, pads.data(), spatial));
+  UCUDNN_TRY(set(*out, CUDNN_ATTR_CONVOLUTION_POST_PADDINGS, CUDNN_TYPE_INT64, pads.data(), spatial));
+  return finalize(*out);
+}
+
+// The one-operation graph of `key` with the given scaling factors; `keep` receives every
+// descriptor the graph refers to.
+Status make_graph(const ConvKey& key, double alpha, double beta, cudnnHandle_t handle, BackendDescriptor* graph,
+                  std::vector<BackendDescriptor>* keep) {
+  BackendDescriptor x, w, y, conv, op;
+  UCUDNN_TRY(make_tensor(kUidX, key.x.data_type, widen(key.x.dims), widen(key.x.strides), &x));
+  UCUDNN_TRY(make_tensor(kUidW, key.w.data_type, widen(key.w.dims), filter_strides(key.w), &w));
+  UCUDNN_TRY(make_tensor(kUidY, key.y.data_type, widen(key.y.dims), widen(key.y.strides), &y));
+  UCUDNN_TRY(make_convolution(key.conv, &conv));
+
+  struct Names {
+    cudnnBackendDescriptorType_t type;
+    cudnnBackendAttributeName_t x, w, y, conv, alpha, beta;
+  };
+  Names n{};
+  switch (key.op) {
+    case ConvOp::kForward:
+      n = {CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X,
+           CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y,
+           CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA,
+           CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA};
+      break;
+    case ConvOp::kBackwardData:
+      n = {CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR,
+           CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DX, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_W,
+           CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DY, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_CONV_DESC,
+           CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_ALPHA, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_BETA};
+      break;
+    case ConvOp::kBackwardFilter:
+      n = {CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_FILTER_DESCRIPTOR,
+           CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_X, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DW,
+           CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DY, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_CONV_DESC,
+           CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_ALPHA, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_BETA};
+      break;
+  }
+  UCUDNN_TRY(create(n.type, &op));
+  UCUDNN_TRY(set_descriptor(op, n.x, x));
+  UCUDNN_TRY(set_descriptor(op, n.w, w));
+  UCUDNN_TRY(set_descriptor(op, n.y, y));
+  UCUDNN_TRY(set_descriptor(op, n.conv, conv));
+  // Scaling factors are double for double data, float otherwise (cuDNN's rule).
+  if (key.x.data_type == CUDNN_DATA_DOUBLE) {
+    UCUDNN_TRY(set(op, n.alpha, CUDNN_TYPE_DOUBLE, &alpha, 1));
+    UCUDNN_TRY(set(op, n.beta, CUDNN_TYPE_DOUBLE, &beta, 1));
+  } else {
+    const float a = static_cast<float>(alpha), b = static_cast<float>(beta);
+    UCUDNN_TRY(set(op, n.alpha, CUDNN_TYPE_FLOAT, &a, 1));
+    UCUDNN_TRY(set(op, n.beta, CUDNN_TYPE_FLOAT, &b, 1));
+  }
+  UCUDNN_TRY(finalize(op));
+
+  UCUDNN_TRY(create(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR, graph));
+  cudnnBackendDescriptor_t ops = op.get();
+  UCUDNN_TRY(set(*graph, kOperationGraphHandle, CUDNN_TYPE_HANDLE, &handle, 1));
+  UCUDNN_TRY(set(*graph, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, &ops, 1));
+  UCUDNN_TRY(finalize(*graph));
+  for (BackendDescriptor* d : {&x, &w, &y, &conv, &op}) keep->push_back(std::move(*d));
+  return Status::success();
+}
+
+template <typename Note>
+Status read_notes(const BackendDescriptor& engine, cudnnBackendAttributeName_t name, cudnnBackendAttributeType_t type,
+                  std::set<int>* out) {
+  Note notes[32];
+  std::int64_t count = 0;
+  UCUDNN_CHECK_CUDNN(cudnnBackendGetAttribute(engine.get(), name, type, 32, &count, notes));
+  for (std::int64_t i = 0; i < count; ++i) out->insert(static_cast<int>(notes[i]));
+  return Status::success();
+}
+
+// What a configuration is and whether the caller's settings allow it.
+struct ConfigFacts {
+  EngineConfigId id;
+  std::set<int> numerical, behavior;
+};
+
+Status read_config(const BackendDescriptor& config, ConfigFacts* facts) {
+  BackendDescriptor engine;
+  UCUDNN_TRY(create(CUDNN_BACKEND_ENGINE_DESCRIPTOR, &engine));
+  cudnnBackendDescriptor_t raw_engine = engine.get();
+  std::int64_t count = 0;
+  UCUDNN_CHECK_CUDNN(cudnnBackendGetAttribute(config.get(), CUDNN_ATTR_ENGINECFG_ENGINE,
+                                              CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &count, &raw_engine));
+  UCUDNN_CHECK_CUDNN(cudnnBackendGetAttribute(engine.get(), CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1,
+                                              &count, &facts->id.engine));
+  UCUDNN_TRY(read_notes<cudnnBackendNumericalNote_t>(engine, CUDNN_ATTR_ENGINE_NUMERICAL_NOTE,
+                                                      CUDNN_TYPE_NUMERICAL_NOTE, &facts->numerical));
+  UCUDNN_TRY(read_notes<cudnnBackendBehaviorNote_t>(engine, CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE,
+                                                     CUDNN_TYPE_BEHAVIOR_NOTE, &facts->behavior));
+  std::vector<BackendDescriptor> choices(CUDNN_KNOB_TYPE_COUNTS);
+  std::vector<cudnnBackendDescriptor_t> raw(choices.size());
+  for (std::size_t i = 0; i < choices.size(); ++i) {
+    UCUDNN_TRY(create(CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR, &choices[i]));
+    raw[i] = choices[i].get();
+  }
+  UCUDNN_CHECK_CUDNN(cudnnBackendGetAttribute(config.get(), CUDNN_ATTR_ENGINECFG_KNOB_CHOICES,
+                                              CUDNN_TYPE_BACKEND_DESCRIPTOR, static_cast<std::int64_t>(raw.size()),
+                                              &count, raw.data()));
+  for (std::int64_t i = 0; i < count; ++i) {
+    cudnnBackendKnobType_t type{};
+    std::int64_t value = 0, n = 0;
+    UCUDNN_CHECK_CUDNN(cudnnBackendGetAttribute(raw[i], CUDNN_ATTR_KNOB_CHOICE_KNOB_TYPE, CUDNN_TYPE_KNOB_TYPE, 1, &n, &type));
+    UCUDNN_CHECK_CUDNN(cudnnBackendGetAttribute(raw[i], CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE, CUDNN_TYPE_INT64, 1, &n, &value));
+    facts->id.knobs.emplace_back(static_cast<int>(type), value);
+  }
+  return Status::success();
+}
+
+bool tf32_overridden_off() {
+  static const bool off = [] {
+    const char* value = std::getenv("NVIDIA_TF32_OVERRIDE");
+    return value && std::strcmp(value, "0") == 0;
+  }();
+  return off;
+}
+
+// Whether the caller's convolution allows a configuration with these notes (see the header).
+bool allowed(const ConvKey& key, const ConfigFacts& facts) {
+  if (facts.behavior.count(CUDNN_BEHAVIOR_NOTE_RUNTIME_COMPILATION)) return false;
+  const bool fp32 = key.x.data_type == CUDNN_DATA_FLOAT;
+  const bool fma_only = key.conv.math_type == CUDNN_FMA_MATH || (fp32 && tf32_overridden_off());
+  if (fma_only && (facts.numerical.count(CUDNN_NUMERICAL_NOTE_TENSOR_CORE) ||
+                   facts.numerical.count(CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS))) {
+    return false;
+  }
+  if (key.conv.compute_type == CUDNN_DATA_FLOAT &&
+      facts.numerical.count(CUDNN_NUMERICAL_NOTE_REDUCED_PRECISION_REDUCTION)) {
+    return false;
+  }
+  return true;
+}
+
+Status heuristic_configs(const BackendDescriptor& graph, cudnnBackendHeurMode_t mode,
+                         std::vector<BackendDescriptor>* out) {
+  BackendDescriptor heuristics;
+  UCUDNN_TRY(create(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR, &heuristics));
+  UCUDNN_TRY(set_descriptor(heuristics, CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, graph));
+  UCUDNN_TRY(set(heuristics, CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, &mode, 1));
+  UCUDNN_TRY(finalize(heuristics));
+  std::int64_t count = 0;
+  UCUDNN_CHECK_CUDNN(cudnnBackendGetAttribute(heuristics.get(), CUDNN_ATTR_ENGINEHEUR_RESULTS,
+                                              CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &count, nullptr));
+  std::vector<BackendDescriptor> configs(static_cast<std::size_t>(count));
+  std::vector<cudnnBackendDescriptor_t> raw(configs.size());
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    UCUDNN_TRY(create(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, &configs[i]));
+    raw[i] = configs[i].get();
+  }
+  std::int64_t returned = 0;
+  UCUDNN_CHECK_CUDNN(cudnnBackendGetAttribute(heuristics.get(), CUDNN_ATTR_ENGINEHEUR_RESULTS,
+                                              CUDNN_TYPE_BACKEND_DESCRIPTOR, count, &returned, raw.data()));
+  configs.resize(static_cast<std::size_t>(std::min(returned, count)));
+  for (auto& c : configs) out->push_back(std::move(c));
+  return Status::success();
+}
+
+}  // namespace
+
+bool engines_supported(const ConvKey& key) {
+  auto floating = [](int type) {
+    return type == CUDNN_DATA_FLOAT || type == CUDNN_DATA_HALF || type == CUDNN_DATA_BFLOAT16 ||
+           type == CUDNN_DATA_DOUBLE;
+  };
+  const std::size_t rank = key.x.dims.size();
+  return floating(key.x.data_type) && floating(key.w.data_type) && floating(key.y.data_type) &&
+         (rank == 4 || rank == 5) && key.w.dims.size() == rank && key.conv.pads.size() == rank - 2 &&
+         (key.w.format == CUDNN_TENSOR_NCHW || key.w.format == CUDNN_TENSOR_NHWC);
+}
+
+Status offer_engines(const ConvKey& key, std::vector<EngineOffer>* out) {
+  out->clear();
+  if (!engines_supported(key)) return Status::success();
+  cudnnHandle_t handle = nullptr;
+  UCUDNN_TRY(planning_handle(&handle));
+  BackendDescriptor graph;
+  std::vector<BackendDescriptor> keep;
+  UCUDNN_TRY(make_graph(key, 1.0, 0.0, handle, &graph, &keep));
+  std::vector<BackendDescriptor> configs;
+  // A mode that offers nothing for this graph is not an error: the other may.
+  for (cudnnBackendHeurMode_t mode : {CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_FALLBACK}) {
+    const Status listed = heuristic_configs(graph, mode, &configs);
+    if (!listed.ok()) UCUDNN_LOG_DEBUG("engine heuristics (mode " << mode << "): " << listed.message());
+  }
+  std::set<std::string> seen;
+  for (const BackendDescriptor& config : configs) {
+    ConfigFacts facts;
+    const Status read = read_config(config, &facts);
+    if (!read.ok()) {
+      UCUDNN_LOG_DEBUG("skipping an engine configuration: " << read.message());
+      continue;
+    }
+    if (!allowed(key, facts)) continue;
+    EngineOffer offer;
+    offer.id = format_engine_config(facts.id);
+    offer.deterministic = facts.numerical.count(CUDNN_NUMERICAL_NOTE_NONDETERMINISTIC) == 0;
+    if (seen.insert(offer.id).second) out->push_back(std::move(offer));
+  }
+  return Status::success();
+}
+
+EnginePlan::~EnginePlan() {
+  // The plan before the descriptors it was made from.
+  plan_.reset();
+  while (!keep_alive_.empty()) keep_alive_.pop_back();
+}
+
+Status EnginePlan::build(const ConvKey& key, const std::string& id, double alpha, double beta,
+                         std::unique_ptr<EnginePlan>* out) {
+  if (!engines_supported(key)) {
+    return Error(ErrorCode::kNotSupported, "the graph API cannot express " + key.to_string());
+  }
+  UCUDNN_TRY_ASSIGN(const EngineConfigId config_id, parse_engine_config(id));
+  cudnnHandle_t handle = nullptr;
+  UCUDNN_TRY(planning_handle(&handle));
+  std::unique_ptr<EnginePlan> plan(new EnginePlan());
+  BackendDescriptor graph;
+  UCUDNN_TRY(make_graph(key, alpha, beta, handle, &graph, &plan->keep_alive_));
+
+  BackendDescriptor engine, config;
+  UCUDNN_TRY(create(CUDNN_BACKEND_ENGINE_DESCRIPTOR, &engine));
+  UCUDNN_TRY(set_descriptor(engine, CUDNN_ATTR_ENGINE_OPERATION_GRAPH, graph));
+  UCUDNN_TRY(set(engine, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, &config_id.engine, 1));
+  UCUDNN_TRY(finalize(engine));
+  std::vector<BackendDescriptor> choices(config_id.knobs.size());
+  std::vector<cudnnBackendDescriptor_t> raw_choices;
+  for (std::size_t i = 0; i < choices.size(); ++i) {
+    const auto type = static_cast<cudnnBackendKnobType_t>(config_id.knobs[i].first);
+    const std::int64_t value = config_id.knobs[i].second;
+    UCUDNN_TRY(create(CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR, &choices[i]));
+    UCUDNN_TRY(set(choices[i], CUDNN_ATTR_KNOB_CHOICE_KNOB_TYPE, CUDNN_TYPE_KNOB_TYPE, &type, 1));
+    UCUDNN_TRY(set(choices[i], CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE, CUDNN_TYPE_INT64, &value, 1));
+    UCUDNN_TRY(finalize(choices[i]));
+    raw_choices.push_back(choices[i].get());
+  }
+  UCUDNN_TRY(create(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, &config));
+  UCUDNN_TRY(set_descriptor(config, CUDNN_ATTR_ENGINECFG_ENGINE, engine));
+  if (!raw_choices.empty()) {
+    UCUDNN_TRY(set(config, CUDNN_ATTR_ENGINECFG_KNOB_CHOICES, CUDNN_TYPE_BACKEND_DESCRIPTOR, raw_choices.data(),
+                   static_cast<std::int64_t>(raw_choices.size())));
+  }
+  UCUDNN_TRY(finalize(config));
+
+  UCUDNN_TRY(create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, &plan->plan_));
+  UCUDNN_TRY(set(plan->plan_, kExecutionPlanHandle, CUDNN_TYPE_HANDLE, &handle, 1));
+  UCUDNN_TRY(set_descriptor(plan->plan_, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, config));
+  const Status finalized = finalize(plan->plan_);
+  if (!finalized.ok()) {
+    return Error(ErrorCode::kNotSupported, "engine configuration " + id + " does not apply: " + finalized.message());
+  }
+  std::int64_t workspace = 0, count = 0;
+  UCUDNN_CHECK_CUDNN(cudnnBackendGetAttribute(plan->plan_.get(), CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE,
+                                              CUDNN_TYPE_INT64, 1, &count, &workspace));
+  plan->workspace_bytes_ = static_cast<std::size_t>(workspace);
+  plan->keep_alive_.push_back(std::move(graph));
+  plan->keep_alive_.push_back(std::move(engine));
+  for (auto& c : choices) plan->keep_alive_.push_back(std::move(c));
+  plan->keep_alive_.push_back(std::move(config));
+  *out = std::move(plan);
+  return Status::success();
+}
+
+Status EnginePlan::execute(cudnnHandle_t handle, const ConvBuffers& buffers, void* workspace) const {
+  auto misaligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % kEngineAlignment != 0; };
+  if (misaligned(buffers.x) || misaligned(buffers.w) || misaligned(buffers.y) ||
+      (workspace_bytes_ > 0 && misaligned(workspace))) {
+    return Error(ErrorCode::kNotSupported, "an engine plan needs 16-byte aligned pointers");
+  }
+  BackendDescriptor pack;
+  UCUDNN_TRY(create(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR, &pack));
+  const std::int64_t uids[3] = {kUidX, kUidW, kUidY};
+  void* pointers[3] = {buffers.x, buffers.w, buffers.y};
+  UCUDNN_TRY(set(pack, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, uids, 3));
+  UCUDNN_TRY(set(pack, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, pointers, 3));
+  UCUDNN_TRY(set(pack, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, &workspace, 1));
+  UCUDNN_TRY(finalize(pack));
+  UCUDNN_CHECK_CUDNN(cudnnBackendExecute(handle, plan_.get(), pack.get()));
+  return Status::success();
+}
+
+}  // namespace ucudnn

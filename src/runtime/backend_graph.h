@@ -1,0 +1,74 @@
+#pragma once
+// cuDNN's graph API (the backend descriptors) for one convolution: which engine configurations
+// cuDNN offers for it, and execution plans built once from a configuration's id and run per call
+// with a variant pack of the caller's pointers.
+//
+// Chosen over cudnn-frontend: ucudnn needs single-operation graphs only, and going straight to the
+// backend keeps the per-call path to one variant pack and one cudnnBackendExecute (no tensor maps,
+// no shared_ptr graph per call), with no header-only dependency to pin. Every raw backend call of
+// ucudnn lives in backend_graph.cpp.
+//
+// Offered configurations: cuDNN's heuristic mode A, then its fallback list, deduplicated by id.
+// Left out: engines that compile kernels at run time (seconds of NVRTC per plan, unbounded
+// benchmarking); tensor-core and down-converting engines where the caller's math type is FMA (or
+// FP32 with NVIDIA_TF32_OVERRIDE=0); reduced-precision reductions where the caller asked for an
+// FP32 compute type. Alpha and beta are part of a plan (the graph API has no per-call scalars).
+
+#include <cudnn.h>
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/conv_key.h"
+#include "runtime/cuda_status.h"
+#include "runtime/cudnn_shim.h"
+#include "runtime/owned.h"
+
+namespace ucudnn {
+
+using BackendDescriptor = Owned<cudnnBackendDescriptor_t, cudnnBackendDestroyDescriptor>;
+
+/// One engine configuration cuDNN offers for a convolution.
+struct EngineOffer {
+  std::string id;  ///< core/candidates.h's engine configuration id
+  bool deterministic = true;
+};
+
+/// Whether the graph API can express `key` at all (data types, ranks); engines are not offered
+/// otherwise.
+bool engines_supported(const ConvKey& key);
+
+/// The configurations cuDNN offers for `key` (at its batch), in cuDNN's order, filtered as above.
+Status offer_engines(const ConvKey& key, std::vector<EngineOffer>* out);
+
+/// An execution plan of one engine configuration for one convolution at one batch size and one
+/// pair of scaling factors. Immutable once built; executing it is thread-safe.
+class EnginePlan {
+ public:
+  /// Builds the plan of configuration `id` for `key`. Fails (NOT_SUPPORTED) where the
+  /// configuration does not apply.
+  static Status build(const ConvKey& key, const std::string& id, double alpha, double beta,
+                      std::unique_ptr<EnginePlan>* out);
+  EnginePlan(const EnginePlan&) = delete;
+  EnginePlan& operator=(const EnginePlan&) = delete;
+  ~EnginePlan();
+
+  std::size_t workspace_bytes() const { return workspace_bytes_; }
+  /// Queues the convolution on `handle`'s stream. Pointers must be 16-byte aligned (the plan
+  /// promised cuDNN that much).
+  Status execute(cudnnHandle_t handle, const ConvBuffers& buffers, void* workspace) const;
+
+ private:
+  EnginePlan() = default;
+  // The graph's descriptors stay alive as long as the plan made from them.
+  std::vector<BackendDescriptor> keep_alive_;
+  BackendDescriptor plan_;
+  std::size_t workspace_bytes_ = 0;
+};
+
+/// The byte alignment engine plans require of every pointer.
+inline constexpr std::size_t kEngineAlignment = 16;
+
+}  // namespace ucudnn

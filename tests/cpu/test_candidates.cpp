@@ -1,0 +1,213 @@
+// Candidates: the setting's spelling, engine configuration ids, and planning over legacy and
+// engine rows (gathered per kind, planned together, chosen by the WR and WD programs).
+
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <memory>
+
+#include "core/candidates.h"
+#include "core/env_config.h"
+#include "optimize/pareto.h"
+#include "optimize/wr_optimizer.h"
+#include "recorded_source.h"
+#include "runtime/engine.h"
+#include "store/database.h"
+#include "test_helpers.h"
+
+namespace ucudnn {
+namespace {
+
+using testing::alexnet_keys;
+using testing::RecordedSource;
+using testing::TempDir;
+
+constexpr std::size_t kMiB = std::size_t{1} << 20;
+
+TEST(CandidateSetting, ParsesEachSpellingAndRefusesOthers) {
+  EXPECT_EQ(*parse_candidate_set("legacy"), CandidateSet::kLegacy);
+  EXPECT_EQ(*parse_candidate_set("Engines"), CandidateSet::kEngines);
+  EXPECT_EQ(*parse_candidate_set("BOTH"), CandidateSet::kBoth);
+  const auto bad = parse_candidate_set("graph");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("'graph'"), std::string::npos);
+  for (CandidateSet set : {CandidateSet::kLegacy, CandidateSet::kEngines, CandidateSet::kBoth}) {
+    EXPECT_EQ(*parse_candidate_set(to_string(set)), set);
+  }
+  EXPECT_EQ(kinds_of(CandidateSet::kBoth), (std::vector<CandidateKind>{CandidateKind::kLegacy, CandidateKind::kEngine}));
+  EXPECT_EQ(kinds_of(CandidateSet::kEngines), std::vector<CandidateKind>{CandidateKind::kEngine});
+}
+
+TEST(CandidateSetting, EnvironmentVariableIsParsedStrictlyAndNamed) {
+  EnvValues values;
+  EXPECT_EQ(parse_env_config(values)->candidates, CandidateSet::kBoth) << "the default";
+  values.candidates = "legacy";
+  EXPECT_EQ(parse_env_config(values)->candidates, CandidateSet::kLegacy);
+  values.candidates = "all";
+  const auto bad = parse_env_config(values);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("UCUDNN_CANDIDATES"), std::string::npos);
+}
+
+TEST(EngineConfigIds, RoundTripCanonically) {
+  EngineConfigId id;
+  id.engine = 12;
+  id.knobs = {{17, 0}, {3, 1}, {5, -2}};
+  const std::string text = format_engine_config(id);
+  EXPECT_EQ(text, "eng12:k3=1,k5=-2,k17=0");
+  const auto parsed = parse_engine_config(text);
+  ASSERT_TRUE(parsed.ok()) << parsed.message();
+  EXPECT_EQ(parsed->engine, 12);
+  EXPECT_EQ(format_engine_config(*parsed), text);
+  EXPECT_EQ(format_engine_config(*parse_engine_config("eng0")), "eng0");
+}
+
+TEST(EngineConfigIds, RefuseMalformedIdsSayingWhy) {
+  for (const char* bad : {"", "eng", "engx", "12", "eng1:", "eng1:k", "eng1:k3", "eng1:k3=", "eng1:k3=x",
+                          "eng1:k3=1,", "eng1:k3=1,k3=2", "eng1:k5=1,k3=2", "eng1;k3=1", "eng99999999999999999999",
+                          "eng1:k3=1 ", "eng-1"}) {
+    const auto parsed = parse_engine_config(bad);
+    EXPECT_FALSE(parsed.ok()) << "'" << bad << "' was accepted";
+    if (!parsed.ok()) {
+      EXPECT_NE(parsed.message().find("engine configuration"), std::string::npos);
+    }
+  }
+}
+
+Measurement engine_row(int micro_batch, double time_ms, std::size_t workspace, const std::string& id) {
+  Measurement m;
+  m.micro_batch = micro_batch;
+  m.algo = -1;
+  m.time_ms = time_ms;
+  m.workspace_bytes = workspace;
+  m.engine = id;
+  return m;
+}
+
+Measurement legacy_row(int micro_batch, int algo, double time_ms, std::size_t workspace) {
+  Measurement m;
+  m.micro_batch = micro_batch;
+  m.algo = algo;
+  m.time_ms = time_ms;
+  m.workspace_bytes = workspace;
+  return m;
+}
+
+TEST(WrOverBothKinds, EngineRowsWinWhereFasterAndCarryTheirId) {
+  // Batch 8: legacy algo 1 needs 100 MiB undivided; an engine runs micro-batches of 4 in 2 MiB.
+  const std::vector<Measurement> rows = {
+      legacy_row(8, 0, 10.0, 0), legacy_row(8, 1, 4.0, 100 * kMiB), legacy_row(4, 0, 5.0, 0),
+      engine_row(4, 1.5, 2 * kMiB, "eng7:k3=1"), engine_row(8, 2.5, 64 * kMiB, "eng9")};
+  auto small = optimize_wr(8, {4, 8}, rows, 8 * kMiB);
+  ASSERT_TRUE(small);
+  ASSERT_EQ(small->runs.size(), 1u);
+  EXPECT_EQ(small->runs[0].engine, "eng7:k3=1");
+  EXPECT_EQ(small->runs[0].algo, -1);
+  EXPECT_EQ(small->runs[0].count, 2);
+  EXPECT_DOUBLE_EQ(small->time_ms, 3.0);
+  // With 64 MiB the undivided engine is within the split margin of the split plan: it is kept.
+  auto large = optimize_wr(8, {4, 8}, rows, 64 * kMiB);
+  ASSERT_TRUE(large);
+  const WrPlan kept = prefer_undivided_within_margin(*large, rows, 64 * kMiB);
+  ASSERT_EQ(kept.runs.size(), 1u);
+  EXPECT_EQ(kept.runs[0].engine, large->runs[0].engine);
+  // Without engine rows the legacy plan is what remains.
+  std::vector<Measurement> legacy_only;
+  for (const auto& m : rows) {
+    if (!m.is_engine()) legacy_only.push_back(m);
+  }
+  auto legacy = optimize_wr(8, {4, 8}, legacy_only, 8 * kMiB);
+  ASSERT_TRUE(legacy);
+  EXPECT_TRUE(legacy->runs[0].engine.empty());
+  EXPECT_DOUBLE_EQ(legacy->time_ms, 10.0);
+}
+
+TEST(WrOverBothKinds, ParetoFrontKeepsEngineConfigurations) {
+  const std::vector<Measurement> rows = {legacy_row(8, 0, 10.0, 0), engine_row(8, 3.0, 32 * kMiB, "eng2"),
+                                         engine_row(4, 1.0, 4 * kMiB, "eng5")};
+  const auto front = desirable_configurations(8, {4, 8}, rows);
+  ASSERT_GE(front.size(), 2u);
+  bool engine_seen = false;
+  for (const WrPlan& p : front) {
+    for (const auto& r : p.runs) engine_seen |= r.is_engine();
+  }
+  EXPECT_TRUE(engine_seen);
+  EXPECT_DOUBLE_EQ(front.back().time_ms, 2.0) << "the fastest configuration: two engine micro-batches";
+}
+
+// The recorded AlexNet table plus engine rows for conv1 forward at every size, faster than any
+// legacy algorithm.
+class EngineKinds : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    key = alexnet_keys()[0];
+    std::vector<Measurement> rows;
+    for (int size : plannable_sizes(key, BatchSizePolicy::kPowerOfTwo)) {
+      for (const Measurement& m : source->rows_at(key, size)) rows.push_back(m);
+      rows.push_back(engine_row(size, 0.001 * size, kMiB, "eng42:k1=3"));
+    }
+    engine_source->add(key, rows);
+  }
+  std::shared_ptr<RecordedSource> source = RecordedSource::alexnet();
+  std::shared_ptr<RecordedSource> engine_source = std::make_shared<RecordedSource>();
+  ConvKey key;
+};
+
+TEST_F(EngineKinds, EachKindIsMeasuredOnceAndOnlyWhenAsked) {
+  Engine engine{engine_source, nullptr};
+  std::vector<int> sizes;
+  std::vector<Measurement> rows;
+  ASSERT_TRUE(engine.measured_rows(nullptr, key, BatchSizePolicy::kPowerOfTwo, CandidateSet::kLegacy, &sizes, &rows).ok());
+  EXPECT_EQ(engine_source->calls_for(CandidateKind::kLegacy), 1);
+  EXPECT_EQ(engine_source->calls_for(CandidateKind::kEngine), 0);
+  for (const auto& m : rows) EXPECT_FALSE(m.is_engine());
+  const std::size_t legacy_rows = rows.size();
+
+  ASSERT_TRUE(engine.measured_rows(nullptr, key, BatchSizePolicy::kPowerOfTwo, CandidateSet::kBoth, &sizes, &rows).ok());
+  EXPECT_EQ(engine_source->calls_for(CandidateKind::kLegacy), 1) << "legacy rows were complete already";
+  EXPECT_EQ(engine_source->calls_for(CandidateKind::kEngine), 1);
+  EXPECT_EQ(rows.size(), legacy_rows + sizes.size());
+
+  ASSERT_TRUE(engine.measured_rows(nullptr, key, BatchSizePolicy::kPowerOfTwo, CandidateSet::kEngines, &sizes, &rows).ok());
+  EXPECT_EQ(engine_source->calls(), 2) << "nothing measured again";
+  EXPECT_EQ(rows.size(), sizes.size());
+  for (const auto& m : rows) EXPECT_EQ(m.engine, "eng42:k1=3");
+}
+
+TEST_F(EngineKinds, DatabaseKeepsEachKindsCoverageApart) {
+  TempDir dir;
+  auto opened = BenchmarkDatabase::open((dir.path() / "db.sqlite").string());
+  ASSERT_TRUE(opened.ok()) << opened.message();
+  std::shared_ptr<BenchmarkDatabase> db(std::move(opened.value()));
+  {
+    Engine engine{engine_source, db};
+    std::vector<int> sizes;
+    std::vector<Measurement> rows;
+    ASSERT_TRUE(
+        engine.measured_rows(nullptr, key, BatchSizePolicy::kPowerOfTwo, CandidateSet::kLegacy, &sizes, &rows).ok());
+  }
+  // A second process with the same database: legacy rows come from it, engines are measured.
+  auto second_source = std::make_shared<RecordedSource>();
+  std::vector<Measurement> all;
+  for (int size : plannable_sizes(key, BatchSizePolicy::kPowerOfTwo)) {
+    for (const Measurement& m : engine_source->rows_at(key, size)) all.push_back(m);
+  }
+  second_source->add(key, all);
+  Engine second{second_source, db};
+  std::vector<int> sizes;
+  std::vector<Measurement> rows;
+  ASSERT_TRUE(second.measured_rows(nullptr, key, BatchSizePolicy::kPowerOfTwo, CandidateSet::kBoth, &sizes, &rows).ok());
+  EXPECT_EQ(second_source->calls_for(CandidateKind::kLegacy), 0);
+  EXPECT_EQ(second_source->calls_for(CandidateKind::kEngine), 1);
+  // A third finds both kinds stored.
+  auto third_source = std::make_shared<RecordedSource>();
+  Engine third{third_source, db};
+  std::vector<Measurement> third_rows;
+  ASSERT_TRUE(
+      third.measured_rows(nullptr, key, BatchSizePolicy::kPowerOfTwo, CandidateSet::kBoth, &sizes, &third_rows).ok());
+  EXPECT_EQ(third_source->calls(), 0);
+  EXPECT_EQ(third_rows.size(), rows.size());
+}
+
+}  // namespace
+}  // namespace ucudnn

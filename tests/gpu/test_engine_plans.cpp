@@ -1,0 +1,237 @@
+// Graph-API engines as candidates: execution plans of the engine configurations cuDNN offers,
+// run on random micro-batch splits, must equal plain legacy cuDNN on the whole batch; a handle
+// set to engines plans with them and stays exact; the candidates setting is checked.
+
+#include <set>
+
+#include "conv_check.h"
+#include "core/batch_policy.h"
+#include "core/conv_key.h"
+#include "runtime/backend_graph.h"
+#include "runtime/descriptors.h"
+#include "runtime/executor.h"
+
+namespace ucudnn_test {
+namespace {
+
+constexpr size_t kWorkspace = size_t{256} << 20;
+
+class EnginePlans : public GpuTest {};
+
+// A random micro-batch split whose every micro-batch starts 16-byte aligned (engine plans promise
+// cuDNN that much; ucudnn's planner only uses such sizes).
+std::vector<int> aligned_split(const ucudnn::ConvKey& key, std::mt19937& rng) {
+  const std::vector<long long> bytes = {
+      static_cast<long long>(key.x.strides[0]) * static_cast<long long>(ucudnn::element_size(key.x.data_type)),
+      static_cast<long long>(key.y.strides[0]) * static_cast<long long>(ucudnn::element_size(key.y.data_type))};
+  std::vector<int> all;
+  for (int s = 1; s < key.batch(); ++s) all.push_back(s);
+  const std::vector<int> aligned = ucudnn::aligned_micro_batch_sizes(all, key.batch(), bytes, 16);
+  std::vector<int> split;
+  int left = key.batch();
+  while (left > 0) {
+    std::vector<int> fitting;
+    for (int s : aligned) {
+      if (s <= left && s < key.batch()) fitting.push_back(s);
+    }
+    if (fitting.empty() || (!split.empty() && rng() % 3 == 0)) {
+      split.push_back(left);  // the last micro-batch may have any size: only its start must be aligned
+      break;
+    }
+    const int s = fitting[std::uniform_int_distribution<std::size_t>(0, fitting.size() - 1)(rng)];
+    split.push_back(s);
+    left -= s;
+  }
+  return split;
+}
+
+TEST_F(EnginePlans, RandomSplitsOverOfferedEnginesMatchPlainCudnn) {
+  const std::uint32_t seed = fresh_seed();
+  SCOPED_TRACE("UCUDNN_TEST_SEED=" + std::to_string(seed));
+  std::mt19937 rng(seed);
+  cudnnHandle_t plain;
+  CUDNN_OK(cudnnCreate(&plain));
+  DeviceArray workspace(kWorkspace / 4, CUDNN_DATA_FLOAT);
+  ASSERT_TRUE(workspace.get());
+  // (1, 0) and (1, 1) are built with the plan; (0.5, 0.25) on its first call.
+  static const float kScales[][2] = {{1.0f, 0.0f}, {0.5f, 0.25f}, {1.0f, 1.0f}};
+  int checked = 0, split_checked = 0, no_engine = 0;
+  std::set<std::string> engines_seen;
+  for (int i = 0; i < 30; ++i) {
+    ConvSpec spec = random_spec(rng);
+    spec.n = std::max(spec.n, 2);
+    if (i % 3 == 1) {  // what people train with: half and bfloat16, channels-last
+      spec.data_type = i % 2 ? CUDNN_DATA_HALF : CUDNN_DATA_BFLOAT16;
+      spec.math = CUDNN_DEFAULT_MATH;
+      spec.layout = Layout::kNhwc;
+    }
+    ConvProblem p(spec);
+    if (!p.ok) continue;
+    for (int op_index = 0; op_index < 3; ++op_index) {
+      const auto op = static_cast<UcudnnConvolutionOp_t>(op_index);
+      const int reference_algo = plain_heuristic_algo(plain, p, op, kWorkspace);
+      if (reference_algo < 0) continue;
+      ucudnn::ConvKey key;
+      ASSERT_TRUE(ucudnn::read_conv_key(static_cast<ucudnn::ConvOp>(op), 0, {p.x, p.w, p.conv, p.y}, &key).ok());
+      // Each micro-batch size runs an offered engine that builds at that size, picked at random.
+      ucudnn::WrPlan wr;
+      wr.batch = spec.n;
+      bool planned = true;
+      for (int size : aligned_split(key, rng)) {
+        std::vector<ucudnn::EngineOffer> offers;
+        ASSERT_TRUE(ucudnn::offer_engines(key.with_batch(size), &offers).ok());
+        std::shuffle(offers.begin(), offers.end(), rng);
+        std::string chosen;
+        for (const auto& offer : offers) {
+          std::unique_ptr<ucudnn::EnginePlan> probe;
+          if (ucudnn::EnginePlan::build(key.with_batch(size), offer.id, 1.0, 0.0, &probe).ok() &&
+              probe->workspace_bytes() <= kWorkspace) {
+            chosen = offer.id;
+            break;
+          }
+        }
+        if (chosen.empty()) {
+          planned = false;
+          break;
+        }
+        engines_seen.insert(chosen);
+        wr.runs.push_back({size, -1, static_cast<int>(spec.math), 1, 0.0, 0, true, chosen});
+      }
+      if (!planned) {
+        ++no_engine;
+        continue;
+      }
+      std::unique_ptr<ucudnn::ExecutablePlan> plan;
+      ASSERT_TRUE(ucudnn::ExecutablePlan::build(key, kWorkspace, ucudnn::BatchSizePolicy::kAll, wr, std::nullopt, &plan)
+                      .ok());
+      const auto& scale = kScales[std::uniform_int_distribution<int>(0, 2)(rng)];
+      std::string runs;
+      for (const auto& r : wr.runs) runs += " " + std::to_string(r.size) + ":" + r.engine;
+      SCOPED_TRACE(spec.describe() + " op " + std::to_string(op) + " runs" + runs + " alpha " +
+                   std::to_string(scale[0]) + " beta " + std::to_string(scale[1]));
+
+      const cudnnDataType_t type = spec.data_type;
+      DeviceArray x(extent(p.x_dims, p.x_strides), type), y(extent(p.y_dims, p.y_strides), type),
+          w(product(p.w_dims), type);
+      ASSERT_TRUE(x.get() && y.get() && w.get());
+      x.fill_random(rng);
+      y.fill_random(rng);
+      w.fill_random(rng);
+      DeviceArray& out = op == UCUDNN_OP_FORWARD ? y : op == UCUDNN_OP_BACKWARD_DATA ? x : w;
+      DeviceArray reference(out.elements(), type);
+      reference.copy_from(out);
+      const ucudnn::Status ran =
+          plan->execute(plain, &scale[0], &scale[1], {x.get(), w.get(), y.get()}, workspace.get(), kWorkspace);
+      ASSERT_TRUE(ran.ok()) << ran.message();
+      void* rx = op == UCUDNN_OP_BACKWARD_DATA ? reference.get() : x.get();
+      void* rw = op == UCUDNN_OP_BACKWARD_FILTER ? reference.get() : w.get();
+      void* ry = op == UCUDNN_OP_FORWARD ? reference.get() : y.get();
+      ASSERT_EQ(plain_convolution(plain, p, op, reference_algo, scale[0], scale[1], rx, rw, ry, workspace.get(),
+                                  kWorkspace),
+                CUDNN_STATUS_SUCCESS);
+      CUDA_OK(cudaDeviceSynchronize());
+      // Another algorithm than the reference's: cuDNN's cross-algorithm tolerance.
+      EXPECT_LE(output_error(p, op, out, reference), tolerance(spec, false));
+      ++checked;
+      if (wr.runs.size() > 1) ++split_checked;
+    }
+  }
+  std::printf("[ engines ] seed %u: %d engine executions checked (%d split), %d without an engine, %zu engines\n",
+              seed, checked, split_checked, no_engine, engines_seen.size());
+  EXPECT_GE(checked, 40);
+  EXPECT_GE(split_checked, 20);
+  EXPECT_GE(engines_seen.size(), 5u) << "cuDNN offered hardly any engine configurations";
+  cudnnDestroy(plain);
+}
+
+TEST_F(EnginePlans, OffersRespectTheCallersMathType) {
+  // FP32 with FMA math forbids tensor cores: no offered engine may use them. With default math
+  // (TF32 allowed) the offer is a superset.
+  ConvSpec spec;
+  spec.n = 32;
+  spec.c = 64;
+  spec.k = 64;
+  spec.spatial = {28, 28};
+  spec.filter = {3, 3};
+  spec.pad = {1, 1};
+  spec.stride = {1, 1};
+  spec.dilation = {1, 1};
+  spec.layout = Layout::kNhwc;
+  spec.math = CUDNN_FMA_MATH;
+  ConvProblem strict(spec);
+  spec.math = CUDNN_DEFAULT_MATH;
+  ConvProblem relaxed(spec);
+  ASSERT_TRUE(strict.ok && relaxed.ok);
+  ucudnn::ConvKey strict_key, relaxed_key;
+  ASSERT_TRUE(ucudnn::read_conv_key(ucudnn::ConvOp::kForward, 0, {strict.x, strict.w, strict.conv, strict.y},
+                                    &strict_key)
+                  .ok());
+  ASSERT_TRUE(ucudnn::read_conv_key(ucudnn::ConvOp::kForward, 0, {relaxed.x, relaxed.w, relaxed.conv, relaxed.y},
+                                    &relaxed_key)
+                  .ok());
+  std::vector<ucudnn::EngineOffer> strict_offers, relaxed_offers;
+  ASSERT_TRUE(ucudnn::offer_engines(strict_key, &strict_offers).ok());
+  ASSERT_TRUE(ucudnn::offer_engines(relaxed_key, &relaxed_offers).ok());
+  EXPECT_FALSE(strict_offers.empty());
+  EXPECT_GT(relaxed_offers.size(), strict_offers.size());
+  std::set<std::string> relaxed_ids;
+  for (const auto& o : relaxed_offers) relaxed_ids.insert(o.id);
+  for (const auto& o : strict_offers) EXPECT_TRUE(relaxed_ids.count(o.id)) << o.id;
+}
+
+class EngineCandidates : public GpuTest {};
+
+TEST_F(EngineCandidates, HandleSetToEnginesPlansWithThemAndStaysExact) {
+  const std::uint32_t seed = fresh_seed();
+  SCOPED_TRACE("UCUDNN_TEST_SEED=" + std::to_string(seed));
+  std::mt19937 rng(seed);
+  UcudnnHandle_t handle;
+  CUDNN_OK(cudnnCreate(&handle));
+  cudnnHandle_t plain;
+  CUDNN_OK(cudnnCreate(&plain));
+  CUDNN_OK(ucudnnSetCandidates(handle, UCUDNN_CANDIDATES_ENGINES));
+  UcudnnCandidates_t read_back = UCUDNN_CANDIDATES_BOTH;
+  CUDNN_OK(ucudnnGetCandidates(handle, &read_back));
+  EXPECT_EQ(read_back, UCUDNN_CANDIDATES_ENGINES);
+  EXPECT_EQ(ucudnnSetCandidates(handle, static_cast<UcudnnCandidates_t>(7)), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(ucudnnGetCandidates(handle, nullptr), CUDNN_STATUS_BAD_PARAM);
+  CUDNN_OK(ucudnnSetDefaultWorkspaceLimit(handle, size_t{8} << 20));
+
+  // A ResNet-like 3x3 layer in each precision people train with.
+  for (cudnnDataType_t type : {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT}) {
+    ConvSpec spec;
+    spec.n = 32;
+    spec.c = 64;
+    spec.k = 64;
+    spec.spatial = {28, 28};
+    spec.filter = {3, 3};
+    spec.pad = {1, 1};
+    spec.stride = {1, 1};
+    spec.dilation = {1, 1};
+    spec.data_type = type;
+    spec.math = type == CUDNN_DATA_FLOAT ? CUDNN_FMA_MATH : CUDNN_DEFAULT_MATH;
+    spec.layout = type == CUDNN_DATA_FLOAT ? Layout::kNchw : Layout::kNhwc;
+    ConvProblem p(spec);
+    ASSERT_TRUE(p.ok);
+    for (int op_index = 0; op_index < 3; ++op_index) {
+      const auto op = static_cast<UcudnnConvolutionOp_t>(op_index);
+      SCOPED_TRACE(spec.describe() + " op " + std::to_string(op));
+      OpCheck check;
+      check_op(handle, plain, p, op, 1.0f, 0.0f, rng, &check);
+      if (HasFatalFailure()) return;
+      ASSERT_EQ(check.first_algo, micro_batched_algo(op)) << ucudnnGetLastErrorMessage();
+      ASSERT_FALSE(check.plan.runs.empty());
+      for (const auto& run : check.plan.runs) {
+        EXPECT_FALSE(run.engine.empty()) << "an engines-only plan ran legacy algorithm " << run.algo;
+        EXPECT_EQ(run.algo, -1);
+      }
+      ASSERT_TRUE(check.reference_ran);
+      EXPECT_LE(check.error, tolerance(spec, check.same_algorithm));
+    }
+  }
+  cudnnDestroy(plain);
+  CUDNN_OK(cudnnDestroy(handle));
+}
+
+}  // namespace
+}  // namespace ucudnn_test
