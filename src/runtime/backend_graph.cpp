@@ -375,7 +375,12 @@ Status EnginePlan::build(const ConvKey& key, const std::string& id, double alpha
   return Status::success();
 }
 
-Status EnginePlan::execute(cudnnHandle_t handle, const ConvBuffers& buffers, void* workspace) const {
+Status EnginePlan::execute(cudnnHandle_t handle, const ConvBuffers& buffers, void* workspace,
+                           std::size_t workspace_size) const {
+  if (workspace_size < workspace_bytes_) {
+    return Error(ErrorCode::kNotSupported, "an engine plan needs " + std::to_string(workspace_bytes_) +
+                                               " bytes of workspace, " + std::to_string(workspace_size) + " given");
+  }
   auto misaligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % kEngineAlignment != 0; };
   if (misaligned(buffers.x) || misaligned(buffers.w) || misaligned(buffers.y) ||
       (workspace_bytes_ > 0 && misaligned(workspace))) {

@@ -57,8 +57,8 @@ class EnginePlan {
 
   std::size_t workspace_bytes() const { return workspace_bytes_; }
   /// Queues the convolution on `handle`'s stream. Pointers must be 16-byte aligned (the plan
-  /// promised cuDNN that much).
-  Status execute(cudnnHandle_t handle, const ConvBuffers& buffers, void* workspace) const;
+  /// promised cuDNN that much) and the workspace at least workspace_bytes().
+  Status execute(cudnnHandle_t handle, const ConvBuffers& buffers, void* workspace, std::size_t workspace_size) const;
 
  private:
   EnginePlan() = default;

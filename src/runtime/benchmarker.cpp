@@ -167,7 +167,7 @@ Status Benchmarker::measure_engines(int micro_batch, const std::vector<Measureme
     }
     double median_ms = 0;
     const Status timed =
-        time_candidate([&] { return plan->execute(handle_, buffers, workspace_.get()); }, &median_ms);
+        time_candidate([&] { return plan->execute(handle_, buffers, workspace_.get(), workspace_bytes_); }, &median_ms);
     if (!timed.ok()) {
       UCUDNN_LOG_DEBUG("skipping " << offer.id << " at micro-batch " << micro_batch << ": " << timed.message());
       continue;

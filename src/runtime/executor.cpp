@@ -1,5 +1,8 @@
 #include "runtime/executor.h"
 
+#include <algorithm>
+#include <cstdint>
+
 #include "core/statistics.h"
 
 namespace ucudnn {
@@ -25,10 +28,23 @@ Status ExecutablePlan::build(const ConvKey& key, std::size_t workspace_limit, Ba
   }
   plan->wr_ = std::move(wr);
   if (plan->has_engine_runs()) {
-    const ScaledEnginePlans* ignored = nullptr;
-    UCUDNN_TRY(plan->engine_plans(1.0, 0.0, &ignored));
+    const ScaledEnginePlans* plain = nullptr;
+    const ScaledEnginePlans* accumulating = nullptr;
+    UCUDNN_TRY(plan->engine_plans(1.0, 0.0, &plain));
     const bool accumulates = key.op == ConvOp::kBackwardFilter && plan->wr_.micro_batch_count() > 1;
-    if (accumulates) UCUDNN_TRY(plan->engine_plans(1.0, 1.0, &ignored));
+    if (accumulates) UCUDNN_TRY(plan->engine_plans(1.0, 1.0, &accumulating));
+    // An engine may need more workspace with beta = 1 than the beta = 0 it was measured with:
+    // the plan asks for what its calls need, within the limit.
+    for (const ScaledEnginePlans* scaled : {plain, accumulating}) {
+      if (!scaled) continue;
+      for (const auto& engine_plan : scaled->by_run) {
+        if (engine_plan) plan->wr_.workspace_bytes = std::max(plan->wr_.workspace_bytes, engine_plan->workspace_bytes());
+      }
+    }
+    if (plan->wr_.workspace_bytes > workspace_limit) {
+      return Error(ErrorCode::kNotSupported, "the plan's engines need " + std::to_string(plan->wr_.workspace_bytes) +
+                                                 " bytes of workspace with their scaling factors, over the limit");
+    }
   }
   *out = std::move(plan);
   return Status::success();
@@ -109,6 +125,14 @@ Status ExecutablePlan::enqueue(cudnnHandle_t handle, const void* alpha, const vo
   const ScaledEnginePlans* first_plans = nullptr;
   const ScaledEnginePlans* accumulate_plans = nullptr;
   if (has_engine_runs()) {
+    // Checked before anything is queued: a call that fails half-way would leave the output
+    // partly written for the fallback to plain cuDNN (wrong where beta is not 0).
+    for (const void* p : {static_cast<const void*>(buffers.x), static_cast<const void*>(buffers.w),
+                          static_cast<const void*>(buffers.y), static_cast<const void*>(workspace)}) {
+      if (p && reinterpret_cast<std::uintptr_t>(p) % kEngineAlignment != 0) {
+        return Error(ErrorCode::kNotSupported, "engine plans need 16-byte aligned pointers");
+      }
+    }
     const double a = is_double ? *static_cast<const double*>(alpha) : *static_cast<const float*>(alpha);
     const double b = is_double ? *static_cast<const double*>(beta) : *static_cast<const float*>(beta);
     UCUDNN_TRY(engine_plans(a, b, &first_plans));
@@ -136,7 +160,7 @@ Status ExecutablePlan::enqueue(cudnnHandle_t handle, const void* alpha, const vo
       const bool accumulate = key_.op == ConvOp::kBackwardFilter && !first;
       if (run.is_engine()) {
         const ScaledEnginePlans* plans = accumulate ? accumulate_plans : first_plans;
-        UCUDNN_TRY(plans->by_run[r]->execute(handle, micro, workspace));
+        UCUDNN_TRY(plans->by_run[r]->execute(handle, micro, workspace, workspace_bytes));
       } else {
         UCUDNN_TRY(
             convolve(handle, key_.op, d, run.algo, alpha, micro, workspace, workspace_bytes, accumulate ? one : beta));
