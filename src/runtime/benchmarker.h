@@ -3,11 +3,10 @@
 //
 // Legacy candidates come from cudnnFind*AlgorithmEx (status, workspace, math type); engine
 // candidates are the configurations cuDNN's graph API offers (runtime/backend_graph.h), each run
-// from an execution plan. Each candidate is timed on the handle's stream: one warm-up call, then the median of several samples, each
-// a few calls queued behind a StreamGate and run back to back (as a plan runs them). A sample
-// costs the longer of the host's time to queue the calls and the GPU's time to run them (CUDA
-// events), divided by their number: in a sequence, a call costs whichever of the two it is
-// bound by. Inputs are random.
+// from an execution plan. Each candidate is timed on the handle's stream: one warm-up call, then
+// the median of several samples, each a few calls queued behind a StreamGate and run back to back
+// (as a replayed plan runs them). A sample is the GPU's time (CUDA events) divided by the number
+// of calls; the host's time per call is left out (graph replay removes it). Inputs are random.
 // Rows are unfiltered: the workspace is what the hungriest candidate needs (where the device has
 // that much; for engines the buffer grows as they are met), so the rows serve any workspace
 // limit. Candidates that fail (out of memory included) are skipped.
