@@ -381,9 +381,8 @@ Status EnginePlan::execute(cudnnHandle_t handle, const ConvBuffers& buffers, voi
     return Error(ErrorCode::kNotSupported, "an engine plan needs " + std::to_string(workspace_bytes_) +
                                                " bytes of workspace, " + std::to_string(workspace_size) + " given");
   }
-  auto misaligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % kEngineAlignment != 0; };
-  if (misaligned(buffers.x) || misaligned(buffers.w) || misaligned(buffers.y) ||
-      (workspace_bytes_ > 0 && misaligned(workspace))) {
+  if (!engine_aligned(buffers.x) || !engine_aligned(buffers.w) || !engine_aligned(buffers.y) ||
+      (workspace_bytes_ > 0 && !engine_aligned(workspace))) {
     return Error(ErrorCode::kNotSupported, "an engine plan needs 16-byte aligned pointers");
   }
   BackendDescriptor pack;

@@ -17,6 +17,7 @@
 #include <cudnn.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -70,5 +71,6 @@ class EnginePlan {
 
 /// The byte alignment engine plans require of every pointer.
 inline constexpr std::size_t kEngineAlignment = 16;
+inline bool engine_aligned(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % kEngineAlignment == 0; }
 
 }  // namespace ucudnn

@@ -160,7 +160,21 @@ Status Benchmarker::measure_engines(int micro_batch, const std::vector<Measureme
       UCUDNN_LOG_DEBUG("skipping " << offer.id << " at micro-batch " << micro_batch << ": " << built.message());
       continue;
     }
-    if (!grow_workspace(plan->workspace_bytes())) {
+    // Backward filter's later micro-batches accumulate (beta = 1), and some engines need more
+    // workspace for that: the row records what the engine needs in either role. An engine that
+    // cannot accumulate is left out: the planner could not tell where it may run.
+    std::size_t workspace_needed = plan->workspace_bytes();
+    if (micro.op == ConvOp::kBackwardFilter) {
+      std::unique_ptr<EnginePlan> accumulating;
+      const Status accumulates = EnginePlan::build(micro, offer.id, 1.0, 1.0, &accumulating);
+      if (!accumulates.ok()) {
+        UCUDNN_LOG_DEBUG("skipping " << offer.id << " at micro-batch " << micro_batch
+                                     << ": it cannot accumulate: " << accumulates.message());
+        continue;
+      }
+      workspace_needed = std::max(workspace_needed, accumulating->workspace_bytes());
+    }
+    if (!grow_workspace(workspace_needed)) {
       // The rows are complete only up to the workspace that could be had.
       measured_up_to_ = std::min(measured_up_to_, workspace_bytes_);
       continue;
@@ -177,7 +191,7 @@ Status Benchmarker::measure_engines(int micro_batch, const std::vector<Measureme
     m.algo = -1;
     m.math_type = micro.conv.math_type;
     m.time_ms = median_ms;
-    m.workspace_bytes = plan->workspace_bytes();
+    m.workspace_bytes = workspace_needed;
     m.deterministic = offer.deterministic;
     m.engine = offer.id;
     measured->push_back(std::move(m));

@@ -1,5 +1,6 @@
 #include "runtime/engine.h"
 
+#include <algorithm>
 #include <chrono>
 #include <limits>
 
@@ -35,6 +36,16 @@ class BenchmarkingAccount {
   std::chrono::steady_clock::time_point started_;
   long long timings_before_;
 };
+
+// Removes the rows of engine runs found to need more workspace than they were recorded with.
+void drop_engine_rows(const std::vector<OversizedEngineRun>& oversized, std::vector<Measurement>* rows) {
+  auto listed = [&](const Measurement& m) {
+    return std::any_of(oversized.begin(), oversized.end(), [&](const OversizedEngineRun& run) {
+      return m.engine == run.engine && m.micro_batch == run.size;
+    });
+  };
+  rows->erase(std::remove_if(rows->begin(), rows->end(), listed), rows->end());
+}
 
 }  // namespace
 
@@ -125,26 +136,34 @@ Status Engine::build_plan(cudnnHandle_t handle, const ConvKey& key, std::size_t 
   const std::vector<int> sizes = plannable_sizes(key, policy);
   UCUDNN_TRY(gather_rows(handle, key, sizes, workspace_limit, candidates));
 
-  const std::vector<Measurement> rows = table_rows(key, sizes, candidates);
-  const auto solving = std::chrono::steady_clock::now();
-  auto wr = optimize_wr(key.batch(), sizes, rows, workspace_limit);
-  if (wr) wr = prefer_undivided_within_margin(std::move(*wr), rows, workspace_limit);
-  Statistics::instance().add_solving(
-      key.op, std::chrono::duration<double>(std::chrono::steady_clock::now() - solving).count());
-  if (!wr) {
-    return Error(ErrorCode::kNotSupported, "no algorithm runs " + key.to_string() + " within " +
-                                                  std::to_string(workspace_limit) + " bytes of workspace");
-  }
-  std::optional<double> undivided;
-  if (auto single = fastest_within(rows, key.batch(), workspace_limit)) undivided = single->time_ms;
-
+  std::vector<Measurement> rows = table_rows(key, sizes, candidates);
   std::unique_ptr<ExecutablePlan> plan;
-  UCUDNN_TRY(ExecutablePlan::build(key, workspace_limit, policy, std::move(*wr), undivided, &plan));
+  // Each round that fails on an engine's true workspace plans again without that row, so the
+  // rounds end (rows recorded before the database kept backward filter's beta = 1 need).
+  while (true) {
+    const auto solving = std::chrono::steady_clock::now();
+    auto wr = optimize_wr(key.batch(), sizes, rows, workspace_limit);
+    if (wr) wr = prefer_undivided_within_margin(std::move(*wr), rows, workspace_limit);
+    Statistics::instance().add_solving(
+        key.op, std::chrono::duration<double>(std::chrono::steady_clock::now() - solving).count());
+    if (!wr) {
+      return Error(ErrorCode::kNotSupported, "no algorithm runs " + key.to_string() + " within " +
+                                                    std::to_string(workspace_limit) + " bytes of workspace");
+    }
+    std::optional<double> undivided;
+    if (auto single = fastest_within(rows, key.batch(), workspace_limit)) undivided = single->time_ms;
+    std::vector<OversizedEngineRun> oversized;
+    const Status built = ExecutablePlan::build(key, workspace_limit, policy, std::move(*wr), undivided, &plan, &oversized);
+    if (built.ok()) break;
+    if (oversized.empty()) return built;
+    warn_once("oversized engine " + key.to_string(), "planning " + key.to_string() + " again: " + built.message());
+    drop_engine_rows(oversized, &rows);
+  }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   UCUDNN_LOG_INFO("planned " << key.to_string() << " under " << workspace_limit << " B (" << to_string(policy)
                              << ", " << to_string(candidates) << " candidates): " << plan->wr().micro_batch_count() << " micro-batches, "
                              << plan->wr().time_ms << " ms predicted"
-                             << (undivided ? ", undivided " + std::to_string(*undivided) + " ms" : std::string())
+                             << (plan->undivided_time_ms() ? ", undivided " + std::to_string(*plan->undivided_time_ms()) + " ms" : std::string())
                              << ", planning took " << seconds << " s");
   *out = std::move(plan);
   return Status::success();

@@ -8,7 +8,8 @@
 namespace ucudnn {
 
 Status ExecutablePlan::build(const ConvKey& key, std::size_t workspace_limit, BatchSizePolicy policy, WrPlan wr,
-                             std::optional<double> undivided_time_ms, std::unique_ptr<ExecutablePlan>* out) {
+                             std::optional<double> undivided_time_ms, std::unique_ptr<ExecutablePlan>* out,
+                             std::vector<OversizedEngineRun>* oversized) {
   std::unique_ptr<ExecutablePlan> plan(new ExecutablePlan());
   plan->key_ = key;
   plan->workspace_limit_ = workspace_limit;
@@ -26,35 +27,38 @@ Status ExecutablePlan::build(const ConvKey& key, std::size_t workspace_limit, Ba
       UCUDNN_TRY(make_convolution_descriptor(key.conv, run.math_type, &plan->conv_by_math_[run.math_type]));
     }
   }
+  plan->has_engine_runs_ =
+      std::any_of(wr.runs.begin(), wr.runs.end(), [](const MicroBatchRun& run) { return run.is_engine(); });
   plan->wr_ = std::move(wr);
-  if (plan->has_engine_runs()) {
+  if (plan->has_engine_runs_) {
     const ScaledEnginePlans* plain = nullptr;
     const ScaledEnginePlans* accumulating = nullptr;
     UCUDNN_TRY(plan->engine_plans(1.0, 0.0, &plain));
     const bool accumulates = key.op == ConvOp::kBackwardFilter && plan->wr_.micro_batch_count() > 1;
     if (accumulates) UCUDNN_TRY(plan->engine_plans(1.0, 1.0, &accumulating));
-    // An engine may need more workspace with beta = 1 than the beta = 0 it was measured with:
-    // the plan asks for what its calls need, within the limit.
+    // An engine may need more workspace with beta = 1 than with beta = 0: the plan asks for what
+    // its calls need, within the limit.
+    std::vector<OversizedEngineRun> over;
     for (const ScaledEnginePlans* scaled : {plain, accumulating}) {
       if (!scaled) continue;
-      for (const auto& engine_plan : scaled->by_run) {
-        if (engine_plan) plan->wr_.workspace_bytes = std::max(plan->wr_.workspace_bytes, engine_plan->workspace_bytes());
+      for (std::size_t r = 0; r < scaled->by_run.size(); ++r) {
+        const EnginePlan* engine_plan = scaled->by_run[r].get();
+        if (!engine_plan) continue;
+        const std::size_t needed = engine_plan->workspace_bytes();
+        plan->wr_.workspace_bytes = std::max(plan->wr_.workspace_bytes, needed);
+        if (needed > workspace_limit) over.push_back({plan->wr_.runs[r].size, plan->wr_.runs[r].engine, needed});
       }
     }
-    if (plan->wr_.workspace_bytes > workspace_limit) {
-      return Error(ErrorCode::kNotSupported, "the plan's engines need " + std::to_string(plan->wr_.workspace_bytes) +
-                                                 " bytes of workspace with their scaling factors, over the limit");
+    if (!over.empty()) {
+      if (oversized) *oversized = over;
+      return Error(ErrorCode::kNotSupported, "engine " + over.front().engine + " needs " +
+                                                 std::to_string(over.front().needed_bytes) +
+                                                 " bytes of workspace with its scaling factors, over the limit of " +
+                                                 std::to_string(workspace_limit));
     }
   }
   *out = std::move(plan);
   return Status::success();
-}
-
-bool ExecutablePlan::has_engine_runs() const {
-  for (const MicroBatchRun& run : wr_.runs) {
-    if (run.is_engine()) return true;
-  }
-  return false;
 }
 
 Status ExecutablePlan::build_engine_plans(double alpha, double beta, std::unique_ptr<ScaledEnginePlans>* out) const {
@@ -124,20 +128,29 @@ Status ExecutablePlan::enqueue(cudnnHandle_t handle, const void* alpha, const vo
   const bool is_double = key_.x.data_type == CUDNN_DATA_DOUBLE;
   const ScaledEnginePlans* first_plans = nullptr;
   const ScaledEnginePlans* accumulate_plans = nullptr;
-  if (has_engine_runs()) {
-    // Checked before anything is queued: a call that fails half-way would leave the output
-    // partly written for the fallback to plain cuDNN (wrong where beta is not 0).
-    for (const void* p : {static_cast<const void*>(buffers.x), static_cast<const void*>(buffers.w),
-                          static_cast<const void*>(buffers.y), static_cast<const void*>(workspace)}) {
-      if (p && reinterpret_cast<std::uintptr_t>(p) % kEngineAlignment != 0) {
-        return Error(ErrorCode::kNotSupported, "engine plans need 16-byte aligned pointers");
-      }
-    }
+  if (has_engine_runs_) {
     const double a = is_double ? *static_cast<const double*>(alpha) : *static_cast<const float*>(alpha);
     const double b = is_double ? *static_cast<const double*>(beta) : *static_cast<const float*>(beta);
     UCUDNN_TRY(engine_plans(a, b, &first_plans));
     if (key_.op == ConvOp::kBackwardFilter && wr_.micro_batch_count() > 1) {
       UCUDNN_TRY(engine_plans(a, 1.0, &accumulate_plans));
+    }
+    // Checked before anything is queued: a call that fails half-way would leave the output
+    // partly written for the fallback to plain cuDNN (wrong where beta is not 0).
+    if (!engine_aligned(buffers.x) || !engine_aligned(buffers.w) || !engine_aligned(buffers.y) ||
+        !engine_aligned(workspace)) {
+      return Error(ErrorCode::kNotSupported, "engine plans need 16-byte aligned pointers");
+    }
+    // Scaling factors other than those built with the plan may need more workspace.
+    for (const ScaledEnginePlans* scaled : {first_plans, accumulate_plans}) {
+      if (!scaled) continue;
+      for (const auto& engine_plan : scaled->by_run) {
+        if (engine_plan && engine_plan->workspace_bytes() > workspace_bytes) {
+          return Error(ErrorCode::kNotSupported, "an engine plan needs " +
+                                                     std::to_string(engine_plan->workspace_bytes()) +
+                                                     " bytes of workspace with these scaling factors");
+        }
+      }
     }
   }
 

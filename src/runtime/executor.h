@@ -14,6 +14,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "core/batch_policy.h"
@@ -27,10 +28,21 @@
 
 namespace ucudnn {
 
+/// A run whose engine plans need more workspace than the plan's limit allows: rows measured before
+/// the database recorded what backward filter's accumulating plans need.
+struct OversizedEngineRun {
+  int size = 0;
+  std::string engine;
+  std::size_t needed_bytes = 0;
+};
+
 class ExecutablePlan {
  public:
+  /// Fails with NOT_SUPPORTED where an engine run needs more than `workspace_limit` with its
+  /// scaling factors; those runs are then listed in `oversized`, for the planner to plan without.
   static Status build(const ConvKey& key, std::size_t workspace_limit, BatchSizePolicy policy, WrPlan wr,
-                      std::optional<double> undivided_time_ms, std::unique_ptr<ExecutablePlan>* out);
+                      std::optional<double> undivided_time_ms, std::unique_ptr<ExecutablePlan>* out,
+                      std::vector<OversizedEngineRun>* oversized = nullptr);
 
   /// Runs the plan as a sequence of cuDNN calls on micro-batches, all on the target's stream and
   /// without host synchronisation. Forward and backward data are split along N; backward filter
@@ -67,12 +79,12 @@ class ExecutablePlan {
   /// The engine plans for (alpha, beta), built now if they were not.
   Status engine_plans(double alpha, double beta, const ScaledEnginePlans** out) const;
   Status build_engine_plans(double alpha, double beta, std::unique_ptr<ScaledEnginePlans>* out) const;
-  bool has_engine_runs() const;
 
   ConvKey key_;
   std::size_t workspace_limit_ = 0;
   BatchSizePolicy policy_ = BatchSizePolicy::kPowerOfTwo;
   WrPlan wr_;
+  bool has_engine_runs_ = false;
   std::optional<double> undivided_time_ms_;
   FilterDescriptor filter_;
   std::map<int, TensorDescriptor> x_by_size_, y_by_size_;

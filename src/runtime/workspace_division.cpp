@@ -126,11 +126,23 @@ Status WorkspaceDivision::build_problem(cudnnHandle_t handle, const Device& devi
 Status WorkspaceDivision::build_plans(const Device& device, const Problem& problem, const WdSolution& solution,
                                       std::vector<std::shared_ptr<const ExecutablePlan>>* plans) {
   for (std::size_t i = 0; i < problem.keys.size(); ++i) {
-    const WrPlan& chosen = problem.fronts[i][solution.choice[i]];
+    const std::vector<WrPlan>& front = problem.fronts[i];
+    const std::size_t segment = front[solution.choice[i]].workspace_bytes;
     const BatchSizePolicy policy = device.kernels.at(*problem.keys[i]).policy;
     std::unique_ptr<ExecutablePlan> plan;
-    UCUDNN_TRY(ExecutablePlan::build(problem.keys[i]->key, chosen.workspace_bytes, policy, chosen, std::nullopt,
-                                     &plan));
+    // The front is sorted by workspace. Where the chosen configuration's engines turn out to need
+    // more than their rows say (rows recorded before backward filter's beta = 1 need was), the
+    // fastest smaller one that fits the same segment runs instead.
+    for (std::size_t c = solution.choice[i] + 1; c-- > 0;) {
+      std::vector<OversizedEngineRun> oversized;
+      const Status built =
+          ExecutablePlan::build(problem.keys[i]->key, segment, policy, front[c], std::nullopt, &plan, &oversized);
+      if (built.ok()) break;
+      if (oversized.empty() || c == 0) return built;
+      warn_once("wd oversized engine " + problem.keys[i]->key.to_string(),
+                "workspace division: " + problem.keys[i]->key.to_string() + ": " + built.message() +
+                    "; a configuration with less workspace runs instead");
+    }
     plans->push_back(std::move(plan));
   }
   return Status::success();

@@ -9,6 +9,7 @@
 #include "core/conv_key.h"
 #include "runtime/backend_graph.h"
 #include "runtime/descriptors.h"
+#include "runtime/engine.h"
 #include "runtime/executor.h"
 
 namespace ucudnn_test {
@@ -177,6 +178,68 @@ TEST_F(EnginePlans, OffersRespectTheCallersMathType) {
   std::set<std::string> relaxed_ids;
   for (const auto& o : relaxed_offers) relaxed_ids.insert(o.id);
   for (const auto& o : strict_offers) EXPECT_TRUE(relaxed_ids.count(o.id)) << o.id;
+}
+
+// A row that understates its engine's workspace (one recorded before the database kept backward
+// filter's beta = 1 need) must not make a plan fail or break its limit: the planner plans again
+// without it. With a limit the engine fits, the plan keeps it and asks for what it truly needs.
+TEST_F(EnginePlans, UnderstatedEngineRowIsPlannedAroundWithinTheLimit) {
+  ConvSpec spec;
+  spec.n = 8;
+  spec.c = 24;
+  spec.k = 40;
+  spec.spatial = {30, 30};
+  spec.filter = {5, 5};
+  spec.pad = {2, 2};
+  spec.stride = {1, 1};
+  spec.dilation = {1, 1};
+  spec.layout = Layout::kNchw;
+  spec.math = CUDNN_DEFAULT_MATH;
+  ConvProblem p(spec);
+  ASSERT_TRUE(p.ok);
+  ucudnn::ConvKey key;
+  ASSERT_TRUE(ucudnn::read_conv_key(ucudnn::ConvOp::kForward, 0, {p.x, p.w, p.conv, p.y}, &key).ok());
+  std::vector<ucudnn::EngineOffer> offers;
+  ASSERT_TRUE(ucudnn::offer_engines(key, &offers).ok());
+  std::string hungry;
+  std::size_t needed = 0;
+  for (const auto& offer : offers) {
+    std::unique_ptr<ucudnn::EnginePlan> probe;
+    if (ucudnn::EnginePlan::build(key, offer.id, 1.0, 0.0, &probe).ok() && probe->workspace_bytes() > 0) {
+      hungry = offer.id;
+      needed = probe->workspace_bytes();
+      break;
+    }
+  }
+  if (hungry.empty()) GTEST_SKIP() << "cuDNN offered no engine that needs workspace for " << spec.describe();
+  SCOPED_TRACE(hungry + " needs " + std::to_string(needed) + " bytes");
+
+  ucudnn::Measurement understated;
+  understated.micro_batch = spec.n;
+  understated.algo = -1;
+  understated.math_type = CUDNN_DEFAULT_MATH;
+  understated.time_ms = 1e-6;  // faster than anything: the optimiser picks it first
+  understated.workspace_bytes = 0;
+  understated.engine = hungry;
+  ucudnn::Engine& engine = ucudnn::Engine::instance();
+  engine.table().record(key, ucudnn::CandidateKind::kEngine, std::numeric_limits<std::size_t>::max(), {understated});
+
+  cudnnHandle_t handle;
+  CUDNN_OK(cudnnCreate(&handle));
+  const auto policy = ucudnn::BatchSizePolicy::kUndivided;
+  std::shared_ptr<const ucudnn::ExecutablePlan> tight, roomy;
+  const ucudnn::Status planned_tight =
+      engine.plan(handle, key, needed - 1, policy, ucudnn::CandidateSet::kBoth, &tight);
+  ASSERT_TRUE(planned_tight.ok()) << planned_tight.message();
+  EXPECT_LE(tight->wr().workspace_bytes, needed - 1);
+  for (const auto& run : tight->wr().runs) EXPECT_NE(run.engine, hungry);
+
+  const ucudnn::Status planned_roomy = engine.plan(handle, key, needed, policy, ucudnn::CandidateSet::kBoth, &roomy);
+  ASSERT_TRUE(planned_roomy.ok()) << planned_roomy.message();
+  ASSERT_EQ(roomy->wr().runs.size(), 1u);
+  EXPECT_EQ(roomy->wr().runs.front().engine, hungry);
+  EXPECT_EQ(roomy->wr().workspace_bytes, needed);
+  cudnnDestroy(handle);
 }
 
 class EngineCandidates : public GpuTest {};
