@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/conv_key.h"
 #include "core/expected.h"
 #include "core/measurement.h"
 
@@ -50,5 +51,12 @@ struct EngineConfigId {
 std::string format_engine_config(EngineConfigId config);
 /// Parses an id strictly; the error names what is wrong. format(parse(s)) == s for canonical ids.
 Expected<EngineConfigId> parse_engine_config(const std::string& text);
+
+/// Whether cuDNN is known to fail on this engine for this convolution in a way that would harm
+/// the process, so that it is never offered. Known: global engine 73 (an sm90 strided dgrad
+/// kernel) executes an illegal instruction, which kills the CUDA context, on 3-D backward data
+/// with a stride and a dilation above 1 (FP16 and BF16, any channel count; cuDNN 9.14 on an
+/// H100, reproduced with compute-sanitizer). Kept for every version until one is shown fixed.
+bool known_defective_engine(const ConvKey& key, std::int64_t engine);
 
 }  // namespace ucudnn

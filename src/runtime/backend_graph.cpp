@@ -233,6 +233,7 @@ bool tf32_overridden_off() {
 // Whether the caller's convolution allows a configuration with these notes (see the header).
 bool allowed(const ConvKey& key, const ConfigFacts& facts) {
   if (facts.behavior.count(CUDNN_BEHAVIOR_NOTE_RUNTIME_COMPILATION)) return false;
+  if (known_defective_engine(key, facts.id.engine)) return false;
   const bool fp32 = key.x.data_type == CUDNN_DATA_FLOAT;
   const bool fma_only = key.conv.math_type == CUDNN_FMA_MATH || (fp32 && tf32_overridden_off());
   if (fma_only && (facts.numerical.count(CUDNN_NUMERICAL_NOTE_TENSOR_CORE) ||

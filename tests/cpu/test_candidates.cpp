@@ -209,5 +209,31 @@ TEST_F(EngineKinds, DatabaseKeepsEachKindsCoverageApart) {
   EXPECT_EQ(third_rows.size(), rows.size());
 }
 
+// A 3-D convolution key (5-d tensors), strides and dilations as given.
+ConvKey volume_key(ConvOp op, std::vector<int> strides, std::vector<int> dilations) {
+  ConvKey key;
+  key.op = op;
+  key.x.dims = {8, 3, 8, 8, 5};
+  key.w.dims = {5, 3, 3, 3, 3};
+  key.y.dims = {8, 5, 3, 4, 3};
+  key.conv.pads = {1, 1, 2};
+  key.conv.strides = std::move(strides);
+  key.conv.dilations = std::move(dilations);
+  return key;
+}
+
+TEST(KnownDefectiveEngines, Engine73IsRefusedOnlyForStridedDilatedVolumeBackwardData) {
+  EXPECT_TRUE(known_defective_engine(volume_key(ConvOp::kBackwardData, {3, 2, 2}, {1, 2, 2}), 73));
+  // Other engines, other operations, no dilation or no stride, 2-D: all stay offered.
+  EXPECT_FALSE(known_defective_engine(volume_key(ConvOp::kBackwardData, {3, 2, 2}, {1, 2, 2}), 72));
+  EXPECT_FALSE(known_defective_engine(volume_key(ConvOp::kForward, {3, 2, 2}, {1, 2, 2}), 73));
+  EXPECT_FALSE(known_defective_engine(volume_key(ConvOp::kBackwardFilter, {3, 2, 2}, {1, 2, 2}), 73));
+  EXPECT_FALSE(known_defective_engine(volume_key(ConvOp::kBackwardData, {1, 1, 1}, {1, 2, 2}), 73));
+  EXPECT_FALSE(known_defective_engine(volume_key(ConvOp::kBackwardData, {3, 2, 2}, {1, 1, 1}), 73));
+  ConvKey flat = volume_key(ConvOp::kBackwardData, {2, 2}, {2, 2});
+  flat.x.dims = {8, 3, 14, 14};
+  EXPECT_FALSE(known_defective_engine(flat, 73));
+}
+
 }  // namespace
 }  // namespace ucudnn
