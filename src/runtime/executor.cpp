@@ -67,7 +67,10 @@ Status ExecutablePlan::build_engine_plans(double alpha, double beta, std::unique
   plans->beta = beta;
   for (const MicroBatchRun& run : wr_.runs) {
     std::unique_ptr<EnginePlan> plan;
-    if (run.is_engine()) UCUDNN_TRY(EnginePlan::build(key_.with_batch(run.size), run.engine, alpha, beta, &plan));
+    if (run.is_engine()) {
+      UCUDNN_TRY(EnginePlan::build(key_.with_batch(run.size), run.engine, alpha, beta, &plan));
+      plans->workspace_bytes = std::max(plans->workspace_bytes, plan->workspace_bytes());
+    }
     plans->by_run.push_back(std::move(plan));
   }
   *out = std::move(plans);
@@ -143,13 +146,9 @@ Status ExecutablePlan::enqueue(cudnnHandle_t handle, const void* alpha, const vo
     }
     // Scaling factors other than those built with the plan may need more workspace.
     for (const ScaledEnginePlans* scaled : {first_plans, accumulate_plans}) {
-      if (!scaled) continue;
-      for (const auto& engine_plan : scaled->by_run) {
-        if (engine_plan && engine_plan->workspace_bytes() > workspace_bytes) {
-          return Error(ErrorCode::kNotSupported, "an engine plan needs " +
-                                                     std::to_string(engine_plan->workspace_bytes()) +
-                                                     " bytes of workspace with these scaling factors");
-        }
+      if (scaled && scaled->workspace_bytes > workspace_bytes) {
+        return Error(ErrorCode::kNotSupported, "the plan's engines need " + std::to_string(scaled->workspace_bytes) +
+                                                   " bytes of workspace with these scaling factors");
       }
     }
   }

@@ -75,6 +75,7 @@ class ExecutablePlan {
   struct ScaledEnginePlans {
     double alpha = 1.0, beta = 0.0;
     std::vector<std::unique_ptr<EnginePlan>> by_run;
+    std::size_t workspace_bytes = 0;  ///< the most any of them needs (checked per call)
   };
   /// The engine plans for (alpha, beta), built now if they were not.
   Status engine_plans(double alpha, double beta, const ScaledEnginePlans** out) const;
