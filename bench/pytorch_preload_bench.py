@@ -23,7 +23,8 @@ Modes (--modes, each in a fresh process, torch.backends.cudnn.benchmark=True):
                    planning with cuDNN's legacy algorithms only (UCUDNN_CANDIDATES=legacy)
   ucudnn-engines   the same planning with the graph API's engines too (UCUDNN_CANDIDATES=both)
 The caps and ucudnn's limit are the same --workspace-limit per kernel. Each runs in a fresh process: warm-up iterations (benchmarking happens there), then CUDA
-events around each of --iterations iterations; the median is reported, with the peak memory
+events around each of --iterations iterations; the median is reported, with the median time the
+host took to issue a step (close to the step's time: the host sets the pace), the peak memory
 PyTorch allocated during the timed iterations (torch.cuda.max_memory_allocated, workspace
 included) and the memory the tensors alone hold.
 """
@@ -33,6 +34,7 @@ import os
 import statistics
 import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "integration"))
 from torch_cudnn import bundled_cudnn_path  # noqa: E402
@@ -163,15 +165,19 @@ def worker(args):
         module.zero_grad(set_to_none=False)
     tensors = torch.cuda.memory_allocated()
     torch.cuda.reset_peak_memory_stats()
-    times = []
+    times, host_times = [], []
     for _ in range(args.iterations):
         start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
+        issuing = time.perf_counter()
         step()
+        # How long the host took to issue the step: near the step's time, the host sets the pace.
+        host_times.append((time.perf_counter() - issuing) * 1e3)
         stop.record()
         stop.synchronize()
         times.append(start.elapsed_time(stop))
     print(json.dumps({"model": args.model, "batch": args.batch, "median_ms": statistics.median(times), "min_ms": min(times), "max_ms": max(times),
+                      "host_median_ms": statistics.median(host_times),
                       "peak_allocated_bytes": torch.cuda.max_memory_allocated(),
                       "tensor_bytes": tensors, "iterations": args.iterations,
                       "torch": torch.__version__, "cudnn": torch.backends.cudnn.version(),
@@ -232,7 +238,8 @@ def main():
     for mode, r in results.items():
         ratios = "  ".join(f'{results[other]["median_ms"] / r["median_ms"]:.2f}x vs {other}'
                            for other in ("default", "default-capped", "legacy-capped") if other in results and other != mode)
-        print(f'{mode:15s} {r["median_ms"]:8.2f} ms   peak {r["peak_allocated_bytes"] / mib:8.1f} MiB   '
+        host = f'host {r["host_median_ms"]:6.2f} ms' if "host_median_ms" in r else ""
+        print(f'{mode:15s} {r["median_ms"]:8.2f} ms   {host}   peak {r["peak_allocated_bytes"] / mib:8.1f} MiB   '
               f'above the tensors {(r["peak_allocated_bytes"] - r["tensor_bytes"]) / mib:8.1f} MiB   {ratios}')
     for mode in modes:
         if mode.startswith("ucudnn"):

@@ -12,12 +12,16 @@ struct Measurement {
   int micro_batch = 0;
   int algo = 0;                 ///< cudnnConvolution*Algo_t value of the kernel's op; -1 for an engine
   int math_type = 0;            ///< cudnnMathType_t value (engines: the caller's)
-  double time_ms = 0.0;         ///< median cost of one call in a sequence: max(GPU time, host time)
+  double time_ms = 0.0;         ///< median GPU time of one call, calls run back to back
   std::size_t workspace_bytes = 0;
   bool deterministic = true;
   std::string engine;           ///< empty: the legacy algorithm; else an engine configuration id
+  double host_ms = 0.0;         ///< median host time to issue one call; 0: not measured (older rows)
 
   bool is_engine() const { return !engine.empty(); }
+  /// What one call costs in a plan's sequence when the host issues each call: the GPU cannot run
+  /// a call before the host has issued it, so the longer of the two sets the pace.
+  double cost_ms() const { return time_ms > host_ms ? time_ms : host_ms; }
   /// Whether two rows measure the same candidate (at whatever micro-batch).
   bool same_candidate(const Measurement& o) const {
     return algo == o.algo && math_type == o.math_type && engine == o.engine;

@@ -17,11 +17,13 @@
 namespace ucudnn {
 namespace {
 
-// The engine column, the last, may be left out: tables written before engines have seven columns.
-constexpr int kColumns = 8;
+// The engine and host_ms columns may be left out: tables written before engines have seven
+// columns, tables written before host times eight.
+constexpr int kColumns = 9;
 constexpr int kRequiredColumns = 7;
-const char* const kColumnNames[kColumns] = {"layer",     "op",      "microbatch",      "algo",
-                                            "math_type", "time_ms", "workspace_bytes", "engine"};
+constexpr int kEngineColumn = 7;
+const char* const kColumnNames[kColumns] = {"layer",     "op",      "microbatch",      "algo",   "math_type",
+                                            "time_ms",   "workspace_bytes", "engine", "host_ms"};
 
 std::string trimmed(const std::string& field) {
   const auto first = field.find_first_not_of(" \t");
@@ -29,24 +31,43 @@ std::string trimmed(const std::string& field) {
   return first == std::string::npos ? "" : field.substr(first, last - first + 1);
 }
 
-// The fields of a line, blanks trimmed. The engine column, the last, is the rest of the line:
-// engine ids hold commas between their knobs. It may be quoted (RFC 4180), as the writers quote
-// an id with a comma so that spreadsheets see eight columns.
+// The fields of a line, blanks trimmed. Engine ids hold commas between their knobs, so the engine
+// column is either quoted (RFC 4180, as the writers put it), and then host_ms may follow, or
+// unquoted: empty or without commas, and then host_ms may follow; else the engine id is the rest
+// of the line (the eight-column tables of earlier writers).
 std::vector<std::string> split_fields(const std::string& line) {
   std::vector<std::string> fields;
   std::size_t start = 0;
-  while (static_cast<int>(fields.size()) < kColumns - 1) {
+  while (static_cast<int>(fields.size()) < kEngineColumn) {
     const auto comma = line.find(',', start);
     if (comma == std::string::npos) break;
     fields.push_back(trimmed(line.substr(start, comma - start)));
     start = comma + 1;
   }
-  std::string last = trimmed(line.substr(start));
-  if (static_cast<int>(fields.size()) == kColumns - 1 && last.size() >= 2 && last.front() == '"' &&
-      last.back() == '"') {
-    last = last.substr(1, last.size() - 2);
+  std::string rest = trimmed(line.substr(start));
+  if (static_cast<int>(fields.size()) < kEngineColumn) {
+    fields.push_back(std::move(rest));
+    return fields;
   }
-  fields.push_back(std::move(last));
+  if (!rest.empty() && rest.front() == '"') {
+    const auto close = rest.find('"', 1);
+    const auto after = close == std::string::npos ? std::string::npos : rest.find_first_not_of(" \t", close + 1);
+    if (close != std::string::npos && (after == std::string::npos || rest[after] == ',')) {
+      fields.push_back(rest.substr(1, close - 1));
+      if (after != std::string::npos) fields.push_back(trimmed(rest.substr(after + 1)));
+      return fields;
+    }
+    fields.push_back(std::move(rest));  // not a quoted field: parse_engine_config says why
+    return fields;
+  }
+  const auto comma = rest.find(',');
+  if (comma != std::string::npos && (comma == 0 || rest.find(',', comma + 1) == std::string::npos) &&
+      rest.find('=', comma) == std::string::npos) {
+    fields.push_back(trimmed(rest.substr(0, comma)));
+    fields.push_back(trimmed(rest.substr(comma + 1)));
+    return fields;
+  }
+  fields.push_back(std::move(rest));
   return fields;
 }
 
@@ -96,7 +117,8 @@ Expected<Row> parse_row(const std::vector<std::string>& fields) {
   UCUDNN_TRY_ASSIGN(std::string engine, parse_engine_field(fields));
 
   long long microbatch = 0, algo = 0, math_type = 0, workspace = 0;
-  double time_ms = 0;
+  double time_ms = 0, host_ms = 0;
+  const bool has_host = fields.size() > 8;
   const long long max_workspace = std::numeric_limits<long long>::max();
   // An engine row's algo is -1; a legacy row's an algorithm of its op.
   const bool algo_ok = engine.empty() ? parse_integer(fields[3], 0, algo_count(*op) - 1, &algo)
@@ -115,6 +137,7 @@ Expected<Row> parse_row(const std::vector<std::string>& fields) {
       {4, parse_integer(fields[4], 0, 15, &math_type), "an integer from 0 to 15"},
       {5, parse_time(fields[5], &time_ms), "milliseconds from 0 to at most 1e9"},
       {6, parse_integer(fields[6], 0, max_workspace, &workspace), "a whole number of bytes"},
+      {8, !has_host || parse_time(fields[8], &host_ms), "milliseconds from 0 to at most 1e9"},
   };
   for (const auto& check : checks) {
     if (!check.ok) {
@@ -130,6 +153,7 @@ Expected<Row> parse_row(const std::vector<std::string>& fields) {
   row.measurement.time_ms = time_ms;
   row.measurement.workspace_bytes = static_cast<std::size_t>(workspace);
   row.measurement.engine = std::move(engine);
+  row.measurement.host_ms = host_ms;
   return row;
 }
 
@@ -164,8 +188,8 @@ Expected<std::vector<KernelMeasurements>> parse_measurements_csv(std::istream& i
     const auto fields = split_fields(line);
     if (line_number == 1 && !fields.empty() && fields[0] == "layer") continue;  // header
     if (static_cast<int>(fields.size()) < kRequiredColumns) {
-      return Error{where + "expected 7 or 8 comma-separated fields (" +
-                   "layer,op,microbatch,algo,math_type,time_ms,workspace_bytes[,engine]), got " +
+      return Error{where + "expected 7 to 9 comma-separated fields (" +
+                   "layer,op,microbatch,algo,math_type,time_ms,workspace_bytes[,engine[,host_ms]]), got " +
                    std::to_string(fields.size())};
     }
     auto row = parse_row(fields);
@@ -212,11 +236,12 @@ std::string format_measurements_csv(const std::vector<KernelMeasurements>& kerne
   text += '\n';
   for (const auto& kernel : kernels) {
     for (const Measurement& m : kernel.rows) {
-      char time[32];
+      char time[32], host[32];
       std::snprintf(time, sizeof(time), "%.6f", m.time_ms);
+      std::snprintf(host, sizeof(host), "%.6f", m.host_ms);
       text += kernel.layer + "," + short_name(kernel.op) + "," + std::to_string(m.micro_batch) + "," +
               std::to_string(m.algo) + "," + std::to_string(m.math_type) + "," + time + "," +
-              std::to_string(m.workspace_bytes) + "," + csv_engine_field(m.engine) + "\n";
+              std::to_string(m.workspace_bytes) + "," + csv_engine_field(m.engine) + "," + host + "\n";
     }
   }
   return text;

@@ -3,6 +3,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <chrono>
 #include <limits>
 
 #include "core/logging.h"
@@ -97,43 +98,56 @@ bool Benchmarker::grow_workspace(std::size_t bytes) {
   return true;
 }
 
-Status Benchmarker::time_candidate(const std::function<Status()>& enqueue, double* median_ms) {
+namespace {
+
+double median_of(std::vector<double> samples) {
+  std::sort(samples.begin(), samples.end());
+  const std::size_t n = samples.size();
+  return n % 2 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
+}
+
+}  // namespace
+
+Status Benchmarker::time_candidate(const std::function<Status()>& enqueue, CallTimes* times) {
   cudaStream_t stream = nullptr;
   UCUDNN_CHECK_CUDNN(cudnnGetStream(handle_, &stream));
 
   for (int i = 0; i < settings_.warmup_calls; ++i) UCUDNN_TRY(enqueue());
-  // What a call costs the GPU in a plan's sequence of calls. A sample queues `calls` calls behind
-  // a closed gate and times them with events as the GPU runs them back to back, as a replayed
-  // graph runs them (runtime/graph_replay.h). The host's time per legacy cuDNN call (50-150 us
-  // with cuDNN 9, often more than the GPU's) is left out: replay removes it from every call after
-  // the second, so a plan is chosen for the GPU's time.
-  auto time_calls = [&](int calls, float* ms) -> Status {
+  // A sample queues `calls` calls behind a closed gate and times them twice: on the host, what
+  // issuing one call costs (the gate keeps the GPU from pushing back); on the GPU, with events,
+  // what the calls cost run back to back, as a replayed graph runs them
+  // (runtime/graph_replay.h). Both are kept: a replayed call costs the GPU's time only, a call
+  // issued by the host costs the longer of the two (Measurement::cost_ms).
+  auto time_calls = [&](int calls, double* gpu_ms, double* host_ms) -> Status {
     StreamGate gate;
     gate.close(stream);
     UCUDNN_CHECK_CUDA(cudaEventRecord(start_.get(), stream));
+    const auto issuing = std::chrono::steady_clock::now();
     for (int c = 0; c < calls; ++c) UCUDNN_TRY(enqueue());
+    const auto issued = std::chrono::steady_clock::now();
     UCUDNN_CHECK_CUDA(cudaEventRecord(stop_.get(), stream));
     gate.open();
     UCUDNN_CHECK_CUDA(cudaEventSynchronize(stop_.get()));
-    float gpu_ms = 0;
-    UCUDNN_CHECK_CUDA(cudaEventElapsedTime(&gpu_ms, start_.get(), stop_.get()));
+    float elapsed_ms = 0;
+    UCUDNN_CHECK_CUDA(cudaEventElapsedTime(&elapsed_ms, start_.get(), stop_.get()));
     if (gate.timed_out()) UCUDNN_LOG_DEBUG("a timing sample waited for the host: it includes launch overhead");
-    *ms = gpu_ms / static_cast<float>(calls);
+    *gpu_ms = static_cast<double>(elapsed_ms) / calls;
+    *host_ms = std::chrono::duration<double, std::milli>(issued - issuing).count() / calls;
     return Status::success();
   };
-  float single = 0;
-  UCUDNN_TRY(time_calls(1, &single));
-  const int calls = std::clamp(static_cast<int>(settings_.sample_ms / std::max(single, 1e-3f)), 1,
+  double single = 0, single_host = 0;
+  UCUDNN_TRY(time_calls(1, &single, &single_host));
+  const int calls = std::clamp(static_cast<int>(settings_.sample_ms / std::max(single, 1e-3)), 1,
                                settings_.max_calls_per_sample);
-  std::vector<float> times;
+  std::vector<double> gpu, host;
   for (int i = 0; i < settings_.timed_calls; ++i) {
-    float ms = 0;
-    UCUDNN_TRY(time_calls(calls, &ms));
-    times.push_back(ms);
+    double gpu_ms = 0, host_ms = 0;
+    UCUDNN_TRY(time_calls(calls, &gpu_ms, &host_ms));
+    gpu.push_back(gpu_ms);
+    host.push_back(host_ms);
   }
-  std::sort(times.begin(), times.end());
-  const std::size_t n = times.size();
-  *median_ms = n % 2 ? times[n / 2] : 0.5 * (times[n / 2 - 1] + times[n / 2]);
+  times->gpu_ms = median_of(std::move(gpu));
+  times->host_ms = median_of(std::move(host));
   ++timings_run_;
   return Status::success();
 }
@@ -179,9 +193,9 @@ Status Benchmarker::measure_engines(int micro_batch, const std::vector<Measureme
       measured_up_to_ = std::min(measured_up_to_, workspace_bytes_);
       continue;
     }
-    double median_ms = 0;
+    CallTimes times;
     const Status timed =
-        time_candidate([&] { return plan->execute(handle_, buffers, workspace_.get(), workspace_bytes_); }, &median_ms);
+        time_candidate([&] { return plan->execute(handle_, buffers, workspace_.get(), workspace_bytes_); }, &times);
     if (!timed.ok()) {
       UCUDNN_LOG_DEBUG("skipping " << offer.id << " at micro-batch " << micro_batch << ": " << timed.message());
       continue;
@@ -190,7 +204,8 @@ Status Benchmarker::measure_engines(int micro_batch, const std::vector<Measureme
     m.micro_batch = micro_batch;
     m.algo = -1;
     m.math_type = micro.conv.math_type;
-    m.time_ms = median_ms;
+    m.time_ms = times.gpu_ms;
+    m.host_ms = times.host_ms;
     m.workspace_bytes = workspace_needed;
     m.deterministic = offer.deterministic;
     m.engine = offer.id;
@@ -234,10 +249,10 @@ Status Benchmarker::measure_legacy(int micro_batch, const std::vector<Measuremen
       UCUDNN_TRY(make_convolution_descriptor(micro.conv, math, &conv_by_math_[math]));
     }
     d.conv = conv_by_math_.at(math).get();
-    double median_ms = 0;
+    CallTimes times;
     Status timed = time_candidate(
         [&] { return convolve(handle_, key_.op, d, c.algo, alpha, buffers, workspace_.get(), workspace_bytes_, beta); },
-        &median_ms);
+        &times);
     if (!timed.ok()) {
       UCUDNN_LOG_DEBUG("skipping algo " << c.algo << " at micro-batch " << micro_batch << ": " << timed.message());
       continue;
@@ -248,7 +263,8 @@ Status Benchmarker::measure_legacy(int micro_batch, const std::vector<Measuremen
     m.micro_batch = micro_batch;
     m.algo = c.algo;
     m.math_type = math;
-    m.time_ms = median_ms;
+    m.time_ms = times.gpu_ms;
+    m.host_ms = times.host_ms;
     m.workspace_bytes = std::max(workspace, c.memory);
     m.deterministic = c.determinism == CUDNN_DETERMINISTIC;
     if (m.workspace_bytes <= workspace_bytes_) measured->push_back(m);

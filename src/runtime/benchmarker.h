@@ -5,8 +5,9 @@
 // candidates are the configurations cuDNN's graph API offers (runtime/backend_graph.h), each run
 // from an execution plan. Each candidate is timed on the handle's stream: one warm-up call, then
 // the median of several samples, each a few calls queued behind a StreamGate and run back to back
-// (as a replayed plan runs them). A sample is the GPU's time (CUDA events) divided by the number
-// of calls; the host's time per call is left out (graph replay removes it). Inputs are random.
+// (as a replayed plan runs them). A sample gives the GPU's time per call (CUDA events) and the
+// host's time to issue one (steady clock): a replayed call costs the first, a call the host
+// issues the longer of the two (Measurement::cost_ms). Inputs are random.
 // Rows are unfiltered: the workspace is what the hungriest candidate needs (where the device has
 // that much; for engines the buffer grows as they are met), so the rows serve any workspace
 // limit. Candidates that fail (out of memory included) are skipped.
@@ -57,8 +58,12 @@ class Benchmarker {
   Benchmarker() = default;
   Status measure_legacy(int micro_batch, const std::vector<Measurement>& known, std::vector<Measurement>* measured);
   Status measure_engines(int micro_batch, const std::vector<Measurement>& known, std::vector<Measurement>* measured);
-  /// Times `enqueue` (one call on the handle's stream): the median of samples of back-to-back calls.
-  Status time_candidate(const std::function<Status()>& enqueue, double* median_ms);
+  struct CallTimes {
+    double gpu_ms = 0;   ///< median GPU time per call, calls back to back
+    double host_ms = 0;  ///< median host time to issue one call
+  };
+  /// Times `enqueue` (one call on the handle's stream): medians of samples of back-to-back calls.
+  Status time_candidate(const std::function<Status()>& enqueue, CallTimes* times);
   /// Makes the workspace at least `bytes` if the device has that much to spare.
   bool grow_workspace(std::size_t bytes);
 

@@ -26,9 +26,9 @@
 namespace ucudnn {
 namespace {
 
-// Version 2, as a new file gets it. A version-1 file upgraded in place (kUpgradeFromVersion1)
-// ends with the same columns, keys and index; `engine` comes last in both, where ALTER TABLE
-// adds it.
+// Version 3, as a new file gets it. A version-1 or version-2 file upgraded in place
+// (kUpgradeFromVersion1, then kUpgradeFromVersion2) ends with the same columns, keys and index;
+// `engine` and `host_ms` come last in both, where ALTER TABLE adds them.
 constexpr const char* kCreateMeta = "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)";
 constexpr const char* kCreateMeasurements =
     "CREATE TABLE IF NOT EXISTS measurements("
@@ -37,7 +37,7 @@ constexpr const char* kCreateMeasurements =
     " op TEXT NOT NULL, layer TEXT NOT NULL, micro_batch INTEGER NOT NULL,"
     " algo INTEGER NOT NULL, math_type INTEGER NOT NULL, deterministic INTEGER NOT NULL,"
     " time_ms REAL NOT NULL, workspace_bytes INTEGER NOT NULL, measured_at TEXT NOT NULL,"
-    " engine TEXT NOT NULL DEFAULT '')";
+    " engine TEXT NOT NULL DEFAULT '', host_ms REAL NOT NULL DEFAULT 0)";
 constexpr const char* kCreateMeasurementsKey =
     "CREATE UNIQUE INDEX IF NOT EXISTS measurements_key ON measurements(gpu_name, compute_capability,"
     " sm_count, cudnn_version, cuda_runtime_version, op, layer, micro_batch, algo, math_type, engine)";
@@ -64,6 +64,12 @@ constexpr const char* kUpgradeFromVersion1[] = {
     " micro_batch, measured_up_to, candidates) SELECT gpu_name, compute_capability, sm_count, cudnn_version,"
     " cuda_runtime_version, op, layer, micro_batch, measured_up_to, 0 FROM coverage_version_1",
     "DROP TABLE coverage_version_1",
+};
+
+// Version 2 to 3: the host's time to issue a call joins the rows; rows measured before it say 0
+// (not measured), and are planned on their GPU time as before.
+constexpr const char* kUpgradeFromVersion2[] = {
+    "ALTER TABLE measurements ADD COLUMN host_ms REAL NOT NULL DEFAULT 0",
 };
 
 // Parameters ?1 to ?8 of every statement that names one micro-batch kernel.
@@ -421,13 +427,18 @@ Status switch_journal_mode(sqlite3* db, JournalMode wanted, int busy_timeout_ms)
   }
 }
 
-// Creates the schema in an empty file (version 0) or upgrades a version-1 file, and records the
-// current version; the caller's transaction makes it all or nothing.
+// Creates the schema in an empty file (version 0) or upgrades an older file step by step, and
+// records the current version; the caller's transaction makes it all or nothing.
 Status create_or_upgrade(sqlite3* db, int version) {
   if (version < 1) {
     for (const char* sql : kSchema) UCUDNN_TRY(exec(db, sql));
-  } else if (version < 2) {
-    for (const char* sql : kUpgradeFromVersion1) UCUDNN_TRY(exec(db, sql));
+  } else {
+    if (version < 2) {
+      for (const char* sql : kUpgradeFromVersion1) UCUDNN_TRY(exec(db, sql));
+    }
+    if (version < 3) {
+      for (const char* sql : kUpgradeFromVersion2) UCUDNN_TRY(exec(db, sql));
+    }
   }
   UCUDNN_TRY_ASSIGN(Statement set, Statement::prepare(db,
                                                       "INSERT INTO meta(key, value) VALUES('schema_version', ?1) "
@@ -538,8 +549,10 @@ Status BenchmarkDatabase::initialise_schema() {
     UCUDNN_TRY_ASSIGN(const int version, read_schema_version(db_.get()));
     if (version > kSchemaVersion) return Error{"its schema version is newer than this ucudnn's"};
     Status done = create_or_upgrade(db_.get(), version);
-    if (!done && version == 1) {
-      return done.error().prefixed("cannot upgrade it from schema version 1 to 2 (it stays a valid version 1): ");
+    if (!done && version >= 1 && version < kSchemaVersion) {
+      const std::string from = std::to_string(version);
+      return done.error().prefixed("cannot upgrade it from schema version " + from + " to " +
+                                   std::to_string(kSchemaVersion) + " (it stays a valid version " + from + "): ");
     }
     return done;
   });
@@ -583,9 +596,11 @@ Status BenchmarkDatabase::transaction(bool write, const std::function<Status()>&
 
 namespace {
 
-// The columns a lookup reads, in measurement_of's order; a version-1 file has no engine column.
+// The columns a lookup reads, in measurement_of's order; a version-1 file has no engine column,
+// a version-2 file no host_ms.
 std::string lookup_columns(int version) {
-  return std::string("algo, math_type, deterministic, time_ms, workspace_bytes, ") + (version < 2 ? "''" : "engine");
+  return std::string("algo, math_type, deterministic, time_ms, workspace_bytes, ") + (version < 2 ? "''" : "engine") +
+         (version < 3 ? ", 0" : ", host_ms");
 }
 
 Measurement measurement_of(const Statement& rows, int micro_batch) {
@@ -597,10 +612,11 @@ Measurement measurement_of(const Statement& rows, int micro_batch) {
   m.time_ms = rows.column_double(3);
   m.workspace_bytes = static_cast<std::size_t>(rows.column_int(4));
   m.engine = rows.column_text(5);
+  m.host_ms = rows.column_double(6);
   return m;
 }
 
-// One kind's coverage and rows of one micro-batch kernel, in a file of `version` (1 or 2).
+// One kind's coverage and rows of one micro-batch kernel, in a file of `version` (1 to 3).
 Status look_up(sqlite3* db, int version, const DeviceIdentity& identity, const ConvKey& micro_key, CandidateKind kind,
                std::optional<BenchmarkDatabase::Lookup>* found) {
   // A version-1 file (read-only, so not upgraded) knows legacy algorithms only.
@@ -661,6 +677,9 @@ std::string describe_row(const Measurement& m) {
 // row has algo -1 and a canonical engine id (one spelling per configuration, one row per key), a
 // legacy row an algorithm >= 0.
 Status check_row(const Measurement& m) {
+  // NaN fails both comparisons: only a finite, non-negative time is stored.
+  if (!(m.time_ms >= 0 && m.time_ms <= 1e9)) return Error{"its GPU time is not from 0 to 1e9 ms"};
+  if (!(m.host_ms >= 0 && m.host_ms <= 1e9)) return Error{"its host time is not from 0 to 1e9 ms"};
   if (!m.is_engine()) {
     if (m.algo < 0) return Error{"a legacy row needs an algorithm >= 0, not " + std::to_string(m.algo)};
     return Status::success();
@@ -699,7 +718,8 @@ Status insert_row(sqlite3* db, Statement& insert, const StoredRow& row, long lon
       .bind(12, row.measurement.time_ms)
       .bind(13, static_cast<std::int64_t>(row.measurement.workspace_bytes))
       .bind(14, row.measured_at)
-      .bind(15, row.measurement.engine);
+      .bind(15, row.measurement.engine)
+      .bind(16, row.measurement.host_ms);
   const int rc = insert.step();
   if (rc != SQLITE_DONE) return step_error(insert, rc);
   *inserted += sqlite3_changes(db);
@@ -718,19 +738,20 @@ Status raise_coverage(Statement& upsert, const DeviceIdentity& id, ConvOp op, co
 
 constexpr const char* kInsertRow =
     "INSERT INTO measurements(gpu_name, compute_capability, sm_count, cudnn_version, cuda_runtime_version, op, "
-    "layer, micro_batch, algo, math_type, deterministic, time_ms, workspace_bytes, measured_at, engine) "
-    "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) ON CONFLICT DO NOTHING";
+    "layer, micro_batch, algo, math_type, deterministic, time_ms, workspace_bytes, measured_at, engine, host_ms) "
+    "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16) ON CONFLICT DO NOTHING";
 constexpr const char* kRaiseCoverage =
     "INSERT INTO coverage(gpu_name, compute_capability, sm_count, cudnn_version, cuda_runtime_version, op, layer, "
     "micro_batch, measured_up_to, candidates) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) "
     "ON CONFLICT DO UPDATE SET measured_up_to = max(measured_up_to, excluded.measured_up_to)";
 
-// The columns all_rows reads, in stored_row_of's order; a version-1 file has no engine column.
+// The columns all_rows reads, in stored_row_of's order; a version-1 file has no engine column,
+// a version-2 file no host_ms.
 std::string all_row_columns(int version) {
   return std::string(
              "gpu_name, compute_capability, sm_count, cudnn_version, cuda_runtime_version, op, layer, "
              "micro_batch, algo, math_type, deterministic, time_ms, workspace_bytes, measured_at, ") +
-         (version < 2 ? "''" : "engine");
+         (version < 2 ? "''" : "engine") + (version < 3 ? ", 0" : ", host_ms");
 }
 
 StoredRow stored_row_of(const Statement& s, ConvOp op) {
@@ -747,6 +768,7 @@ StoredRow stored_row_of(const Statement& s, ConvOp op) {
   row.measurement.workspace_bytes = static_cast<std::size_t>(s.column_int(12));
   row.measured_at = s.column_text(13);
   row.measurement.engine = s.column_text(14);
+  row.measurement.host_ms = s.column_double(15);
   return row;
 }
 
@@ -909,8 +931,9 @@ Status BenchmarkDatabase::verify() {
     if (rc != SQLITE_DONE) return Error{"the integrity check could not finish: " + check.error(rc)};
     if (!problem.empty()) return Status::success();
     UCUDNN_TRY_ASSIGN(const int version, read_schema_version(db));
-    // Version 1 is read as it is where the file was opened read-only (a writable open upgrades it).
-    if (version != kSchemaVersion && version != kOldestSchemaVersion) {
+    // Older versions are read as they are where the file was opened read-only (a writable open
+    // upgrades them).
+    if (version < kOldestSchemaVersion || version > kSchemaVersion) {
       problem = "schema version " + std::to_string(version) + ", expected " + std::to_string(kSchemaVersion);
       return Status::success();
     }
@@ -923,9 +946,15 @@ Status BenchmarkDatabase::verify() {
     for (const char* wanted : {"table meta", "table measurements", "table coverage", "index measurements_key"}) {
       if (!present.count(wanted)) problem += std::string(problem.empty() ? "" : "; ") + "the " + wanted + " is missing";
     }
-    if (version == kSchemaVersion) {
+    if (version >= 2) {
       UCUDNN_TRY_ASSIGN(const std::string columns, version_2_problems(db));
       if (!columns.empty()) problem += (problem.empty() ? "" : "; ") + columns;
+    }
+    if (version >= 3) {
+      UCUDNN_TRY_ASSIGN(const auto measurements, columns_of(db, kTableColumns, "measurements"));
+      if (!measurements.empty() && !measurements.count("host_ms")) {
+        problem += std::string(problem.empty() ? "" : "; ") + "the column measurements.host_ms is missing";
+      }
     }
     return Status::success();
   });

@@ -11,12 +11,13 @@
 // holds the CandidateKind value). Writes are transactions with bound parameters; an existing row
 // is never replaced (ON CONFLICT DO NOTHING), a coverage bound only raised.
 //
-// Versions: 1 had neither the engine column nor the kind of coverage. A version-1 file opened
-// writable is upgraded to 2 in one transaction (rows kept, its coverage becomes the legacy
-// kind's); if the upgrade fails it is rolled back and the file stays a valid version 1. A
-// version-1 file opened read-only is read as it is: lookups of legacy rows work, engine lookups
-// find nothing. Files of a newer version are refused (ucudnn builds of schema 1 refuse version-2
-// files the same way). A process of a schema-1 build that already had the file open when another
+// Versions: 1 had neither the engine column nor the kind of coverage; 2 had no `host_ms` (the
+// host's time to issue a call, 0 where not measured). An older file opened writable is upgraded
+// to 3 in one transaction (rows kept; version 1's coverage becomes the legacy kind's, older rows
+// get host_ms 0); if the upgrade fails it is rolled back and the file stays a valid older
+// version. An older file opened read-only is read as it is: a version-1 file's legacy rows are
+// found and its engine lookups find nothing; rows without host_ms read as 0. Files of a newer
+// version are refused (ucudnn builds of schemas 1 and 2 refuse version-3 files the same way). A process of a schema-1 build that already had the file open when another
 // upgraded it keeps using it and would read engine rows as algorithm -1: upgrade every process
 // that shares a file together.
 //
@@ -51,7 +52,7 @@
 
 namespace ucudnn {
 
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 /// The oldest version this build reads (read-only) and upgrades (writable).
 inline constexpr int kOldestSchemaVersion = 1;
 

@@ -301,11 +301,11 @@ Expected<std::vector<TableRow>> named_rows(const DbOptions& options, const std::
 // The table format of tests/data/README.md, which `plan --measurements` and `db import` read.
 std::string rows_to_table(const std::vector<TableRow>& rows) {
   std::ostringstream csv;
-  csv << "layer,op,microbatch,algo,math_type,time_ms,workspace_bytes,engine\n";
+  csv << "layer,op,microbatch,algo,math_type,time_ms,workspace_bytes,engine,host_ms\n";
   for (const TableRow& row : rows) {
     csv << row.layer << ',' << short_name(row.op) << ',' << row.m.micro_batch << ',' << row.m.algo << ','
         << row.m.math_type << ',' << shortest_double(row.m.time_ms) << ',' << row.m.workspace_bytes << ','
-        << csv_engine_field(row.m.engine) << '\n';
+        << csv_engine_field(row.m.engine) << ',' << shortest_double(row.m.host_ms) << '\n';
   }
   return csv.str();
 }
@@ -486,7 +486,7 @@ std::pair<CLI::App*, CommandRunner> add_db_command(CLI::App& app) {
   CLI::App* import = db->add_subcommand("import", "Store a recorded benchmark table (CSV) in the database");
   add_database_option(import, *options);
   import->add_option("file", options->table, "Benchmark table CSV (layer,op,microbatch,algo,math_type,time_ms,"
-                                             "workspace_bytes[,engine])")
+                                             "workspace_bytes[,engine[,host_ms]])")
       ->required();
   import->add_option("--network", options->network,
                      "The network whose layers the table names: a built-in network or a network JSON file")
@@ -508,7 +508,7 @@ std::pair<CLI::App*, CommandRunner> add_db_command(CLI::App& app) {
       db->add_subcommand("export", "Write one device's rows as a benchmark table (what plan and db import read)");
   add_database_option(exporter, *options);
   exporter->add_flag("--csv", options->csv,
-                     "As the CSV table layer,op,microbatch,algo,math_type,time_ms,workspace_bytes,engine "
+                     "As the CSV table layer,op,microbatch,algo,math_type,time_ms,workspace_bytes,engine,host_ms "
                      "(the only format)")
       ->required();
   exporter->add_option("--output", options->output, "Write to FILE, which must not exist (whole or not at all), instead of standard output");

@@ -18,10 +18,10 @@
 //       this GPU). Prints "R rows read, N new".
 //   db export --csv [--network NET] [--gpu-name NAME ...] [--output FILE]
 //       One device's rows, legacy and engine, as the benchmark table of tests/data/README.md,
-//         layer,op,microbatch,algo,math_type,time_ms,workspace_bytes,engine
-//       (engine empty for a legacy algorithm, quoted where the id holds a comma), which
-//       `plan --measurements` and `db import` read back (time_ms is the shortest text that
-//       reads back as the stored value). A table has no device columns: where the database holds
+//         layer,op,microbatch,algo,math_type,time_ms,workspace_bytes,engine,host_ms
+//       (engine empty for a legacy algorithm, quoted where the id holds a comma; host_ms 0 where
+//       not measured), which `plan --measurements` and `db import` read back (each time is the
+//       shortest text that reads back as the stored value). A table has no device columns: where the database holds
 //       rows of several device identities, the identity options of import (--gpu-name,
 //       --compute-capability, --sm-count, --cudnn-version, --cuda-version) select one, and
 //       without them the export fails listing the identities. Layers are named by the network

@@ -135,7 +135,7 @@ std::pair<CLI::App*, CommandRunner> add_plan_command(CLI::App& app) {
   // Plain strings: the project's own parsers give the error messages and accept its units.
   plan->add_option("--measurements", options->measurements,
                    "Benchmark table CSV (layer,op,microbatch,algo,math_type,time_ms,"
-                   "workspace_bytes[,engine])")
+                   "workspace_bytes[,engine[,host_ms]])")
       ->required();
   options->workspace_limit_option =
       plan->add_option("--workspace-limit", options->workspace_limit,

@@ -1,8 +1,9 @@
-// Schema version 2 of the benchmark database through its public interface: legacy algorithms and
-// engine configurations are stored, covered and looked up separately; a version-1 file (built
-// with version 1's own DDL, tests/cpu/version_1_database.h) is upgraded in one transaction
-// losing nothing, or rolled back to a valid version 1; read-only, it is read as it is; a file
-// of a newer version is refused untouched.
+// Schema version 3 of the benchmark database through its public interface: legacy algorithms and
+// engine configurations are stored, covered and looked up separately, each row with its host
+// time; a version-1 or version-2 file (built with that version's own DDL,
+// tests/cpu/version_1_database.h and version_2_database.h) is upgraded in one transaction losing
+// nothing, or rolled back to a valid older version; read-only, it is read as it is; a file of a
+// newer version is refused untouched.
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -10,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -22,6 +24,7 @@
 #include "store/database.h"
 #include "test_helpers.h"
 #include "version_1_database.h"
+#include "version_2_database.h"
 
 namespace ucudnn {
 namespace {
@@ -197,7 +200,7 @@ TEST(DatabaseSchema, Version1FileOpenedWritableIsUpgradedLosingNothing) {
     auto db = BenchmarkDatabase::open(path, rollback_journal());
     ASSERT_TRUE(db.ok()) << db.message();
     EXPECT_FALSE((*db)->read_only());
-    EXPECT_EQ(schema_version(path), "2");
+    EXPECT_EQ(schema_version(path), "3");
     EXPECT_EQ(stored_rows(path, "engine"), before) << "every row kept, each with an empty engine";
     EXPECT_EQ(query(path, "SELECT gpu_name, op, layer, micro_batch, measured_up_to FROM coverage ORDER BY layer"),
               coverage_before);
@@ -214,9 +217,9 @@ TEST(DatabaseSchema, Version1FileOpenedWritableIsUpgradedLosingNothing) {
   const std::string fresh = (dir.path() / "new.db").string();
   ASSERT_TRUE(BenchmarkDatabase::open(fresh, rollback_journal()).ok());
   EXPECT_EQ(structure(path), structure(fresh));
-  EXPECT_EQ(schema_version(fresh), "2");
+  EXPECT_EQ(schema_version(fresh), "3");
 
-  // Opened again it is a version-2 file like any other: engine rows join the legacy ones.
+  // Opened again it is a version-3 file like any other: engine rows join the legacy ones.
   auto again = BenchmarkDatabase::open(path, rollback_journal());
   ASSERT_TRUE(again.ok()) << again.message();
   expect_version_1_lookups(**again);
@@ -228,7 +231,7 @@ TEST(DatabaseSchema, Version1FileOpenedWritableIsUpgradedLosingNothing) {
   EXPECT_EQ((*engines)->rows.size(), 1u);
   EXPECT_EQ((*engines)->measured_up_to, 8 * kMiB);
   EXPECT_EQ((*(*again)->lookup(test_gpu(), layer_key(0, 4), CandidateKind::kLegacy))->rows.size(), 4u);
-  EXPECT_EQ(schema_version(path), "2");
+  EXPECT_EQ(schema_version(path), "3");
 }
 
 TEST(DatabaseSchema, AnUpgradeThatFailsIsRolledBackAndTheFileStaysVersion1) {
@@ -248,7 +251,7 @@ TEST(DatabaseSchema, AnUpgradeThatFailsIsRolledBackAndTheFileStaysVersion1) {
 
   auto refused = BenchmarkDatabase::open(path, rollback_journal());
   ASSERT_FALSE(refused.ok());
-  EXPECT_NE(refused.message().find("cannot upgrade it from schema version 1 to 2"), std::string::npos)
+  EXPECT_NE(refused.message().find("cannot upgrade it from schema version 1 to 3"), std::string::npos)
       << refused.message();
   EXPECT_NE(refused.message().find("meta is frozen"), std::string::npos) << refused.message();
   EXPECT_NE(refused.message().find(path), std::string::npos) << refused.message();
@@ -270,7 +273,7 @@ TEST(DatabaseSchema, AnUpgradeThatFailsIsRolledBackAndTheFileStaysVersion1) {
   sqlite3_close(raw);
   auto upgraded = BenchmarkDatabase::open(path, rollback_journal());
   ASSERT_TRUE(upgraded.ok()) << upgraded.message();
-  EXPECT_EQ(schema_version(path), "2");
+  EXPECT_EQ(schema_version(path), "3");
   EXPECT_EQ(stored_rows(path, "engine"), rows);
 }
 
@@ -334,20 +337,152 @@ TEST(DatabaseSchema, ReadOnlyVersion1FileServesLegacyLookupsAndStaysVersion1) {
 
 TEST(DatabaseSchema, FileOfANewerVersionIsRefusedUntouched) {
   TempDir dir;
-  const std::string path = (dir.path() / "v3.db").string();
+  const std::string path = (dir.path() / "v4.db").string();
   ASSERT_TRUE(BenchmarkDatabase::open(path, rollback_journal()).ok());
   sqlite3* raw = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(raw, "UPDATE meta SET value = '3' WHERE key = 'schema_version'", nullptr, nullptr, nullptr),
+  ASSERT_EQ(sqlite3_exec(raw, "UPDATE meta SET value = '4' WHERE key = 'schema_version'", nullptr, nullptr, nullptr),
             SQLITE_OK);
   sqlite3_close(raw);
   const std::string bytes = read_bytes(path);
   for (const bool read_only : {false, true}) {
     auto refused = BenchmarkDatabase::open(path, rollback_journal(read_only));
     ASSERT_FALSE(refused.ok());
-    EXPECT_NE(refused.message().find("schema version 3 is newer than this ucudnn's 2"), std::string::npos)
+    EXPECT_NE(refused.message().find("schema version 4 is newer than this ucudnn's 3"), std::string::npos)
         << refused.message();
     EXPECT_EQ(read_bytes(path), bytes);
+  }
+}
+
+// ---- a version-2 file: rows without host times -------------------------------------------------
+
+using testing::Version2Coverage;
+using testing::Version2Row;
+
+// One kernel with two legacy rows and two engine rows, each kind covered.
+std::string write_version_2(const TempDir& dir, const std::string& name) {
+  const std::string path = (dir.path() / name).string();
+  const std::string layer = layer_key(0, 4).layer_signature();
+  const std::vector<Version2Row> rows = {
+      {{"fwd", layer, 4, 0, 0, 1, 2.0, 0}, ""},
+      {{"fwd", layer, 4, 1, 1, 1, 1.5, std::int64_t{1} << 20}, ""},
+      {{"fwd", layer, 4, -1, 0, 0, 0.5, 4096}, "eng12:k3=1,k17=0"},
+      {{"fwd", layer, 4, -1, 0, 0, 0.25, 0}, "eng0"},
+  };
+  const std::vector<Version2Coverage> coverage = {{{"fwd", layer, 4, std::numeric_limits<std::int64_t>::max()}, 0},
+                                                  {{"fwd", layer, 4, std::int64_t{64} << 20}, 1}};
+  EXPECT_TRUE(testing::write_version_2_database(path, test_gpu(), rows, coverage));
+  EXPECT_EQ(schema_version(path), "2");
+  return path;
+}
+
+// The version-2 content through lookups: every row, each with host time 0 (not measured).
+void expect_version_2_lookups(BenchmarkDatabase& db) {
+  auto legacy_rows = db.lookup(test_gpu(), layer_key(0, 4), CandidateKind::kLegacy);
+  ASSERT_TRUE(legacy_rows.ok() && legacy_rows->has_value()) << legacy_rows.message();
+  EXPECT_EQ((*legacy_rows)->measured_up_to, SIZE_MAX);
+  ASSERT_EQ((*legacy_rows)->rows.size(), 2u);
+  auto engines = db.lookup(test_gpu(), layer_key(0, 4), CandidateKind::kEngine);
+  ASSERT_TRUE(engines.ok() && engines->has_value()) << engines.message();
+  EXPECT_EQ((*engines)->measured_up_to, 64 * kMiB);
+  ASSERT_EQ((*engines)->rows.size(), 2u);
+  for (const auto* found : {&legacy_rows, &engines}) {
+    for (const Measurement& m : (**found)->rows) {
+      EXPECT_EQ(m.host_ms, 0.0) << m.engine;
+      EXPECT_EQ(m.cost_ms(), m.time_ms) << "planned on the GPU's time, as before";
+    }
+  }
+}
+
+TEST(DatabaseSchema, Version2FileOpenedWritableIsUpgradedLosingNothing) {
+  TempDir dir;
+  const std::string path = write_version_2(dir, "v2.db");
+  const auto before = stored_rows(path, "engine");
+  const auto coverage_before = query(path, "SELECT * FROM coverage ORDER BY candidates");
+  {
+    auto db = BenchmarkDatabase::open(path, rollback_journal());
+    ASSERT_TRUE(db.ok()) << db.message();
+    EXPECT_EQ(schema_version(path), "3");
+    EXPECT_EQ(stored_rows(path, "engine"), before) << "every row kept";
+    EXPECT_EQ(query(path, "SELECT DISTINCT host_ms FROM measurements"), (std::vector<std::vector<std::string>>{{"0.0"}}));
+    EXPECT_EQ(query(path, "SELECT * FROM coverage ORDER BY candidates"), coverage_before);
+    EXPECT_TRUE((*db)->verify().ok()) << (*db)->verify().message();
+    expect_version_2_lookups(**db);
+  }
+  const std::string fresh = (dir.path() / "new.db").string();
+  ASSERT_TRUE(BenchmarkDatabase::open(fresh, rollback_journal()).ok());
+  EXPECT_EQ(structure(path), structure(fresh));
+
+  // A row with its host time joins them, and reads back with it.
+  auto again = BenchmarkDatabase::open(path, rollback_journal());
+  ASSERT_TRUE(again.ok()) << again.message();
+  Measurement timed = legacy(8, 1, 0.01);
+  timed.host_ms = 0.03;
+  ASSERT_TRUE((*again)->store(test_gpu(), layer_key(0, 8), CandidateKind::kLegacy, SIZE_MAX, {timed}).ok());
+  const auto found = (*again)->lookup(test_gpu(), layer_key(0, 8), CandidateKind::kLegacy);
+  ASSERT_TRUE(found.ok() && found->has_value()) << found.message();
+  ASSERT_EQ((*found)->rows.size(), 1u);
+  EXPECT_DOUBLE_EQ((*found)->rows[0].host_ms, 0.03);
+  EXPECT_DOUBLE_EQ((*found)->rows[0].cost_ms(), 0.03) << "the host's time is the longer";
+  auto all = (*again)->all_rows();
+  ASSERT_TRUE(all.ok()) << all.message();
+  ASSERT_EQ(all->size(), 5u);
+  EXPECT_EQ(std::count_if(all->begin(), all->end(), [](const StoredRow& r) { return r.measurement.host_ms == 0.03; }),
+            1);
+}
+
+TEST(DatabaseSchema, AVersion2UpgradeThatFailsIsRolledBackAndTheFileStaysVersion2) {
+  TempDir dir;
+  const std::string path = write_version_2(dir, "v2.db");
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(
+      sqlite3_exec(raw, "CREATE TRIGGER frozen BEFORE UPDATE ON meta BEGIN SELECT RAISE(ABORT, 'meta is frozen'); END",
+                   nullptr, nullptr, nullptr),
+      SQLITE_OK);
+  sqlite3_close(raw);
+  const std::string bytes = read_bytes(path);
+  auto refused = BenchmarkDatabase::open(path, rollback_journal());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.message().find("cannot upgrade it from schema version 2 to 3 (it stays a valid version 2)"),
+            std::string::npos)
+      << refused.message();
+  EXPECT_EQ(read_bytes(path), bytes) << "rolled back to the byte";
+  auto looking = BenchmarkDatabase::open(path, rollback_journal(true));
+  ASSERT_TRUE(looking.ok()) << looking.message();
+  expect_version_2_lookups(**looking);
+}
+
+TEST(DatabaseSchema, ReadOnlyVersion2FileIsReadAsItIs) {
+  TempDir dir;
+  const std::string path = write_version_2(dir, "v2.db");
+  const std::string bytes = read_bytes(path);
+  auto db = BenchmarkDatabase::open(path, rollback_journal(true));
+  ASSERT_TRUE(db.ok()) << db.message();
+  EXPECT_TRUE((*db)->read_only());
+  expect_version_2_lookups(**db);
+  auto all = (*db)->all_rows();
+  ASSERT_TRUE(all.ok()) << all.message();
+  EXPECT_EQ(all->size(), 4u);
+  EXPECT_TRUE((*db)->verify().ok()) << (*db)->verify().message();
+  EXPECT_EQ(read_bytes(path), bytes);
+  EXPECT_EQ(schema_version(path), "2");
+}
+
+TEST(DatabaseSchema, RowsWithoutAValidHostTimeAreRefusedWhole) {
+  TempDir dir;
+  auto db = BenchmarkDatabase::open((dir.path() / "bad.db").string(), rollback_journal());
+  ASSERT_TRUE(db.ok()) << db.message();
+  for (const double host : {-1.0, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()}) {
+    Measurement bad = legacy(4, 1, 0.5);
+    bad.host_ms = host;
+    const Status stored =
+        (*db)->store(test_gpu(), layer_key(0, 4), CandidateKind::kLegacy, SIZE_MAX, {legacy(4, 0, 1.0), bad});
+    ASSERT_FALSE(stored.ok());
+    EXPECT_NE(stored.message().find("host time"), std::string::npos) << stored.message();
+    auto found = (*db)->lookup(test_gpu(), layer_key(0, 4), CandidateKind::kLegacy);
+    ASSERT_TRUE(found.ok()) << found.message();
+    EXPECT_FALSE(found->has_value()) << "nothing stored";
   }
 }
 

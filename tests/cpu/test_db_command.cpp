@@ -82,8 +82,8 @@ std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
 }
 
 // The table format of tests/data/README.md: what plan and db import read.
-const std::vector<std::string> kExportHeader = {"layer",     "op",      "microbatch",      "algo",
-                                                "math_type", "time_ms", "workspace_bytes", "engine"};
+const std::vector<std::string> kExportHeader = {"layer",   "op",   "microbatch",      "algo",  "math_type",
+                                                "time_ms", "workspace_bytes", "engine", "host_ms"};
 
 // What identifies a row and what it measured, as numbers: equal values, not equal spellings.
 using RowValues = std::tuple<std::string, std::string, int, int, int, double, long long>;
@@ -381,7 +381,7 @@ TEST_F(DbCommand, EngineRowsGoThroughImportExportAndStats) {
     EXPECT_EQ((*legacy)->rows[0].algo, 1);
   }
 
-  // The export has the engine column; RFC 4180 readers see eight fields in every record.
+  // The export has the engine and host_ms columns; RFC 4180 readers see nine fields in every record.
   const CliResult exported = export_csv();
   ASSERT_EQ(exported.status, 0) << exported.err;
   const auto records = parse_csv(exported.out);
@@ -389,7 +389,7 @@ TEST_F(DbCommand, EngineRowsGoThroughImportExportAndStats) {
   EXPECT_EQ(records[0], kExportHeader);
   std::multiset<std::tuple<int, int, std::string>> candidates;
   for (std::size_t i = 1; i < records.size(); ++i) {
-    ASSERT_EQ(records[i].size(), 8u) << exported.out;
+    ASSERT_EQ(records[i].size(), 9u) << exported.out;
     EXPECT_EQ(records[i][0], key->layer_signature());
     candidates.emplace(std::stoi(records[i][2]), std::stoi(records[i][3]), records[i][7]);
   }
@@ -454,7 +454,8 @@ TEST_F(DbCommand, Version1DatabaseIsReadAsItIsAndUpgradedByAnImport) {
   ASSERT_EQ(exported.status, 0) << exported.err;
   const auto records = parse_csv(exported.out);
   ASSERT_EQ(records.size(), 3u) << exported.out;
-  EXPECT_EQ(records[1], (std::vector<std::string>{signature, "fwd", "2", "0", "0", "2.5", "0", ""}));
+  EXPECT_EQ(records[1], (std::vector<std::string>{signature, "fwd", "2", "0", "0", "2.5", "0", "", "0"}))
+      << "a version-1 row has no host time";
   EXPECT_EQ(testing::read_bytes(db_), bytes) << "looking never upgrades";
 
   const std::string csv = dir_.write("engines.csv", kEngineTable);

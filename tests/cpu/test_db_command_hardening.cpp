@@ -179,7 +179,7 @@ TEST_F(DbCommandHardening, ExportedTableReadsBackIntoImportAndPlan) {
   const std::string named = (dir_.path() / "named.csv").string();
   const CliResult exported = export_table(db_, {"--network", "alexnet", "--output", named});
   ASSERT_EQ(exported.status, 0) << exported.err;
-  EXPECT_EQ(read_bytes(named).rfind("layer,op,microbatch,algo,math_type,time_ms,workspace_bytes,engine\n", 0), 0u);
+  EXPECT_EQ(read_bytes(named).rfind("layer,op,microbatch,algo,math_type,time_ms,workspace_bytes,engine,host_ms\n", 0), 0u);
   EXPECT_EQ(table_of(named), table_of(alexnet_)) << "the same kernels and rows as the table imported";
 
   // Into a fresh database: every row, and the same export again.

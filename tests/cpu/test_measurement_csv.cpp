@@ -14,6 +14,7 @@ namespace {
 
 const char kHeader[] = "layer,op,microbatch,algo,math_type,time_ms,workspace_bytes\n";
 const char kEngineHeader[] = "layer,op,microbatch,algo,math_type,time_ms,workspace_bytes,engine\n";
+const char kFullHeader[] = "layer,op,microbatch,algo,math_type,time_ms,workspace_bytes,engine,host_ms\n";
 
 Expected<std::vector<KernelMeasurements>> parse(const std::string& text) {
   std::istringstream in(text);
@@ -33,7 +34,7 @@ TEST(MeasurementCsvWriter, RoundTripsTheRecordedTable) {
   const auto recorded = read_measurements_csv(testing::alexnet_csv_path());
   ASSERT_TRUE(recorded.ok()) << recorded.message();
   const std::string text = format_measurements_csv(*recorded);
-  EXPECT_EQ(text.rfind(kEngineHeader, 0), 0u);
+  EXPECT_EQ(text.rfind(kFullHeader, 0), 0u);
   const auto again = parse(text);
   ASSERT_TRUE(again.ok()) << again.message();
   ASSERT_EQ(again->size(), recorded->size());
@@ -204,14 +205,62 @@ TEST(MeasurementCsvParser, SevenColumnTablesOfEarlierToolsStillRead) {
   EXPECT_EQ(kernels->front().rows[0].workspace_bytes, 64u);
 }
 
+// ---- host times: the ninth column -------------------------------------------------------------
+
+// host_ms after an empty engine, a quoted id with commas, an id without commas, and left out.
+const char kWithHostTimes[] =
+    "layer,op,microbatch,algo,math_type,time_ms,workspace_bytes,engine,host_ms\n"
+    "k,fwd,4,1,0,1.5,1024,,0.025\n"
+    "k,fwd,4,-1,0,1.0,2048,\"eng12:k3=1,k17=0\" , 0.004\n"
+    "k,fwd,4,-1,0,0.5,0,eng7:k2=1,0.0035\n"
+    "k,fwd,2,-1,0,0.25,0,eng0\n";
+
+TEST(MeasurementCsvParser, ReadsHostTimesAfterTheEngine) {
+  const auto kernels = parse(kWithHostTimes);
+  ASSERT_TRUE(kernels.ok()) << kernels.message();
+  const auto& rows = kernels->front().rows;
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[0].engine, "");
+  EXPECT_DOUBLE_EQ(rows[0].host_ms, 0.025);
+  EXPECT_DOUBLE_EQ(rows[0].cost_ms(), 1.5) << "the GPU's time is the longer";
+  EXPECT_EQ(rows[1].engine, "eng12:k3=1,k17=0");
+  EXPECT_DOUBLE_EQ(rows[1].host_ms, 0.004);
+  EXPECT_EQ(rows[2].engine, "eng7:k2=1");
+  EXPECT_DOUBLE_EQ(rows[2].host_ms, 0.0035);
+  EXPECT_EQ(rows[3].engine, "eng0");
+  EXPECT_EQ(rows[3].host_ms, 0.0) << "left out: not measured";
+}
+
+TEST(MeasurementCsvParser, BadHostTimesAreRefusedNamingTheLine) {
+  const std::string good = std::string(kFullHeader) + "a,fwd,1,0,0,0.5,0,,0.01\n";
+  expect_error(good + "a,fwd,2,0,0,0.5,0,,-1\n", 3, "invalid host_ms '-1'");
+  expect_error(good + "a,fwd,2,0,0,0.5,0,,nan\n", 3, "invalid host_ms 'nan'");
+  expect_error(good + "a,fwd,2,0,0,0.5,0,,0.1,7\n", 3, "invalid host_ms '0.1,7'");
+  expect_error(good + "a,fwd,2,-1,0,0.5,0,\"eng1:k2=1\"x,0.1\n", 3, "invalid engine");
+  // An unquoted id with commas is the rest of the line, so a host time after it is a bad knob.
+  expect_error(good + "a,fwd,2,-1,0,0.5,0,eng1:k2=1,k3=0,0.1\n", 3, "invalid engine");
+}
+
+TEST(MeasurementCsvWriter, RoundTripsHostTimes) {
+  const auto kernels = parse(kWithHostTimes);
+  ASSERT_TRUE(kernels.ok()) << kernels.message();
+  const auto again = parse(format_measurements_csv(*kernels));
+  ASSERT_TRUE(again.ok()) << again.message();
+  ASSERT_EQ(again->front().rows.size(), kernels->front().rows.size());
+  for (std::size_t r = 0; r < again->front().rows.size(); ++r) {
+    EXPECT_TRUE(kernels->front().rows[r].same_candidate(again->front().rows[r]));
+    EXPECT_DOUBLE_EQ(kernels->front().rows[r].host_ms, again->front().rows[r].host_ms);
+  }
+}
+
 TEST(MeasurementCsvWriter, RoundTripsEngineRowsQuotingIdsWithCommas) {
   const auto kernels = parse(kMixed);
   ASSERT_TRUE(kernels.ok()) << kernels.message();
   const std::string text = format_measurements_csv(*kernels);
-  EXPECT_EQ(text.rfind(kEngineHeader, 0), 0u) << text;
-  EXPECT_NE(text.find(",2048,\"eng12:k3=1,k17=0\"\n"), std::string::npos) << text;
-  EXPECT_NE(text.find(",0,eng0\n"), std::string::npos) << text;
-  EXPECT_NE(text.find(",1024,\n"), std::string::npos) << "a legacy row's engine is empty: " << text;
+  EXPECT_EQ(text.rfind(kFullHeader, 0), 0u) << text;
+  EXPECT_NE(text.find(",2048,\"eng12:k3=1,k17=0\",0.000000\n"), std::string::npos) << text;
+  EXPECT_NE(text.find(",0,eng0,0.000000\n"), std::string::npos) << text;
+  EXPECT_NE(text.find(",1024,,0.000000\n"), std::string::npos) << "a legacy row's engine is empty: " << text;
   const auto again = parse(text);
   ASSERT_TRUE(again.ok()) << again.message();
   ASSERT_EQ(again->front().rows.size(), kernels->front().rows.size());

@@ -242,6 +242,53 @@ TEST_F(EnginePlans, UnderstatedEngineRowIsPlannedAroundWithinTheLimit) {
   cudnnDestroy(handle);
 }
 
+// Every row the benchmarker writes carries the host's time to issue the call beside the GPU's,
+// and a convolution too small to be worth several calls is planned as one: each call costs the
+// host at least a few microseconds, more than such a micro-batch saves on the GPU.
+TEST_F(EnginePlans, RowsCarryHostTimesAndATinyConvolutionIsNotSplit) {
+  ConvSpec spec;
+  spec.n = 64;
+  spec.c = 16;
+  spec.k = 16;
+  spec.spatial = {8, 8};
+  spec.filter = {3, 3};
+  spec.pad = {1, 1};
+  spec.stride = {1, 1};
+  spec.dilation = {1, 1};
+  spec.data_type = CUDNN_DATA_HALF;
+  spec.layout = Layout::kNhwc;
+  spec.math = CUDNN_DEFAULT_MATH;
+  ConvProblem p(spec);
+  ASSERT_TRUE(p.ok);
+  ucudnn::ConvKey key;
+  ASSERT_TRUE(ucudnn::read_conv_key(ucudnn::ConvOp::kForward, 0, {p.x, p.w, p.conv, p.y}, &key).ok());
+  cudnnHandle_t handle;
+  CUDNN_OK(cudnnCreate(&handle));
+  ucudnn::Engine& engine = ucudnn::Engine::instance();
+  std::shared_ptr<const ucudnn::ExecutablePlan> plan;
+  const ucudnn::Status planned = engine.plan(handle, key, std::size_t{64} << 20, ucudnn::BatchSizePolicy::kPowerOfTwo,
+                                             ucudnn::CandidateSet::kBoth, &plan);
+  cudnnDestroy(handle);
+  ASSERT_TRUE(planned.ok()) << planned.message();
+
+  int rows = 0;
+  for (int size = 1; size <= spec.n; size *= 2) {
+    for (const auto kind : {ucudnn::CandidateKind::kLegacy, ucudnn::CandidateKind::kEngine}) {
+      const auto entry = engine.table().entry(key.with_batch(size), kind);
+      ASSERT_TRUE(entry.has_value()) << "micro-batch " << size << " was not measured";
+      for (const ucudnn::Measurement& m : entry->rows) {
+        SCOPED_TRACE("micro-batch " + std::to_string(size) + " algo " + std::to_string(m.algo) + " " + m.engine);
+        EXPECT_GT(m.host_ms, 0.0);
+        EXPECT_LT(m.host_ms, 50.0) << "issuing one call cannot take that long";
+        EXPECT_GT(m.time_ms, 0.0);
+        ++rows;
+      }
+    }
+  }
+  EXPECT_GT(rows, 10);
+  EXPECT_EQ(plan->wr().micro_batch_count(), 1) << "predicted " << plan->wr().time_ms << " ms";
+}
+
 class EngineCandidates : public GpuTest {};
 
 TEST_F(EngineCandidates, HandleSetToEnginesPlansWithThemAndStaysExact) {
