@@ -114,7 +114,8 @@ pytorch() {
       # One database per model: the ucudnn runs measure once and plan every limit from its rows
       # (benchmarking happens in the warm-up, outside the timed iterations, either way).
       UCUDNN_DATABASE="$out/$model.db" python3 bench/pytorch_preload_bench.py --preload "$root/pack/lib/libucudnn_preload.so" --model "$model" \
-        --workspace-limit "$limit" --json "$out/pytorch-bench-$model-$limit.json" 2>&1 \
+        --workspace-limit "$limit" --json "$out/pytorch-bench-$model-$limit.json" --log-dir "$out/plans-$model-$limit" \
+        ${PYTORCH_MODES:+--modes "$PYTORCH_MODES"} 2>&1 \
         | tee "$out/pytorch-bench-$model-$limit.txt" || status=1
       cat "$out/pytorch-bench-$model-$limit.txt" >> "$out/pytorch-summary.txt"
       tar -czf "$final/pytorch-results.tar.gz" -C "$out" .  # after each run: a cut-short call keeps what it did

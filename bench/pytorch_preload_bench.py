@@ -200,6 +200,7 @@ def main():
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--iterations", type=int, default=20)
     parser.add_argument("--json", help="also write the results here")
+    parser.add_argument("--log-dir", help="ucudnn modes log their plans (UCUDNN_LOG_LEVEL=info) to DIR/MODE.log")
     parser.add_argument("--modes", default=",".join(MODES), help="comma-separated, of: " + ", ".join(MODES))
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -224,6 +225,9 @@ def main():
             env.update(LD_PRELOAD=args.preload, UCUDNN_WORKSPACE_LIMIT=args.workspace_limit, UCUDNN_STATS="1",
                        UCUDNN_CANDIDATES="legacy" if mode == "ucudnn-legacy" else "both",
                        LD_LIBRARY_PATH=bundled_cudnn_path(env.get("LD_LIBRARY_PATH")))
+            if args.log_dir:
+                os.makedirs(args.log_dir, exist_ok=True)
+                env.update(UCUDNN_LOG_LEVEL="info", UCUDNN_LOG_FILE=os.path.join(args.log_dir, mode + ".log"))
         command = [sys.executable, __file__, "--worker", "--model", args.model, "--batch", str(args.batch), "--warmup", str(args.warmup),
                    "--iterations", str(args.iterations)]
         done = subprocess.run(command, env=env, capture_output=True, text=True)

@@ -160,8 +160,13 @@ Status Engine::build_plan(cudnnHandle_t handle, const ConvKey& key, std::size_t 
     drop_engine_rows(oversized, &rows);
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  std::string runs;
+  for (const MicroBatchRun& run : plan->wr().runs) {
+    runs += (runs.empty() ? "" : " + ") + std::to_string(run.count) + " x " + std::to_string(run.size) + " " +
+            (run.is_engine() ? run.engine : "algo " + std::to_string(run.algo));
+  }
   UCUDNN_LOG_INFO("planned " << key.to_string() << " under " << workspace_limit << " B (" << to_string(policy)
-                             << ", " << to_string(candidates) << " candidates): " << plan->wr().micro_batch_count() << " micro-batches, "
+                             << ", " << to_string(candidates) << " candidates): " << runs << ", "
                              << plan->wr().time_ms << " ms predicted"
                              << (plan->undivided_time_ms() ? ", undivided " + std::to_string(*plan->undivided_time_ms()) + " ms" : std::string())
                              << ", planning took " << seconds << " s");
