@@ -115,7 +115,7 @@ pytorch() {
       # (benchmarking happens in the warm-up, outside the timed iterations, either way).
       UCUDNN_DATABASE="$out/$model.db" python3 bench/pytorch_preload_bench.py --preload "$root/pack/lib/libucudnn_preload.so" --model "$model" \
         --workspace-limit "$limit" --json "$out/pytorch-bench-$model-$limit.json" --log-dir "$out/plans-$model-$limit" \
-        ${PYTORCH_MODES:+--modes "$PYTORCH_MODES"} 2>&1 \
+        ${PYTORCH_MODES:+--modes "$PYTORCH_MODES"} --rounds "${PYTORCH_ROUNDS:-1}" 2>&1 \
         | tee "$out/pytorch-bench-$model-$limit.txt" || status=1
       cat "$out/pytorch-bench-$model-$limit.txt" >> "$out/pytorch-summary.txt"
       tar -czf "$final/pytorch-results.tar.gz" -C "$out" .  # after each run: a cut-short call keeps what it did

@@ -176,12 +176,40 @@ def worker(args):
         stop.record()
         stop.synchronize()
         times.append(start.elapsed_time(stop))
-    print(json.dumps({"model": args.model, "batch": args.batch, "median_ms": statistics.median(times), "min_ms": min(times), "max_ms": max(times),
+    profile = profile_steps(torch, step, 5) if args.profile else None
+    print(json.dumps({"profile": profile, "model": args.model, "batch": args.batch, "median_ms": statistics.median(times), "min_ms": min(times), "max_ms": max(times),
                       "host_median_ms": statistics.median(host_times),
                       "peak_allocated_bytes": torch.cuda.max_memory_allocated(),
                       "tensor_bytes": tensors, "iterations": args.iterations,
                       "torch": torch.__version__, "cudnn": torch.backends.cudnn.version(),
                       "gpu": torch.cuda.get_device_name()}))
+
+
+def profile_steps(torch, step, steps):
+    """What the GPU did per step, from torch.profiler: busy time, kernels, the longest kernels."""
+    try:
+        from torch.profiler import ProfilerActivity, profile
+        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+            for _ in range(steps):
+                step()
+            torch.cuda.synchronize()
+        rows, conv_cpu = [], []
+        for evt in prof.key_averages():
+            us = getattr(evt, "self_device_time_total", None)
+            if us is None:
+                us = getattr(evt, "self_cuda_time_total", 0)
+            if us > 0 and evt.cpu_time_total == 0:  # a kernel: device time only
+                rows.append((us / steps / 1e3, evt.count / steps, evt.key))
+            elif "conv" in evt.key and evt.key.startswith("aten::"):
+                # Host time in PyTorch's convolution operators, cuDNN and ucudnn inside them.
+                conv_cpu.append((evt.cpu_time_total / steps / 1e3, evt.count / steps, evt.key))
+        rows.sort(reverse=True)
+        conv_cpu.sort(reverse=True)
+        return {"gpu_busy_ms": sum(r[0] for r in rows), "kernels": sum(r[1] for r in rows),
+                "top": [{"ms": round(ms, 4), "calls": calls, "name": name[:120]} for ms, calls, name in rows[:15]],
+                "conv_cpu": [{"ms": round(ms, 4), "calls": calls, "name": name} for ms, calls, name in conv_cpu[:8]]}
+    except Exception as error:  # a diagnostic only: the timing stands without it
+        return {"error": repr(error)[:300]}
 
 
 def parse_mib(text):
@@ -200,6 +228,10 @@ def main():
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--iterations", type=int, default=20)
     parser.add_argument("--json", help="also write the results here")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="fresh processes per mode, the modes interleaved; the median process is reported")
+    parser.add_argument("--profile", action="store_true",
+                        help="after the timing, profile 5 steps: GPU busy time per step and the longest kernels")
     parser.add_argument("--log-dir", help="ucudnn modes log their plans (UCUDNN_LOG_LEVEL=info) to DIR/MODE.log")
     parser.add_argument("--modes", default=",".join(MODES), help="comma-separated, of: " + ", ".join(MODES))
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
@@ -214,44 +246,76 @@ def main():
     unknown = [m for m in modes if m not in MODES]
     if unknown:
         sys.exit(f"pytorch_preload_bench.py: error: unknown mode {unknown[0]!r} (expected some of {', '.join(MODES)})")
+    runs = {mode: [] for mode in modes}
+    for _ in range(args.rounds):
+        for mode in modes:  # interleaved: a slow spell of the machine touches every mode alike
+            runs[mode].append(run_mode(args, mode))
     results = {}
     for mode in modes:
-        env = dict(os.environ)
-        if not mode.startswith("default"):
-            env.update(TORCH_CUDNN_V8_API_DISABLED="1")
-        if mode.endswith("-capped"):
-            env.update(CUDNN_CONV_WSCAP_DBG=str(parse_mib(args.workspace_limit)))
-        if mode.startswith("ucudnn"):
-            env.update(LD_PRELOAD=args.preload, UCUDNN_WORKSPACE_LIMIT=args.workspace_limit, UCUDNN_STATS="1",
-                       UCUDNN_CANDIDATES="legacy" if mode == "ucudnn-legacy" else "both",
-                       LD_LIBRARY_PATH=bundled_cudnn_path(env.get("LD_LIBRARY_PATH")))
-            if args.log_dir:
-                os.makedirs(args.log_dir, exist_ok=True)
-                env.update(UCUDNN_LOG_LEVEL="info", UCUDNN_LOG_FILE=os.path.join(args.log_dir, mode + ".log"))
-        command = [sys.executable, __file__, "--worker", "--model", args.model, "--batch", str(args.batch), "--warmup", str(args.warmup),
-                   "--iterations", str(args.iterations)]
-        done = subprocess.run(command, env=env, capture_output=True, text=True)
-        if done.returncode != 0:
-            sys.exit(f"pytorch_preload_bench.py: error: the {mode} run failed: {done.stderr.strip()[-1500:]}")
-        results[mode] = json.loads(done.stdout.strip().splitlines()[-1])
-        results[mode]["statistics"] = [line for line in done.stderr.splitlines() if line.startswith("ucudnn:")]
+        # The process whose median is the median of all processes' medians stands for the mode.
+        ordered = sorted(runs[mode], key=lambda r: r["median_ms"])
+        results[mode] = dict(ordered[(len(ordered) - 1) // 2])
+        results[mode]["process_medians_ms"] = [r["median_ms"] for r in runs[mode]]
     mib = 1 << 20
     first = results[modes[0]]
+    rounds = f", {args.rounds} processes per mode interleaved (median process; range)" if args.rounds > 1 else ""
     print(f'{first["gpu"]}, torch {first["torch"]}, cuDNN {first["cudnn"]}, {TITLE[args.model]}, batch {args.batch}, '
-          f'forward + backward, median of {args.iterations}, limit {args.workspace_limit} per kernel where capped')
+          f'forward + backward, median of {args.iterations}{rounds}, limit {args.workspace_limit} per kernel where capped')
     for mode, r in results.items():
         ratios = "  ".join(f'{results[other]["median_ms"] / r["median_ms"]:.2f}x vs {other}'
                            for other in ("default", "default-capped", "legacy-capped") if other in results and other != mode)
         host = f'host {r["host_median_ms"]:6.2f} ms' if "host_median_ms" in r else ""
-        print(f'{mode:15s} {r["median_ms"]:8.2f} ms   {host}   peak {r["peak_allocated_bytes"] / mib:8.1f} MiB   '
+        spread = r["process_medians_ms"]
+        span = f"({min(spread):.2f}-{max(spread):.2f})" if len(spread) > 1 else ""
+        print(f'{mode:15s} {r["median_ms"]:8.2f} ms {span:15s} {host}   peak {r["peak_allocated_bytes"] / mib:8.1f} MiB   '
               f'above the tensors {(r["peak_allocated_bytes"] - r["tensor_bytes"]) / mib:8.1f} MiB   {ratios}')
+    report_profiles_and_statistics(results, modes)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({mode: dict(results[mode], runs=runs[mode]) for mode in modes}, f, indent=2)
+    return 0
+
+
+def run_mode(args, mode):
+    """One fresh worker process in `mode`: its JSON result, with ucudnn's statistics lines."""
+    env = dict(os.environ)
+    if not mode.startswith("default"):
+        env.update(TORCH_CUDNN_V8_API_DISABLED="1")
+    if mode.endswith("-capped"):
+        env.update(CUDNN_CONV_WSCAP_DBG=str(parse_mib(args.workspace_limit)))
+    if mode.startswith("ucudnn"):
+        env.update(LD_PRELOAD=args.preload, UCUDNN_WORKSPACE_LIMIT=args.workspace_limit, UCUDNN_STATS="1",
+                   UCUDNN_CANDIDATES="legacy" if mode == "ucudnn-legacy" else "both",
+                   LD_LIBRARY_PATH=bundled_cudnn_path(env.get("LD_LIBRARY_PATH")))
+        if args.log_dir:
+            os.makedirs(args.log_dir, exist_ok=True)
+            env.update(UCUDNN_LOG_LEVEL="info", UCUDNN_LOG_FILE=os.path.join(args.log_dir, mode + ".log"))
+    command = [sys.executable, __file__, "--worker", "--model", args.model, "--batch", str(args.batch), "--warmup", str(args.warmup),
+               "--iterations", str(args.iterations)] + (["--profile"] if args.profile else [])
+    done = subprocess.run(command, env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit(f"pytorch_preload_bench.py: error: the {mode} run failed: {done.stderr.strip()[-1500:]}")
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result["statistics"] = [line for line in done.stderr.splitlines() if line.startswith("ucudnn:")]
+    return result
+
+
+def report_profiles_and_statistics(results, modes):
+    for mode, r in results.items():
+        if r.get("profile"):
+            p = r["profile"]
+            if "error" in p:
+                print(f"{mode}: profile failed: {p['error']}")
+                continue
+            print(f'{mode}: GPU busy {p["gpu_busy_ms"]:.2f} ms per step, {p["kernels"]:.0f} kernels; longest:')
+            for k in p["top"][:5]:
+                print(f'    {k["ms"]:8.3f} ms  {k["calls"]:5.0f} x  {k["name"]}')
+            print(f"{mode}: host time in PyTorch's convolution operators per step (profiled):")
+            for k in p.get("conv_cpu", []):
+                print(f'    {k["ms"]:8.3f} ms  {k["calls"]:5.0f} x  {k["name"]}')
     for mode in modes:
         if mode.startswith("ucudnn"):
             print(f"{mode}:\n" + "\n".join(results[mode]["statistics"]))
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(results, f, indent=2)
-    return 0
 
 
 if __name__ == "__main__":

@@ -23,6 +23,12 @@ void Statistics::count_execution(ConvOp op, int micro_batches, bool replayed) {
   if (replayed) a.replayed_calls.fetch_add(1, std::memory_order_relaxed);
 }
 
+void Statistics::add_capture(ConvOp op, double seconds) {
+  Atomics& a = ops_[static_cast<int>(op)];
+  a.captures.fetch_add(1, std::memory_order_relaxed);
+  a.capture_ns.fetch_add(to_ns(seconds), std::memory_order_relaxed);
+}
+
 void Statistics::count_plain(ConvOp op) {
   Atomics& a = ops_[static_cast<int>(op)];
   a.convolution_calls.fetch_add(1, std::memory_order_relaxed);
@@ -54,6 +60,8 @@ OpCounters Statistics::read(ConvOp op) const {
   c.convolution_calls = a.convolution_calls.load();
   c.split_calls = a.split_calls.load();
   c.replayed_calls = a.replayed_calls.load();
+  c.captures = a.captures.load();
+  c.capture_seconds = static_cast<double>(a.capture_ns.load()) * 1e-9;
   c.plain_calls = a.plain_calls.load();
   c.algorithm_queries = a.algorithm_queries.load();
   c.timings = a.timings.load();
@@ -64,13 +72,14 @@ OpCounters Statistics::read(ConvOp op) const {
 
 std::string Statistics::report() const {
   std::ostringstream out;
-  out << "ucudnn: op    convolutions      split   replayed      plain    queries    timings  benchmark s  solve s\n";
+  out << "ucudnn: op    convolutions      split   replayed   captured  capture s      plain    queries    timings  "
+         "benchmark s  solve s\n";
   for (ConvOp op : {ConvOp::kForward, ConvOp::kBackwardData, ConvOp::kBackwardFilter}) {
     const OpCounters c = read(op);
-    char line[192];
-    std::snprintf(line, sizeof(line), "ucudnn: %-5s %12lld %10lld %10lld %10lld %10lld %10lld %12.3f %8.3f\n",
-                  short_name(op), c.convolution_calls, c.split_calls, c.replayed_calls, c.plain_calls, c.algorithm_queries, c.timings,
-                  c.benchmark_seconds, c.solve_seconds);
+    char line[256];
+    std::snprintf(line, sizeof(line), "ucudnn: %-5s %12lld %10lld %10lld %10lld %10.3f %10lld %10lld %10lld %12.3f %8.3f\n",
+                  short_name(op), c.convolution_calls, c.split_calls, c.replayed_calls, c.captures, c.capture_seconds,
+                  c.plain_calls, c.algorithm_queries, c.timings, c.benchmark_seconds, c.solve_seconds);
     out << line;
   }
   if (divisions() > 0) {

@@ -16,6 +16,8 @@ struct OpCounters {
   long long convolution_calls = 0;  ///< convolution calls intercepted
   long long split_calls = 0;        ///< ... that ran as more than one micro-batch
   long long replayed_calls = 0;     ///< ... that ran as a replayed CUDA graph
+  long long captures = 0;           ///< CUDA graphs captured (each also counts as replayed)
+  double capture_seconds = 0;       ///< host time spent capturing and instantiating them
   long long plain_calls = 0;        ///< ... that ran as plain cuDNN (planning failed, or the caller
                                     ///< chose a real algorithm over the offered plan)
   long long algorithm_queries = 0;  ///< get/find calls intercepted
@@ -29,6 +31,7 @@ class Statistics {
   static Statistics& instance();
 
   void count_execution(ConvOp op, int micro_batches, bool replayed = false);
+  void add_capture(ConvOp op, double seconds);
   void count_plain(ConvOp op);
   void count_query(ConvOp op);
   void add_benchmarking(ConvOp op, double seconds, long long timings);
@@ -47,7 +50,7 @@ class Statistics {
  private:
   struct Atomics {
     std::atomic<long long> convolution_calls{0}, split_calls{0}, replayed_calls{0}, plain_calls{0}, algorithm_queries{0}, timings{0};
-    std::atomic<long long> benchmark_ns{0}, solve_ns{0};
+    std::atomic<long long> benchmark_ns{0}, solve_ns{0}, captures{0}, capture_ns{0};
   };
   std::array<Atomics, 3> ops_;
   std::atomic<long long> divisions_{0}, division_ns_{0};

@@ -25,6 +25,12 @@ int WrPlan::micro_batch_count() const {
   return n;
 }
 
+double WrPlan::host_ms() const {
+  double total = 0.0;
+  for (const auto& run : runs) total += run.host_ms * run.count;
+  return total;
+}
+
 std::optional<Measurement> fastest_within(const std::vector<Measurement>& rows, int micro_batch,
                                           std::size_t workspace_limit) {
   std::optional<Measurement> best;
@@ -93,6 +99,7 @@ std::optional<WrPlan> optimize_wr_over(int batch, const std::vector<Measurement>
     run.time_ms = m.cost_ms();
     run.workspace_bytes = m.workspace_bytes;
     run.deterministic = m.deterministic;
+    run.host_ms = m.host_ms;
     ++run.count;
   }
 
@@ -110,11 +117,14 @@ WrPlan prefer_undivided_within_margin(WrPlan plan, const std::vector<Measurement
                                       double margin) {
   if (plan.micro_batch_count() <= 1) return plan;
   const std::optional<Measurement> whole = fastest_within(rows, plan.batch, workspace_limit);
-  if (!whole || whole->cost_ms() * (1.0 - margin) > plan.time_ms) return plan;
+  if (!whole) return plan;
+  const double saved_ms = whole->cost_ms() - plan.time_ms;
+  const double added_host_ms = plan.host_ms() - whole->host_ms;
+  if (whole->cost_ms() * (1.0 - margin) > plan.time_ms && saved_ms > added_host_ms) return plan;
   WrPlan undivided;
   undivided.batch = plan.batch;
   undivided.runs.push_back(MicroBatchRun{plan.batch, whole->algo, whole->math_type, 1, whole->cost_ms(),
-                                         whole->workspace_bytes, whole->deterministic, whole->engine});
+                                         whole->workspace_bytes, whole->deterministic, whole->engine, whole->host_ms});
   undivided.time_ms = whole->cost_ms();
   undivided.workspace_bytes = whole->workspace_bytes;
   return undivided;

@@ -29,6 +29,7 @@ struct MicroBatchRun {
   std::size_t workspace_bytes = 0;
   bool deterministic = true;
   std::string engine;  ///< empty: the legacy algorithm; else the engine configuration id
+  double host_ms = 0.0;  ///< the host's time to issue one call (0: not measured)
 
   bool is_engine() const { return !engine.empty(); }
 };
@@ -40,6 +41,8 @@ struct WrPlan {
   std::size_t workspace_bytes = 0;  ///< the largest workspace of any run
 
   int micro_batch_count() const;
+  /// The host's time to issue every call of the plan.
+  double host_ms() const;
 };
 
 /// The fastest measurement at exactly `micro_batch` within the limit (ties: less workspace).
@@ -64,9 +67,11 @@ std::optional<WrPlan> optimize_wr_over(int batch, const std::vector<Measurement>
 /// machines), and the plan would risk losing to plain cuDNN for nothing.
 inline constexpr double kSplitMargin = 0.05;
 
-/// `plan`, or the whole batch as one call of the fastest algorithm within the limit when that is
-/// predicted no more than `margin` slower: a plan is chosen over the undivided algorithm only
-/// when it is predicted faster by more than the noise.
+/// `plan`, or the whole batch as one call of the fastest algorithm within the limit unless the
+/// plan is predicted faster by more than the noise (`margin`) and by more than the host time its
+/// extra calls add. The second rule is for programs whose host sets the pace (a framework's
+/// eager loop): there every microsecond a split adds on the host is lost, while what it saves on
+/// the GPU may not be won back; a split that saves milliseconds for microseconds always passes.
 WrPlan prefer_undivided_within_margin(WrPlan plan, const std::vector<Measurement>& rows, std::size_t workspace_limit,
                                       double margin = kSplitMargin);
 

@@ -110,11 +110,12 @@ Status ExecutablePlan::execute(const CallTarget& target, const void* alpha, cons
                                 buffers.w,       workspace,
                                 workspace_bytes, scalar_bits(alpha, is_double),
                                 scalar_bits(beta, is_double)};
-  bool replayed = false;
-  UCUDNN_TRY(replay_.run(key_.device, target, signature, &replayed, [&](cudnnHandle_t handle) {
+  ReplayOutcome outcome;
+  UCUDNN_TRY(replay_.run(key_.device, target, signature, &outcome, [&](cudnnHandle_t handle) {
     return enqueue(handle, alpha, beta, buffers, workspace, workspace_bytes);
   }));
-  Statistics::instance().count_execution(key_.op, wr_.micro_batch_count(), replayed);
+  Statistics::instance().count_execution(key_.op, wr_.micro_batch_count(), outcome.replayed);
+  if (outcome.captured) Statistics::instance().add_capture(key_.op, outcome.capture_seconds);
   return Status::success();
 }
 

@@ -7,6 +7,7 @@
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
 
+#include <chrono>
 #include <functional>
 #include <mutex>
 
@@ -24,21 +25,28 @@ struct CallTarget {
   bool may_replay = false;
 };
 
+/// What GraphReplay::run did with a call.
+struct ReplayOutcome {
+  bool replayed = false;         ///< a graph ran
+  bool captured = false;         ///< ... captured for this call
+  double capture_seconds = 0;    ///< host time of the capture and instantiation
+};
+
 class GraphReplay {
  public:
   /// Queues the work `enqueue(handle)` puts on a handle's stream: directly on `target.handle`, or
   /// as a graph launched on `target.stream`. `enqueue` may depend on nothing but the plan and what
-  /// `signature` holds. `*replayed` says whether a graph ran.
+  /// `signature` holds. `*outcome` says whether a graph ran, and whether it was captured.
   template <typename Enqueue>
-  Status run(int device, const CallTarget& target, const CallSignature& signature, bool* replayed,
+  Status run(int device, const CallTarget& target, const CallSignature& signature, ReplayOutcome* outcome,
              Enqueue&& enqueue) {
-    *replayed = false;
+    *outcome = ReplayOutcome{};
     if (!target.may_replay) return enqueue(target.handle);
     std::unique_lock<std::mutex> lock(mutex_);
     CudaGraphExec* graph = nullptr;
     switch (cache_.decide(signature, &graph)) {
       case ReplayAction::kLaunch:
-        *replayed = true;
+        outcome->replayed = true;
         return launch(*graph, target.stream);  // under the lock: a store() may evict it
       case ReplayAction::kRunDirectly:
         lock.unlock();
@@ -47,14 +55,17 @@ class GraphReplay {
         break;
     }
     CudaGraphExec captured;
+    const auto capturing = std::chrono::steady_clock::now();
     const Status status = capture(device, enqueue, &captured);
+    outcome->capture_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - capturing).count();
     if (!status.ok()) {
       cache_.refuse();
       lock.unlock();
       note_refusal(status);
       return enqueue(target.handle);  // nothing ran during the capture
     }
-    *replayed = true;
+    outcome->replayed = true;
+    outcome->captured = true;
     return launch(*cache_.store(signature, std::move(captured)), target.stream);
   }
 

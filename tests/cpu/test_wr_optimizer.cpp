@@ -333,6 +333,31 @@ TEST(HostTime, TheFastestRowOfASizeIsTheCheapestToIssueAndRun) {
   EXPECT_DOUBLE_EQ(plan->runs.at(0).time_ms, 0.015);
 }
 
+TEST(HostTime, ASplitMustSaveMoreThanTheHostTimeItAdds) {
+  // 4 x 16 saves 0.004 ms on the GPU (8%, beyond the noise margin) but issuing 3 more calls
+  // costs the host 0.015 ms: where the host sets the pace that is a loss, so the batch runs whole.
+  std::vector<Measurement> rows = {Measurement{64, 0, 0, 0.050, 0, true, "", 0.005},
+                                   Measurement{16, 1, 0, 0.0115, 0, true, "", 0.005}};
+  auto plan = ucudnn::optimize_wr(64, {16}, rows, 0);
+  ASSERT_TRUE(plan);
+  EXPECT_DOUBLE_EQ(plan->host_ms(), 0.020);
+  EXPECT_EQ(ucudnn::prefer_undivided_within_margin(*plan, rows, 0).micro_batch_count(), 1);
+
+  // Saving 1 ms for the same 0.015 ms of host time is kept.
+  rows[0].time_ms = 1.05;
+  plan = ucudnn::optimize_wr(64, {16}, rows, 0);
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(ucudnn::prefer_undivided_within_margin(*plan, rows, 0).micro_batch_count(), 4);
+
+  // A split that issues faster than the whole batch (engines under a legacy algorithm) is kept too.
+  rows[0].time_ms = 0.050;
+  rows[0].host_ms = 0.040;  // a legacy call, slow to issue; its cost is 0.050
+  rows[1].host_ms = 0.002;  // 4 x 0.002 = 0.008 < 0.040
+  plan = ucudnn::optimize_wr(64, {16}, rows, 0);
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(ucudnn::prefer_undivided_within_margin(*plan, rows, 0).micro_batch_count(), 4);
+}
+
 TEST(HostTime, TheUndividedComparisonCountsTheHostToo) {
   // The split is 20% faster on the GPU alone, but host-bound it is slower: the whole batch runs.
   std::vector<Measurement> rows = rows_with_whole(2.5);
