@@ -19,6 +19,9 @@ struct Measurement {
   double host_ms = 0.0;         ///< median host time to issue one call; 0: not measured (older rows)
 
   bool is_engine() const { return !engine.empty(); }
+  /// What one call costs in a plan's sequence when the host issues each call: the GPU cannot run
+  /// a call before the host has issued it, so the longer of the two sets the pace.
+  double cost_ms() const { return time_ms > host_ms ? time_ms : host_ms; }
   /// Whether two rows measure the same candidate (at whatever micro-batch).
   bool same_candidate(const Measurement& o) const {
     return algo == o.algo && math_type == o.math_type && engine == o.engine;

@@ -80,7 +80,7 @@ std::vector<WrPlan> desirable_configurations(int batch, const std::vector<int>& 
     bool changed = false;
     for (; end < usable.size() && usable[end].workspace_bytes == usable[begin].workspace_bytes; ++end) {
       auto& best = fastest[slot[usable[end].micro_batch]];
-      if (!best || usable[end].time_ms < best->time_ms) {  // equal time, more workspace: no better
+      if (!best || usable[end].cost_ms() < best->cost_ms()) {  // equal cost, more workspace: no better
         best = usable[end];
         changed = true;
       }

@@ -10,11 +10,11 @@ namespace ucudnn {
 
 namespace {
 
-// Whether `row` should replace `best` as the measurement its size runs: faster, or as fast with
+// Whether `row` should replace `best` as the measurement its size runs: cheaper, or as cheap with
 // less workspace (the first of equal rows stays).
 bool better(const Measurement& row, const std::optional<Measurement>& best) {
-  return !best || row.time_ms < best->time_ms ||
-         (row.time_ms == best->time_ms && row.workspace_bytes < best->workspace_bytes);
+  return !best || row.cost_ms() < best->cost_ms() ||
+         (row.cost_ms() == best->cost_ms() && row.workspace_bytes < best->workspace_bytes);
 }
 
 }  // namespace
@@ -76,7 +76,7 @@ std::optional<WrPlan> optimize_wr_over(int batch, const std::vector<Measurement>
     for (int i = 0; i < static_cast<int>(candidates.size()); ++i) {
       const int size = candidates[i].micro_batch;
       if (size <= 0 || size > b || time[b - size] == kInfinity) continue;
-      const double t = time[b - size] + candidates[i].time_ms;
+      const double t = time[b - size] + candidates[i].cost_ms();
       const int n = calls[b - size] + 1;
       if (std::tie(t, n) < std::tie(time[b], calls[b])) {
         time[b] = t;
@@ -96,7 +96,7 @@ std::optional<WrPlan> optimize_wr_over(int batch, const std::vector<Measurement>
     run.algo = m.algo;
     run.math_type = m.math_type;
     run.engine = m.engine;
-    run.time_ms = m.time_ms;
+    run.time_ms = m.cost_ms();
     run.workspace_bytes = m.workspace_bytes;
     run.deterministic = m.deterministic;
     run.host_ms = m.host_ms;
@@ -118,14 +118,14 @@ WrPlan prefer_undivided_within_margin(WrPlan plan, const std::vector<Measurement
   if (plan.micro_batch_count() <= 1) return plan;
   const std::optional<Measurement> whole = fastest_within(rows, plan.batch, workspace_limit);
   if (!whole) return plan;
-  const double saved_ms = whole->time_ms - plan.time_ms;
+  const double saved_ms = whole->cost_ms() - plan.time_ms;
   const double added_host_ms = plan.host_ms() - whole->host_ms;
-  if (whole->time_ms * (1.0 - margin) > plan.time_ms && saved_ms > added_host_ms) return plan;
+  if (whole->cost_ms() * (1.0 - margin) > plan.time_ms && saved_ms > added_host_ms) return plan;
   WrPlan undivided;
   undivided.batch = plan.batch;
-  undivided.runs.push_back(MicroBatchRun{plan.batch, whole->algo, whole->math_type, 1, whole->time_ms,
+  undivided.runs.push_back(MicroBatchRun{plan.batch, whole->algo, whole->math_type, 1, whole->cost_ms(),
                                          whole->workspace_bytes, whole->deterministic, whole->engine, whole->host_ms});
-  undivided.time_ms = whole->time_ms;
+  undivided.time_ms = whole->cost_ms();
   undivided.workspace_bytes = whole->workspace_bytes;
   return undivided;
 }

@@ -4,9 +4,9 @@
 //   T(0) = 0,  T(b) = min over allowed sizes s <= b of  fastest(s) + T(b - s)
 //
 // where fastest(s) is the quickest measured algorithm on a micro-batch of s within the
-// workspace limit, by its GPU time: a replayed plan (runtime/graph_replay.h) costs the GPU's time
-// only. The host's time to issue the calls decides whether a split is worth running at all
-// (prefer_undivided_within_margin). The micro-batches run one after another and reuse one workspace, so the
+// workspace limit. A call's time is its row's cost: the longer of its GPU time and the host's
+// time to issue it (Measurement::cost_ms), since where the host sets the pace more micro-batches
+// cost more host time than they save on the GPU. The micro-batches run one after another and reuse one workspace, so the
 // plan's workspace is the largest any of its micro-batches needs. A pure function over a table.
 
 #include <cstddef>
@@ -25,7 +25,7 @@ struct MicroBatchRun {
   int algo = 0;  ///< -1 for an engine
   int math_type = 0;
   int count = 0;
-  double time_ms = 0.0;  ///< GPU time of one call
+  double time_ms = 0.0;  ///< predicted time of one call: its row's cost (the longer of GPU and host time)
   std::size_t workspace_bytes = 0;
   bool deterministic = true;
   std::string engine;  ///< empty: the legacy algorithm; else the engine configuration id

@@ -116,8 +116,8 @@ Status Benchmarker::time_candidate(const std::function<Status()>& enqueue, CallT
   // A sample queues `calls` calls behind a closed gate and times them twice: on the host, what
   // issuing one call costs (the gate keeps the GPU from pushing back); on the GPU, with events,
   // what the calls cost run back to back, as a replayed graph runs them
-  // (runtime/graph_replay.h). Both are kept: a replayed call costs the GPU's time only, while a
-  // split's extra calls cost the host's time where the host issues them (optimize/wr_optimizer.h).
+  // (runtime/graph_replay.h). Both are kept: a replayed call costs the GPU's time only, a call
+  // issued by the host costs the longer of the two (Measurement::cost_ms).
   auto time_calls = [&](int calls, double* gpu_ms, double* host_ms) -> Status {
     StreamGate gate;
     gate.close(stream);

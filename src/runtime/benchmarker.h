@@ -6,9 +6,8 @@
 // from an execution plan. Each candidate is timed on the handle's stream: one warm-up call, then
 // the median of several samples, each a few calls queued behind a StreamGate and run back to back
 // (as a replayed plan runs them). A sample gives the GPU's time per call (CUDA events) and the
-// host's time to issue one (steady clock): plans are made for the first (a replayed call costs
-// only that), and a split must save more of it than the second adds (optimize/wr_optimizer.h).
-// Inputs are random.
+// host's time to issue one (steady clock): a replayed call costs the first, a call the host
+// issues the longer of the two (Measurement::cost_ms). Inputs are random.
 // Rows are unfiltered: the workspace is what the hungriest candidate needs (where the device has
 // that much; for engines the buffer grows as they are met), so the rows serve any workspace
 // limit. Candidates that fail (out of memory included) are skipped.

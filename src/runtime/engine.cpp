@@ -151,7 +151,7 @@ Status Engine::build_plan(cudnnHandle_t handle, const ConvKey& key, std::size_t 
                                                     std::to_string(workspace_limit) + " bytes of workspace");
     }
     std::optional<double> undivided;
-    if (auto single = fastest_within(rows, key.batch(), workspace_limit)) undivided = single->time_ms;
+    if (auto single = fastest_within(rows, key.batch(), workspace_limit)) undivided = single->cost_ms();
     std::vector<OversizedEngineRun> oversized;
     const Status built = ExecutablePlan::build(key, workspace_limit, policy, std::move(*wr), undivided, &plan, &oversized);
     if (built.ok()) break;

@@ -27,7 +27,7 @@ std::vector<AlgoPerf> measured_singles(const ConvKey& key, std::size_t limit) {
       if (m.workspace_bytes > limit) continue;
       AlgoPerf p;
       p.algo = m.algo;
-      p.time_ms = static_cast<float>(m.time_ms);
+      p.time_ms = static_cast<float>(m.cost_ms());
       p.memory = m.workspace_bytes;
       p.determinism = m.deterministic ? CUDNN_DETERMINISTIC : CUDNN_NON_DETERMINISTIC;
       p.math_type = static_cast<cudnnMathType_t>(m.math_type);

@@ -123,8 +123,8 @@ std::string format_plan_table(const PlanReport& report) {
   std::vector<Row> rows;
   for (const auto& k : report.kernels) {
     rows.push_back({k.layer, short_name(k.op), std::to_string(k.batch),
-                    fixed(k.undivided.time_ms, 3), fixed(k.plan.time_ms, 3),
-                    speedup(k.undivided.time_ms, k.plan.time_ms),
+                    fixed(k.undivided.cost_ms(), 3), fixed(k.plan.time_ms, 3),
+                    speedup(k.undivided.cost_ms(), k.plan.time_ms),
                     format_byte_size(k.plan.workspace_bytes),
                     describe_micro_batches(k.op, k.plan)});
   }
@@ -166,7 +166,7 @@ std::string format_wd_table(const WdReport& report) {
 nlohmann::ordered_json plan_to_json(const PlanReport& report) {
   nlohmann::ordered_json kernels = nlohmann::ordered_json::array();
   for (const auto& k : report.kernels) {
-    kernels.push_back(kernel_to_json(k.layer, k.op, k.batch, k.plan, k.undivided.time_ms));
+    kernels.push_back(kernel_to_json(k.layer, k.op, k.batch, k.plan, k.undivided.cost_ms()));
   }
   nlohmann::ordered_json json;
   json["mode"] = "wr";
@@ -225,7 +225,7 @@ nlohmann::ordered_json pareto_to_json(const ParetoReport& report) {
     entry["algo"] = m.algo;
     if (m.is_engine()) entry["engine"] = m.engine;
     entry["algo_name"] = candidate_name(report.op, m.algo, m.engine);
-    entry["time_ms"] = json_ms(m.time_ms);
+    entry["time_ms"] = json_ms(m.cost_ms());
     if (m.host_ms > 0) {
       entry["gpu_ms"] = json_ms(m.time_ms);
       entry["host_ms"] = json_ms(m.host_ms);

@@ -17,7 +17,7 @@ double PlanReport::total_time_ms() const {
 
 double PlanReport::undivided_total_time_ms() const {
   double total = 0.0;
-  for (const auto& k : kernels) total += k.undivided.time_ms;
+  for (const auto& k : kernels) total += k.undivided.cost_ms();
   return total;
 }
 
@@ -98,7 +98,7 @@ Expected<ParetoReport> pareto_report(const std::vector<KernelMeasurements>& kern
       if (m.micro_batch == kernel.batch) report.undivided.push_back(m);
     }
     std::sort(report.undivided.begin(), report.undivided.end(),
-              [](const Measurement& a, const Measurement& b) { return a.time_ms < b.time_ms; });
+              [](const Measurement& a, const Measurement& b) { return a.cost_ms() < b.cost_ms(); });
     return report;
   }
   return Error{"the measurements have no kernel '" + kernel_name + "'"};
