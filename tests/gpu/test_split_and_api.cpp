@@ -78,9 +78,14 @@ TEST_F(SplitPlans, LimitForcesSplitAndEveryOpStaysExact) {
     ConvSpec spec;
     UcudnnConvolutionOp_t op;
   };
+  // No backward data case: on the H100 its split legacy calls cost the host more than they save
+  // on the GPU (conv3: 4 x 16 at 0.21 ms of GPU time against 0.64 undivided, but about 0.15 ms of
+  // host time per call), and the planner counts host time, so it rightly runs undivided.
+  // tests/gpu/test_forced_splits.cpp checks split backward data for exactness.
   const Case cases[] = {
-      {alexnet_conv3(), UCUDNN_OP_FORWARD},       {alexnet_conv3(), UCUDNN_OP_BACKWARD_DATA},
-      {alexnet_conv3(), UCUDNN_OP_BACKWARD_FILTER}, {alexnet_conv2(), UCUDNN_OP_FORWARD},
+      {alexnet_conv3(), UCUDNN_OP_FORWARD},
+      {alexnet_conv3(), UCUDNN_OP_BACKWARD_FILTER},
+      {alexnet_conv2(), UCUDNN_OP_FORWARD},
       {alexnet_conv2(), UCUDNN_OP_BACKWARD_FILTER},
   };
   static const float kScales[][2] = {{1.0f, 0.0f}, {0.5f, 0.25f}, {1.0f, 1.0f}};
