@@ -7,8 +7,8 @@
 // an engine configuration id (core/candidates.h; read in its canonical spelling) and has algo -1,
 // a legacy row an algorithm of its op. Engine ids hold commas: the writers quote such an id
 // ("eng1:k2=0,k3=1", RFC 4180), and host_ms may follow a quoted id; an unquoted id with commas is
-// the rest of the line (no host_ms), as earlier writers wrote it. The header line is optional, and so is a UTF-8
-// byte-order mark at the start. One kernel per (layer, op), in order of first appearance; its
+// the rest of the line (no host_ms), as earlier writers wrote it. The header line is optional,
+// and so is a UTF-8 byte-order mark at the start. One kernel per (layer, op), in order of first appearance; its
 // mini-batch is the largest micro-batch listed for it. Refused, naming FILE:LINE: a NUL byte, a
 // layer name that is not UTF-8, a micro-batch above kMaxMicroBatch, a time that is not a number
 // from 0 to kMaxTimeMs, an engine id that parse_engine_config refuses, and a second row for the

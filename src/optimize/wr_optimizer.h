@@ -6,8 +6,9 @@
 // where fastest(s) is the quickest measured algorithm on a micro-batch of s within the
 // workspace limit. A call's time is its row's cost: the longer of its GPU time and the host's
 // time to issue it (Measurement::cost_ms), since where the host sets the pace more micro-batches
-// cost more host time than they save on the GPU. The micro-batches run one after another and reuse one workspace, so the
-// plan's workspace is the largest any of its micro-batches needs. A pure function over a table.
+// cost more host time than they save on the GPU. The micro-batches run one after another and
+// reuse one workspace, so the plan's workspace is the largest any of its micro-batches needs. A
+// pure function over a table.
 
 #include <cstddef>
 #include <optional>

@@ -21,6 +21,7 @@
 #include <set>
 #include <thread>
 
+#include "core/measurement_csv.h"
 #include "store/sqlite.h"
 
 namespace ucudnn {
@@ -596,11 +597,15 @@ Status BenchmarkDatabase::transaction(bool write, const std::function<Status()>&
 
 namespace {
 
-// The columns a lookup reads, in measurement_of's order; a version-1 file has no engine column,
-// a version-2 file no host_ms.
+// The engine and host_ms columns as a file of `version` has them, last in every row read: a
+// version-1 file has no engine column (read as ''), a version-2 file no host_ms (read as 0).
+std::string engine_and_host_columns(int version) {
+  return std::string(version < 2 ? "''" : "engine") + (version < 3 ? ", 0" : ", host_ms");
+}
+
+// The columns a lookup reads, in measurement_of's order.
 std::string lookup_columns(int version) {
-  return std::string("algo, math_type, deterministic, time_ms, workspace_bytes, ") + (version < 2 ? "''" : "engine") +
-         (version < 3 ? ", 0" : ", host_ms");
+  return "algo, math_type, deterministic, time_ms, workspace_bytes, " + engine_and_host_columns(version);
 }
 
 Measurement measurement_of(const Statement& rows, int micro_batch) {
@@ -678,8 +683,8 @@ std::string describe_row(const Measurement& m) {
 // legacy row an algorithm >= 0.
 Status check_row(const Measurement& m) {
   // NaN fails both comparisons: only a finite, non-negative time is stored.
-  if (!(m.time_ms >= 0 && m.time_ms <= 1e9)) return Error{"its GPU time is not from 0 to 1e9 ms"};
-  if (!(m.host_ms >= 0 && m.host_ms <= 1e9)) return Error{"its host time is not from 0 to 1e9 ms"};
+  if (!(m.time_ms >= 0 && m.time_ms <= kMaxTimeMs)) return Error{"its GPU time is not from 0 to 1e9 ms"};
+  if (!(m.host_ms >= 0 && m.host_ms <= kMaxTimeMs)) return Error{"its host time is not from 0 to 1e9 ms"};
   if (!m.is_engine()) {
     if (m.algo < 0) return Error{"a legacy row needs an algorithm >= 0, not " + std::to_string(m.algo)};
     return Status::success();
@@ -745,13 +750,11 @@ constexpr const char* kRaiseCoverage =
     "micro_batch, measured_up_to, candidates) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) "
     "ON CONFLICT DO UPDATE SET measured_up_to = max(measured_up_to, excluded.measured_up_to)";
 
-// The columns all_rows reads, in stored_row_of's order; a version-1 file has no engine column,
-// a version-2 file no host_ms.
+// The columns all_rows reads, in stored_row_of's order.
 std::string all_row_columns(int version) {
-  return std::string(
-             "gpu_name, compute_capability, sm_count, cudnn_version, cuda_runtime_version, op, layer, "
-             "micro_batch, algo, math_type, deterministic, time_ms, workspace_bytes, measured_at, ") +
-         (version < 2 ? "''" : "engine") + (version < 3 ? ", 0" : ", host_ms");
+  return "gpu_name, compute_capability, sm_count, cudnn_version, cuda_runtime_version, op, layer, "
+         "micro_batch, algo, math_type, deterministic, time_ms, workspace_bytes, measured_at, " +
+         engine_and_host_columns(version);
 }
 
 StoredRow stored_row_of(const Statement& s, ConvOp op) {
@@ -897,14 +900,19 @@ Expected<std::map<std::string, std::int64_t>> columns_of(sqlite3* db, const char
   return columns;
 }
 
-// What version 2 adds, where the tables and the index exist: the engine in the rows and in their
-// unique key (without it, an engine row would be dropped as a duplicate of another engine's),
-// and the kind of candidate in coverage's primary key.
-Expected<std::string> version_2_problems(sqlite3* db) {
+// What versions 2 and 3 add, where the tables and the index exist and `version` has them: the
+// engine in the rows and in their unique key (without it, an engine row would be dropped as a
+// duplicate of another engine's), the kind of candidate in coverage's primary key (2), and the
+// host time in the rows (3).
+Expected<std::string> added_column_problems(sqlite3* db, int version) {
   std::string problem;
+  if (version < 2) return problem;
   const auto add = [&](const std::string& text) { problem += (problem.empty() ? "" : "; ") + text; };
   UCUDNN_TRY_ASSIGN(const auto measurements, columns_of(db, kTableColumns, "measurements"));
   if (!measurements.empty() && !measurements.count("engine")) add("the column measurements.engine is missing");
+  if (version >= 3 && !measurements.empty() && !measurements.count("host_ms")) {
+    add("the column measurements.host_ms is missing");
+  }
   UCUDNN_TRY_ASSIGN(const auto key, columns_of(db, kIndexColumns, "measurements_key"));
   if (!key.empty() && !key.count("engine")) add("the index measurements_key does not hold the engine");
   UCUDNN_TRY_ASSIGN(const auto coverage, columns_of(db, kTableColumns, "coverage"));
@@ -946,16 +954,8 @@ Status BenchmarkDatabase::verify() {
     for (const char* wanted : {"table meta", "table measurements", "table coverage", "index measurements_key"}) {
       if (!present.count(wanted)) problem += std::string(problem.empty() ? "" : "; ") + "the " + wanted + " is missing";
     }
-    if (version >= 2) {
-      UCUDNN_TRY_ASSIGN(const std::string columns, version_2_problems(db));
-      if (!columns.empty()) problem += (problem.empty() ? "" : "; ") + columns;
-    }
-    if (version >= 3) {
-      UCUDNN_TRY_ASSIGN(const auto measurements, columns_of(db, kTableColumns, "measurements"));
-      if (!measurements.empty() && !measurements.count("host_ms")) {
-        problem += std::string(problem.empty() ? "" : "; ") + "the column measurements.host_ms is missing";
-      }
-    }
+    UCUDNN_TRY_ASSIGN(const std::string columns, added_column_problems(db, version));
+    if (!columns.empty()) problem += (problem.empty() ? "" : "; ") + columns;
     return Status::success();
   });
   if (!done) return done.error().prefixed("benchmark database '" + path_ + "': ");

@@ -17,7 +17,8 @@
 // get host_ms 0); if the upgrade fails it is rolled back and the file stays a valid older
 // version. An older file opened read-only is read as it is: a version-1 file's legacy rows are
 // found and its engine lookups find nothing; rows without host_ms read as 0. Files of a newer
-// version are refused (ucudnn builds of schemas 1 and 2 refuse version-3 files the same way). A process of a schema-1 build that already had the file open when another
+// version are refused (ucudnn builds of schemas 1 and 2 refuse version-3 files the same way). A
+// process of a schema-1 build that already had the file open when another
 // upgraded it keeps using it and would read engine rows as algorithm -1: upgrade every process
 // that shares a file together.
 //

@@ -104,6 +104,19 @@ std::string schema_version(const std::string& path) {
   return rows.size() == 1 ? rows[0][0] : "?";
 }
 
+// Runs `sql` on the file with SQLite alone, behind the code under test's back.
+void execute(const std::string& path, const std::string& sql) {
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  const int rc = sqlite3_exec(raw, sql.c_str(), nullptr, nullptr, nullptr);
+  sqlite3_close(raw);
+  ASSERT_EQ(rc, SQLITE_OK) << sql;
+}
+
+// Makes the last step of any upgrade (recording the new version) fail.
+constexpr const char* kFreezeMeta =
+    "CREATE TRIGGER frozen BEFORE UPDATE ON meta BEGIN SELECT RAISE(ABORT, 'meta is frozen'); END";
+
 std::vector<std::string> column_names(const std::string& path, const std::string& pragma, const std::string& object) {
   std::vector<std::string> names;
   for (const auto& row : query(path, "SELECT name FROM " + pragma + "('" + object + "')")) names.push_back(row[0]);
@@ -238,13 +251,7 @@ TEST(DatabaseSchema, AnUpgradeThatFailsIsRolledBackAndTheFileStaysVersion1) {
   TempDir dir;
   const std::string path = write_version_1(dir, "v1.db");
   // The last step of the upgrade (recording version 2) fails: everything before it must go too.
-  sqlite3* raw = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
-  ASSERT_EQ(
-      sqlite3_exec(raw, "CREATE TRIGGER frozen BEFORE UPDATE ON meta BEGIN SELECT RAISE(ABORT, 'meta is frozen'); END",
-                   nullptr, nullptr, nullptr),
-      SQLITE_OK);
-  sqlite3_close(raw);
+  ASSERT_NO_FATAL_FAILURE(execute(path, kFreezeMeta));
   const std::string bytes = read_bytes(path);
   const auto rows = stored_rows(path);
   const auto structure_before = structure(path);
@@ -268,9 +275,7 @@ TEST(DatabaseSchema, AnUpgradeThatFailsIsRolledBackAndTheFileStaysVersion1) {
     ASSERT_TRUE(looking.ok()) << looking.message();
     expect_version_1_lookups(**looking);
   }
-  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(raw, "DROP TRIGGER frozen", nullptr, nullptr, nullptr), SQLITE_OK);
-  sqlite3_close(raw);
+  ASSERT_NO_FATAL_FAILURE(execute(path, "DROP TRIGGER frozen"));
   auto upgraded = BenchmarkDatabase::open(path, rollback_journal());
   ASSERT_TRUE(upgraded.ok()) << upgraded.message();
   EXPECT_EQ(schema_version(path), "3");
@@ -339,11 +344,7 @@ TEST(DatabaseSchema, FileOfANewerVersionIsRefusedUntouched) {
   TempDir dir;
   const std::string path = (dir.path() / "v4.db").string();
   ASSERT_TRUE(BenchmarkDatabase::open(path, rollback_journal()).ok());
-  sqlite3* raw = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(raw, "UPDATE meta SET value = '4' WHERE key = 'schema_version'", nullptr, nullptr, nullptr),
-            SQLITE_OK);
-  sqlite3_close(raw);
+  ASSERT_NO_FATAL_FAILURE(execute(path, "UPDATE meta SET value = '4' WHERE key = 'schema_version'"));
   const std::string bytes = read_bytes(path);
   for (const bool read_only : {false, true}) {
     auto refused = BenchmarkDatabase::open(path, rollback_journal(read_only));
@@ -434,13 +435,7 @@ TEST(DatabaseSchema, Version2FileOpenedWritableIsUpgradedLosingNothing) {
 TEST(DatabaseSchema, AVersion2UpgradeThatFailsIsRolledBackAndTheFileStaysVersion2) {
   TempDir dir;
   const std::string path = write_version_2(dir, "v2.db");
-  sqlite3* raw = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
-  ASSERT_EQ(
-      sqlite3_exec(raw, "CREATE TRIGGER frozen BEFORE UPDATE ON meta BEGIN SELECT RAISE(ABORT, 'meta is frozen'); END",
-                   nullptr, nullptr, nullptr),
-      SQLITE_OK);
-  sqlite3_close(raw);
+  ASSERT_NO_FATAL_FAILURE(execute(path, kFreezeMeta));
   const std::string bytes = read_bytes(path);
   auto refused = BenchmarkDatabase::open(path, rollback_journal());
   ASSERT_FALSE(refused.ok());
@@ -623,15 +618,10 @@ TEST(DatabaseSchema, VerifyNamesAKeyWithoutTheEngine) {
   TempDir dir;
   const std::string path = (dir.path() / "key.db").string();
   ASSERT_TRUE(BenchmarkDatabase::open(path, rollback_journal()).ok());
-  sqlite3* raw = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(raw,
-                         "DROP INDEX measurements_key; CREATE UNIQUE INDEX measurements_key ON measurements(gpu_name, "
-                         "compute_capability, sm_count, cudnn_version, cuda_runtime_version, op, layer, micro_batch, "
-                         "algo, math_type)",
-                         nullptr, nullptr, nullptr),
-            SQLITE_OK);
-  sqlite3_close(raw);
+  ASSERT_NO_FATAL_FAILURE(execute(path,
+                                  "DROP INDEX measurements_key; CREATE UNIQUE INDEX measurements_key ON "
+                                  "measurements(gpu_name, compute_capability, sm_count, cudnn_version, "
+                                  "cuda_runtime_version, op, layer, micro_batch, algo, math_type)"));
   auto db = BenchmarkDatabase::open(path, rollback_journal(true));
   ASSERT_TRUE(db.ok()) << db.message();
   const Status verified = (*db)->verify();

@@ -6,6 +6,7 @@
 
 #include <sqlite3.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -74,6 +75,23 @@ inline bool run_statement(sqlite3* db, const std::string& sql, const DeviceIdent
   return done;
 }
 
+/// Creates a new database at `path` with `schema` and fills it by `fill(db)`, all in one
+/// transaction (rollback journal, as sqlite3 makes it); false on any failure.
+template <std::size_t N, typename Fill>
+bool write_database(const std::string& path, const char* const (&schema)[N], Fill&& fill) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open(path.c_str(), &db) != SQLITE_OK) {
+    sqlite3_close(db);
+    return false;
+  }
+  bool ok = sqlite3_exec(db, "BEGIN", nullptr, nullptr, nullptr) == SQLITE_OK;
+  for (const char* sql : schema) ok = ok && sqlite3_exec(db, sql, nullptr, nullptr, nullptr) == SQLITE_OK;
+  ok = ok && fill(db);
+  ok = ok && sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr) == SQLITE_OK;
+  sqlite3_close(db);
+  return ok;
+}
+
 }  // namespace detail
 
 /// Writes a new version-1 database at `path` (rollback journal, as sqlite3 makes it) holding
@@ -81,33 +99,27 @@ inline bool run_statement(sqlite3* db, const std::string& sql, const DeviceIdent
 inline bool write_version_1_database(const std::string& path, const DeviceIdentity& identity,
                                      const std::vector<Version1Row>& rows,
                                      const std::vector<Version1Coverage>& coverage) {
-  sqlite3* db = nullptr;
-  if (sqlite3_open(path.c_str(), &db) != SQLITE_OK) {
-    sqlite3_close(db);
-    return false;
-  }
-  bool ok = sqlite3_exec(db, "BEGIN", nullptr, nullptr, nullptr) == SQLITE_OK;
-  for (const char* sql : kVersion1Schema) ok = ok && sqlite3_exec(db, sql, nullptr, nullptr, nullptr) == SQLITE_OK;
-  for (const Version1Row& r : rows) {
-    ok = ok &&
-         detail::run_statement(db,
-                               "INSERT INTO measurements(gpu_name, compute_capability, sm_count, cudnn_version, "
-                               "cuda_runtime_version, op, layer, measured_at, micro_batch, algo, math_type, "
-                               "deterministic, workspace_bytes, time_ms) "
-                               "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-                               identity, {r.op, r.layer, "2026-01-01T00:00:00Z"},
-                               {r.micro_batch, r.algo, r.math_type, r.deterministic, r.workspace_bytes}, &r.time_ms);
-  }
-  for (const Version1Coverage& c : coverage) {
-    ok = ok && detail::run_statement(db,
-                                     "INSERT INTO coverage(gpu_name, compute_capability, sm_count, cudnn_version, "
-                                     "cuda_runtime_version, op, layer, micro_batch, measured_up_to) "
-                                     "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-                                     identity, {c.op, c.layer}, {c.micro_batch, c.measured_up_to}, nullptr);
-  }
-  ok = ok && sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr) == SQLITE_OK;
-  sqlite3_close(db);
-  return ok;
+  return detail::write_database(path, kVersion1Schema, [&](sqlite3* db) {
+    bool ok = true;
+    for (const Version1Row& r : rows) {
+      ok = ok &&
+           detail::run_statement(db,
+                                 "INSERT INTO measurements(gpu_name, compute_capability, sm_count, cudnn_version, "
+                                 "cuda_runtime_version, op, layer, measured_at, micro_batch, algo, math_type, "
+                                 "deterministic, workspace_bytes, time_ms) "
+                                 "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                                 identity, {r.op, r.layer, "2026-01-01T00:00:00Z"},
+                                 {r.micro_batch, r.algo, r.math_type, r.deterministic, r.workspace_bytes}, &r.time_ms);
+    }
+    for (const Version1Coverage& c : coverage) {
+      ok = ok && detail::run_statement(db,
+                                       "INSERT INTO coverage(gpu_name, compute_capability, sm_count, cudnn_version, "
+                                       "cuda_runtime_version, op, layer, micro_batch, measured_up_to) "
+                                       "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                                       identity, {c.op, c.layer}, {c.micro_batch, c.measured_up_to}, nullptr);
+    }
+    return ok;
+  });
 }
 
 }  // namespace ucudnn::testing

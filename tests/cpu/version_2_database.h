@@ -47,41 +47,35 @@ struct Version2Coverage {
   int candidates = 0;
 };
 
-/// Writes a new version-2 database at `path` (rollback journal) holding `rows` and `coverage` of
-/// `identity`, all in one transaction; false on any failure.
+/// Writes a new version-2 database at `path` holding `rows` and `coverage` of `identity`, all in
+/// one transaction (detail::write_database); false on any failure.
 inline bool write_version_2_database(const std::string& path, const DeviceIdentity& identity,
                                      const std::vector<Version2Row>& rows,
                                      const std::vector<Version2Coverage>& coverage) {
-  sqlite3* db = nullptr;
-  if (sqlite3_open(path.c_str(), &db) != SQLITE_OK) {
-    sqlite3_close(db);
-    return false;
-  }
-  bool ok = sqlite3_exec(db, "BEGIN", nullptr, nullptr, nullptr) == SQLITE_OK;
-  for (const char* sql : kVersion2Schema) ok = ok && sqlite3_exec(db, sql, nullptr, nullptr, nullptr) == SQLITE_OK;
-  for (const Version2Row& v : rows) {
-    const Version1Row& r = v.row;
-    ok = ok &&
-         detail::run_statement(db,
-                               "INSERT INTO measurements(gpu_name, compute_capability, sm_count, cudnn_version, "
-                               "cuda_runtime_version, op, layer, measured_at, engine, micro_batch, algo, math_type, "
-                               "deterministic, workspace_bytes, time_ms) "
-                               "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
-                               identity, {r.op, r.layer, "2026-06-01T00:00:00Z", v.engine},
-                               {r.micro_batch, r.algo, r.math_type, r.deterministic, r.workspace_bytes}, &r.time_ms);
-  }
-  for (const Version2Coverage& v : coverage) {
-    const Version1Coverage& c = v.coverage;
-    ok = ok && detail::run_statement(db,
-                                     "INSERT INTO coverage(gpu_name, compute_capability, sm_count, cudnn_version, "
-                                     "cuda_runtime_version, op, layer, micro_batch, measured_up_to, candidates) "
-                                     "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-                                     identity, {c.op, c.layer}, {c.micro_batch, c.measured_up_to, v.candidates},
-                                     nullptr);
-  }
-  ok = ok && sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr) == SQLITE_OK;
-  sqlite3_close(db);
-  return ok;
+  return detail::write_database(path, kVersion2Schema, [&](sqlite3* db) {
+    bool ok = true;
+    for (const Version2Row& v : rows) {
+      const Version1Row& r = v.row;
+      ok = ok &&
+           detail::run_statement(db,
+                                 "INSERT INTO measurements(gpu_name, compute_capability, sm_count, cudnn_version, "
+                                 "cuda_runtime_version, op, layer, measured_at, engine, micro_batch, algo, math_type, "
+                                 "deterministic, workspace_bytes, time_ms) "
+                                 "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+                                 identity, {r.op, r.layer, "2026-06-01T00:00:00Z", v.engine},
+                                 {r.micro_batch, r.algo, r.math_type, r.deterministic, r.workspace_bytes}, &r.time_ms);
+    }
+    for (const Version2Coverage& v : coverage) {
+      const Version1Coverage& c = v.coverage;
+      ok = ok && detail::run_statement(db,
+                                       "INSERT INTO coverage(gpu_name, compute_capability, sm_count, cudnn_version, "
+                                       "cuda_runtime_version, op, layer, micro_batch, measured_up_to, candidates) "
+                                       "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                                       identity, {c.op, c.layer}, {c.micro_batch, c.measured_up_to, v.candidates},
+                                       nullptr);
+    }
+    return ok;
+  });
 }
 
 }  // namespace ucudnn::testing
