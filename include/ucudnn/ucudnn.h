@@ -100,7 +100,8 @@ struct UcudnnMicroBatchRun {
   int algo;  ///< cudnnConvolution*Algo_t value of the plan's operation; -1 for an engine
   cudnnMathType_t mathType;
   int count;
-  float timeMs;  ///< measured time of one call
+  float timeMs;  ///< predicted time of one call: in `runs` the longer of its GPU time and the host's time
+                 ///< to issue it, in `replayedRuns` its GPU time
   size_t workspaceBytes;
   std::string engine;  ///< "" for a legacy algorithm, else the graph-API engine configuration
                        ///< ("eng<global index>:k<knob type>=<value>,...")
@@ -112,10 +113,14 @@ struct UcudnnPlanInfo {
   int batch = 0;
   UcudnnBatchSizePolicy_t policy = UCUDNN_BATCH_SIZE_POLICY_POWER_OF_TWO;
   size_t workspaceLimit = 0;   ///< the limit it was planned under
-  size_t workspaceBytes = 0;   ///< what it needs: the largest workspace of its runs
-  float predictedTimeMs = 0;   ///< sum of the runs' measured times
+  size_t workspaceBytes = 0;   ///< what its calls want: the largest workspace of its runs and replayed runs
+  float predictedTimeMs = 0;   ///< sum of the runs' predicted times
   float undividedTimeMs = -1;  ///< fastest single algorithm at the full batch within the limit, -1 if none
   std::vector<UcudnnMicroBatchRun> runs;  ///< larger micro-batches first
+  /// What a call replayed as a CUDA graph runs, where that differs from `runs` (planned on GPU time
+  /// alone, since a graph costs the host one launch); empty: the same as `runs`. It runs when the
+  /// call's workspace holds it, `runs` otherwise.
+  std::vector<UcudnnMicroBatchRun> replayedRuns;
   int microBatchCount() const {
     int n = 0;
     for (const auto& r : runs) n += r.count;

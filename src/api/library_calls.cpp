@@ -114,14 +114,19 @@ cudnnStatus_t ucudnnGetPlan(UcudnnHandle_t handle, UcudnnConvolutionOp_t op, cud
     result.batch = plan->wr().batch;
     result.policy = to_public(plan->policy());
     result.workspaceLimit = plan->workspace_limit();
-    result.workspaceBytes = plan->wr().workspace_bytes;
+    result.workspaceBytes = plan->workspace_wanted();
     result.predictedTimeMs = static_cast<float>(plan->wr().time_ms);
     result.undividedTimeMs = plan->undivided_time_ms() ? static_cast<float>(*plan->undivided_time_ms()) : -1.0f;
-    for (const auto& run : plan->wr().runs) {
-      result.runs.push_back(UcudnnMicroBatchRun{run.size, run.algo, static_cast<cudnnMathType_t>(run.math_type),
-                                                run.count, static_cast<float>(run.time_ms), run.workspace_bytes,
-                                                run.engine});
-    }
+    auto to_public_runs = [](const ucudnn::WrPlan& wr) {
+      std::vector<UcudnnMicroBatchRun> runs;
+      for (const auto& run : wr.runs) {
+        runs.push_back(UcudnnMicroBatchRun{run.size, run.algo, static_cast<cudnnMathType_t>(run.math_type), run.count,
+                                           static_cast<float>(run.time_ms), run.workspace_bytes, run.engine});
+      }
+      return runs;
+    };
+    result.runs = to_public_runs(plan->wr());
+    if (&plan->replayed_plan() != plan.get()) result.replayedRuns = to_public_runs(plan->replayed_plan().wr());
     *info = std::move(result);
     return Status::success();
   });

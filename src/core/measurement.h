@@ -8,6 +8,12 @@
 
 namespace ucudnn {
 
+/// How a plan's calls reach the GPU, and so what one costs.
+enum class CallPricing {
+  kIssued,    ///< the host issues every call: the longer of its GPU and host time
+  kReplayed,  ///< a captured CUDA graph replays the calls: one launch whatever their number, so GPU time
+};
+
 struct Measurement {
   int micro_batch = 0;
   int algo = 0;                 ///< cudnnConvolution*Algo_t value of the kernel's op; -1 for an engine
@@ -19,9 +25,11 @@ struct Measurement {
   double host_ms = 0.0;         ///< median host time to issue one call; 0: not measured (older rows)
 
   bool is_engine() const { return !engine.empty(); }
-  /// What one call costs in a plan's sequence when the host issues each call: the GPU cannot run
-  /// a call before the host has issued it, so the longer of the two sets the pace.
-  double cost_ms() const { return time_ms > host_ms ? time_ms : host_ms; }
+  /// What one call costs in a plan's sequence. Issued by the host, the longer of the two: the GPU
+  /// cannot run a call before the host has issued it. Replayed, the GPU's time alone.
+  double cost_ms(CallPricing pricing = CallPricing::kIssued) const {
+    return pricing == CallPricing::kIssued && host_ms > time_ms ? host_ms : time_ms;
+  }
   /// Whether two rows measure the same candidate (at whatever micro-batch).
   bool same_candidate(const Measurement& o) const {
     return algo == o.algo && math_type == o.math_type && engine == o.engine;

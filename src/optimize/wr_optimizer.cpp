@@ -12,9 +12,9 @@ namespace {
 
 // Whether `row` should replace `best` as the measurement its size runs: cheaper, or as cheap with
 // less workspace (the first of equal rows stays).
-bool better(const Measurement& row, const std::optional<Measurement>& best) {
-  return !best || row.cost_ms() < best->cost_ms() ||
-         (row.cost_ms() == best->cost_ms() && row.workspace_bytes < best->workspace_bytes);
+bool better(const Measurement& row, const std::optional<Measurement>& best, CallPricing pricing) {
+  return !best || row.cost_ms(pricing) < best->cost_ms(pricing) ||
+         (row.cost_ms(pricing) == best->cost_ms(pricing) && row.workspace_bytes < best->workspace_bytes);
 }
 
 }  // namespace
@@ -32,17 +32,18 @@ double WrPlan::host_ms() const {
 }
 
 std::optional<Measurement> fastest_within(const std::vector<Measurement>& rows, int micro_batch,
-                                          std::size_t workspace_limit) {
+                                          std::size_t workspace_limit, CallPricing pricing) {
   std::optional<Measurement> best;
   for (const auto& row : rows) {
     if (row.micro_batch != micro_batch || row.workspace_bytes > workspace_limit) continue;
-    if (better(row, best)) best = row;
+    if (better(row, best, pricing)) best = row;
   }
   return best;
 }
 
 std::optional<WrPlan> optimize_wr(int batch, const std::vector<int>& allowed_sizes,
-                                  const std::vector<Measurement>& rows, std::size_t workspace_limit) {
+                                  const std::vector<Measurement>& rows, std::size_t workspace_limit,
+                                  CallPricing pricing) {
   if (batch <= 0) return std::nullopt;
 
   // The candidate single kernels: the fastest measurement at each allowed size, in one pass.
@@ -56,16 +57,16 @@ std::optional<WrPlan> optimize_wr(int batch, const std::vector<int>& allowed_siz
   for (const auto& row : rows) {
     if (row.micro_batch <= 0 || row.micro_batch > batch || row.workspace_bytes > workspace_limit) continue;
     const int s = slot[row.micro_batch];
-    if (s >= 0 && better(row, fastest[s])) fastest[s] = row;
+    if (s >= 0 && better(row, fastest[s], pricing)) fastest[s] = row;
   }
   std::vector<Measurement> candidates;
   for (const auto& best : fastest) {
     if (best) candidates.push_back(*best);
   }
-  return optimize_wr_over(batch, candidates);
+  return optimize_wr_over(batch, candidates, pricing);
 }
 
-std::optional<WrPlan> optimize_wr_over(int batch, const std::vector<Measurement>& candidates) {
+std::optional<WrPlan> optimize_wr_over(int batch, const std::vector<Measurement>& candidates, CallPricing pricing) {
   if (batch <= 0) return std::nullopt;
   constexpr double kInfinity = std::numeric_limits<double>::infinity();
   std::vector<double> time(batch + 1, kInfinity);
@@ -76,7 +77,7 @@ std::optional<WrPlan> optimize_wr_over(int batch, const std::vector<Measurement>
     for (int i = 0; i < static_cast<int>(candidates.size()); ++i) {
       const int size = candidates[i].micro_batch;
       if (size <= 0 || size > b || time[b - size] == kInfinity) continue;
-      const double t = time[b - size] + candidates[i].cost_ms();
+      const double t = time[b - size] + candidates[i].cost_ms(pricing);
       const int n = calls[b - size] + 1;
       if (std::tie(t, n) < std::tie(time[b], calls[b])) {
         time[b] = t;
@@ -96,7 +97,7 @@ std::optional<WrPlan> optimize_wr_over(int batch, const std::vector<Measurement>
     run.algo = m.algo;
     run.math_type = m.math_type;
     run.engine = m.engine;
-    run.time_ms = m.cost_ms();
+    run.time_ms = m.cost_ms(pricing);
     run.workspace_bytes = m.workspace_bytes;
     run.deterministic = m.deterministic;
     run.host_ms = m.host_ms;
@@ -114,18 +115,20 @@ std::optional<WrPlan> optimize_wr_over(int batch, const std::vector<Measurement>
 }
 
 WrPlan prefer_undivided_within_margin(WrPlan plan, const std::vector<Measurement>& rows, std::size_t workspace_limit,
-                                      double margin) {
+                                      CallPricing pricing, double margin) {
   if (plan.micro_batch_count() <= 1) return plan;
-  const std::optional<Measurement> whole = fastest_within(rows, plan.batch, workspace_limit);
+  const std::optional<Measurement> whole = fastest_within(rows, plan.batch, workspace_limit, pricing);
   if (!whole) return plan;
-  const double saved_ms = whole->cost_ms() - plan.time_ms;
-  const double added_host_ms = plan.host_ms() - whole->host_ms;
-  if (whole->cost_ms() * (1.0 - margin) > plan.time_ms && saved_ms > added_host_ms) return plan;
+  const double whole_ms = whole->cost_ms(pricing);
+  const bool beyond_noise = whole_ms * (1.0 - margin) > plan.time_ms;
+  // Replayed, the extra calls cost the host nothing: the graph is one launch.
+  const bool pays_for_host = pricing == CallPricing::kReplayed || whole_ms - plan.time_ms > plan.host_ms() - whole->host_ms;
+  if (beyond_noise && pays_for_host) return plan;
   WrPlan undivided;
   undivided.batch = plan.batch;
-  undivided.runs.push_back(MicroBatchRun{plan.batch, whole->algo, whole->math_type, 1, whole->cost_ms(),
+  undivided.runs.push_back(MicroBatchRun{plan.batch, whole->algo, whole->math_type, 1, whole_ms,
                                          whole->workspace_bytes, whole->deterministic, whole->engine, whole->host_ms});
-  undivided.time_ms = whole->cost_ms();
+  undivided.time_ms = whole_ms;
   undivided.workspace_bytes = whole->workspace_bytes;
   return undivided;
 }

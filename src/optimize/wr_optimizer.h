@@ -4,9 +4,10 @@
 //   T(0) = 0,  T(b) = min over allowed sizes s <= b of  fastest(s) + T(b - s)
 //
 // where fastest(s) is the quickest measured algorithm on a micro-batch of s within the
-// workspace limit. A call's time is its row's cost: the longer of its GPU time and the host's
-// time to issue it (Measurement::cost_ms), since where the host sets the pace more micro-batches
-// cost more host time than they save on the GPU. The micro-batches run one after another and
+// workspace limit. A call's time is its row's cost under a CallPricing: issued by the host, the
+// longer of its GPU time and the host's time to issue it (Measurement::cost_ms), since where the
+// host sets the pace more micro-batches cost more host time than they save on the GPU; replayed
+// from a captured graph, its GPU time alone. The micro-batches run one after another and
 // reuse one workspace, so the plan's workspace is the largest any of its micro-batches needs. A
 // pure function over a table.
 
@@ -26,7 +27,7 @@ struct MicroBatchRun {
   int algo = 0;  ///< -1 for an engine
   int math_type = 0;
   int count = 0;
-  double time_ms = 0.0;  ///< predicted time of one call: its row's cost (the longer of GPU and host time)
+  double time_ms = 0.0;  ///< predicted time of one call: its row's cost under the plan's pricing
   std::size_t workspace_bytes = 0;
   bool deterministic = true;
   std::string engine;  ///< empty: the legacy algorithm; else the engine configuration id
@@ -48,19 +49,21 @@ struct WrPlan {
 
 /// The fastest measurement at exactly `micro_batch` within the limit (ties: less workspace).
 std::optional<Measurement> fastest_within(const std::vector<Measurement>& rows, int micro_batch,
-                                          std::size_t workspace_limit);
+                                          std::size_t workspace_limit, CallPricing pricing = CallPricing::kIssued);
 
 /// Solves the WR program for `batch`, using only `allowed_sizes` that have measurements within
 /// `workspace_limit`. Among equally fast plans it prefers fewer micro-batches. Returns nothing
 /// when no combination of measured sizes adds up to `batch` within the limit. Cost: one pass over
 /// the rows, then batch x sizes steps.
 std::optional<WrPlan> optimize_wr(int batch, const std::vector<int>& allowed_sizes,
-                                  const std::vector<Measurement>& rows, std::size_t workspace_limit);
+                                  const std::vector<Measurement>& rows, std::size_t workspace_limit,
+                                  CallPricing pricing = CallPricing::kIssued);
 
 /// The WR program over given `candidates`, each the one measurement its micro-batch size would run
 /// (distinct sizes; on equal plans the earlier candidate wins). optimize_wr is this over the
 /// fastest row of each allowed size within the limit.
-std::optional<WrPlan> optimize_wr_over(int batch, const std::vector<Measurement>& candidates);
+std::optional<WrPlan> optimize_wr_over(int batch, const std::vector<Measurement>& candidates,
+                                       CallPricing pricing = CallPricing::kIssued);
 
 /// How much faster a split plan must be predicted than the fastest undivided algorithm within
 /// the limit for ucudnn to run it. Below that margin the difference is within what the
@@ -73,7 +76,9 @@ inline constexpr double kSplitMargin = 0.05;
 /// extra calls add. The second rule is for programs whose host sets the pace (a framework's
 /// eager loop): there every microsecond a split adds on the host is lost, while what it saves on
 /// the GPU may not be won back; a split that saves milliseconds for microseconds always passes.
+/// Replayed calls add no host time, so under kReplayed only the margin applies. `pricing` must be
+/// the one `plan` was solved under.
 WrPlan prefer_undivided_within_margin(WrPlan plan, const std::vector<Measurement>& rows, std::size_t workspace_limit,
-                                      double margin = kSplitMargin);
+                                      CallPricing pricing = CallPricing::kIssued, double margin = kSplitMargin);
 
 }  // namespace ucudnn

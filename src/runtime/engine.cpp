@@ -47,6 +47,59 @@ void drop_engine_rows(const std::vector<OversizedEngineRun>& oversized, std::vec
   rows->erase(std::remove_if(rows->begin(), rows->end(), listed), rows->end());
 }
 
+// Whether two plans make the same calls.
+bool same_calls(const WrPlan& a, const WrPlan& b) {
+  if (a.runs.size() != b.runs.size()) return false;
+  for (std::size_t i = 0; i < a.runs.size(); ++i) {
+    const MicroBatchRun& x = a.runs[i];
+    const MicroBatchRun& y = b.runs[i];
+    if (x.size != y.size || x.count != y.count || x.algo != y.algo || x.math_type != y.math_type ||
+        x.engine != y.engine) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// "2 x 32 algo 1 + 1 x 64 <engine id>", for the log.
+std::string describe_runs(const WrPlan& plan) {
+  std::string runs;
+  for (const MicroBatchRun& run : plan.runs) {
+    runs += (runs.empty() ? "" : " + ") + std::to_string(run.count) + " x " + std::to_string(run.size) + " " +
+            (run.is_engine() ? run.engine : "algo " + std::to_string(run.algo));
+  }
+  return runs;
+}
+
+// The plan of `key` over `rows` with calls priced by `pricing`, made ready to run.
+Status build_priced(const ConvKey& key, const std::vector<int>& sizes, std::size_t workspace_limit,
+                    BatchSizePolicy policy, CallPricing pricing, std::vector<Measurement>* rows,
+                    std::unique_ptr<ExecutablePlan>* out) {
+  // Each round that fails on an engine's true workspace plans again without that row, so the
+  // rounds end (rows recorded before the database kept backward filter's beta = 1 need).
+  while (true) {
+    const auto solving = std::chrono::steady_clock::now();
+    auto wr = optimize_wr(key.batch(), sizes, *rows, workspace_limit, pricing);
+    if (wr) wr = prefer_undivided_within_margin(std::move(*wr), *rows, workspace_limit, pricing);
+    Statistics::instance().add_solving(
+        key.op, std::chrono::duration<double>(std::chrono::steady_clock::now() - solving).count());
+    if (!wr) {
+      return Error(ErrorCode::kNotSupported, "no algorithm runs " + key.to_string() + " within " +
+                                                    std::to_string(workspace_limit) + " bytes of workspace");
+    }
+    std::optional<double> undivided;
+    if (auto single = fastest_within(*rows, key.batch(), workspace_limit, pricing)) {
+      undivided = single->cost_ms(pricing);
+    }
+    std::vector<OversizedEngineRun> oversized;
+    const Status built = ExecutablePlan::build(key, workspace_limit, policy, std::move(*wr), undivided, out, &oversized);
+    if (built.ok()) return built;
+    if (oversized.empty()) return built;
+    warn_once("oversized engine " + key.to_string(), "planning " + key.to_string() + " again: " + built.message());
+    drop_engine_rows(oversized, rows);
+  }
+}
+
 }  // namespace
 
 Engine& Engine::instance() {
@@ -138,37 +191,22 @@ Status Engine::build_plan(cudnnHandle_t handle, const ConvKey& key, std::size_t 
 
   std::vector<Measurement> rows = table_rows(key, sizes, candidates);
   std::unique_ptr<ExecutablePlan> plan;
-  // Each round that fails on an engine's true workspace plans again without that row, so the
-  // rounds end (rows recorded before the database kept backward filter's beta = 1 need).
-  while (true) {
-    const auto solving = std::chrono::steady_clock::now();
-    auto wr = optimize_wr(key.batch(), sizes, rows, workspace_limit);
-    if (wr) wr = prefer_undivided_within_margin(std::move(*wr), rows, workspace_limit);
-    Statistics::instance().add_solving(
-        key.op, std::chrono::duration<double>(std::chrono::steady_clock::now() - solving).count());
-    if (!wr) {
-      return Error(ErrorCode::kNotSupported, "no algorithm runs " + key.to_string() + " within " +
-                                                    std::to_string(workspace_limit) + " bytes of workspace");
-    }
-    std::optional<double> undivided;
-    if (auto single = fastest_within(rows, key.batch(), workspace_limit)) undivided = single->cost_ms();
-    std::vector<OversizedEngineRun> oversized;
-    const Status built = ExecutablePlan::build(key, workspace_limit, policy, std::move(*wr), undivided, &plan, &oversized);
-    if (built.ok()) break;
-    if (oversized.empty()) return built;
-    warn_once("oversized engine " + key.to_string(), "planning " + key.to_string() + " again: " + built.message());
-    drop_engine_rows(oversized, &rows);
-  }
+  UCUDNN_TRY(build_priced(key, sizes, workspace_limit, policy, CallPricing::kIssued, &rows, &plan));
+  // Replayed calls cost the host one launch: planned on GPU time alone, they may split where
+  // issued calls may not. Kept only where that plans different calls.
+  std::unique_ptr<ExecutablePlan> replayed;
+  UCUDNN_TRY(build_priced(key, sizes, workspace_limit, policy, CallPricing::kReplayed, &rows, &replayed));
+  const bool distinct = !same_calls(replayed->wr(), plan->wr());
+  if (distinct) plan->set_replayed_plan(std::move(replayed));
+
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  std::string runs;
-  for (const MicroBatchRun& run : plan->wr().runs) {
-    runs += (runs.empty() ? "" : " + ") + std::to_string(run.count) + " x " + std::to_string(run.size) + " " +
-            (run.is_engine() ? run.engine : "algo " + std::to_string(run.algo));
-  }
   UCUDNN_LOG_INFO("planned " << key.to_string() << " under " << workspace_limit << " B (" << to_string(policy)
-                             << ", " << to_string(candidates) << " candidates): " << runs << ", "
-                             << plan->wr().time_ms << " ms predicted"
+                             << ", " << to_string(candidates) << " candidates): " << describe_runs(plan->wr())
+                             << ", " << plan->wr().time_ms << " ms predicted"
                              << (plan->undivided_time_ms() ? ", undivided " + std::to_string(*plan->undivided_time_ms()) + " ms" : std::string())
+                             << (distinct ? "; replayed: " + describe_runs(plan->replayed_plan().wr()) + ", " +
+                                                std::to_string(plan->replayed_plan().wr().time_ms) + " ms of GPU time"
+                                          : std::string())
                              << ", planning took " << seconds << " s");
   *out = std::move(plan);
   return Status::success();

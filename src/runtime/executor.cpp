@@ -96,7 +96,11 @@ bool ExecutablePlan::deterministic() const {
   for (const auto& run : wr_.runs) {
     if (!run.deterministic) return false;
   }
-  return true;
+  return !replayed_ || replayed_->deterministic();
+}
+
+std::size_t ExecutablePlan::workspace_wanted() const {
+  return std::max(wr_.workspace_bytes, replayed_plan().wr_.workspace_bytes);
 }
 
 Status ExecutablePlan::execute(const CallTarget& target, const void* alpha, const void* beta,
@@ -110,11 +114,19 @@ Status ExecutablePlan::execute(const CallTarget& target, const void* alpha, cons
                                 buffers.w,       workspace,
                                 workspace_bytes, scalar_bits(alpha, is_double),
                                 scalar_bits(beta, is_double)};
+  // A call whose workspace is too small for the replay plan replays this one. The workspace size
+  // is part of the signature, so a launched graph holds the plan chosen here.
+  const ExecutablePlan& captured =
+      replayed_plan().wr_.workspace_bytes <= workspace_bytes ? replayed_plan() : *this;
   ReplayOutcome outcome;
-  UCUDNN_TRY(replay_.run(key_.device, target, signature, &outcome, [&](cudnnHandle_t handle) {
-    return enqueue(handle, alpha, beta, buffers, workspace, workspace_bytes);
-  }));
-  Statistics::instance().count_execution(key_.op, wr_.micro_batch_count(), outcome.replayed);
+  UCUDNN_TRY(replay_.run(
+      key_.device, target, signature, &outcome,
+      [&](cudnnHandle_t handle) { return enqueue(handle, alpha, beta, buffers, workspace, workspace_bytes); },
+      [&](cudnnHandle_t handle) {
+        return captured.enqueue(handle, alpha, beta, buffers, workspace, workspace_bytes);
+      }));
+  const ExecutablePlan& ran = outcome.replayed ? captured : *this;
+  Statistics::instance().count_execution(key_.op, ran.wr_.micro_batch_count(), outcome.replayed);
   if (outcome.captured) Statistics::instance().add_capture(key_.op, outcome.capture_seconds);
   return Status::success();
 }

@@ -3,6 +3,12 @@
 // plans of its engine runs, are made once, when the plan is built, and reused by every call; a
 // call that recurs is replayed as a CUDA graph (runtime/graph_replay.h).
 //
+// A plan may carry a second plan for replay: the same kernel planned with calls priced at their
+// GPU time alone (CallPricing::kReplayed). Issued one by one, a split's extra calls cost host time
+// that a host-bound program never wins back; in a graph they cost none, so a split the host-priced
+// plan refused can pay there. Both compute the same convolution; the graph runs whichever of the
+// two the call's workspace holds.
+//
 // Engine plans hold their scaling factors (the graph API has no per-call alpha and beta): those
 // for alpha = 1, beta = 0 and, for backward filter's accumulating micro-batches, beta = 1 are
 // built with the plan; any other pair is built on its first call and kept.
@@ -58,11 +64,20 @@ class ExecutablePlan {
   /// Whether this plan's calls could not be captured (they run directly).
   bool replay_refused() const { return replay_.refused(); }
 
+  /// Makes `plan` (of the same key and limit) the one recurring calls capture and replay.
+  void set_replayed_plan(std::unique_ptr<ExecutablePlan> plan) { replayed_ = std::move(plan); }
+  /// The plan replayed calls run: the replay plan where one was set, else this one.
+  const ExecutablePlan& replayed_plan() const { return replayed_ ? *replayed_ : *this; }
+  /// The workspace that lets every call run its best plan: the larger of this plan's and the
+  /// replay plan's (both within the limit).
+  std::size_t workspace_wanted() const;
+
   const ConvKey& key() const { return key_; }
   const WrPlan& wr() const { return wr_; }
   std::size_t workspace_limit() const { return workspace_limit_; }
   BatchSizePolicy policy() const { return policy_; }
   std::optional<double> undivided_time_ms() const { return undivided_time_ms_; }
+  /// Whether every run, of this plan and of its replay plan, is deterministic.
   bool deterministic() const;
 
  private:
@@ -93,6 +108,7 @@ class ExecutablePlan {
   mutable std::mutex engine_mutex_;
   mutable std::vector<std::unique_ptr<ScaledEnginePlans>> engine_plans_;  ///< never shrinks
   mutable GraphReplay replay_;
+  std::unique_ptr<ExecutablePlan> replayed_;  ///< null: recurring calls replay this plan
 };
 
 }  // namespace ucudnn

@@ -34,14 +34,16 @@ struct ReplayOutcome {
 
 class GraphReplay {
  public:
-  /// Queues the work `enqueue(handle)` puts on a handle's stream: directly on `target.handle`, or
-  /// as a graph launched on `target.stream`. `enqueue` may depend on nothing but the plan and what
+  /// Queues a call's work on a handle's stream: `direct(handle)` on `target.handle`, or, once the
+  /// call recurs, the work `captured(handle)` queues, captured as a graph and launched on
+  /// `target.stream`. The two may differ (a plan for replay, priced without the host's time per
+  /// call) but must compute the same result, and depend on nothing but the plan and what
   /// `signature` holds. `*outcome` says whether a graph ran, and whether it was captured.
-  template <typename Enqueue>
+  template <typename Direct, typename Captured>
   Status run(int device, const CallTarget& target, const CallSignature& signature, ReplayOutcome* outcome,
-             Enqueue&& enqueue) {
+             Direct&& direct, Captured&& captured) {
     *outcome = ReplayOutcome{};
-    if (!target.may_replay) return enqueue(target.handle);
+    if (!target.may_replay) return direct(target.handle);
     std::unique_lock<std::mutex> lock(mutex_);
     CudaGraphExec* graph = nullptr;
     switch (cache_.decide(signature, &graph)) {
@@ -50,23 +52,23 @@ class GraphReplay {
         return launch(*graph, target.stream);  // under the lock: a store() may evict it
       case ReplayAction::kRunDirectly:
         lock.unlock();
-        return enqueue(target.handle);
+        return direct(target.handle);
       case ReplayAction::kCapture:
         break;
     }
-    CudaGraphExec captured;
+    CudaGraphExec graph_exec;
     const auto capturing = std::chrono::steady_clock::now();
-    const Status status = capture(device, enqueue, &captured);
+    const Status status = capture(device, captured, &graph_exec);
     outcome->capture_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - capturing).count();
     if (!status.ok()) {
       cache_.refuse();
       lock.unlock();
       note_refusal(status);
-      return enqueue(target.handle);  // nothing ran during the capture
+      return direct(target.handle);  // nothing ran during the capture
     }
     outcome->replayed = true;
     outcome->captured = true;
-    return launch(*cache_.store(signature, std::move(captured)), target.stream);
+    return launch(*cache_.store(signature, std::move(graph_exec)), target.stream);
   }
 
   /// Whether capturing failed for this plan (its calls run directly for good).

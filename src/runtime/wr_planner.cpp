@@ -11,7 +11,7 @@ AlgoPerf plan_as_perf(const ExecutablePlan& plan) {
   AlgoPerf p;
   p.algo = virtual_algo(plan.key().op);
   p.time_ms = static_cast<float>(plan.wr().time_ms);
-  p.memory = plan.wr().workspace_bytes;
+  p.memory = plan.workspace_wanted();
   p.determinism = plan.deterministic() ? CUDNN_DETERMINISTIC : CUDNN_NON_DETERMINISTIC;
   p.math_type = plan.wr().runs.empty() ? CUDNN_DEFAULT_MATH
                                        : static_cast<cudnnMathType_t>(plan.wr().runs.front().math_type);
@@ -67,7 +67,7 @@ Status WrPlanner::offer(const KernelRequest& request, int requested, std::vector
 Status WrPlanner::workspace(const KernelRequest& request, std::size_t* bytes) {
   std::shared_ptr<const ExecutablePlan> plan;
   UCUDNN_TRY(plan_for(request, request.limit, &plan));
-  *bytes = plan->wr().workspace_bytes;
+  *bytes = plan->workspace_wanted();
   return Status::success();
 }
 
