@@ -204,4 +204,53 @@ TEST(EngineDatabase, BoundBelowTheLimitIsMeasuredAgain) {
 }
 
 }  // namespace
+// A kernel whose split is fast on the GPU but slow to issue: the whole batch (algo 0) costs
+// 0.1 ms, a micro-batch of 64 (algo 1) 0.02 ms on the GPU and 0.03 ms on the host.
+std::shared_ptr<RecordedSource> host_bound_source(const ConvKey& key, std::size_t split_workspace) {
+  auto source = std::make_shared<RecordedSource>();
+  source->add(key, {Measurement{256, 0, 0, 0.1, 0, true, "", 0.03},
+                    Measurement{64, 1, 0, 0.02, split_workspace, true, "", 0.03}});
+  return source;
+}
+
+TEST(EngineReplayPlan, HostBoundSplitRunsWholeWhenIssuedAndSplitWhenReplayed) {
+  const ConvKey key = conv2_forward();
+  Engine engine{host_bound_source(key, 2 * kMiB), nullptr};
+  std::shared_ptr<const ExecutablePlan> plan;
+  ASSERT_TRUE(engine.plan(nullptr, key, 64 * kMiB, kPolicy, kCandidates, &plan).ok());
+  ASSERT_EQ(plan->wr().micro_batch_count(), 1) << "issued: 4 calls cost the host 0.12 ms, one 0.1 ms";
+  EXPECT_EQ(plan->wr().runs.at(0).algo, 0);
+  EXPECT_EQ(plan->wr().workspace_bytes, 0u);
+
+  const ExecutablePlan& replayed = plan->replayed_plan();
+  ASSERT_NE(&replayed, plan.get()) << "a distinct plan for replay";
+  ASSERT_EQ(replayed.wr().runs.size(), 1u);
+  EXPECT_EQ(replayed.wr().runs[0].size, 64);
+  EXPECT_EQ(replayed.wr().runs[0].count, 4);
+  EXPECT_DOUBLE_EQ(replayed.wr().time_ms, 0.08);
+  EXPECT_EQ(replayed.key(), plan->key());
+  EXPECT_EQ(replayed.workspace_limit(), plan->workspace_limit());
+  EXPECT_EQ(plan->workspace_wanted(), 2 * kMiB) << "the replay plan's workspace, asked of the framework";
+}
+
+TEST(EngineReplayPlan, ReplayPlanStaysWithinTheLimit) {
+  const ConvKey key = conv2_forward();
+  Engine engine{host_bound_source(key, 2 * kMiB), nullptr};
+  std::shared_ptr<const ExecutablePlan> plan;
+  ASSERT_TRUE(engine.plan(nullptr, key, 1 * kMiB, kPolicy, kCandidates, &plan).ok());
+  EXPECT_EQ(&plan->replayed_plan(), plan.get()) << "the split needs 2 MiB: both plans run whole";
+  EXPECT_EQ(plan->workspace_wanted(), 0u);
+}
+
+TEST(EngineReplayPlan, NoReplayPlanWhereTheHostSetsNoPace) {
+  // The recorded table has no host times: both pricings plan the same calls, kept once.
+  std::shared_ptr<RecordedSource> source = RecordedSource::alexnet();
+  Engine engine{source, nullptr};
+  std::shared_ptr<const ExecutablePlan> plan;
+  ASSERT_TRUE(engine.plan(nullptr, conv2_forward(), 64 * kMiB, kPolicy, kCandidates, &plan).ok());
+  ASSERT_GT(plan->wr().micro_batch_count(), 1) << "the recorded conv2 splits";
+  EXPECT_EQ(&plan->replayed_plan(), plan.get());
+  EXPECT_EQ(plan->workspace_wanted(), plan->wr().workspace_bytes);
+}
+
 }  // namespace ucudnn

@@ -370,4 +370,46 @@ TEST(HostTime, TheUndividedComparisonCountsTheHostToo) {
   EXPECT_DOUBLE_EQ(chosen.time_ms, 2.5);
 }
 
+// ---- replay: calls replayed from a CUDA graph cost their GPU time alone -----------------------
+
+TEST(ReplayPricing, TheSplitTheHostRefusesIsKeptWhenReplayed) {
+  const auto rows = host_bound_rows();
+  const auto issued = ucudnn::optimize_wr(64, {16, 64}, rows, 0, ucudnn::CallPricing::kIssued);
+  ASSERT_TRUE(issued.has_value());
+  EXPECT_EQ(issued->micro_batch_count(), 1);
+
+  const auto replayed = ucudnn::optimize_wr(64, {16, 64}, rows, 0, ucudnn::CallPricing::kReplayed);
+  ASSERT_TRUE(replayed.has_value());
+  EXPECT_EQ(replayed->micro_batch_count(), 4);
+  EXPECT_DOUBLE_EQ(replayed->time_ms, 0.08) << "GPU time alone";
+  EXPECT_DOUBLE_EQ(replayed->runs.at(0).time_ms, 0.02);
+  EXPECT_DOUBLE_EQ(replayed->host_ms(), 0.12) << "the host times stay known";
+  // 20% faster and no host time added: kept.
+  const ucudnn::WrPlan kept =
+      ucudnn::prefer_undivided_within_margin(*replayed, rows, 0, ucudnn::CallPricing::kReplayed);
+  EXPECT_EQ(kept.micro_batch_count(), 4);
+  // Priced as issued, the same plan runs whole.
+  EXPECT_EQ(ucudnn::prefer_undivided_within_margin(*replayed, rows, 0, ucudnn::CallPricing::kIssued).micro_batch_count(),
+            1);
+}
+
+TEST(ReplayPricing, TheNoiseMarginStillApplies) {
+  // 4 x 16 is 4% faster on the GPU: within the margin, replayed or not.
+  std::vector<Measurement> rows = {Measurement{64, 0, 0, 0.0833, 0, true, "", 0.005},
+                                   Measurement{16, 1, 0, 0.02, 0, true, "", 0.005}};
+  const auto plan = ucudnn::optimize_wr(64, {16, 64}, rows, 0, ucudnn::CallPricing::kReplayed);
+  ASSERT_TRUE(plan.has_value());
+  ASSERT_EQ(plan->micro_batch_count(), 4);
+  const ucudnn::WrPlan chosen = ucudnn::prefer_undivided_within_margin(*plan, rows, 0, ucudnn::CallPricing::kReplayed);
+  ASSERT_EQ(chosen.micro_batch_count(), 1);
+  EXPECT_DOUBLE_EQ(chosen.time_ms, 0.0833);
+}
+
+TEST(ReplayPricing, TheFastestRowOfASizeIsTheFastestOnTheGpu) {
+  std::vector<Measurement> rows = {Measurement{8, 0, 0, 0.010, 0, true, "", 0.040},
+                                   Measurement{8, 1, 0, 0.015, 0, true, "", 0.005}};
+  EXPECT_EQ(ucudnn::fastest_within(rows, 8, 0, ucudnn::CallPricing::kIssued)->algo, 1);
+  EXPECT_EQ(ucudnn::fastest_within(rows, 8, 0, ucudnn::CallPricing::kReplayed)->algo, 0);
+}
+
 }  // namespace
