@@ -78,12 +78,13 @@ TEST_F(SplitPlans, LimitForcesSplitAndEveryOpStaysExact) {
     ConvSpec spec;
     UcudnnConvolutionOp_t op;
   };
-  // No backward data case: on the H100 its split legacy calls cost the host more than they save
-  // on the GPU (conv3: 4 x 16 at 0.21 ms of GPU time against 0.64 undivided, but about 0.15 ms of
-  // host time per call), and the planner counts host time, so it rightly runs undivided.
+  // No backward data case, nor conv3 forward: on the H100 their split legacy calls save about as
+  // much GPU time as they cost the host (conv3 backward data: 4 x 16 at 0.21 ms of GPU time
+  // against 0.64 undivided, but about 0.15 ms of host time per call; conv3 forward: 4 x 0.07 ms
+  // against 0.87, with 0.07-0.2 ms of host time per call as measured from run to run), and the
+  // planner counts host time, so whether they split depends on the host's pace that day.
   // tests/gpu/test_forced_splits.cpp checks split backward data for exactness.
   const Case cases[] = {
-      {alexnet_conv3(), UCUDNN_OP_FORWARD},
       {alexnet_conv3(), UCUDNN_OP_BACKWARD_FILTER},
       {alexnet_conv2(), UCUDNN_OP_FORWARD},
       {alexnet_conv2(), UCUDNN_OP_BACKWARD_FILTER},
@@ -243,7 +244,7 @@ TEST_F(SplitPlans, RealAlgorithmChosenOverTheOfferedPlanRunsUnsplit) {
 // The plan runs on the stream set through the implicit cast, without waiting on the host: the
 // stream is held by a host callback that the test releases only after the convolution returned.
 TEST_F(SplitPlans, RunsOnTheHandleStreamWithoutHostSynchronisation) {
-  ConvProblem p(alexnet_conv3());
+  ConvProblem p(alexnet_conv2());  // splits 8 ways at 16 MiB, saving far more than the host's time
   ASSERT_TRUE(p.ok);
   cudaStream_t stream;
   CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
@@ -308,7 +309,7 @@ TEST_F(SplitPlans, CapturesIntoACudaGraph) {
 
   ConvSpec unseen_spec = alexnet_conv2();
   unseen_spec.n = 40;  // a key no other test plans
-  ConvProblem planned(alexnet_conv3()), unseen(unseen_spec);
+  ConvProblem planned(alexnet_conv2()), unseen(unseen_spec);  // conv2 at 64 splits 8 ways
   ASSERT_TRUE(planned.ok && unseen.ok);
   std::vector<std::unique_ptr<DeviceArray>> arrays;
   auto array = [&](size_t n) {
