@@ -193,10 +193,13 @@ Status Engine::build_plan(cudnnHandle_t handle, const ConvKey& key, std::size_t 
   std::unique_ptr<ExecutablePlan> plan;
   UCUDNN_TRY(build_priced(key, sizes, workspace_limit, policy, CallPricing::kIssued, &rows, &plan));
   // Replayed calls cost the host one launch: planned on GPU time alone, they may split where
-  // issued calls may not. Kept only where that plans different calls.
+  // issued calls may not. Kept only where that plans different calls; an addition, so a replay
+  // plan that cannot be made leaves the issued plan to replay.
   std::unique_ptr<ExecutablePlan> replayed;
-  UCUDNN_TRY(build_priced(key, sizes, workspace_limit, policy, CallPricing::kReplayed, &rows, &replayed));
-  const bool distinct = !same_calls(replayed->wr(), plan->wr());
+  const Status replay_built =
+      build_priced(key, sizes, workspace_limit, policy, CallPricing::kReplayed, &rows, &replayed);
+  if (!replay_built.ok()) warn_once("replay plan " + key.to_string(), "no replay plan: " + replay_built.message());
+  const bool distinct = replay_built.ok() && !same_calls(replayed->wr(), plan->wr());
   if (distinct) plan->set_replayed_plan(std::move(replayed));
 
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
