@@ -118,8 +118,9 @@ struct UcudnnPlanInfo {
   float undividedTimeMs = -1;  ///< fastest single algorithm at the full batch within the limit, -1 if none
   std::vector<UcudnnMicroBatchRun> runs;  ///< larger micro-batches first
   /// What a call replayed as a CUDA graph runs, where that differs from `runs` (planned on GPU time
-  /// alone, since a graph costs the host one launch); empty: the same as `runs`. It runs when the
-  /// call's workspace holds it, `runs` otherwise.
+  /// alone, since a graph costs the host one launch); empty: the same as `runs`. Only recurring
+  /// calls on a handle with graph replay on run it, and only where their workspace holds it;
+  /// every other call runs `runs`.
   std::vector<UcudnnMicroBatchRun> replayedRuns;
   int microBatchCount() const {
     int n = 0;

@@ -61,6 +61,10 @@ bool same_calls(const WrPlan& a, const WrPlan& b) {
   return true;
 }
 
+bool all_deterministic(const WrPlan& plan) {
+  return std::all_of(plan.runs.begin(), plan.runs.end(), [](const MicroBatchRun& run) { return run.deterministic; });
+}
+
 // "2 x 32 algo 1 + 1 x 64 <engine id>", for the log.
 std::string describe_runs(const WrPlan& plan) {
   std::string runs;
@@ -71,6 +75,17 @@ std::string describe_runs(const WrPlan& plan) {
   return runs;
 }
 
+// The WR plan of `key` over `rows` with calls priced by `pricing` (not yet made ready to run).
+std::optional<WrPlan> solve_priced(const ConvKey& key, const std::vector<int>& sizes, std::size_t workspace_limit,
+                                   CallPricing pricing, const std::vector<Measurement>& rows) {
+  const auto solving = std::chrono::steady_clock::now();
+  auto wr = optimize_wr(key.batch(), sizes, rows, workspace_limit, pricing);
+  if (wr) wr = prefer_undivided_within_margin(std::move(*wr), rows, workspace_limit, pricing);
+  Statistics::instance().add_solving(
+      key.op, std::chrono::duration<double>(std::chrono::steady_clock::now() - solving).count());
+  return wr;
+}
+
 // The plan of `key` over `rows` with calls priced by `pricing`, made ready to run.
 Status build_priced(const ConvKey& key, const std::vector<int>& sizes, std::size_t workspace_limit,
                     BatchSizePolicy policy, CallPricing pricing, std::vector<Measurement>* rows,
@@ -78,11 +93,7 @@ Status build_priced(const ConvKey& key, const std::vector<int>& sizes, std::size
   // Each round that fails on an engine's true workspace plans again without that row, so the
   // rounds end (rows recorded before the database kept backward filter's beta = 1 need).
   while (true) {
-    const auto solving = std::chrono::steady_clock::now();
-    auto wr = optimize_wr(key.batch(), sizes, *rows, workspace_limit, pricing);
-    if (wr) wr = prefer_undivided_within_margin(std::move(*wr), *rows, workspace_limit, pricing);
-    Statistics::instance().add_solving(
-        key.op, std::chrono::duration<double>(std::chrono::steady_clock::now() - solving).count());
+    auto wr = solve_priced(key, sizes, workspace_limit, pricing, *rows);
     if (!wr) {
       return Error(ErrorCode::kNotSupported, "no algorithm runs " + key.to_string() + " within " +
                                                     std::to_string(workspace_limit) + " bytes of workspace");
@@ -193,13 +204,19 @@ Status Engine::build_plan(cudnnHandle_t handle, const ConvKey& key, std::size_t 
   std::unique_ptr<ExecutablePlan> plan;
   UCUDNN_TRY(build_priced(key, sizes, workspace_limit, policy, CallPricing::kIssued, &rows, &plan));
   // Replayed calls cost the host one launch: planned on GPU time alone, they may split where
-  // issued calls may not. Kept only where that plans different calls; an addition, so a replay
-  // plan that cannot be made leaves the issued plan to replay.
+  // issued calls may not. Made only where that plans different calls, and not where it would
+  // make a deterministic kernel nondeterministic (a framework asking for determinism would drop
+  // it). An addition: a replay plan that cannot be made leaves the issued plan to replay.
+  const auto replay_wr = solve_priced(key, sizes, workspace_limit, CallPricing::kReplayed, rows);
+  const bool wanted = replay_wr && !same_calls(*replay_wr, plan->wr()) &&
+                      (!plan->deterministic() || all_deterministic(*replay_wr));
   std::unique_ptr<ExecutablePlan> replayed;
-  const Status replay_built =
-      build_priced(key, sizes, workspace_limit, policy, CallPricing::kReplayed, &rows, &replayed);
-  if (!replay_built.ok()) warn_once("replay plan " + key.to_string(), "no replay plan: " + replay_built.message());
-  const bool distinct = replay_built.ok() && !same_calls(replayed->wr(), plan->wr());
+  if (wanted) {
+    const Status built = build_priced(key, sizes, workspace_limit, policy, CallPricing::kReplayed, &rows, &replayed);
+    if (!built.ok()) warn_once("replay plan " + key.to_string(), "no replay plan: " + built.message());
+  }
+  const bool distinct = replayed && !same_calls(replayed->wr(), plan->wr()) &&
+                        (!plan->deterministic() || replayed->deterministic());
   if (distinct) plan->set_replayed_plan(std::move(replayed));
 
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

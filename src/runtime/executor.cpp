@@ -115,7 +115,8 @@ Status ExecutablePlan::execute(const CallTarget& target, const void* alpha, cons
                                 workspace_bytes, scalar_bits(alpha, is_double),
                                 scalar_bits(beta, is_double)};
   // A call whose workspace is too small for the replay plan replays this one. The workspace size
-  // is part of the signature, so a launched graph holds the plan chosen here.
+  // is part of the signature, so a launched graph holds the plan chosen here, or (where that
+  // could not be captured) this one.
   const ExecutablePlan& captured =
       replayed_plan().wr_.workspace_bytes <= workspace_bytes ? replayed_plan() : *this;
   ReplayOutcome outcome;
@@ -125,7 +126,7 @@ Status ExecutablePlan::execute(const CallTarget& target, const void* alpha, cons
       [&](cudnnHandle_t handle) {
         return captured.enqueue(handle, alpha, beta, buffers, workspace, workspace_bytes);
       }));
-  const ExecutablePlan& ran = outcome.replayed ? captured : *this;
+  const ExecutablePlan& ran = outcome.replayed && !outcome.of_direct ? captured : *this;
   Statistics::instance().count_execution(key_.op, ran.wr_.micro_batch_count(), outcome.replayed);
   if (outcome.captured) Statistics::instance().add_capture(key_.op, outcome.capture_seconds);
   return Status::success();

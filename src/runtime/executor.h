@@ -53,7 +53,8 @@ class ExecutablePlan {
   /// Runs the plan as a sequence of cuDNN calls on micro-batches, all on the target's stream and
   /// without host synchronisation. Forward and backward data are split along N; backward filter
   /// accumulates: the first micro-batch uses the caller's beta, every later one beta = 1. Where
-  /// the target allows it, a call seen before with the same buffers and scalars is a graph launch.
+  /// the target allows it, a call seen before with the same buffers and scalars is a graph launch
+  /// of the replay plan's calls (where there is one and the workspace holds it), else of this one's.
   Status execute(const CallTarget& target, const void* alpha, const void* beta, const ConvBuffers& buffers,
                  void* workspace, std::size_t workspace_bytes) const;
   /// The same, directly on the handle's stream, never replayed.
@@ -61,7 +62,7 @@ class ExecutablePlan {
                  void* workspace, std::size_t workspace_bytes) const {
     return execute(CallTarget{handle, nullptr, false}, alpha, beta, buffers, workspace, workspace_bytes);
   }
-  /// Whether this plan's calls could not be captured (they run directly).
+  /// Whether neither this plan's calls nor its replay plan's could be captured (they run directly).
   bool replay_refused() const { return replay_.refused(); }
 
   /// Makes `plan` (of the same key and limit) the one recurring calls capture and replay.
@@ -107,8 +108,8 @@ class ExecutablePlan {
   std::map<int, ConvolutionDescriptor> conv_by_math_;
   mutable std::mutex engine_mutex_;
   mutable std::vector<std::unique_ptr<ScaledEnginePlans>> engine_plans_;  ///< never shrinks
-  mutable GraphReplay replay_;
   std::unique_ptr<ExecutablePlan> replayed_;  ///< null: recurring calls replay this plan
+  mutable GraphReplay replay_;  ///< after replayed_: its graphs go before the plans they captured
 };
 
 }  // namespace ucudnn

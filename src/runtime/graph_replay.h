@@ -28,6 +28,7 @@ struct CallTarget {
 /// What GraphReplay::run did with a call.
 struct ReplayOutcome {
   bool replayed = false;         ///< a graph ran
+  bool of_direct = false;        ///< ... one of the direct calls (its `captured` calls could not be)
   bool captured = false;         ///< ... captured for this call
   double capture_seconds = 0;    ///< host time of the capture and instantiation
 };
@@ -38,37 +39,46 @@ class GraphReplay {
   /// call recurs, the work `captured(handle)` queues, captured as a graph and launched on
   /// `target.stream`. The two may differ (a plan for replay, priced without the host's time per
   /// call) but must compute the same result, and depend on nothing but the plan and what
-  /// `signature` holds. `*outcome` says whether a graph ran, and whether it was captured.
+  /// `signature` holds; where `captured` cannot be captured, `direct` is. `*outcome` says whether
+  /// a graph ran, and whether it was captured.
   template <typename Direct, typename Captured>
   Status run(int device, const CallTarget& target, const CallSignature& signature, ReplayOutcome* outcome,
              Direct&& direct, Captured&& captured) {
     *outcome = ReplayOutcome{};
     if (!target.may_replay) return direct(target.handle);
     std::unique_lock<std::mutex> lock(mutex_);
-    CudaGraphExec* graph = nullptr;
+    CapturedGraph* graph = nullptr;
     switch (cache_.decide(signature, &graph)) {
       case ReplayAction::kLaunch:
         outcome->replayed = true;
-        return launch(*graph, target.stream);  // under the lock: a store() may evict it
+        outcome->of_direct = graph->of_direct;
+        return launch(graph->exec, target.stream);  // under the lock: a store() may evict it
       case ReplayAction::kRunDirectly:
         lock.unlock();
         return direct(target.handle);
       case ReplayAction::kCapture:
         break;
     }
-    CudaGraphExec graph_exec;
+    CapturedGraph graph_exec;
     const auto capturing = std::chrono::steady_clock::now();
-    const Status status = capture(device, captured, &graph_exec);
-    outcome->capture_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - capturing).count();
+    Status status = capture(device, captured, &graph_exec.exec);
+    // A replay plan that cannot be captured (an engine plan built or refused inside the capture)
+    // must not cost the plan its graphs: capture the direct calls instead.
     if (!status.ok()) {
+      graph_exec.of_direct = true;
+      status = capture(device, direct, &graph_exec.exec);
+    }
+    outcome->capture_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - capturing).count();
+    if (!status.ok()) {  // neither could be captured
       cache_.refuse();
       lock.unlock();
       note_refusal(status);
       return direct(target.handle);  // nothing ran during the capture
     }
     outcome->replayed = true;
+    outcome->of_direct = graph_exec.of_direct;
     outcome->captured = true;
-    return launch(*cache_.store(signature, std::move(graph_exec)), target.stream);
+    return launch(cache_.store(signature, std::move(graph_exec))->exec, target.stream);
   }
 
   /// Whether capturing failed for this plan (its calls run directly for good).
@@ -82,8 +92,14 @@ class GraphReplay {
   static Status launch(const CudaGraphExec& graph, cudaStream_t stream);
   static void note_refusal(const Status& why);
 
+  /// A graph, and which of the two callables it holds.
+  struct CapturedGraph {
+    CudaGraphExec exec;
+    bool of_direct = false;
+  };
+
   mutable std::mutex mutex_;
-  ReplayCache<CudaGraphExec> cache_;
+  ReplayCache<CapturedGraph> cache_;
 };
 
 }  // namespace ucudnn

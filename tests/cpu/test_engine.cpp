@@ -203,13 +203,13 @@ TEST(EngineDatabase, BoundBelowTheLimitIsMeasuredAgain) {
   EXPECT_EQ(db->lookup(RecordedSource::recorded_identity(), key.with_batch(256), CandidateKind::kLegacy).value()->measured_up_to, SIZE_MAX);
 }
 
-}  // namespace
 // A kernel whose split is fast on the GPU but slow to issue: the whole batch (algo 0) costs
 // 0.1 ms, a micro-batch of 64 (algo 1) 0.02 ms on the GPU and 0.03 ms on the host.
-std::shared_ptr<RecordedSource> host_bound_source(const ConvKey& key, std::size_t split_workspace) {
+std::shared_ptr<RecordedSource> host_bound_source(const ConvKey& key, std::size_t split_workspace,
+                                                  bool split_deterministic = true) {
   auto source = std::make_shared<RecordedSource>();
   source->add(key, {Measurement{256, 0, 0, 0.1, 0, true, "", 0.03},
-                    Measurement{64, 1, 0, 0.02, split_workspace, true, "", 0.03}});
+                    Measurement{64, 1, 0, 0.02, split_workspace, split_deterministic, "", 0.03}});
   return source;
 }
 
@@ -253,4 +253,17 @@ TEST(EngineReplayPlan, NoReplayPlanWhereTheHostSetsNoPace) {
   EXPECT_EQ(plan->workspace_wanted(), plan->wr().workspace_bytes);
 }
 
+TEST(EngineReplayPlan, DeterministicKernelGetsNoNondeterministicReplayPlan) {
+  // The faster split runs a nondeterministic algorithm: a framework asking for determinism would
+  // drop the kernel's plan, so no replay plan is made.
+  const ConvKey key = conv2_forward();
+  Engine engine{host_bound_source(key, 0, /*split_deterministic=*/false), nullptr};
+  std::shared_ptr<const ExecutablePlan> plan;
+  ASSERT_TRUE(engine.plan(nullptr, key, 64 * kMiB, kPolicy, kCandidates, &plan).ok());
+  EXPECT_EQ(plan->wr().micro_batch_count(), 1);
+  EXPECT_TRUE(plan->deterministic());
+  EXPECT_EQ(&plan->replayed_plan(), plan.get());
+}
+
+}  // namespace
 }  // namespace ucudnn
