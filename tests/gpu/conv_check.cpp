@@ -1,5 +1,6 @@
 #include "conv_check.h"
 
+#include <algorithm>
 #include <memory>
 
 namespace ucudnn_test {
@@ -95,6 +96,9 @@ void check_op(UcudnnHandle_t handle, cudnnHandle_t plain, const ConvProblem& p, 
   size_t bytes = 0;
   int returned = 0;
   auto first_success = [&](const auto* r) {
+    for (int i = 0; i < returned; ++i) {
+      if (r[i].status == CUDNN_STATUS_SUCCESS) result->least_memory = std::min(result->least_memory, r[i].memory);
+    }
     for (int i = 0; i < returned; ++i) {
       if (r[i].status == CUDNN_STATUS_SUCCESS) return i;
     }

@@ -13,6 +13,7 @@ struct OpCheck {
   UcudnnPlanInfo plan;
   size_t reported_workspace = 0;  ///< what cudnnGetConvolution*WorkspaceSize answered
   int first_algo = -1;            ///< algo of the get call's first successful answer (-1: none)
+  size_t least_memory = SIZE_MAX;  ///< the least workspace of the get call's successful answers
   int returned = 0;
 };
 

@@ -52,7 +52,9 @@ TEST_F(RandomConvolutions, EveryOpMatchesPlainCudnnUnderAllAndPowerOfTwo) {
           OpCheck check;
           check_op(handle, plain, problem, op, scale[0], scale[1], rng, &check);
           if (::testing::Test::HasFatalFailure()) return;
-          if (check.first_algo >= 0) {
+          // ucudnn must plan wherever cuDNN offers an algorithm within the limit (where none fits,
+          // it rightly leaves the call to plain cuDNN, which runs the framework's own choice).
+          if (check.first_algo >= 0 && check.least_memory <= limit) {
             EXPECT_EQ(check.first_algo, micro_batched_algo(op)) << "ucudnn fell back: " << ucudnnGetLastErrorMessage();
           }
           if (!check.reference_ran) {
