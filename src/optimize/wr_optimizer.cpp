@@ -31,6 +31,10 @@ double WrPlan::host_ms() const {
   return total;
 }
 
+bool WrPlan::deterministic() const {
+  return std::all_of(runs.begin(), runs.end(), [](const MicroBatchRun& run) { return run.deterministic; });
+}
+
 std::optional<Measurement> fastest_within(const std::vector<Measurement>& rows, int micro_batch,
                                           std::size_t workspace_limit, CallPricing pricing) {
   std::optional<Measurement> best;

@@ -45,6 +45,8 @@ struct WrPlan {
   int micro_batch_count() const;
   /// The host's time to issue every call of the plan.
   double host_ms() const;
+  /// Whether every run's algorithm is deterministic.
+  bool deterministic() const;
 };
 
 /// The fastest measurement at exactly `micro_batch` within the limit (ties: less workspace).

@@ -61,10 +61,6 @@ bool same_calls(const WrPlan& a, const WrPlan& b) {
   return true;
 }
 
-bool all_deterministic(const WrPlan& plan) {
-  return std::all_of(plan.runs.begin(), plan.runs.end(), [](const MicroBatchRun& run) { return run.deterministic; });
-}
-
 // "2 x 32 algo 1 + 1 x 64 <engine id>", for the log.
 std::string describe_runs(const WrPlan& plan) {
   std::string runs;
@@ -207,16 +203,18 @@ Status Engine::build_plan(cudnnHandle_t handle, const ConvKey& key, std::size_t 
   // issued calls may not. Made only where that plans different calls, and not where it would
   // make a deterministic kernel nondeterministic (a framework asking for determinism would drop
   // it). An addition: a replay plan that cannot be made leaves the issued plan to replay.
+  // Checked on the solution, then again on the built plan (building may drop an oversized engine
+  // and solve again).
+  const auto worth_replaying = [&](const WrPlan& wr) {
+    return !same_calls(wr, plan->wr()) && (!plan->wr().deterministic() || wr.deterministic());
+  };
   const auto replay_wr = solve_priced(key, sizes, workspace_limit, CallPricing::kReplayed, rows);
-  const bool wanted = replay_wr && !same_calls(*replay_wr, plan->wr()) &&
-                      (!plan->deterministic() || all_deterministic(*replay_wr));
   std::unique_ptr<ExecutablePlan> replayed;
-  if (wanted) {
+  if (replay_wr && worth_replaying(*replay_wr)) {
     const Status built = build_priced(key, sizes, workspace_limit, policy, CallPricing::kReplayed, &rows, &replayed);
     if (!built.ok()) warn_once("replay plan " + key.to_string(), "no replay plan: " + built.message());
   }
-  const bool distinct = replayed && !same_calls(replayed->wr(), plan->wr()) &&
-                        (!plan->deterministic() || replayed->deterministic());
+  const bool distinct = replayed && worth_replaying(replayed->wr());
   if (distinct) plan->set_replayed_plan(std::move(replayed));
 
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

@@ -93,10 +93,7 @@ Status ExecutablePlan::engine_plans(double alpha, double beta, const ScaledEngin
 }
 
 bool ExecutablePlan::deterministic() const {
-  for (const auto& run : wr_.runs) {
-    if (!run.deterministic) return false;
-  }
-  return !replayed_ || replayed_->deterministic();
+  return wr_.deterministic() && (!replayed_ || replayed_->deterministic());
 }
 
 std::size_t ExecutablePlan::workspace_wanted() const {

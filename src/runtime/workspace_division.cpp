@@ -73,7 +73,7 @@ Status WorkspaceDivision::register_kernel(cudnnHandle_t handle, const WdKey& key
     if (p.workspace_bytes <= budget) best = &p;
   }
   *predicted_ms = best->time_ms;
-  *deterministic = std::all_of(best->runs.begin(), best->runs.end(), [](const MicroBatchRun& r) { return r.deterministic; });
+  *deterministic = best->deterministic();
   std::lock_guard<std::mutex> lock(mutex_);
   Device& device = devices_[key.key.device];
   const bool known = device.kernels.count(key) > 0;
