@@ -13,3 +13,8 @@ def bundled_cudnn_path(library_path):
             if "libcudnn.so" in line:
                 return os.path.dirname(line.split()[-1]) + (":" + library_path if library_path else "")
     return library_path or ""
+
+
+if __name__ == "__main__":
+    # `LD_LIBRARY_PATH=$(python3 tests/integration/torch_cudnn.py):...`, as the README shows.
+    print(bundled_cudnn_path(""))
