@@ -170,7 +170,7 @@ engines() {
       for limit in ${ENGINE_LIMITS:-64MiB 8MiB}; do
         for candidates in legacy both; do
           local name="$out/$net-$type-$layout-$limit-$candidates"
-          UCUDNN_DATABASE="$out/$net-$type.db" pack/bin/ucudnn_conv_benchmark --net "$net" --data-type "$type" \
+          UCUDNN_DATABASE="$db_dir/$net-$type.db" pack/bin/ucudnn_conv_benchmark --net "$net" --data-type "$type" \
             --layout "$layout" --workspace-limit "$limit" --candidates "$candidates" --iterations 10 \
             --baselines "${ENGINE_BASELINES:-plain}" --json "$name.json" > "$name.txt" 2>&1 || status=1
           echo "$net $type $layout $limit $candidates: $(grep -E '^sequence' "$name.txt" || tail -1 "$name.txt")" \
@@ -193,6 +193,13 @@ engines() {
 # are brought up to date in $OUT, so a call cut short keeps what it finished. BASELINE_NETS,
 # BASELINE_PRECISIONS and BASELINE_LIMITS narrow it, BASELINE_ITERATIONS sets the medians (10),
 # BASELINE_ARGS adds options, BASELINE_TAG names the files (to run it in parts, one tag each).
+# BASELINE_DB_DIR keeps the databases in that folder (default: deleted after each network), so that
+# a later call on the same warm machine (a git-ignored folder such as build-gpu/baselines-db)
+# plans from them instead of measuring again; the runs then report no benchmarking time.
+# Cold, every default takes about 15 minutes on an H100 (ucudnn's measuring: 1 to 2 minutes per
+# network and precision), more than one call's 10: run it one precision a call, e.g.
+#   BASELINE_PRECISIONS=half:NHWC BASELINE_TAG=half bash bench/gpu.sh baselines
+# and summarise the parts together: python3 bench/summarize_baselines.py DIR1 DIR2 DIR3 --out DIR.
 baselines() {
   local final=${OUT:-$root/gpu-results} out status=0 tag=${BASELINE_TAG:+-$BASELINE_TAG}
   out=$(mktemp -d)
@@ -202,7 +209,8 @@ baselines() {
   local nets=${BASELINE_NETS:-alexnet resnet50 resnet18}
   local precisions=${BASELINE_PRECISIONS:-float:NCHW half:NHWC bfloat16:NHWC}
   local limits=${BASELINE_LIMITS:-8MiB 64MiB}
-  local extra=() runs=0 run=0 started=$SECONDS
+  local extra=() runs=0 run=0 started=$SECONDS db_dir=${BASELINE_DB_DIR:-$out}
+  mkdir -p "$db_dir"
   read -r -a extra <<< "${BASELINE_ARGS:-}"
   runs=$(( $(wc -w <<< "$nets") * $(wc -w <<< "$precisions") * $(wc -w <<< "$limits") ))
   for precision in $precisions; do
@@ -211,7 +219,7 @@ baselines() {
       for limit in $limits; do
         run=$((run + 1))
         local name="$out/$net-$type-$layout-$limit"
-        UCUDNN_DATABASE="$out/$net-$type.db" pack/bin/ucudnn_conv_benchmark --net "$net" --data-type "$type" \
+        UCUDNN_DATABASE="$db_dir/$net-$type.db" pack/bin/ucudnn_conv_benchmark --net "$net" --data-type "$type" \
           --layout "$layout" --workspace-limit "$limit" --iterations "${BASELINE_ITERATIONS:-10}" "${extra[@]}" \
           --json "$name.json" > "$name.txt" 2>&1 || { status=1; rm -f "$name.json"; }
         echo "[$run/$runs, $((SECONDS - started)) s] $net $type $layout $limit: $(grep -E '^sequence' "$name.txt" \
@@ -219,9 +227,10 @@ baselines() {
         python3 bench/summarize_baselines.py "$out" > /dev/null || status=1
         cp "$out/baselines-summary.md" "$final/baselines-summary$tag.md" 2>/dev/null || true
         cp "$out/baselines-ratios.svg" "$final/baselines-ratios$tag.svg" 2>/dev/null || true
+        cp "$out/baselines-progress.txt" "$final/baselines-progress$tag.txt"
         tar -czf "$final/baselines-results$tag.tar.gz" --exclude='*.db*' -C "$out" .
       done
-      rm -f "$out/$net-$type.db"*
+      [ -n "${BASELINE_DB_DIR:-}" ] || rm -f "$db_dir/$net-$type.db"*
     done
   done
   cat "$out/baselines-summary.md" 2>/dev/null || true
