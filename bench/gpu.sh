@@ -14,6 +14,9 @@
 #   bash bench/gpu.sh multigpu   there (several GPUs): `ucudnn bench` for AlexNet and ResNet-50 on
 #                            one GPU and on all (UCUDNN_BENCHMARK_DEVICES=all), empty databases
 #                            each: benchmarking times and whether the rows' keys are identical
+#   bash bench/gpu.sh baselines   there: ucudnn against its three baselines (plain legacy cuDNN,
+#                            cuDNN's best single engine at the limit and unlimited) for networks x
+#                            precisions x limits, with a summary table and picture (below)
 #   bash bench/gpu.sh compare OLDPACK   there: this build against an older pack (same layout as
 #                            pack/), alternating, on AlexNet and ResNet-50 at 64 MiB (WR) and
 #                            ResNet-50 in WD, to show a change kept the speedups
@@ -153,7 +156,8 @@ overhead() {
 # FP16 and BF16 channels-last and FP32, at 8 and 64 MiB per kernel, ucudnn planning with legacy
 # algorithms only and with engines too, each against plain legacy cuDNN in the same run. One
 # database per network and precision: rows are measured once and serve both limits.
-# ENGINE_NETS, ENGINE_PRECISIONS, ENGINE_LIMITS narrow it (a call has at most 10 minutes).
+# ENGINE_NETS, ENGINE_PRECISIONS, ENGINE_LIMITS narrow it (a call has at most 10 minutes);
+# ENGINE_BASELINES=all adds the best-engine baselines (default plain: `baselines` measures them).
 engines() {
   local final=${OUT:-$root/gpu-results} out status=0
   out=$(mktemp -d)
@@ -166,10 +170,10 @@ engines() {
       for limit in ${ENGINE_LIMITS:-64MiB 8MiB}; do
         for candidates in legacy both; do
           local name="$out/$net-$type-$layout-$limit-$candidates"
-          UCUDNN_DATABASE="$out/$net-$type.db" pack/bin/ucudnn_conv_benchmark --net "$net" --data-type "$type" \
+          UCUDNN_DATABASE="$db_dir/$net-$type.db" pack/bin/ucudnn_conv_benchmark --net "$net" --data-type "$type" \
             --layout "$layout" --workspace-limit "$limit" --candidates "$candidates" --iterations 10 \
-            --json "$name.json" > "$name.txt" 2>&1 || status=1
-          echo "$net $type $layout $limit $candidates: $(grep -E 'whole sequence' "$name.txt" || tail -1 "$name.txt")" \
+            --baselines "${ENGINE_BASELINES:-plain}" --json "$name.json" > "$name.txt" 2>&1 || status=1
+          echo "$net $type $layout $limit $candidates: $(grep -E '^sequence' "$name.txt" || tail -1 "$name.txt")" \
             | tee -a "$out/engines-summary.txt"
         done
       done
@@ -178,6 +182,58 @@ engines() {
     done
   done
   cp "$out/engines-summary.txt" "$final/engines-summary${ENGINE_TAG:+-$ENGINE_TAG}.txt"
+  return $status
+}
+
+# ucudnn against its three baselines (bench/conv_benchmark.cpp): plain legacy cuDNN, cuDNN's best
+# single engine at the per-kernel limit and unlimited, all in the same run, for every network x
+# precision x limit. One database per network and precision: the second limit and the baselines
+# reuse the rows the first run measured. Each run writes NET-TYPE-LAYOUT-LIMIT.txt and .json; after
+# every run the archive, baselines-summary.md and baselines-ratios.svg (bench/summarize_baselines.py)
+# are brought up to date in $OUT, so a call cut short keeps what it finished. BASELINE_NETS,
+# BASELINE_PRECISIONS and BASELINE_LIMITS narrow it, BASELINE_ITERATIONS sets the medians (10),
+# BASELINE_ARGS adds options, BASELINE_TAG names the files (to run it in parts, one tag each).
+# BASELINE_DB_DIR keeps the databases in that folder (default: deleted after each network), so that
+# a later call on the same warm machine (a git-ignored folder such as build-gpu/baselines-db)
+# plans from them instead of measuring again; the runs then report no benchmarking time.
+# Cold, every default takes about 15 minutes on an H100 (ucudnn's measuring: 1 to 2 minutes per
+# network and precision), more than one call's 10: run it one precision a call, e.g.
+#   BASELINE_PRECISIONS=half:NHWC BASELINE_TAG=half bash bench/gpu.sh baselines
+# and summarise the parts together: python3 bench/summarize_baselines.py DIR1 DIR2 DIR3 --out DIR.
+baselines() {
+  local final=${OUT:-$root/gpu-results} out status=0 tag=${BASELINE_TAG:+-$BASELINE_TAG}
+  out=$(mktemp -d)
+  mkdir -p "$final"
+  export LD_LIBRARY_PATH="$root/pack/lib:${LD_LIBRARY_PATH:-}"
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv > "$out/gpu.txt"
+  local nets=${BASELINE_NETS:-alexnet resnet50 resnet18}
+  local precisions=${BASELINE_PRECISIONS:-float:NCHW half:NHWC bfloat16:NHWC}
+  local limits=${BASELINE_LIMITS:-8MiB 64MiB}
+  local extra=() runs=0 run=0 started=$SECONDS db_dir=${BASELINE_DB_DIR:-$out}
+  mkdir -p "$db_dir"
+  read -r -a extra <<< "${BASELINE_ARGS:-}"
+  runs=$(( $(wc -w <<< "$nets") * $(wc -w <<< "$precisions") * $(wc -w <<< "$limits") ))
+  for precision in $precisions; do
+    local type=${precision%%:*} layout=${precision##*:}
+    for net in $nets; do
+      for limit in $limits; do
+        run=$((run + 1))
+        local name="$out/$net-$type-$layout-$limit"
+        UCUDNN_DATABASE="$db_dir/$net-$type.db" pack/bin/ucudnn_conv_benchmark --net "$net" --data-type "$type" \
+          --layout "$layout" --workspace-limit "$limit" --iterations "${BASELINE_ITERATIONS:-10}" "${extra[@]}" \
+          --json "$name.json" > "$name.txt" 2>&1 || { status=1; rm -f "$name.json"; }
+        echo "[$run/$runs, $((SECONDS - started)) s] $net $type $layout $limit: $(grep -E '^sequence' "$name.txt" \
+          || tail -1 "$name.txt")" | tee -a "$out/baselines-progress.txt"
+        python3 bench/summarize_baselines.py "$out" > /dev/null || status=1
+        cp "$out/baselines-summary.md" "$final/baselines-summary$tag.md" 2>/dev/null || true
+        cp "$out/baselines-ratios.svg" "$final/baselines-ratios$tag.svg" 2>/dev/null || true
+        cp "$out/baselines-progress.txt" "$final/baselines-progress$tag.txt"
+        tar -czf "$final/baselines-results$tag.tar.gz" --exclude='*.db*' -C "$out" .
+      done
+      [ -n "${BASELINE_DB_DIR:-}" ] || rm -f "$db_dir/$net-$type.db"*
+    done
+  done
+  cat "$out/baselines-summary.md" 2>/dev/null || true
   return $status
 }
 
@@ -191,14 +247,19 @@ compare() {
                  "resnet50 --workspace-limit 8MiB --total-workspace 552MiB")
   for round in 1 2; do
     for build in "$old" pack; do
-      local tag
+      local tag help same=()
       tag=$(basename "$build")
+      # Builds that know them measure what older ones did: every kernel, plain legacy cuDNN only.
+      help=$(LD_LIBRARY_PATH="$root/$build/lib:${LD_LIBRARY_PATH:-}" "$root/$build/bin/ucudnn_conv_benchmark" --help \
+        2>/dev/null || true)
+      [[ $help == *--input-gradient* ]] && same=(--input-gradient --baselines plain)
       for config in "${configs[@]}"; do
         read -r net rest <<< "$config"
         local name="$out/$tag-$net-$(echo "$rest" | tr -d ' -' )-r$round"
         UCUDNN_DATABASE="$out/$tag-$net.db" LD_LIBRARY_PATH="$root/$build/lib:${LD_LIBRARY_PATH:-}" \
-          "$root/$build/bin/ucudnn_conv_benchmark" --net "$net" $rest --json "$name.json" > "$name.txt" 2>&1 || status=1
-        echo "round $round $tag $net $rest: $(grep -E 'whole sequence' "$name.txt")" | tee -a "$out/compare.txt"
+          "$root/$build/bin/ucudnn_conv_benchmark" --net "$net" $rest "${same[@]}" --json "$name.json" > "$name.txt" 2>&1 \
+          || status=1
+        echo "round $round $tag $net $rest: $(grep -E 'whole sequence|^sequence' "$name.txt")" | tee -a "$out/compare.txt"
       done
     done
   done
@@ -241,9 +302,10 @@ case "${1:-}" in
   run) run ;;
   pytorch) pytorch ;;
   engines) engines ;;
+  baselines) baselines ;;
   overhead) overhead ;;
   multigpu) multigpu ;;
   compare) compare "${2:?usage: bash bench/gpu.sh compare OLDPACK}" ;;
   sweep) sweep "${2:-alexnet}" "${3:-8MiB 64MiB 512MiB}" "${4:-undivided powerOfTwo wd}" "${5:-float:NCHW}" ;;
-  *) echo "usage: bash bench/gpu.sh pack|run|pytorch|overhead|multigpu|compare OLDPACK|engines|sweep [NETS] [LIMITS] [CONFIGS] [PRECISIONS]" >&2; exit 2 ;;
+  *) echo "usage: bash bench/gpu.sh pack|run|pytorch|overhead|multigpu|compare OLDPACK|engines|baselines|sweep [NETS] [LIMITS] [CONFIGS] [PRECISIONS]" >&2; exit 2 ;;
 esac

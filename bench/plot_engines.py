@@ -3,8 +3,8 @@
 
     python3 bench/plot_engines.py [DIR]        (DIR defaults to bench/results/h100/engines)
 
-Reads DIR/engines-summary*.txt (one `NET TYPE LAYOUT LIMIT CANDIDATES: whole sequence live ...` line
-per run) and DIR/pytorch/pt-*.json (median step time per mode), and writes into DIR:
+Reads DIR/engines-summary*.txt (one `NET TYPE LAYOUT LIMIT CANDIDATES: sequence (median of N): plain
+legacy ...` line per run, or the `whole sequence live ...` line of older benchmarks) and DIR/pytorch/pt-*.json (median step time per mode), and writes into DIR:
 engines-speedup.svg (ucudnn's speedup over plain legacy cuDNN per network, precision, limit and
 candidate set, log scale) and pytorch-step.svg (one panel of median step times per model and limit).
 """
@@ -21,7 +21,9 @@ CANDIDATES = ["legacy", "both"]
 MODES = ["default", "default-capped", "legacy", "legacy-capped", "ucudnn-legacy", "ucudnn-engines"]
 TICKS = [0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000]
 KEY = r"^(\S+) (\S+) (\S+) (\S+) (\S+): "
-VALID = re.compile(KEY + r"whole sequence live \(median\): cuDNN ([\d.]+) ms, ucudnn ([\d.]+) ms, speedup ([\d.]+)x")
+# The benchmark's sequence line: ucudnn's speedup over plain legacy cuDNN is its first ratio.
+VALID = re.compile(KEY + r"sequence \(median of \d+\): plain legacy ([\d.]+) ms .*\| ucudnn ([\d.]+) ms: ([\d.]+)x")
+OLD_VALID = re.compile(KEY + r"whole sequence live \(median\): cuDNN ([\d.]+) ms, ucudnn ([\d.]+) ms, speedup ([\d.]+)x")
 
 
 def svg(width, height, body):
@@ -52,7 +54,7 @@ def read_summaries(paths):
     for path in sorted(paths):
         with open(path) as f:
             for line in f:
-                valid, key = VALID.match(line), re.match(KEY, line)
+                valid, key = VALID.match(line) or OLD_VALID.match(line), re.match(KEY, line)
                 if valid:
                     runs[valid.groups()[:5]] = float(valid.group(8))
                 elif key and key.groups() not in runs:

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The main job: set up, build, then show what micro-batching does for AlexNet's 15 convolution
+# The main job: set up, build, then show what micro-batching does for AlexNet's convolution
 # kernels (batch 256, 64 MiB workspace limit per kernel).
-#   - with a GPU: benchmarks live, plain cuDNN against ucudnn (bench/conv_benchmark.cpp);
-#   - without one: plans from the recorded H100 measurements shipped in tests/data/.
+#   - with a GPU: benchmarks live the 14 kernels of a training step (the input layer's backward
+#     data left out), ucudnn against plain legacy cuDNN, cuDNN's best single engine at 64 MiB and
+#     unlimited, in one run (bench/conv_benchmark.cpp);
+#   - without one: plans all 15 kernels from the recorded H100 measurements shipped in tests/data/.
 # Arguments are passed to the benchmark (GPU) or to `ucudnn plan` (no GPU).
 set -euo pipefail
 cd "$(dirname "$0")/.."

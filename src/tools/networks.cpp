@@ -1,5 +1,6 @@
 #include "tools/networks.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdint>
@@ -241,10 +242,9 @@ Expected<std::vector<int>> read_ints(const Json& object, const char* key, std::s
 Expected<int> read_data_type(const Json& layer) {
   const auto it = layer.find("data_type");
   if (it == layer.end()) return 0;
-  // cudnnDataType_t values.
-  if (*it == "float") return 0;
-  if (*it == "half") return 2;
-  if (*it == "bfloat16") return 9;
+  if (it->is_string()) {
+    if (const auto type = data_type_of_name(it->get<std::string>())) return *type;
+  }
   return Error{"\"data_type\" must be \"float\", \"half\" or \"bfloat16\", not " + it->dump()};
 }
 
@@ -445,6 +445,90 @@ Expected<Network> resolve_network(const std::string& name_or_path) {
     return Error{"network '" + name_or_path + "' is neither a built-in network (" + known_names() + ") nor a file"};
   }
   return load_network_file(name_or_path);
+}
+
+std::string data_type_name(int data_type) {
+  switch (data_type) {  // cudnnDataType_t values
+    case 0: return "float";
+    case 2: return "half";
+    case 9: return "bfloat16";
+    default: return "data type " + std::to_string(data_type);
+  }
+}
+
+std::optional<int> data_type_of_name(const std::string& name) {
+  for (int type : {0, 2, 9}) {
+    if (data_type_name(type) == name) return type;
+  }
+  return std::nullopt;
+}
+
+std::string layout_name(Layout layout, std::size_t spatial_rank) {
+  const bool channels_last = layout == Layout::kNhwc;
+  if (spatial_rank == 3) return channels_last ? "NDHWC" : "NCDHW";
+  return channels_last ? "NHWC" : "NCHW";
+}
+
+namespace {
+
+// "a", "a and b", "a, b and c".
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    out += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+  }
+  return out;
+}
+
+// "OPTION VALUE overrides the network's A and B", or nothing where no layer differs. `name_of`
+// names a layer's value; the values are named in the order of the layers.
+template <typename Value, typename NameOf>
+void note_override(const std::string& option, const Value& imposed, const std::vector<ConvLayerSpec>& layers,
+                   Value ConvLayerSpec::*field, NameOf name_of, std::vector<std::string>* notes) {
+  std::vector<std::string> replaced;
+  for (const ConvLayerSpec& layer : layers) {
+    if (layer.*field == imposed) continue;
+    const std::string name = name_of(layer.*field);
+    if (std::find(replaced.begin(), replaced.end(), name) == replaced.end()) replaced.push_back(name);
+  }
+  if (!replaced.empty()) notes->push_back(option + " " + name_of(imposed) + " overrides the network's " + joined(replaced));
+}
+
+}  // namespace
+
+Expected<std::vector<std::string>> apply_overrides(const LayerOverrides& overrides, Network* network) {
+  std::vector<std::string> notes;
+  if (overrides.batch && *overrides.batch <= 0) return Error{"the batch must be positive"};
+  if (overrides.data_type) {
+    if (!data_type_of_name(data_type_name(*overrides.data_type))) {
+      return Error{data_type_name(*overrides.data_type) + " is not float, half or bfloat16"};
+    }
+    note_override("--data-type", *overrides.data_type, network->layers, &ConvLayerSpec::data_type,
+                  [](int type) { return data_type_name(type); }, &notes);
+  }
+  if (overrides.layout) {
+    note_override("--layout", *overrides.layout, network->layers, &ConvLayerSpec::layout,
+                  [](Layout layout) { return layout_name(layout); }, &notes);
+  }
+  for (ConvLayerSpec& layer : network->layers) {
+    if (overrides.data_type) layer.data_type = *overrides.data_type;
+    if (overrides.layout) layer.layout = *overrides.layout;
+    if (overrides.batch) layer.batch = *overrides.batch;
+  }
+  if (overrides.batch) network->batch = *overrides.batch;
+  UCUDNN_TRY_ASSIGN(network->layers, merge_identical_layers(network->layers));
+  return notes;
+}
+
+std::vector<NetworkKernel> training_kernels(const Network& network, bool input_gradient) {
+  std::vector<NetworkKernel> kernels;
+  for (std::size_t layer = 0; layer < network.layers.size(); ++layer) {
+    for (ConvOp op : {ConvOp::kForward, ConvOp::kBackwardData, ConvOp::kBackwardFilter}) {
+      if (layer == 0 && op == ConvOp::kBackwardData && !input_gradient) continue;
+      kernels.push_back(NetworkKernel{layer, op});
+    }
+  }
+  return kernels;
 }
 
 const ConvLayerSpec* find_layer(const Network& network, const std::string& name) {

@@ -57,6 +57,8 @@
 // convolution are merged as above, their counts added. Every error names the file, and the
 // layer where there is one.
 
+#include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -96,5 +98,41 @@ const ConvLayerSpec* find_layer(const Network& network, const std::string& name)
 /// Merges layers with the same batch whose forward keys have the same layer signature into the
 /// first, adding their counts. Every layer must be valid (to_conv_key); the error of the first invalid one is returned.
 Expected<std::vector<ConvLayerSpec>> merge_identical_layers(const std::vector<ConvLayerSpec>& layers);
+
+// ---- What a benchmark runs of a network -------------------------------------------------------
+
+/// The name network files give a data type: "float", "half", "bfloat16" (cudnnDataType_t 0, 2,
+/// 9); any other value is named by its number.
+std::string data_type_name(int data_type);
+/// The data type of such a name, or none.
+std::optional<int> data_type_of_name(const std::string& name);
+/// "NCHW" / "NHWC", or "NCDHW" / "NDHWC" for a layer of 3 spatial dimensions.
+std::string layout_name(Layout layout, std::size_t spatial_rank = 2);
+
+/// Values imposed on every layer of a network (the benchmark's --data-type, --layout and
+/// --batch); an unset one leaves each layer its own.
+struct LayerOverrides {
+  std::optional<int> data_type;  ///< cudnnDataType_t: 0 float, 2 half, 9 bfloat16
+  std::optional<Layout> layout;
+  std::optional<int> batch;      ///< positive
+};
+
+/// Imposes the overrides on every layer (and the batch on the network), then merges the layers
+/// they made identical. Returns one line per option that replaced a layer's value, naming what it
+/// replaced, e.g. "--data-type half overrides the network's float" ("float and bfloat16" where
+/// the layers had several); none where every layer had the imposed value already. The batch
+/// gives no line (the network has a default batch for that).
+Expected<std::vector<std::string>> apply_overrides(const LayerOverrides& overrides, Network* network);
+
+/// One kernel of a training step: a layer (its index in Network::layers) and an operation.
+struct NetworkKernel {
+  std::size_t layer = 0;
+  ConvOp op = ConvOp::kForward;
+};
+
+/// The kernels a training step runs, layer by layer: forward, backward data, backward filter.
+/// The input layer (layers[0], the first convolution, fed by the images) has no backward data
+/// unless `input_gradient`: training never computes the gradient of its input images.
+std::vector<NetworkKernel> training_kernels(const Network& network, bool input_gradient);
 
 }  // namespace ucudnn

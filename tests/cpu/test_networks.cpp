@@ -294,6 +294,133 @@ TEST(NetworkKeys, GroupedNhwcHalfDilatedAnd3dLayersGiveTheKeysOfCudnnDescriptors
   for (const ConvLayerSpec& spec : net.layers) expect_cudnn_keys(spec);
 }
 
+// ---- What a benchmark runs of a network -------------------------------------------------------
+
+TEST(NetworkNames, DataTypesAndLayoutsRoundTrip) {
+  for (int type : {0, 2, 9}) EXPECT_EQ(data_type_of_name(data_type_name(type)), type);
+  EXPECT_EQ(data_type_name(2), "half");
+  EXPECT_EQ(data_type_name(1), "data type 1");  // double: not a type networks use
+  EXPECT_FALSE(data_type_of_name("double").has_value());
+  EXPECT_FALSE(data_type_of_name("data type 1").has_value());
+  EXPECT_EQ(layout_name(Layout::kNchw), "NCHW");
+  EXPECT_EQ(layout_name(Layout::kNhwc, 2), "NHWC");
+  EXPECT_EQ(layout_name(Layout::kNchw, 3), "NCDHW");
+  EXPECT_EQ(layout_name(Layout::kNhwc, 3), "NDHWC");
+}
+
+// A 2-d FP32 NCHW input layer, a 2-d FP16 NHWC layer and a 3-d BF16 NCDHW layer in one file.
+const char* const kMixedNetwork = R"({"batch": 4, "layers": [
+    {"name": "stem", "input": [3, 32, 32], "filters": 16, "kernel": [3, 3], "pad": 1},
+    {"name": "half2d", "input": [16, 32, 32], "filters": 16, "kernel": [3, 3], "pad": 1, "data_type": "half",
+     "layout": "NHWC"},
+    {"name": "bf16_3d", "input": [16, 4, 8, 8], "filters": 8, "kernel": [3, 3, 3], "pad": 1,
+     "data_type": "bfloat16"}
+]})";
+
+TEST(NetworkOverrides, LayersKeepTheirOwnTypeAndLayoutWithoutOverrides) {
+  Network net = parsed(kMixedNetwork);
+  const auto notes = apply_overrides(LayerOverrides{}, &net);
+  ASSERT_TRUE(notes.ok()) << notes.message();
+  EXPECT_TRUE(notes->empty());
+  ASSERT_EQ(net.layers.size(), 3u);
+  EXPECT_EQ(net.layers[0].data_type, 0);
+  EXPECT_EQ(net.layers[1].data_type, 2);
+  EXPECT_EQ(net.layers[1].layout, Layout::kNhwc);
+  EXPECT_EQ(net.layers[2].data_type, 9);
+  EXPECT_EQ(net.layers[2].layout, Layout::kNchw);
+  EXPECT_EQ(net.layers[2].spatial.size(), 3u);
+  for (const ConvLayerSpec& spec : net.layers) expect_cudnn_keys(spec);
+}
+
+TEST(NetworkOverrides, ImposeTypeAndLayoutOnEveryLayerAndNameWhatTheyReplaced) {
+  Network net = parsed(kMixedNetwork);
+  LayerOverrides overrides;
+  overrides.data_type = 2;
+  overrides.layout = Layout::kNhwc;
+  overrides.batch = 2;
+  const auto notes = apply_overrides(overrides, &net);
+  ASSERT_TRUE(notes.ok()) << notes.message();
+  EXPECT_EQ(*notes, (std::vector<std::string>{"--data-type half overrides the network's float and bfloat16",
+                                              "--layout NHWC overrides the network's NCHW"}));
+  EXPECT_EQ(net.batch, 2);
+  ASSERT_EQ(net.layers.size(), 3u);
+  for (const ConvLayerSpec& spec : net.layers) {
+    EXPECT_EQ(spec.data_type, 2) << spec.name;
+    EXPECT_EQ(spec.layout, Layout::kNhwc) << spec.name;
+    EXPECT_EQ(spec.batch, 2) << spec.name;
+    expect_cudnn_keys(spec);  // the 3-d layer as NDHWC
+  }
+}
+
+TEST(NetworkOverrides, ABuiltinNetworkIsFloatNchwSoOnlyOtherValuesGiveALine) {
+  Network net = network("alexnet");
+  LayerOverrides same;
+  same.data_type = 0;
+  same.layout = Layout::kNchw;
+  const auto none = apply_overrides(same, &net);
+  ASSERT_TRUE(none.ok()) << none.message();
+  EXPECT_TRUE(none->empty());
+  LayerOverrides half;
+  half.data_type = 9;
+  const auto notes = apply_overrides(half, &net);
+  ASSERT_TRUE(notes.ok()) << notes.message();
+  EXPECT_EQ(*notes, (std::vector<std::string>{"--data-type bfloat16 overrides the network's float"}));
+  EXPECT_EQ(net.layers.size(), 5u);
+  EXPECT_EQ(net.layers[4].data_type, 9);
+  EXPECT_EQ(net.layers[4].layout, Layout::kNchw);
+}
+
+TEST(NetworkOverrides, LayersMadeIdenticalAreMergedAndBadValuesRefused) {
+  Network net = parsed(R"({"batch": 8, "layers": [
+      {"name": "a", "input": [16, 8, 8], "filters": 16, "kernel": [3, 3], "pad": 1},
+      {"name": "a_half", "input": [16, 8, 8], "filters": 16, "kernel": [3, 3], "pad": 1, "data_type": "half"},
+      {"name": "b", "input": [16, 8, 8], "filters": 32, "kernel": [3, 3], "pad": 1, "batch": 4}
+  ]})");
+  ASSERT_EQ(net.layers.size(), 3u);
+  LayerOverrides overrides;
+  overrides.data_type = 2;
+  overrides.batch = 4;
+  ASSERT_TRUE(apply_overrides(overrides, &net).ok());
+  ASSERT_EQ(net.layers.size(), 2u);
+  EXPECT_EQ(net.layers[0].name, "a");  // the first use keeps its name and place
+  EXPECT_EQ(net.layers[0].count, 2);
+  EXPECT_EQ(net.layers[1].name, "b");
+
+  LayerOverrides bad_type;
+  bad_type.data_type = 1;
+  const auto refused = apply_overrides(bad_type, &net);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.message().find("data type 1"), std::string::npos) << refused.message();
+  LayerOverrides bad_batch;
+  bad_batch.batch = 0;
+  EXPECT_FALSE(apply_overrides(bad_batch, &net).ok());
+  EXPECT_EQ(net.layers[0].data_type, 2);  // a refused override changes nothing
+  EXPECT_EQ(net.layers[0].batch, 4);
+}
+
+// "layer op" per kernel, for compact expectations.
+std::vector<std::string> kernel_names(const Network& net, bool input_gradient) {
+  std::vector<std::string> names;
+  for (const NetworkKernel& k : training_kernels(net, input_gradient)) {
+    names.push_back(net.layers.at(k.layer).name + " " + short_name(k.op));
+  }
+  return names;
+}
+
+TEST(TrainingKernels, TheInputLayerHasNoBackwardDataUnlessAsked) {
+  const Network net = parsed(kMixedNetwork);
+  EXPECT_EQ(kernel_names(net, false),
+            (std::vector<std::string>{"stem fwd", "stem bwdf", "half2d fwd", "half2d bwdd", "half2d bwdf",
+                                      "bf16_3d fwd", "bf16_3d bwdd", "bf16_3d bwdf"}));
+  EXPECT_EQ(kernel_names(net, true),
+            (std::vector<std::string>{"stem fwd", "stem bwdd", "stem bwdf", "half2d fwd", "half2d bwdd",
+                                      "half2d bwdf", "bf16_3d fwd", "bf16_3d bwdd", "bf16_3d bwdf"}));
+  const Network resnet50 = network("resnet50");
+  EXPECT_EQ(training_kernels(resnet50, false).size(), 3 * resnet50.layers.size() - 1);
+  EXPECT_EQ(kernel_names(resnet50, false).at(1), "conv1 bwdf");
+  EXPECT_TRUE(training_kernels(Network{}, false).empty());
+}
+
 // ---- Network files ----------------------------------------------------------------------------
 
 TEST(NetworkFile, OptionalKeysTakeTheirDefaults) {
