@@ -32,9 +32,10 @@ int parse_and_run(const std::vector<std::string>& args, std::ostream& out, std::
       "likewise KiB/K, GiB/G, TiB/T; KB, MB, GB and TB are refused as ambiguous.\n"
       "A benchmark table (CSV) is named by --measurements FILE wherever one is read or written.\n"
       "Exit status: 0 success, 1 data error, 2 usage error; an error is one line on stderr.");
-  // `ucudnn --version` alone is answered below, before parsing; CLI11 meets the flag only where
-  // something else was given too (it would take it after a subcommand's options), and refuses it.
-  app.set_version_flag("--version", std::string(), "Print the version and what this build was compiled with, and exit");
+  // `ucudnn --version` alone is answered here, before parsing. CLI11 meets the flag only with
+  // something else given too (`--help --version`, `--version=1`): refused below, never ignored.
+  app.set_version_flag("--version", std::string(),
+                       "Print the version and what this build was compiled with, and exit");
   if (args.size() == 1 && args.front() == "--version") {
     out << version_text();
     return kExitOk;

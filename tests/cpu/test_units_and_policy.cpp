@@ -78,9 +78,9 @@ TEST(ByteSizeParser, RefusesDecimalLookingUnitsAsAmbiguous) {
     EXPECT_NE(size.message().find(c.suggestion), std::string::npos) << size.message();
     EXPECT_EQ(size.message().find('\n'), std::string::npos) << size.message();
   }
-  EXPECT_NE(parse_byte_size("64MB").message().find("'64MB' is ambiguous (MB is 2^20 bytes to some frameworks, 10^6 to SI)"),
-            std::string::npos)
-      << parse_byte_size("64MB").message();
+  const std::string message = parse_byte_size("64MB").message();
+  EXPECT_NE(message.find("'64MB' is ambiguous (MB is 2^20 bytes to some frameworks, 10^6 to SI)"), std::string::npos)
+      << message;
 }
 
 TEST(ByteSizeParser, AmbiguousUnitWithoutAUsableSpellingSuggestsOnlyTheUnits) {
