@@ -61,7 +61,7 @@ run() {
   for run in cold warm; do
     measurements=()
     [ "$run" = warm ] && measurements=(--measurements "$out/h100-alexnet-measurements.csv")
-    pack/bin/ucudnn bench --net alexnet --database "$db" "${measurements[@]}" 2>/dev/null \
+    pack/bin/ucudnn bench --network alexnet --database "$db" "${measurements[@]}" 2>/dev/null \
       | sed "s/^/$run: /" | tee -a "$out/alexnet-optimisation-time.txt" || status=1
   done
   pack/bin/ucudnn plan --measurements "$out/h100-alexnet-measurements.csv" --pareto alex_conv2:fwd --json \

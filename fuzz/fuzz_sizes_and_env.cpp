@@ -1,7 +1,7 @@
 // Sizes and environment values from arbitrary bytes. The first byte picks the parser; the rest is
 // the value. Every parser accepts or refuses with a message; accepted sizes follow the rules the
-// README states (a bare number below 1 MiB is refused), and the environment parser names the
-// variable it refuses.
+// README states (a bare number below 1 MiB is refused; KB, MB, GB and TB never parse), and the
+// environment parser names the variable it refuses.
 
 #include <cctype>
 #include <cstddef>
@@ -15,6 +15,16 @@
 using namespace ucudnn;
 
 namespace {
+
+// Whether the text ends in KB, MB, GB or TB (any case, blanks after): sizes refuse these units as
+// ambiguous, so no such text may parse.
+bool ends_in_decimal_looking_unit(const std::string& text) {
+  const auto last = text.find_last_not_of(" \t\r\n");
+  if (last == std::string::npos || last < 1) return false;
+  const char unit = static_cast<char>(std::tolower(static_cast<unsigned char>(text[last - 1])));
+  const char b = static_cast<char>(std::tolower(static_cast<unsigned char>(text[last])));
+  return b == 'b' && (unit == 'k' || unit == 'm' || unit == 'g' || unit == 't');
+}
 
 bool all_digits(const std::string& text) {
   if (text.empty()) return false;
@@ -50,10 +60,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     case 0: {
       auto bytes = parse_byte_size(value);
       if (!bytes) UCUDNN_FUZZ_CHECK(!bytes.message().empty());
+      if (bytes) UCUDNN_FUZZ_CHECK(!ends_in_decimal_looking_unit(value));
       break;
     }
     case 1: {
       auto bytes = parse_total_workspace(value);
+      if (bytes) UCUDNN_FUZZ_CHECK(!ends_in_decimal_looking_unit(value));
       if (bytes) {
         UCUDNN_FUZZ_CHECK(*bytes > 0);
         if (all_digits(value)) UCUDNN_FUZZ_CHECK(*bytes >= (std::size_t{1} << 20));

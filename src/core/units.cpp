@@ -39,11 +39,11 @@ bool unit_multiplier(const std::string& unit, std::uint64_t* multiplier) {
     std::uint64_t value;
   };
   static const Unit kUnits[] = {
-      {"", 1},          {"b", 1},
-      {"k", 1ull << 10}, {"kib", 1ull << 10}, {"kb", 1000ull},
-      {"m", 1ull << 20}, {"mib", 1ull << 20}, {"mb", 1000000ull},
-      {"g", 1ull << 30}, {"gib", 1ull << 30}, {"gb", 1000000000ull},
-      {"t", 1ull << 40}, {"tib", 1ull << 40}, {"tb", 1000000000000ull},
+      {"", 1},           {"b", 1},
+      {"k", 1ull << 10}, {"kib", 1ull << 10},
+      {"m", 1ull << 20}, {"mib", 1ull << 20},
+      {"g", 1ull << 30}, {"gib", 1ull << 30},
+      {"t", 1ull << 40}, {"tib", 1ull << 40},
   };
   for (const auto& u : kUnits) {
     if (unit == u.name) {
@@ -52,6 +52,25 @@ bool unit_multiplier(const std::string& unit, std::uint64_t* multiplier) {
     }
   }
   return false;
+}
+
+// KB, MB, GB, TB: frameworks write MB meaning MiB (Caffe's workspace limit,
+// TF_CUDNN_WORKSPACE_LIMIT_IN_MB, CUDNN_CONV_WSCAP_DBG) where SI means 10^6, and a silent guess
+// either way plans with the wrong budget.
+struct AmbiguousUnit {
+  const char* name;    ///< as messages write it
+  const char* binary;  ///< the binary unit the user may have meant
+  int power_of_two;
+  int power_of_ten;
+};
+
+const AmbiguousUnit* ambiguous_unit(const std::string& unit) {
+  static const AmbiguousUnit kAmbiguous[] = {
+      {"KB", "KiB", 10, 3}, {"MB", "MiB", 20, 6}, {"GB", "GiB", 30, 9}, {"TB", "TiB", 40, 12}};
+  for (const auto& a : kAmbiguous) {
+    if (unit == lower(a.name)) return &a;
+  }
+  return nullptr;
 }
 
 Error out_of_range(const std::string& text) { return Error{"invalid size " + quoted(text) + ": value out of range"}; }
@@ -79,6 +98,19 @@ Expected<std::size_t> fractional_bytes(const std::string& number, std::uint64_t 
   return static_cast<std::size_t>(value);
 }
 
+// The refusal of KB, MB, GB or TB, with the binary spelling and its bytes where they make a size.
+Error ambiguous(const std::string& text, const std::string& number, const AmbiguousUnit& unit) {
+  const std::string why = quoted(trim(text)) + " is ambiguous (" + unit.name + " is 2^" +
+                          std::to_string(unit.power_of_two) + " bytes to some frameworks, 10^" +
+                          std::to_string(unit.power_of_ten) + " to SI): write ";
+  const std::uint64_t multiplier = std::uint64_t{1} << unit.power_of_two;
+  const auto bytes = number.find('.') == std::string::npos ? whole_bytes(number, multiplier, text)
+                                                            : fractional_bytes(number, multiplier, text);
+  // A spelling the parser refuses too (too large, not whole bytes, screen-long) is not suggested.
+  if (!bytes || number.size() > 20) return Error{why + "a size in KiB, MiB, GiB or TiB, or a number of bytes"};
+  return Error{why + number + unit.binary + " (" + std::to_string(*bytes) + " bytes) or a number of bytes"};
+}
+
 }  // namespace
 
 Expected<std::size_t> parse_byte_size(const std::string& text) {
@@ -92,9 +124,11 @@ Expected<std::size_t> parse_byte_size(const std::string& text) {
   if (number.empty() || number == "." || points > 1) {
     return Error{"invalid size " + quoted(text) + ": expected a number with an optional unit such as 64MiB"};
   }
+  if (const AmbiguousUnit* refused = ambiguous_unit(unit)) return ambiguous(text, number, *refused);
   std::uint64_t multiplier = 0;
   if (!unit_multiplier(unit, &multiplier)) {
-    return Error{"invalid size " + quoted(text) + ": unknown unit '" + unit + "' (use B, KiB, MiB, GiB, TiB)"};
+    return Error{"invalid size " + quoted(text) + ": unknown unit '" + unit +
+                 "' (use B, KiB, MiB, GiB or TiB; K, M, G, T mean the same)"};
   }
   const bool bare = unit.empty();
   auto bytes = points == 0 ? whole_bytes(number, multiplier, text) : fractional_bytes(number, multiplier, text);

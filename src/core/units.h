@@ -1,5 +1,5 @@
 #pragma once
-// Byte sizes as users write them: "67108864", "64MiB", "8 MiB", "1GiB", "512KiB", "64MB".
+// Byte sizes as users write them: "67108864", "64MiB", "64M", "8 MiB", "1GiB", "512KiB".
 
 #include <cstddef>
 #include <string>
@@ -8,11 +8,17 @@
 
 namespace ucudnn {
 
-/// Parses a byte count with an optional unit (B, KiB, MiB, GiB, TiB; KB, MB, GB, TB as decimal;
-/// K, M, G, T as binary). Case-insensitive; whitespace between number and unit allowed. A bare
-/// number from 1 to 1 MiB - 1 is refused, as every size option refuses it (users of the original
-/// μ-cuDNN passed `64` meaning MiB and silently got 64 bytes); a bare 0 is 0 bytes. A value that
-/// does not fit in size_t is "out of range". Never throws.
+/// How sizes are written, in one phrase, for help texts.
+inline constexpr const char* kByteSizeUnits = "binary units: 64MiB or 64M = 67108864 bytes; MB is refused as ambiguous";
+
+/// Parses a byte count with an optional binary unit: B, KiB, MiB, GiB, TiB, or K, M, G, T meaning
+/// the same. Case-insensitive; whitespace between number and unit allowed; a fraction must make
+/// whole bytes ("1.5KiB"). KB, MB, GB and TB are refused as ambiguous (frameworks write MB for
+/// MiB, SI means 10^6), the message naming the binary spelling and its bytes. A bare number from
+/// 1 to 1 MiB - 1 is refused, as every size option refuses it (users of the original μ-cuDNN
+/// passed `64` meaning MiB and silently got 64 bytes); a bare 0 is 0 bytes. A value that does not
+/// fit in size_t is "out of range". Serves the command line and the UCUDNN_* variables alike.
+/// Never throws.
 Expected<std::size_t> parse_byte_size(const std::string& text);
 
 /// Formats a byte count for people: "64 MiB", "41.2 MiB", "512 B".

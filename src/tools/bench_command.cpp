@@ -27,6 +27,9 @@ struct BenchOptions {
   std::string database;
   std::string policy = "powerOfTwo";
   std::string measurements;  ///< also write the network's rows as a measurement table here
+  /// --network and --net (its name in 0.1): which were given, as only one may be.
+  const CLI::Option* network_given = nullptr;
+  const CLI::Option* net_given = nullptr;
 };
 
 // Owns a UcudnnHandle_t for the command's lifetime.
@@ -143,6 +146,12 @@ int write_measurements(const std::string& path, const std::vector<KernelMeasurem
 }
 
 int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& err) {
+  if (options.network_given->count() > 0 && options.net_given->count() > 0) {
+    return report_error(err, kExitUsageError, "--network and --net (its old name) are one option: give it once");
+  }
+  if (options.network_given->count() == 0 && options.net_given->count() == 0) {
+    return report_error(err, kExitUsageError, "--network is required: a built-in network or a network JSON file");
+  }
   const auto policy = parse_batch_size_policy(options.policy);
   if (!policy) return report_error(err, kExitUsageError, "--policy: " + policy.message());
   const auto database = database_path(options.database);
@@ -171,15 +180,20 @@ int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& err)
 std::pair<CLI::App*, CommandRunner> add_bench_command(CLI::App& app) {
   auto options = std::make_shared<BenchOptions>();
   CLI::App* bench = app.add_subcommand("bench", "Benchmark a network's convolutions into the database (needs a GPU)");
-  bench->add_option("--net", options->network, "A built-in network (alexnet, resnet18, resnet50, densenet40, vgg16) "
-                                               "or a network description file (JSON)")
-      ->required();
-  bench->add_option("--database", options->database, "The SQLite benchmark database (default: UCUDNN_DATABASE)");
+  const char* networks = "A built-in network (alexnet, resnet18, resnet50, densenet40, vgg16) or a network "
+                         "description file (JSON); required";
+  options->network_given = bench->add_option("--network", options->network, networks)->type_name("NET");
+  // --net, as 0.1 named it: still accepted, no longer shown (db import and export say --network).
+  options->net_given = bench->add_option("--net", options->network, networks)->group("");
+  bench->add_option("--database", options->database, "The SQLite benchmark database (default: UCUDNN_DATABASE)")
+      ->type_name("FILE");
   bench->add_option("--policy", options->policy, "Micro-batch sizes: all, powerOfTwo, undivided")
+      ->type_name("POLICY")
       ->capture_default_str();
   bench->add_option("--measurements", options->measurements,
                     "Also write the network's rows as a measurement table (the CSV `ucudnn plan` reads); "
-                    "an existing file is refused");
+                    "an existing file is refused")
+      ->type_name("FILE");
   return {bench, [options](std::ostream& out, std::ostream& err) { return run_bench(*options, out, err); }};
 }
 

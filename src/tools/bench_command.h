@@ -1,5 +1,8 @@
 #pragma once
-// `ucudnn bench`: offline benchmarking of a network into the benchmark database (needs a GPU).
+// `ucudnn bench --network NET [--database FILE] [--policy P] [--measurements FILE]`: offline
+// benchmarking of a network into the benchmark database (needs a GPU); --measurements also writes
+// the network's rows as a benchmark table. --net, the name 0.1 gave --network, is still accepted
+// (not shown in --help).
 
 #include <CLI/CLI.hpp>
 

@@ -4,25 +4,52 @@
 
 #include <algorithm>
 #include <exception>
+#include <string>
 #include <utility>
 
 #include "tools/bench_command.h"
 #include "tools/command.h"
 #include "tools/db_command.h"
 #include "tools/plan_command.h"
+#include "tools/version_command.h"
 
 namespace ucudnn {
 namespace {
 
+// CLI11 2.1 writes a hidden positional (an old spelling kept working) as "[]" in the usage line
+// and leaves a blank line where hidden options were: help shows what is current only.
+std::string without_hidden_traces(std::string help) {
+  for (std::size_t at; (at = help.find(" []\n")) != std::string::npos;) help.erase(at, 3);
+  for (std::size_t at; (at = help.find("\n\n\n")) != std::string::npos;) help.erase(at, 1);
+  return help;
+}
+
 int parse_and_run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   CLI::App app{"ucudnn: micro-batched cuDNN convolutions (offline tools)", "ucudnn"};
   app.require_subcommand(1);
+  app.footer(
+      "SIZE: a number of bytes (0, or 1048576 and more), or binary units: 64MiB or 64M = 67108864 bytes, "
+      "likewise KiB/K, GiB/G, TiB/T; KB, MB, GB and TB are refused as ambiguous.\n"
+      "A benchmark table (CSV) is named by --measurements FILE wherever one is read or written.\n"
+      "Exit status: 0 success, 1 data error, 2 usage error; an error is one line on stderr.");
+  // `ucudnn --version` alone is answered here, before parsing. CLI11 meets the flag only with
+  // something else given too (`--help --version`, `--version=1`): refused below, never ignored.
+  app.set_version_flag("--version", std::string(),
+                       "Print the version and what this build was compiled with, and exit");
+  if (args.size() == 1 && args.front() == "--version") {
+    out << version_text();
+    return kExitOk;
+  }
+  if (!args.empty() && args.front() == "--version") {
+    return report_error(err, kExitUsageError, "--version takes no other arguments (got '" + args[1] + "')");
+  }
 
-  // Each subcommand registers itself; new ones (bench, db) are added to this list.
+  // Each subcommand registers itself; new ones are added to this list.
   std::vector<std::pair<CLI::App*, CommandRunner>> commands;
   commands.push_back(add_plan_command(app));
   commands.push_back(add_db_command(app));
   commands.push_back(add_bench_command(app));
+  commands.push_back(add_version_command(app));
 
   // CLI11 would call `ucudnn bogus` a missing subcommand; name the word the user typed instead.
   if (!args.empty() && !args.front().empty() && args.front()[0] != '-') {
@@ -39,11 +66,13 @@ int parse_and_run(const std::vector<std::string>& args, std::ostream& out, std::
     std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 pops from the back
     app.parse(std::move(reversed));
   } catch (const CLI::CallForHelp&) {
-    out << app.help();
+    out << without_hidden_traces(app.help());
     return kExitOk;
   } catch (const CLI::CallForAllHelp&) {
-    out << app.help("", CLI::AppFormatMode::All);
+    out << without_hidden_traces(app.help("", CLI::AppFormatMode::All));
     return kExitOk;
+  } catch (const CLI::CallForVersion&) {
+    return report_error(err, kExitUsageError, "--version takes no other arguments: run `ucudnn --version` alone");
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return kExitOk;
     return report_error(err, kExitUsageError, std::string(e.what()) + " (see --help)");

@@ -37,7 +37,8 @@ namespace {
 struct DbOptions {
   std::string database;
   // import
-  std::string table;
+  std::string table;             ///< --measurements
+  std::string positional_table;  ///< the older spelling `db import FILE`, still accepted
   std::string network;
   std::string gpu_name;
   int compute_capability = 0;
@@ -46,8 +47,8 @@ struct DbOptions {
   int cuda_version = 0;
   std::string measured_up_to;  ///< empty: complete for any workspace limit
   // export
-  bool csv = false;
-  std::string output;
+  bool csv = false;    ///< accepted and ignored: CSV is the only format
+  std::string output;  ///< --output or --measurements
   /// The identity options given to export: which of them select rows.
   const CLI::Option* gpu_name_given = nullptr;
   const CLI::Option* compute_capability_given = nullptr;
@@ -168,8 +169,23 @@ Expected<std::vector<StoredRow>> rows_of_table(const DbOptions& options, const D
   return rows;
 }
 
-int run_import(const DbOptions& options, std::ostream& out, std::ostream& err) {
+// The table to import: --measurements FILE, or FILE alone as 0.1 wrote it; never both.
+Expected<std::string> table_to_import(const DbOptions& options) {
+  if (!options.table.empty() && !options.positional_table.empty()) {
+    return Error{"the table is given twice ('" + options.positional_table + "' and --measurements '" + options.table +
+                 "'): give it once, as --measurements FILE"};
+  }
+  if (options.table.empty() && options.positional_table.empty()) {
+    return Error{"--measurements FILE is required: the benchmark table (CSV) to import"};
+  }
+  return options.table.empty() ? options.positional_table : options.table;
+}
+
+int run_import(DbOptions options, std::ostream& out, std::ostream& err) {
   // Usage errors come before any file is read.
+  const auto table = table_to_import(options);
+  if (!table) return report_error(err, kExitUsageError, table.message());
+  options.table = *table;
   const auto target = database_target(options, false);
   if (!target) return report_error(err, kExitUsageError, target.message());
   const auto identity = identity_of(options);
@@ -470,8 +486,10 @@ int run_looking(LookingCommand look, const DbOptions& options, std::ostream& out
 }
 
 void add_database_option(CLI::App* command, DbOptions& options) {
-  command->add_option("--database", options.database,
-                      "Benchmark database file (default: the UCUDNN_DATABASE environment variable)");
+  command
+      ->add_option("--database", options.database,
+                   "Benchmark database file (default: the UCUDNN_DATABASE environment variable)")
+      ->type_name("FILE");
 }
 
 }  // namespace
@@ -485,11 +503,16 @@ std::pair<CLI::App*, CommandRunner> add_db_command(CLI::App& app) {
 
   CLI::App* import = db->add_subcommand("import", "Store a recorded benchmark table (CSV) in the database");
   add_database_option(import, *options);
-  import->add_option("file", options->table, "Benchmark table CSV (layer,op,microbatch,algo,math_type,time_ms,"
-                                             "workspace_bytes[,engine[,host_ms]])")
-      ->required();
+  // Required, checked by the runner: the positional spelling of 0.1 may stand in for it.
+  import->add_option("--measurements", options->table,
+                     "Benchmark table CSV (layer,op,microbatch,algo,math_type,time_ms,"
+                     "workspace_bytes[,engine[,host_ms]]); required")
+      ->type_name("FILE");
+  import->add_option("file", options->positional_table, "The table as 0.1 took it, in place of --measurements")
+      ->group("");  // hidden: still accepted, no longer shown
   import->add_option("--network", options->network,
                      "The network whose layers the table names: a built-in network or a network JSON file")
+      ->type_name("NET")
       ->required();
   import->add_option("--gpu-name", options->gpu_name, "GPU the table was measured on (cudaDeviceProp::name)")
       ->required();
@@ -501,20 +524,25 @@ std::pair<CLI::App*, CommandRunner> add_db_command(CLI::App& app) {
   import->add_option("--cuda-version", options->cuda_version, "cudaRuntimeGetVersion() of the run, e.g. 13000")
       ->required();
   import->add_option("--measured-up-to", options->measured_up_to,
-                     "Workspace size up to which the table lists every algorithm, e.g. 4GiB (default: any; "
-                     "kernels are then never benchmarked again for this GPU)");
+                     std::string("Workspace size up to which the table lists every algorithm, e.g. 4GiB (default: "
+                                 "any; kernels are then never benchmarked again for this GPU); ") +
+                         kByteSizeUnits)
+      ->type_name("SIZE");
 
   CLI::App* exporter =
       db->add_subcommand("export", "Write one device's rows as a benchmark table (what plan and db import read)");
   add_database_option(exporter, *options);
+  exporter
+      ->add_option("--output,--measurements", options->output,
+                   "Write the table to FILE, which must not exist (whole or not at all), instead of standard output")
+      ->type_name("FILE");
   exporter->add_flag("--csv", options->csv,
-                     "As the CSV table layer,op,microbatch,algo,math_type,time_ms,workspace_bytes,engine,host_ms "
-                     "(the only format)")
-      ->required();
-  exporter->add_option("--output", options->output, "Write to FILE, which must not exist (whole or not at all), instead of standard output");
+                     "Accepted and ignored: the table is always CSV "
+                     "(layer,op,microbatch,algo,math_type,time_ms,workspace_bytes,engine,host_ms)");
   exporter->add_option("--network", options->network,
                        "Name layers as this network does (a built-in network or a network JSON file); "
-                       "default: by layer signature");
+                       "default: by layer signature")
+      ->type_name("NET");
   options->gpu_name_given =
       exporter->add_option("--gpu-name", options->gpu_name, "Export the rows of this GPU (needed if there are several)");
   options->compute_capability_given =

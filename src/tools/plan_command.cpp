@@ -136,24 +136,29 @@ std::pair<CLI::App*, CommandRunner> add_plan_command(CLI::App& app) {
   plan->add_option("--measurements", options->measurements,
                    "Benchmark table CSV (layer,op,microbatch,algo,math_type,time_ms,"
                    "workspace_bytes[,engine[,host_ms]])")
+      ->type_name("FILE")
       ->required();
   options->workspace_limit_option =
       plan->add_option("--workspace-limit", options->workspace_limit,
-                       "Workspace limit per kernel (WR): bytes or a size such as 64MiB, 512KiB, "
-                       "1GiB");
+                       std::string("Workspace limit per kernel (WR), e.g. 64MiB; ") + kByteSizeUnits)
+          ->type_name("SIZE");
   options->total_workspace_option =
       plan->add_option("--total-workspace", options->total_workspace,
-                       "One workspace budget divided among all kernels (WD): a size such as "
-                       "120MiB; a bare number is bytes");
+                       std::string("One workspace budget divided among all kernels (WD), e.g. 120MiB; ") +
+                           kByteSizeUnits)
+          ->type_name("SIZE");
   options->pareto_option =
       plan->add_option("--pareto", options->pareto,
                        "Print one kernel's desirable configurations (Pareto front of time and "
-                       "workspace), e.g. alex_conv2:fwd");
+                       "workspace), e.g. alex_conv2:fwd")
+          ->type_name("LAYER:OP");
   plan->add_option("--policy", options->policy, "Micro-batch sizes: all, powerOfTwo, undivided")
+      ->type_name("POLICY")
       ->capture_default_str();
   plan->add_option("--candidates", options->candidates,
                    "Plan from the rows of: legacy (cuDNN's algorithms), engines (graph-API engine "
                    "configurations) or both")
+      ->type_name("SET")
       ->capture_default_str();
   plan->add_flag("--json", options->json, "Print the plan as one JSON object");
   return {plan, [options](std::ostream& out, std::ostream& err) {

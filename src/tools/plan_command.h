@@ -5,6 +5,7 @@
 // kernel) or workspace division (one budget for all), from the table's rows of the candidates
 // chosen (default both: legacy algorithms and engine configurations). An engine run prints as
 // its configuration id (e.g. "4 x 64 eng12:k3=1") where a legacy one prints its algorithm.
+// Sizes are core/units.h's: binary (64M = 64MiB), MB refused as ambiguous.
 
 #include <utility>
 

@@ -108,12 +108,12 @@ class DbCommand : public ::testing::Test {
 
   std::vector<std::string> import_args(const std::string& csv, const std::string& network = "alexnet",
                                        const std::string& gpu = "NVIDIA H100 80GB HBM3") const {
-    return {"db", "import", csv, "--database", db_, "--network", network, "--gpu-name", gpu,
+    return {"db", "import", "--measurements", csv, "--database", db_, "--network", network, "--gpu-name", gpu,
             "--compute-capability", "90", "--sm-count", "132", "--cudnn-version", "91400", "--cuda-version",
             "13000"};
   }
 
-  CliResult export_csv() const { return run({"db", "export", "--csv", "--database", db_}); }
+  CliResult export_csv() const { return run({"db", "export", "--database", db_}); }
 
   testing::TempDir dir_;
   const std::string db_ = (dir_.path() / "bench.db").string();
@@ -265,7 +265,7 @@ TEST_F(DbCommand, LookingAtAMissingDatabaseCreatesNothing) {
 TEST_F(DbCommand, ExportToAFile) {
   ASSERT_EQ(run(import_args(alexnet_)).status, 0);
   const std::string file = (dir_.path() / "out.csv").string();
-  const CliResult to_file = run({"db", "export", "--csv", "--output", file, "--database", db_});
+  const CliResult to_file = run({"db", "export", "--output", file, "--database", db_});
   ASSERT_EQ(to_file.status, 0) << to_file.err;
   EXPECT_TRUE(to_file.out.empty()) << to_file.out;
   std::ifstream in(file);
@@ -276,7 +276,7 @@ TEST_F(DbCommand, ExportToAFile) {
   EXPECT_EQ(records[0], kExportHeader);
   EXPECT_EQ(records[1].size(), kExportHeader.size());
 
-  expect_error({"db", "export", "--csv", "--output", dir_.path().string(), "--database", db_}, kExitDataError,
+  expect_error({"db", "export", "--output", dir_.path().string(), "--database", db_}, kExitDataError,
                "cannot write");
 }
 
@@ -318,10 +318,10 @@ TEST_F(DbCommand, UsageErrors) {
   expect_error({"db"}, usage, "subcommand");
   expect_error({"db", "bogus", "--database", db_}, usage, "bogus");
   expect_error({"db", "stats"}, usage, "--database");
-  expect_error({"db", "export", "--database", db_}, usage, "--csv");
   expect_error({"db", "import", "--database", db_}, usage, "");
   auto no_network = import_args(alexnet_);
-  no_network.erase(no_network.begin() + 5, no_network.begin() + 7);
+  const auto network_option = std::find(no_network.begin(), no_network.end(), "--network");
+  no_network.erase(network_option, network_option + 2);
   expect_error(no_network, usage, "--network");
   auto zero_sms = import_args(alexnet_);
   *(std::find(zero_sms.begin(), zero_sms.end(), "--sm-count") + 1) = "0";
@@ -338,6 +338,96 @@ TEST_F(DbCommand, UsageErrors) {
   for (const char* word : {"import", "export", "stats", "verify"}) {
     EXPECT_NE(help.out.find(word), std::string::npos) << help.out;
   }
+}
+
+// ---- one name for the table: --measurements ------------------------------------------------------
+
+TEST_F(DbCommand, ImportTakesTheTableAsMeasurementsAndStillAsAWordAlone) {
+  auto positional = import_args(alexnet_);
+  positional.erase(std::find(positional.begin(), positional.end(), "--measurements"));  // 0.1's spelling
+  ASSERT_EQ(positional[2], alexnet_);
+  const CliResult old_spelling = run(positional);
+  ASSERT_EQ(old_spelling.status, 0) << old_spelling.err;
+  EXPECT_TRUE(old_spelling.err.empty()) << "no warning: " << old_spelling.err;
+  EXPECT_EQ(old_spelling.out, "648 rows read, 648 new\n");
+  const std::string first = export_csv().out;
+
+  ASSERT_TRUE(std::filesystem::remove(db_));
+  const CliResult new_spelling = run(import_args(alexnet_));
+  ASSERT_EQ(new_spelling.status, 0) << new_spelling.err;
+  EXPECT_EQ(new_spelling.out, "648 rows read, 648 new\n");
+  EXPECT_EQ(export_csv().out, first);
+  ASSERT_TRUE(std::filesystem::remove(db_));
+
+  // Both, or neither: a usage error before anything is read or created.
+  expect_error(with(import_args(alexnet_), {alexnet_}), kExitUsageError,
+               "the table is given twice ('" + alexnet_ + "' and --measurements '" + alexnet_ + "')");
+  auto without_table = import_args(alexnet_);
+  without_table.erase(std::find(without_table.begin(), without_table.end(), "--measurements"),
+                      std::find(without_table.begin(), without_table.end(), "--database"));
+  expect_error(without_table, kExitUsageError, "--measurements FILE is required");
+  EXPECT_FALSE(std::filesystem::exists(db_));
+
+  // Help shows the one current spelling, not the old word ("[]" was CLI11's trace of it).
+  const CliResult help = run({"db", "import", "--help"});
+  EXPECT_EQ(help.status, 0);
+  EXPECT_NE(help.out.find("--measurements FILE"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("Usage: ucudnn db import [OPTIONS]\n"), std::string::npos) << help.out;
+  EXPECT_EQ(help.out.find("[]"), std::string::npos) << help.out;
+  EXPECT_EQ(help.out.find("\n\n\n"), std::string::npos) << help.out;
+}
+
+TEST_F(DbCommand, ExportNeedsNoCsvFlagAndNamesItsFileAsMeasurementsToo) {
+  ASSERT_EQ(run(import_args(alexnet_)).status, 0);
+  const CliResult plain = export_csv();
+  ASSERT_EQ(plain.status, 0) << plain.err;
+  EXPECT_EQ(parse_csv(plain.out).size(), 649u);
+  const CliResult with_csv = run({"db", "export", "--csv", "--database", db_});  // 0.1's spelling
+  ASSERT_EQ(with_csv.status, 0) << with_csv.err;
+  EXPECT_TRUE(with_csv.err.empty()) << with_csv.err;
+  EXPECT_EQ(with_csv.out, plain.out);
+
+  const std::string output = (dir_.path() / "output.csv").string();
+  const std::string measurements = (dir_.path() / "measurements.csv").string();
+  ASSERT_EQ(run({"db", "export", "--database", db_, "--output", output}).status, 0);
+  ASSERT_EQ(run({"db", "export", "--database", db_, "--measurements", measurements}).status, 0);
+  EXPECT_EQ(testing::read_text_file(output), plain.out);
+  EXPECT_EQ(testing::read_text_file(measurements), plain.out);
+  // One option with two names: given twice, and an existing file, are refused as for --output.
+  expect_error({"db", "export", "--database", db_, "--output", output + "2", "--measurements", output + "3"},
+               kExitUsageError, "--output");
+  expect_error({"db", "export", "--database", db_, "--measurements", measurements}, kExitDataError,
+               "exists; it is not overwritten");
+
+  // What export writes, plan reads under the same option name.
+  const CliResult planned = run({"plan", "--measurements", measurements, "--workspace-limit", "64MiB"});
+  EXPECT_EQ(planned.status, 0) << planned.err;
+
+  const CliResult help = run({"db", "export", "--help"});
+  EXPECT_NE(help.out.find("--output,--measurements FILE"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("Accepted and ignored"), std::string::npos) << help.out;
+}
+
+TEST_F(DbCommand, MeasuredUpToTakesBinaryUnitsAndRefusesGB) {
+  expect_error(with(import_args(alexnet_), {"--measured-up-to", "4GB"}), kExitUsageError,
+               "--measured-up-to: '4GB' is ambiguous");
+  expect_error(with(import_args(alexnet_), {"--measured-up-to", "4GB"}), kExitUsageError,
+               "write 4GiB (4294967296 bytes)");
+  EXPECT_FALSE(std::filesystem::exists(db_));
+  const CliResult imported = run(with(import_args(alexnet_), {"--measured-up-to", "4G"}));
+  ASSERT_EQ(imported.status, 0) << imported.err;
+  const auto network = builtin_network("alexnet");
+  ASSERT_TRUE(network.ok()) << network.message();
+  const auto key = to_conv_key(*find_layer(*network, "alex_conv2"), ConvOp::kForward);
+  ASSERT_TRUE(key.ok()) << key.message();
+  auto database = BenchmarkDatabase::open(db_);
+  ASSERT_TRUE(database.ok()) << database.message();
+  const DeviceIdentity h100{"NVIDIA H100 80GB HBM3", 90, 132, 91400, 13000};
+  const auto stored = (*database)->lookup(h100, key->with_batch(64), CandidateKind::kLegacy);
+  ASSERT_TRUE(stored.ok()) << stored.message();
+  ASSERT_TRUE(stored->has_value());
+  EXPECT_EQ((*stored)->measured_up_to, std::size_t{4} << 30) << "4G is 4 GiB";
+  EXPECT_NE(run({"db", "import", "--help"}).out.find("MB is refused as ambiguous"), std::string::npos);
 }
 
 // ---- engine configurations and version-1 databases ---------------------------------------------

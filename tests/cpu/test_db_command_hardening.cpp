@@ -69,12 +69,12 @@ class DbCommandHardening : public ::testing::Test {
 
   std::vector<std::string> import_args(const std::string& csv, const std::string& db,
                                        const std::string& gpu = "NVIDIA H100 80GB HBM3") const {
-    return {"db", "import", csv, "--database", db, "--network", "alexnet", "--gpu-name", gpu,
+    return {"db", "import", "--measurements", csv, "--database", db, "--network", "alexnet", "--gpu-name", gpu,
             "--compute-capability", "90", "--sm-count", "132", "--cudnn-version", "91400", "--cuda-version",
             "13000"};
   }
   CliResult export_table(const std::string& db, std::vector<std::string> more = {}) const {
-    std::vector<std::string> args = {"db", "export", "--csv", "--database", db};
+    std::vector<std::string> args = {"db", "export", "--database", db};
     args.insert(args.end(), more.begin(), more.end());
     return run(args);
   }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/batch_policy.h"
+#include "core/env_config.h"
 #include "core/units.h"
 
 namespace ucudnn {
@@ -47,15 +48,87 @@ TEST(ByteSizeParser, AcceptsBinaryUnits) {
   EXPECT_EQ(parsed("2TiB"), 2 * 1024 * kGiB);
   EXPECT_EQ(parsed("4K"), 4 * kKiB);
   EXPECT_EQ(parsed("3M"), 3 * kMiB);
+  EXPECT_EQ(parsed("64M"), parsed("64MiB"));
+  EXPECT_EQ(parsed("64M"), 67108864u);
+  EXPECT_EQ(parsed("2G"), 2 * kGiB);
+  EXPECT_EQ(parsed("1T"), 1024 * kGiB);
   EXPECT_EQ(parsed("1.5KiB"), 1536u);
   EXPECT_EQ(parsed("0.5MiB"), 512 * kKiB);
 }
 
-TEST(ByteSizeParser, AcceptsDecimalUnits) {
-  EXPECT_EQ(parsed("1KB"), 1000u);
-  EXPECT_EQ(parsed("64MB"), 64000000u);
-  EXPECT_EQ(parsed("2GB"), 2000000000u);
-  EXPECT_EQ(parsed("1.5MB"), 1500000u);
+// Frameworks write MB meaning MiB, SI means 10^6: neither reading is guessed. The message names
+// the input, the ambiguity and the binary spelling with its bytes.
+TEST(ByteSizeParser, RefusesDecimalLookingUnitsAsAmbiguous) {
+  const struct {
+    const char* text;
+    const char* suggestion;
+  } cases[] = {
+      {"64MB", "write 64MiB (67108864 bytes) or a number of bytes"},
+      {"1KB", "write 1KiB (1024 bytes)"},
+      {"2gb", "write 2GiB (2147483648 bytes)"},
+      {"1TB", "write 1TiB (1099511627776 bytes)"},
+      {"1.5MB", "write 1.5MiB (1572864 bytes)"},
+      {" 64 Mb ", "write 64MiB (67108864 bytes)"},
+      {"0MB", "write 0MiB (0 bytes)"},
+  };
+  for (const auto& c : cases) {
+    const auto size = parse_byte_size(c.text);
+    ASSERT_FALSE(size.ok()) << "'" << c.text << "' parsed as " << *size;
+    EXPECT_NE(size.message().find("is ambiguous"), std::string::npos) << size.message();
+    EXPECT_NE(size.message().find(c.suggestion), std::string::npos) << size.message();
+    EXPECT_EQ(size.message().find('\n'), std::string::npos) << size.message();
+  }
+  const std::string message = parse_byte_size("64MB").message();
+  EXPECT_NE(message.find("'64MB' is ambiguous (MB is 2^20 bytes to some frameworks, 10^6 to SI)"), std::string::npos)
+      << message;
+}
+
+TEST(ByteSizeParser, AmbiguousUnitWithoutAUsableSpellingSuggestsOnlyTheUnits) {
+  // Too large for a size, or not whole bytes in the binary unit: no spelling that is refused too.
+  for (const char* text : {"99999999999999999999TB", "0.3KB"}) {
+    const auto size = parse_byte_size(text);
+    ASSERT_FALSE(size.ok()) << text;
+    EXPECT_NE(size.message().find("is ambiguous"), std::string::npos) << size.message();
+    EXPECT_NE(size.message().find("write a size in KiB, MiB, GiB or TiB, or a number of bytes"), std::string::npos)
+        << size.message();
+  }
+}
+
+TEST(ByteSizeParser, TheUnitsPhraseStatesTheRule) {
+  // What every size option's help says; it must agree with the parser.
+  const std::string phrase = kByteSizeUnits;
+  EXPECT_NE(phrase.find("64MiB or 64M = 67108864 bytes"), std::string::npos);
+  EXPECT_EQ(parsed("64MiB"), 67108864u);
+  EXPECT_EQ(parsed("64M"), 67108864u);
+  EXPECT_NE(phrase.find("MB is refused"), std::string::npos);
+  EXPECT_FALSE(parse_byte_size("64MB").ok());
+}
+
+// The UCUDNN_* sizes go through the same parser: MB is refused there too, naming the variable.
+TEST(ByteSizeParser, EnvironmentSizesRefuseMBNamingTheVariable) {
+  EnvValues values;
+  values.default_workspace_limit = "64MB";
+  auto config = parse_env_config(values);
+  ASSERT_FALSE(config.ok());
+  EXPECT_NE(config.message().find("UCUDNN_DEFAULT_WORKSPACE_LIMIT"), std::string::npos) << config.message();
+  EXPECT_NE(config.message().find("write 64MiB (67108864 bytes)"), std::string::npos) << config.message();
+
+  values = EnvValues{};
+  values.total_workspace = "120MB";
+  config = parse_env_config(values);
+  ASSERT_FALSE(config.ok());
+  EXPECT_NE(config.message().find("UCUDNN_TOTAL_WORKSPACE_SIZE"), std::string::npos) << config.message();
+  EXPECT_NE(config.message().find("is ambiguous"), std::string::npos) << config.message();
+
+  values = EnvValues{};
+  values.default_workspace_limit = "64M";
+  values.imposed_workspace_limit = "1G";
+  values.total_workspace = "120MiB";
+  config = parse_env_config(values);
+  ASSERT_TRUE(config.ok()) << config.message();
+  EXPECT_EQ(config->default_workspace_limit, 64 * kMiB);
+  EXPECT_EQ(config->imposed_workspace_limit, kGiB);
+  EXPECT_EQ(config->total_workspace, 120 * kMiB);
 }
 
 TEST(ByteSizeParser, IgnoresCaseAndSpaces) {
@@ -64,7 +137,8 @@ TEST(ByteSizeParser, IgnoresCaseAndSpaces) {
   EXPECT_EQ(parsed("64 MiB"), 64 * kMiB);
   EXPECT_EQ(parsed("  8 mib  "), 8 * kMiB);
   EXPECT_EQ(parsed("\t1gib\n"), kGiB);
-  EXPECT_EQ(parsed("1kb"), 1000u);
+  EXPECT_EQ(parsed("1kib"), kKiB);
+  EXPECT_EQ(parsed("64 m"), 64 * kMiB);
 }
 
 TEST(ByteSizeParser, RejectsMalformedSizes) {

@@ -1,0 +1,9 @@
+// build_info.cpp's stand-in where CMake found no CUDA toolkit or cuDNN.
+
+#include "tools/build_info.h"
+
+namespace ucudnn {
+
+std::string build_description() { return "built without CUDA (no cuDNN: `ucudnn bench` is left out)"; }
+
+}  // namespace ucudnn
