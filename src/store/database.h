@@ -44,18 +44,14 @@
 
 #include "core/candidates.h"
 #include "core/conv_key.h"
-#include "core/conv_op.h"
 #include "core/device_identity.h"
 #include "core/expected.h"
 #include "core/journal_mode.h"
 #include "core/measurement.h"
+#include "store/database_types.h"
 #include "store/sqlite.h"
 
 namespace ucudnn {
-
-inline constexpr int kSchemaVersion = 3;
-/// The oldest version this build reads (read-only) and upgrades (writable).
-inline constexpr int kOldestSchemaVersion = 1;
 
 /// The mode kAuto picks for a path: kDelete on network file systems (NFS, SMB/CIFS, Lustre, GPFS,
 /// CephFS, 9P, FUSE), kWal elsewhere.
@@ -63,23 +59,6 @@ JournalMode journal_mode_for(const std::string& path);
 
 /// The current time in UTC, ISO 8601 ("2026-11-22T14:05:00Z"): what `measured_at` holds.
 std::string utc_timestamp();
-
-/// One stored row, with everything that identifies it.
-struct StoredRow {
-  DeviceIdentity identity;
-  ConvOp op = ConvOp::kForward;
-  std::string layer;  ///< ConvKey::layer_signature()
-  Measurement measurement;
-  std::string measured_at;  ///< UTC, ISO 8601
-};
-
-struct DatabaseStats {
-  long long rows = 0;
-  long long engine_rows = 0;  ///< of `rows`, those of engine configurations
-  long long kernels = 0;  ///< distinct (op, layer) pairs
-  std::vector<std::string> gpus;
-  std::vector<int> cudnn_versions;
-};
 
 class BenchmarkDatabase {
  public:
@@ -103,10 +82,7 @@ class BenchmarkDatabase {
 
   /// The rows of one kind and that kind's coverage bound, of one micro-batch kernel
   /// (ConvKey::with_batch(s)) on a device; nullopt where that kind has no coverage row.
-  struct Lookup {
-    std::vector<Measurement> rows;
-    std::size_t measured_up_to = 0;
-  };
+  using Lookup = KernelLookup;
   Expected<std::optional<Lookup>> lookup(const DeviceIdentity& identity, const ConvKey& micro_key, CandidateKind kind);
 
   /// Stores rows of one kind of one micro-batch kernel and raises that kind's coverage bound, in
@@ -119,6 +95,7 @@ class BenchmarkDatabase {
   /// returns how many rows were new. A malformed row (as for store) stores nothing.
   Expected<long long> store_rows(const std::vector<StoredRow>& rows, std::size_t measured_up_to = SIZE_MAX);
 
+  /// Every row, ordered by device, layer, op, micro-batch, algorithm, math type and engine.
   Expected<std::vector<StoredRow>> all_rows();
   Expected<DatabaseStats> stats();
   /// PRAGMA integrity_check plus the schema checks (version, every table and index, the key
