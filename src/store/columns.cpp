@@ -74,7 +74,9 @@ SqlType sql_type(int) { return SqlType::kInteger; }
 SqlType sql_type(bool) { return SqlType::kInteger; }
 
 void bind_value(Statement& statement, int index, const std::string& value) { statement.bind(index, value); }
-void bind_value(Statement& statement, int index, ConvOp value) { statement.bind(index, std::string(short_name(value))); }
+void bind_value(Statement& statement, int index, ConvOp value) {
+  statement.bind(index, std::string(short_name(value)));
+}
 void bind_value(Statement& statement, int index, double value) { statement.bind(index, value); }
 void bind_value(Statement& statement, int index, std::int64_t value) { statement.bind(index, value); }
 void bind_value(Statement& statement, int index, std::size_t value) {

@@ -25,6 +25,8 @@ struct Column {
   int since = 1;
   bool in_key = false;
 };
+constexpr Column key_column(const char* name, int since = 1) { return Column{name, since, true}; }
+constexpr Column value_column(const char* name, int since = 1) { return Column{name, since, false}; }
 
 /// One micro-batch kernel on one device: what every row and coverage row of it is keyed by.
 struct KernelKey {
@@ -37,43 +39,52 @@ struct KernelKey {
 /// One row of `coverage`: the rows of one kind of candidate of a kernel are complete up to a bound.
 struct CoverageRow {
   KernelKey kernel;
-  std::int64_t measured_up_to = 0;  ///< kUnboundedCoverage: complete for any workspace
+  std::int64_t measured_up_to = 0;  ///< INT64_MAX: complete for any workspace
   int candidates = 0;               ///< CandidateKind
 };
 
+namespace detail {
+
+// The eight columns of the kernel key, the first of both tables: the one place they are named.
+template <typename Identity, typename Op, typename Layer, typename Batch, typename Visit>
+void visit_kernel_key(Identity& identity, Op& op, Layer& layer, Batch& micro_batch, Visit& visit) {
+  visit(key_column("gpu_name"), identity.gpu_name);
+  visit(key_column("compute_capability"), identity.compute_capability);
+  visit(key_column("sm_count"), identity.sm_count);
+  visit(key_column("cudnn_version"), identity.cudnn_version);
+  visit(key_column("cuda_runtime_version"), identity.cuda_runtime_version);
+  visit(key_column("op"), op);
+  visit(key_column("layer"), layer);
+  visit(key_column("micro_batch"), micro_batch);
+}
+
+}  // namespace detail
+
 /// Calls visit(Column, field) for each column of a row of `measurements` (StoredRow), of
 /// `coverage` (CoverageRow) or of the kernel key that both begin with (KernelKey), in their stored
-/// order; the fields are const where the row is. The key's eight columns are written here once.
+/// order; the fields are const where the row is. Every table, index, statement and schema check is
+/// made from this list: a new column is one line here (and its `since` version).
 template <typename Row, typename Visit>
 void visit_columns(Row& row, Visit&& visit) {
   using Plain = std::remove_const_t<Row>;
-  if constexpr (std::is_same_v<Plain, KernelKey> || std::is_same_v<Plain, StoredRow>) {
-    visit(Column{"gpu_name", 1, true}, row.identity.gpu_name);
-    visit(Column{"compute_capability", 1, true}, row.identity.compute_capability);
-    visit(Column{"sm_count", 1, true}, row.identity.sm_count);
-    visit(Column{"cudnn_version", 1, true}, row.identity.cudnn_version);
-    visit(Column{"cuda_runtime_version", 1, true}, row.identity.cuda_runtime_version);
-    visit(Column{"op", 1, true}, row.op);
-    visit(Column{"layer", 1, true}, row.layer);
-  }
   if constexpr (std::is_same_v<Plain, KernelKey>) {
-    visit(Column{"micro_batch", 1, true}, row.micro_batch);
+    detail::visit_kernel_key(row.identity, row.op, row.layer, row.micro_batch, visit);
   } else if constexpr (std::is_same_v<Plain, StoredRow>) {
     auto& m = row.measurement;
-    visit(Column{"micro_batch", 1, true}, m.micro_batch);
-    visit(Column{"algo", 1, true}, m.algo);
-    visit(Column{"math_type", 1, true}, m.math_type);
-    visit(Column{"deterministic"}, m.deterministic);
-    visit(Column{"time_ms"}, m.time_ms);
-    visit(Column{"workspace_bytes"}, m.workspace_bytes);
-    visit(Column{"measured_at"}, row.measured_at);
-    visit(Column{"engine", 2, true}, m.engine);  // '' for a legacy algorithm
-    visit(Column{"host_ms", 3}, m.host_ms);
+    detail::visit_kernel_key(row.identity, row.op, row.layer, m.micro_batch, visit);
+    visit(key_column("algo"), m.algo);
+    visit(key_column("math_type"), m.math_type);
+    visit(value_column("deterministic"), m.deterministic);
+    visit(value_column("time_ms"), m.time_ms);
+    visit(value_column("workspace_bytes"), m.workspace_bytes);
+    visit(value_column("measured_at"), row.measured_at);
+    visit(key_column("engine", 2), m.engine);  // '' for a legacy algorithm
+    visit(value_column("host_ms", 3), m.host_ms);
   } else {
     static_assert(std::is_same_v<Plain, CoverageRow>, "visit_columns: not a row of the database");
     visit_columns(row.kernel, visit);
-    visit(Column{"measured_up_to"}, row.measured_up_to);
-    visit(Column{"candidates", 2, true}, row.candidates);
+    visit(value_column("measured_up_to"), row.measured_up_to);
+    visit(key_column("candidates", 2), row.candidates);  // CandidateKind
   }
 }
 

@@ -43,7 +43,9 @@ Expected<SqliteConnection> snapshot_in_memory(const std::string& path, int busy_
 }  // namespace
 
 Expected<SqliteConnection> connect(const std::string& path, Access access, int busy_timeout_ms) {
-  const char* query = access == Access::kImmutable ? "mode=ro&immutable=1" : access == Access::kReadOnly ? "mode=ro" : "";
+  const char* query = access == Access::kImmutable  ? "mode=ro&immutable=1"
+                      : access == Access::kReadOnly ? "mode=ro"
+                                                    : "";
   const int flags = SQLITE_OPEN_URI | SQLITE_OPEN_FULLMUTEX |
                     (access == Access::kReadWrite ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY);
   sqlite3* raw = nullptr;
@@ -55,7 +57,9 @@ Expected<SqliteConnection> connect(const std::string& path, Access access, int b
   return connection;
 }
 
-int first_read(sqlite3* db) { return sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", nullptr, nullptr, nullptr); }
+int first_read(sqlite3* db) {
+  return sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", nullptr, nullptr, nullptr);
+}
 
 Expected<SqliteConnection> connect_for_reading(const std::string& path, FileKind kind, IdleWal idle, bool may_write,
                                                int busy_timeout_ms) {

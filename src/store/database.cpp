@@ -64,7 +64,8 @@ Expected<std::unique_ptr<BenchmarkDatabase>> BenchmarkDatabase::open(const std::
     // permissions would also break writes once the file is writable again.)
     auto kind = store::file_kind(path);
     if (!kind) return kind.error().prefixed(where);
-    auto connection = store::connect_for_reading(path, *kind, store::IdleWal::kCopyToMemory, file_writable, options.busy_timeout_ms);
+    auto connection =
+        store::connect_for_reading(path, *kind, store::IdleWal::kCopyToMemory, file_writable, options.busy_timeout_ms);
     if (!connection) return connection.error().prefixed(where);
     database->db_ = std::move(connection).value();
   }
@@ -166,7 +167,9 @@ Status BenchmarkDatabase::store(const DeviceIdentity& identity, const ConvKey& m
   const std::string now = utc_timestamp();
   auto done = transaction(true, [&]() -> Status {
     UCUDNN_TRY_ASSIGN(store::RowWriter writer, store::RowWriter::prepare(db_.get()));
-    for (const Measurement& m : rows) UCUDNN_TRY(writer.insert(StoredRow{identity, micro_key.op, kernel.layer, m, now}));
+    for (const Measurement& m : rows) {
+      UCUDNN_TRY(writer.insert(StoredRow{identity, micro_key.op, kernel.layer, m, now}));
+    }
     return writer.raise_coverage(kernel, kind, measured_up_to);
   });
   if (!done) return done.error().prefixed("benchmark database '" + path_ + "': store failed: ");

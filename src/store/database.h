@@ -32,6 +32,22 @@
 // '%' included). Busy databases are waited for with a timeout and backoff. Thread-safe: one
 // connection per object, serialised by a mutex; several objects and processes may share the
 // file.
+//
+// Reading only (Options::read_only, as db export, stats and verify open it, or a file this
+// process cannot write) writes nothing and creates nothing beside the file (but for the hot
+// journal above). A WAL file that no process has open (no -wal, no -shm: its main file holds
+// every committed row) is copied into memory when opened: a consistent snapshot, as large as the
+// file, that does not see rows others store later (a connection with locks would create a -wal
+// and a -shm that a read-only connection cannot remove). A rollback-journal file is read in place
+// with locks (readers make no journal). A WAL file that a writer has open is read with locks
+// through the writer's -wal and -shm, every row the writer commits included; those files are the
+// writer's: the last writable connection to close removes them, and where a read-only one closes
+// last they stay, their rows read by every open, until a writable open next closes.
+//
+// Parts, one job each: store/columns.h (every column, named once), schema (CREATE, upgrades,
+// schema checks), file_state and file_probe (the file before it is opened), connect
+// (connections, snapshots), journal (journal mode), rows (rows in and out), inspect (stats,
+// verify); this class composes them.
 
 #include <cstddef>
 #include <cstdint>

@@ -23,7 +23,8 @@ Expected<DatabaseStats> read_stats(sqlite3* db) {
   stats.kernels = count.column_int(1);
   stats.engine_rows = count.column_int(2);
   // Every list is read to its end or the whole answer fails: never a shortened list.
-  UCUDNN_TRY_ASSIGN(Statement gpus, Statement::prepare(db, "SELECT DISTINCT gpu_name FROM measurements ORDER BY gpu_name"));
+  UCUDNN_TRY_ASSIGN(Statement gpus,
+                    Statement::prepare(db, "SELECT DISTINCT gpu_name FROM measurements ORDER BY gpu_name"));
   while ((rc = gpus.step()) == SQLITE_ROW) stats.gpus.push_back(gpus.column_text(0));
   if (rc != SQLITE_DONE) return step_error(gpus, rc);
   UCUDNN_TRY_ASSIGN(Statement versions,

@@ -39,7 +39,8 @@ std::string create_measurements_key(int version) {
 std::string create_coverage(int version) { return create_table("coverage", columns_of<CoverageRow>(), version, true); }
 
 bool adds_key_column(const std::vector<ColumnInfo>& columns, int version) {
-  return std::any_of(columns.begin(), columns.end(), [&](const ColumnInfo& c) { return c.in_key && c.since == version; });
+  return std::any_of(columns.begin(), columns.end(),
+                     [&](const ColumnInfo& c) { return c.in_key && c.since == version; });
 }
 
 // The statements that take a file of version `from` to `from + 1`, from the columns that version

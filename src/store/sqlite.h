@@ -1,7 +1,7 @@
 #pragma once
 // Thin RAII over SQLite's C API: an owning connection and a move-only prepared statement with
-// bound parameters (SQL is never assembled from values). The header declares SQLite's types
-// only, so that including the store does not need SQLite's header.
+// bound parameters (SQL is never assembled from values), and SQLite's errors as Errors. The header
+// declares SQLite's types only, so that including the store does not need SQLite's header.
 
 #include <cstdint>
 #include <memory>
