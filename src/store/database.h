@@ -32,6 +32,22 @@
 // '%' included). Busy databases are waited for with a timeout and backoff. Thread-safe: one
 // connection per object, serialised by a mutex; several objects and processes may share the
 // file.
+//
+// Reading only (Options::read_only, as db export, stats and verify open it, or a file this
+// process cannot write) writes nothing and creates nothing beside the file (but for the hot
+// journal above). A WAL file that no process has open (no -wal, no -shm: its main file holds
+// every committed row) is copied into memory when opened: a consistent snapshot, as large as the
+// file, that does not see rows others store later (a connection with locks would create a -wal
+// and a -shm that a read-only connection cannot remove). A rollback-journal file is read in place
+// with locks (readers make no journal). A WAL file that a writer has open is read with locks
+// through the writer's -wal and -shm, every row the writer commits included; those files are the
+// writer's: the last writable connection to close removes them, and where a read-only one closes
+// last they stay, their rows read by every open, until a writable open next closes.
+//
+// Parts, one job each: store/columns.h (every column, named once), schema (CREATE, upgrades,
+// schema checks), file_state and file_probe (the file before it is opened), connect
+// (connections, snapshots), journal (journal mode), rows (rows in and out), inspect (stats,
+// verify); this class composes them.
 
 #include <cstddef>
 #include <cstdint>
@@ -44,18 +60,14 @@
 
 #include "core/candidates.h"
 #include "core/conv_key.h"
-#include "core/conv_op.h"
 #include "core/device_identity.h"
 #include "core/expected.h"
 #include "core/journal_mode.h"
 #include "core/measurement.h"
+#include "store/database_types.h"
 #include "store/sqlite.h"
 
 namespace ucudnn {
-
-inline constexpr int kSchemaVersion = 3;
-/// The oldest version this build reads (read-only) and upgrades (writable).
-inline constexpr int kOldestSchemaVersion = 1;
 
 /// The mode kAuto picks for a path: kDelete on network file systems (NFS, SMB/CIFS, Lustre, GPFS,
 /// CephFS, 9P, FUSE), kWal elsewhere.
@@ -63,23 +75,6 @@ JournalMode journal_mode_for(const std::string& path);
 
 /// The current time in UTC, ISO 8601 ("2026-11-22T14:05:00Z"): what `measured_at` holds.
 std::string utc_timestamp();
-
-/// One stored row, with everything that identifies it.
-struct StoredRow {
-  DeviceIdentity identity;
-  ConvOp op = ConvOp::kForward;
-  std::string layer;  ///< ConvKey::layer_signature()
-  Measurement measurement;
-  std::string measured_at;  ///< UTC, ISO 8601
-};
-
-struct DatabaseStats {
-  long long rows = 0;
-  long long engine_rows = 0;  ///< of `rows`, those of engine configurations
-  long long kernels = 0;  ///< distinct (op, layer) pairs
-  std::vector<std::string> gpus;
-  std::vector<int> cudnn_versions;
-};
 
 class BenchmarkDatabase {
  public:
@@ -103,10 +98,7 @@ class BenchmarkDatabase {
 
   /// The rows of one kind and that kind's coverage bound, of one micro-batch kernel
   /// (ConvKey::with_batch(s)) on a device; nullopt where that kind has no coverage row.
-  struct Lookup {
-    std::vector<Measurement> rows;
-    std::size_t measured_up_to = 0;
-  };
+  using Lookup = KernelLookup;
   Expected<std::optional<Lookup>> lookup(const DeviceIdentity& identity, const ConvKey& micro_key, CandidateKind kind);
 
   /// Stores rows of one kind of one micro-batch kernel and raises that kind's coverage bound, in
@@ -119,6 +111,7 @@ class BenchmarkDatabase {
   /// returns how many rows were new. A malformed row (as for store) stores nothing.
   Expected<long long> store_rows(const std::vector<StoredRow>& rows, std::size_t measured_up_to = SIZE_MAX);
 
+  /// Every row, ordered by device, layer, op, micro-batch, algorithm, math type and engine.
   Expected<std::vector<StoredRow>> all_rows();
   Expected<DatabaseStats> stats();
   /// PRAGMA integrity_check plus the schema checks (version, every table and index, the key

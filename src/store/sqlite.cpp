@@ -17,6 +17,22 @@ bool sqlite_busy(int code) {
   return primary == SQLITE_BUSY || primary == SQLITE_LOCKED;
 }
 
+bool sqlite_corrupt(int code) {
+  const int primary = code & 0xff;
+  return primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB;
+}
+
+Status sqlite_exec(sqlite3* db, const std::string& sql) {
+  char* message = nullptr;
+  const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &message);
+  if (rc != SQLITE_OK) {
+    std::string text = message ? message : sqlite3_errstr(rc);
+    sqlite3_free(message);
+    return Error{text + " (" + sqlite3_errstr(rc) + ")"};
+  }
+  return Status::success();
+}
+
 std::string sqlite_uri(const std::string& path, const std::string& query) {
   static const char kHex[] = "0123456789ABCDEF";
   // "file://" + an absolute path keeps a leading "//" a path, not an authority; a relative path
@@ -114,6 +130,11 @@ std::string Statement::column_text(int index) const {
   return text ? std::string(reinterpret_cast<const char*>(text),
                             static_cast<std::size_t>(sqlite3_column_bytes(statement_, index)))
               : "";
+}
+
+Error step_error(const Statement& statement, int code) {
+  if (sqlite_corrupt(code)) return Error{"the file is corrupt (" + statement.error(code) + ")"};
+  return Error{statement.error(code)};
 }
 
 }  // namespace ucudnn

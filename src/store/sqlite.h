@@ -1,7 +1,7 @@
 #pragma once
 // Thin RAII over SQLite's C API: an owning connection and a move-only prepared statement with
-// bound parameters (SQL is never assembled from values). The header declares SQLite's types
-// only, so that including the store does not need SQLite's header.
+// bound parameters (SQL is never assembled from values), and SQLite's errors as Errors. The header
+// declares SQLite's types only, so that including the store does not need SQLite's header.
 
 #include <cstdint>
 #include <memory>
@@ -25,6 +25,12 @@ std::string sqlite_error(sqlite3* db, int code);
 
 /// True for the result codes that mean "another connection holds a lock: try again".
 bool sqlite_busy(int code);
+
+/// True for the result codes that mean the file's pages do not hold what SQLite expects.
+bool sqlite_corrupt(int code);
+
+/// Runs SQL that returns no rows; the error carries SQLite's message.
+Status sqlite_exec(sqlite3* db, const std::string& sql);
 
 /// A `file:` URI that names `path` exactly, `query` (e.g. "mode=ro") appended: every byte but
 /// the unreserved characters and '/' is percent-encoded, so '?', '#' and '%' in a file name stay
@@ -66,5 +72,8 @@ class Statement {
   int bind_error_ = 0;  ///< SQLITE_OK, or the first failed bind's code since reset()
   std::string bind_message_;
 };
+
+/// The error of a failed step(): damage is called damage, whatever statement met it.
+Error step_error(const Statement& statement, int code);
 
 }  // namespace ucudnn

@@ -1,0 +1,41 @@
+#pragma once
+// The values the benchmark database stores and answers with, and its schema versions.
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "core/conv_op.h"
+#include "core/device_identity.h"
+#include "core/measurement.h"
+
+namespace ucudnn {
+
+inline constexpr int kSchemaVersion = 3;
+/// The oldest version this build reads (read-only) and upgrades (writable).
+inline constexpr int kOldestSchemaVersion = 1;
+
+/// One stored row, with everything that identifies it.
+struct StoredRow {
+  DeviceIdentity identity;
+  ConvOp op = ConvOp::kForward;
+  std::string layer;  ///< ConvKey::layer_signature()
+  Measurement measurement;
+  std::string measured_at;  ///< UTC, ISO 8601
+};
+
+/// The rows of one kind of candidate of one micro-batch kernel, and that kind's coverage bound.
+struct KernelLookup {
+  std::vector<Measurement> rows;
+  std::size_t measured_up_to = 0;
+};
+
+struct DatabaseStats {
+  long long rows = 0;
+  long long engine_rows = 0;  ///< of `rows`, those of engine configurations
+  long long kernels = 0;  ///< distinct (op, layer) pairs
+  std::vector<std::string> gpus;
+  std::vector<int> cudnn_versions;
+};
+
+}  // namespace ucudnn

@@ -1,0 +1,21 @@
+#pragma once
+// Looking at a whole database: its statistics, and the integrity and schema checks of verify.
+
+#include <string>
+
+#include "core/expected.h"
+#include "store/database_types.h"
+
+struct sqlite3;
+
+namespace ucudnn::store {
+
+/// Rows, engine rows, kernels, GPUs and cuDNN versions of a file (all zero for one without
+/// ucudnn's tables). Every list is read to its end or the whole answer fails.
+Expected<DatabaseStats> read_stats(sqlite3* db);
+
+/// PRAGMA integrity_check, then (where that passed) schema_problems for the file's version; ""
+/// where nothing is wrong, else what is, "; "-separated.
+Expected<std::string> verification_problems(sqlite3* db);
+
+}  // namespace ucudnn::store

@@ -1,0 +1,58 @@
+#pragma once
+// Rows in and out: what a row must be to be stored, writing rows and coverage bounds, one
+// kernel's lookup, and every row read back.
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/candidates.h"
+#include "core/expected.h"
+#include "core/measurement.h"
+#include "store/columns.h"
+#include "store/database_types.h"
+#include "store/sqlite.h"
+
+namespace ucudnn::store {
+
+/// A row as a person finds it: "algo 3 math_type 1" or "engine eng12:k3=1", with its micro-batch.
+std::string describe_row(const Measurement& m);
+
+/// Every row of one kind checked before anything is written; the error names the first bad one
+/// ("row 2 (engine eng1: at micro-batch 4): ..."). An engine row has algo -1 and a canonical
+/// engine id (one spelling per configuration, one row per key), a legacy row an algorithm >= 0,
+/// and both finite times from 0 to kMaxTimeMs.
+Status check_rows(const std::vector<Measurement>& rows, CandidateKind kind);
+/// The same for rows of any kind.
+Status check_rows(const std::vector<StoredRow>& rows);
+
+/// The statements of a write transaction: rows inserted (an existing row is kept, never
+/// replaced) and coverage bounds raised (never lowered). Statements live as long as this object.
+class RowWriter {
+ public:
+  static Expected<RowWriter> prepare(sqlite3* db);
+  Status insert(const StoredRow& row);
+  /// Raises the bound of `kind`'s rows of `kernel` to `bound` (SIZE_MAX: any workspace).
+  Status raise_coverage(const KernelKey& kernel, CandidateKind kind, std::size_t bound);
+  /// How many of the rows inserted were new.
+  long long inserted() const { return inserted_; }
+
+ private:
+  RowWriter(sqlite3* db, Statement insert, Statement coverage)
+      : db_(db), insert_(std::move(insert)), coverage_(std::move(coverage)) {}
+  sqlite3* db_;
+  Statement insert_;
+  Statement coverage_;
+  long long inserted_ = 0;
+};
+
+/// One kind's coverage and rows of one micro-batch kernel in a file of `version` (1 to 3);
+/// nullopt where that kind has no coverage row (a version-1 file knows legacy algorithms only).
+Expected<std::optional<KernelLookup>> look_up(sqlite3* db, int version, const KernelKey& kernel, CandidateKind kind);
+
+/// Every row of a file of `version` (1 to 3), ordered by device, layer, op, micro-batch,
+/// algorithm, math type and engine.
+Expected<std::vector<StoredRow>> read_all_rows(sqlite3* db, int version);
+
+}  // namespace ucudnn::store

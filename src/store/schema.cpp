@@ -1,0 +1,188 @@
+#include "store/schema.h"
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <vector>
+
+#include "store/columns.h"
+#include "store/sqlite.h"
+
+namespace ucudnn::store {
+namespace {
+
+constexpr const char* kCreateMeta = "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)";
+
+// "CREATE TABLE IF NOT EXISTS measurements( gpu_name TEXT NOT NULL, ...)" as of `version`; the
+// key columns become the PRIMARY KEY where `key_is_primary` (coverage), else measurements_key
+// holds them. The text is what files of every version have in sqlite_master: keep it byte for byte.
+std::string create_table(const char* table, const std::vector<ColumnInfo>& all, int version, bool key_is_primary) {
+  const std::vector<ColumnInfo> columns = in_version(all, version);
+  std::string sql = std::string("CREATE TABLE IF NOT EXISTS ") + table + "(";
+  for (std::size_t i = 0; i < columns.size(); ++i) sql += (i == 0 ? " " : ", ") + columns[i].declaration();
+  if (key_is_primary) sql += ", PRIMARY KEY(" + key_column_list(columns) + ")";
+  return sql + ")";
+}
+
+std::string create_measurements(int version) {
+  return create_table("measurements", columns_of<StoredRow>(), version, false);
+}
+std::string create_measurements_key(int version) {
+  return "CREATE UNIQUE INDEX IF NOT EXISTS measurements_key ON measurements(" +
+         key_column_list(in_version(columns_of<StoredRow>(), version)) + ")";
+}
+std::string create_coverage(int version) { return create_table("coverage", columns_of<CoverageRow>(), version, true); }
+
+bool adds_key_column(const std::vector<ColumnInfo>& columns, int version) {
+  return std::any_of(columns.begin(), columns.end(),
+                     [&](const ColumnInfo& c) { return c.in_key && c.since == version; });
+}
+
+// The statements that take a file of version `from` to `from + 1`, from the columns that version
+// added: ALTER TABLE adds each (older rows read its default); a new column of measurements_key
+// rebuilds the index; a new column of coverage's primary key rebuilds that table, which SQLite
+// can only change so (its rows keep their values, the new column its default). (Version 2 added
+// the engine to the rows and their key, and the kind of candidate to coverage's key; version 3
+// added host_ms to the rows.) A change of another kind needs its own statements here.
+std::vector<std::string> upgrade_statements(int from) {
+  const int to = from + 1;
+  std::vector<std::string> sql;
+  const auto& measurements = columns_of<StoredRow>();
+  for (const ColumnInfo& c : measurements) {
+    if (c.since == to) sql.push_back("ALTER TABLE measurements ADD COLUMN " + c.declaration());
+  }
+  if (adds_key_column(measurements, to)) {
+    sql.push_back("DROP INDEX IF EXISTS measurements_key");
+    sql.push_back(create_measurements_key(to));
+  }
+  const auto& coverage = columns_of<CoverageRow>();
+  if (adds_key_column(coverage, to)) {
+    const std::string old = "coverage_version_" + std::to_string(from);
+    const std::vector<ColumnInfo> kept = in_version(coverage, to);
+    sql.push_back("ALTER TABLE coverage RENAME TO " + old);
+    sql.push_back(create_coverage(to));
+    sql.push_back("INSERT INTO coverage(" + column_list(kept) + ") SELECT " + column_list(kept, from) + " FROM " + old);
+    sql.push_back("DROP TABLE " + old);
+  } else {
+    for (const ColumnInfo& c : coverage) {
+      if (c.since == to) sql.push_back("ALTER TABLE coverage ADD COLUMN " + c.declaration());
+    }
+  }
+  return sql;
+}
+
+constexpr const char* kTableColumns = "SELECT name, pk FROM pragma_table_info(?1)";
+constexpr const char* kIndexColumns = "SELECT name, 0 FROM pragma_index_info(?1)";
+
+// The columns of a table or index (`sql`: kTableColumns or kIndexColumns), each with its place in
+// the primary key (0: none); empty for an object that does not exist.
+Expected<std::map<std::string, std::int64_t>> columns_in_file(sqlite3* db, const char* sql, const std::string& name) {
+  UCUDNN_TRY_ASSIGN(Statement select, Statement::prepare(db, sql));
+  select.bind(1, name);
+  std::map<std::string, std::int64_t> columns;
+  int rc;
+  while ((rc = select.step()) == SQLITE_ROW) columns[select.column_text(0)] = select.column_int(1);
+  if (rc != SQLITE_DONE) return step_error(select, rc);
+  return columns;
+}
+
+}  // namespace
+
+Expected<int> read_schema_version(sqlite3* db) {
+  UCUDNN_TRY_ASSIGN(Statement tables, Statement::prepare(db, "SELECT name FROM sqlite_master WHERE type = 'table'"));
+  std::set<std::string> names;
+  int rc;
+  while ((rc = tables.step()) == SQLITE_ROW) names.insert(tables.column_text(0));
+  if (rc != SQLITE_DONE) return step_error(tables, rc);
+  if (names.empty()) return 0;
+  if (!names.count("meta")) return Error{"it is an SQLite database, but not a ucudnn benchmark database"};
+  UCUDNN_TRY_ASSIGN(Statement version, Statement::prepare(db, "SELECT value FROM meta WHERE key = 'schema_version'"));
+  rc = version.step();
+  if (rc == SQLITE_DONE) return Error{"its schema version is missing"};
+  if (rc != SQLITE_ROW) return step_error(version, rc);
+  const std::string text = version.column_text(0);
+  // Digits only, and few enough for an int: anything else is damage or not ours, said as such.
+  int value = 0;
+  const auto parsed = std::from_chars(text.data(), text.data() + text.size(), value);
+  const bool digits = !text.empty() && std::all_of(text.begin(), text.end(), [](unsigned char c) {
+    return std::isdigit(c);
+  });
+  if (!digits || parsed.ec != std::errc() || parsed.ptr != text.data() + text.size()) {
+    return Error{"its schema version '" + text.substr(0, 40) + "' is not a valid version number"};
+  }
+  return value;
+}
+
+Expected<int> readable_version(sqlite3* db) {
+  UCUDNN_TRY_ASSIGN(const int version, read_schema_version(db));
+  if (version > kSchemaVersion) {
+    return Error{"its schema version " + std::to_string(version) + " is newer than this ucudnn's " +
+                 std::to_string(kSchemaVersion) + "; use a newer ucudnn"};
+  }
+  return version;
+}
+
+Status create_or_upgrade(sqlite3* db, int version) {
+  if (version < 1) {
+    for (const std::string& sql : {std::string(kCreateMeta), create_measurements(kSchemaVersion),
+                                   create_measurements_key(kSchemaVersion), create_coverage(kSchemaVersion)}) {
+      UCUDNN_TRY(sqlite_exec(db, sql));
+    }
+  } else {
+    for (int from = version; from < kSchemaVersion; ++from) {
+      for (const std::string& sql : upgrade_statements(from)) UCUDNN_TRY(sqlite_exec(db, sql));
+    }
+  }
+  UCUDNN_TRY_ASSIGN(Statement set, Statement::prepare(db,
+                                                      "INSERT INTO meta(key, value) VALUES('schema_version', ?1) "
+                                                      "ON CONFLICT(key) DO UPDATE SET value = excluded.value"));
+  set.bind(1, std::to_string(kSchemaVersion));
+  const int rc = set.step();
+  if (rc != SQLITE_DONE) return Error{set.error(rc)};
+  return Status::success();
+}
+
+Expected<std::string> schema_problems(sqlite3* db, int version) {
+  std::string problem;
+  const auto add = [&](const std::string& text) { problem += (problem.empty() ? "" : "; ") + text; };
+  // Every table and index of the schema, by name: a file that lost one is not a database the
+  // library can use, whatever its integrity.
+  UCUDNN_TRY_ASSIGN(Statement objects, Statement::prepare(db, "SELECT type, name FROM sqlite_master"));
+  std::set<std::string> present;
+  int rc;
+  while ((rc = objects.step()) == SQLITE_ROW) present.insert(objects.column_text(0) + " " + objects.column_text(1));
+  if (rc != SQLITE_DONE) return step_error(objects, rc);
+  for (const char* wanted : {"table meta", "table measurements", "table coverage", "index measurements_key"}) {
+    if (!present.count(wanted)) add(std::string("the ") + wanted + " is missing");
+  }
+  // Every column the version has, where its table exists, and every key column in its key:
+  // without the engine in measurements_key, say, an engine row would be dropped as a duplicate
+  // of another engine's.
+  UCUDNN_TRY_ASSIGN(const auto rows, columns_in_file(db, kTableColumns, "measurements"));
+  const std::vector<ColumnInfo> row_columns = in_version(columns_of<StoredRow>(), version);
+  for (const ColumnInfo& c : row_columns) {
+    if (!rows.empty() && !rows.count(c.name)) add("the column measurements." + c.name + " is missing");
+  }
+  UCUDNN_TRY_ASSIGN(const auto key, columns_in_file(db, kIndexColumns, "measurements_key"));
+  for (const ColumnInfo& c : row_columns) {
+    if (!key.empty() && c.in_key && !key.count(c.name)) add("the index measurements_key does not hold the " + c.name);
+  }
+  UCUDNN_TRY_ASSIGN(const auto coverage, columns_in_file(db, kTableColumns, "coverage"));
+  for (const ColumnInfo& c : in_version(columns_of<CoverageRow>(), version)) {
+    if (coverage.empty()) break;
+    const auto found = coverage.find(c.name);
+    if (c.in_key && (found == coverage.end() || found->second == 0)) {
+      add("the primary key of coverage does not hold the column " + c.name);
+    } else if (found == coverage.end()) {
+      add("the column coverage." + c.name + " is missing");
+    }
+  }
+  return problem;
+}
+
+}  // namespace ucudnn::store

@@ -1,0 +1,247 @@
+// Reading a benchmark database creates nothing beside it: the library's read-only opens
+// (Options::read_only, a file the process cannot write) and the looking commands (db export,
+// db stats, db verify) leave the folder holding the database file alone, in WAL and in rollback
+// journal mode, and read every committed row. A writer that has the file open in WAL mode owns
+// its -wal and -shm; a reader beside it reads through them and adds none.
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_test_support.h"
+#include "core/conv_layer.h"
+#include "store/database.h"
+#include "test_helpers.h"
+
+namespace ucudnn {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::read_bytes;
+using testing::TempDir;
+
+DeviceIdentity test_gpu() { return DeviceIdentity{"Test GPU 80GB", 90, 132, 91400, 13000}; }
+
+ConvKey layer_key(int index, int micro_batch) {
+  ConvLayerSpec spec;
+  spec.name = "side" + std::to_string(index);
+  spec.batch = micro_batch;
+  spec.channels = 3;
+  spec.spatial = {8 + index, 8};
+  spec.filters = 4;
+  spec.filter = {3, 3};
+  spec.pad = {1, 1};
+  spec.stride = {1, 1};
+  spec.dilation = {1, 1};
+  auto key = to_conv_key(spec, ConvOp::kForward);
+  EXPECT_TRUE(key.ok()) << key.message();
+  return key.value();
+}
+
+std::vector<Measurement> rows_for(int micro_batch, int count) {
+  std::vector<Measurement> rows;
+  for (int algo = 0; algo < count; ++algo) {
+    Measurement m;
+    m.micro_batch = micro_batch;
+    m.algo = algo;
+    m.time_ms = 1.0 + algo;
+    m.workspace_bytes = static_cast<std::size_t>(algo) << 20;
+    rows.push_back(m);
+  }
+  return rows;
+}
+
+BenchmarkDatabase::Options options(JournalMode journal, bool read_only) {
+  BenchmarkDatabase::Options o;
+  o.journal = journal;
+  o.read_only = read_only;
+  return o;
+}
+
+std::set<std::string> names_in(const fs::path& dir) {
+  std::set<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir)) names.insert(entry.path().filename().string());
+  return names;
+}
+
+// Stores `count` rows (3 at micro-batch 4 of layer 1, the rest at micro-batch 8 of layer 2).
+void store_rows(BenchmarkDatabase& db, int count) {
+  ASSERT_TRUE(db.store(test_gpu(), layer_key(1, 4), CandidateKind::kLegacy, SIZE_MAX, rows_for(4, 3)).ok());
+  if (count > 3) {
+    ASSERT_TRUE(db.store(test_gpu(), layer_key(2, 8), CandidateKind::kLegacy, SIZE_MAX, rows_for(8, count - 3)).ok());
+  }
+}
+
+// A database of 5 rows in `journal` mode, closed cleanly: nothing beside it.
+std::string make_closed_database(const TempDir& dir, JournalMode journal) {
+  const std::string path = (dir.path() / "bench.db").string();
+  {
+    auto db = BenchmarkDatabase::open(path, options(journal, false));
+    EXPECT_TRUE(db.ok()) << db.message();
+    if (db.ok()) store_rows(**db, 5);
+  }
+  EXPECT_EQ(names_in(dir.path()), std::set<std::string>{"bench.db"}) << "a clean close leaves no side files";
+  return path;
+}
+
+// Every read of the library's interface on a read-only database: 0 where all returned the rows.
+int read_everything(BenchmarkDatabase& db) {
+  if (!db.read_only()) return 1;
+  auto found = db.lookup(test_gpu(), layer_key(1, 4), CandidateKind::kLegacy);
+  if (!found.ok() || !*found || (*found)->rows.size() != 3 || (*found)->measured_up_to != SIZE_MAX) return 2;
+  auto all = db.all_rows();
+  if (!all.ok() || all->size() != 5) return 3;
+  auto stats = db.stats();
+  if (!stats.ok() || stats->rows != 5) return 4;
+  if (!db.verify().ok()) return 5;
+  return 0;
+}
+
+// Each read-only path, one after the other, on a cleanly closed database in `journal` mode.
+void expect_reading_leaves_only_the_file(JournalMode journal) {
+  TempDir dir;
+  const std::string path = make_closed_database(dir, journal);
+  const std::string bytes = read_bytes(path);
+  const std::set<std::string> only_the_file{"bench.db"};
+
+  {
+    SCOPED_TRACE("the library, Options::read_only");
+    auto db = BenchmarkDatabase::open(path, options(journal, true));
+    ASSERT_TRUE(db.ok()) << db.message();
+    EXPECT_EQ(read_everything(**db), 0) << "1 not read-only, 2 lookup, 3 all_rows, 4 stats, 5 verify";
+    EXPECT_EQ(names_in(dir.path()), only_the_file) << "while open";
+  }
+  EXPECT_EQ(names_in(dir.path()), only_the_file);
+
+  const auto export_run = testing::run({"db", "export", "--csv", "--database", path});
+  EXPECT_EQ(export_run.status, 0) << export_run.err;
+  EXPECT_EQ(std::count(export_run.out.begin(), export_run.out.end(), '\n'), 1 + 5) << export_run.out;
+  EXPECT_EQ(names_in(dir.path()), only_the_file) << "after db export";
+
+  const auto stats_run = testing::run({"db", "stats", "--json", "--database", path});
+  ASSERT_EQ(stats_run.status, 0) << stats_run.err;
+  EXPECT_EQ(nlohmann::json::parse(stats_run.out).at("rows"), 5) << stats_run.out;
+  EXPECT_EQ(names_in(dir.path()), only_the_file) << "after db stats";
+
+  const auto verify_run = testing::run({"db", "verify", "--database", path});
+  EXPECT_EQ(verify_run.status, 0) << verify_run.err;
+  EXPECT_EQ(verify_run.out, "ok\n");
+  EXPECT_EQ(names_in(dir.path()), only_the_file) << "after db verify";
+
+  // A file this process cannot write is opened read-only without being asked: as another user
+  // (root may write anything), with a folder where that user could create files.
+  if (geteuid() == 0) {
+    SCOPED_TRACE("the library, a file the process cannot write");
+    ASSERT_EQ(chmod(dir.path().c_str(), 0777), 0);
+    ASSERT_EQ(chmod(path.c_str(), 0444), 0);
+    const pid_t pid = fork();
+    if (pid == 0) {
+      if (setgid(65534) != 0 || setuid(65534) != 0) _exit(100);
+      auto db = BenchmarkDatabase::open(path);
+      _exit(db.ok() ? read_everything(**db) : 10);
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0) << "10 open, 1 not read-only, 2 lookup, 3 all_rows, 4 stats, 5 verify";
+    EXPECT_EQ(names_in(dir.path()), only_the_file);
+  }
+  EXPECT_EQ(read_bytes(path), bytes) << "reading changed the file";
+}
+
+TEST(DatabaseSideFiles, ReadingAWalDatabaseLeavesOnlyTheFile) {
+  expect_reading_leaves_only_the_file(JournalMode::kWal);
+}
+
+TEST(DatabaseSideFiles, ReadingARollbackJournalDatabaseLeavesOnlyTheFile) {
+  expect_reading_leaves_only_the_file(JournalMode::kDelete);
+}
+
+// A writer has the file open in WAL mode: its -wal holds committed rows that the main file does
+// not have yet. A reader reads them (with locks, through the writer's -shm), and rows the writer
+// commits later too; it creates nothing, and the writer, closing last, removes its files.
+TEST(DatabaseSideFiles, AReaderBesideALiveWalWriterReadsItsRowsAndAddsNoFile) {
+  TempDir dir;
+  const std::string path = (dir.path() / "bench.db").string();
+  auto writer = BenchmarkDatabase::open(path, options(JournalMode::kWal, false));
+  ASSERT_TRUE(writer.ok()) << writer.message();
+  ASSERT_NO_FATAL_FAILURE(store_rows(**writer, 3));
+  const std::set<std::string> writers_files = names_in(dir.path());
+  ASSERT_EQ(writers_files, (std::set<std::string>{"bench.db", "bench.db-wal", "bench.db-shm"}));
+  {
+    auto reader = BenchmarkDatabase::open(path, options(JournalMode::kWal, true));
+    ASSERT_TRUE(reader.ok()) << reader.message();
+    auto found = (*reader)->lookup(test_gpu(), layer_key(1, 4), CandidateKind::kLegacy);
+    ASSERT_TRUE(found.ok()) << found.message();
+    ASSERT_TRUE(found->has_value()) << "the rows in the writer's -wal";
+    EXPECT_EQ((*found)->rows.size(), 3u);
+    ASSERT_TRUE((*writer)->store(test_gpu(), layer_key(2, 8), CandidateKind::kLegacy, SIZE_MAX, rows_for(8, 2)).ok());
+    auto all = (*reader)->all_rows();
+    ASSERT_TRUE(all.ok()) << all.message();
+    EXPECT_EQ(all->size(), 5u) << "a reader with locks sees what the writer commits later";
+    EXPECT_EQ(names_in(dir.path()), writers_files);
+  }
+  writer->reset();
+  EXPECT_EQ(names_in(dir.path()), std::set<std::string>{"bench.db"});
+}
+
+// The reader closes last: a read-only connection cannot checkpoint, so the writer's -wal and
+// -shm may stay (its committed rows in the -wal, read by every later open); no other file
+// appears, and the next writable open that closes last removes them.
+TEST(DatabaseSideFiles, AReaderClosingAfterTheWalWriterLeavesOnlyTheWritersFiles) {
+  TempDir dir;
+  const std::string path = (dir.path() / "bench.db").string();
+  auto writer = BenchmarkDatabase::open(path, options(JournalMode::kWal, false));
+  ASSERT_TRUE(writer.ok()) << writer.message();
+  ASSERT_NO_FATAL_FAILURE(store_rows(**writer, 5));
+  const std::set<std::string> writers_files = names_in(dir.path());
+  {
+    auto reader = BenchmarkDatabase::open(path, options(JournalMode::kWal, true));
+    ASSERT_TRUE(reader.ok()) << reader.message();
+    writer->reset();
+    EXPECT_EQ(read_everything(**reader), 0) << "1 not read-only, 2 lookup, 3 all_rows, 4 stats, 5 verify";
+  }
+  for (const std::string& name : names_in(dir.path())) EXPECT_TRUE(writers_files.count(name)) << name;
+  {
+    auto reopened = BenchmarkDatabase::open(path, options(JournalMode::kWal, false));
+    ASSERT_TRUE(reopened.ok()) << reopened.message();
+    auto all = (*reopened)->all_rows();
+    ASSERT_TRUE(all.ok()) << all.message();
+    EXPECT_EQ(all->size(), 5u);
+  }
+  EXPECT_EQ(names_in(dir.path()), std::set<std::string>{"bench.db"});
+}
+
+// A read-only open of an idle WAL file reads a snapshot in memory and holds no lock: a writer
+// that starts afterwards works as if alone (its rows are not in the snapshot), and removes its
+// files when it closes.
+TEST(DatabaseSideFiles, AWriterAfterASnapshotReaderCleansUpItsFiles) {
+  TempDir dir;
+  const std::string path = make_closed_database(dir, JournalMode::kWal);
+  auto reader = BenchmarkDatabase::open(path, options(JournalMode::kWal, true));
+  ASSERT_TRUE(reader.ok()) << reader.message();
+  {
+    auto writer = BenchmarkDatabase::open(path, options(JournalMode::kWal, false));
+    ASSERT_TRUE(writer.ok()) << writer.message();
+    ASSERT_TRUE((*writer)->store(test_gpu(), layer_key(3, 2), CandidateKind::kLegacy, SIZE_MAX, rows_for(2, 1)).ok());
+  }
+  EXPECT_EQ(names_in(dir.path()), std::set<std::string>{"bench.db"});
+  auto stats = (*reader)->stats();
+  ASSERT_TRUE(stats.ok()) << stats.message();
+  EXPECT_EQ(stats->rows, 5) << "the snapshot of the open";
+  reader->reset();
+  EXPECT_EQ(names_in(dir.path()), std::set<std::string>{"bench.db"});
+}
+
+}  // namespace
+}  // namespace ucudnn
