@@ -139,7 +139,7 @@ struct Kernel {
   std::unique_ptr<DeviceMemory> workspace_mem;
   std::function<void()> launch;
   float time_ms = 0;  // queued: max(host, GPU)
-  UcudnnPlanInfo plan;  // ucudnn only
+  UcudnnPlan plan;  // ucudnn only
 };
 
 template <typename Handle>
@@ -197,7 +197,7 @@ int plain_choice(cudnnHandle_t h, const Layer& l, int op, size_t limit, size_t* 
   return pick(r);
 }
 
-std::string describe_plan(const UcudnnPlanInfo& plan) {
+std::string describe_plan(const UcudnnPlan& plan) {
   std::string out;
   for (const auto& run : plan.runs) {
     if (!out.empty()) out += " + ";
@@ -399,7 +399,7 @@ std::vector<Kernel> plan_plain(cudnnHandle_t plain, const std::vector<Layer>& la
 // What ucudnn's planning gave and took.
 struct UcudnnPlanning {
   std::vector<Kernel> kernels;
-  UcudnnWorkspaceDivisionInfo division;
+  UcudnnWorkspaceDivisionInfo division{};
   double seconds = 0, benchmark_seconds = 0, solve_seconds = 0;
 };
 
