@@ -170,9 +170,11 @@ typedef enum {
 // failure, ucudnnGetLastErrorMessage says why.
 
 /// A new handle on the current CUDA device, with its own cuDNN handle and the environment's
-/// settings. A bad UCUDNN_* value fails it with CUDNN_STATUS_BAD_PARAM naming the variable; the
-/// first failed creation of a process is also logged, as an error (see README). On failure
-/// `*handle` is left unchanged. C++: cudnnCreate(UcudnnHandle_t*) is the same call.
+/// settings. A bad UCUDNN_* value fails it with CUDNN_STATUS_BAD_PARAM naming the variable. The
+/// first failed creation of a process is also logged, as one error line saying why (printed
+/// whatever UCUDNN_LOG_LEVEL is, unless it is off; to UCUDNN_LOG_FILE where set); later ones only
+/// set ucudnnGetLastErrorMessage. On failure `*handle` is left unchanged. C++:
+/// cudnnCreate(UcudnnHandle_t*) is the same call.
 cudnnStatus_t ucudnnCreate(UcudnnHandle_t* handle);
 /// Destroys a handle and its cuDNN handle. C++: cudnnDestroy(UcudnnHandle_t) is the same call.
 cudnnStatus_t ucudnnDestroy(UcudnnHandle_t handle);

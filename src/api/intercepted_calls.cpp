@@ -22,13 +22,14 @@ extern "C" {
 cudnnHandle_t ucudnnGetCudnnHandle(const UcudnnContext* context) { return context ? context->cudnn() : nullptr; }
 
 cudnnStatus_t ucudnnCreate(UcudnnHandle_t* handle) {
-  return ucudnn::report_failed_create(__func__, at_boundary(__func__, [&]() -> Status {
+  const cudnnStatus_t status = at_boundary(__func__, [&]() -> Status {
     if (!handle) return Error(ErrorCode::kBadParam, "null handle pointer");
     UcudnnContext* context = nullptr;
     UCUDNN_TRY(ucudnn::create_context(&context));
     *handle = UcudnnHandle_t(context);
     return Status::success();
-  }));
+  });
+  return ucudnn::report_failed_create(__func__, status);
 }
 
 cudnnStatus_t ucudnnDestroy(UcudnnHandle_t handle) {
@@ -36,8 +37,8 @@ cudnnStatus_t ucudnnDestroy(UcudnnHandle_t handle) {
 }
 
 // The intercepted calls (ucudnn/intercepted_calls.h): each hands its arguments to its adapter.
-#define UCUDNN_DEFINE_C_CALL(name, params, args)                                            \
-  cudnnStatus_t u##name(UcudnnHandle_t handle, UCUDNN_UNPAREN params) {                     \
+#define UCUDNN_DEFINE_C_CALL(name, params, args)                                           \
+  cudnnStatus_t u##name(UcudnnHandle_t handle, UCUDNN_UNPAREN params) {                    \
     return ucudnn::adapters::name("u" #name, handle.context, handle, UCUDNN_UNPAREN args); \
   }
 UCUDNN_INTERCEPTED_CALLS(UCUDNN_DEFINE_C_CALL)

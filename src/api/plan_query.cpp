@@ -7,10 +7,11 @@ namespace ucudnn {
 namespace {
 
 Status check_array(const char* name, const UcudnnMicroBatchRun* runs, int capacity) {
-  if (capacity < 0) return Error(ErrorCode::kBadParam, std::string("UcudnnPlanInfo: ") + name + " capacity is negative");
+  if (capacity < 0)
+    return Error(ErrorCode::kBadParam, std::string("UcudnnPlanInfo: ") + name + " capacity is negative");
   if (!runs && capacity > 0) {
-    return Error(ErrorCode::kBadParam, std::string("UcudnnPlanInfo: ") + name + " is NULL but its capacity is " +
-                                           std::to_string(capacity));
+    return Error(ErrorCode::kBadParam,
+                 std::string("UcudnnPlanInfo: ") + name + " is NULL but its capacity is " + std::to_string(capacity));
   }
   return Status::success();
 }
@@ -18,18 +19,18 @@ Status check_array(const char* name, const UcudnnMicroBatchRun* runs, int capaci
 // Whether the caller's array takes `count` runs: none given (a count query), or large enough.
 Status check_room(const char* name, const UcudnnMicroBatchRun* runs, int capacity, int count) {
   if (!runs || count <= capacity) return Status::success();
-  return Error(ErrorCode::kBadParam, std::string("UcudnnPlanInfo: the plan has ") + std::to_string(count) + " " +
-                                         name + " but the array holds " + std::to_string(capacity) +
+  return Error(ErrorCode::kBadParam, std::string("UcudnnPlanInfo: the plan has ") + std::to_string(count) + " " + name +
+                                         " but the array holds " + std::to_string(capacity) +
                                          "; call again with at least as many (the count is set)");
 }
 
 Status check_engine_ids(const WrPlan& plan) {
   for (const MicroBatchRun& run : plan.runs) {
     if (run.engine.size() >= UCUDNN_ENGINE_ID_MAX) {
-      return Error(ErrorCode::kNotSupported,
-                   "engine configuration id '" + run.engine.substr(0, 40) + "...' is " +
-                       std::to_string(run.engine.size()) + " characters; UcudnnMicroBatchRun::engine holds " +
-                       std::to_string(UCUDNN_ENGINE_ID_MAX - 1) + " (UCUDNN_ENGINE_ID_MAX)");
+      return Error(ErrorCode::kNotSupported, "engine configuration id '" + run.engine.substr(0, 40) + "...' is " +
+                                                 std::to_string(run.engine.size()) +
+                                                 " characters; UcudnnMicroBatchRun::engine holds " +
+                                                 std::to_string(UCUDNN_ENGINE_ID_MAX - 1) + " (UCUDNN_ENGINE_ID_MAX)");
     }
   }
   return Status::success();

@@ -49,12 +49,12 @@ void ucudnn_c_client_run(UcudnnCClientReport* report) {
       (int)ucudnnFindConvolutionBackwardFilterAlgorithm(null_handle, NULL, NULL, NULL, NULL, 2, &returned, perf);
 
   memset(&plan, 0, sizeof plan); /* structSize 0: not initialized */
-  report->uninitializedPlanStatus = (int)ucudnnGetPlan(null_handle, UCUDNN_OP_FORWARD, NULL, NULL, NULL, NULL,
-                                                       UCUDNN_WORKSPACE_LIMIT_DEFAULT, &plan);
+  report->uninitializedPlanStatus =
+      (int)ucudnnGetPlan(null_handle, UCUDNN_OP_FORWARD, NULL, NULL, NULL, NULL, UCUDNN_WORKSPACE_LIMIT_DEFAULT, &plan);
   strncpy(report->uninitializedPlanMessage, ucudnnGetLastErrorMessage(), sizeof report->uninitializedPlanMessage - 1);
   ucudnnInitPlanInfo(&plan, runs, 4, NULL, 0);
-  report->nullHandlePlanStatus = (int)ucudnnGetPlan(null_handle, UCUDNN_OP_FORWARD, NULL, NULL, NULL, NULL,
-                                                    UCUDNN_WORKSPACE_LIMIT_DEFAULT, &plan);
+  report->nullHandlePlanStatus =
+      (int)ucudnnGetPlan(null_handle, UCUDNN_OP_FORWARD, NULL, NULL, NULL, NULL, UCUDNN_WORKSPACE_LIMIT_DEFAULT, &plan);
 
   report->virtualAlgorithms[0] = forward_index(UCUDNN_CONVOLUTION_FWD_ALGO_MICRO_BATCHED);
   report->virtualAlgorithms[1] = (int)UCUDNN_CONVOLUTION_BWD_DATA_ALGO_MICRO_BATCHED;

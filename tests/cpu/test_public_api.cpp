@@ -22,12 +22,12 @@ TEST(PublicApi, TheLoadedLibrarysVersionIsTheHeaders) {
 TEST(PublicApi, VirtualAlgorithmsAreOnePastCudnnsLastOfTheirOwnType) {
   static_assert(std::is_same<decltype(UCUDNN_CONVOLUTION_FWD_ALGO_MICRO_BATCHED), cudnnConvolutionFwdAlgo_t>::value,
                 "forward");
-  static_assert(std::is_same<decltype(UCUDNN_CONVOLUTION_BWD_DATA_ALGO_MICRO_BATCHED),
-                             cudnnConvolutionBwdDataAlgo_t>::value,
-                "backward data");
-  static_assert(std::is_same<decltype(UCUDNN_CONVOLUTION_BWD_FILTER_ALGO_MICRO_BATCHED),
-                             cudnnConvolutionBwdFilterAlgo_t>::value,
-                "backward filter");
+  static_assert(
+      std::is_same<decltype(UCUDNN_CONVOLUTION_BWD_DATA_ALGO_MICRO_BATCHED), cudnnConvolutionBwdDataAlgo_t>::value,
+      "backward data");
+  static_assert(
+      std::is_same<decltype(UCUDNN_CONVOLUTION_BWD_FILTER_ALGO_MICRO_BATCHED), cudnnConvolutionBwdFilterAlgo_t>::value,
+      "backward filter");
   EXPECT_EQ(UCUDNN_CONVOLUTION_FWD_ALGO_MICRO_BATCHED, CUDNN_CONVOLUTION_FWD_ALGO_COUNT);
   EXPECT_EQ(UCUDNN_CONVOLUTION_BWD_DATA_ALGO_MICRO_BATCHED, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT);
   EXPECT_EQ(UCUDNN_CONVOLUTION_BWD_FILTER_ALGO_MICRO_BATCHED, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT);
@@ -70,8 +70,9 @@ TEST(PublicApi, TheDatabaseGetterAnswersThePathInUseIntoTheCallersBuffer) {
   EXPECT_EQ(ucudnnGetDatabase(small, sizeof small, &length), CUDNN_STATUS_BAD_PARAM);
   EXPECT_EQ(length, path.size()) << "the length still says what is needed";
   EXPECT_STREQ(small, "") << "nothing cut";
-  EXPECT_NE(std::string(ucudnnGetLastErrorMessage()).find("pathSize must be at least " + std::to_string(path.size() + 1)),
-            std::string::npos)
+  EXPECT_NE(
+      std::string(ucudnnGetLastErrorMessage()).find("pathSize must be at least " + std::to_string(path.size() + 1)),
+      std::string::npos)
       << ucudnnGetLastErrorMessage();
   EXPECT_EQ(ucudnnGetDatabase(nullptr, 4, &length), CUDNN_STATUS_BAD_PARAM);
 
