@@ -201,14 +201,14 @@ size_t plain_workspace(cudnnHandle_t h, const Conv& c, int op, int algo) {
   return ws;
 }
 
-UcudnnPlanInfo plan_of(UcudnnHandle_t h, const Conv& c, int op, size_t limit) {
-  UcudnnPlanInfo plan;
+UcudnnPlan plan_of(UcudnnHandle_t h, const Conv& c, int op, size_t limit) {
+  UcudnnPlan plan;
   check(ucudnnGetPlan(h, static_cast<UcudnnConvolutionOp_t>(op), c.x, c.w, c.conv, c.y, limit, &plan),
         "ucudnnGetPlan");
   return plan;
 }
 
-std::string describe_plan(const UcudnnPlanInfo& plan) {
+std::string describe_plan(const UcudnnPlan& plan) {
   std::string out;
   for (const auto& run : plan.runs) {
     if (!out.empty()) out += " + ";
@@ -255,7 +255,7 @@ void prepare_ucudnn(UcudnnHandle_t h, const Conv& c, int op, Bench* b) {
   b->launch = make_launch(h, c, c.conv, op, b->algo, b->workspace->ptr, b->workspace_bytes);
 }
 
-void describe(const UcudnnPlanInfo& plan, Bench* b) {
+void describe(const UcudnnPlan& plan, Bench* b) {
   b->micro_batches = plan.microBatchCount();
   b->plan = describe_plan(plan);
 }
@@ -388,7 +388,7 @@ int main(int argc, char** argv) {
   for (int op = 0; op < kOps; ++op) {
     Bench& b = benches[op][kUndivided];
     prepare_ucudnn(undivided, c, op, &b);
-    const UcudnnPlanInfo plan = plan_of(undivided, c, op, UCUDNN_WORKSPACE_LIMIT_DEFAULT);
+    const UcudnnPlan plan = plan_of(undivided, c, op, UCUDNN_WORKSPACE_LIMIT_DEFAULT);
     describe(plan, &b);
     if (plan.runs.empty()) fail(std::string(kOpNames[op]) + ": the undivided plan has no runs");
     Bench& p = benches[op][kPlain];
@@ -417,7 +417,7 @@ int main(int argc, char** argv) {
   check(cudnnSetStream(wd, stream), "cudnnSetStream");
   for (int op = 0; op < kOps; ++op) prepare_ucudnn(wd, c, op, &benches[op][kWd]);
   check(ucudnnOptimize(wd), "ucudnnOptimize");
-  UcudnnWorkspaceDivisionInfo division;
+  UcudnnWorkspaceDivisionInfo division{};
   check(ucudnnGetWorkspaceDivisionInfo(wd, &division), "ucudnnGetWorkspaceDivisionInfo");
   for (int op = 0; op < kOps; ++op) describe(plan_of(wd, c, op, UCUDNN_WORKSPACE_LIMIT_DEFAULT), &benches[op][kWd]);
   set_budget(0);

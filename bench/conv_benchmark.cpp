@@ -151,7 +151,7 @@ struct Kernel {
   OwnedConvDescriptor conv;            // plain cuDNN: the layer's convolution with the chosen math type
   std::function<void()> launch;
   float time_ms = 0;  // queued: max(host, GPU)
-  UcudnnPlanInfo plan;  // the sides on ucudnn handles
+  UcudnnPlan plan;  // the sides on ucudnn handles
 };
 
 template <typename Handle>
@@ -209,7 +209,7 @@ int plain_choice(cudnnHandle_t h, const Layer& l, int op, size_t limit, size_t* 
   return pick(r);
 }
 
-std::string describe_plan(const UcudnnPlanInfo& plan) {
+std::string describe_plan(const UcudnnPlan& plan) {
   std::string out;
   for (const auto& run : plan.runs) {
     if (!out.empty()) out += " + ";
@@ -445,7 +445,7 @@ struct Side {
   size_t total_workspace = 0;     // WD's budget while this side plans and runs (ucudnn in WD mode)
   std::vector<Kernel> kernels;
   double planning_seconds = 0, benchmark_seconds = 0, solve_seconds = 0;
-  UcudnnWorkspaceDivisionInfo division;  // ucudnn in WD mode
+  UcudnnWorkspaceDivisionInfo division{};  // ucudnn in WD mode
   float sequence_ms = 0;
 
   Side(SideKind k, std::string label_text, std::string column_text, std::string json_prefix, size_t per_kernel)
@@ -563,7 +563,7 @@ void plan_plain(Side* side, const std::vector<Layer>& layers, const std::vector<
 // A side on a ucudnn handle, planned as a framework asks: get_v7, then the workspace size; in WD
 // one division for all its kernels. Its planning time, and the benchmarking and solving in it.
 void plan_ucudnn(Side* side, const std::vector<Layer>& layers, const std::vector<ucudnn::NetworkKernel>& kernels) {
-  UcudnnStatistics before;
+  UcudnnStatistics before{};
   check(ucudnnGetStatistics(&before), "statistics");
   const auto started = std::chrono::steady_clock::now();
   for (const ucudnn::NetworkKernel& nk : kernels) {
@@ -585,7 +585,7 @@ void plan_ucudnn(Side* side, const std::vector<Layer>& layers, const std::vector
     if (!k.plan.runs.empty()) k.math_type = k.plan.runs.front().mathType;
   }
   side->planning_seconds = seconds_since(started);
-  UcudnnStatistics after;
+  UcudnnStatistics after{};
   check(ucudnnGetStatistics(&after), "statistics");
   side->solve_seconds = after.divisionSeconds - before.divisionSeconds;
   for (int op = 0; op < 3; ++op) {

@@ -19,7 +19,7 @@ Modes (--modes, each in a fresh process, torch.backends.cudnn.benchmark=True):
   legacy           PyTorch's legacy cuDNN path (TORCH_CUDNN_V8_API_DISABLED=1), the path ucudnn
                    intercepts; all the workspace it wants
   legacy-capped    the same under CUDNN_CONV_WSCAP_DBG
-  ucudnn-legacy    the legacy path through libucudnn_preload.so, UCUDNN_WORKSPACE_LIMIT per kernel,
+  ucudnn-legacy    the legacy path through libucudnn_preload.so, UCUDNN_FORCE_WORKSPACE_LIMIT per kernel,
                    planning with cuDNN's legacy algorithms only (UCUDNN_CANDIDATES=legacy)
   ucudnn-engines   the same planning with the graph API's engines too (UCUDNN_CANDIDATES=both)
 The caps and ucudnn's limit are the same --workspace-limit per kernel. Each runs in a fresh process: warm-up iterations (benchmarking happens there), then CUDA
@@ -284,7 +284,7 @@ def run_mode(args, mode):
     if mode.endswith("-capped"):
         env.update(CUDNN_CONV_WSCAP_DBG=str(parse_mib(args.workspace_limit)))
     if mode.startswith("ucudnn"):
-        env.update(LD_PRELOAD=args.preload, UCUDNN_WORKSPACE_LIMIT=args.workspace_limit, UCUDNN_STATS="1",
+        env.update(LD_PRELOAD=args.preload, UCUDNN_FORCE_WORKSPACE_LIMIT=args.workspace_limit, UCUDNN_STATS="1",
                    UCUDNN_CANDIDATES="legacy" if mode == "ucudnn-legacy" else "both",
                    LD_LIBRARY_PATH=bundled_cudnn_path(env.get("LD_LIBRARY_PATH")))
         if args.log_dir:

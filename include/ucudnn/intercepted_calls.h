@@ -4,11 +4,13 @@
 ///
 ///     X(name, (parameters after the handle), (their names, in order))
 ///
-/// and every front-end is generated from these tables: the UcudnnHandle_t overloads declared in
-/// ucudnn.h and defined in src/api/cudnn_overloads.cpp, and the cuDNN-named definitions of
-/// libucudnn_preload.so (src/preload/preload.cpp), whose pass-through call to the real cuDNN
-/// function uses the names list. Each call maps to the adapter of the same name in
+/// and every front-end is generated from these tables: the C functions u<name> declared in
+/// ucudnn.h and defined in src/api/intercepted_calls.cpp, the inline UcudnnHandle_t overloads of
+/// cuDNN's names in ucudnn.h that call them (with the names list), and the cuDNN-named
+/// definitions of libucudnn_preload.so (src/preload/preload.cpp), whose pass-through call to the
+/// real cuDNN function uses the names list too. Each call maps to the adapter of the same name in
 /// src/api/call_adapters.h. Adding an intercepted call is one line here plus its adapter.
+/// Text only, valid C and C++.
 ///
 /// The tables are text only: expand them where cuDNN's types (and, for the cuDNN 7 calls,
 /// ucudnn.h's preference enums) are declared. Strip a list's parentheses with UCUDNN_UNPAREN:

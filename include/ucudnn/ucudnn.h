@@ -3,30 +3,75 @@
 /// μ-cuDNN: faster convolutions inside the same workspace, by splitting each mini-batch into
 /// micro-batches (Oyama et al., 2018).
 ///
-/// Integration is a type swap: declare the framework's handle as `UcudnnHandle_t` instead of
-/// `cudnnHandle_t`. The overloads below then intercept the algorithm queries and convolutions;
-/// every other cuDNN function receives the underlying `cudnnHandle_t` through the implicit
-/// conversion, unchanged.
+/// C and C++. Everything the library exports has C linkage and C types (`extern "C"`, plain
+/// structs, enums), so a program built with any C++ standard library or ABI setting (for example
+/// `_GLIBCXX_USE_CXX11_ABI=0`), a C program, or a foreign-function binding (ctypes) can use it.
+/// The C++-only parts below (the handle's member functions, cuDNN's names overloaded for
+/// UcudnnHandle_t, UcudnnPlan) are inline: they are compiled into the caller, in its own ABI, and
+/// call the C functions.
+///
+/// Integration, in C++, is a type swap: declare the framework's handle as `UcudnnHandle_t`
+/// instead of `cudnnHandle_t`. The overloads at the end of this file then intercept the
+/// algorithm queries and convolutions; every other cuDNN function receives the underlying
+/// `cudnnHandle_t` through the implicit conversion, unchanged. In C, call the `u`-prefixed
+/// functions (ucudnnCreate, ucudnnConvolutionForward, ...) with a UcudnnHandle_t.
+///
+/// Pass UcudnnHandle_t all the way down. A function that takes a `cudnnHandle_t` (a framework
+/// helper `void conv(cudnnHandle_t h, ...)`) receives the underlying cuDNN handle through the
+/// implicit conversion, and the convolutions it makes are plain cuDNN's: they bypass ucudnn,
+/// silently. Change such a parameter to UcudnnHandle_t too.
+///
+/// Settings, their scope and their precedence:
+///
+/// | call                              | scope                    | initial value from             |
+/// |-----------------------------------|--------------------------|--------------------------------|
+/// | ucudnnSetBatchSizePolicy          | one handle               | UCUDNN_BATCH_SIZE_POLICY       |
+/// | ucudnnSetCandidates               | one handle               | UCUDNN_CANDIDATES              |
+/// | ucudnnSetDefaultWorkspaceLimit    | one handle               | UCUDNN_DEFAULT_WORKSPACE_LIMIT |
+/// | ucudnnSetGraphReplay              | one handle               | UCUDNN_GRAPH_REPLAY            |
+/// | ucudnnSetLayerId                  | one handle               | (none: -1)                     |
+/// | ucudnnSetDatabase                 | the process              | UCUDNN_DATABASE                |
+/// | ucudnnSetTotalWorkspaceSize       | the process, per device  | UCUDNN_TOTAL_WORKSPACE_SIZE    |
+/// | (no call)                         | every handle             | UCUDNN_FORCE_WORKSPACE_LIMIT   |
+///
+/// The environment is read once per process, at the first handle creation, and strictly (a bad
+/// value fails handle creation, naming the variable). A new handle starts from the environment's
+/// values; a per-handle setter changes that handle only (other handles, and handles made later,
+/// keep the environment's value); a per-process setter replaces the environment's value for the
+/// whole process from then on. UCUDNN_FORCE_WORKSPACE_LIMIT (for programs that cannot be
+/// changed) caps the workspace limit of every call of every handle created while it is set,
+/// whatever the call asks and whatever ucudnnSetDefaultWorkspaceLimit said; it has no setter.
 
 #include <cudnn.h>
+#include <stddef.h>
+#include <stdint.h>
 
+#include "ucudnn/intercepted_calls.h"
+#include "ucudnn/version.h"
+
+#ifdef __cplusplus
 #include <cstddef>
-#include <cstdint>
 #include <string>
 #include <type_traits>
 #include <vector>
-
-#include "ucudnn/intercepted_calls.h"
+#endif
 
 // Everything declared here is the library's public API, exported from libucudnn.so; the rest of
 // the library is hidden (tests/cpu/test_architecture.cpp checks the exported list).
 #pragma GCC visibility push(default)
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /// The library state behind one handle: a cuDNN handle plus ucudnn's settings. Opaque.
 struct UcudnnContext;
 
-/// Returns the cuDNN handle owned by a context (nullptr for a null context).
-cudnnHandle_t ucudnnGetCudnnHandle(const UcudnnContext* context);
+/// Returns the cuDNN handle owned by a context (NULL for a NULL context).
+cudnnHandle_t ucudnnGetCudnnHandle(const struct UcudnnContext* context);
+
+#ifdef __cplusplus
+}  // extern "C"
 
 /// A drop-in replacement for cudnnHandle_t.
 ///
@@ -35,6 +80,7 @@ cudnnHandle_t ucudnnGetCudnnHandle(const UcudnnContext* context);
 /// fromPointer). It has exactly one implicit conversion, to the underlying cudnnHandle_t, so
 /// `cudnnSetStream(h, s)`, pooling, activation and every other non-intercepted cuDNN call accept
 /// it. Create it with cudnnCreate(UcudnnHandle_t*), release it with cudnnDestroy(UcudnnHandle_t).
+/// In C it is the plain struct `{ struct UcudnnContext* context; }`, of the same layout.
 struct UcudnnHandle_t {
   UcudnnContext* context = nullptr;
 
@@ -60,14 +106,43 @@ struct UcudnnHandle_t {
 };
 static_assert(sizeof(UcudnnHandle_t) == sizeof(cudnnHandle_t), "UcudnnHandle_t must fit a handle slot");
 static_assert(std::is_trivially_copyable<UcudnnHandle_t>::value, "UcudnnHandle_t must copy like a pointer");
+static_assert(std::is_standard_layout<UcudnnHandle_t>::value, "UcudnnHandle_t must have the C struct's layout");
 
-/// The virtual algorithm values that stand for "run ucudnn's micro-batch plan". Returned by the
-/// get/find overloads; one past cuDNN's last real algorithm of each operation.
-constexpr cudnnConvolutionFwdAlgo_t UCUDNN_CONVOLUTION_FWD_ALGO_MICRO_BATCHED = CUDNN_CONVOLUTION_FWD_ALGO_COUNT;
-constexpr cudnnConvolutionBwdDataAlgo_t UCUDNN_CONVOLUTION_BWD_DATA_ALGO_MICRO_BATCHED =
-    CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT;
-constexpr cudnnConvolutionBwdFilterAlgo_t UCUDNN_CONVOLUTION_BWD_FILTER_ALGO_MICRO_BATCHED =
-    CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT;
+extern "C" {
+#else
+/// See the C++ definition above: one pointer; `UcudnnHandle_t h = {0};` is the null handle.
+typedef struct UcudnnHandle_t {
+  struct UcudnnContext* context;
+} UcudnnHandle_t;
+#endif
+
+/// The release of the library that was loaded (UCUDNN_VERSION of its own version.h), which may
+/// be newer than the header a program was compiled with.
+int ucudnnGetVersion(void);
+
+// ---------------------------------------------------------------------------------------------
+// Constants.
+
+/// The virtual algorithm values that stand for "run ucudnn's micro-batch plan", returned first by
+/// the get/find calls. Each equals cuDNN's `*_ALGO_COUNT` of its operation (one past the last real
+/// algorithm): a table indexed by algorithm needs `CUDNN_CONVOLUTION_*_ALGO_COUNT + 1` entries,
+/// and code that checks `algo < *_ALGO_COUNT` must let these through. Integer constant
+/// expressions of cuDNN's enum types (usable in `case` labels, in C and C++).
+#define UCUDNN_CONVOLUTION_FWD_ALGO_MICRO_BATCHED ((cudnnConvolutionFwdAlgo_t)CUDNN_CONVOLUTION_FWD_ALGO_COUNT)
+#define UCUDNN_CONVOLUTION_BWD_DATA_ALGO_MICRO_BATCHED \
+  ((cudnnConvolutionBwdDataAlgo_t)CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT)
+#define UCUDNN_CONVOLUTION_BWD_FILTER_ALGO_MICRO_BATCHED \
+  ((cudnnConvolutionBwdFilterAlgo_t)CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT)
+
+/// Pass as a workspace limit to mean "the limit this handle would use for this convolution":
+/// the one its last get/find call gave, else the handle's default.
+#define UCUDNN_WORKSPACE_LIMIT_DEFAULT SIZE_MAX
+
+/// The size of UcudnnMicroBatchRun::engine, its terminating NUL included. Engine configuration
+/// ids ("eng<index>:k<knob type>=<value>,...") are far shorter (every knob type cuDNN 9 has, with
+/// four-digit values, fits); a longer one fails ucudnnGetPlan with CUDNN_STATUS_NOT_SUPPORTED
+/// rather than being cut.
+#define UCUDNN_ENGINE_ID_MAX 512
 
 /// Which micro-batch sizes the planner may use.
 typedef enum {
@@ -90,59 +165,35 @@ typedef enum {
   UCUDNN_OP_BACKWARD_FILTER = 2,
 } UcudnnConvolutionOp_t;
 
-/// Pass as a workspace limit to mean "the limit this handle would use for this convolution":
-/// the one its last get/find call gave, else the handle's default.
-constexpr size_t UCUDNN_WORKSPACE_LIMIT_DEFAULT = SIZE_MAX;
+// ---------------------------------------------------------------------------------------------
+// Handles. All calls return CUDNN_STATUS_SUCCESS or a cuDNN error status; none throws. After a
+// failure, ucudnnGetLastErrorMessage says why.
 
-/// `count` consecutive cuDNN calls of one candidate on micro-batches of `size`.
-struct UcudnnMicroBatchRun {
-  int size;
-  int algo;  ///< cudnnConvolution*Algo_t value of the plan's operation; -1 for an engine
-  cudnnMathType_t mathType;
-  int count;
-  float timeMs;  ///< predicted time of one call: in `runs` the longer of its GPU time and the host's time
-                 ///< to issue it, in `replayedRuns` its GPU time
-  size_t workspaceBytes;
-  std::string engine;  ///< "" for a legacy algorithm, else the graph-API engine configuration
-                       ///< ("eng<global index>:k<knob type>=<value>,...")
-};
-
-/// The plan ucudnn runs for one convolution.
-struct UcudnnPlanInfo {
-  UcudnnConvolutionOp_t op = UCUDNN_OP_FORWARD;
-  int batch = 0;
-  UcudnnBatchSizePolicy_t policy = UCUDNN_BATCH_SIZE_POLICY_POWER_OF_TWO;
-  size_t workspaceLimit = 0;   ///< the limit it was planned under
-  size_t workspaceBytes = 0;   ///< what its calls want: the largest workspace of its runs and replayed runs
-  float predictedTimeMs = 0;   ///< sum of the runs' predicted times
-  float undividedTimeMs = -1;  ///< fastest single algorithm at the full batch within the limit, -1 if none
-  std::vector<UcudnnMicroBatchRun> runs;  ///< larger micro-batches first
-  /// What a call replayed as a CUDA graph runs, where that differs from `runs` (planned on GPU time
-  /// alone, since a graph costs the host one launch); empty: the same as `runs`. Only recurring
-  /// calls on a handle with graph replay on run it, and only where their workspace holds it;
-  /// every other call runs `runs`.
-  std::vector<UcudnnMicroBatchRun> replayedRuns;
-  int microBatchCount() const {
-    int n = 0;
-    for (const auto& r : runs) n += r.count;
-    return n;
-  }
-};
+/// A new handle on the current CUDA device, with its own cuDNN handle and the environment's
+/// settings. A bad UCUDNN_* value fails it with CUDNN_STATUS_BAD_PARAM naming the variable. The
+/// first failed creation of a process is also logged, as one error line saying why (printed
+/// whatever UCUDNN_LOG_LEVEL is, unless it is off; to UCUDNN_LOG_FILE where set); later ones only
+/// set ucudnnGetLastErrorMessage. On failure `*handle` is left unchanged. C++:
+/// cudnnCreate(UcudnnHandle_t*) is the same call.
+cudnnStatus_t ucudnnCreate(UcudnnHandle_t* handle);
+/// Destroys a handle and its cuDNN handle. C++: cudnnDestroy(UcudnnHandle_t) is the same call.
+cudnnStatus_t ucudnnDestroy(UcudnnHandle_t handle);
 
 // ---------------------------------------------------------------------------------------------
-// Library calls. All return CUDNN_STATUS_SUCCESS or a cuDNN error status; none throws.
+// Per-handle settings. Each overrides, for this handle only, the environment variable named.
 
-/// Sets the batch-size policy of a handle (overrides UCUDNN_BATCH_SIZE_POLICY).
+/// The handle's batch-size policy (overrides UCUDNN_BATCH_SIZE_POLICY).
 cudnnStatus_t ucudnnSetBatchSizePolicy(UcudnnHandle_t handle, UcudnnBatchSizePolicy_t policy);
 cudnnStatus_t ucudnnGetBatchSizePolicy(UcudnnHandle_t handle, UcudnnBatchSizePolicy_t* policy);
 
-/// Sets what a handle's plans are made of (overrides UCUDNN_CANDIDATES). Plans already made for
-/// the other setting stay cached; each setting has its own.
+/// What the handle's plans are made of (overrides UCUDNN_CANDIDATES). Plans already made for the
+/// other setting stay cached; each setting has its own.
 cudnnStatus_t ucudnnSetCandidates(UcudnnHandle_t handle, UcudnnCandidates_t candidates);
 cudnnStatus_t ucudnnGetCandidates(UcudnnHandle_t handle, UcudnnCandidates_t* candidates);
 
-/// Sets the per-kernel workspace limit used where a call names none (cudnnFind*Algorithm,
-/// cudnnGet*Algorithm_v7, PREFER_FASTEST). Overrides UCUDNN_DEFAULT_WORKSPACE_LIMIT.
+/// The handle's per-kernel workspace limit where a call names none (cudnnFind*Algorithm,
+/// cudnnGet*Algorithm_v7, PREFER_FASTEST). Overrides UCUDNN_DEFAULT_WORKSPACE_LIMIT; capped by
+/// UCUDNN_FORCE_WORKSPACE_LIMIT where that is set. The getter answers what was set, uncapped.
 cudnnStatus_t ucudnnSetDefaultWorkspaceLimit(UcudnnHandle_t handle, size_t bytes);
 cudnnStatus_t ucudnnGetDefaultWorkspaceLimit(UcudnnHandle_t handle, size_t* bytes);
 
@@ -153,21 +204,27 @@ cudnnStatus_t ucudnnGetDefaultWorkspaceLimit(UcudnnHandle_t handle, size_t* byte
 cudnnStatus_t ucudnnSetGraphReplay(UcudnnHandle_t handle, int enabled);
 cudnnStatus_t ucudnnGetGraphReplay(UcudnnHandle_t handle, int* enabled);
 
-/// The plan for a convolution under a workspace limit, benchmarking it first if needed. In WD
-/// mode, with UCUDNN_WORKSPACE_LIMIT_DEFAULT, the plan the workspace division chose once it has run.
-/// Descriptors in forward naming: x is the input activation (dx for backward data), w the filter
-/// (dw for backward filter), y the output activation (dy for both backward operations).
-cudnnStatus_t ucudnnGetPlan(UcudnnHandle_t handle, UcudnnConvolutionOp_t op, cudnnTensorDescriptor_t xDesc,
-                            cudnnFilterDescriptor_t wDesc, cudnnConvolutionDescriptor_t convDesc,
-                            cudnnTensorDescriptor_t yDesc, size_t workspaceLimit, UcudnnPlanInfo* plan);
+/// WD: attributes the handle's following calls to a layer (-1, the default: none). Kernels of
+/// different layers get separate segments even when their convolutions are identical; without
+/// layer ids, identical kernels share one segment. No environment variable.
+cudnnStatus_t ucudnnSetLayerId(UcudnnHandle_t handle, int layerId);
+cudnnStatus_t ucudnnGetLayerId(UcudnnHandle_t handle, int* layerId);
 
-/// Uses the SQLite benchmark database at `path` for this process from now on (overrides
-/// UCUDNN_DATABASE); nullptr or "" stops using one. A file that cannot be used (not a ucudnn
+// ---------------------------------------------------------------------------------------------
+// Per-process settings. Each replaces the environment's value for every handle of the process.
+
+/// Uses the SQLite benchmark database at `path` for the whole process from now on (overrides
+/// UCUDNN_DATABASE); NULL or "" stops using one. A file that cannot be used (not a ucudnn
 /// database, corrupt, from a newer ucudnn) is left untouched and CUDNN_STATUS_BAD_PARAM returned;
 /// results then stay in memory. A read-only file serves lookups only.
 cudnnStatus_t ucudnnSetDatabase(const char* path);
+/// The path of the database the process uses ("" for none: never set, or the last one could not
+/// be opened); opens UCUDNN_DATABASE first if nothing has yet. Copies it, with its NUL, into
+/// `path` (`pathSize` bytes) and sets `*pathLength` (may be NULL) to its length without the NUL.
+/// `path` NULL with `pathSize` 0 only asks the length. A buffer too small for it fails with
+/// CUDNN_STATUS_BAD_PARAM, `*pathLength` set and `path` holding "".
+cudnnStatus_t ucudnnGetDatabase(char* path, size_t pathSize, size_t* pathLength);
 
-// ---------------------------------------------------------------------------------------------
 // Workspace division (WD): one workspace budget for all convolutions of the process on a device,
 // divided among the kernels by a 0-1 integer program (GLPK) over each kernel's desirable
 // (time, workspace) configurations. Get/find calls register kernels and answer a workspace of 0
@@ -175,8 +232,9 @@ cudnnStatus_t ucudnnSetDatabase(const char* path);
 // program and allocates one buffer; each kernel runs in its own segment of it, whatever
 // workspace pointer the framework passes.
 
-/// Sets the process-wide WD budget (overrides UCUDNN_TOTAL_WORKSPACE_SIZE); 0 returns to WR
-/// mode. A budget below 1 MiB is refused with CUDNN_STATUS_BAD_PARAM (sizes are in bytes).
+/// The WD budget, for the whole process (overrides UCUDNN_TOTAL_WORKSPACE_SIZE); each device's
+/// kernels share one budget of this size. 0 returns to WR mode. A budget below 1 MiB is refused
+/// with CUDNN_STATUS_BAD_PARAM (sizes are in bytes).
 cudnnStatus_t ucudnnSetTotalWorkspaceSize(size_t bytes);
 cudnnStatus_t ucudnnGetTotalWorkspaceSize(size_t* bytes);
 
@@ -186,44 +244,127 @@ cudnnStatus_t ucudnnGetTotalWorkspaceSize(size_t* bytes);
 /// can call it after set-up whatever mode the user chose.
 cudnnStatus_t ucudnnOptimize(UcudnnHandle_t handle);
 
-/// Attributes the handle's following calls to a layer (-1, the default: none). Kernels of
-/// different layers get separate segments even when their convolutions are identical; without
-/// layer ids, identical kernels share one segment.
-cudnnStatus_t ucudnnSetLayerId(UcudnnHandle_t handle, int layerId);
-
-struct UcudnnWorkspaceDivisionInfo {
-  size_t budgetBytes = 0;
-  size_t bufferBytes = 0;     ///< device memory allocated for all segments
-  int kernels = 0;
-  int variables = 0;          ///< binary variables of the integer program
-  float solveMs = 0;          ///< time to build and solve it
-  float predictedTimeMs = 0;  ///< sum over kernels of (calls per iteration) x (planned time)
-  int optimizations = 0;      ///< divisions solved so far on the device
-};
+/// The division of the handle's device. Like UcudnnStatistics, this struct never changes: a
+/// release that reports more adds a new call (`_v2`, as cuDNN does) beside this one.
+typedef struct UcudnnWorkspaceDivisionInfo {
+  size_t budgetBytes;
+  size_t bufferBytes;     ///< device memory allocated for all segments
+  int kernels;
+  int variables;          ///< binary variables of the integer program
+  float solveMs;          ///< time to build and solve it
+  float predictedTimeMs;  ///< sum over kernels of (calls per iteration) x (planned time)
+  int optimizations;      ///< divisions solved so far on the device
+} UcudnnWorkspaceDivisionInfo;
 cudnnStatus_t ucudnnGetWorkspaceDivisionInfo(UcudnnHandle_t handle, UcudnnWorkspaceDivisionInfo* info);
 
+// ---------------------------------------------------------------------------------------------
+// The plan of one convolution (ABI-stable: C types only; see UcudnnPlan for C++).
+
+/// `count` consecutive cuDNN calls of one candidate on micro-batches of `size`.
+typedef struct UcudnnMicroBatchRun {
+  int size;
+  int algo;  ///< cudnnConvolution*Algo_t value of the plan's operation; -1 for an engine
+  cudnnMathType_t mathType;
+  int count;
+  float timeMs;  ///< predicted time of one call: in `runs` the longer of its GPU time and the host's
+                 ///< time to issue it, in `replayedRuns` its GPU time
+  size_t workspaceBytes;
+  /// "" for a legacy algorithm, else the graph-API engine configuration
+  /// ("eng<global index>:k<knob type>=<value>,..."), NUL-terminated.
+  char engine[UCUDNN_ENGINE_ID_MAX];
+} UcudnnMicroBatchRun;
+
+/// The plan ucudnn runs for one convolution, filled by ucudnnGetPlan.
+///
+/// Versioned by size: the caller sets `structSize` to sizeof(UcudnnPlanInfo) and `runStructSize`
+/// to sizeof(UcudnnMicroBatchRun) of the header it was compiled with (ucudnnInitPlanInfo does), and
+/// the library writes only the fields that lie within them, the runs `runStructSize` bytes apart.
+/// A later release adds fields at the ends only, so a program compiled with this header keeps
+/// working with it. The runs go to caller-owned arrays, up to their capacities.
+typedef struct UcudnnPlanInfo {
+  // Set by the caller.
+  size_t structSize;                 ///< sizeof(UcudnnPlanInfo)
+  size_t runStructSize;              ///< sizeof(UcudnnMicroBatchRun): the arrays' stride
+  UcudnnMicroBatchRun* runs;         ///< receives the runs (NULL with runCapacity 0: count only)
+  int runCapacity;                   ///< elements of `runs`
+  UcudnnMicroBatchRun* replayedRuns; ///< receives the replay plan's runs (NULL with capacity 0: count only)
+  int replayedRunCapacity;           ///< elements of `replayedRuns`
+  // Set by ucudnnGetPlan.
+  UcudnnConvolutionOp_t op;
+  int batch;
+  UcudnnBatchSizePolicy_t policy;
+  size_t workspaceLimit;   ///< the limit it was planned under
+  size_t workspaceBytes;   ///< what its calls want: the largest workspace of its runs and replayed runs
+  float predictedTimeMs;   ///< sum of the runs' predicted times
+  float undividedTimeMs;   ///< fastest single algorithm at the full batch within the limit, -1 if none
+  int runCount;            ///< runs of the plan, larger micro-batches first
+  /// Runs of what a call replayed as a CUDA graph runs, where that differs from `runs` (planned on
+  /// GPU time alone, since a graph costs the host one launch); 0: the same as `runs`. Only
+  /// recurring calls on a handle with graph replay on run it, and only where their workspace
+  /// holds it; every other call runs `runs`.
+  int replayedRunCount;
+  int microBatchCount;     ///< cuDNN calls of the plan: the sum of its runs' counts
+} UcudnnPlanInfo;
+
+/// Prepares `info` for ucudnnGetPlan: zeroes it, sets both sizes from this header and the arrays
+/// (either may be NULL with capacity 0).
+static inline void ucudnnInitPlanInfo(UcudnnPlanInfo* info, UcudnnMicroBatchRun* runs, int runCapacity,
+                                      UcudnnMicroBatchRun* replayedRuns, int replayedRunCapacity) {
+  const UcudnnPlanInfo zero = {0, 0, NULL, 0, NULL, 0, UCUDNN_OP_FORWARD, 0, UCUDNN_BATCH_SIZE_POLICY_ALL, 0, 0,
+                               0.0f, 0.0f, 0, 0, 0};
+  *info = zero;
+  info->structSize = sizeof(UcudnnPlanInfo);
+  info->runStructSize = sizeof(UcudnnMicroBatchRun);
+  info->runs = runs;
+  info->runCapacity = runCapacity;
+  info->replayedRuns = replayedRuns;
+  info->replayedRunCapacity = replayedRunCapacity;
+}
+
+/// The plan for a convolution under a workspace limit (UCUDNN_WORKSPACE_LIMIT_DEFAULT: the
+/// handle's), benchmarking it first if needed. In WD mode, with UCUDNN_WORKSPACE_LIMIT_DEFAULT,
+/// the plan the workspace division chose once it has run. Descriptors in forward naming: x is the
+/// input activation (dx for backward data), w the filter (dw for backward filter), y the output
+/// activation (dy for both backward operations).
+///
+/// Fills the scalars and the counts, then copies the runs into the caller's arrays. Fails with
+/// CUDNN_STATUS_BAD_PARAM, writing nothing, for a structSize or runStructSize below this
+/// version's sizes (0: not initialized); with CUDNN_STATUS_BAD_PARAM, counts set and arrays not
+/// written, where an array is given but holds fewer elements than its count (call again with
+/// larger ones); with CUDNN_STATUS_NOT_SUPPORTED where an engine id does not fit
+/// UCUDNN_ENGINE_ID_MAX. C++: the overload taking UcudnnPlan* does all of this.
+cudnnStatus_t ucudnnGetPlan(UcudnnHandle_t handle, UcudnnConvolutionOp_t op, cudnnTensorDescriptor_t xDesc,
+                            cudnnFilterDescriptor_t wDesc, cudnnConvolutionDescriptor_t convDesc,
+                            cudnnTensorDescriptor_t yDesc, size_t workspaceLimit, UcudnnPlanInfo* plan);
+
+// ---------------------------------------------------------------------------------------------
+// Process-wide reports.
+
 /// What ucudnn has done in this process, per operation (index: UcudnnConvolutionOp_t). Also
-/// printed to stderr at exit when UCUDNN_STATS=1.
-struct UcudnnOpStatistics {
-  long long convolutionCalls = 0;  ///< convolution calls intercepted
-  long long splitCalls = 0;        ///< ... that ran as more than one micro-batch
-  long long plainCalls = 0;        ///< ... that ran as plain cuDNN (planning failed, or the caller
-                                   ///< passed a real algorithm after being offered the plan)
-  long long algorithmQueries = 0;  ///< get/find calls intercepted
-  long long timings = 0;           ///< candidate timings the benchmarker ran
-  double benchmarkSeconds = 0;     ///< measuring, database lookups included
-  double solveSeconds = 0;         ///< the WR dynamic programs
-  long long replayedCalls = 0;     ///< convolution calls that ran as a replayed CUDA graph (the
-                                   ///< same buffers and scalars as an earlier call; UCUDNN_GRAPH_REPLAY)
-};
-struct UcudnnStatistics {
+/// printed to stderr at exit when UCUDNN_STATS=1. These structs never change: a release that
+/// counts more adds a new call (`_v2`) beside ucudnnGetStatistics.
+typedef struct UcudnnOpStatistics {
+  long long convolutionCalls;  ///< convolution calls intercepted
+  long long splitCalls;        ///< ... that ran as more than one micro-batch
+  long long plainCalls;        ///< ... that ran as plain cuDNN (planning failed, or the caller
+                               ///< passed a real algorithm after being offered the plan)
+  long long algorithmQueries;  ///< get/find calls intercepted
+  long long timings;           ///< candidate timings the benchmarker ran
+  double benchmarkSeconds;     ///< measuring, database lookups included
+  double solveSeconds;         ///< the WR dynamic programs
+  long long replayedCalls;     ///< convolution calls that ran as a replayed CUDA graph (the
+                               ///< same buffers and scalars as an earlier call; UCUDNN_GRAPH_REPLAY)
+} UcudnnOpStatistics;
+typedef struct UcudnnStatistics {
   UcudnnOpStatistics op[3];
-  long long divisions = 0;         ///< workspace divisions solved
-  double divisionSeconds = 0;      ///< time in their integer programs
-};
+  long long divisions;         ///< workspace divisions solved
+  double divisionSeconds;      ///< time in their integer programs
+} UcudnnStatistics;
 cudnnStatus_t ucudnnGetStatistics(UcudnnStatistics* statistics);
-/// A description of the last error an intercepted call of this thread returned ("" if none).
-const char* ucudnnGetLastErrorMessage();
+
+/// A description of the last error a ucudnn call of the calling thread returned ("" if none).
+/// Valid until the thread's next failing ucudnn call.
+const char* ucudnnGetLastErrorMessage(void);
 
 // ---------------------------------------------------------------------------------------------
 // cuDNN's legacy algorithm-preference enums, removed in cuDNN 8: defined here so that code
@@ -247,7 +388,9 @@ typedef enum {
 #endif
 
 // ---------------------------------------------------------------------------------------------
-// The intercepted cuDNN calls: same names and arguments as cuDNN's, with UcudnnHandle_t.
+// The intercepted cuDNN calls, with C linkage: `u` + cuDNN's name, a UcudnnHandle_t first, then
+// cuDNN's other parameters (ucudnnConvolutionForward, ucudnnFindConvolutionForwardAlgorithm, ...).
+// In C++ the overloads of cuDNN's own names below are the same calls.
 //
 // Get/find calls plan the convolution under their workspace limit (the memoryLimitInBytes
 // argument, the workspace given to Find*Ex, else the handle's default) and answer with the
@@ -258,10 +401,7 @@ typedef enum {
 // get/find call is planned on first use, whatever algo it is passed; a caller that was offered
 // the plan and passes a real algorithm instead gets that algorithm, unsplit. If planning fails,
 // they behave as plain cuDNN, with one warning.
-
-cudnnStatus_t cudnnCreate(UcudnnHandle_t* handle);
-cudnnStatus_t cudnnDestroy(UcudnnHandle_t handle);
-
+//
 // The intercepted calls are listed once, with their parameters, in ucudnn/intercepted_calls.h:
 //   Forward:         cudnnGetConvolutionForwardAlgorithm_v7, cudnnFindConvolutionForwardAlgorithm,
 //                    cudnnFindConvolutionForwardAlgorithmEx, cudnnGetConvolutionForwardWorkspaceSize,
@@ -272,14 +412,111 @@ cudnnStatus_t cudnnDestroy(UcudnnHandle_t handle);
 //   Backward filter: cudnnGetConvolutionBackwardFilterAlgorithm_v7, cudnnFindConvolutionBackwardFilterAlgorithm,
 //                    cudnnFindConvolutionBackwardFilterAlgorithmEx, cudnnGetConvolutionBackwardFilterWorkspaceSize,
 //                    cudnnConvolutionBackwardFilter
-//   cuDNN 7 preference calls (these overloads only; the preference enums are above):
+//   cuDNN 7 preference calls (the preference enums are above):
 //                    cudnnGetConvolutionForwardAlgorithm, cudnnGetConvolutionBackwardDataAlgorithm,
 //                    cudnnGetConvolutionBackwardFilterAlgorithm
-// Each is declared here as `cudnnStatus_t name(UcudnnHandle_t handle, <cuDNN's other parameters>);`.
-#define UCUDNN_DECLARE_HANDLE_OVERLOAD(name, params, args) \
-  cudnnStatus_t name(UcudnnHandle_t handle, UCUDNN_UNPAREN params);
-UCUDNN_INTERCEPTED_CALLS(UCUDNN_DECLARE_HANDLE_OVERLOAD)
-UCUDNN_INTERCEPTED_CUDNN7_CALLS(UCUDNN_DECLARE_HANDLE_OVERLOAD)
-#undef UCUDNN_DECLARE_HANDLE_OVERLOAD
+#define UCUDNN_DECLARE_C_CALL(name, params, args) cudnnStatus_t u##name(UcudnnHandle_t handle, UCUDNN_UNPAREN params);
+UCUDNN_INTERCEPTED_CALLS(UCUDNN_DECLARE_C_CALL)
+UCUDNN_INTERCEPTED_CUDNN7_CALLS(UCUDNN_DECLARE_C_CALL)
+#undef UCUDNN_DECLARE_C_CALL
+
+#ifdef __cplusplus
+}  // extern "C"
+#endif
 
 #pragma GCC visibility pop
+
+#ifdef __cplusplus
+// ---------------------------------------------------------------------------------------------
+// C++ only, inline: compiled into the caller.
+
+/// cuDNN's names for a UcudnnHandle_t: the same calls as ucudnnCreate and ucudnnDestroy.
+inline cudnnStatus_t cudnnCreate(UcudnnHandle_t* handle) { return ucudnnCreate(handle); }
+inline cudnnStatus_t cudnnDestroy(UcudnnHandle_t handle) { return ucudnnDestroy(handle); }
+
+// Each intercepted call under cuDNN's own name, `cudnnStatus_t name(UcudnnHandle_t handle,
+// <cuDNN's other parameters>)`, calling its C function u##name.
+#define UCUDNN_DEFINE_HANDLE_OVERLOAD(name, params, args)                \
+  inline cudnnStatus_t name(UcudnnHandle_t handle, UCUDNN_UNPAREN params) { \
+    return u##name(handle, UCUDNN_UNPAREN args);                         \
+  }
+UCUDNN_INTERCEPTED_CALLS(UCUDNN_DEFINE_HANDLE_OVERLOAD)
+UCUDNN_INTERCEPTED_CUDNN7_CALLS(UCUDNN_DEFINE_HANDLE_OVERLOAD)
+#undef UCUDNN_DEFINE_HANDLE_OVERLOAD
+
+/// One run of a UcudnnPlan: UcudnnMicroBatchRun with the engine id as a std::string.
+struct UcudnnPlanRun {
+  int size = 0;
+  int algo = 0;
+  cudnnMathType_t mathType = CUDNN_DEFAULT_MATH;
+  int count = 0;
+  float timeMs = 0;
+  size_t workspaceBytes = 0;
+  std::string engine;  ///< "" for a legacy algorithm
+};
+
+/// UcudnnPlanInfo with its runs in vectors, for C++ callers (see UcudnnPlanInfo for the fields).
+/// Header-only, so its std::string and std::vector are the caller's own.
+struct UcudnnPlan {
+  UcudnnConvolutionOp_t op = UCUDNN_OP_FORWARD;
+  int batch = 0;
+  UcudnnBatchSizePolicy_t policy = UCUDNN_BATCH_SIZE_POLICY_POWER_OF_TWO;
+  size_t workspaceLimit = 0;
+  size_t workspaceBytes = 0;
+  float predictedTimeMs = 0;
+  float undividedTimeMs = -1;
+  std::vector<UcudnnPlanRun> runs;          ///< larger micro-batches first
+  std::vector<UcudnnPlanRun> replayedRuns;  ///< empty: the same as `runs`
+  int microBatchCount() const {
+    int n = 0;
+    for (const auto& r : runs) n += r.count;
+    return n;
+  }
+};
+
+/// ucudnnGetPlan into a UcudnnPlan: the arrays are sized (and the call repeated) as the plan needs.
+inline cudnnStatus_t ucudnnGetPlan(UcudnnHandle_t handle, UcudnnConvolutionOp_t op, cudnnTensorDescriptor_t xDesc,
+                                   cudnnFilterDescriptor_t wDesc, cudnnConvolutionDescriptor_t convDesc,
+                                   cudnnTensorDescriptor_t yDesc, size_t workspaceLimit, UcudnnPlan* plan) {
+  if (!plan) return ucudnnGetPlan(handle, op, xDesc, wDesc, convDesc, yDesc, workspaceLimit,
+                                  static_cast<UcudnnPlanInfo*>(nullptr));
+  std::vector<UcudnnMicroBatchRun> runs(16), replayed(16);
+  UcudnnPlanInfo info;
+  cudnnStatus_t status = CUDNN_STATUS_SUCCESS;
+  // A second try where the first arrays were too small (the counts say how large they must be);
+  // a third in case the plan changed in between.
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    ucudnnInitPlanInfo(&info, runs.data(), static_cast<int>(runs.size()), replayed.data(),
+                       static_cast<int>(replayed.size()));
+    status = ucudnnGetPlan(handle, op, xDesc, wDesc, convDesc, yDesc, workspaceLimit, &info);
+    const bool too_small = info.runCount > info.runCapacity || info.replayedRunCount > info.replayedRunCapacity;
+    if (status == CUDNN_STATUS_SUCCESS || !too_small) break;
+    if (info.runCount > info.runCapacity) runs.resize(static_cast<size_t>(info.runCount));
+    if (info.replayedRunCount > info.replayedRunCapacity) replayed.resize(static_cast<size_t>(info.replayedRunCount));
+  }
+  if (status != CUDNN_STATUS_SUCCESS) return status;
+  auto copy_runs = [](const UcudnnMicroBatchRun* from, int count) {
+    std::vector<UcudnnPlanRun> to(static_cast<size_t>(count));
+    for (int i = 0; i < count; ++i) {
+      to[i].size = from[i].size;
+      to[i].algo = from[i].algo;
+      to[i].mathType = from[i].mathType;
+      to[i].count = from[i].count;
+      to[i].timeMs = from[i].timeMs;
+      to[i].workspaceBytes = from[i].workspaceBytes;
+      to[i].engine = from[i].engine;
+    }
+    return to;
+  };
+  plan->op = info.op;
+  plan->batch = info.batch;
+  plan->policy = info.policy;
+  plan->workspaceLimit = info.workspaceLimit;
+  plan->workspaceBytes = info.workspaceBytes;
+  plan->predictedTimeMs = info.predictedTimeMs;
+  plan->undividedTimeMs = info.undividedTimeMs;
+  plan->runs = copy_runs(runs.data(), info.runCount);
+  plan->replayedRuns = copy_runs(replayed.data(), info.replayedRunCount);
+  return status;
+}
+#endif  // __cplusplus

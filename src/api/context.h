@@ -24,7 +24,7 @@ struct UcudnnContext {
   std::atomic<ucudnn::CandidateSet> candidates{ucudnn::CandidateSet::kBoth};  ///< what plans are made of
   std::atomic<bool> graph_replay{true};  ///< recurring calls replayed as CUDA graphs
   std::atomic<int> layer_id{-1};  ///< WD: calls belong to this layer's own segment (-1: shared by shape)
-  std::optional<std::size_t> imposed_limit;  ///< UCUDNN_WORKSPACE_LIMIT: caps every limit; set at creation
+  std::optional<std::size_t> imposed_limit;  ///< UCUDNN_FORCE_WORKSPACE_LIMIT: caps every limit; set at creation
 
   /// The limit to plan under: what the call asks (nullopt: it asks none), capped by the imposed one.
   std::size_t effective_limit(std::optional<std::size_t> asked) const {

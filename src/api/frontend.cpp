@@ -2,6 +2,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -98,10 +99,8 @@ Status heuristics_within(cudnnHandle_t handle, const ConvCall& call, std::size_t
 
 Status create_context(UcudnnContext** out) {
   const auto& config = env_config();
-  if (!config) {
-    UCUDNN_LOG_ERROR(config.message());
-    return config.error();
-  }
+  UCUDNN_TRY(config);  // the front-end reports the failure (report_failed_create)
+  for (const std::string& deprecation : config->deprecations) warn_once(deprecation, deprecation);
   if (!config->benchmark_devices.empty()) {  // the syntax is checked already; now the device numbers
     int devices = 0;
     UCUDNN_CHECK_CUDA(cudaGetDeviceCount(&devices));
@@ -221,5 +220,20 @@ cudnnStatus_t report_at_boundary(const char* function, const Status& status) noe
 }
 
 const char* last_error_message() { return last_error.c_str(); }
+
+cudnnStatus_t report_failed_create(const char* function, cudnnStatus_t status) noexcept {
+  static std::atomic<bool> reported{false};
+  if (status == CUDNN_STATUS_SUCCESS || reported.exchange(true)) return status;
+  try {
+    // last_error is "<function>: <why>", set by at_boundary for this very call.
+    std::string why = last_error;
+    const std::string prefix = std::string(function) + ": ";
+    if (why.rfind(prefix, 0) == 0) why.erase(0, prefix.size());
+    UCUDNN_LOG_ERROR(function << " failed (" << cudnnGetErrorString(status) << "): " << why
+                              << " (only the first failed handle creation of a process is logged)");
+  } catch (...) {
+  }
+  return status;
+}
 
 }  // namespace ucudnn

@@ -63,6 +63,12 @@ Status run_convolution(UcudnnContext* context, const ConvCall& call, int algo, c
 Status describe_plan(UcudnnContext* context, const ConvCall& call, std::optional<std::size_t> limit,
                      std::shared_ptr<const ExecutablePlan>* plan);
 
+/// Says why handle creation failed, the first time it fails in the process: one line logged as
+/// an error (so whatever UCUDNN_LOG_LEVEL is, but off; to UCUDNN_LOG_FILE where set), naming
+/// `function`, the status and this thread's last error message. Later failures are only in
+/// ucudnnGetLastErrorMessage (and the debug log). Returns `status` unchanged.
+cudnnStatus_t report_failed_create(const char* function, cudnnStatus_t status) noexcept;
+
 /// Records a failed call's message for ucudnnGetLastErrorMessage and returns its status.
 cudnnStatus_t report_at_boundary(const char* function, const Status& status) noexcept;
 

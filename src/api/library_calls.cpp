@@ -1,7 +1,12 @@
-// ucudnn's own calls: handle settings and plan queries.
+// ucudnn's own calls: handle settings and plan queries. Each has C linkage (ucudnn.h declares
+// them in extern "C").
+
+#include <cstring>
+#include <string>
 
 #include "api/context.h"
 #include "api/frontend.h"
+#include "api/plan_query.h"
 #include "api/public_enums.h"
 #include "core/statistics.h"
 #include "runtime/engine.h"
@@ -100,7 +105,7 @@ cudnnStatus_t ucudnnGetPlan(UcudnnHandle_t handle, UcudnnConvolutionOp_t op, cud
                             cudnnFilterDescriptor_t wDesc, cudnnConvolutionDescriptor_t convDesc,
                             cudnnTensorDescriptor_t yDesc, size_t workspaceLimit, UcudnnPlanInfo* info) {
   return at_boundary(__func__, [&]() -> Status {
-    if (!info) return Error(ErrorCode::kBadParam, "null plan pointer");
+    UCUDNN_TRY(ucudnn::check_plan_info(info));
     if (op != UCUDNN_OP_FORWARD && op != UCUDNN_OP_BACKWARD_DATA && op != UCUDNN_OP_BACKWARD_FILTER) {
       return Error(ErrorCode::kBadParam, "unknown convolution op " + std::to_string(static_cast<int>(op)));
     }
@@ -109,32 +114,41 @@ cudnnStatus_t ucudnnGetPlan(UcudnnHandle_t handle, UcudnnConvolutionOp_t op, cud
     if (workspaceLimit != UCUDNN_WORKSPACE_LIMIT_DEFAULT) limit = workspaceLimit;
     std::shared_ptr<const ucudnn::ExecutablePlan> plan;
     UCUDNN_TRY(ucudnn::describe_plan(handle.context, call, limit, &plan));
-    UcudnnPlanInfo result;
-    result.op = op;
-    result.batch = plan->wr().batch;
-    result.policy = to_public(plan->policy());
-    result.workspaceLimit = plan->workspace_limit();
-    result.workspaceBytes = plan->workspace_wanted();
-    result.predictedTimeMs = static_cast<float>(plan->wr().time_ms);
-    result.undividedTimeMs = plan->undivided_time_ms() ? static_cast<float>(*plan->undivided_time_ms()) : -1.0f;
-    auto to_public_runs = [](const ucudnn::WrPlan& wr) {
-      std::vector<UcudnnMicroBatchRun> runs;
-      for (const auto& run : wr.runs) {
-        runs.push_back(UcudnnMicroBatchRun{run.size, run.algo, static_cast<cudnnMathType_t>(run.math_type), run.count,
-                                           static_cast<float>(run.time_ms), run.workspace_bytes, run.engine});
-      }
-      return runs;
-    };
-    result.runs = to_public_runs(plan->wr());
-    if (&plan->replayed_plan() != plan.get()) result.replayedRuns = to_public_runs(plan->replayed_plan().wr());
-    *info = std::move(result);
-    return Status::success();
+    ucudnn::PlanSummary summary;
+    summary.op = op;
+    summary.batch = plan->wr().batch;
+    summary.policy = to_public(plan->policy());
+    summary.workspace_limit = plan->workspace_limit();
+    summary.workspace_bytes = plan->workspace_wanted();
+    summary.predicted_time_ms = static_cast<float>(plan->wr().time_ms);
+    summary.undivided_time_ms = plan->undivided_time_ms() ? static_cast<float>(*plan->undivided_time_ms()) : -1.0f;
+    const bool replay_differs = &plan->replayed_plan() != plan.get();
+    return ucudnn::write_plan_info(summary, plan->wr(), replay_differs ? &plan->replayed_plan().wr() : nullptr, info);
   });
 }
 
 cudnnStatus_t ucudnnSetDatabase(const char* path) {
   return at_boundary(__func__, [&]() -> Status {
     return ucudnn::Engine::instance().set_database(path ? path : "");
+  });
+}
+
+cudnnStatus_t ucudnnGetDatabase(char* path, size_t pathSize, size_t* pathLength) {
+  return at_boundary(__func__, [&]() -> Status {
+    if (!path && pathSize > 0) {
+      return Error(ErrorCode::kBadParam, "path is NULL but pathSize is " + std::to_string(pathSize));
+    }
+    const std::string current = ucudnn::Engine::instance().database_path();
+    if (pathLength) *pathLength = current.size();
+    if (!path) return Status::success();  // the length only
+    if (pathSize <= current.size()) {
+      if (pathSize > 0) path[0] = '\0';
+      return Error(ErrorCode::kBadParam, "the database path has " + std::to_string(current.size()) +
+                                             " characters: pathSize must be at least " +
+                                             std::to_string(current.size() + 1) + ", not " + std::to_string(pathSize));
+    }
+    std::memcpy(path, current.c_str(), current.size() + 1);
+    return Status::success();
   });
 }
 
@@ -171,6 +185,15 @@ cudnnStatus_t ucudnnSetLayerId(UcudnnHandle_t handle, int layerId) {
     UCUDNN_TRY(ucudnn::require_context(handle.context));
     if (layerId < -1) return Error(ErrorCode::kBadParam, "layer ids are -1 (none) or not negative");
     handle.context->layer_id = layerId;
+    return Status::success();
+  });
+}
+
+cudnnStatus_t ucudnnGetLayerId(UcudnnHandle_t handle, int* layerId) {
+  return at_boundary(__func__, [&]() -> Status {
+    UCUDNN_TRY(ucudnn::require_context(handle.context));
+    if (!layerId) return Error(ErrorCode::kBadParam, "null layer id pointer");
+    *layerId = handle.context->layer_id.load();
     return Status::success();
   });
 }
@@ -213,4 +236,6 @@ cudnnStatus_t ucudnnGetStatistics(UcudnnStatistics* statistics) {
   });
 }
 
-const char* ucudnnGetLastErrorMessage() { return ucudnn::last_error_message(); }
+const char* ucudnnGetLastErrorMessage(void) { return ucudnn::last_error_message(); }
+
+int ucudnnGetVersion(void) { return UCUDNN_VERSION; }

@@ -22,6 +22,31 @@ Expected<LogLevel> parse_log_level(const std::string& text) {
   return Error{"'" + text + "' is not off, error, warn, info or debug"};
 }
 
+constexpr const char* kForcedLimit = "UCUDNN_FORCE_WORKSPACE_LIMIT";
+constexpr const char* kDeprecatedForcedLimit = "UCUDNN_WORKSPACE_LIMIT";
+
+// UCUDNN_FORCE_WORKSPACE_LIMIT, or its old name UCUDNN_WORKSPACE_LIMIT (with a deprecation
+// warning); both set to different sizes is an error rather than a silent choice.
+Expected<std::optional<std::size_t>> parse_forced_workspace_limit(const char* forced, const char* deprecated,
+                                                                 std::vector<std::string>* deprecations) {
+  std::optional<std::size_t> limit;
+  if (forced && *forced) {
+    auto parsed = parse_byte_size(forced);
+    if (!parsed) return parsed.error().prefixed(std::string(kForcedLimit) + ": ");
+    limit = *parsed;
+  }
+  if (!deprecated || !*deprecated) return limit;
+  auto parsed = parse_byte_size(deprecated);
+  if (!parsed) return parsed.error().prefixed(std::string(kDeprecatedForcedLimit) + ": ");
+  if (limit && *limit != *parsed) {
+    return Error{std::string(kForcedLimit) + "='" + forced + "' and " + kDeprecatedForcedLimit + "='" + deprecated +
+                 "' (its deprecated name) disagree: unset " + kDeprecatedForcedLimit};
+  }
+  deprecations->push_back(std::string(kDeprecatedForcedLimit) + " is deprecated and will be removed: set " +
+                          kForcedLimit + " instead (the same per-kernel limit, imposed on every call)");
+  return std::optional<std::size_t>(*parsed);
+}
+
 }  // namespace
 
 Expected<DeviceList> parse_device_list(const std::string& text) {
@@ -61,11 +86,9 @@ Expected<EnvConfig> parse_env_config(const EnvValues& values) {
     if (!parsed) return parsed.error().prefixed("UCUDNN_DEFAULT_WORKSPACE_LIMIT: ");
     config.default_workspace_limit = *parsed;
   }
-  if (values.imposed_workspace_limit && *values.imposed_workspace_limit) {
-    auto parsed = parse_byte_size(values.imposed_workspace_limit);
-    if (!parsed) return parsed.error().prefixed("UCUDNN_WORKSPACE_LIMIT: ");
-    config.imposed_workspace_limit = *parsed;
-  }
+  UCUDNN_TRY_ASSIGN(config.imposed_workspace_limit,
+                    parse_forced_workspace_limit(values.imposed_workspace_limit, values.deprecated_workspace_limit,
+                                                 &config.deprecations));
   if (values.total_workspace && *values.total_workspace) {
     auto parsed = parse_total_workspace(values.total_workspace);
     if (!parsed) return parsed.error().prefixed("UCUDNN_TOTAL_WORKSPACE_SIZE: ");
@@ -113,7 +136,8 @@ const Expected<EnvConfig>& env_config() {
     EnvValues values;
     values.policy = std::getenv("UCUDNN_BATCH_SIZE_POLICY");
     values.default_workspace_limit = std::getenv("UCUDNN_DEFAULT_WORKSPACE_LIMIT");
-    values.imposed_workspace_limit = std::getenv("UCUDNN_WORKSPACE_LIMIT");
+    values.imposed_workspace_limit = std::getenv(kForcedLimit);
+    values.deprecated_workspace_limit = std::getenv(kDeprecatedForcedLimit);
     values.total_workspace = std::getenv("UCUDNN_TOTAL_WORKSPACE_SIZE");
     values.candidates = std::getenv("UCUDNN_CANDIDATES");
     values.database = std::getenv("UCUDNN_DATABASE");

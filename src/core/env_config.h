@@ -6,7 +6,9 @@
 // |---------------------------------|--------------------------------------------------|------------|
 // | UCUDNN_BATCH_SIZE_POLICY        | all, powerOfTwo or undivided (case-insensitive)  | powerOfTwo |
 // | UCUDNN_DEFAULT_WORKSPACE_LIMIT  | per-kernel limit where a call gives none         | 64MiB      |
-// | UCUDNN_WORKSPACE_LIMIT          | imposed per-kernel limit, whatever a call asks    | none       |
+// | UCUDNN_FORCE_WORKSPACE_LIMIT    | per-kernel limit imposed on every call, whatever  | none       |
+// |                                 | it asks (for programs that cannot be changed)    |            |
+// | UCUDNN_WORKSPACE_LIMIT          | deprecated name of UCUDNN_FORCE_WORKSPACE_LIMIT   | none       |
 // | UCUDNN_TOTAL_WORKSPACE_SIZE     | WD mode: one budget for all kernels (units!)     | off (WR)   |
 // | UCUDNN_CANDIDATES               | legacy, engines (graph API) or both              | both       |
 // | UCUDNN_DATABASE                 | SQLite benchmark database shared by processes    | none       |
@@ -20,6 +22,8 @@
 // Sizes take units ("8MiB"); a bare number below 1 MiB is refused (except 0 for the limits: no
 // workspace), as is a total workspace of 0. A bad value of any of them fails cudnnCreate with
 // CUDNN_STATUS_BAD_PARAM and the `ucudnn` command with a usage error, naming the variable.
+// UCUDNN_WORKSPACE_LIMIT still works in this release, with one deprecation warning at the first
+// cudnnCreate; set together with UCUDNN_FORCE_WORKSPACE_LIMIT to another size, it is an error.
 
 #include <cstddef>
 #include <optional>
@@ -37,7 +41,7 @@ namespace ucudnn {
 struct EnvConfig {
   BatchSizePolicy policy = BatchSizePolicy::kPowerOfTwo;
   std::size_t default_workspace_limit = std::size_t{64} << 20;
-  std::optional<std::size_t> imposed_workspace_limit;  ///< caps every call's limit
+  std::optional<std::size_t> imposed_workspace_limit;  ///< UCUDNN_FORCE_WORKSPACE_LIMIT: caps every call's limit
   std::size_t total_workspace = 0;  ///< WD budget; 0: WR mode
   CandidateSet candidates = CandidateSet::kBoth;  ///< UCUDNN_CANDIDATES
   std::string database;           ///< empty: no database
@@ -48,12 +52,16 @@ struct EnvConfig {
   bool graph_replay = true;       ///< UCUDNN_GRAPH_REPLAY
   LogLevel log_level = LogLevel::kWarn;
   std::string log_file;  ///< empty: stderr
+  /// One warning per deprecated variable that is set, naming its replacement; logged once per
+  /// process at the first cudnnCreate.
+  std::vector<std::string> deprecations;
 };
 
 struct EnvValues {
   const char* policy = nullptr;
   const char* default_workspace_limit = nullptr;
-  const char* imposed_workspace_limit = nullptr;
+  const char* imposed_workspace_limit = nullptr;     ///< UCUDNN_FORCE_WORKSPACE_LIMIT
+  const char* deprecated_workspace_limit = nullptr;  ///< UCUDNN_WORKSPACE_LIMIT, its old name
   const char* total_workspace = nullptr;
   const char* candidates = nullptr;
   const char* database = nullptr;

@@ -63,7 +63,7 @@ extern "C" {
 cudnnStatus_t cudnnCreate(cudnnHandle_t* handle) {
   UCUDNN_REAL(cudnnStatus_t (*)(cudnnHandle_t*), cudnnCreate);
   if (ucudnn::in_internal_call()) return real_function(handle);
-  return ucudnn::at_boundary("cudnnCreate", [&]() -> ucudnn::Status {
+  const cudnnStatus_t status = ucudnn::at_boundary("cudnnCreate", [&]() -> ucudnn::Status {
     if (!handle) return ucudnn::Error(ErrorCode::kBadParam, "null handle pointer");
     UcudnnContext* context = nullptr;
     UCUDNN_TRY(ucudnn::create_context(&context));
@@ -74,6 +74,8 @@ cudnnStatus_t cudnnCreate(cudnnHandle_t* handle) {
     *handle = context->cudnn();
     return ucudnn::Status::success();
   });
+  // An unmodified program seldom says why a create failed: the layer does, once (frontend.h).
+  return ucudnn::report_failed_create("cudnnCreate", status);
 }
 
 cudnnStatus_t cudnnDestroy(cudnnHandle_t handle) {

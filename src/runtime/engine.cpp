@@ -175,6 +175,11 @@ Status Engine::set_database(const std::string& path) {
   return Status::success();
 }
 
+std::string Engine::database_path() {
+  const std::shared_ptr<BenchmarkDatabase> db = database();
+  return db ? db->path() : std::string();
+}
+
 std::shared_ptr<BenchmarkDatabase> Engine::database() {
   {
     std::lock_guard<std::mutex> lock(database_mutex_);

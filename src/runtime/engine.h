@@ -63,6 +63,9 @@ class Engine {
 
   /// Uses the database at `path` from now on (empty: none). On error the engine has none.
   Status set_database(const std::string& path);
+  /// The path of the database in use, opening UCUDNN_DATABASE first if none was configured yet
+  /// (empty: none).
+  std::string database_path();
 
   /// How many candidate timings the engine's source has run (tests count them).
   long long timings_run() const { return source_->timings_run(); }

@@ -85,7 +85,7 @@ Expected<KernelMeasurements> benchmark_kernel(UcudnnHandle_t handle, const ConvL
                           make_convolution_descriptor(key.conv, key.conv.math_type, &conv)}) {
     if (!s.ok()) return s.error().prefixed("layer '" + layer.name + "': ");
   }
-  UcudnnPlanInfo plan;
+  UcudnnPlan plan;
   if (ucudnnGetPlan(handle, static_cast<UcudnnConvolutionOp_t>(op), x.get(), w.get(), conv.get(), y.get(),
                     UCUDNN_WORKSPACE_LIMIT_DEFAULT, &plan) != CUDNN_STATUS_SUCCESS) {
     return Error{"layer '" + layer.name + "' " + short_name(op) + ": " + ucudnnGetLastErrorMessage()};

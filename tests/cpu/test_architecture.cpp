@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "ucudnn/intercepted_calls.h"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -113,23 +115,47 @@ std::vector<std::string> exported_symbols(const std::string& library) {
   return names;
 }
 
+// Public names are C names (no parameter list once demangled): the library's ABI is C's.
 bool is_public(const std::string& name) {
-  static const std::regex public_name(R"(^u?cudnn[A-Z][A-Za-z0-9_]*(\(.*\))?$)");
+  static const std::regex public_name(R"(^ucudnn[A-Z][A-Za-z0-9_]*$)");
   return std::regex_match(name, public_name);
 }
 
-TEST(Architecture, LibucudnnExportsThePublicApiOnly) {
+// Exactly what ucudnn.h declares with C linkage: the library calls, listed here, and the
+// u-prefixed intercepted calls, one per line of the table.
+std::set<std::string> public_api() {
+  std::set<std::string> names = {
+      "ucudnnGetVersion",          "ucudnnGetCudnnHandle",           "ucudnnCreate",
+      "ucudnnDestroy",             "ucudnnSetBatchSizePolicy",       "ucudnnGetBatchSizePolicy",
+      "ucudnnSetCandidates",       "ucudnnGetCandidates",            "ucudnnSetDefaultWorkspaceLimit",
+      "ucudnnGetDefaultWorkspaceLimit", "ucudnnSetGraphReplay",      "ucudnnGetGraphReplay",
+      "ucudnnSetLayerId",          "ucudnnGetLayerId",               "ucudnnSetDatabase",
+      "ucudnnGetDatabase",         "ucudnnSetTotalWorkspaceSize",    "ucudnnGetTotalWorkspaceSize",
+      "ucudnnOptimize",            "ucudnnGetWorkspaceDivisionInfo", "ucudnnGetPlan",
+      "ucudnnGetStatistics",       "ucudnnGetLastErrorMessage",
+  };
+#define UCUDNN_TEST_C_NAME(name, params, args) names.insert("u" #name);
+  UCUDNN_INTERCEPTED_CALLS(UCUDNN_TEST_C_NAME)
+  UCUDNN_INTERCEPTED_CUDNN7_CALLS(UCUDNN_TEST_C_NAME)
+#undef UCUDNN_TEST_C_NAME
+  return names;
+}
+
+TEST(Architecture, LibucudnnExportsExactlyThePublicCApi) {
   const std::vector<std::string> names = exported_symbols(UCUDNN_LIBRARY_PATH);
   ASSERT_GT(names.size(), 30u) << "nm found too few symbols in " << UCUDNN_LIBRARY_PATH;
   std::string internal;
   for (const auto& n : names) {
     if (!is_public(n)) internal += n + "\n";
   }
-  EXPECT_TRUE(internal.empty()) << "internal symbols exported:\n" << internal;
+  EXPECT_TRUE(internal.empty()) << "internal or C++ symbols exported:\n" << internal;
   const std::set<std::string> present(names.begin(), names.end());
-  EXPECT_TRUE(present.count("ucudnnGetStatistics(UcudnnStatistics*)"));
-  EXPECT_TRUE(present.count("cudnnCreate(UcudnnHandle_t*)"));
+  const std::set<std::string> expected = public_api();
+  EXPECT_EQ(expected.size(), 41u);
+  for (const auto& n : expected) EXPECT_TRUE(present.count(n)) << n << " is declared but not exported";
+  for (const auto& n : present) EXPECT_TRUE(expected.count(n)) << n << " is exported but not in the public API";
   EXPECT_FALSE(is_public("ucudnn::optimize_wr(int)")) << "the check must refuse internal names";
+  EXPECT_FALSE(is_public("cudnnCreate(UcudnnHandle_t*)")) << "the C++ overloads are inline, not exported";
 }
 
 TEST(Architecture, PreloadExportsCudnnNamesOnly) {

@@ -80,6 +80,43 @@ TEST(EnvConfig, ParsesPolicyAndLimitStrictly) {
   EXPECT_NE(bad_size.message().find("UCUDNN_DEFAULT_WORKSPACE_LIMIT"), std::string::npos);
 }
 
+TEST(EnvConfig, ForcedWorkspaceLimitTakesItsNewNameAndItsDeprecatedOne) {
+  ucudnn::EnvValues values;
+  values.imposed_workspace_limit = "8MiB";  // UCUDNN_FORCE_WORKSPACE_LIMIT
+  auto forced = ucudnn::parse_env_config(values);
+  ASSERT_TRUE(forced.ok()) << forced.message();
+  EXPECT_EQ(forced->imposed_workspace_limit, size_t{8} << 20);
+  EXPECT_TRUE(forced->deprecations.empty());
+
+  ucudnn::EnvValues old_name;
+  old_name.deprecated_workspace_limit = "16MiB";  // UCUDNN_WORKSPACE_LIMIT
+  auto deprecated = ucudnn::parse_env_config(old_name);
+  ASSERT_TRUE(deprecated.ok()) << deprecated.message();
+  EXPECT_EQ(deprecated->imposed_workspace_limit, size_t{16} << 20) << "the old name still works";
+  ASSERT_EQ(deprecated->deprecations.size(), 1u);
+  EXPECT_NE(deprecated->deprecations[0].find("UCUDNN_WORKSPACE_LIMIT is deprecated"), std::string::npos);
+  EXPECT_NE(deprecated->deprecations[0].find("UCUDNN_FORCE_WORKSPACE_LIMIT"), std::string::npos);
+
+  values.deprecated_workspace_limit = "8388608";  // the same size, spelt otherwise: no conflict
+  auto agreeing = ucudnn::parse_env_config(values);
+  ASSERT_TRUE(agreeing.ok()) << agreeing.message();
+  EXPECT_EQ(agreeing->imposed_workspace_limit, size_t{8} << 20);
+  EXPECT_EQ(agreeing->deprecations.size(), 1u);
+
+  values.deprecated_workspace_limit = "16MiB";
+  auto disagreeing = ucudnn::parse_env_config(values);
+  ASSERT_FALSE(disagreeing.ok());
+  EXPECT_NE(disagreeing.message().find(
+                "UCUDNN_FORCE_WORKSPACE_LIMIT='8MiB' and UCUDNN_WORKSPACE_LIMIT='16MiB' (its deprecated name) disagree"),
+            std::string::npos)
+      << disagreeing.message();
+
+  old_name.deprecated_workspace_limit = "lots";
+  auto bad = ucudnn::parse_env_config(old_name);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.message().rfind("UCUDNN_WORKSPACE_LIMIT: ", 0), 0u) << bad.message();
+}
+
 TEST(EnvConfig, StatisticsSwitchIsZeroOrOne) {
   ucudnn::EnvValues values;
   values.statistics = "1";

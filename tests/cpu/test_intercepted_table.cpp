@@ -1,8 +1,9 @@
 // The table of intercepted calls (ucudnn/intercepted_calls.h) and the front-ends generated from it
-// agree: every line has its UcudnnHandle_t overload (with the table's signature, exported by
-// libucudnn), the shared lines are cuDNN's own signatures and are defined by libucudnn_preload.so,
-// the cuDNN 7 lines are not, and each line's argument list names its parameters in order (the
-// preload passes foreign handles through with that list).
+// agree: every line has its C function u<name> (with the table's signature, exported by
+// libucudnn under its C name) and its inline UcudnnHandle_t overload of cuDNN's name, the shared
+// lines are cuDNN's own signatures and are defined by libucudnn_preload.so, the cuDNN 7 lines are
+// not, and each line's argument list names its parameters in order (the preload passes foreign
+// handles through with that list, the overloads call the C functions with it).
 
 #include <dlfcn.h>
 #include <gtest/gtest.h>
@@ -48,15 +49,17 @@ struct Overload {
   const char* name;
   std::uintptr_t address;
   cudnnStatus_t (*call_with_null_handle)();
+  cudnnStatus_t (*call_c_function_with_null_handle)();
 };
 
-// Taking each overload's address through the table's signature: a line without its overload in
-// libucudnn does not compile or link.
+// Taking each overload's and each C function's address through the table's signature: a line
+// without them does not compile or link.
 #define UCUDNN_TEST_HANDLE_OVERLOAD(name, params) \
   static_cast<cudnnStatus_t (*)(UcudnnHandle_t, UCUDNN_UNPAREN params)>(&name)
-#define UCUDNN_TEST_OVERLOAD(name, params, args)                                             \
-  Overload{#name, reinterpret_cast<std::uintptr_t>(UCUDNN_TEST_HANDLE_OVERLOAD(name, params)), \
-           [] { return call_with_null_handle(UCUDNN_TEST_HANDLE_OVERLOAD(name, params)); }},
+#define UCUDNN_TEST_OVERLOAD(name, params, args)                                                      \
+  Overload{#name, reinterpret_cast<std::uintptr_t>(UCUDNN_TEST_HANDLE_OVERLOAD(name, params)),          \
+           [] { return call_with_null_handle(UCUDNN_TEST_HANDLE_OVERLOAD(name, params)); },            \
+           [] { return call_with_null_handle(UCUDNN_TEST_HANDLE_OVERLOAD(u##name, params)); }},
 const std::vector<Overload> kOverloads = {UCUDNN_INTERCEPTED_CALLS(UCUDNN_TEST_OVERLOAD)
                                               UCUDNN_INTERCEPTED_CUDNN7_CALLS(UCUDNN_TEST_OVERLOAD)};
 #undef UCUDNN_TEST_HANDLE_OVERLOAD
@@ -110,12 +113,27 @@ TEST(InterceptedTable, EachArgumentListNamesItsParametersInOrder) {
   }
 }
 
-TEST(InterceptedTable, EveryCallHasItsUcudnnHandleOverload) {
+TEST(InterceptedTable, EveryCallHasItsUcudnnHandleOverloadAndItsCFunction) {
   for (const Overload& overload : kOverloads) {
     EXPECT_NE(overload.address, 0u) << overload.name;
     // A null handle (and null pointers) is refused, never dereferenced.
     EXPECT_EQ(overload.call_with_null_handle(), CUDNN_STATUS_BAD_PARAM) << overload.name;
+    EXPECT_EQ(overload.call_c_function_with_null_handle(), CUDNN_STATUS_BAD_PARAM) << overload.name;
+    EXPECT_NE(std::string(ucudnnGetLastErrorMessage()).find(std::string("u") + overload.name + ": "),
+              std::string::npos)
+        << "the C function is the one implementation: " << ucudnnGetLastErrorMessage();
   }
+}
+
+TEST(InterceptedTable, LibucudnnExportsEachCFunctionUnderItsCName) {
+  void* library = dlopen(UCUDNN_LIBRARY_PATH, RTLD_LAZY | RTLD_LOCAL);
+  ASSERT_NE(library, nullptr) << dlerror();
+  for (const std::vector<TableLine>* table : {&kSharedCalls, &kCudnn7Calls}) {
+    for (const TableLine& line : *table) {
+      EXPECT_NE(dlsym(library, (std::string("u") + line.name).c_str()), nullptr) << line.name;
+    }
+  }
+  dlclose(library);
 }
 
 TEST(InterceptedTable, ThePreloadDefinesTheSharedCallsAndNoCudnn7Call) {

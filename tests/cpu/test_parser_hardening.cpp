@@ -332,7 +332,8 @@ TEST_F(ParserHardening, BareSmallSizesInTheEnvironmentAreRefusedNamingTheVariabl
     const char* EnvValues::*field;
     const char* name;
   } sizes[] = {{&EnvValues::default_workspace_limit, "UCUDNN_DEFAULT_WORKSPACE_LIMIT"},
-               {&EnvValues::imposed_workspace_limit, "UCUDNN_WORKSPACE_LIMIT"},
+               {&EnvValues::imposed_workspace_limit, "UCUDNN_FORCE_WORKSPACE_LIMIT"},
+               {&EnvValues::deprecated_workspace_limit, "UCUDNN_WORKSPACE_LIMIT"},
                {&EnvValues::total_workspace, "UCUDNN_TOTAL_WORKSPACE_SIZE"}};
   for (const auto& size : sizes) {
     EnvValues values;

@@ -10,6 +10,14 @@ namespace {
 
 using testing::run_probe;
 
+std::size_t occurrences(const std::string& text, const std::string& part) {
+  std::size_t n = 0;
+  for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + part.size())) ++n;
+  return n;
+}
+
+constexpr const char* kCreateFailed = "ucudnn: error: cudnnCreate failed (CUDNN_STATUS_";
+
 TEST(Preload, InterposesTheConvolutionCallsAndPassesTheRestThrough) {
   const testing::ProbeRun plain = run_probe("");
   ASSERT_EQ(plain.exit_status, 0) << plain.output;
@@ -27,15 +35,59 @@ TEST(Preload, InterposesTheConvolutionCallsAndPassesTheRestThrough) {
   EXPECT_EQ(preloaded.values.at("null_handle_forward"), "CUDNN_STATUS_BAD_PARAM");
   if (preloaded.values.at("gpu") == "none") {
     EXPECT_NE(preloaded.values.at("create"), "CUDNN_STATUS_SUCCESS");  // an error status, not a crash
+    EXPECT_EQ(occurrences(preloaded.output, kCreateFailed), 1u) << "the program is told why\n" << preloaded.output;
   }
 }
 
 TEST(Preload, ABadEnvironmentValueFailsHandleCreationWithItsName) {
   const testing::ProbeRun run =
-      run_probe("LD_PRELOAD=" + testing::preload_library_path() + " UCUDNN_WORKSPACE_LIMIT=lots");
+      run_probe("LD_PRELOAD=" + testing::preload_library_path() + " UCUDNN_FORCE_WORKSPACE_LIMIT=lots");
   ASSERT_EQ(run.exit_status, 0) << run.output;
   EXPECT_EQ(run.values.at("create"), "CUDNN_STATUS_BAD_PARAM") << run.output;
-  EXPECT_NE(run.output.find("UCUDNN_WORKSPACE_LIMIT: invalid size 'lots'"), std::string::npos) << run.output;
+  EXPECT_EQ(run.values.at("create_again"), "CUDNN_STATUS_BAD_PARAM") << run.output;
+  EXPECT_EQ(occurrences(run.output,
+                        "ucudnn: error: cudnnCreate failed (CUDNN_STATUS_BAD_PARAM): UCUDNN_FORCE_WORKSPACE_LIMIT: "
+                        "invalid size 'lots'"),
+            1u)
+      << "one line, for the first failure only\n"
+      << run.output;
+}
+
+// A failure that is not a bad value (here a benchmark device that does not exist; without a GPU,
+// no device at all) is said too, once, whatever the log level, unless the log is off; the program
+// gets cuDNN's status either way.
+TEST(Preload, AFailedHandleCreationSaysWhyOnceUnlessTheLogIsOff) {
+  const std::string preload = "LD_PRELOAD=" + testing::preload_library_path() + " UCUDNN_BENCHMARK_DEVICES=99";
+  for (const char* level : {"", " UCUDNN_LOG_LEVEL=error", " UCUDNN_LOG_LEVEL=debug"}) {
+    const testing::ProbeRun run = run_probe(preload + level);
+    ASSERT_EQ(run.exit_status, 0) << run.output;
+    EXPECT_EQ(run.values.at("create").rfind("CUDNN_STATUS_", 0), 0u) << run.output;
+    EXPECT_NE(run.values.at("create"), "CUDNN_STATUS_SUCCESS") << run.output;
+    EXPECT_EQ(run.values.at("create_again"), run.values.at("create")) << run.output;
+    EXPECT_EQ(occurrences(run.output, kCreateFailed), 1u) << level << "\n" << run.output;
+  }
+  const testing::ProbeRun silent = run_probe(preload + " UCUDNN_LOG_LEVEL=off");
+  ASSERT_EQ(silent.exit_status, 0) << silent.output;
+  EXPECT_NE(silent.values.at("create"), "CUDNN_STATUS_SUCCESS") << silent.output;
+  EXPECT_EQ(silent.output.find("ucudnn: "), std::string::npos) << silent.output;
+}
+
+TEST(Preload, TheDeprecatedLimitNameWorksWithOneWarningNamingTheNewOne) {
+  const std::string preload = "LD_PRELOAD=" + testing::preload_library_path();
+  const testing::ProbeRun run = run_probe(preload + " UCUDNN_WORKSPACE_LIMIT=16MiB");
+  ASSERT_EQ(run.exit_status, 0) << run.output;
+  EXPECT_EQ(occurrences(run.output, "ucudnn: warning: UCUDNN_WORKSPACE_LIMIT is deprecated and will be removed: set "
+                                    "UCUDNN_FORCE_WORKSPACE_LIMIT instead"),
+            1u)
+      << run.output;
+  EXPECT_EQ(run.output.find("invalid"), std::string::npos) << run.output;
+
+  const testing::ProbeRun both =
+      run_probe(preload + " UCUDNN_WORKSPACE_LIMIT=16MiB UCUDNN_FORCE_WORKSPACE_LIMIT=8MiB");
+  ASSERT_EQ(both.exit_status, 0) << both.output;
+  EXPECT_EQ(both.values.at("create"), "CUDNN_STATUS_BAD_PARAM") << both.output;
+  EXPECT_NE(both.output.find("(its deprecated name) disagree: unset UCUDNN_WORKSPACE_LIMIT"), std::string::npos)
+      << both.output;
 }
 
 }  // namespace

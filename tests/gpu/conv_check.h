@@ -10,7 +10,7 @@ struct OpCheck {
   bool reference_ran = false;   ///< plain cuDNN could run the problem
   bool same_algorithm = false;  ///< the reference ran the plan's (only) algorithm, undivided
   double error = 0;            ///< relative_error(ucudnn, plain)
-  UcudnnPlanInfo plan;
+  UcudnnPlan plan;
   size_t reported_workspace = 0;  ///< what cudnnGetConvolution*WorkspaceSize answered
   int first_algo = -1;            ///< algo of the get call's first successful answer (-1: none)
   size_t least_memory = SIZE_MAX;  ///< the least workspace of the get call's successful answers

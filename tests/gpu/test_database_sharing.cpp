@@ -63,7 +63,7 @@ TEST(DatabaseChild, PlanAndReport) {
     ConvProblem p(s);
     ASSERT_TRUE(p.ok);
     for (int op = 0; op < 3; ++op) {
-      UcudnnPlanInfo plan;
+      UcudnnPlan plan;
       ASSERT_EQ(ucudnnGetPlan(handle, static_cast<UcudnnConvolutionOp_t>(op), p.x, p.w, p.conv, p.y,
                               UCUDNN_WORKSPACE_LIMIT_DEFAULT, &plan),
                 CUDNN_STATUS_SUCCESS);

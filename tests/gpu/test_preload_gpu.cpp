@@ -35,7 +35,7 @@ TEST_F(PreloadGpu, UnmodifiedProgramGetsSplitConvolutionsWithTheSameResult) {
 
   // Legacy candidates: a graph engine may need no split within the limit (checked below).
   const testing::ProbeRun preloaded = run_probe("LD_PRELOAD=" + testing::preload_library_path() +
-                                                " UCUDNN_WORKSPACE_LIMIT=16MiB UCUDNN_STATS=1 UCUDNN_CANDIDATES=legacy");
+                                                " UCUDNN_FORCE_WORKSPACE_LIMIT=16MiB UCUDNN_STATS=1 UCUDNN_CANDIDATES=legacy");
   ASSERT_EQ(preloaded.exit_status, 0) << preloaded.output;
   ASSERT_EQ(preloaded.values.at("forward"), "CUDNN_STATUS_SUCCESS") << preloaded.output;
   // The plan is offered first, and its workspace is within the imposed limit.
@@ -58,7 +58,7 @@ TEST_F(PreloadGpu, UnmodifiedProgramRunsGraphEnginesWithTheSameResult) {
   const testing::ProbeRun plain = run_probe("");
   ASSERT_EQ(plain.exit_status, 0) << plain.output;
   const testing::ProbeRun engines = run_probe("LD_PRELOAD=" + testing::preload_library_path() +
-                                              " UCUDNN_WORKSPACE_LIMIT=16MiB UCUDNN_STATS=1 UCUDNN_CANDIDATES=engines");
+                                              " UCUDNN_FORCE_WORKSPACE_LIMIT=16MiB UCUDNN_STATS=1 UCUDNN_CANDIDATES=engines");
   ASSERT_EQ(engines.exit_status, 0) << engines.output;
   ASSERT_EQ(engines.values.at("forward"), "CUDNN_STATUS_SUCCESS") << engines.output;
   EXPECT_EQ(engines.values.at("first_algo"), engines.values.at("algo_count")) << engines.output;

@@ -117,7 +117,7 @@ TEST_F(SplitPlans, UndividedPolicyNeverSplits) {
   ASSERT_EQ(ucudnnSetBatchSizePolicy(handle_, UCUDNN_BATCH_SIZE_POLICY_UNDIVIDED), CUDNN_STATUS_SUCCESS);
   ConvProblem p(alexnet_conv3());
   ASSERT_TRUE(p.ok);
-  UcudnnPlanInfo plan;
+  UcudnnPlan plan;
   CUDNN_OK(ucudnnGetPlan(handle_, UCUDNN_OP_FORWARD, p.x, p.w, p.conv, p.y, kLimit, &plan));
   ASSERT_EQ(plan.runs.size(), 1u);
   EXPECT_EQ(plan.runs[0].size, 64);
@@ -203,7 +203,7 @@ TEST_F(SplitPlans, ConvolutionNeverQueriedIsPlannedOnFirstUse) {
   CUDNN_OK(cudnnConvolutionForward(handle_, &alpha, p.x, x.get(), p.w, w.get(), p.conv,
                                    CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, ws.get(), kLimit, &beta, p.y, y.get()));
   CUDA_OK(cudaDeviceSynchronize());
-  UcudnnPlanInfo plan;
+  UcudnnPlan plan;
   CUDNN_OK(ucudnnGetPlan(handle_, UCUDNN_OP_FORWARD, p.x, p.w, p.conv, p.y, kLimit, &plan));
   ASSERT_FALSE(plan.runs.empty());
   plain_forward(plain_, p, plan.runs[0].algo, x, w, alpha, beta, &y_ref);
@@ -264,7 +264,7 @@ TEST_F(SplitPlans, RunsOnTheHandleStreamWithoutHostSynchronisation) {
   cudnnConvolutionFwdAlgoPerf_t r[4];
   int returned = 0;
   CUDNN_OK(cudnnGetConvolutionForwardAlgorithm_v7(handle_, p.x, p.w, p.conv, p.y, 4, &returned, r));  // plans now
-  UcudnnPlanInfo plan;
+  UcudnnPlan plan;
   CUDNN_OK(ucudnnGetPlan(handle_, UCUDNN_OP_FORWARD, p.x, p.w, p.conv, p.y, UCUDNN_WORKSPACE_LIMIT_DEFAULT, &plan));
   ASSERT_GT(plan.microBatchCount(), 1);
 
@@ -314,12 +314,12 @@ TEST_F(SplitPlans, HostBoundSplitIsReplayedAndExact) {
   int returned = 0;
   CUDNN_OK(cudnnGetConvolutionForwardAlgorithm_v7(handle_, p.x, p.w, p.conv, p.y, 4, &returned, r));
   ASSERT_EQ(r[0].algo, UCUDNN_CONVOLUTION_FWD_ALGO_MICRO_BATCHED);
-  UcudnnPlanInfo plan;
+  UcudnnPlan plan;
   CUDNN_OK(ucudnnGetPlan(handle_, UCUDNN_OP_FORWARD, p.x, p.w, p.conv, p.y, UCUDNN_WORKSPACE_LIMIT_DEFAULT, &plan));
   int replayed_calls = plan.microBatchCount();
   if (!plan.replayedRuns.empty()) {
     replayed_calls = 0;
-    for (const UcudnnMicroBatchRun& run : plan.replayedRuns) {
+    for (const UcudnnPlanRun& run : plan.replayedRuns) {
       replayed_calls += run.count;
       EXPECT_LE(run.workspaceBytes, plan.workspaceBytes) << "the plan asks for the replay plan's workspace too";
     }
@@ -400,7 +400,7 @@ TEST_F(SplitPlans, CapturesIntoACudaGraph) {
   CUDA_OK(cudaGraphLaunch(exec, stream));
   CUDA_OK(cudaStreamSynchronize(stream));
 
-  UcudnnPlanInfo plan;
+  UcudnnPlan plan;
   CUDNN_OK(ucudnnGetPlan(handle_, UCUDNN_OP_FORWARD, planned.x, planned.w, planned.conv, planned.y,
                          UCUDNN_WORKSPACE_LIMIT_DEFAULT, &plan));
   EXPECT_GT(plan.microBatchCount(), 1);

@@ -41,7 +41,7 @@ class WorkspaceDivisionGpu : public GpuTest {
 // Runs one op through ucudnn with no framework workspace, and plain cuDNN with the plan's
 // algorithm; returns the relative error.
 double run_and_compare(UcudnnHandle_t handle, cudnnHandle_t plain, const ConvProblem& p, UcudnnConvolutionOp_t op,
-                       std::mt19937& rng, UcudnnPlanInfo* plan) {
+                       std::mt19937& rng, UcudnnPlan* plan) {
   DeviceArray x(extent(p.x_dims, p.x_strides), CUDNN_DATA_FLOAT), y(extent(p.y_dims, p.y_strides), CUDNN_DATA_FLOAT),
       w(product(p.w_dims), CUDNN_DATA_FLOAT);
   x.fill_random(rng);
@@ -152,7 +152,7 @@ TEST_F(WorkspaceDivisionGpu, SmallNetworkStaysExactWithinTheBudget) {
   int split = 0;
   for (const auto& p : layers) {
     for (int op = 0; op < 3; ++op) {
-      UcudnnPlanInfo plan;
+      UcudnnPlan plan;
       const double error = run_and_compare(handle, plain, *p, static_cast<UcudnnConvolutionOp_t>(op), rng, &plan);
       EXPECT_LE(error, tolerance(p->spec, true)) << p->spec.describe() << " op " << op;
       split += plan.microBatchCount() > 1;
@@ -168,7 +168,7 @@ TEST_F(WorkspaceDivisionGpu, SmallNetworkStaysExactWithinTheBudget) {
   late.n = 32;
   ConvProblem p(late);
   ASSERT_TRUE(p.ok);
-  UcudnnPlanInfo plan;
+  UcudnnPlan plan;
   EXPECT_LE(run_and_compare(handle, plain, p, UCUDNN_OP_FORWARD, rng, &plan), tolerance(late, true));
   CUDNN_OK(ucudnnGetWorkspaceDivisionInfo(handle, &info));
   EXPECT_EQ(info.optimizations, 2);

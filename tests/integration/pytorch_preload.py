@@ -5,7 +5,7 @@
 
 Each variant (FP32 with TF32 off, and FP16 autocast; torch.backends.cudnn.benchmark False and
 True) runs twice in fresh processes on the same fresh random data: once plain, once with
-LD_PRELOAD and a 8 MiB per-kernel workspace limit (UCUDNN_WORKSPACE_LIMIT), both on PyTorch's
+LD_PRELOAD and a 8 MiB per-kernel workspace limit (UCUDNN_FORCE_WORKSPACE_LIMIT), both on PyTorch's
 legacy cuDNN path (TORCH_CUDNN_V8_API_DISABLED=1). The workload: a ResNet-18 training step (loss,
 logits, every parameter's gradient), Conv2d and ConvTranspose2d with gradients for input and
 weight. The plain run also computes everything in FP64 (no autocast) as the reference. Each
@@ -135,7 +135,7 @@ def run_variant(args, precision, benchmark, deterministic, seed, workdir):
     for mode in ("plain", "preloaded"):
         env = dict(os.environ, TORCH_CUDNN_V8_API_DISABLED="1")
         if mode == "preloaded":
-            env.update(LD_PRELOAD=args.preload, UCUDNN_WORKSPACE_LIMIT=args.workspace_limit, UCUDNN_STATS="1",
+            env.update(LD_PRELOAD=args.preload, UCUDNN_FORCE_WORKSPACE_LIMIT=args.workspace_limit, UCUDNN_STATS="1",
                        UCUDNN_LOG_LEVEL="info",
                        UCUDNN_DATABASE=os.path.join(workdir, "ucudnn.db"),
                        LD_LIBRARY_PATH=bundled_cudnn_path(env.get("LD_LIBRARY_PATH")))
@@ -200,7 +200,7 @@ def main():
     # Fresh data every run; the seed is printed so that --seed repeats it.
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
     print(f"torch {torch.__version__}, cuDNN {torch.backends.cudnn.version()}, {torch.cuda.get_device_name()}, "
-          f"seed {seed}, preloaded runs with UCUDNN_WORKSPACE_LIMIT={args.workspace_limit}")
+          f"seed {seed}, preloaded runs with UCUDNN_FORCE_WORKSPACE_LIMIT={args.workspace_limit}")
     failed = 0
     with tempfile.TemporaryDirectory() as workdir:
         # The first variant keeps to deterministic algorithms, as far as PyTorch allows.
