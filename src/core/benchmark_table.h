@@ -14,7 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/candidates.h"
+#include "core/candidate_kinds.h"
 #include "core/conv_key.h"
 #include "core/measurement.h"
 
@@ -49,7 +49,7 @@ class BenchmarkTable {
 
  private:
   struct Kinds {
-    std::optional<Entry> by_kind[2];  ///< index: CandidateKind
+    std::optional<Entry> by_kind[kCandidateKindCount];  ///< index: CandidateKind
   };
   mutable std::mutex mutex_;
   std::unordered_map<ConvKey, Kinds, ConvKeyHash> entries_;

@@ -32,33 +32,6 @@ bool read_signed(const std::string& text, std::size_t* pos, std::int64_t* out) {
 
 }  // namespace
 
-std::vector<CandidateKind> kinds_of(CandidateSet set) {
-  std::vector<CandidateKind> kinds;
-  if (includes(set, CandidateKind::kLegacy)) kinds.push_back(CandidateKind::kLegacy);
-  if (includes(set, CandidateKind::kEngine)) kinds.push_back(CandidateKind::kEngine);
-  return kinds;
-}
-
-Expected<CandidateSet> parse_candidate_set(const std::string& text) {
-  std::string key;
-  for (unsigned char c : text) key.push_back(static_cast<char>(std::tolower(c)));
-  if (key == "legacy") return CandidateSet::kLegacy;
-  if (key == "engines") return CandidateSet::kEngines;
-  if (key == "both") return CandidateSet::kBoth;
-  return Error{"unknown candidate set '" + text + "' (expected legacy, engines or both)"};
-}
-
-const char* to_string(CandidateSet set) {
-  switch (set) {
-    case CandidateSet::kLegacy: return "legacy";
-    case CandidateSet::kEngines: return "engines";
-    case CandidateSet::kBoth: return "both";
-  }
-  return "unknown";
-}
-
-const char* to_string(CandidateKind kind) { return kind == CandidateKind::kLegacy ? "legacy" : "engine"; }
-
 std::string format_engine_config(EngineConfigId config) {
   std::sort(config.knobs.begin(), config.knobs.end());
   std::string text = "eng" + std::to_string(config.engine);

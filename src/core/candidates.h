@@ -1,6 +1,6 @@
 #pragma once
-// Which candidates ucudnn benchmarks and plans with: cuDNN's legacy algorithms, the engine
-// configurations of its graph API, or both (UCUDNN_CANDIDATES, ucudnnSetCandidates).
+// The engine configurations of cuDNN's graph API, one kind of candidate (the kinds themselves,
+// and which a handle plans with, are core/candidate_kinds.h).
 //
 // An engine configuration is persisted by its id, "eng<global index>" followed by its knob
 // choices in ascending knob type, ":k<type>=<value>,k<type>=<value>" (e.g. "eng12:k3=1,k17=0").
@@ -11,30 +11,11 @@
 #include <utility>
 #include <vector>
 
+#include "core/candidate_kinds.h"
 #include "core/conv_key.h"
 #include "core/expected.h"
-#include "core/measurement.h"
 
 namespace ucudnn {
-
-/// The kind of one candidate; persisted by value (the database's coverage rows).
-enum class CandidateKind : int { kLegacy = 0, kEngine = 1 };
-
-/// The kinds a handle plans with.
-enum class CandidateSet : int { kLegacy = 1, kEngines = 2, kBoth = 3 };
-
-inline CandidateKind kind_of(const Measurement& m) { return m.is_engine() ? CandidateKind::kEngine : CandidateKind::kLegacy; }
-inline bool includes(CandidateSet set, CandidateKind kind) {
-  return (static_cast<int>(set) & (kind == CandidateKind::kLegacy ? 1 : 2)) != 0;
-}
-/// The kinds of a set, legacy first.
-std::vector<CandidateKind> kinds_of(CandidateSet set);
-
-/// Parses "legacy", "engines" or "both" (case-insensitive).
-Expected<CandidateSet> parse_candidate_set(const std::string& text);
-/// The canonical spelling: "legacy", "engines", "both".
-const char* to_string(CandidateSet set);
-const char* to_string(CandidateKind kind);
 
 /// An engine configuration: cuDNN's global engine index and its knob choices (type, value),
 /// ascending by type.

@@ -120,12 +120,12 @@ Expected<Row> parse_row(const std::vector<std::string>& fields) {
   double time_ms = 0, host_ms = 0;
   const bool has_host = fields.size() > 8;
   const long long max_workspace = std::numeric_limits<long long>::max();
-  // An engine row's algo is -1; a legacy row's an algorithm of its op.
-  const bool algo_ok = engine.empty() ? parse_integer(fields[3], 0, algo_count(*op) - 1, &algo)
-                                      : parse_integer(fields[3], -1, -1, &algo);
-  const std::string algo_expected = engine.empty() ? std::string("an algorithm of ") + short_name(*op) + " from 0 to " +
-                                                         std::to_string(algo_count(*op) - 1) + ", or -1 with an engine"
-                                                   : "-1 in an engine row";
+  // The row's kind (told by its engine column) says what its algo column may be.
+  const CandidateKindInfo& kind = kind_info(kind_of_candidate(engine));
+  const bool algo_ok = parse_integer(fields[3], std::numeric_limits<long long>::min(),
+                                     std::numeric_limits<long long>::max(), &algo) &&
+                       kind.algo_allowed(*op, algo);
+  const std::string algo_expected = kind.expected_algo(*op);
   const struct {
     int column;
     bool ok;

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "core/candidate_kinds.h"
 #include "core/measurement.h"
 
 namespace ucudnn {
@@ -33,6 +34,8 @@ struct MicroBatchRun {
   std::string engine;  ///< empty: the legacy algorithm; else the engine configuration id
   double host_ms = 0.0;  ///< the host's time to issue one call (0: not measured)
 
+  CandidateKind kind() const { return kind_of_candidate(engine); }
+  /// Prefer kind(); kept for the tools and tests that still ask (to go in the renaming pass).
   bool is_engine() const { return !engine.empty(); }
 };
 

@@ -7,7 +7,6 @@
 #include "core/env_config.h"
 #include "core/logging.h"
 #include "core/statistics.h"
-#include "runtime/gpu_measurement_source.h"
 
 namespace ucudnn {
 namespace {
@@ -47,6 +46,14 @@ void drop_engine_rows(const std::vector<OversizedEngineRun>& oversized, std::vec
   rows->erase(std::remove_if(rows->begin(), rows->end(), listed), rows->end());
 }
 
+// Whether the set holds a kind that is not an addition to the others.
+bool has_a_main_kind(CandidateSet set) {
+  for (CandidateKind kind : kinds_of(set)) {
+    if (!kind_info(kind).supplementary) return true;
+  }
+  return false;
+}
+
 // Whether two plans make the same calls.
 bool same_calls(const WrPlan& a, const WrPlan& b) {
   if (a.runs.size() != b.runs.size()) return false;
@@ -66,7 +73,7 @@ std::string describe_runs(const WrPlan& plan) {
   std::string runs;
   for (const MicroBatchRun& run : plan.runs) {
     runs += (runs.empty() ? "" : " + ") + std::to_string(run.count) + " x " + std::to_string(run.size) + " " +
-            (run.is_engine() ? run.engine : "algo " + std::to_string(run.algo));
+            describe_candidate(run.algo, run.engine);
   }
   return runs;
 }
@@ -108,12 +115,6 @@ Status build_priced(const ConvKey& key, const std::vector<int>& sizes, std::size
 }
 
 }  // namespace
-
-Engine& Engine::instance() {
-  // Never destroyed: handles may outlive static destruction.
-  static Engine* engine = new Engine(std::make_shared<GpuMeasurementSource>());
-  return *engine;
-}
 
 Engine::Engine(std::shared_ptr<MeasurementSource> source) : source_(std::move(source)) {}
 
@@ -278,12 +279,14 @@ Status Engine::gather_rows(cudnnHandle_t handle, const ConvKey& key, const std::
   for (CandidateKind kind : kinds_of(candidates)) {
     const Status gathered = gather_kind(handle, key, sizes, workspace_limit, kind, database);
     if (gathered.ok()) continue;
-    // Engines are an addition: where the graph API fails, the legacy rows still make a plan.
-    if (kind == CandidateKind::kEngine && includes(candidates, CandidateKind::kLegacy)) {
-      warn_once("engines|" + gathered.message(), "graph-API engines not measured: " + gathered.message());
+    // A kind that is an addition (engines): where it fails, the set's other kinds still make a plan.
+    const CandidateKindInfo& info = kind_info(kind);
+    if (info.supplementary && has_a_main_kind(candidates)) {
+      warn_once(std::string(info.set_name) + "|" + gathered.message(),
+                std::string(info.described) + " not measured: " + gathered.message());
       continue;
     }
-    return gathered;  // legacy first: invalid arguments fail here, with cuDNN's own status
+    return gathered;  // main kinds first: invalid arguments fail here, with cuDNN's own status
   }
   return Status::success();
 }

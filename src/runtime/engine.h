@@ -36,7 +36,7 @@ std::vector<int> plannable_sizes(const ConvKey& key, BatchSizePolicy policy);
 class Engine {
  public:
   /// The process's engine: measures on the GPU; its database is UCUDNN_DATABASE (read on first
-  /// use) until set_database.
+  /// use) until set_database. Built in runtime/process_wiring.cpp.
   static Engine& instance();
 
   /// An engine over `source`, its database from UCUDNN_DATABASE on first use.

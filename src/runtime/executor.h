@@ -1,46 +1,33 @@
 #pragma once
-// ExecutablePlan: a WR plan made ready to run. Its micro-batch descriptors, and the execution
-// plans of its engine runs, are made once, when the plan is built, and reused by every call; a
-// call that recurs is replayed as a CUDA graph (runtime/graph_replay.h).
+// ExecutablePlan: a WR plan made ready to run. What its runs need to run (the descriptors of
+// legacy runs, the execution plans of engine runs) is made once, when the plan is built, by each
+// kind's runner (runtime/candidate_runtime.h), and reused by every call; a call that recurs is
+// replayed as a CUDA graph (runtime/graph_replay.h).
 //
 // A plan may carry a second plan for replay: the same kernel planned with calls priced at their
 // GPU time alone (CallPricing::kReplayed). Issued one by one, a split's extra calls cost host time
 // that a host-bound program never wins back; in a graph they cost none, so a split the host-priced
 // plan refused can pay there. Both compute the same convolution; the graph runs whichever of the
 // two the call's workspace holds.
-//
-// Engine plans hold their scaling factors (the graph API has no per-call alpha and beta): those
-// for alpha = 1, beta = 0 and, for backward filter's accumulating micro-batches, beta = 1 are
-// built with the plan; any other pair is built on its first call and kept.
 
 #include <cudnn.h>
 
+#include <array>
 #include <cstddef>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
-#include <string>
 #include <vector>
 
 #include "core/batch_policy.h"
+#include "core/candidate_kinds.h"
 #include "core/conv_key.h"
 #include "optimize/wr_optimizer.h"
-#include "runtime/backend_graph.h"
+#include "runtime/candidate_runtime.h"
 #include "runtime/cuda_status.h"
 #include "runtime/cudnn_shim.h"
-#include "runtime/descriptors.h"
 #include "runtime/graph_replay.h"
 
 namespace ucudnn {
-
-/// A run whose engine plans need more workspace than the plan's limit allows: rows measured before
-/// the database recorded what backward filter's accumulating plans need.
-struct OversizedEngineRun {
-  int size = 0;
-  std::string engine;
-  std::size_t needed_bytes = 0;
-};
 
 class ExecutablePlan {
  public:
@@ -87,27 +74,13 @@ class ExecutablePlan {
   Status enqueue(cudnnHandle_t handle, const void* alpha, const void* beta, const ConvBuffers& buffers,
                  void* workspace, std::size_t workspace_bytes) const;
 
-  /// The engine plans of every run (null for legacy runs) for one pair of scaling factors.
-  struct ScaledEnginePlans {
-    double alpha = 1.0, beta = 0.0;
-    std::vector<std::unique_ptr<EnginePlan>> by_run;
-    std::size_t workspace_bytes = 0;  ///< the most any of them needs (checked per call)
-  };
-  /// The engine plans for (alpha, beta), built now if they were not.
-  Status engine_plans(double alpha, double beta, const ScaledEnginePlans** out) const;
-  Status build_engine_plans(double alpha, double beta, std::unique_ptr<ScaledEnginePlans>* out) const;
-
   ConvKey key_;
   std::size_t workspace_limit_ = 0;
   BatchSizePolicy policy_ = BatchSizePolicy::kPowerOfTwo;
   WrPlan wr_;
-  bool has_engine_runs_ = false;
   std::optional<double> undivided_time_ms_;
-  FilterDescriptor filter_;
-  std::map<int, TensorDescriptor> x_by_size_, y_by_size_;
-  std::map<int, ConvolutionDescriptor> conv_by_math_;
-  mutable std::mutex engine_mutex_;
-  mutable std::vector<std::unique_ptr<ScaledEnginePlans>> engine_plans_;  ///< never shrinks
+  /// The runner of each kind the plan has runs of (null for the others), by CandidateKind.
+  std::array<std::unique_ptr<KindRunner>, kCandidateKindCount> runners_;
   std::unique_ptr<ExecutablePlan> replayed_;  ///< null: recurring calls replay this plan
   mutable GraphReplay replay_;  ///< after replayed_: its graphs go before the plans they captured
 };

@@ -24,12 +24,6 @@ SegmentLayout lay_out_segments(const std::vector<std::size_t>& bytes, std::size_
 
 bool WdKey::operator<(const WdKey& o) const { return std::tie(layer_id, key) < std::tie(o.layer_id, o.key); }
 
-WorkspaceDivision& WorkspaceDivision::instance() {
-  // Never destroyed: buffers may be in use at exit.
-  static WorkspaceDivision* division = new WorkspaceDivision(Engine::instance());
-  return *division;
-}
-
 WorkspaceDivision::WorkspaceDivision(Engine& engine) : engine_(engine) {}
 
 Status WorkspaceDivision::front_of(cudnnHandle_t handle, const ConvKey& key, BatchSizePolicy policy,

@@ -73,7 +73,7 @@ struct WdSegment {
 
 class WorkspaceDivision {
  public:
-  /// The process's division, over Engine::instance().
+  /// The process's division, over Engine::instance() (built in runtime/process_wiring.cpp).
   static WorkspaceDivision& instance();
   explicit WorkspaceDivision(Engine& engine);
   WorkspaceDivision(const WorkspaceDivision&) = delete;

@@ -18,11 +18,14 @@ AlgoPerf plan_as_perf(const ExecutablePlan& plan) {
   return p;
 }
 
-// The real legacy algorithms measured at the full batch within the limit, fastest first (engines
-// have no legacy algorithm number to offer).
+// The real algorithms measured at the full batch within the limit, fastest first: rows of the
+// kinds whose candidates are cuDNN algorithm numbers (engines have none to offer).
 std::vector<AlgoPerf> measured_singles(const ConvKey& key, std::size_t limit) {
   std::vector<AlgoPerf> singles;
-  if (auto entry = Engine::instance().table().entry(key, CandidateKind::kLegacy)) {
+  for (const CandidateKindInfo& info : candidate_kinds()) {
+    if (!info.numbered) continue;
+    auto entry = Engine::instance().table().entry(key, info.kind);
+    if (!entry) continue;
     for (const Measurement& m : entry->rows) {
       if (m.workspace_bytes > limit) continue;
       AlgoPerf p;

@@ -1,9 +1,10 @@
-// The architecture as ARCHITECTURE.md draws it, checked: folders include one way only, the
-// CPU-only folders see neither CUDA nor cuDNN, and the shared libraries export their public
-// names only.
+// The architecture as ARCHITECTURE.md draws it, checked: folders include one way only (src/,
+// the tools' commands and bench/), the CPU-only folders see neither CUDA nor cuDNN, one file
+// wires the process's objects, and the shared libraries export their public names only.
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -19,21 +20,58 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// What each folder of src/ may include besides itself.
-const std::map<std::string, std::set<std::string>>& allowed_includes() {
-  static const std::map<std::string, std::set<std::string>> allowed = {
-      {"core", {}},
-      {"optimize", {"core"}},
-      {"store", {"core"}},
-      {"runtime", {"core", "optimize", "store", "ucudnn"}},
-      {"api", {"core", "optimize", "store", "runtime", "ucudnn"}},
-      {"preload", {"core", "optimize", "store", "runtime", "api", "ucudnn"}},
-      {"tools", {"core", "optimize", "store", "runtime", "api", "ucudnn"}},
+// What the files of one folder may include besides their own folder: whole folders (a quoted
+// include's first path component; "ucudnn" is the public header), single files of other folders,
+// and whether CUDA and cuDNN headers.
+struct IncludeRule {
+  std::set<std::string> folders;
+  std::set<std::string> files;
+  bool cuda = false;
+};
+
+// By folder, relative to the repository root.
+const std::map<std::string, IncludeRule>& folder_rules() {
+  static const std::map<std::string, IncludeRule> rules = {
+      {"src/core", {{}, {}, false}},
+      {"src/optimize", {{"core"}, {}, false}},
+      {"src/store", {{"core"}, {}, false}},
+      {"src/runtime", {{"core", "optimize", "store", "ucudnn"}, {}, true}},
+      {"src/api", {{"core", "optimize", "store", "runtime", "ucudnn"}, {}, true}},
+      {"src/preload", {{"core", "optimize", "store", "runtime", "api", "ucudnn"}, {}, true}},
+      // The plan and db commands, and all the tools but bench: what the build without CUDA
+      // compiles against core, optimize and store only.
+      {"src/tools", {{"core", "optimize", "store"}, {}, false}},
+      // The benchmarks measure ucudnn through its public header. Besides it: core's vocabulary
+      // (units, layers), the networks the ucudnn command knows, and two GPU helpers shared with the
+      // library: the stream gate that times queued calls and the raw legacy cuDNN calls (for the
+      // plain-cuDNN comparison).
+      {"bench",
+       {{"ucudnn", "core"}, {"tools/networks.h", "runtime/stream_gate.h", "runtime/cudnn_shim.h"}, true}},
   };
-  return allowed;
+  return rules;
 }
 
-const std::set<std::string> kCpuOnly = {"core", "optimize", "store"};
+// Files whose rule differs from their folder's, relative to the repository root.
+const std::map<std::string, IncludeRule>& file_rules() {
+  static const std::map<std::string, IncludeRule> rules = {
+      // `ucudnn bench` runs the library: api and below.
+      {"src/tools/bench_command.cpp", {{"core", "optimize", "store", "runtime", "api", "ucudnn"}, {}, true}},
+  };
+  return rules;
+}
+
+// Headers that build the process's objects, and the only files that may include them: the
+// concrete planners and measurement source are wired in runtime/process_wiring.cpp, and the rest
+// of the library knows their interfaces.
+const std::map<std::string, std::set<std::string>>& wired_headers() {
+  static const std::map<std::string, std::set<std::string>> wired = {
+      {"runtime/gpu_measurement_source.h", {"src/runtime/gpu_measurement_source.cpp", "src/runtime/process_wiring.cpp"}},
+      {"runtime/wr_planner.h",
+       {"src/runtime/wr_planner.cpp", "src/runtime/wd_planner.h", "src/runtime/process_wiring.cpp"}},
+      {"runtime/wd_planner.h", {"src/runtime/wd_planner.cpp", "src/runtime/process_wiring.cpp"}},
+  };
+  return wired;
+}
 
 struct Include {
   std::string file;
@@ -54,21 +92,39 @@ std::vector<Include> includes_of(const fs::path& path) {
   return found;
 }
 
-// Every include of a project header or a CUDA/cuDNN header that breaks the folder order.
-std::vector<std::string> violations(const fs::path& src) {
+bool is_source(const fs::path& path) { return path.extension() == ".cpp" || path.extension() == ".h"; }
+
+// Every include under `root` (a repository) of a project header or a CUDA/cuDNN header that breaks
+// the rules above.
+std::vector<std::string> violations(const fs::path& root) {
   std::vector<std::string> problems;
-  for (const auto& [folder, allowed] : allowed_includes()) {
-    for (const auto& entry : fs::directory_iterator(src / folder)) {
+  for (const auto& [folder_path, folder_rule] : folder_rules()) {
+    if (!fs::is_directory(root / folder_path)) continue;
+    const std::string folder = fs::path(folder_path).filename().string();
+    for (const auto& entry : fs::directory_iterator(root / folder_path)) {
+      if (!entry.is_regular_file() || !is_source(entry.path())) continue;
+      const std::string relative = folder_path + "/" + entry.path().filename().string();
+      const auto own = file_rules().find(relative);
+      const IncludeRule& rule = own != file_rules().end() ? own->second : folder_rule;
       for (const Include& inc : includes_of(entry.path())) {
-        const std::string where = inc.file + ":" + std::to_string(inc.line) + " includes " + inc.target;
+        const std::string where = relative + ":" + std::to_string(inc.line) + " includes " + inc.target;
         const bool cuda = inc.target.rfind("cuda", 0) == 0 || inc.target.rfind("cudnn", 0) == 0;
         if (!inc.quoted) {
-          if (cuda && kCpuOnly.count(folder)) problems.push_back(where + " (" + folder + " is CPU-only)");
+          if (cuda && !rule.cuda) problems.push_back(where + " (" + relative + " may not see CUDA or cuDNN)");
           continue;
         }
-        const std::string target_folder = inc.target.substr(0, inc.target.find('/'));
-        if (target_folder == folder || inc.target.find('/') == std::string::npos) continue;
-        if (!allowed.count(target_folder)) problems.push_back(where + " (against the folder order)");
+        const auto slash = inc.target.find('/');
+        if (slash == std::string::npos) continue;  // a header beside the file
+        const std::string target_folder = inc.target.substr(0, slash);
+        if (target_folder == folder || rule.folders.count(target_folder) || rule.files.count(inc.target)) continue;
+        problems.push_back(where + " (against the folder order)");
+      }
+      for (const Include& inc : includes_of(entry.path())) {
+        const auto wired = wired_headers().find(inc.target);
+        if (inc.quoted && wired != wired_headers().end() && !wired->second.count(relative)) {
+          problems.push_back(relative + ":" + std::to_string(inc.line) + " includes " + inc.target +
+                             " (only runtime/process_wiring.cpp builds the process's objects)");
+        }
       }
     }
   }
@@ -76,24 +132,48 @@ std::vector<std::string> violations(const fs::path& src) {
 }
 
 TEST(Architecture, FoldersIncludeOneWayAndCpuFoldersSeeNoCuda) {
-  const std::vector<std::string> problems = violations(fs::path(UCUDNN_SOURCE_DIR) / "src");
+  const std::vector<std::string> problems = violations(fs::path(UCUDNN_SOURCE_DIR));
   std::string all;
   for (const auto& p : problems) all += p + "\n";
   EXPECT_TRUE(problems.empty()) << all;
 }
 
 TEST(Architecture, TheCheckSeesAnIncludeAgainstTheOrder) {
-  // The check itself, on a scratch tree: core including runtime, store including cuDNN.
+  // The check itself, on a scratch tree: one file breaking each rule, and files keeping them.
   const fs::path root = fs::temp_directory_path() / ("ucudnn-arch-" + std::to_string(::getpid()));
-  for (const auto& [folder, allowed] : allowed_includes()) fs::create_directories(root / folder);
-  std::ofstream(root / "core" / "bad.h") << "#include \"runtime/engine.h\"\n";
-  std::ofstream(root / "store" / "bad.cpp") << "#include <cudnn.h>\n";
-  std::ofstream(root / "api" / "good.cpp") << "#include \"runtime/engine.h\"\n#include <cudnn.h>\n";
-  const std::vector<std::string> problems = violations(root);
+  for (const auto& [folder, rule] : folder_rules()) fs::create_directories(root / folder);
+  const std::map<std::string, std::string> files = {
+      {"src/core/bad.h", "#include \"runtime/engine.h\"\n"},
+      {"src/store/bad.cpp", "#include <cudnn.h>\n"},
+      {"src/api/good.cpp", "#include \"runtime/engine.h\"\n#include <cudnn.h>\n"},
+      {"src/tools/plan_bad.cpp", "#include \"api/frontend.h\"\n"},
+      {"src/tools/db_bad.cpp", "#include <cuda_runtime_api.h>\n"},
+      {"src/tools/bench_command.cpp", "#include \"api/introspection.h\"\n#include <cuda_runtime_api.h>\n"},
+      {"bench/bad.cpp", "#include \"runtime/engine.h\"\n"},
+      {"bench/good.cpp",
+       "#include \"ucudnn/ucudnn.h\"\n#include \"core/units.h\"\n#include \"tools/networks.h\"\n"
+       "#include \"runtime/stream_gate.h\"\n#include \"bench_support.h\"\n#include <cudnn.h>\n"},
+      {"src/runtime/engine.cpp", "#include \"runtime/gpu_measurement_source.h\"\n"},
+      {"src/runtime/process_wiring.cpp", "#include \"runtime/gpu_measurement_source.h\"\n"},
+      {"src/api/frontend.cpp", "#include \"runtime/wr_planner.h\"\n"},
+  };
+  for (const auto& [path, text] : files) std::ofstream(root / path) << text;
+  std::vector<std::string> problems = violations(root);
   fs::remove_all(root);
-  ASSERT_EQ(problems.size(), 2u);
-  EXPECT_NE(problems[0].find("runtime/engine.h"), std::string::npos);
-  EXPECT_NE(problems[1].find("CPU-only"), std::string::npos);
+  std::sort(problems.begin(), problems.end());
+  ASSERT_EQ(problems.size(), 7u);
+  const std::vector<std::string> expected = {
+      "bench/bad.cpp:1 includes runtime/engine.h (against the folder order)",
+      "src/api/frontend.cpp:1 includes runtime/wr_planner.h (only runtime/process_wiring.cpp",
+      "src/core/bad.h:1 includes runtime/engine.h (against the folder order)",
+      "src/runtime/engine.cpp:1 includes runtime/gpu_measurement_source.h (only",
+      "src/store/bad.cpp:1 includes cudnn.h (src/store/bad.cpp may not see CUDA or cuDNN)",
+      "src/tools/db_bad.cpp:1 includes cuda_runtime_api.h (src/tools/db_bad.cpp may not see CUDA",
+      "src/tools/plan_bad.cpp:1 includes api/frontend.h (against the folder order)",
+  };
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(problems[i].rfind(expected[i], 0), 0u) << problems[i] << "\nexpected to start with\n" << expected[i];
+  }
 }
 
 // The defined dynamic symbols of a shared library, demangled.

@@ -11,6 +11,7 @@
 #include "optimize/pareto.h"
 #include "optimize/wr_optimizer.h"
 #include "recorded_source.h"
+#include "runtime/candidate_runtime.h"
 #include "runtime/engine.h"
 #include "store/database.h"
 #include "test_helpers.h"
@@ -74,6 +75,16 @@ TEST(EngineConfigIds, RefuseMalformedIdsSayingWhy) {
   }
 }
 
+TEST(CandidateKinds, EveryKindHasItsRuntimeHalf) {
+  for (const CandidateKindInfo& info : candidate_kinds()) {
+    const CandidateKindRuntime& runtime = kind_runtime(info.kind);
+    EXPECT_NE(runtime.make_measurer, nullptr) << info.name;
+    EXPECT_NE(runtime.make_runner, nullptr) << info.name;
+  }
+  EXPECT_EQ(&kind_runtime(CandidateKind::kLegacy), &legacy_candidates_runtime());
+  EXPECT_EQ(&kind_runtime(CandidateKind::kEngine), &engine_candidates_runtime());
+}
+
 Measurement engine_row(int micro_batch, double time_ms, std::size_t workspace, const std::string& id) {
   Measurement m;
   m.micro_batch = micro_batch;
@@ -114,7 +125,7 @@ TEST(WrOverBothKinds, EngineRowsWinWhereFasterAndCarryTheirId) {
   // Without engine rows the legacy plan is what remains.
   std::vector<Measurement> legacy_only;
   for (const auto& m : rows) {
-    if (!m.is_engine()) legacy_only.push_back(m);
+    if (kind_of(m) == CandidateKind::kLegacy) legacy_only.push_back(m);
   }
   auto legacy = optimize_wr(8, {4, 8}, legacy_only, 8 * kMiB);
   ASSERT_TRUE(legacy);
@@ -129,7 +140,7 @@ TEST(WrOverBothKinds, ParetoFrontKeepsEngineConfigurations) {
   ASSERT_GE(front.size(), 2u);
   bool engine_seen = false;
   for (const WrPlan& p : front) {
-    for (const auto& r : p.runs) engine_seen |= r.is_engine();
+    for (const auto& r : p.runs) engine_seen |= r.kind() == CandidateKind::kEngine;
   }
   EXPECT_TRUE(engine_seen);
   EXPECT_DOUBLE_EQ(front.back().time_ms, 2.0) << "the fastest configuration: two engine micro-batches";
@@ -160,7 +171,7 @@ TEST_F(EngineKinds, EachKindIsMeasuredOnceAndOnlyWhenAsked) {
   ASSERT_TRUE(engine.measured_rows(nullptr, key, BatchSizePolicy::kPowerOfTwo, CandidateSet::kLegacy, &sizes, &rows).ok());
   EXPECT_EQ(engine_source->calls_for(CandidateKind::kLegacy), 1);
   EXPECT_EQ(engine_source->calls_for(CandidateKind::kEngine), 0);
-  for (const auto& m : rows) EXPECT_FALSE(m.is_engine());
+  for (const auto& m : rows) EXPECT_EQ(kind_of(m), CandidateKind::kLegacy);
   const std::size_t legacy_rows = rows.size();
 
   ASSERT_TRUE(engine.measured_rows(nullptr, key, BatchSizePolicy::kPowerOfTwo, CandidateSet::kBoth, &sizes, &rows).ok());

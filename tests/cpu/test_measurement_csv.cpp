@@ -201,7 +201,7 @@ TEST(MeasurementCsvParser, SevenColumnTablesOfEarlierToolsStillRead) {
   const auto kernels = parse(std::string(kHeader) + "a,bwdd,2,1,0,0.5,64\na,bwdd,1,0,0,0.25,0\n");
   ASSERT_TRUE(kernels.ok()) << kernels.message();
   ASSERT_EQ(kernels->front().rows.size(), 2u);
-  for (const Measurement& m : kernels->front().rows) EXPECT_FALSE(m.is_engine());
+  for (const Measurement& m : kernels->front().rows) EXPECT_EQ(kind_of(m), CandidateKind::kLegacy);
   EXPECT_EQ(kernels->front().rows[0].workspace_bytes, 64u);
 }
 

@@ -1,0 +1,103 @@
+#include "core/candidate_kinds.h"
+
+#include <cctype>
+
+#include "core/candidates.h"
+
+namespace ucudnn {
+namespace {
+
+// cuDNN's legacy algorithms: a row is an algorithm number of its op, with no engine id.
+const CandidateKindInfo kLegacyKind = {
+    CandidateKind::kLegacy,
+    "legacy",
+    "a legacy",
+    "legacy",
+    "legacy algorithms",
+    /*supplementary=*/false,
+    /*numbered=*/true,
+    [](const std::string& engine) { return engine.empty(); },
+    [](ConvOp op, long long algo) { return algo >= 0 && algo < algo_count(op); },
+    [](ConvOp op) {
+      return std::string("an algorithm of ") + short_name(op) + " from 0 to " + std::to_string(algo_count(op) - 1) +
+             ", or -1 with an engine";
+    },
+    [](int algo, const std::string&) { return "algo " + std::to_string(algo); },
+    [](const Measurement& m) -> Status {
+      if (m.algo < 0) return Error{"a legacy row needs an algorithm >= 0, not " + std::to_string(m.algo)};
+      return Status::success();
+    },
+};
+
+// The engine configurations of cuDNN's graph API: a row has algo -1 and an engine configuration
+// id (core/candidates.h). An addition: where the graph API fails, legacy rows still make a plan.
+const CandidateKindInfo kEngineKind = {
+    CandidateKind::kEngine,
+    "engine",
+    "an engine",
+    "engines",
+    "graph-API engines",
+    /*supplementary=*/true,
+    /*numbered=*/false,
+    [](const std::string& engine) { return !engine.empty(); },
+    [](ConvOp, long long algo) { return algo == -1; },
+    [](ConvOp) { return std::string("-1 in an engine row"); },
+    [](int, const std::string& engine) { return engine; },
+    [](const Measurement& m) -> Status {
+      if (m.algo != -1) return Error{"an engine row has algo -1, not " + std::to_string(m.algo)};
+      UCUDNN_TRY_ASSIGN(const EngineConfigId config, parse_engine_config(m.engine));
+      const std::string canonical = format_engine_config(config);
+      if (canonical != m.engine) {
+        return Error{"engine configuration '" + m.engine.substr(0, 80) + "' is not canonical ('" + canonical + "')"};
+      }
+      return Status::success();
+    },
+};
+
+}  // namespace
+
+const std::array<CandidateKindInfo, kCandidateKindCount>& candidate_kinds() {
+  static const std::array<CandidateKindInfo, kCandidateKindCount> kinds = {kLegacyKind, kEngineKind};
+  return kinds;
+}
+
+const CandidateKindInfo& kind_info(CandidateKind kind) { return candidate_kinds()[static_cast<std::size_t>(kind)]; }
+
+CandidateKind kind_of_candidate(const std::string& engine) {
+  for (const CandidateKindInfo& info : candidate_kinds()) {
+    if (info.recognises(engine)) return info.kind;
+  }
+  return CandidateKind::kLegacy;  // unreachable: the kinds' recognisers cover every engine column
+}
+
+std::vector<CandidateKind> kinds_of(CandidateSet set) {
+  std::vector<CandidateKind> kinds;
+  for (const CandidateKindInfo& info : candidate_kinds()) {
+    if (includes(set, info.kind)) kinds.push_back(info.kind);
+  }
+  return kinds;
+}
+
+Expected<CandidateSet> parse_candidate_set(const std::string& text) {
+  std::string key;
+  for (unsigned char c : text) key.push_back(static_cast<char>(std::tolower(c)));
+  std::string expected;
+  for (const CandidateKindInfo& info : candidate_kinds()) {
+    if (key == info.set_name) return static_cast<CandidateSet>(1 << static_cast<int>(info.kind));
+    expected += std::string(expected.empty() ? "" : ", ") + info.set_name;
+  }
+  if (key == "both") return CandidateSet::kBoth;
+  return Error{"unknown candidate set '" + text + "' (expected " + expected + " or both)"};
+}
+
+const char* to_string(CandidateSet set) {
+  if (set == CandidateSet::kBoth) return "both";
+  for (const CandidateKindInfo& info : candidate_kinds()) {
+    if (static_cast<int>(set) == 1 << static_cast<int>(info.kind)) return info.set_name;
+  }
+  return "unknown";
+}
+
+const char* to_string(CandidateKind kind) { return kind_info(kind).name; }
+
+}  // namespace ucudnn

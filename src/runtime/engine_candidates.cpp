@@ -1,0 +1,218 @@
+// The runtime half of the engine kind (core/candidate_kinds.h): the engine configurations cuDNN's
+// graph API offers (runtime/backend_graph.h), each measured and run from an execution plan.
+//
+// Engine plans hold their scaling factors (the graph API has no per-call alpha and beta): a plan's
+// runner builds those for alpha = 1, beta = 0 and, for backward filter's accumulating
+// micro-batches, beta = 1 with the plan; any other pair is built on its first call and kept.
+
+#include <algorithm>
+#include <limits>
+#include <mutex>
+
+#include "core/logging.h"
+#include "runtime/backend_graph.h"
+#include "runtime/benchmark_rig.h"
+#include "runtime/candidate_runtime.h"
+
+namespace ucudnn {
+namespace {
+
+class EngineMeasurer final : public KindMeasurer {
+ public:
+  // Engine plans say their workspace only once built: the rig's workspace grows as they are
+  // measured, and the rows are complete for any limit until one cannot have what it needs.
+  explicit EngineMeasurer(BenchmarkRig& rig) : rig_(rig) {}
+
+  Status measure(int micro_batch, const std::vector<Measurement>& known, std::vector<Measurement>* measured) override {
+    const ConvKey micro = rig_.key().with_batch(micro_batch);
+    std::vector<EngineOffer> offers;
+    UCUDNN_TRY(offer_engines(micro, &offers));
+    const ConvBuffers buffers = rig_.buffers();
+    for (const EngineOffer& offer : offers) {
+      const bool already =
+          std::any_of(known.begin(), known.end(), [&](const Measurement& m) { return m.engine == offer.id; });
+      if (already) continue;
+      std::unique_ptr<EnginePlan> plan;
+      const Status built = EnginePlan::build(micro, offer.id, 1.0, 0.0, &plan);
+      if (!built.ok()) {
+        UCUDNN_LOG_DEBUG("skipping " << offer.id << " at micro-batch " << micro_batch << ": " << built.message());
+        continue;
+      }
+      // Backward filter's later micro-batches accumulate (beta = 1), and some engines need more
+      // workspace for that: the row records what the engine needs in either role. An engine that
+      // cannot accumulate is left out: the planner could not tell where it may run.
+      std::size_t workspace_needed = plan->workspace_bytes();
+      if (micro.op == ConvOp::kBackwardFilter) {
+        std::unique_ptr<EnginePlan> accumulating;
+        const Status accumulates = EnginePlan::build(micro, offer.id, 1.0, 1.0, &accumulating);
+        if (!accumulates.ok()) {
+          UCUDNN_LOG_DEBUG("skipping " << offer.id << " at micro-batch " << micro_batch
+                                       << ": it cannot accumulate: " << accumulates.message());
+          continue;
+        }
+        workspace_needed = std::max(workspace_needed, accumulating->workspace_bytes());
+      }
+      if (!rig_.grow_workspace(workspace_needed)) {
+        // The rows are complete only up to the workspace that could be had.
+        measured_up_to_ = std::min(measured_up_to_, rig_.workspace_bytes());
+        continue;
+      }
+      BenchmarkRig::CallTimes times;
+      const Status timed = rig_.time_candidate(
+          [&] { return plan->execute(rig_.handle(), buffers, rig_.workspace(), rig_.workspace_bytes()); }, &times);
+      if (!timed.ok()) {
+        UCUDNN_LOG_DEBUG("skipping " << offer.id << " at micro-batch " << micro_batch << ": " << timed.message());
+        continue;
+      }
+      Measurement m;
+      m.micro_batch = micro_batch;
+      m.algo = -1;
+      m.math_type = micro.conv.math_type;
+      m.time_ms = times.gpu_ms;
+      m.host_ms = times.host_ms;
+      m.workspace_bytes = workspace_needed;
+      m.deterministic = offer.deterministic;
+      m.engine = offer.id;
+      measured->push_back(std::move(m));
+    }
+    return Status::success();
+  }
+
+  std::size_t measured_up_to() const override { return measured_up_to_; }
+
+ private:
+  BenchmarkRig& rig_;
+  std::size_t measured_up_to_ = std::numeric_limits<std::size_t>::max();
+};
+
+Status make_engine_measurer(BenchmarkRig& rig, std::unique_ptr<KindMeasurer>* out) {
+  *out = std::make_unique<EngineMeasurer>(rig);
+  return Status::success();
+}
+
+// A plan's engine runs: their execution plans, per pair of scaling factors.
+class EngineRunner final : public KindRunner {
+ public:
+  static Status make(const ConvKey& key, const WrPlan& wr, std::size_t workspace_limit,
+                     std::unique_ptr<KindRunner>* out, std::vector<OversizedEngineRun>* oversized) {
+    std::unique_ptr<EngineRunner> runner(new EngineRunner());
+    runner->key_ = key;
+    for (const MicroBatchRun& run : wr.runs) {
+      runner->runs_.push_back(Run{run.size, run.kind() == CandidateKind::kEngine ? run.engine : std::string()});
+    }
+    const ScaledPlans* plain = nullptr;
+    const ScaledPlans* accumulating = nullptr;
+    UCUDNN_TRY(runner->plans_for(1.0, 0.0, &plain));
+    const bool accumulates = key.op == ConvOp::kBackwardFilter && wr.micro_batch_count() > 1;
+    if (accumulates) UCUDNN_TRY(runner->plans_for(1.0, 1.0, &accumulating));
+    // An engine may need more workspace with beta = 1 than with beta = 0: the plan asks for what
+    // its calls need, within the limit.
+    std::vector<OversizedEngineRun> over;
+    for (const ScaledPlans* scaled : {plain, accumulating}) {
+      if (!scaled) continue;
+      for (std::size_t r = 0; r < scaled->by_run.size(); ++r) {
+        const EnginePlan* engine_plan = scaled->by_run[r].get();
+        if (!engine_plan) continue;
+        const std::size_t needed = engine_plan->workspace_bytes();
+        runner->workspace_bytes_ = std::max(runner->workspace_bytes_, needed);
+        if (needed > workspace_limit) over.push_back({wr.runs[r].size, wr.runs[r].engine, needed});
+      }
+    }
+    if (!over.empty()) {
+      if (oversized) *oversized = over;
+      return Error(ErrorCode::kNotSupported, "engine " + over.front().engine + " needs " +
+                                                 std::to_string(over.front().needed_bytes) +
+                                                 " bytes of workspace with its scaling factors, over the limit of " +
+                                                 std::to_string(workspace_limit));
+    }
+    *out = std::move(runner);
+    return Status::success();
+  }
+
+  std::size_t workspace_bytes() const override { return workspace_bytes_; }
+
+  Status check_call(const CallScaling& scaling, const ConvBuffers& buffers, const void* workspace,
+                    std::size_t workspace_bytes) const override {
+    if (!scaling.given) return Error(ErrorCode::kBadParam, "engine plans need the call's alpha and beta");
+    const ScaledPlans* first_plans = nullptr;
+    const ScaledPlans* accumulate_plans = nullptr;
+    UCUDNN_TRY(plans_for(scaling.alpha, scaling.beta, &first_plans));
+    if (scaling.accumulates) UCUDNN_TRY(plans_for(scaling.alpha, 1.0, &accumulate_plans));
+    if (!engine_aligned(buffers.x) || !engine_aligned(buffers.w) || !engine_aligned(buffers.y) ||
+        !engine_aligned(workspace)) {
+      return Error(ErrorCode::kNotSupported, "engine plans need 16-byte aligned pointers");
+    }
+    // Scaling factors other than those built with the plan may need more workspace.
+    for (const ScaledPlans* scaled : {first_plans, accumulate_plans}) {
+      if (scaled && scaled->workspace_bytes > workspace_bytes) {
+        return Error(ErrorCode::kNotSupported, "the plan's engines need " + std::to_string(scaled->workspace_bytes) +
+                                                   " bytes of workspace with these scaling factors");
+      }
+    }
+    return Status::success();
+  }
+
+  Status enqueue(cudnnHandle_t handle, std::size_t r, const MicroBatchCall& call) const override {
+    const ScaledPlans* plans = nullptr;
+    UCUDNN_TRY(plans_for(call.alpha_value, call.beta_value, &plans));  // built by check_call
+    return plans->by_run[r]->execute(handle, call.buffers, call.workspace, call.workspace_bytes);
+  }
+
+ private:
+  EngineRunner() = default;
+  struct Run {
+    int size = 0;
+    std::string engine;  ///< empty: a run of another kind
+  };
+  /// The engine plans of every run (null for runs of other kinds) for one pair of scaling factors.
+  struct ScaledPlans {
+    double alpha = 1.0, beta = 0.0;
+    std::vector<std::unique_ptr<EnginePlan>> by_run;
+    std::size_t workspace_bytes = 0;  ///< the most any of them needs (checked per call)
+  };
+
+  /// The plans for (alpha, beta), built now if they were not.
+  Status plans_for(double alpha, double beta, const ScaledPlans** out) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto& plans : plans_) {
+      if (plans->alpha == alpha && plans->beta == beta) {
+        *out = plans.get();
+        return Status::success();
+      }
+    }
+    auto built = std::make_unique<ScaledPlans>();
+    built->alpha = alpha;
+    built->beta = beta;
+    for (const Run& run : runs_) {
+      std::unique_ptr<EnginePlan> plan;
+      if (!run.engine.empty()) {
+        UCUDNN_TRY(EnginePlan::build(key_.with_batch(run.size), run.engine, alpha, beta, &plan));
+        built->workspace_bytes = std::max(built->workspace_bytes, plan->workspace_bytes());
+      }
+      built->by_run.push_back(std::move(plan));
+    }
+    plans_.push_back(std::move(built));
+    *out = plans_.back().get();
+    return Status::success();
+  }
+
+  ConvKey key_;
+  std::vector<Run> runs_;             ///< by the plan's run index
+  std::size_t workspace_bytes_ = 0;  ///< the most the plans built with the plan need
+  mutable std::mutex mutex_;
+  mutable std::vector<std::unique_ptr<ScaledPlans>> plans_;  ///< never shrinks
+};
+
+Status make_engine_runner(const ConvKey& key, const WrPlan& wr, std::size_t workspace_limit,
+                          std::unique_ptr<KindRunner>* out, std::vector<OversizedEngineRun>* oversized) {
+  return EngineRunner::make(key, wr, workspace_limit, out, oversized);
+}
+
+}  // namespace
+
+const CandidateKindRuntime& engine_candidates_runtime() {
+  static const CandidateKindRuntime runtime{make_engine_measurer, make_engine_runner};
+  return runtime;
+}
+
+}  // namespace ucudnn

@@ -1,0 +1,202 @@
+// The runtime half of the legacy kind (core/candidate_kinds.h): cuDNN's legacy algorithms,
+// measured from cudnnFind*AlgorithmEx (status, workspace, math type) and run with the legacy
+// convolution calls (runtime/cudnn_shim.h).
+
+#include <algorithm>
+#include <limits>
+#include <map>
+
+#include "core/logging.h"
+#include "runtime/benchmark_rig.h"
+#include "runtime/candidate_runtime.h"
+#include "runtime/descriptors.h"
+
+namespace ucudnn {
+namespace {
+
+// Scaling factors are double for double data, float otherwise (cuDNN's rule).
+const void* scalar_one(const ConvKey& key) {
+  static const float kOneFloat = 1.0f;
+  static const double kOneDouble = 1.0;
+  return key.x.data_type == CUDNN_DATA_DOUBLE ? static_cast<const void*>(&kOneDouble)
+                                              : static_cast<const void*>(&kOneFloat);
+}
+const void* scalar_zero(const ConvKey& key) {
+  static const float kZeroFloat = 0.0f;
+  static const double kZeroDouble = 0.0;
+  return key.x.data_type == CUDNN_DATA_DOUBLE ? static_cast<const void*>(&kZeroDouble)
+                                              : static_cast<const void*>(&kZeroFloat);
+}
+
+class LegacyMeasurer final : public KindMeasurer {
+ public:
+  explicit LegacyMeasurer(BenchmarkRig& rig) : rig_(rig) {}
+
+  // Rows are measured unfiltered: the workspace is what the hungriest algorithm needs on the whole
+  // batch (so the rows serve any limit), or what the device can spare.
+  Status prepare() {
+    const ConvKey& key = rig_.key();
+    std::size_t needed = 0;
+    {
+      TensorDescriptor x, y;
+      ConvolutionDescriptor conv;
+      UCUDNN_TRY(make_tensor_descriptor(key.x, &x));
+      UCUDNN_TRY(make_tensor_descriptor(key.y, &y));
+      UCUDNN_TRY(make_convolution_descriptor(key.conv, key.conv.math_type, &conv));
+      for (int algo = 0; algo < algo_count(key.op); ++algo) {
+        std::size_t bytes = 0;
+        if (workspace_size(rig_.handle(), key.op, {x.get(), rig_.filter(), conv.get(), y.get()}, algo, &bytes).ok()) {
+          needed = std::max(needed, bytes);
+        }
+      }
+    }
+    UCUDNN_TRY(rig_.allocate_workspace(needed));
+    const std::size_t bytes = rig_.workspace_bytes();
+    measured_up_to_ = bytes >= needed ? std::numeric_limits<std::size_t>::max() : bytes;
+    if (bytes < needed) {
+      UCUDNN_LOG_INFO("benchmarking " << key.to_string() << " with " << bytes << " bytes of workspace, not the "
+                                      << needed << " its hungriest algorithm needs: the device has no more free");
+    }
+    return Status::success();
+  }
+
+  Status measure(int micro_batch, const std::vector<Measurement>& known, std::vector<Measurement>* measured) override {
+    const ConvKey& key = rig_.key();
+    const ConvKey micro = key.with_batch(micro_batch);
+    TensorDescriptor x_desc, y_desc;
+    ConvolutionDescriptor caller_conv;
+    UCUDNN_TRY(make_tensor_descriptor(micro.x, &x_desc));
+    UCUDNN_TRY(make_tensor_descriptor(micro.y, &y_desc));
+    UCUDNN_TRY(make_convolution_descriptor(micro.conv, micro.conv.math_type, &caller_conv));
+    ConvDescriptors d{x_desc.get(), rig_.filter(), caller_conv.get(), y_desc.get()};
+
+    std::vector<AlgoPerf> candidates;
+    const ConvBuffers buffers = rig_.buffers();
+    const void* alpha = scalar_one(key);
+    const void* beta = scalar_zero(key);
+    UCUDNN_TRY(find_algorithms_ex(rig_.handle(), key.op, d, buffers, rig_.workspace(), rig_.workspace_bytes(),
+                                  &candidates));
+
+    for (const AlgoPerf& c : candidates) {
+      if (c.status != CUDNN_STATUS_SUCCESS || c.memory > rig_.workspace_bytes()) continue;
+      // A caller that forbids tensor-core rounding keeps FMA math in every micro-kernel.
+      const int math = micro.conv.math_type == CUDNN_FMA_MATH ? CUDNN_FMA_MATH : c.math_type;
+      const bool already = std::any_of(known.begin(), known.end(), [&](const Measurement& m) {
+        return kind_of(m) == CandidateKind::kLegacy && m.algo == c.algo && m.math_type == math;
+      });
+      const bool duplicate = std::any_of(measured->begin(), measured->end(), [&](const Measurement& m) {
+        return m.algo == c.algo && m.math_type == math;
+      });
+      if (already || duplicate) continue;
+      if (!conv_by_math_.count(math)) {
+        UCUDNN_TRY(make_convolution_descriptor(micro.conv, math, &conv_by_math_[math]));
+      }
+      d.conv = conv_by_math_.at(math).get();
+      BenchmarkRig::CallTimes times;
+      Status timed = rig_.time_candidate(
+          [&] {
+            return convolve(rig_.handle(), key.op, d, c.algo, alpha, buffers, rig_.workspace(), rig_.workspace_bytes(),
+                            beta);
+          },
+          &times);
+      if (!timed.ok()) {
+        UCUDNN_LOG_DEBUG("skipping algo " << c.algo << " at micro-batch " << micro_batch << ": " << timed.message());
+        continue;
+      }
+      std::size_t workspace = 0;
+      if (!workspace_size(rig_.handle(), key.op, d, c.algo, &workspace).ok()) workspace = c.memory;
+      Measurement m;
+      m.micro_batch = micro_batch;
+      m.algo = c.algo;
+      m.math_type = math;
+      m.time_ms = times.gpu_ms;
+      m.host_ms = times.host_ms;
+      m.workspace_bytes = std::max(workspace, c.memory);
+      m.deterministic = c.determinism == CUDNN_DETERMINISTIC;
+      if (m.workspace_bytes <= rig_.workspace_bytes()) measured->push_back(m);
+      d.conv = caller_conv.get();
+    }
+    return Status::success();
+  }
+
+  std::size_t measured_up_to() const override { return measured_up_to_; }
+
+ private:
+  BenchmarkRig& rig_;
+  std::size_t measured_up_to_ = 0;
+  std::map<int, ConvolutionDescriptor> conv_by_math_;
+};
+
+Status make_legacy_measurer(BenchmarkRig& rig, std::unique_ptr<KindMeasurer>* out) {
+  auto measurer = std::make_unique<LegacyMeasurer>(rig);
+  UCUDNN_TRY(measurer->prepare());
+  *out = std::move(measurer);
+  return Status::success();
+}
+
+// A plan's legacy runs: the descriptors of their micro-batch sizes and math types, made once.
+class LegacyRunner final : public KindRunner {
+ public:
+  static Status make(const ConvKey& key, const WrPlan& wr, std::unique_ptr<KindRunner>* out) {
+    std::unique_ptr<LegacyRunner> runner(new LegacyRunner());
+    runner->op_ = key.op;
+    UCUDNN_TRY(make_filter_descriptor(key.w, &runner->filter_));
+    runner->runs_.resize(wr.runs.size());
+    for (std::size_t r = 0; r < wr.runs.size(); ++r) {
+      const MicroBatchRun& run = wr.runs[r];
+      if (run.kind() != CandidateKind::kLegacy) continue;
+      if (!runner->x_by_size_.count(run.size)) {
+        const ConvKey micro = key.with_batch(run.size);
+        UCUDNN_TRY(make_tensor_descriptor(micro.x, &runner->x_by_size_[run.size]));
+        UCUDNN_TRY(make_tensor_descriptor(micro.y, &runner->y_by_size_[run.size]));
+      }
+      if (!runner->conv_by_math_.count(run.math_type)) {
+        UCUDNN_TRY(make_convolution_descriptor(key.conv, run.math_type, &runner->conv_by_math_[run.math_type]));
+      }
+      runner->runs_[r] = Run{ConvDescriptors{runner->x_by_size_.at(run.size).get(), runner->filter_.get(),
+                                             runner->conv_by_math_.at(run.math_type).get(),
+                                             runner->y_by_size_.at(run.size).get()},
+                             run.algo};
+    }
+    *out = std::move(runner);
+    return Status::success();
+  }
+
+  std::size_t workspace_bytes() const override { return 0; }
+
+  Status check_call(const CallScaling&, const ConvBuffers&, const void*, std::size_t) const override {
+    return Status::success();
+  }
+
+  Status enqueue(cudnnHandle_t handle, std::size_t r, const MicroBatchCall& call) const override {
+    const Run& run = runs_[r];
+    return convolve(handle, op_, run.descriptors, run.algo, call.alpha, call.buffers, call.workspace,
+                    call.workspace_bytes, call.beta);
+  }
+
+ private:
+  LegacyRunner() = default;
+  struct Run {
+    ConvDescriptors descriptors;
+    int algo = 0;
+  };
+  ConvOp op_ = ConvOp::kForward;
+  FilterDescriptor filter_;
+  std::map<int, TensorDescriptor> x_by_size_, y_by_size_;
+  std::map<int, ConvolutionDescriptor> conv_by_math_;
+  std::vector<Run> runs_;  ///< by the plan's run index; only legacy runs are filled
+};
+
+Status make_legacy_runner(const ConvKey& key, const WrPlan& wr, std::size_t, std::unique_ptr<KindRunner>* out,
+                          std::vector<OversizedEngineRun>*) {
+  return LegacyRunner::make(key, wr, out);
+}
+
+}  // namespace
+
+const CandidateKindRuntime& legacy_candidates_runtime() {
+  static const CandidateKindRuntime runtime{make_legacy_measurer, make_legacy_runner};
+  return runtime;
+}
+
+}  // namespace ucudnn
