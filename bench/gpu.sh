@@ -281,9 +281,9 @@ multigpu() {
     for devices in one all; do
       local db="$out/$net-$devices.db" env=()
       [ "$devices" = all ] && env=(UCUDNN_BENCHMARK_DEVICES=all)
-      env "${env[@]}" pack/bin/ucudnn bench --net "$net" --database "$db" 2>&1 | sed "s/^/$net $devices: /" \
+      env "${env[@]}" pack/bin/ucudnn bench --network "$net" --database "$db" 2>&1 | sed "s/^/$net $devices: /" \
         | tee -a "$out/multigpu.txt" || status=1
-      pack/bin/ucudnn db export --csv --database "$db" | tail -n +2 | cut -d, -f6-10 | sort > "$out/$net-$devices.keys"
+      pack/bin/ucudnn db export --database "$db" | tail -n +2 | cut -d, -f6-10 | sort > "$out/$net-$devices.keys"
     done
     if cmp -s "$out/$net-one.keys" "$out/$net-all.keys"; then
       echo "$net: $(wc -l < "$out/$net-one.keys") rows, the same keys on one GPU and on all" | tee -a "$out/multigpu.txt"
