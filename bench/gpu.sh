@@ -34,6 +34,12 @@ pack() {
      build-gpu/bench/ucudnn_conv_benchmark build-gpu/bench/ucudnn_call_overhead \
      build-gpu/bench/ucudnn_legacy_plan_cache pack/bin/
   cp -P build-gpu/src/libucudnn.so* build-gpu/src/libucudnn_preload.so pack/lib/
+  # The README's quick start: a project of its own, built against the installed package.
+  cmake --install build-gpu --prefix build-gpu/install >/dev/null
+  cmake -S examples/consumer -B build-gpu/consumer -DCMAKE_PREFIX_PATH="$root/build-gpu/install" \
+    -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build build-gpu/consumer >/dev/null
+  cp build-gpu/consumer/consumer pack/bin/ucudnn_consumer
   # Libraries the GPU machine lacks.
   bash scripts/bundle_libraries.sh pack/lib pack/bin/*
   # The tests read recorded data from the source tree.
@@ -54,6 +60,7 @@ run() {
     UCUDNN_PRELOAD_LIBRARY="$root/pack/lib/libucudnn_preload.so" pack/bin/ucudnn_gpu_tests --gtest_output="xml:$out/gpu-tests.xml" \
     --gtest_filter="${GPU_TEST_FILTER:-*}" 2>&1 \
     | tee "$out/gpu-tests.log" || status=1
+  pack/bin/ucudnn_consumer 2>&1 | tee "$out/consumer.txt" || status=1
   # Optimisation time of AlexNet (powerOfTwo): cold on an empty database, then warm. The
   # benchmarker's rows also become a measurement table, and conv2 forward's Pareto front (Fig. 8).
   local db
