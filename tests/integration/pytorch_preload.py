@@ -13,7 +13,10 @@ output and gradient of the preloaded run must be within twice plain cuDNN's own 
 plus a floor, or within ALGORITHM_ERROR: ucudnn may run an algorithm that plain cuDNN did not
 choose (Winograd, FFT), whose rounding is cuDNN's own (the GPU suite checks that the split itself
 is exact against plain cuDNN running the same algorithm). The preloaded run's UCUDNN_STATS table
-must show convolutions of every op intercepted and some split.
+must show convolutions of every op intercepted, and in FP16 some split. In FP32 (TF32 off) a split
+is reported but not demanded: with graph-API engines as candidates, an undivided engine within
+8 MiB is as fast as any split for this ResNet-18 at batch 32 (H100, 2026-11-25: 0 splits, where
+legacy algorithms alone split 1 to 5 kernels), as the conv-sequence baselines show for FP32 too.
 Exit status 0 when every check passes; one line per check on stdout.
 """
 import argparse
@@ -170,7 +173,10 @@ def run_variant(args, precision, benchmark, deterministic, seed, workdir):
         calls = stats.get(op, {}).get("calls", 0)
         checks.append((calls > 0, f"UCUDNN_STATS: {calls} {op} convolutions intercepted"))
     split = sum(s["split"] for s in stats.values())
-    checks.append((split > 0, f"UCUDNN_STATS: {split} convolutions ran split ({json.dumps(stats)})"))
+    split_demanded = precision == "fp16"
+    checks.append((split > 0 or not split_demanded,
+                   f"UCUDNN_STATS: {split} convolutions ran split ({json.dumps(stats)})"
+                   + ("" if split_demanded else "; not demanded in FP32")))
     checks.append(("ucudnn:" not in logs["plain"], "the plain run printed no ucudnn statistics"))
     return checks, logs
 
