@@ -36,6 +36,7 @@
 #include <string>
 #include <vector>
 
+#include "core/candidate_kinds.h"
 #include "core/units.h"
 #include "runtime/stream_gate.h"
 #include "ucudnn/ucudnn.h"
@@ -213,7 +214,7 @@ std::string describe_plan(const UcudnnPlan& plan) {
   for (const auto& run : plan.runs) {
     if (!out.empty()) out += " + ";
     out += std::to_string(run.count) + "x" + std::to_string(run.size) +
-           (run.engine.empty() ? " algo " + std::to_string(run.algo) : " " + run.engine) + " math " +
+           " " + ucudnn::describe_candidate(run.algo, run.engine) + " math " +
            std::to_string(static_cast<int>(run.mathType));
   }
   return out.empty() ? "(none)" : out;

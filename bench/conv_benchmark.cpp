@@ -52,6 +52,7 @@
 #include <vector>
 
 #include "bench_support.h"
+#include "core/candidate_kinds.h"
 #include "core/units.h"
 #include "runtime/stream_gate.h"
 #include "tools/networks.h"
@@ -214,7 +215,7 @@ std::string describe_plan(const UcudnnPlan& plan) {
   for (const auto& run : plan.runs) {
     if (!out.empty()) out += " + ";
     out += std::to_string(run.count) + " x " + std::to_string(run.size) +
-           (run.engine.empty() ? " algo " + std::to_string(run.algo) : " " + run.engine);
+           " " + ucudnn::describe_candidate(run.algo, run.engine);
   }
   return out;
 }

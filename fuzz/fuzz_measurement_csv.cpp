@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 
+#include "core/candidate_kinds.h"
 #include "core/measurement_csv.h"
 #include "fuzz_check.h"
 #include "tools/plan_report.h"
@@ -32,7 +33,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     UCUDNN_FUZZ_CHECK((*reread)[k].rows.size() == (*kernels)[k].rows.size());
     for (std::size_t r = 0; r < (*kernels)[k].rows.size(); ++r) {
       const Measurement& row = (*kernels)[k].rows[r];
-      UCUDNN_FUZZ_CHECK(row.is_engine() ? row.algo == -1 : row.algo >= 0);
+      UCUDNN_FUZZ_CHECK(ucudnn::kind_of(row) == ucudnn::CandidateKind::kEngine ? row.algo == -1 : row.algo >= 0);
       UCUDNN_FUZZ_CHECK((*reread)[k].rows[r].same_candidate(row));
       UCUDNN_FUZZ_CHECK((*reread)[k].rows[r].micro_batch == row.micro_batch);
     }

@@ -47,9 +47,9 @@ using PlainQuery = std::function<Status(std::vector<AlgoPerf>*)>;
 Status heuristics_within(cudnnHandle_t handle, const ConvCall& call, std::size_t workspace_bytes,
                          std::vector<AlgoPerf>* out);
 
-/// Get/find: plans under `limit` (nullopt: the handle's default) and lists the plan first, then
+/// Get/find: plans under `asked_limit` (nullopt: the handle's default) and lists the plan first, then
 /// the real algorithms measured at the full batch within the limit, fastest first.
-Status choose_algorithms(UcudnnContext* context, const ConvCall& call, std::optional<std::size_t> limit,
+Status choose_algorithms(UcudnnContext* context, const ConvCall& call, std::optional<std::size_t> asked_limit,
                          int requested, std::vector<AlgoPerf>* results, const PlainQuery& plain);
 
 /// Get*WorkspaceSize: the plan's workspace for the virtual algorithm, cuDNN's for a real one.
@@ -60,7 +60,7 @@ Status run_convolution(UcudnnContext* context, const ConvCall& call, int algo, c
                        const ConvBuffers& buffers, void* workspace, std::size_t workspace_bytes, const void* beta);
 
 /// The plan a handle would run for a convolution (ucudnnGetPlan).
-Status describe_plan(UcudnnContext* context, const ConvCall& call, std::optional<std::size_t> limit,
+Status describe_plan(UcudnnContext* context, const ConvCall& call, std::optional<std::size_t> named_limit,
                      std::shared_ptr<const ExecutablePlan>* plan);
 
 /// Says why handle creation failed, the first time it fails in the process: one line logged as

@@ -1,7 +1,7 @@
 #pragma once
 // A narrow look inside the library for ucudnn's own tools, beside the public API
 // (include/ucudnn/ucudnn.h): what the process's benchmark table holds for a kernel. Tools use
-// this and the public API only, never the engine itself.
+// this and the public API only, never the plan builder itself.
 
 #include <vector>
 

@@ -9,7 +9,7 @@
 #include "api/plan_query.h"
 #include "api/public_enums.h"
 #include "core/statistics.h"
-#include "runtime/engine.h"
+#include "runtime/plan_builder.h"
 #include "runtime/workspace_division.h"
 #include "ucudnn/ucudnn.h"
 
@@ -110,26 +110,27 @@ cudnnStatus_t ucudnnGetPlan(UcudnnHandle_t handle, UcudnnConvolutionOp_t op, cud
       return Error(ErrorCode::kBadParam, "unknown convolution op " + std::to_string(static_cast<int>(op)));
     }
     const ucudnn::ConvCall call{static_cast<ucudnn::ConvOp>(op), {xDesc, wDesc, convDesc, yDesc}};
-    std::optional<size_t> limit;
-    if (workspaceLimit != UCUDNN_WORKSPACE_LIMIT_DEFAULT) limit = workspaceLimit;
+    std::optional<size_t> named_limit;
+    if (workspaceLimit != UCUDNN_WORKSPACE_LIMIT_DEFAULT) named_limit = workspaceLimit;
     std::shared_ptr<const ucudnn::ExecutablePlan> plan;
-    UCUDNN_TRY(ucudnn::describe_plan(handle.context, call, limit, &plan));
+    UCUDNN_TRY(ucudnn::describe_plan(handle.context, call, named_limit, &plan));
     ucudnn::PlanSummary summary;
     summary.op = op;
-    summary.batch = plan->wr().batch;
+    summary.batch = plan->split().batch;
     summary.policy = to_public(plan->policy());
     summary.workspace_limit = plan->workspace_limit();
     summary.workspace_bytes = plan->workspace_wanted();
-    summary.predicted_time_ms = static_cast<float>(plan->wr().time_ms);
+    summary.predicted_time_ms = static_cast<float>(plan->split().time_ms);
     summary.undivided_time_ms = plan->undivided_time_ms() ? static_cast<float>(*plan->undivided_time_ms()) : -1.0f;
     const bool replay_differs = &plan->replayed_plan() != plan.get();
-    return ucudnn::write_plan_info(summary, plan->wr(), replay_differs ? &plan->replayed_plan().wr() : nullptr, info);
+    return ucudnn::write_plan_info(summary, plan->split(), replay_differs ? &plan->replayed_plan().split() : nullptr,
+                                   info);
   });
 }
 
 cudnnStatus_t ucudnnSetDatabase(const char* path) {
   return at_boundary(__func__, [&]() -> Status {
-    return ucudnn::Engine::instance().set_database(path ? path : "");
+    return ucudnn::PlanBuilder::instance().set_database(path ? path : "");
   });
 }
 
@@ -138,7 +139,7 @@ cudnnStatus_t ucudnnGetDatabase(char* path, size_t pathSize, size_t* pathLength)
     if (!path && pathSize > 0) {
       return Error(ErrorCode::kBadParam, "path is NULL but pathSize is " + std::to_string(pathSize));
     }
-    const std::string current = ucudnn::Engine::instance().database_path();
+    const std::string current = ucudnn::PlanBuilder::instance().database_path();
     if (pathLength) *pathLength = current.size();
     if (!path) return Status::success();  // the length only
     if (pathSize <= current.size()) {

@@ -22,7 +22,7 @@ struct FrontWork {
 /// `allowed_sizes` measured in `rows` (each way: time = sum, workspace = max). Sorted by
 /// workspace ascending, so time strictly descending. Empty when no way exists. `work`, if given,
 /// receives what it cost.
-std::vector<WrPlan> desirable_configurations(int batch, const std::vector<int>& allowed_sizes,
+std::vector<MicroBatchSplit> desirable_configurations(int batch, const std::vector<int>& allowed_sizes,
                                              const std::vector<Measurement>& rows, FrontWork* work = nullptr);
 
 }  // namespace ucudnn

@@ -21,7 +21,7 @@ namespace ucudnn {
 struct WdKernel {
   std::string name;            ///< for messages
   int count = 1;               ///< how many times the network runs it per iteration
-  std::vector<WrPlan> front;   ///< desirable configurations (desirable_configurations())
+  std::vector<MicroBatchSplit> front;   ///< desirable configurations (desirable_configurations())
 };
 
 struct WdSolution {

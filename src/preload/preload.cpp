@@ -56,7 +56,7 @@ Handles::Lease intercepted(cudnnHandle_t handle) {
 
 }  // namespace
 
-// cuDNN's names are this library's only exports (preload.exports); the engine inside is hidden.
+// cuDNN's names are this library's only exports (preload.exports); the plan builder inside is hidden.
 #pragma GCC visibility push(default)
 extern "C" {
 

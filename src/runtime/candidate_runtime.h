@@ -82,7 +82,7 @@ struct CandidateKindRuntime {
   /// The runner of `wr`'s runs of this kind under `workspace_limit` (other runs are left alone).
   /// Fails with NOT_SUPPORTED where a run needs more workspace than the limit, listing those runs
   /// in `oversized` (for the planner to plan without).
-  Status (*make_runner)(const ConvKey& key, const WrPlan& wr, std::size_t workspace_limit,
+  Status (*make_runner)(const ConvKey& key, const MicroBatchSplit& wr, std::size_t workspace_limit,
                         std::unique_ptr<KindRunner>* out, std::vector<OversizedEngineRun>* oversized);
 };
 

@@ -137,7 +137,7 @@ Status make_legacy_measurer(BenchmarkRig& rig, std::unique_ptr<KindMeasurer>* ou
 // A plan's legacy runs: the descriptors of their micro-batch sizes and math types, made once.
 class LegacyRunner final : public KindRunner {
  public:
-  static Status make(const ConvKey& key, const WrPlan& wr, std::unique_ptr<KindRunner>* out) {
+  static Status make(const ConvKey& key, const MicroBatchSplit& wr, std::unique_ptr<KindRunner>* out) {
     std::unique_ptr<LegacyRunner> runner(new LegacyRunner());
     runner->op_ = key.op;
     UCUDNN_TRY(make_filter_descriptor(key.w, &runner->filter_));
@@ -187,7 +187,7 @@ class LegacyRunner final : public KindRunner {
   std::vector<Run> runs_;  ///< by the plan's run index; only legacy runs are filled
 };
 
-Status make_legacy_runner(const ConvKey& key, const WrPlan& wr, std::size_t, std::unique_ptr<KindRunner>* out,
+Status make_legacy_runner(const ConvKey& key, const MicroBatchSplit& wr, std::size_t, std::unique_ptr<KindRunner>* out,
                           std::vector<OversizedEngineRun>*) {
   return LegacyRunner::make(key, wr, out);
 }

@@ -1,6 +1,6 @@
 #pragma once
-// Where the engine's benchmark rows come from when neither its table nor the database has them:
-// the GPU (GpuMeasurementSource) in a process, recorded tables in CPU tests. The engine itself
+// Where the plan builder's benchmark rows come from when neither its table nor the database has them:
+// the GPU (GpuMeasurementSource) in a process, recorded tables in CPU tests. The builder itself
 // makes no CUDA or cuDNN calls on the device; everything that does lives behind this interface.
 
 #include <cudnn.h>

@@ -22,6 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/candidate_kinds.h"
 #include "core/conv_layer.h"
 #include "core/env_config.h"
 #include "core/measurement_csv.h"
@@ -86,7 +87,7 @@ Expected<std::unique_ptr<BenchmarkDatabase>> open_database(const DatabaseTarget&
 // determinism is a note of the configuration that only cuDNN answers: not known, so not claimed
 // (a caller that needs determinism never gets an imported engine row).
 bool documented_deterministic(ConvOp op, const Measurement& m) {
-  if (m.is_engine()) return false;
+  if (kind_of(m) != CandidateKind::kLegacy) return false;
   const int algo = m.algo;
   switch (op) {
     case ConvOp::kForward: return true;

@@ -80,7 +80,7 @@ class RecordedSource : public MeasurementSource {
     std::lock_guard<std::mutex> lock(mutex_);
     return static_cast<int>(std::count(kinds_asked_.begin(), kinds_asked_.end(), kind));
   }
-  /// The rows the engine said it knew at the last call, per size.
+  /// The rows the plan builder said it knew at the last call, per size.
   std::map<int, std::vector<Measurement>> last_known() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return last_known_;

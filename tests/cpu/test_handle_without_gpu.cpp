@@ -11,7 +11,7 @@
 #include "core/env_config.h"
 #include "core/statistics.h"
 #include "runtime/device_info.h"
-#include "runtime/engine.h"
+#include "runtime/plan_builder.h"
 #include "ucudnn/ucudnn.h"
 
 namespace {
@@ -82,17 +82,17 @@ TEST(EnvConfig, ParsesPolicyAndLimitStrictly) {
 
 TEST(EnvConfig, ForcedWorkspaceLimitTakesItsNewNameAndItsDeprecatedOne) {
   ucudnn::EnvValues values;
-  values.imposed_workspace_limit = "8MiB";  // UCUDNN_FORCE_WORKSPACE_LIMIT
+  values.forced_workspace_limit = "8MiB";  // UCUDNN_FORCE_WORKSPACE_LIMIT
   auto forced = ucudnn::parse_env_config(values);
   ASSERT_TRUE(forced.ok()) << forced.message();
-  EXPECT_EQ(forced->imposed_workspace_limit, size_t{8} << 20);
+  EXPECT_EQ(forced->forced_workspace_limit, size_t{8} << 20);
   EXPECT_TRUE(forced->deprecations.empty());
 
   ucudnn::EnvValues old_name;
   old_name.deprecated_workspace_limit = "16MiB";  // UCUDNN_WORKSPACE_LIMIT
   auto deprecated = ucudnn::parse_env_config(old_name);
   ASSERT_TRUE(deprecated.ok()) << deprecated.message();
-  EXPECT_EQ(deprecated->imposed_workspace_limit, size_t{16} << 20) << "the old name still works";
+  EXPECT_EQ(deprecated->forced_workspace_limit, size_t{16} << 20) << "the old name still works";
   ASSERT_EQ(deprecated->deprecations.size(), 1u);
   EXPECT_NE(deprecated->deprecations[0].find("UCUDNN_WORKSPACE_LIMIT is deprecated"), std::string::npos);
   EXPECT_NE(deprecated->deprecations[0].find("UCUDNN_FORCE_WORKSPACE_LIMIT"), std::string::npos);
@@ -100,7 +100,7 @@ TEST(EnvConfig, ForcedWorkspaceLimitTakesItsNewNameAndItsDeprecatedOne) {
   values.deprecated_workspace_limit = "8388608";  // the same size, spelt otherwise: no conflict
   auto agreeing = ucudnn::parse_env_config(values);
   ASSERT_TRUE(agreeing.ok()) << agreeing.message();
-  EXPECT_EQ(agreeing->imposed_workspace_limit, size_t{8} << 20);
+  EXPECT_EQ(agreeing->forced_workspace_limit, size_t{8} << 20);
   EXPECT_EQ(agreeing->deprecations.size(), 1u);
 
   values.deprecated_workspace_limit = "16MiB";

@@ -73,7 +73,7 @@ Measurement row(int micro_batch, int algo, double time_ms, std::size_t workspace
 }
 
 // What any plan must satisfy, whatever the optimizer's choices.
-void expect_plan_invariants(const WrPlan& plan, int batch, const std::vector<int>& allowed,
+void expect_plan_invariants(const MicroBatchSplit& plan, int batch, const std::vector<int>& allowed,
                             const std::vector<Measurement>& rows, std::size_t limit) {
   EXPECT_EQ(plan.batch, batch);
   ASSERT_FALSE(plan.runs.empty());
@@ -269,7 +269,7 @@ TEST(NeverSlowerThanUndivided, SplitWithinTheMarginRunsUndivided) {
   auto plan = ucudnn::optimize_wr(8, {4, 8}, rows, 1 << 20);
   ASSERT_TRUE(plan);
   ASSERT_EQ(plan->micro_batch_count(), 2) << "the program alone splits";
-  const ucudnn::WrPlan chosen = ucudnn::prefer_undivided_within_margin(*plan, rows, 1 << 20);
+  const ucudnn::MicroBatchSplit chosen = ucudnn::prefer_undivided_within_margin(*plan, rows, 1 << 20);
   ASSERT_EQ(chosen.runs.size(), 1u);
   EXPECT_EQ(chosen.runs[0].size, 8);
   EXPECT_EQ(chosen.runs[0].count, 1);
@@ -281,7 +281,7 @@ TEST(NeverSlowerThanUndivided, SplitBeyondTheMarginIsKept) {
   const auto rows = rows_with_whole(2.5);  // the split is 20% faster
   auto plan = ucudnn::optimize_wr(8, {4, 8}, rows, 1 << 20);
   ASSERT_TRUE(plan);
-  const ucudnn::WrPlan chosen = ucudnn::prefer_undivided_within_margin(*plan, rows, 1 << 20);
+  const ucudnn::MicroBatchSplit chosen = ucudnn::prefer_undivided_within_margin(*plan, rows, 1 << 20);
   EXPECT_EQ(chosen.micro_batch_count(), 2);
   EXPECT_DOUBLE_EQ(chosen.time_ms, 2.0);
 }
@@ -365,7 +365,7 @@ TEST(HostTime, TheUndividedComparisonCountsTheHostToo) {
   auto plan = ucudnn::optimize_wr(8, {4}, rows, 1 << 20);
   ASSERT_TRUE(plan);
   EXPECT_DOUBLE_EQ(plan->time_ms, 3.0);
-  const ucudnn::WrPlan chosen = ucudnn::prefer_undivided_within_margin(*plan, rows, 1 << 20);
+  const ucudnn::MicroBatchSplit chosen = ucudnn::prefer_undivided_within_margin(*plan, rows, 1 << 20);
   ASSERT_EQ(chosen.micro_batch_count(), 1);
   EXPECT_DOUBLE_EQ(chosen.time_ms, 2.5);
 }
@@ -385,7 +385,7 @@ TEST(ReplayPricing, TheSplitTheHostRefusesIsKeptWhenReplayed) {
   EXPECT_DOUBLE_EQ(replayed->runs.at(0).time_ms, 0.02);
   EXPECT_DOUBLE_EQ(replayed->host_ms(), 0.12) << "the host times stay known";
   // 20% faster and no host time added: kept.
-  const ucudnn::WrPlan kept =
+  const ucudnn::MicroBatchSplit kept =
       ucudnn::prefer_undivided_within_margin(*replayed, rows, 0, ucudnn::CallPricing::kReplayed);
   EXPECT_EQ(kept.micro_batch_count(), 4);
 }
@@ -397,7 +397,8 @@ TEST(ReplayPricing, TheNoiseMarginStillApplies) {
   const auto plan = ucudnn::optimize_wr(64, {16, 64}, rows, 0, ucudnn::CallPricing::kReplayed);
   ASSERT_TRUE(plan.has_value());
   ASSERT_EQ(plan->micro_batch_count(), 4);
-  const ucudnn::WrPlan chosen = ucudnn::prefer_undivided_within_margin(*plan, rows, 0, ucudnn::CallPricing::kReplayed);
+  const ucudnn::MicroBatchSplit chosen =
+      ucudnn::prefer_undivided_within_margin(*plan, rows, 0, ucudnn::CallPricing::kReplayed);
   ASSERT_EQ(chosen.micro_batch_count(), 1);
   EXPECT_DOUBLE_EQ(chosen.time_ms, 0.0833);
 }

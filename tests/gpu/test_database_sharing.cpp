@@ -13,7 +13,7 @@
 #include <algorithm>
 
 #include "conv_check.h"
-#include "runtime/engine.h"
+#include "runtime/plan_builder.h"
 #include "store/database.h"
 
 namespace ucudnn_test {
@@ -72,7 +72,7 @@ TEST(DatabaseChild, PlanAndReport) {
       out << " ws " << plan.workspaceBytes << "\n";
     }
   }
-  out << "timings " << ucudnn::Engine::instance().timings_run() << "\n";
+  out << "timings " << ucudnn::PlanBuilder::instance().timings_run() << "\n";
   out << "seconds " << std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() << "\n";
   cudnnDestroy(handle);
 }

@@ -6,10 +6,11 @@
 
 #include "conv_check.h"
 #include "core/batch_policy.h"
+#include "core/candidate_kinds.h"
 #include "core/conv_key.h"
 #include "runtime/backend_graph.h"
 #include "runtime/descriptors.h"
-#include "runtime/engine.h"
+#include "runtime/plan_builder.h"
 #include "runtime/executor.h"
 
 namespace ucudnn_test {
@@ -75,7 +76,7 @@ TEST_F(EnginePlans, RandomSplitsOverOfferedEnginesMatchPlainCudnn) {
       ucudnn::ConvKey key;
       ASSERT_TRUE(ucudnn::read_conv_key(static_cast<ucudnn::ConvOp>(op), 0, {p.x, p.w, p.conv, p.y}, &key).ok());
       // Each micro-batch size runs an offered engine that builds at that size, picked at random.
-      ucudnn::WrPlan wr;
+      ucudnn::MicroBatchSplit wr;
       wr.batch = spec.n;
       bool planned = true;
       for (int size : aligned_split(key, rng)) {
@@ -84,8 +85,8 @@ TEST_F(EnginePlans, RandomSplitsOverOfferedEnginesMatchPlainCudnn) {
         std::shuffle(offers.begin(), offers.end(), rng);
         std::string chosen;
         for (const auto& offer : offers) {
-          std::unique_ptr<ucudnn::EnginePlan> probe;
-          if (ucudnn::EnginePlan::build(key.with_batch(size), offer.id, 1.0, 0.0, &probe).ok() &&
+          std::unique_ptr<ucudnn::CudnnExecutionPlan> probe;
+          if (ucudnn::CudnnExecutionPlan::build(key.with_batch(size), offer.id, 1.0, 0.0, &probe).ok() &&
               probe->workspace_bytes() <= kWorkspace) {
             chosen = offer.id;
             break;
@@ -204,8 +205,8 @@ TEST_F(EnginePlans, UnderstatedEngineRowIsPlannedAroundWithinTheLimit) {
   std::string hungry;
   std::size_t needed = 0;
   for (const auto& offer : offers) {
-    std::unique_ptr<ucudnn::EnginePlan> probe;
-    if (ucudnn::EnginePlan::build(key, offer.id, 1.0, 0.0, &probe).ok() && probe->workspace_bytes() > 0) {
+    std::unique_ptr<ucudnn::CudnnExecutionPlan> probe;
+    if (ucudnn::CudnnExecutionPlan::build(key, offer.id, 1.0, 0.0, &probe).ok() && probe->workspace_bytes() > 0) {
       hungry = offer.id;
       needed = probe->workspace_bytes();
       break;
@@ -221,24 +222,24 @@ TEST_F(EnginePlans, UnderstatedEngineRowIsPlannedAroundWithinTheLimit) {
   understated.time_ms = 1e-6;  // faster than anything: the optimiser picks it first
   understated.workspace_bytes = 0;
   understated.engine = hungry;
-  ucudnn::Engine& engine = ucudnn::Engine::instance();
-  engine.table().record(key, ucudnn::CandidateKind::kEngine, std::numeric_limits<std::size_t>::max(), {understated});
+  ucudnn::PlanBuilder& builder = ucudnn::PlanBuilder::instance();
+  builder.table().record(key, ucudnn::CandidateKind::kEngine, std::numeric_limits<std::size_t>::max(), {understated});
 
   cudnnHandle_t handle;
   CUDNN_OK(cudnnCreate(&handle));
   const auto policy = ucudnn::BatchSizePolicy::kUndivided;
   std::shared_ptr<const ucudnn::ExecutablePlan> tight, roomy;
   const ucudnn::Status planned_tight =
-      engine.plan(handle, key, needed - 1, policy, ucudnn::CandidateSet::kBoth, &tight);
+      builder.plan(handle, key, needed - 1, policy, ucudnn::CandidateSet::kBoth, &tight);
   ASSERT_TRUE(planned_tight.ok()) << planned_tight.message();
-  EXPECT_LE(tight->wr().workspace_bytes, needed - 1);
-  for (const auto& run : tight->wr().runs) EXPECT_NE(run.engine, hungry);
+  EXPECT_LE(tight->split().workspace_bytes, needed - 1);
+  for (const auto& run : tight->split().runs) EXPECT_NE(run.engine, hungry);
 
-  const ucudnn::Status planned_roomy = engine.plan(handle, key, needed, policy, ucudnn::CandidateSet::kBoth, &roomy);
+  const ucudnn::Status planned_roomy = builder.plan(handle, key, needed, policy, ucudnn::CandidateSet::kBoth, &roomy);
   ASSERT_TRUE(planned_roomy.ok()) << planned_roomy.message();
-  ASSERT_EQ(roomy->wr().runs.size(), 1u);
-  EXPECT_EQ(roomy->wr().runs.front().engine, hungry);
-  EXPECT_EQ(roomy->wr().workspace_bytes, needed);
+  ASSERT_EQ(roomy->split().runs.size(), 1u);
+  EXPECT_EQ(roomy->split().runs.front().engine, hungry);
+  EXPECT_EQ(roomy->split().workspace_bytes, needed);
   cudnnDestroy(handle);
 }
 
@@ -264,9 +265,9 @@ TEST_F(EnginePlans, RowsCarryHostTimesAndATinyConvolutionIsNotSplit) {
   ASSERT_TRUE(ucudnn::read_conv_key(ucudnn::ConvOp::kForward, 0, {p.x, p.w, p.conv, p.y}, &key).ok());
   cudnnHandle_t handle;
   CUDNN_OK(cudnnCreate(&handle));
-  ucudnn::Engine& engine = ucudnn::Engine::instance();
+  ucudnn::PlanBuilder& builder = ucudnn::PlanBuilder::instance();
   std::shared_ptr<const ucudnn::ExecutablePlan> plan;
-  const ucudnn::Status planned = engine.plan(handle, key, std::size_t{64} << 20, ucudnn::BatchSizePolicy::kPowerOfTwo,
+  const ucudnn::Status planned = builder.plan(handle, key, std::size_t{64} << 20, ucudnn::BatchSizePolicy::kPowerOfTwo,
                                              ucudnn::CandidateSet::kBoth, &plan);
   cudnnDestroy(handle);
   ASSERT_TRUE(planned.ok()) << planned.message();
@@ -274,7 +275,7 @@ TEST_F(EnginePlans, RowsCarryHostTimesAndATinyConvolutionIsNotSplit) {
   int rows = 0;
   for (int size = 1; size <= spec.n; size *= 2) {
     for (const auto kind : {ucudnn::CandidateKind::kLegacy, ucudnn::CandidateKind::kEngine}) {
-      const auto entry = engine.table().entry(key.with_batch(size), kind);
+      const auto entry = builder.table().entry(key.with_batch(size), kind);
       ASSERT_TRUE(entry.has_value()) << "micro-batch " << size << " was not measured";
       for (const ucudnn::Measurement& m : entry->rows) {
         SCOPED_TRACE("micro-batch " + std::to_string(size) + " algo " + std::to_string(m.algo) + " " + m.engine);
@@ -286,7 +287,7 @@ TEST_F(EnginePlans, RowsCarryHostTimesAndATinyConvolutionIsNotSplit) {
     }
   }
   EXPECT_GT(rows, 10);
-  EXPECT_EQ(plan->wr().micro_batch_count(), 1) << "predicted " << plan->wr().time_ms << " ms";
+  EXPECT_EQ(plan->split().micro_batch_count(), 1) << "predicted " << plan->split().time_ms << " ms";
 }
 
 class EngineCandidates : public GpuTest {};
@@ -332,7 +333,8 @@ TEST_F(EngineCandidates, HandleSetToEnginesPlansWithThemAndStaysExact) {
       ASSERT_EQ(check.first_algo, micro_batched_algo(op)) << ucudnnGetLastErrorMessage();
       ASSERT_FALSE(check.plan.runs.empty());
       for (const auto& run : check.plan.runs) {
-        EXPECT_FALSE(run.engine.empty()) << "an engines-only plan ran legacy algorithm " << run.algo;
+        EXPECT_NE(ucudnn::kind_of_candidate(run.engine), ucudnn::CandidateKind::kLegacy)
+            << "an engines-only plan ran legacy algorithm " << run.algo;
         EXPECT_EQ(run.algo, -1);
       }
       ASSERT_TRUE(check.reference_ran);

@@ -40,7 +40,7 @@ TEST_F(ForcedSplits, RandomMicroBatchesOfOneAlgorithmMatchPlainCudnn) {
       ucudnn::ConvKey key;
       ASSERT_TRUE(ucudnn::read_conv_key(static_cast<ucudnn::ConvOp>(op), 0, {p.x, p.w, p.conv, p.y}, &key).ok());
       // Cut the batch into random micro-batches, at least two.
-      ucudnn::WrPlan wr;
+      ucudnn::MicroBatchSplit wr;
       wr.batch = spec.n;
       for (int left = spec.n; left > 0;) {
         const int size = std::uniform_int_distribution<int>(1, left == spec.n ? left - 1 : left)(rng);

@@ -66,10 +66,10 @@ TEST_F(GraphReplay, ReplayedCallsMatchPlainCudnnOnFreshDataAndTwoBufferSets) {
       // Issued calls run the whole batch; replayed ones two micro-batches (so backward filter's
       // accumulation is captured too), unless the replay plan claims more workspace than the calls give.
       const bool replay_fits = i % 2 == 0;
-      ucudnn::WrPlan whole;
+      ucudnn::MicroBatchSplit whole;
       whole.batch = spec.n;
       whole.runs.push_back({spec.n, algo, static_cast<int>(spec.math), 1, 0.0, 0, true, ""});
-      ucudnn::WrPlan halves;
+      ucudnn::MicroBatchSplit halves;
       halves.batch = spec.n;
       halves.runs.push_back({spec.n / 2, algo, static_cast<int>(spec.math), 1, 0.0, 0, true, ""});
       halves.runs.push_back({spec.n - spec.n / 2, algo, static_cast<int>(spec.math), 1, 0.0, 0, true, ""});
