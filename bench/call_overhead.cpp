@@ -331,7 +331,7 @@ void run_once(Bench& b, const Options& o, cudaStream_t stream, Events& events) {
   b.host_us.push_back(std::chrono::duration<double, std::micro>(host_stop - host_start).count() / o.calls);
   b.gpu_us.push_back(events.elapsed_us() / o.calls);
 
-  ucudnn::StreamGate gate;
+  ucudnn::runtime::StreamGate gate;
   if (!gate.close(stream)) fail("cudaLaunchHostFunc (cannot hold the stream)");
   check(cudaEventRecord(events.start, stream), "cudaEventRecord");
   for (int i = 0; i < o.gated_calls; ++i) b.launch();

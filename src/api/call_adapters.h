@@ -17,7 +17,7 @@
 #include "ucudnn/intercepted_calls.h"
 #include "ucudnn/ucudnn.h"
 
-namespace ucudnn::adapters {
+namespace ucudnn::api::adapters {
 
 inline ConvCall forward_call(cudnnTensorDescriptor_t x, cudnnFilterDescriptor_t w, cudnnConvolutionDescriptor_t conv,
                              cudnnTensorDescriptor_t y) {
@@ -319,4 +319,4 @@ inline cudnnStatus_t cudnnConvolutionBackwardFilter(const char* function, Ucudnn
              ConvBuffers{mutable_ptr(x), dw, mutable_ptr(dy)}, workSpace, workSpaceSizeInBytes, beta);
 }
 
-}  // namespace ucudnn::adapters
+}  // namespace ucudnn::api::adapters

@@ -16,7 +16,7 @@
 #include "runtime/owned.h"
 
 struct UcudnnContext {
-  ucudnn::CudnnHandle cudnn_handle;  ///< owned: destroyed with the context
+  ucudnn::runtime::CudnnHandle cudnn_handle;  ///< owned: destroyed with the context
   cudnnHandle_t cudnn() const { return cudnn_handle.get(); }
   int device = 0;                 ///< the CUDA device current when the handle was created
   std::atomic<ucudnn::BatchSizePolicy> policy{ucudnn::BatchSizePolicy::kPowerOfTwo};

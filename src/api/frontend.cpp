@@ -15,7 +15,19 @@
 #include "runtime/cuda_status.h"
 #include "runtime/device_info.h"
 
-namespace ucudnn {
+namespace ucudnn::api {
+using ucudnn::runtime::KernelRequest;
+using ucudnn::runtime::active_planner;
+using ucudnn::runtime::convolve;
+using ucudnn::runtime::cuda_error;
+using ucudnn::runtime::get_algorithms;
+using ucudnn::runtime::parse_benchmark_devices;
+using ucudnn::runtime::read_conv_key;
+using ucudnn::runtime::set_total_workspace;
+using ucudnn::runtime::to_cudnn_status;
+using ucudnn::runtime::virtual_algo;
+using ucudnn::runtime::workspace_size;
+
 namespace {
 
 thread_local std::string last_error;
@@ -238,4 +250,4 @@ cudnnStatus_t report_failed_create(const char* function, cudnnStatus_t status) n
   return status;
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::api

@@ -22,7 +22,12 @@
 #include "runtime/executor.h"
 #include "runtime/planner.h"
 
-namespace ucudnn {
+namespace ucudnn::api {
+using ucudnn::runtime::AlgoPerf;
+using ucudnn::runtime::ConvBuffers;
+using ucudnn::runtime::ConvDescriptors;
+using ucudnn::runtime::ExecutablePlan;
+
 
 /// CUDNN_STATUS_BAD_PARAM for a null handle: the one place that says so.
 Status require_context(const UcudnnContext* context);
@@ -91,4 +96,4 @@ cudnnStatus_t at_boundary(const char* function, Body&& body) noexcept {
 /// The message of this thread's last failed boundary call ("" if none).
 const char* last_error_message();
 
-}  // namespace ucudnn
+}  // namespace ucudnn::api

@@ -3,7 +3,9 @@
 #include <cstring>
 #include <string>
 
-namespace ucudnn {
+namespace ucudnn::api {
+using ucudnn::optimize::MicroBatchRun;
+
 namespace {
 
 Status check_array(const char* name, const UcudnnMicroBatchRun* runs, int capacity) {
@@ -93,4 +95,4 @@ Status write_plan_info(const PlanSummary& summary, const MicroBatchSplit& plan, 
   return Status::success();
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::api

@@ -9,7 +9,9 @@
 #include "optimize/wr_optimizer.h"
 #include "ucudnn/ucudnn.h"
 
-namespace ucudnn {
+namespace ucudnn::api {
+using ucudnn::optimize::MicroBatchSplit;
+
 
 /// Where version 1 of each struct ends: a caller's structSize and runStructSize must reach these
 /// (a later version adds fields after them, and writes those only where the caller's size holds
@@ -38,4 +40,4 @@ struct PlanSummary {
 Status write_plan_info(const PlanSummary& summary, const MicroBatchSplit& plan, const MicroBatchSplit* replayed,
                        UcudnnPlanInfo* info);
 
-}  // namespace ucudnn
+}  // namespace ucudnn::api

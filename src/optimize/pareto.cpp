@@ -5,7 +5,7 @@
 #include <tuple>
 #include <utility>
 
-namespace ucudnn {
+namespace ucudnn::optimize {
 namespace {
 
 // The rows the WR program could use (an allowed size within the batch), least workspace first;
@@ -93,4 +93,4 @@ std::vector<MicroBatchSplit> desirable_configurations(int batch, const std::vect
   return pruned_to_front(std::move(plans));
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::optimize

@@ -8,7 +8,7 @@
 #include "core/measurement.h"
 #include "optimize/wr_optimizer.h"
 
-namespace ucudnn {
+namespace ucudnn::optimize {
 
 /// What computing a front cost: the rows are sorted once, and the WR program is solved only where
 /// a row makes its size faster than every row of that size with less workspace, so at most once
@@ -25,4 +25,4 @@ struct FrontWork {
 std::vector<MicroBatchSplit> desirable_configurations(int batch, const std::vector<int>& allowed_sizes,
                                              const std::vector<Measurement>& rows, FrontWork* work = nullptr);
 
-}  // namespace ucudnn
+}  // namespace ucudnn::optimize

@@ -10,7 +10,7 @@
 
 #include "core/units.h"
 
-namespace ucudnn {
+namespace ucudnn::optimize {
 namespace {
 
 struct ProblemDeleter {
@@ -198,4 +198,4 @@ Expected<WdSolution> optimize_wd(const std::vector<WdKernel>& kernels,
   return solution;
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::optimize

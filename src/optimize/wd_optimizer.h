@@ -16,7 +16,7 @@
 #include "core/expected.h"
 #include "optimize/wr_optimizer.h"
 
-namespace ucudnn {
+namespace ucudnn::optimize {
 
 struct WdKernel {
   std::string name;            ///< for messages
@@ -36,4 +36,4 @@ struct WdSolution {
 /// sum of the kernels' smallest workspaces (names the minimum needed), or a solver failure.
 Expected<WdSolution> optimize_wd(const std::vector<WdKernel>& kernels, std::size_t total_workspace);
 
-}  // namespace ucudnn
+}  // namespace ucudnn::optimize

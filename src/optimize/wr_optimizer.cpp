@@ -6,7 +6,7 @@
 #include <map>
 #include <tuple>
 
-namespace ucudnn {
+namespace ucudnn::optimize {
 
 namespace {
 
@@ -138,4 +138,4 @@ MicroBatchSplit prefer_undivided_within_margin(MicroBatchSplit plan, const std::
   return undivided;
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::optimize

@@ -19,7 +19,7 @@
 #include "core/candidate_kinds.h"
 #include "core/measurement.h"
 
-namespace ucudnn {
+namespace ucudnn::optimize {
 
 /// `count` consecutive calls of one candidate (a legacy algorithm or an engine configuration) on
 /// micro-batches of `size`.
@@ -85,4 +85,4 @@ MicroBatchSplit prefer_undivided_within_margin(MicroBatchSplit plan, const std::
                                                std::size_t workspace_limit, CallPricing pricing = CallPricing::kIssued,
                                                double margin = kSplitMargin);
 
-}  // namespace ucudnn
+}  // namespace ucudnn::optimize

@@ -11,7 +11,7 @@
 #include "core/logging.h"
 #include "runtime/descriptors.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
 namespace {
 
 // The handle attributes are deprecated in cuDNN 9.19's headers but still read by older cuDNN 9
@@ -398,4 +398,4 @@ Status CudnnExecutionPlan::execute(cudnnHandle_t handle, const ConvBuffers& buff
   return Status::success();
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

@@ -27,7 +27,7 @@
 #include "runtime/cudnn_shim.h"
 #include "runtime/owned.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
 
 using BackendDescriptor = Owned<cudnnBackendDescriptor_t, cudnnBackendDestroyDescriptor>;
 
@@ -73,4 +73,4 @@ class CudnnExecutionPlan {
 inline constexpr std::size_t kEngineAlignment = 16;
 inline bool engine_aligned(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % kEngineAlignment == 0; }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

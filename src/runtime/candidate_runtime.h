@@ -18,7 +18,9 @@
 #include "runtime/cuda_status.h"
 #include "runtime/cudnn_shim.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
+using ucudnn::optimize::MicroBatchSplit;
+
 
 class BenchmarkRig;
 
@@ -92,4 +94,4 @@ const CandidateKindRuntime& kind_runtime(CandidateKind kind);
 const CandidateKindRuntime& legacy_candidates_runtime();
 const CandidateKindRuntime& engine_candidates_runtime();
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

@@ -14,7 +14,10 @@
 #include "runtime/benchmark_rig.h"
 #include "runtime/candidate_runtime.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
+using ucudnn::optimize::MicroBatchRun;
+using ucudnn::optimize::MicroBatchSplit;
+
 namespace {
 
 class EngineMeasurer final : public KindMeasurer {
@@ -215,4 +218,4 @@ const CandidateKindRuntime& engine_candidates_runtime() {
   return runtime;
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

@@ -5,7 +5,9 @@
 
 #include "core/statistics.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
+using ucudnn::optimize::MicroBatchRun;
+
 
 Status ExecutablePlan::build(const ConvKey& key, std::size_t workspace_limit, BatchSizePolicy policy,
                              MicroBatchSplit wr, std::optional<double> undivided_time_ms,
@@ -118,4 +120,4 @@ Status ExecutablePlan::enqueue(cudnnHandle_t handle, const void* alpha, const vo
   return Status::success();
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

@@ -27,7 +27,9 @@
 #include "runtime/cudnn_shim.h"
 #include "runtime/graph_replay.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
+using ucudnn::optimize::MicroBatchSplit;
+
 
 class ExecutablePlan {
  public:
@@ -85,4 +87,4 @@ class ExecutablePlan {
   mutable GraphReplay replay_;  ///< after replayed_: its graphs go before the plans they captured
 };
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

@@ -11,7 +11,10 @@
 #include "runtime/candidate_runtime.h"
 #include "runtime/descriptors.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
+using ucudnn::optimize::MicroBatchRun;
+using ucudnn::optimize::MicroBatchSplit;
+
 namespace {
 
 // Scaling factors are double for double data, float otherwise (cuDNN's rule).
@@ -199,4 +202,4 @@ const CandidateKindRuntime& legacy_candidates_runtime() {
   return runtime;
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

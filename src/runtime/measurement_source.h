@@ -15,7 +15,7 @@
 #include "core/measurement.h"
 #include "runtime/cuda_status.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
 
 /// Rows measured for one micro-batch size, complete for any workspace limit up to
 /// `measured_up_to` (SIZE_MAX: any limit).
@@ -44,4 +44,4 @@ class MeasurementSource {
   virtual long long timings_run() const = 0;
 };
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

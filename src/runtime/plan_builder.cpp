@@ -8,7 +8,13 @@
 #include "core/logging.h"
 #include "core/statistics.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
+using ucudnn::optimize::MicroBatchRun;
+using ucudnn::optimize::MicroBatchSplit;
+using ucudnn::optimize::fastest_within;
+using ucudnn::optimize::optimize_wr;
+using ucudnn::optimize::prefer_undivided_within_margin;
+
 namespace {
 
 std::size_t hash_combine(std::size_t seed, std::size_t value) {
@@ -357,4 +363,4 @@ PlanBuilder::DeviceDatabase PlanBuilder::database_for(int device) {
   return view;
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

@@ -26,7 +26,9 @@
 #include "runtime/measurement_source.h"
 #include "store/database.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
+using ucudnn::store::BenchmarkDatabase;
+
 
 /// The micro-batch sizes the policy allows whose micro-batches stay 16-byte aligned; the whole
 /// batch only for backward filter with a half-precision filter (see engine.cpp).
@@ -137,4 +139,4 @@ class PlanBuilder {
   bool database_configured_ = false;  ///< UCUDNN_DATABASE read, set_database called, or given
 };
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

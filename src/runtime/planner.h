@@ -20,7 +20,7 @@
 #include "runtime/executor.h"
 #include "runtime/graph_replay.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
 
 /// One convolution as the planner sees it: the handle's state read once by the front-end.
 struct KernelRequest {
@@ -66,4 +66,4 @@ std::size_t total_workspace();
 /// The virtual algorithm value of an op ("run the micro-batch plan").
 int virtual_algo(ConvOp op);
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

@@ -16,7 +16,7 @@
 #include "runtime/workspace_division.h"
 #include "runtime/wr_planner.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
 namespace {
 
 WrPlanner& wr_planner() {
@@ -56,4 +56,4 @@ void set_total_workspace(std::size_t bytes) {
 
 std::size_t total_workspace() { return WorkspaceDivision::instance().budget(); }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

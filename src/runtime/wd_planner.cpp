@@ -2,7 +2,7 @@
 
 #include "runtime/workspace_division.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
 namespace {
 
 WdKey wd_key(const KernelRequest& request) { return WdKey{request.key, request.layer_id}; }
@@ -47,4 +47,4 @@ Status WdPlanner::describe(const KernelRequest& request, std::optional<std::size
   return wr_.describe(request, named_limit, plan);
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

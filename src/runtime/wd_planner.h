@@ -6,7 +6,7 @@
 #include "runtime/planner.h"
 #include "runtime/wr_planner.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
 
 class WdPlanner final : public Planner {
  public:
@@ -22,4 +22,4 @@ class WdPlanner final : public Planner {
   WrPlanner wr_;
 };
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

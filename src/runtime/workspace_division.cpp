@@ -9,7 +9,10 @@
 #include "optimize/pareto.h"
 #include "runtime/plan_builder.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
+using ucudnn::optimize::desirable_configurations;
+using ucudnn::optimize::optimize_wd;
+
 
 std::size_t align_up(std::size_t n, std::size_t alignment) { return (n + alignment - 1) / alignment * alignment; }
 
@@ -280,4 +283,4 @@ WdSummary WorkspaceDivision::summary(int device) {
   return devices_[device].summary;
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

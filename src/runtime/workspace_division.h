@@ -32,7 +32,11 @@
 #include "runtime/graph_replay.h"
 #include "runtime/owned.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
+using ucudnn::optimize::MicroBatchSplit;
+using ucudnn::optimize::WdKernel;
+using ucudnn::optimize::WdSolution;
+
 
 class PlanBuilder;
 
@@ -171,4 +175,4 @@ class WorkspaceDivision {
   std::map<WdKey, Status> failures_;
 };
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

@@ -4,7 +4,7 @@
 
 #include "runtime/plan_builder.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
 namespace {
 
 AlgoPerf plan_as_perf(const ExecutablePlan& plan) {
@@ -90,4 +90,4 @@ Status WrPlanner::describe(const KernelRequest& request, std::optional<std::size
   return plan_for(request, named_limit.value_or(request.requested_limit), plan);
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

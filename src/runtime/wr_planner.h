@@ -3,7 +3,7 @@
 
 #include "runtime/planner.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
 
 class WrPlanner final : public Planner {
  public:
@@ -22,4 +22,4 @@ class WrPlanner final : public Planner {
                   std::shared_ptr<const ExecutablePlan>* plan);
 };
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

@@ -32,7 +32,11 @@
 #include "tools/cli.h"
 #include "tools/networks.h"
 
-namespace ucudnn {
+namespace ucudnn::tools {
+using ucudnn::store::BenchmarkDatabase;
+using ucudnn::store::StoredRow;
+using ucudnn::store::utc_timestamp;
+
 namespace {
 
 struct DbOptions {
@@ -571,4 +575,4 @@ std::pair<CLI::App*, CommandRunner> add_db_command(CLI::App& app) {
           }};
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::tools

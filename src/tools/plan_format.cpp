@@ -10,7 +10,7 @@
 #include "core/candidate_kinds.h"
 #include "core/units.h"
 
-namespace ucudnn {
+namespace ucudnn::tools {
 namespace {
 
 std::string fixed(double value, int decimals) {
@@ -249,4 +249,4 @@ nlohmann::ordered_json pareto_to_json(const ParetoReport& report) {
   return json;
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::tools

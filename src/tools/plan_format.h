@@ -8,7 +8,9 @@
 
 #include "tools/plan_report.h"
 
-namespace ucudnn {
+namespace ucudnn::tools {
+using ucudnn::optimize::MicroBatchSplit;
+
 
 /// "8 x 32 IMPLICIT_PRECOMP_GEMM + 1 x 16 eng12:k3=1": count x size candidate, per run (a legacy
 /// algorithm by its cuDNN name, an engine configuration by its id). In JSON an engine run is
@@ -36,4 +38,4 @@ std::string format_pareto_table(const ParetoReport& report);
 /// {"mode":"pareto","layer":...,"op":...,"batch":...,"policy":...,"front":[...],"undivided":[...]}
 nlohmann::ordered_json pareto_to_json(const ParetoReport& report);
 
-}  // namespace ucudnn
+}  // namespace ucudnn::tools

@@ -7,7 +7,14 @@
 #include "core/units.h"
 #include "optimize/pareto.h"
 
-namespace ucudnn {
+namespace ucudnn::tools {
+using ucudnn::optimize::WdKernel;
+using ucudnn::optimize::desirable_configurations;
+using ucudnn::optimize::fastest_within;
+using ucudnn::optimize::optimize_wd;
+using ucudnn::optimize::optimize_wr;
+using ucudnn::optimize::prefer_undivided_within_margin;
+
 
 double WrReport::total_time_ms() const {
   double total = 0.0;
@@ -132,4 +139,4 @@ Expected<WdReport> plan_workspace_division(const std::vector<KernelMeasurements>
   return report;
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::tools

@@ -16,7 +16,9 @@
 #include "optimize/wd_optimizer.h"
 #include "optimize/wr_optimizer.h"
 
-namespace ucudnn {
+namespace ucudnn::tools {
+using ucudnn::optimize::MicroBatchSplit;
+
 
 /// One kernel's plan next to what plain cuDNN would do on the whole mini-batch.
 struct WrKernelReport {
@@ -88,4 +90,4 @@ Expected<WrReport> plan_workspace_reuse(const std::vector<KernelMeasurements>& k
 Expected<WdReport> plan_workspace_division(const std::vector<KernelMeasurements>& kernels,
                                            BatchSizePolicy policy, std::size_t total_workspace);
 
-}  // namespace ucudnn
+}  // namespace ucudnn::tools

@@ -18,6 +18,7 @@
 #include "runtime/measurement_source.h"
 #include "test_helpers.h"
 #include "tools/networks.h"
+#include "folder_namespaces.h"
 
 namespace ucudnn::testing {
 

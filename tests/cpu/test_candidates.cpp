@@ -15,6 +15,7 @@
 #include "runtime/plan_builder.h"
 #include "store/database.h"
 #include "test_helpers.h"
+#include "folder_namespaces.h"
 
 namespace ucudnn {
 namespace {

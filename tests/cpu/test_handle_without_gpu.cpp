@@ -13,6 +13,7 @@
 #include "runtime/device_info.h"
 #include "runtime/plan_builder.h"
 #include "ucudnn/ucudnn.h"
+#include "folder_namespaces.h"
 
 namespace {
 
@@ -188,9 +189,9 @@ TEST(PlannableSizes, HalfPrecisionBackwardFilterIsNeverSplit) {
   for (cudnnDataType_t type : {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT}) {
     key.x.data_type = key.y.data_type = key.w.data_type = type;
     key.op = ucudnn::ConvOp::kBackwardFilter;
-    const auto filter_sizes = ucudnn::plannable_sizes(key, ucudnn::BatchSizePolicy::kPowerOfTwo);
+    const auto filter_sizes = ucudnn::runtime::plannable_sizes(key, ucudnn::BatchSizePolicy::kPowerOfTwo);
     key.op = ucudnn::ConvOp::kBackwardData;
-    const auto data_sizes = ucudnn::plannable_sizes(key, ucudnn::BatchSizePolicy::kPowerOfTwo);
+    const auto data_sizes = ucudnn::runtime::plannable_sizes(key, ucudnn::BatchSizePolicy::kPowerOfTwo);
     EXPECT_EQ(data_sizes, (std::vector<int>{1, 2, 4, 8, 16, 32, 64})) << type;
     if (type == CUDNN_DATA_FLOAT) {
       EXPECT_EQ(filter_sizes, data_sizes);
@@ -236,16 +237,16 @@ TEST(EnvConfig, LogLevelJournalAndDevicesAreParsedStrictlyWithTheVariableNamed) 
 namespace {
 
 TEST(BenchmarkDevices, SyntaxFromTheSettingRangeFromTheVisibleDevices) {
-  const auto all = ucudnn::parse_benchmark_devices("all", 3);
+  const auto all = ucudnn::runtime::parse_benchmark_devices("all", 3);
   ASSERT_TRUE(all.ok()) << all.message();
   EXPECT_EQ(all.value(), (std::vector<int>{0, 1, 2}));
-  const auto listed = ucudnn::parse_benchmark_devices("2,0", 3);
+  const auto listed = ucudnn::runtime::parse_benchmark_devices("2,0", 3);
   ASSERT_TRUE(listed.ok()) << listed.message();
   EXPECT_EQ(listed.value(), (std::vector<int>{2, 0}));
-  const auto missing = ucudnn::parse_benchmark_devices("0,3", 3);
+  const auto missing = ucudnn::runtime::parse_benchmark_devices("0,3", 3);
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.message().find("device 3 does not exist (3 visible)"), std::string::npos) << missing.message();
-  const auto twice = ucudnn::parse_benchmark_devices("1,1", 3);
+  const auto twice = ucudnn::runtime::parse_benchmark_devices("1,1", 3);
   ASSERT_FALSE(twice.ok());
   EXPECT_NE(twice.message().find("UCUDNN_BENCHMARK_DEVICES='1,1': device 1 is named twice"), std::string::npos)
       << twice.message();

@@ -8,6 +8,7 @@
 #include "core/candidates.h"
 #include "core/measurement_csv.h"
 #include "test_helpers.h"
+#include "folder_namespaces.h"
 
 namespace ucudnn {
 namespace {

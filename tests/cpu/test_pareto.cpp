@@ -18,6 +18,7 @@
 #include "optimize/pareto.h"
 #include "optimize/wr_optimizer.h"
 #include "test_helpers.h"
+#include "folder_namespaces.h"
 
 namespace ucudnn {
 namespace {

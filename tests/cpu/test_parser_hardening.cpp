@@ -21,6 +21,7 @@
 #include "optimize/pareto.h"
 #include "test_helpers.h"
 #include "tools/cli.h"
+#include "folder_namespaces.h"
 
 namespace ucudnn {
 namespace {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "api/plan_query.h"
+#include "folder_namespaces.h"
 
 namespace ucudnn {
 namespace {

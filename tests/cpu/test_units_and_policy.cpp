@@ -9,6 +9,7 @@
 #include "core/batch_policy.h"
 #include "core/env_config.h"
 #include "core/units.h"
+#include "folder_namespaces.h"
 
 namespace ucudnn {
 namespace {

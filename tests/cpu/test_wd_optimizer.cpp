@@ -21,6 +21,7 @@
 #include "optimize/wd_optimizer.h"
 #include "optimize/wr_optimizer.h"
 #include "test_helpers.h"
+#include "folder_namespaces.h"
 
 namespace ucudnn {
 namespace {

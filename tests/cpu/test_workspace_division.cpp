@@ -12,6 +12,7 @@
 #include "recorded_source.h"
 #include "runtime/plan_builder.h"
 #include "runtime/workspace_division.h"
+#include "folder_namespaces.h"
 
 namespace ucudnn {
 namespace {

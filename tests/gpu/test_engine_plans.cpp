@@ -12,6 +12,7 @@
 #include "runtime/descriptors.h"
 #include "runtime/plan_builder.h"
 #include "runtime/executor.h"
+#include "folder_namespaces.h"
 
 namespace ucudnn_test {
 namespace {
@@ -24,8 +25,8 @@ class EnginePlans : public GpuTest {};
 // cuDNN that much; ucudnn's planner only uses such sizes).
 std::vector<int> aligned_split(const ucudnn::ConvKey& key, std::mt19937& rng) {
   const std::vector<long long> bytes = {
-      static_cast<long long>(key.x.strides[0]) * static_cast<long long>(ucudnn::element_size(key.x.data_type)),
-      static_cast<long long>(key.y.strides[0]) * static_cast<long long>(ucudnn::element_size(key.y.data_type))};
+      static_cast<long long>(key.x.strides[0]) * static_cast<long long>(ucudnn::runtime::element_size(key.x.data_type)),
+      static_cast<long long>(key.y.strides[0]) * static_cast<long long>(ucudnn::runtime::element_size(key.y.data_type))};
   std::vector<int> all;
   for (int s = 1; s < key.batch(); ++s) all.push_back(s);
   const std::vector<int> aligned = ucudnn::aligned_micro_batch_sizes(all, key.batch(), bytes, 16);
@@ -74,19 +75,19 @@ TEST_F(EnginePlans, RandomSplitsOverOfferedEnginesMatchPlainCudnn) {
       const int reference_algo = plain_heuristic_algo(plain, p, op, kWorkspace);
       if (reference_algo < 0) continue;
       ucudnn::ConvKey key;
-      ASSERT_TRUE(ucudnn::read_conv_key(static_cast<ucudnn::ConvOp>(op), 0, {p.x, p.w, p.conv, p.y}, &key).ok());
+      ASSERT_TRUE(ucudnn::runtime::read_conv_key(static_cast<ucudnn::ConvOp>(op), 0, {p.x, p.w, p.conv, p.y}, &key).ok());
       // Each micro-batch size runs an offered engine that builds at that size, picked at random.
-      ucudnn::MicroBatchSplit wr;
+      ucudnn::optimize::MicroBatchSplit wr;
       wr.batch = spec.n;
       bool planned = true;
       for (int size : aligned_split(key, rng)) {
-        std::vector<ucudnn::EngineOffer> offers;
-        ASSERT_TRUE(ucudnn::offer_engines(key.with_batch(size), &offers).ok());
+        std::vector<ucudnn::runtime::EngineOffer> offers;
+        ASSERT_TRUE(ucudnn::runtime::offer_engines(key.with_batch(size), &offers).ok());
         std::shuffle(offers.begin(), offers.end(), rng);
         std::string chosen;
         for (const auto& offer : offers) {
-          std::unique_ptr<ucudnn::CudnnExecutionPlan> probe;
-          if (ucudnn::CudnnExecutionPlan::build(key.with_batch(size), offer.id, 1.0, 0.0, &probe).ok() &&
+          std::unique_ptr<ucudnn::runtime::CudnnExecutionPlan> probe;
+          if (ucudnn::runtime::CudnnExecutionPlan::build(key.with_batch(size), offer.id, 1.0, 0.0, &probe).ok() &&
               probe->workspace_bytes() <= kWorkspace) {
             chosen = offer.id;
             break;
@@ -103,8 +104,8 @@ TEST_F(EnginePlans, RandomSplitsOverOfferedEnginesMatchPlainCudnn) {
         ++no_engine;
         continue;
       }
-      std::unique_ptr<ucudnn::ExecutablePlan> plan;
-      ASSERT_TRUE(ucudnn::ExecutablePlan::build(key, kWorkspace, ucudnn::BatchSizePolicy::kAll, wr, std::nullopt, &plan)
+      std::unique_ptr<ucudnn::runtime::ExecutablePlan> plan;
+      ASSERT_TRUE(ucudnn::runtime::ExecutablePlan::build(key, kWorkspace, ucudnn::BatchSizePolicy::kAll, wr, std::nullopt, &plan)
                       .ok());
       const auto& scale = kScales[std::uniform_int_distribution<int>(0, 2)(rng)];
       std::string runs;
@@ -165,15 +166,15 @@ TEST_F(EnginePlans, OffersRespectTheCallersMathType) {
   ConvProblem relaxed(spec);
   ASSERT_TRUE(strict.ok && relaxed.ok);
   ucudnn::ConvKey strict_key, relaxed_key;
-  ASSERT_TRUE(ucudnn::read_conv_key(ucudnn::ConvOp::kForward, 0, {strict.x, strict.w, strict.conv, strict.y},
+  ASSERT_TRUE(ucudnn::runtime::read_conv_key(ucudnn::ConvOp::kForward, 0, {strict.x, strict.w, strict.conv, strict.y},
                                     &strict_key)
                   .ok());
-  ASSERT_TRUE(ucudnn::read_conv_key(ucudnn::ConvOp::kForward, 0, {relaxed.x, relaxed.w, relaxed.conv, relaxed.y},
+  ASSERT_TRUE(ucudnn::runtime::read_conv_key(ucudnn::ConvOp::kForward, 0, {relaxed.x, relaxed.w, relaxed.conv, relaxed.y},
                                     &relaxed_key)
                   .ok());
-  std::vector<ucudnn::EngineOffer> strict_offers, relaxed_offers;
-  ASSERT_TRUE(ucudnn::offer_engines(strict_key, &strict_offers).ok());
-  ASSERT_TRUE(ucudnn::offer_engines(relaxed_key, &relaxed_offers).ok());
+  std::vector<ucudnn::runtime::EngineOffer> strict_offers, relaxed_offers;
+  ASSERT_TRUE(ucudnn::runtime::offer_engines(strict_key, &strict_offers).ok());
+  ASSERT_TRUE(ucudnn::runtime::offer_engines(relaxed_key, &relaxed_offers).ok());
   EXPECT_FALSE(strict_offers.empty());
   EXPECT_GT(relaxed_offers.size(), strict_offers.size());
   std::set<std::string> relaxed_ids;
@@ -199,14 +200,14 @@ TEST_F(EnginePlans, UnderstatedEngineRowIsPlannedAroundWithinTheLimit) {
   ConvProblem p(spec);
   ASSERT_TRUE(p.ok);
   ucudnn::ConvKey key;
-  ASSERT_TRUE(ucudnn::read_conv_key(ucudnn::ConvOp::kForward, 0, {p.x, p.w, p.conv, p.y}, &key).ok());
-  std::vector<ucudnn::EngineOffer> offers;
-  ASSERT_TRUE(ucudnn::offer_engines(key, &offers).ok());
+  ASSERT_TRUE(ucudnn::runtime::read_conv_key(ucudnn::ConvOp::kForward, 0, {p.x, p.w, p.conv, p.y}, &key).ok());
+  std::vector<ucudnn::runtime::EngineOffer> offers;
+  ASSERT_TRUE(ucudnn::runtime::offer_engines(key, &offers).ok());
   std::string hungry;
   std::size_t needed = 0;
   for (const auto& offer : offers) {
-    std::unique_ptr<ucudnn::CudnnExecutionPlan> probe;
-    if (ucudnn::CudnnExecutionPlan::build(key, offer.id, 1.0, 0.0, &probe).ok() && probe->workspace_bytes() > 0) {
+    std::unique_ptr<ucudnn::runtime::CudnnExecutionPlan> probe;
+    if (ucudnn::runtime::CudnnExecutionPlan::build(key, offer.id, 1.0, 0.0, &probe).ok() && probe->workspace_bytes() > 0) {
       hungry = offer.id;
       needed = probe->workspace_bytes();
       break;
@@ -222,13 +223,13 @@ TEST_F(EnginePlans, UnderstatedEngineRowIsPlannedAroundWithinTheLimit) {
   understated.time_ms = 1e-6;  // faster than anything: the optimiser picks it first
   understated.workspace_bytes = 0;
   understated.engine = hungry;
-  ucudnn::PlanBuilder& builder = ucudnn::PlanBuilder::instance();
+  ucudnn::runtime::PlanBuilder& builder = ucudnn::runtime::PlanBuilder::instance();
   builder.table().record(key, ucudnn::CandidateKind::kEngine, std::numeric_limits<std::size_t>::max(), {understated});
 
   cudnnHandle_t handle;
   CUDNN_OK(cudnnCreate(&handle));
   const auto policy = ucudnn::BatchSizePolicy::kUndivided;
-  std::shared_ptr<const ucudnn::ExecutablePlan> tight, roomy;
+  std::shared_ptr<const ucudnn::runtime::ExecutablePlan> tight, roomy;
   const ucudnn::Status planned_tight =
       builder.plan(handle, key, needed - 1, policy, ucudnn::CandidateSet::kBoth, &tight);
   ASSERT_TRUE(planned_tight.ok()) << planned_tight.message();
@@ -262,11 +263,11 @@ TEST_F(EnginePlans, RowsCarryHostTimesAndATinyConvolutionIsNotSplit) {
   ConvProblem p(spec);
   ASSERT_TRUE(p.ok);
   ucudnn::ConvKey key;
-  ASSERT_TRUE(ucudnn::read_conv_key(ucudnn::ConvOp::kForward, 0, {p.x, p.w, p.conv, p.y}, &key).ok());
+  ASSERT_TRUE(ucudnn::runtime::read_conv_key(ucudnn::ConvOp::kForward, 0, {p.x, p.w, p.conv, p.y}, &key).ok());
   cudnnHandle_t handle;
   CUDNN_OK(cudnnCreate(&handle));
-  ucudnn::PlanBuilder& builder = ucudnn::PlanBuilder::instance();
-  std::shared_ptr<const ucudnn::ExecutablePlan> plan;
+  ucudnn::runtime::PlanBuilder& builder = ucudnn::runtime::PlanBuilder::instance();
+  std::shared_ptr<const ucudnn::runtime::ExecutablePlan> plan;
   const ucudnn::Status planned = builder.plan(handle, key, std::size_t{64} << 20, ucudnn::BatchSizePolicy::kPowerOfTwo,
                                              ucudnn::CandidateSet::kBoth, &plan);
   cudnnDestroy(handle);
