@@ -289,7 +289,7 @@ struct Settings {
   size_t total_workspace = 0;  // 0: WR mode
   UcudnnBatchSizePolicy_t policy = UCUDNN_BATCH_SIZE_POLICY_POWER_OF_TWO;
   UcudnnCandidates_t candidates = UCUDNN_CANDIDATES_BOTH;
-  ucudnn::tools::LayerOverrides overrides;           // --data-type, --layout, --batch
+  ucudnn::tools::LayerOverrides overrides;          // --data-type, --layout, --batch
   cudnnMathType_t float_math = CUDNN_DEFAULT_MATH;  // float layers' math type, as a framework sets it
   bool all_baselines = true;
 };
@@ -377,7 +377,8 @@ size_t product(const std::vector<int>& dims) {
 }
 
 std::string precision_of(const ucudnn::ConvLayerSpec& spec) {
-  return ucudnn::tools::data_type_name(spec.data_type) + " " + ucudnn::tools::layout_name(spec.layout, spec.spatial.size());
+  return ucudnn::tools::data_type_name(spec.data_type) + " " +
+         ucudnn::tools::layout_name(spec.layout, spec.spatial.size());
 }
 
 // A layer's descriptors and random tensors on the device, in its type and layout.
@@ -545,7 +546,8 @@ double seconds_since(std::chrono::steady_clock::time_point started) {
 }
 
 // Plain cuDNN's choices and the time its Find calls took.
-void plan_plain(Side* side, const std::vector<Layer>& layers, const std::vector<ucudnn::tools::NetworkKernel>& kernels) {
+void plan_plain(Side* side, const std::vector<Layer>& layers,
+                const std::vector<ucudnn::tools::NetworkKernel>& kernels) {
   const auto started = std::chrono::steady_clock::now();
   for (const ucudnn::tools::NetworkKernel& nk : kernels) {
     const Layer& l = layers[nk.layer];
@@ -563,7 +565,8 @@ void plan_plain(Side* side, const std::vector<Layer>& layers, const std::vector<
 
 // A side on a ucudnn handle, planned as a framework asks: get_v7, then the workspace size; in WD
 // one division for all its kernels. Its planning time, and the benchmarking and solving in it.
-void plan_ucudnn(Side* side, const std::vector<Layer>& layers, const std::vector<ucudnn::tools::NetworkKernel>& kernels) {
+void plan_ucudnn(Side* side, const std::vector<Layer>& layers,
+                 const std::vector<ucudnn::tools::NetworkKernel>& kernels) {
   UcudnnStatistics before{};
   check(ucudnnGetStatistics(&before), "statistics");
   const auto started = std::chrono::steady_clock::now();
@@ -666,7 +669,8 @@ struct Results {
 };
 
 // "float NCHW" where every layer has it, else "mixed" (each layer's own is in the kernels' rows).
-std::string uniform(const ucudnn::tools::Network& network, const std::function<std::string(const ucudnn::ConvLayerSpec&)>& of) {
+std::string uniform(const ucudnn::tools::Network& network,
+                    const std::function<std::string(const ucudnn::ConvLayerSpec&)>& of) {
   for (const auto& layer : network.layers) {
     if (of(layer) != of(network.layers.front())) return "mixed";
   }

@@ -75,8 +75,8 @@ using Buffers = ucudnn::runtime::ConvBuffers;
 // library's one dispatch of cuDNN's three convolution calls.
 void call(cudnnHandle_t h, int op, const Conv& c, const Buffers& b, void* ws, size_t ws_bytes) {
   static const float kOne = 1.0f, kZero = 0.0f;
-  const ucudnn::Status status = ucudnn::runtime::convolve(h, static_cast<ucudnn::ConvOp>(op), {c.x, c.w, c.conv, c.y}, 1,
-                                                 &kOne, b, ws, ws_bytes, &kZero);
+  const ucudnn::Status status = ucudnn::runtime::convolve(h, static_cast<ucudnn::ConvOp>(op), {c.x, c.w, c.conv, c.y},
+                                                          1, &kOne, b, ws, ws_bytes, &kZero);
   if (!status.ok()) bench::fail(status.message());
 }
 

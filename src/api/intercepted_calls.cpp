@@ -37,8 +37,8 @@ cudnnStatus_t ucudnnDestroy(UcudnnHandle_t handle) {
 }
 
 // The intercepted calls (ucudnn/intercepted_calls.h): each hands its arguments to its adapter.
-#define UCUDNN_DEFINE_C_CALL(name, params, args)                                           \
-  cudnnStatus_t u##name(UcudnnHandle_t handle, UCUDNN_UNPAREN params) {                    \
+#define UCUDNN_DEFINE_C_CALL(name, params, args)                                                \
+  cudnnStatus_t u##name(UcudnnHandle_t handle, UCUDNN_UNPAREN params) {                         \
     return ucudnn::api::adapters::name("u" #name, handle.context, handle, UCUDNN_UNPAREN args); \
   }
 UCUDNN_INTERCEPTED_CALLS(UCUDNN_DEFINE_C_CALL)

@@ -123,15 +123,14 @@ cudnnStatus_t ucudnnGetPlan(UcudnnHandle_t handle, UcudnnConvolutionOp_t op, cud
     summary.predicted_time_ms = static_cast<float>(plan->split().time_ms);
     summary.undivided_time_ms = plan->undivided_time_ms() ? static_cast<float>(*plan->undivided_time_ms()) : -1.0f;
     const bool replay_differs = &plan->replayed_plan() != plan.get();
-    return ucudnn::api::write_plan_info(summary, plan->split(), replay_differs ? &plan->replayed_plan().split() : nullptr,
-                                   info);
+    return ucudnn::api::write_plan_info(summary, plan->split(),
+                                        replay_differs ? &plan->replayed_plan().split() : nullptr, info);
   });
 }
 
 cudnnStatus_t ucudnnSetDatabase(const char* path) {
-  return at_boundary(__func__, [&]() -> Status {
-    return ucudnn::runtime::PlanBuilder::instance().set_database(path ? path : "");
-  });
+  return at_boundary(
+      __func__, [&]() -> Status { return ucudnn::runtime::PlanBuilder::instance().set_database(path ? path : ""); });
 }
 
 cudnnStatus_t ucudnnGetDatabase(char* path, size_t pathSize, size_t* pathLength) {

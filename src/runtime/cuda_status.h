@@ -23,16 +23,15 @@ inline cudnnStatus_t to_cudnn_status(const Status& status) {
 
 }  // namespace ucudnn::runtime
 
-#define UCUDNN_CHECK_CUDNN(expr)                                                   \
-  do {                                                                             \
-    const cudnnStatus_t ucudnn_status_ = (expr);                                   \
-    if (ucudnn_status_ != CUDNN_STATUS_SUCCESS)                                    \
-      return ::ucudnn::runtime::cudnn_error(ucudnn_status_, #expr, __FILE__, __LINE__);     \
+#define UCUDNN_CHECK_CUDNN(expr)                                                        \
+  do {                                                                                  \
+    const cudnnStatus_t ucudnn_status_ = (expr);                                        \
+    if (ucudnn_status_ != CUDNN_STATUS_SUCCESS)                                         \
+      return ::ucudnn::runtime::cudnn_error(ucudnn_status_, #expr, __FILE__, __LINE__); \
   } while (0)
 
-#define UCUDNN_CHECK_CUDA(expr)                                                    \
-  do {                                                                             \
-    const cudaError_t ucudnn_error_ = (expr);                                      \
-    if (ucudnn_error_ != cudaSuccess)                                              \
-      return ::ucudnn::runtime::cuda_error(ucudnn_error_, #expr, __FILE__, __LINE__);       \
+#define UCUDNN_CHECK_CUDA(expr)                                                                                       \
+  do {                                                                                                                \
+    const cudaError_t ucudnn_error_ = (expr);                                                                         \
+    if (ucudnn_error_ != cudaSuccess) return ::ucudnn::runtime::cuda_error(ucudnn_error_, #expr, __FILE__, __LINE__); \
   } while (0)

@@ -270,7 +270,8 @@ TEST(NeverSlowerThanUndivided, SplitWithinTheMarginRunsUndivided) {
   auto plan = ucudnn::optimize::optimize_wr(8, {4, 8}, rows, 1 << 20);
   ASSERT_TRUE(plan);
   ASSERT_EQ(plan->micro_batch_count(), 2) << "the program alone splits";
-  const ucudnn::optimize::MicroBatchSplit chosen = ucudnn::optimize::prefer_undivided_within_margin(*plan, rows, 1 << 20);
+  const ucudnn::optimize::MicroBatchSplit chosen =
+      ucudnn::optimize::prefer_undivided_within_margin(*plan, rows, 1 << 20);
   ASSERT_EQ(chosen.runs.size(), 1u);
   EXPECT_EQ(chosen.runs[0].size, 8);
   EXPECT_EQ(chosen.runs[0].count, 1);
@@ -282,7 +283,8 @@ TEST(NeverSlowerThanUndivided, SplitBeyondTheMarginIsKept) {
   const auto rows = rows_with_whole(2.5);  // the split is 20% faster
   auto plan = ucudnn::optimize::optimize_wr(8, {4, 8}, rows, 1 << 20);
   ASSERT_TRUE(plan);
-  const ucudnn::optimize::MicroBatchSplit chosen = ucudnn::optimize::prefer_undivided_within_margin(*plan, rows, 1 << 20);
+  const ucudnn::optimize::MicroBatchSplit chosen =
+      ucudnn::optimize::prefer_undivided_within_margin(*plan, rows, 1 << 20);
   EXPECT_EQ(chosen.micro_batch_count(), 2);
   EXPECT_DOUBLE_EQ(chosen.time_ms, 2.0);
 }
@@ -366,7 +368,8 @@ TEST(HostTime, TheUndividedComparisonCountsTheHostToo) {
   auto plan = ucudnn::optimize::optimize_wr(8, {4}, rows, 1 << 20);
   ASSERT_TRUE(plan);
   EXPECT_DOUBLE_EQ(plan->time_ms, 3.0);
-  const ucudnn::optimize::MicroBatchSplit chosen = ucudnn::optimize::prefer_undivided_within_margin(*plan, rows, 1 << 20);
+  const ucudnn::optimize::MicroBatchSplit chosen =
+      ucudnn::optimize::prefer_undivided_within_margin(*plan, rows, 1 << 20);
   ASSERT_EQ(chosen.micro_batch_count(), 1);
   EXPECT_DOUBLE_EQ(chosen.time_ms, 2.5);
 }

@@ -26,7 +26,8 @@ class EnginePlans : public GpuTest {};
 std::vector<int> aligned_split(const ucudnn::ConvKey& key, std::mt19937& rng) {
   const std::vector<long long> bytes = {
       static_cast<long long>(key.x.strides[0]) * static_cast<long long>(ucudnn::runtime::element_size(key.x.data_type)),
-      static_cast<long long>(key.y.strides[0]) * static_cast<long long>(ucudnn::runtime::element_size(key.y.data_type))};
+      static_cast<long long>(key.y.strides[0]) *
+          static_cast<long long>(ucudnn::runtime::element_size(key.y.data_type))};
   std::vector<int> all;
   for (int s = 1; s < key.batch(); ++s) all.push_back(s);
   const std::vector<int> aligned = ucudnn::aligned_micro_batch_sizes(all, key.batch(), bytes, 16);
@@ -75,7 +76,8 @@ TEST_F(EnginePlans, RandomSplitsOverOfferedEnginesMatchPlainCudnn) {
       const int reference_algo = plain_heuristic_algo(plain, p, op, kWorkspace);
       if (reference_algo < 0) continue;
       ucudnn::ConvKey key;
-      ASSERT_TRUE(ucudnn::runtime::read_conv_key(static_cast<ucudnn::ConvOp>(op), 0, {p.x, p.w, p.conv, p.y}, &key).ok());
+      ASSERT_TRUE(
+          ucudnn::runtime::read_conv_key(static_cast<ucudnn::ConvOp>(op), 0, {p.x, p.w, p.conv, p.y}, &key).ok());
       // Each micro-batch size runs an offered engine that builds at that size, picked at random.
       ucudnn::optimize::MicroBatchSplit wr;
       wr.batch = spec.n;
@@ -105,7 +107,8 @@ TEST_F(EnginePlans, RandomSplitsOverOfferedEnginesMatchPlainCudnn) {
         continue;
       }
       std::unique_ptr<ucudnn::runtime::ExecutablePlan> plan;
-      ASSERT_TRUE(ucudnn::runtime::ExecutablePlan::build(key, kWorkspace, ucudnn::BatchSizePolicy::kAll, wr, std::nullopt, &plan)
+      ASSERT_TRUE(ucudnn::runtime::ExecutablePlan::build(key, kWorkspace, ucudnn::BatchSizePolicy::kAll, wr,
+                                                         std::nullopt, &plan)
                       .ok());
       const auto& scale = kScales[std::uniform_int_distribution<int>(0, 2)(rng)];
       std::string runs;
@@ -167,10 +170,10 @@ TEST_F(EnginePlans, OffersRespectTheCallersMathType) {
   ASSERT_TRUE(strict.ok && relaxed.ok);
   ucudnn::ConvKey strict_key, relaxed_key;
   ASSERT_TRUE(ucudnn::runtime::read_conv_key(ucudnn::ConvOp::kForward, 0, {strict.x, strict.w, strict.conv, strict.y},
-                                    &strict_key)
+                                             &strict_key)
                   .ok());
-  ASSERT_TRUE(ucudnn::runtime::read_conv_key(ucudnn::ConvOp::kForward, 0, {relaxed.x, relaxed.w, relaxed.conv, relaxed.y},
-                                    &relaxed_key)
+  ASSERT_TRUE(ucudnn::runtime::read_conv_key(ucudnn::ConvOp::kForward, 0,
+                                             {relaxed.x, relaxed.w, relaxed.conv, relaxed.y}, &relaxed_key)
                   .ok());
   std::vector<ucudnn::runtime::EngineOffer> strict_offers, relaxed_offers;
   ASSERT_TRUE(ucudnn::runtime::offer_engines(strict_key, &strict_offers).ok());
@@ -207,7 +210,8 @@ TEST_F(EnginePlans, UnderstatedEngineRowIsPlannedAroundWithinTheLimit) {
   std::size_t needed = 0;
   for (const auto& offer : offers) {
     std::unique_ptr<ucudnn::runtime::CudnnExecutionPlan> probe;
-    if (ucudnn::runtime::CudnnExecutionPlan::build(key, offer.id, 1.0, 0.0, &probe).ok() && probe->workspace_bytes() > 0) {
+    if (ucudnn::runtime::CudnnExecutionPlan::build(key, offer.id, 1.0, 0.0, &probe).ok() &&
+        probe->workspace_bytes() > 0) {
       hungry = offer.id;
       needed = probe->workspace_bytes();
       break;

@@ -39,7 +39,8 @@ TEST_F(ForcedSplits, RandomMicroBatchesOfOneAlgorithmMatchPlainCudnn) {
         continue;
       }
       ucudnn::ConvKey key;
-      ASSERT_TRUE(ucudnn::runtime::read_conv_key(static_cast<ucudnn::ConvOp>(op), 0, {p.x, p.w, p.conv, p.y}, &key).ok());
+      ASSERT_TRUE(
+          ucudnn::runtime::read_conv_key(static_cast<ucudnn::ConvOp>(op), 0, {p.x, p.w, p.conv, p.y}, &key).ok());
       // Cut the batch into random micro-batches, at least two.
       ucudnn::optimize::MicroBatchSplit wr;
       wr.batch = spec.n;
@@ -49,7 +50,8 @@ TEST_F(ForcedSplits, RandomMicroBatchesOfOneAlgorithmMatchPlainCudnn) {
         left -= size;
       }
       std::unique_ptr<ucudnn::runtime::ExecutablePlan> plan;
-      ASSERT_TRUE(ucudnn::runtime::ExecutablePlan::build(key, kWorkspace, ucudnn::BatchSizePolicy::kAll, wr, std::nullopt, &plan)
+      ASSERT_TRUE(ucudnn::runtime::ExecutablePlan::build(key, kWorkspace, ucudnn::BatchSizePolicy::kAll, wr,
+                                                         std::nullopt, &plan)
                       .ok());
       const auto& scale = kScales[std::uniform_int_distribution<int>(0, 2)(rng)];
       SCOPED_TRACE(spec.describe() + " op " + std::to_string(op) + " algo " + std::to_string(algo) + " into " +
