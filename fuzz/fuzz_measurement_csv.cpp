@@ -16,6 +16,7 @@
 #include "tools/plan_report.h"
 
 using namespace ucudnn;
+using namespace ucudnn::tools;  // the commands and reports under test
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::istringstream in(std::string(reinterpret_cast<const char*>(data), size));

@@ -14,7 +14,6 @@ namespace ucudnn {
 namespace {
 
 const char kHeader[] = "layer,op,microbatch,algo,math_type,time_ms,workspace_bytes\n";
-const char kEngineHeader[] = "layer,op,microbatch,algo,math_type,time_ms,workspace_bytes,engine\n";
 const char kFullHeader[] = "layer,op,microbatch,algo,math_type,time_ms,workspace_bytes,engine,host_ms\n";
 
 Expected<std::vector<KernelMeasurements>> parse(const std::string& text) {
