@@ -36,6 +36,7 @@
 #include <string>
 #include <vector>
 
+#include "core/candidate_kinds.h"
 #include "core/units.h"
 #include "runtime/stream_gate.h"
 #include "ucudnn/ucudnn.h"
@@ -213,7 +214,7 @@ std::string describe_plan(const UcudnnPlan& plan) {
   for (const auto& run : plan.runs) {
     if (!out.empty()) out += " + ";
     out += std::to_string(run.count) + "x" + std::to_string(run.size) +
-           (run.engine.empty() ? " algo " + std::to_string(run.algo) : " " + run.engine) + " math " +
+           " " + ucudnn::describe_candidate(run.algo, run.engine) + " math " +
            std::to_string(static_cast<int>(run.mathType));
   }
   return out.empty() ? "(none)" : out;
@@ -330,7 +331,7 @@ void run_once(Bench& b, const Options& o, cudaStream_t stream, Events& events) {
   b.host_us.push_back(std::chrono::duration<double, std::micro>(host_stop - host_start).count() / o.calls);
   b.gpu_us.push_back(events.elapsed_us() / o.calls);
 
-  ucudnn::StreamGate gate;
+  ucudnn::runtime::StreamGate gate;
   if (!gate.close(stream)) fail("cudaLaunchHostFunc (cannot hold the stream)");
   check(cudaEventRecord(events.start, stream), "cudaEventRecord");
   for (int i = 0; i < o.gated_calls; ++i) b.launch();

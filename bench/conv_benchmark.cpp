@@ -52,6 +52,7 @@
 #include <vector>
 
 #include "bench_support.h"
+#include "core/candidate_kinds.h"
 #include "core/units.h"
 #include "runtime/stream_gate.h"
 #include "tools/networks.h"
@@ -113,7 +114,7 @@ float time_median(const std::function<void()>& launch, int warmup, int iteration
   for (int i = 0; i < warmup; ++i) launch();
   std::vector<float> times;
   for (int i = 0; i < iterations; ++i) {
-    ucudnn::StreamGate gate;
+    ucudnn::runtime::StreamGate gate;
     if (queued && !gate.close(stream)) fail("cannot hold the stream (cudaLaunchHostFunc)");
     check(cudaEventRecord(start, stream), "record");
     const auto host_start = std::chrono::steady_clock::now();
@@ -214,7 +215,7 @@ std::string describe_plan(const UcudnnPlan& plan) {
   for (const auto& run : plan.runs) {
     if (!out.empty()) out += " + ";
     out += std::to_string(run.count) + " x " + std::to_string(run.size) +
-           (run.engine.empty() ? " algo " + std::to_string(run.algo) : " " + run.engine);
+           " " + ucudnn::describe_candidate(run.algo, run.engine);
   }
   return out;
 }
@@ -288,7 +289,7 @@ struct Settings {
   size_t total_workspace = 0;  // 0: WR mode
   UcudnnBatchSizePolicy_t policy = UCUDNN_BATCH_SIZE_POLICY_POWER_OF_TWO;
   UcudnnCandidates_t candidates = UCUDNN_CANDIDATES_BOTH;
-  ucudnn::LayerOverrides overrides;           // --data-type, --layout, --batch
+  ucudnn::tools::LayerOverrides overrides;          // --data-type, --layout, --batch
   cudnnMathType_t float_math = CUDNN_DEFAULT_MATH;  // float layers' math type, as a framework sets it
   bool all_baselines = true;
 };
@@ -311,7 +312,7 @@ Settings settings_of(const Options& o) {
   settings.candidates = o.candidates_text == "legacy"    ? UCUDNN_CANDIDATES_LEGACY
                         : o.candidates_text == "engines" ? UCUDNN_CANDIDATES_ENGINES
                                                          : UCUDNN_CANDIDATES_BOTH;
-  if (!o.data_type_text.empty()) settings.overrides.data_type = ucudnn::data_type_of_name(o.data_type_text);
+  if (!o.data_type_text.empty()) settings.overrides.data_type = ucudnn::tools::data_type_of_name(o.data_type_text);
   if (!o.layout_text.empty()) {
     settings.overrides.layout = o.layout_text == "NHWC" ? ucudnn::Layout::kNhwc : ucudnn::Layout::kNchw;
   }
@@ -328,15 +329,15 @@ Settings settings_of(const Options& o) {
 // The network with the options imposed, and the kernels of its training step. Prints a line for
 // each value an option replaced (unless `quiet`).
 struct Workload {
-  ucudnn::Network network;
-  std::vector<ucudnn::NetworkKernel> kernels;
+  ucudnn::tools::Network network;
+  std::vector<ucudnn::tools::NetworkKernel> kernels;
 };
 
 Workload workload_of(const Options& o, const Settings& settings, bool quiet) {
-  auto network = ucudnn::resolve_network(o.network_name);
+  auto network = ucudnn::tools::resolve_network(o.network_name);
   if (!network) fail(network.message());
   Workload w{std::move(network).value(), {}};
-  const auto notes = ucudnn::apply_overrides(settings.overrides, &w.network);
+  const auto notes = ucudnn::tools::apply_overrides(settings.overrides, &w.network);
   if (!notes) fail(notes.message());
   if (!quiet) {
     for (const std::string& note : *notes) std::printf("%s\n", note.c_str());
@@ -346,7 +347,7 @@ Workload workload_of(const Options& o, const Settings& settings, bool quiet) {
                    [](const ucudnn::ConvLayerSpec& l) { return l.data_type == CUDNN_DATA_FLOAT; })) {
     fail("--math fma is for float layers, and " + w.network.name + " has none");
   }
-  w.kernels = ucudnn::training_kernels(w.network, o.input_gradient);
+  w.kernels = ucudnn::tools::training_kernels(w.network, o.input_gradient);
   return w;
 }
 
@@ -376,7 +377,8 @@ size_t product(const std::vector<int>& dims) {
 }
 
 std::string precision_of(const ucudnn::ConvLayerSpec& spec) {
-  return ucudnn::data_type_name(spec.data_type) + " " + ucudnn::layout_name(spec.layout, spec.spatial.size());
+  return ucudnn::tools::data_type_name(spec.data_type) + " " +
+         ucudnn::tools::layout_name(spec.layout, spec.spatial.size());
 }
 
 // A layer's descriptors and random tensors on the device, in its type and layout.
@@ -414,7 +416,7 @@ Layer make_layer(const ucudnn::ConvLayerSpec& spec, const Settings& settings, st
   return l;
 }
 
-std::vector<Layer> make_layers(const ucudnn::Network& network, const Settings& settings) {
+std::vector<Layer> make_layers(const ucudnn::tools::Network& network, const Settings& settings) {
   std::mt19937 rng(20261122);
   std::vector<Layer> layers;
   for (const ucudnn::ConvLayerSpec& spec : network.layers) layers.push_back(make_layer(spec, settings, rng));
@@ -544,9 +546,10 @@ double seconds_since(std::chrono::steady_clock::time_point started) {
 }
 
 // Plain cuDNN's choices and the time its Find calls took.
-void plan_plain(Side* side, const std::vector<Layer>& layers, const std::vector<ucudnn::NetworkKernel>& kernels) {
+void plan_plain(Side* side, const std::vector<Layer>& layers,
+                const std::vector<ucudnn::tools::NetworkKernel>& kernels) {
   const auto started = std::chrono::steady_clock::now();
-  for (const ucudnn::NetworkKernel& nk : kernels) {
+  for (const ucudnn::tools::NetworkKernel& nk : kernels) {
     const Layer& l = layers[nk.layer];
     Kernel k;
     k.layer = nk.layer;
@@ -562,11 +565,12 @@ void plan_plain(Side* side, const std::vector<Layer>& layers, const std::vector<
 
 // A side on a ucudnn handle, planned as a framework asks: get_v7, then the workspace size; in WD
 // one division for all its kernels. Its planning time, and the benchmarking and solving in it.
-void plan_ucudnn(Side* side, const std::vector<Layer>& layers, const std::vector<ucudnn::NetworkKernel>& kernels) {
+void plan_ucudnn(Side* side, const std::vector<Layer>& layers,
+                 const std::vector<ucudnn::tools::NetworkKernel>& kernels) {
   UcudnnStatistics before{};
   check(ucudnnGetStatistics(&before), "statistics");
   const auto started = std::chrono::steady_clock::now();
-  for (const ucudnn::NetworkKernel& nk : kernels) {
+  for (const ucudnn::tools::NetworkKernel& nk : kernels) {
     Kernel k;
     k.layer = nk.layer;
     k.op = static_cast<int>(nk.op);
@@ -665,18 +669,19 @@ struct Results {
 };
 
 // "float NCHW" where every layer has it, else "mixed" (each layer's own is in the kernels' rows).
-std::string uniform(const ucudnn::Network& network, const std::function<std::string(const ucudnn::ConvLayerSpec&)>& of) {
+std::string uniform(const ucudnn::tools::Network& network,
+                    const std::function<std::string(const ucudnn::ConvLayerSpec&)>& of) {
   for (const auto& layer : network.layers) {
     if (of(layer) != of(network.layers.front())) return "mixed";
   }
   return network.layers.empty() ? "" : of(network.layers.front());
 }
-std::string uniform_precision(const ucudnn::Network& network) { return uniform(network, precision_of); }
-std::string uniform_type(const ucudnn::Network& network) {
-  return uniform(network, [](const ucudnn::ConvLayerSpec& l) { return ucudnn::data_type_name(l.data_type); });
+std::string uniform_precision(const ucudnn::tools::Network& network) { return uniform(network, precision_of); }
+std::string uniform_type(const ucudnn::tools::Network& network) {
+  return uniform(network, [](const ucudnn::ConvLayerSpec& l) { return ucudnn::tools::data_type_name(l.data_type); });
 }
-std::string uniform_layout(const ucudnn::Network& network) {
-  return uniform(network, [](const ucudnn::ConvLayerSpec& l) { return ucudnn::layout_name(l.layout); });
+std::string uniform_layout(const ucudnn::tools::Network& network) {
+  return uniform(network, [](const ucudnn::ConvLayerSpec& l) { return ucudnn::tools::layout_name(l.layout); });
 }
 
 std::string mib(size_t bytes) { return ucudnn::format_byte_size(bytes); }
@@ -783,8 +788,8 @@ void report_kernels(const Results& r, const std::vector<Layer>& layers, nlohmann
     std::string row = cell;
     nlohmann::ordered_json entry = {{"layer", l.spec.name},
                                     {"op", kOpNames[uk.op]},
-                                    {"data_type", ucudnn::data_type_name(l.spec.data_type)},
-                                    {"layout", ucudnn::layout_name(l.spec.layout, l.spec.spatial.size())}};
+                                    {"data_type", ucudnn::tools::data_type_name(l.spec.data_type)},
+                                    {"layout", ucudnn::tools::layout_name(l.spec.layout, l.spec.spatial.size())}};
     for (const Side& side : r.sides) {
       const Kernel& k = side.kernels[i];
       std::snprintf(cell, sizeof cell, " %13.3f", k.time_ms);

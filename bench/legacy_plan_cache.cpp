@@ -69,14 +69,14 @@ Conv make_conv(const Shape& s, cudnnDataType_t type, cudnnTensorFormat_t format)
   return c;
 }
 
-using Buffers = ucudnn::ConvBuffers;
+using Buffers = ucudnn::runtime::ConvBuffers;
 
 // Algorithm 1 of each op (the implicit-GEMM family ucudnn's ResNet-50 plans use), through the
 // library's one dispatch of cuDNN's three convolution calls.
 void call(cudnnHandle_t h, int op, const Conv& c, const Buffers& b, void* ws, size_t ws_bytes) {
   static const float kOne = 1.0f, kZero = 0.0f;
-  const ucudnn::Status status = ucudnn::convolve(h, static_cast<ucudnn::ConvOp>(op), {c.x, c.w, c.conv, c.y}, 1,
-                                                 &kOne, b, ws, ws_bytes, &kZero);
+  const ucudnn::Status status = ucudnn::runtime::convolve(h, static_cast<ucudnn::ConvOp>(op), {c.x, c.w, c.conv, c.y},
+                                                          1, &kOne, b, ws, ws_bytes, &kZero);
   if (!status.ok()) bench::fail(status.message());
 }
 
@@ -94,7 +94,7 @@ Timing time_rounds(cudaStream_t stream, int calls, const std::function<void(int)
     check(cudaStreamSynchronize(stream), "sync");
     // The stream is held while the host queues the round: its host time is the calls' own cost,
     // not the GPU's pace.
-    ucudnn::StreamGate gate;
+    ucudnn::runtime::StreamGate gate;
     if (!gate.close(stream)) bench::fail("cannot hold the stream");
     check(cudaEventRecord(start, stream), "record");
     const auto t0 = std::chrono::steady_clock::now();

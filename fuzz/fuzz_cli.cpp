@@ -20,6 +20,7 @@
 #include "tools/cli.h"
 
 using namespace ucudnn;
+using namespace ucudnn::tools;  // the commands and reports under test
 
 namespace {
 

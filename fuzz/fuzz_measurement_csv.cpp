@@ -10,11 +10,13 @@
 #include <sstream>
 #include <string>
 
+#include "core/candidate_kinds.h"
 #include "core/measurement_csv.h"
 #include "fuzz_check.h"
 #include "tools/plan_report.h"
 
 using namespace ucudnn;
+using namespace ucudnn::tools;  // the commands and reports under test
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::istringstream in(std::string(reinterpret_cast<const char*>(data), size));
@@ -32,7 +34,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     UCUDNN_FUZZ_CHECK((*reread)[k].rows.size() == (*kernels)[k].rows.size());
     for (std::size_t r = 0; r < (*kernels)[k].rows.size(); ++r) {
       const Measurement& row = (*kernels)[k].rows[r];
-      UCUDNN_FUZZ_CHECK(row.is_engine() ? row.algo == -1 : row.algo >= 0);
+      UCUDNN_FUZZ_CHECK(ucudnn::kind_of(row) == ucudnn::CandidateKind::kEngine ? row.algo == -1 : row.algo >= 0);
       UCUDNN_FUZZ_CHECK((*reread)[k].rows[r].same_candidate(row));
       UCUDNN_FUZZ_CHECK((*reread)[k].rows[r].micro_batch == row.micro_batch);
     }

@@ -9,6 +9,7 @@
 #include "tools/networks.h"
 
 using namespace ucudnn;
+using namespace ucudnn::tools;  // the commands and reports under test
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

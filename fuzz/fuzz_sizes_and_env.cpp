@@ -40,7 +40,7 @@ void check_env(const std::string& value, unsigned which) {
                          "UCUDNN_TOTAL_WORKSPACE_SIZE", "UCUDNN_DATABASE", "UCUDNN_DATABASE_JOURNAL",
                          "UCUDNN_BENCHMARK_DEVICES", "UCUDNN_STATS", "UCUDNN_GRAPH_REPLAY", "UCUDNN_LOG_LEVEL",
                          "UCUDNN_LOG_FILE", "UCUDNN_WORKSPACE_LIMIT"};
-  const char** fields[] = {&values.policy, &values.default_workspace_limit, &values.imposed_workspace_limit,
+  const char** fields[] = {&values.policy, &values.default_workspace_limit, &values.forced_workspace_limit,
                            &values.total_workspace, &values.database, &values.database_journal,
                            &values.benchmark_devices, &values.statistics, &values.graph_replay, &values.log_level,
                            &values.log_file, &values.deprecated_workspace_limit};

@@ -17,7 +17,7 @@
 #include "ucudnn/intercepted_calls.h"
 #include "ucudnn/ucudnn.h"
 
-namespace ucudnn::adapters {
+namespace ucudnn::api::adapters {
 
 inline ConvCall forward_call(cudnnTensorDescriptor_t x, cudnnFilterDescriptor_t w, cudnnConvolutionDescriptor_t conv,
                              cudnnTensorDescriptor_t y) {
@@ -75,7 +75,7 @@ cudnnStatus_t choose_one(const char* function, UcudnnContext* context, cudnnHand
     // choose_algorithms refuses a null context before it asks the plain query.
     UCUDNN_TRY(
         choose_algorithms(context, call, limit, 1, &answers, [&](std::vector<AlgoPerf>* out) -> Status {
-          return heuristics_within(raw, call, context->effective_limit(limit), out);
+          return heuristics_within(raw, call, context->requested_limit_for(limit), out);
         }));
     if (answers.empty()) return Error(ErrorCode::kNotSupported, "no algorithm fits the workspace limit");
     *algo = static_cast<Algo>(answers.front().algo);
@@ -319,4 +319,4 @@ inline cudnnStatus_t cudnnConvolutionBackwardFilter(const char* function, Ucudnn
              ConvBuffers{mutable_ptr(x), dw, mutable_ptr(dy)}, workSpace, workSpaceSizeInBytes, beta);
 }
 
-}  // namespace ucudnn::adapters
+}  // namespace ucudnn::api::adapters

@@ -16,7 +16,7 @@
 #include "runtime/owned.h"
 
 struct UcudnnContext {
-  ucudnn::CudnnHandle cudnn_handle;  ///< owned: destroyed with the context
+  ucudnn::runtime::CudnnHandle cudnn_handle;  ///< owned: destroyed with the context
   cudnnHandle_t cudnn() const { return cudnn_handle.get(); }
   int device = 0;                 ///< the CUDA device current when the handle was created
   std::atomic<ucudnn::BatchSizePolicy> policy{ucudnn::BatchSizePolicy::kPowerOfTwo};
@@ -24,11 +24,12 @@ struct UcudnnContext {
   std::atomic<ucudnn::CandidateSet> candidates{ucudnn::CandidateSet::kBoth};  ///< what plans are made of
   std::atomic<bool> graph_replay{true};  ///< recurring calls replayed as CUDA graphs
   std::atomic<int> layer_id{-1};  ///< WD: calls belong to this layer's own segment (-1: shared by shape)
-  std::optional<std::size_t> imposed_limit;  ///< UCUDNN_FORCE_WORKSPACE_LIMIT: caps every limit; set at creation
+  /// UCUDNN_FORCE_WORKSPACE_LIMIT: caps every limit; set at creation.
+  std::optional<std::size_t> forced_workspace_limit;
 
-  /// The limit to plan under: what the call asks (nullopt: it asks none), capped by the imposed one.
-  std::size_t effective_limit(std::optional<std::size_t> asked) const {
-    if (imposed_limit) return asked ? std::min(*asked, *imposed_limit) : *imposed_limit;
+  /// The limit to plan under: what the call asks (nullopt: it asks none), capped by the forced one.
+  std::size_t requested_limit_for(std::optional<std::size_t> asked) const {
+    if (forced_workspace_limit) return asked ? std::min(*asked, *forced_workspace_limit) : *forced_workspace_limit;
     return asked.value_or(default_workspace_limit.load());
   }
 

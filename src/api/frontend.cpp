@@ -15,7 +15,19 @@
 #include "runtime/cuda_status.h"
 #include "runtime/device_info.h"
 
-namespace ucudnn {
+namespace ucudnn::api {
+using ucudnn::runtime::KernelRequest;
+using ucudnn::runtime::active_planner;
+using ucudnn::runtime::convolve;
+using ucudnn::runtime::cuda_error;
+using ucudnn::runtime::get_algorithms;
+using ucudnn::runtime::parse_benchmark_devices;
+using ucudnn::runtime::read_conv_key;
+using ucudnn::runtime::set_total_workspace;
+using ucudnn::runtime::to_cudnn_status;
+using ucudnn::runtime::virtual_algo;
+using ucudnn::runtime::workspace_size;
+
 namespace {
 
 thread_local std::string last_error;
@@ -121,7 +133,7 @@ Status create_context(UcudnnContext** out) {
   context->candidates = config->candidates;
   context->graph_replay = config->graph_replay;
   context->default_workspace_limit = config->default_workspace_limit;
-  context->imposed_limit = config->imposed_workspace_limit;
+  context->forced_workspace_limit = config->forced_workspace_limit;
   *out = context.release();
   return Status::success();
 }
@@ -134,7 +146,7 @@ Status destroy_context(UcudnnContext* context) {
   return Status::success();
 }
 
-Status choose_algorithms(UcudnnContext* context, const ConvCall& call, std::optional<std::size_t> limit,
+Status choose_algorithms(UcudnnContext* context, const ConvCall& call, std::optional<std::size_t> asked_limit,
                          int requested, std::vector<AlgoPerf>* results, const PlainQuery& plain) {
   UCUDNN_TRY(require_context(context));
   if (requested <= 0) return Error(ErrorCode::kBadParam, "requestedAlgoCount must be positive");
@@ -142,8 +154,8 @@ Status choose_algorithms(UcudnnContext* context, const ConvCall& call, std::opti
   results->clear();
   const Status planned = [&]() -> Status {
     UCUDNN_TRY_ASSIGN(KernelRequest request, request_for(context, call));
-    request.limit = context->effective_limit(limit);
-    context->remember_limit(request.key, request.limit);
+    request.requested_limit = context->requested_limit_for(asked_limit);
+    context->remember_limit(request.key, request.requested_limit);
     UCUDNN_TRY(active_planner().offer(request, requested, results));
     context->remember_offer(request.key);
     return Status::success();
@@ -160,16 +172,17 @@ Status choose_algorithms(UcudnnContext* context, const ConvCall& call, std::opti
 Status query_workspace_size(UcudnnContext* context, const ConvCall& call, int algo, std::size_t* bytes) {
   UCUDNN_TRY(require_context(context));
   if (algo != virtual_algo(call.op)) return workspace_size(context->cudnn(), call.op, call.descriptors, algo, bytes);
-  std::size_t limit = context->effective_limit(std::nullopt);
+  std::size_t requested_limit = context->requested_limit_for(std::nullopt);
   const Status planned = [&]() -> Status {
     UCUDNN_TRY_ASSIGN(KernelRequest request, request_for(context, call));
-    limit = request.limit = context->remembered(request.key).requested_limit.value_or(limit);
+    requested_limit = request.requested_limit =
+        context->remembered(request.key).requested_limit.value_or(requested_limit);
     return active_planner().workspace(request, bytes);
   }();
   if (planned.ok()) return planned;
   return plain_cudnn_instead(call, planned, [&]() -> Status {
     AlgoPerf choice;
-    UCUDNN_TRY(plain_choice(context, call, limit, &choice));
+    UCUDNN_TRY(plain_choice(context, call, requested_limit, &choice));
     *bytes = choice.memory;
     return Status::success();
   });
@@ -187,8 +200,8 @@ Status run_convolution(UcudnnContext* context, const ConvCall& call, int algo, c
   }
   const Status planned = [&]() -> Status {
     if (!request) return request.error();
-    request->given_limit = context->effective_limit(workspace_bytes);
-    request->limit = remembered.requested_limit.value_or(request->given_limit);
+    request->available_limit = context->requested_limit_for(workspace_bytes);
+    request->requested_limit = remembered.requested_limit.value_or(request->available_limit);
     bool capturing = false;
     UCUDNN_TRY(read_stream(context->cudnn(), &request->stream, &capturing));
     request->may_benchmark = !capturing;
@@ -201,12 +214,13 @@ Status run_convolution(UcudnnContext* context, const ConvCall& call, int algo, c
   });
 }
 
-Status describe_plan(UcudnnContext* context, const ConvCall& call, std::optional<std::size_t> limit,
+Status describe_plan(UcudnnContext* context, const ConvCall& call, std::optional<std::size_t> named_limit,
                      std::shared_ptr<const ExecutablePlan>* plan) {
   UCUDNN_TRY(require_context(context));
   UCUDNN_TRY_ASSIGN(KernelRequest request, request_for(context, call));
-  request.limit = context->remembered(request.key).requested_limit.value_or(context->effective_limit(std::nullopt));
-  return active_planner().describe(request, limit, plan);
+  request.requested_limit =
+      context->remembered(request.key).requested_limit.value_or(context->requested_limit_for(std::nullopt));
+  return active_planner().describe(request, named_limit, plan);
 }
 
 cudnnStatus_t report_at_boundary(const char* function, const Status& status) noexcept {
@@ -236,4 +250,4 @@ cudnnStatus_t report_failed_create(const char* function, cudnnStatus_t status) n
   return status;
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::api

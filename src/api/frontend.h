@@ -22,7 +22,12 @@
 #include "runtime/executor.h"
 #include "runtime/planner.h"
 
-namespace ucudnn {
+namespace ucudnn::api {
+using ucudnn::runtime::AlgoPerf;
+using ucudnn::runtime::ConvBuffers;
+using ucudnn::runtime::ConvDescriptors;
+using ucudnn::runtime::ExecutablePlan;
+
 
 /// CUDNN_STATUS_BAD_PARAM for a null handle: the one place that says so.
 Status require_context(const UcudnnContext* context);
@@ -47,9 +52,9 @@ using PlainQuery = std::function<Status(std::vector<AlgoPerf>*)>;
 Status heuristics_within(cudnnHandle_t handle, const ConvCall& call, std::size_t workspace_bytes,
                          std::vector<AlgoPerf>* out);
 
-/// Get/find: plans under `limit` (nullopt: the handle's default) and lists the plan first, then
+/// Get/find: plans under `asked_limit` (nullopt: the handle's default) and lists the plan first, then
 /// the real algorithms measured at the full batch within the limit, fastest first.
-Status choose_algorithms(UcudnnContext* context, const ConvCall& call, std::optional<std::size_t> limit,
+Status choose_algorithms(UcudnnContext* context, const ConvCall& call, std::optional<std::size_t> asked_limit,
                          int requested, std::vector<AlgoPerf>* results, const PlainQuery& plain);
 
 /// Get*WorkspaceSize: the plan's workspace for the virtual algorithm, cuDNN's for a real one.
@@ -60,7 +65,7 @@ Status run_convolution(UcudnnContext* context, const ConvCall& call, int algo, c
                        const ConvBuffers& buffers, void* workspace, std::size_t workspace_bytes, const void* beta);
 
 /// The plan a handle would run for a convolution (ucudnnGetPlan).
-Status describe_plan(UcudnnContext* context, const ConvCall& call, std::optional<std::size_t> limit,
+Status describe_plan(UcudnnContext* context, const ConvCall& call, std::optional<std::size_t> named_limit,
                      std::shared_ptr<const ExecutablePlan>* plan);
 
 /// Says why handle creation failed, the first time it fails in the process: one line logged as
@@ -91,4 +96,4 @@ cudnnStatus_t at_boundary(const char* function, Body&& body) noexcept {
 /// The message of this thread's last failed boundary call ("" if none).
 const char* last_error_message();
 
-}  // namespace ucudnn
+}  // namespace ucudnn::api

@@ -8,7 +8,7 @@
 #include "api/frontend.h"
 #include "ucudnn/ucudnn.h"
 
-using ucudnn::at_boundary;
+using ucudnn::api::at_boundary;
 using ucudnn::Error;
 using ucudnn::ErrorCode;
 using ucudnn::Status;
@@ -25,21 +25,21 @@ cudnnStatus_t ucudnnCreate(UcudnnHandle_t* handle) {
   const cudnnStatus_t status = at_boundary(__func__, [&]() -> Status {
     if (!handle) return Error(ErrorCode::kBadParam, "null handle pointer");
     UcudnnContext* context = nullptr;
-    UCUDNN_TRY(ucudnn::create_context(&context));
+    UCUDNN_TRY(ucudnn::api::create_context(&context));
     *handle = UcudnnHandle_t(context);
     return Status::success();
   });
-  return ucudnn::report_failed_create(__func__, status);
+  return ucudnn::api::report_failed_create(__func__, status);
 }
 
 cudnnStatus_t ucudnnDestroy(UcudnnHandle_t handle) {
-  return at_boundary(__func__, [&]() -> Status { return ucudnn::destroy_context(handle.context); });
+  return at_boundary(__func__, [&]() -> Status { return ucudnn::api::destroy_context(handle.context); });
 }
 
 // The intercepted calls (ucudnn/intercepted_calls.h): each hands its arguments to its adapter.
-#define UCUDNN_DEFINE_C_CALL(name, params, args)                                           \
-  cudnnStatus_t u##name(UcudnnHandle_t handle, UCUDNN_UNPAREN params) {                    \
-    return ucudnn::adapters::name("u" #name, handle.context, handle, UCUDNN_UNPAREN args); \
+#define UCUDNN_DEFINE_C_CALL(name, params, args)                                                \
+  cudnnStatus_t u##name(UcudnnHandle_t handle, UCUDNN_UNPAREN params) {                         \
+    return ucudnn::api::adapters::name("u" #name, handle.context, handle, UCUDNN_UNPAREN args); \
   }
 UCUDNN_INTERCEPTED_CALLS(UCUDNN_DEFINE_C_CALL)
 UCUDNN_INTERCEPTED_CUDNN7_CALLS(UCUDNN_DEFINE_C_CALL)

@@ -1,11 +1,14 @@
 #include "api/introspection.h"
 
-#include "runtime/engine.h"
+#include "runtime/plan_builder.h"
 
-namespace ucudnn {
+namespace ucudnn::api {
+using ucudnn::runtime::PlanBuilder;
+using ucudnn::runtime::plannable_sizes;
+
 
 std::vector<Measurement> recorded_rows(const ConvKey& key, BatchSizePolicy policy) {
-  return Engine::instance().table_rows(key, plannable_sizes(key, policy), CandidateSet::kBoth);
+  return PlanBuilder::instance().table_rows(key, plannable_sizes(key, policy), CandidateSet::kBoth);
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::api

@@ -9,22 +9,22 @@
 #include "api/plan_query.h"
 #include "api/public_enums.h"
 #include "core/statistics.h"
-#include "runtime/engine.h"
+#include "runtime/plan_builder.h"
 #include "runtime/workspace_division.h"
 #include "ucudnn/ucudnn.h"
 
-using ucudnn::at_boundary;
+using ucudnn::api::at_boundary;
 using ucudnn::BatchSizePolicy;
 using ucudnn::Error;
 using ucudnn::ErrorCode;
 using ucudnn::Status;
 
-using ucudnn::to_internal;
-using ucudnn::to_public;
+using ucudnn::api::to_internal;
+using ucudnn::api::to_public;
 
 cudnnStatus_t ucudnnSetBatchSizePolicy(UcudnnHandle_t handle, UcudnnBatchSizePolicy_t policy) {
   return at_boundary(__func__, [&]() -> Status {
-    UCUDNN_TRY(ucudnn::require_context(handle.context));
+    UCUDNN_TRY(ucudnn::api::require_context(handle.context));
     BatchSizePolicy internal;
     if (!to_internal(policy, &internal)) {
       return Error(ErrorCode::kBadParam, "unknown batch-size policy " + std::to_string(static_cast<int>(policy)));
@@ -36,7 +36,7 @@ cudnnStatus_t ucudnnSetBatchSizePolicy(UcudnnHandle_t handle, UcudnnBatchSizePol
 
 cudnnStatus_t ucudnnGetBatchSizePolicy(UcudnnHandle_t handle, UcudnnBatchSizePolicy_t* policy) {
   return at_boundary(__func__, [&]() -> Status {
-    UCUDNN_TRY(ucudnn::require_context(handle.context));
+    UCUDNN_TRY(ucudnn::api::require_context(handle.context));
     if (!policy) return Error(ErrorCode::kBadParam, "null policy pointer");
     *policy = to_public(handle.context->policy.load());
     return Status::success();
@@ -45,7 +45,7 @@ cudnnStatus_t ucudnnGetBatchSizePolicy(UcudnnHandle_t handle, UcudnnBatchSizePol
 
 cudnnStatus_t ucudnnSetCandidates(UcudnnHandle_t handle, UcudnnCandidates_t candidates) {
   return at_boundary(__func__, [&]() -> Status {
-    UCUDNN_TRY(ucudnn::require_context(handle.context));
+    UCUDNN_TRY(ucudnn::api::require_context(handle.context));
     ucudnn::CandidateSet internal;
     if (!to_internal(candidates, &internal)) {
       return Error(ErrorCode::kBadParam, "unknown candidate set " + std::to_string(static_cast<int>(candidates)));
@@ -57,7 +57,7 @@ cudnnStatus_t ucudnnSetCandidates(UcudnnHandle_t handle, UcudnnCandidates_t cand
 
 cudnnStatus_t ucudnnGetCandidates(UcudnnHandle_t handle, UcudnnCandidates_t* candidates) {
   return at_boundary(__func__, [&]() -> Status {
-    UCUDNN_TRY(ucudnn::require_context(handle.context));
+    UCUDNN_TRY(ucudnn::api::require_context(handle.context));
     if (!candidates) return Error(ErrorCode::kBadParam, "null candidates pointer");
     *candidates = to_public(handle.context->candidates.load());
     return Status::success();
@@ -66,7 +66,7 @@ cudnnStatus_t ucudnnGetCandidates(UcudnnHandle_t handle, UcudnnCandidates_t* can
 
 cudnnStatus_t ucudnnSetGraphReplay(UcudnnHandle_t handle, int enabled) {
   return at_boundary(__func__, [&]() -> Status {
-    UCUDNN_TRY(ucudnn::require_context(handle.context));
+    UCUDNN_TRY(ucudnn::api::require_context(handle.context));
     if (enabled != 0 && enabled != 1) {
       return Error(ErrorCode::kBadParam, "graph replay is 0 (off) or 1 (on), not " + std::to_string(enabled));
     }
@@ -77,7 +77,7 @@ cudnnStatus_t ucudnnSetGraphReplay(UcudnnHandle_t handle, int enabled) {
 
 cudnnStatus_t ucudnnGetGraphReplay(UcudnnHandle_t handle, int* enabled) {
   return at_boundary(__func__, [&]() -> Status {
-    UCUDNN_TRY(ucudnn::require_context(handle.context));
+    UCUDNN_TRY(ucudnn::api::require_context(handle.context));
     if (!enabled) return Error(ErrorCode::kBadParam, "null enabled pointer");
     *enabled = handle.context->graph_replay.load() ? 1 : 0;
     return Status::success();
@@ -86,7 +86,7 @@ cudnnStatus_t ucudnnGetGraphReplay(UcudnnHandle_t handle, int* enabled) {
 
 cudnnStatus_t ucudnnSetDefaultWorkspaceLimit(UcudnnHandle_t handle, size_t bytes) {
   return at_boundary(__func__, [&]() -> Status {
-    UCUDNN_TRY(ucudnn::require_context(handle.context));
+    UCUDNN_TRY(ucudnn::api::require_context(handle.context));
     handle.context->default_workspace_limit = bytes;
     return Status::success();
   });
@@ -94,7 +94,7 @@ cudnnStatus_t ucudnnSetDefaultWorkspaceLimit(UcudnnHandle_t handle, size_t bytes
 
 cudnnStatus_t ucudnnGetDefaultWorkspaceLimit(UcudnnHandle_t handle, size_t* bytes) {
   return at_boundary(__func__, [&]() -> Status {
-    UCUDNN_TRY(ucudnn::require_context(handle.context));
+    UCUDNN_TRY(ucudnn::api::require_context(handle.context));
     if (!bytes) return Error(ErrorCode::kBadParam, "null size pointer");
     *bytes = handle.context->default_workspace_limit.load();
     return Status::success();
@@ -105,32 +105,32 @@ cudnnStatus_t ucudnnGetPlan(UcudnnHandle_t handle, UcudnnConvolutionOp_t op, cud
                             cudnnFilterDescriptor_t wDesc, cudnnConvolutionDescriptor_t convDesc,
                             cudnnTensorDescriptor_t yDesc, size_t workspaceLimit, UcudnnPlanInfo* info) {
   return at_boundary(__func__, [&]() -> Status {
-    UCUDNN_TRY(ucudnn::check_plan_info(info));
+    UCUDNN_TRY(ucudnn::api::check_plan_info(info));
     if (op != UCUDNN_OP_FORWARD && op != UCUDNN_OP_BACKWARD_DATA && op != UCUDNN_OP_BACKWARD_FILTER) {
       return Error(ErrorCode::kBadParam, "unknown convolution op " + std::to_string(static_cast<int>(op)));
     }
-    const ucudnn::ConvCall call{static_cast<ucudnn::ConvOp>(op), {xDesc, wDesc, convDesc, yDesc}};
-    std::optional<size_t> limit;
-    if (workspaceLimit != UCUDNN_WORKSPACE_LIMIT_DEFAULT) limit = workspaceLimit;
-    std::shared_ptr<const ucudnn::ExecutablePlan> plan;
-    UCUDNN_TRY(ucudnn::describe_plan(handle.context, call, limit, &plan));
-    ucudnn::PlanSummary summary;
+    const ucudnn::api::ConvCall call{static_cast<ucudnn::ConvOp>(op), {xDesc, wDesc, convDesc, yDesc}};
+    std::optional<size_t> named_limit;
+    if (workspaceLimit != UCUDNN_WORKSPACE_LIMIT_DEFAULT) named_limit = workspaceLimit;
+    std::shared_ptr<const ucudnn::runtime::ExecutablePlan> plan;
+    UCUDNN_TRY(ucudnn::api::describe_plan(handle.context, call, named_limit, &plan));
+    ucudnn::api::PlanSummary summary;
     summary.op = op;
-    summary.batch = plan->wr().batch;
+    summary.batch = plan->split().batch;
     summary.policy = to_public(plan->policy());
     summary.workspace_limit = plan->workspace_limit();
     summary.workspace_bytes = plan->workspace_wanted();
-    summary.predicted_time_ms = static_cast<float>(plan->wr().time_ms);
+    summary.predicted_time_ms = static_cast<float>(plan->split().time_ms);
     summary.undivided_time_ms = plan->undivided_time_ms() ? static_cast<float>(*plan->undivided_time_ms()) : -1.0f;
     const bool replay_differs = &plan->replayed_plan() != plan.get();
-    return ucudnn::write_plan_info(summary, plan->wr(), replay_differs ? &plan->replayed_plan().wr() : nullptr, info);
+    return ucudnn::api::write_plan_info(summary, plan->split(),
+                                        replay_differs ? &plan->replayed_plan().split() : nullptr, info);
   });
 }
 
 cudnnStatus_t ucudnnSetDatabase(const char* path) {
-  return at_boundary(__func__, [&]() -> Status {
-    return ucudnn::Engine::instance().set_database(path ? path : "");
-  });
+  return at_boundary(
+      __func__, [&]() -> Status { return ucudnn::runtime::PlanBuilder::instance().set_database(path ? path : ""); });
 }
 
 cudnnStatus_t ucudnnGetDatabase(char* path, size_t pathSize, size_t* pathLength) {
@@ -138,7 +138,7 @@ cudnnStatus_t ucudnnGetDatabase(char* path, size_t pathSize, size_t* pathLength)
     if (!path && pathSize > 0) {
       return Error(ErrorCode::kBadParam, "path is NULL but pathSize is " + std::to_string(pathSize));
     }
-    const std::string current = ucudnn::Engine::instance().database_path();
+    const std::string current = ucudnn::runtime::PlanBuilder::instance().database_path();
     if (pathLength) *pathLength = current.size();
     if (!path) return Status::success();  // the length only
     if (pathSize <= current.size()) {
@@ -158,7 +158,7 @@ cudnnStatus_t ucudnnSetTotalWorkspaceSize(size_t bytes) {
       return Error(ErrorCode::kBadParam, std::to_string(bytes) +
                                                 " bytes is below 1 MiB; the total workspace size is in bytes");
     }
-    ucudnn::set_total_workspace(bytes);
+    ucudnn::runtime::set_total_workspace(bytes);
     return Status::success();
   });
 }
@@ -166,23 +166,23 @@ cudnnStatus_t ucudnnSetTotalWorkspaceSize(size_t bytes) {
 cudnnStatus_t ucudnnGetTotalWorkspaceSize(size_t* bytes) {
   return at_boundary(__func__, [&]() -> Status {
     if (!bytes) return Error(ErrorCode::kBadParam, "null size pointer");
-    *bytes = ucudnn::total_workspace();
+    *bytes = ucudnn::runtime::total_workspace();
     return Status::success();
   });
 }
 
 cudnnStatus_t ucudnnOptimize(UcudnnHandle_t handle) {
   return at_boundary(__func__, [&]() -> Status {
-    UCUDNN_TRY(ucudnn::require_context(handle.context));
+    UCUDNN_TRY(ucudnn::api::require_context(handle.context));
     // WR mode: nothing to divide. A framework calls this after set-up whichever mode the user chose.
-    if (ucudnn::total_workspace() == 0) return Status::success();
-    return ucudnn::WorkspaceDivision::instance().optimize(handle.context->cudnn(), handle.context->device);
+    if (ucudnn::runtime::total_workspace() == 0) return Status::success();
+    return ucudnn::runtime::WorkspaceDivision::instance().optimize(handle.context->cudnn(), handle.context->device);
   });
 }
 
 cudnnStatus_t ucudnnSetLayerId(UcudnnHandle_t handle, int layerId) {
   return at_boundary(__func__, [&]() -> Status {
-    UCUDNN_TRY(ucudnn::require_context(handle.context));
+    UCUDNN_TRY(ucudnn::api::require_context(handle.context));
     if (layerId < -1) return Error(ErrorCode::kBadParam, "layer ids are -1 (none) or not negative");
     handle.context->layer_id = layerId;
     return Status::success();
@@ -191,7 +191,7 @@ cudnnStatus_t ucudnnSetLayerId(UcudnnHandle_t handle, int layerId) {
 
 cudnnStatus_t ucudnnGetLayerId(UcudnnHandle_t handle, int* layerId) {
   return at_boundary(__func__, [&]() -> Status {
-    UCUDNN_TRY(ucudnn::require_context(handle.context));
+    UCUDNN_TRY(ucudnn::api::require_context(handle.context));
     if (!layerId) return Error(ErrorCode::kBadParam, "null layer id pointer");
     *layerId = handle.context->layer_id.load();
     return Status::success();
@@ -200,10 +200,10 @@ cudnnStatus_t ucudnnGetLayerId(UcudnnHandle_t handle, int* layerId) {
 
 cudnnStatus_t ucudnnGetWorkspaceDivisionInfo(UcudnnHandle_t handle, UcudnnWorkspaceDivisionInfo* info) {
   return at_boundary(__func__, [&]() -> Status {
-    UCUDNN_TRY(ucudnn::require_context(handle.context));
+    UCUDNN_TRY(ucudnn::api::require_context(handle.context));
     if (!info) return Error(ErrorCode::kBadParam, "null info pointer");
-    const ucudnn::WdSummary s = ucudnn::WorkspaceDivision::instance().summary(handle.context->device);
-    info->budgetBytes = ucudnn::total_workspace();
+    const ucudnn::runtime::WdSummary s = ucudnn::runtime::WorkspaceDivision::instance().summary(handle.context->device);
+    info->budgetBytes = ucudnn::runtime::total_workspace();
     info->bufferBytes = s.buffer_bytes;
     info->kernels = s.kernels;
     info->variables = s.variables;
@@ -236,6 +236,6 @@ cudnnStatus_t ucudnnGetStatistics(UcudnnStatistics* statistics) {
   });
 }
 
-const char* ucudnnGetLastErrorMessage(void) { return ucudnn::last_error_message(); }
+const char* ucudnnGetLastErrorMessage(void) { return ucudnn::api::last_error_message(); }
 
 int ucudnnGetVersion(void) { return UCUDNN_VERSION; }

@@ -3,7 +3,9 @@
 #include <cstring>
 #include <string>
 
-namespace ucudnn {
+namespace ucudnn::api {
+using ucudnn::optimize::MicroBatchRun;
+
 namespace {
 
 Status check_array(const char* name, const UcudnnMicroBatchRun* runs, int capacity) {
@@ -24,7 +26,7 @@ Status check_room(const char* name, const UcudnnMicroBatchRun* runs, int capacit
                                          "; call again with at least as many (the count is set)");
 }
 
-Status check_engine_ids(const WrPlan& plan) {
+Status check_engine_ids(const MicroBatchSplit& plan) {
   for (const MicroBatchRun& run : plan.runs) {
     if (run.engine.size() >= UCUDNN_ENGINE_ID_MAX) {
       return Error(ErrorCode::kNotSupported, "engine configuration id '" + run.engine.substr(0, 40) + "...' is " +
@@ -37,7 +39,7 @@ Status check_engine_ids(const WrPlan& plan) {
 }
 
 // Each run written whole (version 1's fields), `stride` bytes apart: the caller's element size.
-void copy_runs(const WrPlan& plan, UcudnnMicroBatchRun* runs, std::size_t stride) {
+void copy_runs(const MicroBatchSplit& plan, UcudnnMicroBatchRun* runs, std::size_t stride) {
   if (!runs) return;
   auto* out = reinterpret_cast<unsigned char*>(runs);
   for (const MicroBatchRun& run : plan.runs) {
@@ -72,7 +74,8 @@ Status check_plan_info(const UcudnnPlanInfo* info) {
   return check_array("replayedRuns", info->replayedRuns, info->replayedRunCapacity);
 }
 
-Status write_plan_info(const PlanSummary& summary, const WrPlan& plan, const WrPlan* replayed, UcudnnPlanInfo* info) {
+Status write_plan_info(const PlanSummary& summary, const MicroBatchSplit& plan, const MicroBatchSplit* replayed,
+                       UcudnnPlanInfo* info) {
   info->op = summary.op;
   info->batch = summary.batch;
   info->policy = summary.policy;
@@ -92,4 +95,4 @@ Status write_plan_info(const PlanSummary& summary, const WrPlan& plan, const WrP
   return Status::success();
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::api

@@ -1,7 +1,7 @@
 #pragma once
 // ucudnnGetPlan's side of the ABI-stable plan query: checks the caller's UcudnnPlanInfo and
 // writes a plan into it, within the caller's struct sizes and arrays. It sees plans as the
-// optimizer makes them (WrPlan), so the CPU tests drive it with plans made by hand.
+// optimizer makes them (MicroBatchSplit), so the CPU tests drive it with plans made by hand.
 
 #include <cstddef>
 
@@ -9,7 +9,9 @@
 #include "optimize/wr_optimizer.h"
 #include "ucudnn/ucudnn.h"
 
-namespace ucudnn {
+namespace ucudnn::api {
+using ucudnn::optimize::MicroBatchSplit;
+
 
 /// Where version 1 of each struct ends: a caller's structSize and runStructSize must reach these
 /// (a later version adds fields after them, and writes those only where the caller's size holds
@@ -35,6 +37,7 @@ struct PlanSummary {
 /// and of `replayed` (null: the same as `plan`, replayedRunCount 0) into the caller's arrays.
 /// An array given but smaller than its count, or an engine id longer than UCUDNN_ENGINE_ID_MAX
 /// allows, fails with the counts set and no array written.
-Status write_plan_info(const PlanSummary& summary, const WrPlan& plan, const WrPlan* replayed, UcudnnPlanInfo* info);
+Status write_plan_info(const PlanSummary& summary, const MicroBatchSplit& plan, const MicroBatchSplit* replayed,
+                       UcudnnPlanInfo* info);
 
-}  // namespace ucudnn
+}  // namespace ucudnn::api

@@ -6,7 +6,7 @@
 #include "core/candidates.h"
 #include "ucudnn/ucudnn.h"
 
-namespace ucudnn {
+namespace ucudnn::api {
 
 /// False for a value the public enum does not define.
 inline bool to_internal(UcudnnBatchSizePolicy_t policy, BatchSizePolicy* out) {
@@ -46,4 +46,4 @@ inline UcudnnCandidates_t to_public(CandidateSet candidates) {
   return UCUDNN_CANDIDATES_BOTH;
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::api

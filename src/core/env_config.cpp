@@ -86,8 +86,8 @@ Expected<EnvConfig> parse_env_config(const EnvValues& values) {
     if (!parsed) return parsed.error().prefixed("UCUDNN_DEFAULT_WORKSPACE_LIMIT: ");
     config.default_workspace_limit = *parsed;
   }
-  UCUDNN_TRY_ASSIGN(config.imposed_workspace_limit,
-                    parse_forced_workspace_limit(values.imposed_workspace_limit, values.deprecated_workspace_limit,
+  UCUDNN_TRY_ASSIGN(config.forced_workspace_limit,
+                    parse_forced_workspace_limit(values.forced_workspace_limit, values.deprecated_workspace_limit,
                                                  &config.deprecations));
   if (values.total_workspace && *values.total_workspace) {
     auto parsed = parse_total_workspace(values.total_workspace);
@@ -136,7 +136,7 @@ const Expected<EnvConfig>& env_config() {
     EnvValues values;
     values.policy = std::getenv("UCUDNN_BATCH_SIZE_POLICY");
     values.default_workspace_limit = std::getenv("UCUDNN_DEFAULT_WORKSPACE_LIMIT");
-    values.imposed_workspace_limit = std::getenv(kForcedLimit);
+    values.forced_workspace_limit = std::getenv(kForcedLimit);
     values.deprecated_workspace_limit = std::getenv(kDeprecatedForcedLimit);
     values.total_workspace = std::getenv("UCUDNN_TOTAL_WORKSPACE_SIZE");
     values.candidates = std::getenv("UCUDNN_CANDIDATES");

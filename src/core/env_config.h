@@ -41,7 +41,7 @@ namespace ucudnn {
 struct EnvConfig {
   BatchSizePolicy policy = BatchSizePolicy::kPowerOfTwo;
   std::size_t default_workspace_limit = std::size_t{64} << 20;
-  std::optional<std::size_t> imposed_workspace_limit;  ///< UCUDNN_FORCE_WORKSPACE_LIMIT: caps every call's limit
+  std::optional<std::size_t> forced_workspace_limit;  ///< UCUDNN_FORCE_WORKSPACE_LIMIT: caps every call's limit
   std::size_t total_workspace = 0;  ///< WD budget; 0: WR mode
   CandidateSet candidates = CandidateSet::kBoth;  ///< UCUDNN_CANDIDATES
   std::string database;           ///< empty: no database
@@ -60,7 +60,7 @@ struct EnvConfig {
 struct EnvValues {
   const char* policy = nullptr;
   const char* default_workspace_limit = nullptr;
-  const char* imposed_workspace_limit = nullptr;     ///< UCUDNN_FORCE_WORKSPACE_LIMIT
+  const char* forced_workspace_limit = nullptr;     ///< UCUDNN_FORCE_WORKSPACE_LIMIT
   const char* deprecated_workspace_limit = nullptr;  ///< UCUDNN_WORKSPACE_LIMIT, its old name
   const char* total_workspace = nullptr;
   const char* candidates = nullptr;

@@ -50,11 +50,11 @@ const char* level_name(LogLevel level) {
 
 }  // namespace
 
-bool log_enabled(LogLevel level) {
+bool detail::log_enabled(LogLevel level) {
   return level != LogLevel::kOff && static_cast<int>(level) <= static_cast<int>(logger().level);
 }
 
-void log_message(LogLevel level, const std::string& message) {
+void detail::log_message(LogLevel level, const std::string& message) {
   Logger& log = logger();
   std::lock_guard<std::mutex> lock(log.mutex);
   std::fprintf(log.sink, "ucudnn: %s: %s\n", level_name(level), message.c_str());
@@ -62,12 +62,12 @@ void log_message(LogLevel level, const std::string& message) {
 }
 
 void warn_once(const std::string& key, const std::string& message) {
-  if (!log_enabled(LogLevel::kWarn)) return;
+  if (!detail::log_enabled(LogLevel::kWarn)) return;
   {
     std::lock_guard<std::mutex> lock(logger().mutex);
     if (!logger().warned.insert(key).second) return;
   }
-  log_message(LogLevel::kWarn, message);
+  detail::log_message(LogLevel::kWarn, message);
 }
 
 }  // namespace ucudnn

@@ -10,20 +10,24 @@ namespace ucudnn {
 
 enum class LogLevel { kOff = 0, kError = 1, kWarn = 2, kInfo = 3, kDebug = 4 };
 
+namespace detail {
+// What the UCUDNN_LOG macros call; code logs through the macros.
 bool log_enabled(LogLevel level);
 void log_message(LogLevel level, const std::string& message);
+}  // namespace detail
+
 /// Logs a warning the first time `key` is seen in this process, then stays silent for it.
 void warn_once(const std::string& key, const std::string& message);
 
 }  // namespace ucudnn
 
-#define UCUDNN_LOG(level, stream_expr)                              \
-  do {                                                              \
-    if (::ucudnn::log_enabled(level)) {                             \
-      std::ostringstream ucudnn_log_stream_;                        \
-      ucudnn_log_stream_ << stream_expr;                            \
-      ::ucudnn::log_message(level, ucudnn_log_stream_.str());       \
-    }                                                               \
+#define UCUDNN_LOG(level, stream_expr)                                \
+  do {                                                                \
+    if (::ucudnn::detail::log_enabled(level)) {                       \
+      std::ostringstream ucudnn_log_stream_;                          \
+      ucudnn_log_stream_ << stream_expr;                              \
+      ::ucudnn::detail::log_message(level, ucudnn_log_stream_.str()); \
+    }                                                                 \
   } while (0)
 
 #define UCUDNN_LOG_ERROR(x) UCUDNN_LOG(::ucudnn::LogLevel::kError, x)

@@ -24,9 +24,6 @@ struct Measurement {
   std::string engine;           ///< empty: the legacy algorithm; else an engine configuration id
   double host_ms = 0.0;         ///< median host time to issue one call; 0: not measured (older rows)
 
-  /// Prefer kind_of() (core/candidate_kinds.h), the one place that tells the kinds apart; kept
-  /// for the tools and tests that still ask (to go in the renaming pass).
-  bool is_engine() const { return !engine.empty(); }
   /// What one call costs in a plan's sequence. Issued by the host, the longer of the two: the GPU
   /// cannot run a call before the host has issued it. Replayed, the GPU's time alone.
   double cost_ms(CallPricing pricing = CallPricing::kIssued) const {

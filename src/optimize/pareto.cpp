@@ -5,7 +5,7 @@
 #include <tuple>
 #include <utility>
 
-namespace ucudnn {
+namespace ucudnn::optimize {
 namespace {
 
 // The rows the WR program could use (an allowed size within the batch), least workspace first;
@@ -34,12 +34,12 @@ std::vector<Measurement> candidates_of(const std::vector<std::optional<Measureme
 // Least workspace first; then the fastest, then the fewest micro-batches. A sweep that keeps a
 // plan only when it is strictly faster than the last kept one then leaves exactly the front, and
 // of exact ties the plan with fewer micro-batches.
-std::vector<WrPlan> pruned_to_front(std::vector<WrPlan> plans) {
-  std::sort(plans.begin(), plans.end(), [](const WrPlan& a, const WrPlan& b) {
+std::vector<MicroBatchSplit> pruned_to_front(std::vector<MicroBatchSplit> plans) {
+  std::sort(plans.begin(), plans.end(), [](const MicroBatchSplit& a, const MicroBatchSplit& b) {
     return std::make_tuple(a.workspace_bytes, a.time_ms, a.micro_batch_count()) <
            std::make_tuple(b.workspace_bytes, b.time_ms, b.micro_batch_count());
   });
-  std::vector<WrPlan> front;
+  std::vector<MicroBatchSplit> front;
   for (auto& plan : plans) {
     if (front.empty() || plan.time_ms < front.back().time_ms) front.push_back(std::move(plan));
   }
@@ -57,7 +57,7 @@ std::vector<WrPlan> pruned_to_front(std::vector<WrPlan> plans) {
 // WR(w) depends only on the fastest row of each size within w. Sweeping the rows in order of
 // workspace keeps those up to date in constant time per row; where a group of equal workspace
 // changes none of them, WR(w) is the plan already found, so the program is not solved again.
-std::vector<WrPlan> desirable_configurations(int batch, const std::vector<int>& allowed_sizes,
+std::vector<MicroBatchSplit> desirable_configurations(int batch, const std::vector<int>& allowed_sizes,
                                              const std::vector<Measurement>& rows, FrontWork* work) {
   FrontWork local;
   FrontWork& counted = work ? *work : local;
@@ -74,7 +74,7 @@ std::vector<WrPlan> desirable_configurations(int batch, const std::vector<int>& 
   const std::vector<Measurement> usable = usable_rows_by_workspace(batch, slot, rows);
   counted.rows_used = usable.size();
 
-  std::vector<WrPlan> plans;
+  std::vector<MicroBatchSplit> plans;
   for (std::size_t begin = 0; begin < usable.size();) {
     std::size_t end = begin;
     bool changed = false;
@@ -93,4 +93,4 @@ std::vector<WrPlan> desirable_configurations(int batch, const std::vector<int>& 
   return pruned_to_front(std::move(plans));
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::optimize

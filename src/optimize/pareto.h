@@ -8,7 +8,7 @@
 #include "core/measurement.h"
 #include "optimize/wr_optimizer.h"
 
-namespace ucudnn {
+namespace ucudnn::optimize {
 
 /// What computing a front cost: the rows are sorted once, and the WR program is solved only where
 /// a row makes its size faster than every row of that size with less workspace, so at most once
@@ -22,7 +22,7 @@ struct FrontWork {
 /// `allowed_sizes` measured in `rows` (each way: time = sum, workspace = max). Sorted by
 /// workspace ascending, so time strictly descending. Empty when no way exists. `work`, if given,
 /// receives what it cost.
-std::vector<WrPlan> desirable_configurations(int batch, const std::vector<int>& allowed_sizes,
+std::vector<MicroBatchSplit> desirable_configurations(int batch, const std::vector<int>& allowed_sizes,
                                              const std::vector<Measurement>& rows, FrontWork* work = nullptr);
 
-}  // namespace ucudnn
+}  // namespace ucudnn::optimize

@@ -10,7 +10,7 @@
 
 #include "core/units.h"
 
-namespace ucudnn {
+namespace ucudnn::optimize {
 namespace {
 
 struct ProblemDeleter {
@@ -18,7 +18,7 @@ struct ProblemDeleter {
 };
 using Problem = std::unique_ptr<glp_prob, ProblemDeleter>;
 
-std::size_t least_workspace(const std::vector<WrPlan>& front) {
+std::size_t least_workspace(const std::vector<MicroBatchSplit>& front) {
   std::size_t least = front.front().workspace_bytes;
   for (const auto& plan : front) least = std::min(least, plan.workspace_bytes);
   return least;
@@ -180,7 +180,7 @@ Expected<WdSolution> optimize_wd(const std::vector<WdKernel>& kernels,
       if (columns[k] == 0) {
         return Error{"workspace division: GLPK chose nothing for " + kernels[k].name};
       }
-      const WrPlan& plan = kernels[k].front[columns[k] - first_column];
+      const MicroBatchSplit& plan = kernels[k].front[columns[k] - first_column];
       solution.choice.push_back(columns[k] - first_column);
       solution.time_ms += kernels[k].count * plan.time_ms;
       solution.workspace_bytes += plan.workspace_bytes;
@@ -198,4 +198,4 @@ Expected<WdSolution> optimize_wd(const std::vector<WdKernel>& kernels,
   return solution;
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::optimize

@@ -16,12 +16,12 @@
 #include "core/expected.h"
 #include "optimize/wr_optimizer.h"
 
-namespace ucudnn {
+namespace ucudnn::optimize {
 
 struct WdKernel {
   std::string name;            ///< for messages
   int count = 1;               ///< how many times the network runs it per iteration
-  std::vector<WrPlan> front;   ///< desirable configurations (desirable_configurations())
+  std::vector<MicroBatchSplit> front;   ///< desirable configurations (desirable_configurations())
 };
 
 struct WdSolution {
@@ -36,4 +36,4 @@ struct WdSolution {
 /// sum of the kernels' smallest workspaces (names the minimum needed), or a solver failure.
 Expected<WdSolution> optimize_wd(const std::vector<WdKernel>& kernels, std::size_t total_workspace);
 
-}  // namespace ucudnn
+}  // namespace ucudnn::optimize

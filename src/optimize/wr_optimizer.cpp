@@ -6,7 +6,7 @@
 #include <map>
 #include <tuple>
 
-namespace ucudnn {
+namespace ucudnn::optimize {
 
 namespace {
 
@@ -19,19 +19,19 @@ bool better(const Measurement& row, const std::optional<Measurement>& best, Call
 
 }  // namespace
 
-int WrPlan::micro_batch_count() const {
+int MicroBatchSplit::micro_batch_count() const {
   int n = 0;
   for (const auto& run : runs) n += run.count;
   return n;
 }
 
-double WrPlan::host_ms() const {
+double MicroBatchSplit::host_ms() const {
   double total = 0.0;
   for (const auto& run : runs) total += run.host_ms * run.count;
   return total;
 }
 
-bool WrPlan::deterministic() const {
+bool MicroBatchSplit::deterministic() const {
   return std::all_of(runs.begin(), runs.end(), [](const MicroBatchRun& run) { return run.deterministic; });
 }
 
@@ -45,7 +45,7 @@ std::optional<Measurement> fastest_within(const std::vector<Measurement>& rows, 
   return best;
 }
 
-std::optional<WrPlan> optimize_wr(int batch, const std::vector<int>& allowed_sizes,
+std::optional<MicroBatchSplit> optimize_wr(int batch, const std::vector<int>& allowed_sizes,
                                   const std::vector<Measurement>& rows, std::size_t workspace_limit,
                                   CallPricing pricing) {
   if (batch <= 0) return std::nullopt;
@@ -70,7 +70,8 @@ std::optional<WrPlan> optimize_wr(int batch, const std::vector<int>& allowed_siz
   return optimize_wr_over(batch, candidates, pricing);
 }
 
-std::optional<WrPlan> optimize_wr_over(int batch, const std::vector<Measurement>& candidates, CallPricing pricing) {
+std::optional<MicroBatchSplit> optimize_wr_over(int batch, const std::vector<Measurement>& candidates,
+                                                CallPricing pricing) {
   if (batch <= 0) return std::nullopt;
   constexpr double kInfinity = std::numeric_limits<double>::infinity();
   std::vector<double> time(batch + 1, kInfinity);
@@ -108,7 +109,7 @@ std::optional<WrPlan> optimize_wr_over(int batch, const std::vector<Measurement>
     ++run.count;
   }
 
-  WrPlan plan;
+  MicroBatchSplit plan;
   plan.batch = batch;
   for (const auto& entry : grouped) {
     plan.runs.push_back(entry.second);
@@ -118,8 +119,8 @@ std::optional<WrPlan> optimize_wr_over(int batch, const std::vector<Measurement>
   return plan;
 }
 
-WrPlan prefer_undivided_within_margin(WrPlan plan, const std::vector<Measurement>& rows, std::size_t workspace_limit,
-                                      CallPricing pricing, double margin) {
+MicroBatchSplit prefer_undivided_within_margin(MicroBatchSplit plan, const std::vector<Measurement>& rows,
+                                               std::size_t workspace_limit, CallPricing pricing, double margin) {
   if (plan.micro_batch_count() <= 1) return plan;
   const std::optional<Measurement> whole = fastest_within(rows, plan.batch, workspace_limit, pricing);
   if (!whole) return plan;
@@ -128,7 +129,7 @@ WrPlan prefer_undivided_within_margin(WrPlan plan, const std::vector<Measurement
   // Replayed, the extra calls cost the host nothing: the graph is one launch.
   const bool pays_for_host = pricing == CallPricing::kReplayed || whole_ms - plan.time_ms > plan.host_ms() - whole->host_ms;
   if (beyond_noise && pays_for_host) return plan;
-  WrPlan undivided;
+  MicroBatchSplit undivided;
   undivided.batch = plan.batch;
   undivided.runs.push_back(MicroBatchRun{plan.batch, whole->algo, whole->math_type, 1, whole_ms,
                                          whole->workspace_bytes, whole->deterministic, whole->engine, whole->host_ms});
@@ -137,4 +138,4 @@ WrPlan prefer_undivided_within_margin(WrPlan plan, const std::vector<Measurement
   return undivided;
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::optimize

@@ -19,7 +19,7 @@
 #include "core/candidate_kinds.h"
 #include "core/measurement.h"
 
-namespace ucudnn {
+namespace ucudnn::optimize {
 
 /// `count` consecutive calls of one candidate (a legacy algorithm or an engine configuration) on
 /// micro-batches of `size`.
@@ -35,11 +35,9 @@ struct MicroBatchRun {
   double host_ms = 0.0;  ///< the host's time to issue one call (0: not measured)
 
   CandidateKind kind() const { return kind_of_candidate(engine); }
-  /// Prefer kind(); kept for the tools and tests that still ask (to go in the renaming pass).
-  bool is_engine() const { return !engine.empty(); }
 };
 
-struct WrPlan {
+struct MicroBatchSplit {
   int batch = 0;
   std::vector<MicroBatchRun> runs;  ///< larger micro-batches first
   double time_ms = 0.0;             ///< predicted: the sum of the runs' times
@@ -60,14 +58,14 @@ std::optional<Measurement> fastest_within(const std::vector<Measurement>& rows, 
 /// `workspace_limit`. Among equally fast plans it prefers fewer micro-batches. Returns nothing
 /// when no combination of measured sizes adds up to `batch` within the limit. Cost: one pass over
 /// the rows, then batch x sizes steps.
-std::optional<WrPlan> optimize_wr(int batch, const std::vector<int>& allowed_sizes,
+std::optional<MicroBatchSplit> optimize_wr(int batch, const std::vector<int>& allowed_sizes,
                                   const std::vector<Measurement>& rows, std::size_t workspace_limit,
                                   CallPricing pricing = CallPricing::kIssued);
 
 /// The WR program over given `candidates`, each the one measurement its micro-batch size would run
 /// (distinct sizes; on equal plans the earlier candidate wins). optimize_wr is this over the
 /// fastest row of each allowed size within the limit.
-std::optional<WrPlan> optimize_wr_over(int batch, const std::vector<Measurement>& candidates,
+std::optional<MicroBatchSplit> optimize_wr_over(int batch, const std::vector<Measurement>& candidates,
                                        CallPricing pricing = CallPricing::kIssued);
 
 /// How much faster a split plan must be predicted than the fastest undivided algorithm within
@@ -83,7 +81,8 @@ inline constexpr double kSplitMargin = 0.05;
 /// the GPU may not be won back; a split that saves milliseconds for microseconds always passes.
 /// Replayed calls add no host time, so under kReplayed only the margin applies. `pricing` must be
 /// the one `plan` was solved under.
-WrPlan prefer_undivided_within_margin(WrPlan plan, const std::vector<Measurement>& rows, std::size_t workspace_limit,
-                                      CallPricing pricing = CallPricing::kIssued, double margin = kSplitMargin);
+MicroBatchSplit prefer_undivided_within_margin(MicroBatchSplit plan, const std::vector<Measurement>& rows,
+                                               std::size_t workspace_limit, CallPricing pricing = CallPricing::kIssued,
+                                               double margin = kSplitMargin);
 
-}  // namespace ucudnn
+}  // namespace ucudnn::optimize

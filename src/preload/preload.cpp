@@ -56,26 +56,26 @@ Handles::Lease intercepted(cudnnHandle_t handle) {
 
 }  // namespace
 
-// cuDNN's names are this library's only exports (preload.exports); the engine inside is hidden.
+// cuDNN's names are this library's only exports (preload.exports); the plan builder inside is hidden.
 #pragma GCC visibility push(default)
 extern "C" {
 
 cudnnStatus_t cudnnCreate(cudnnHandle_t* handle) {
   UCUDNN_REAL(cudnnStatus_t (*)(cudnnHandle_t*), cudnnCreate);
   if (ucudnn::in_internal_call()) return real_function(handle);
-  const cudnnStatus_t status = ucudnn::at_boundary("cudnnCreate", [&]() -> ucudnn::Status {
+  const cudnnStatus_t status = ucudnn::api::at_boundary("cudnnCreate", [&]() -> ucudnn::Status {
     if (!handle) return ucudnn::Error(ErrorCode::kBadParam, "null handle pointer");
     UcudnnContext* context = nullptr;
-    UCUDNN_TRY(ucudnn::create_context(&context));
+    UCUDNN_TRY(ucudnn::api::create_context(&context));
     if (!handles().add(context->cudnn(), context)) {
-      (void)ucudnn::destroy_context(context);
+      (void)ucudnn::api::destroy_context(context);
       return ucudnn::Error(ErrorCode::kInternal, "cuDNN returned a handle that is still registered");
     }
     *handle = context->cudnn();
     return ucudnn::Status::success();
   });
   // An unmodified program seldom says why a create failed: the layer does, once (frontend.h).
-  return ucudnn::report_failed_create("cudnnCreate", status);
+  return ucudnn::api::report_failed_create("cudnnCreate", status);
 }
 
 cudnnStatus_t cudnnDestroy(cudnnHandle_t handle) {
@@ -83,17 +83,17 @@ cudnnStatus_t cudnnDestroy(cudnnHandle_t handle) {
   if (ucudnn::in_internal_call()) return real_function(handle);
   UcudnnContext* context = handles().remove(handle);  // waits for calls still using it
   if (!context) return real_function(handle);
-  return ucudnn::at_boundary("cudnnDestroy", [&]() { return ucudnn::destroy_context(context); });
+  return ucudnn::api::at_boundary("cudnnDestroy", [&]() { return ucudnn::api::destroy_context(context); });
 }
 
 // The intercepted calls (ucudnn/intercepted_calls.h) under cuDNN's names. The cuDNN 7 preference
 // calls are not among them: cuDNN 9 has no such symbols for programs to call.
-#define UCUDNN_DEFINE_PRELOAD_CALL(name, params, args)                                \
-  cudnnStatus_t name(cudnnHandle_t handle, UCUDNN_UNPAREN params) {                   \
-    UCUDNN_REAL(cudnnStatus_t (*)(cudnnHandle_t, UCUDNN_UNPAREN params), name);       \
-    const auto context = intercepted(handle);                                         \
-    if (!context) return real_function(handle, UCUDNN_UNPAREN args);                  \
-    return ucudnn::adapters::name(#name, context.get(), handle, UCUDNN_UNPAREN args); \
+#define UCUDNN_DEFINE_PRELOAD_CALL(name, params, args)                                     \
+  cudnnStatus_t name(cudnnHandle_t handle, UCUDNN_UNPAREN params) {                        \
+    UCUDNN_REAL(cudnnStatus_t (*)(cudnnHandle_t, UCUDNN_UNPAREN params), name);            \
+    const auto context = intercepted(handle);                                              \
+    if (!context) return real_function(handle, UCUDNN_UNPAREN args);                       \
+    return ucudnn::api::adapters::name(#name, context.get(), handle, UCUDNN_UNPAREN args); \
   }
 UCUDNN_INTERCEPTED_CALLS(UCUDNN_DEFINE_PRELOAD_CALL)
 #undef UCUDNN_DEFINE_PRELOAD_CALL

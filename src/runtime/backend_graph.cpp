@@ -11,7 +11,7 @@
 #include "core/logging.h"
 #include "runtime/descriptors.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
 namespace {
 
 // The handle attributes are deprecated in cuDNN 9.19's headers but still read by older cuDNN 9
@@ -315,21 +315,21 @@ Status offer_engines(const ConvKey& key, std::vector<EngineOffer>* out) {
   return Status::success();
 }
 
-EnginePlan::~EnginePlan() {
+CudnnExecutionPlan::~CudnnExecutionPlan() {
   // The plan before the descriptors it was made from.
   plan_.reset();
   while (!keep_alive_.empty()) keep_alive_.pop_back();
 }
 
-Status EnginePlan::build(const ConvKey& key, const std::string& id, double alpha, double beta,
-                         std::unique_ptr<EnginePlan>* out) {
+Status CudnnExecutionPlan::build(const ConvKey& key, const std::string& id, double alpha, double beta,
+                         std::unique_ptr<CudnnExecutionPlan>* out) {
   if (!engines_supported(key)) {
     return Error(ErrorCode::kNotSupported, "the graph API cannot express " + key.to_string());
   }
   UCUDNN_TRY_ASSIGN(const EngineConfigId config_id, parse_engine_config(id));
   cudnnHandle_t handle = nullptr;
   UCUDNN_TRY(planning_handle(&handle));
-  std::unique_ptr<EnginePlan> plan(new EnginePlan());
+  std::unique_ptr<CudnnExecutionPlan> plan(new CudnnExecutionPlan());
   BackendDescriptor graph;
   UCUDNN_TRY(make_graph(key, alpha, beta, handle, &graph, &plan->keep_alive_));
 
@@ -376,7 +376,7 @@ Status EnginePlan::build(const ConvKey& key, const std::string& id, double alpha
   return Status::success();
 }
 
-Status EnginePlan::execute(cudnnHandle_t handle, const ConvBuffers& buffers, void* workspace,
+Status CudnnExecutionPlan::execute(cudnnHandle_t handle, const ConvBuffers& buffers, void* workspace,
                            std::size_t workspace_size) const {
   if (workspace_size < workspace_bytes_) {
     return Error(ErrorCode::kNotSupported, "an engine plan needs " + std::to_string(workspace_bytes_) +
@@ -398,4 +398,4 @@ Status EnginePlan::execute(cudnnHandle_t handle, const ConvBuffers& buffers, voi
   return Status::success();
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

@@ -27,7 +27,7 @@
 #include "runtime/cudnn_shim.h"
 #include "runtime/owned.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
 
 using BackendDescriptor = Owned<cudnnBackendDescriptor_t, cudnnBackendDestroyDescriptor>;
 
@@ -46,15 +46,15 @@ Status offer_engines(const ConvKey& key, std::vector<EngineOffer>* out);
 
 /// An execution plan of one engine configuration for one convolution at one batch size and one
 /// pair of scaling factors. Immutable once built; executing it is thread-safe.
-class EnginePlan {
+class CudnnExecutionPlan {
  public:
   /// Builds the plan of configuration `id` for `key`. Fails (NOT_SUPPORTED) where the
   /// configuration does not apply.
   static Status build(const ConvKey& key, const std::string& id, double alpha, double beta,
-                      std::unique_ptr<EnginePlan>* out);
-  EnginePlan(const EnginePlan&) = delete;
-  EnginePlan& operator=(const EnginePlan&) = delete;
-  ~EnginePlan();
+                      std::unique_ptr<CudnnExecutionPlan>* out);
+  CudnnExecutionPlan(const CudnnExecutionPlan&) = delete;
+  CudnnExecutionPlan& operator=(const CudnnExecutionPlan&) = delete;
+  ~CudnnExecutionPlan();
 
   std::size_t workspace_bytes() const { return workspace_bytes_; }
   /// Queues the convolution on `handle`'s stream. Pointers must be 16-byte aligned (the plan
@@ -62,7 +62,7 @@ class EnginePlan {
   Status execute(cudnnHandle_t handle, const ConvBuffers& buffers, void* workspace, std::size_t workspace_size) const;
 
  private:
-  EnginePlan() = default;
+  CudnnExecutionPlan() = default;
   // The graph's descriptors stay alive as long as the plan made from them.
   std::vector<BackendDescriptor> keep_alive_;
   BackendDescriptor plan_;
@@ -73,4 +73,4 @@ class EnginePlan {
 inline constexpr std::size_t kEngineAlignment = 16;
 inline bool engine_aligned(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % kEngineAlignment == 0; }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

@@ -10,7 +10,7 @@
 #include "runtime/random_fill.h"
 #include "runtime/stream_gate.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
 namespace {
 
 // What a workspace leaves free on the device, for cuDNN's own allocations.
@@ -122,4 +122,4 @@ Status BenchmarkRig::time_candidate(const std::function<Status()>& enqueue, Call
   return Status::success();
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

@@ -20,7 +20,7 @@
 #include "runtime/descriptors.h"
 #include "runtime/device_buffer.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
 
 struct BenchmarkSettings {
   int warmup_calls = 1;
@@ -72,4 +72,4 @@ class BenchmarkRig {
   int timings_run_ = 0;
 };
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

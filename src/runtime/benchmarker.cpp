@@ -1,6 +1,6 @@
 #include "runtime/benchmarker.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
 
 Status Benchmarker::create(cudnnHandle_t handle, const ConvKey& key, CandidateKind kind, BenchmarkSettings settings,
                            std::unique_ptr<Benchmarker>* out) {
@@ -11,4 +11,4 @@ Status Benchmarker::create(cudnnHandle_t handle, const ConvKey& key, CandidateKi
   return Status::success();
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

@@ -19,7 +19,7 @@
 #include "runtime/candidate_runtime.h"
 #include "runtime/cuda_status.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
 
 class Benchmarker {
  public:
@@ -48,4 +48,4 @@ class Benchmarker {
   std::unique_ptr<KindMeasurer> measurer_;  ///< after rig_: destroyed before the rig it measures on
 };
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

@@ -1,6 +1,6 @@
 #include "runtime/candidate_runtime.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
 
 const CandidateKindRuntime& kind_runtime(CandidateKind kind) {
   // No default: a new kind without its runtime half fails to compile here (-Wswitch).
@@ -11,4 +11,4 @@ const CandidateKindRuntime& kind_runtime(CandidateKind kind) {
   return legacy_candidates_runtime();
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

@@ -18,7 +18,9 @@
 #include "runtime/cuda_status.h"
 #include "runtime/cudnn_shim.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
+using ucudnn::optimize::MicroBatchSplit;
+
 
 class BenchmarkRig;
 
@@ -82,7 +84,7 @@ struct CandidateKindRuntime {
   /// The runner of `wr`'s runs of this kind under `workspace_limit` (other runs are left alone).
   /// Fails with NOT_SUPPORTED where a run needs more workspace than the limit, listing those runs
   /// in `oversized` (for the planner to plan without).
-  Status (*make_runner)(const ConvKey& key, const WrPlan& wr, std::size_t workspace_limit,
+  Status (*make_runner)(const ConvKey& key, const MicroBatchSplit& wr, std::size_t workspace_limit,
                         std::unique_ptr<KindRunner>* out, std::vector<OversizedEngineRun>* oversized);
 };
 
@@ -92,4 +94,4 @@ const CandidateKindRuntime& kind_runtime(CandidateKind kind);
 const CandidateKindRuntime& legacy_candidates_runtime();
 const CandidateKindRuntime& engine_candidates_runtime();
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

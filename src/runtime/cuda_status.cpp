@@ -3,7 +3,7 @@
 #include <cstring>
 #include <string>
 
-namespace ucudnn {
+namespace ucudnn::runtime {
 namespace {
 
 std::string location(const char* file, int line) {
@@ -50,4 +50,4 @@ cudnnStatus_t to_cudnn_status(const Error& error) {
   return CUDNN_STATUS_INTERNAL_ERROR;
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

@@ -7,7 +7,7 @@
 
 #include "core/expected.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
 
 /// A failed cuDNN call: "cudnnFoo(...) failed with CUDNN_STATUS_BAD_PARAM at file:line". cuDNN's
 /// status is kept verbatim, so the caller gets exactly what cuDNN said.
@@ -21,18 +21,17 @@ inline cudnnStatus_t to_cudnn_status(const Status& status) {
   return status.ok() ? CUDNN_STATUS_SUCCESS : to_cudnn_status(status.error());
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime
 
-#define UCUDNN_CHECK_CUDNN(expr)                                                   \
-  do {                                                                             \
-    const cudnnStatus_t ucudnn_status_ = (expr);                                   \
-    if (ucudnn_status_ != CUDNN_STATUS_SUCCESS)                                    \
-      return ::ucudnn::cudnn_error(ucudnn_status_, #expr, __FILE__, __LINE__);     \
+#define UCUDNN_CHECK_CUDNN(expr)                                                        \
+  do {                                                                                  \
+    const cudnnStatus_t ucudnn_status_ = (expr);                                        \
+    if (ucudnn_status_ != CUDNN_STATUS_SUCCESS)                                         \
+      return ::ucudnn::runtime::cudnn_error(ucudnn_status_, #expr, __FILE__, __LINE__); \
   } while (0)
 
-#define UCUDNN_CHECK_CUDA(expr)                                                    \
-  do {                                                                             \
-    const cudaError_t ucudnn_error_ = (expr);                                      \
-    if (ucudnn_error_ != cudaSuccess)                                              \
-      return ::ucudnn::cuda_error(ucudnn_error_, #expr, __FILE__, __LINE__);       \
+#define UCUDNN_CHECK_CUDA(expr)                                                                                       \
+  do {                                                                                                                \
+    const cudaError_t ucudnn_error_ = (expr);                                                                         \
+    if (ucudnn_error_ != cudaSuccess) return ::ucudnn::runtime::cuda_error(ucudnn_error_, #expr, __FILE__, __LINE__); \
   } while (0)

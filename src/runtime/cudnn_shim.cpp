@@ -1,6 +1,6 @@
 #include "runtime/cudnn_shim.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
 namespace {
 
 template <typename Perf>
@@ -146,4 +146,4 @@ Status convolve(cudnnHandle_t handle, ConvOp op, const ConvDescriptors& d, int a
   return Status::success();
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

@@ -12,7 +12,7 @@
 #include "runtime/cuda_status.h"
 #include "runtime/descriptors.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
 
 /// cudnnConvolution{Fwd,BwdData,BwdFilter}AlgoPerf_t without the op-specific algo type.
 struct AlgoPerf {
@@ -45,4 +45,4 @@ Status workspace_size(cudnnHandle_t handle, ConvOp op, const ConvDescriptors& d,
 Status convolve(cudnnHandle_t handle, ConvOp op, const ConvDescriptors& d, int algo, const void* alpha,
                 const ConvBuffers& buffers, void* workspace, std::size_t workspace_bytes, const void* beta);
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

@@ -1,6 +1,6 @@
 #include "runtime/descriptors.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
 namespace {
 
 constexpr int kMaxDims = CUDNN_DIM_MAX;
@@ -137,4 +137,4 @@ Status make_convolution_descriptor(const ConvParams& p, int math_type, Convoluti
   return Status::success();
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

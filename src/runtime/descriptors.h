@@ -10,7 +10,7 @@
 #include "runtime/cuda_status.h"
 #include "runtime/owned.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
 
 /// The caller's descriptors of one convolution, in forward naming (see ConvKey).
 struct ConvDescriptors {
@@ -34,4 +34,4 @@ std::size_t element_size(int data_type);
 /// Elements spanned by a strided tensor: 1 + sum over dims of (dim - 1) * stride.
 std::size_t extent_elements(const TensorLayout& layout);
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

@@ -4,7 +4,7 @@
 
 #include <utility>
 
-namespace ucudnn {
+namespace ucudnn::runtime {
 
 DeviceBuffer::~DeviceBuffer() { release(); }
 
@@ -40,4 +40,4 @@ Status DeviceBuffer::upload(const void* host, std::size_t bytes) {
   return Status::success();
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

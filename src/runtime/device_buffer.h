@@ -5,7 +5,7 @@
 
 #include "runtime/cuda_status.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
 
 class DeviceBuffer {
  public:
@@ -30,4 +30,4 @@ class DeviceBuffer {
   std::size_t size_ = 0;
 };
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

@@ -8,7 +8,7 @@
 
 #include "core/env_config.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
 
 Status device_identity(int device, DeviceIdentity* identity) {
   static std::mutex mutex;
@@ -50,4 +50,4 @@ Expected<std::vector<int>> parse_benchmark_devices(const std::string& text, int 
   return list->devices;
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

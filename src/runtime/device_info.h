@@ -9,7 +9,7 @@
 #include "core/expected.h"
 #include "runtime/cuda_status.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
 
 /// The identity of a device (cached per process).
 Status device_identity(int device, DeviceIdentity* identity);
@@ -18,4 +18,4 @@ Status device_identity(int device, DeviceIdentity* identity);
 /// visible device; each ordinal must be below `device_count`.
 Expected<std::vector<int>> parse_benchmark_devices(const std::string& text, int device_count);
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

@@ -14,7 +14,10 @@
 #include "runtime/benchmark_rig.h"
 #include "runtime/candidate_runtime.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
+using ucudnn::optimize::MicroBatchRun;
+using ucudnn::optimize::MicroBatchSplit;
+
 namespace {
 
 class EngineMeasurer final : public KindMeasurer {
@@ -32,8 +35,8 @@ class EngineMeasurer final : public KindMeasurer {
       const bool already =
           std::any_of(known.begin(), known.end(), [&](const Measurement& m) { return m.engine == offer.id; });
       if (already) continue;
-      std::unique_ptr<EnginePlan> plan;
-      const Status built = EnginePlan::build(micro, offer.id, 1.0, 0.0, &plan);
+      std::unique_ptr<CudnnExecutionPlan> plan;
+      const Status built = CudnnExecutionPlan::build(micro, offer.id, 1.0, 0.0, &plan);
       if (!built.ok()) {
         UCUDNN_LOG_DEBUG("skipping " << offer.id << " at micro-batch " << micro_batch << ": " << built.message());
         continue;
@@ -43,8 +46,8 @@ class EngineMeasurer final : public KindMeasurer {
       // cannot accumulate is left out: the planner could not tell where it may run.
       std::size_t workspace_needed = plan->workspace_bytes();
       if (micro.op == ConvOp::kBackwardFilter) {
-        std::unique_ptr<EnginePlan> accumulating;
-        const Status accumulates = EnginePlan::build(micro, offer.id, 1.0, 1.0, &accumulating);
+        std::unique_ptr<CudnnExecutionPlan> accumulating;
+        const Status accumulates = CudnnExecutionPlan::build(micro, offer.id, 1.0, 1.0, &accumulating);
         if (!accumulates.ok()) {
           UCUDNN_LOG_DEBUG("skipping " << offer.id << " at micro-batch " << micro_batch
                                        << ": it cannot accumulate: " << accumulates.message());
@@ -93,25 +96,25 @@ Status make_engine_measurer(BenchmarkRig& rig, std::unique_ptr<KindMeasurer>* ou
 // A plan's engine runs: their execution plans, per pair of scaling factors.
 class EngineRunner final : public KindRunner {
  public:
-  static Status make(const ConvKey& key, const WrPlan& wr, std::size_t workspace_limit,
+  static Status make(const ConvKey& key, const MicroBatchSplit& wr, std::size_t workspace_limit,
                      std::unique_ptr<KindRunner>* out, std::vector<OversizedEngineRun>* oversized) {
     std::unique_ptr<EngineRunner> runner(new EngineRunner());
     runner->key_ = key;
     for (const MicroBatchRun& run : wr.runs) {
       runner->runs_.push_back(Run{run.size, run.kind() == CandidateKind::kEngine ? run.engine : std::string()});
     }
-    const ScaledPlans* plain = nullptr;
-    const ScaledPlans* accumulating = nullptr;
+    const ScaledExecutionPlans* plain = nullptr;
+    const ScaledExecutionPlans* accumulating = nullptr;
     UCUDNN_TRY(runner->plans_for(1.0, 0.0, &plain));
     const bool accumulates = key.op == ConvOp::kBackwardFilter && wr.micro_batch_count() > 1;
     if (accumulates) UCUDNN_TRY(runner->plans_for(1.0, 1.0, &accumulating));
     // An engine may need more workspace with beta = 1 than with beta = 0: the plan asks for what
     // its calls need, within the limit.
     std::vector<OversizedEngineRun> over;
-    for (const ScaledPlans* scaled : {plain, accumulating}) {
+    for (const ScaledExecutionPlans* scaled : {plain, accumulating}) {
       if (!scaled) continue;
       for (std::size_t r = 0; r < scaled->by_run.size(); ++r) {
-        const EnginePlan* engine_plan = scaled->by_run[r].get();
+        const CudnnExecutionPlan* engine_plan = scaled->by_run[r].get();
         if (!engine_plan) continue;
         const std::size_t needed = engine_plan->workspace_bytes();
         runner->workspace_bytes_ = std::max(runner->workspace_bytes_, needed);
@@ -134,8 +137,8 @@ class EngineRunner final : public KindRunner {
   Status check_call(const CallScaling& scaling, const ConvBuffers& buffers, const void* workspace,
                     std::size_t workspace_bytes) const override {
     if (!scaling.given) return Error(ErrorCode::kBadParam, "engine plans need the call's alpha and beta");
-    const ScaledPlans* first_plans = nullptr;
-    const ScaledPlans* accumulate_plans = nullptr;
+    const ScaledExecutionPlans* first_plans = nullptr;
+    const ScaledExecutionPlans* accumulate_plans = nullptr;
     UCUDNN_TRY(plans_for(scaling.alpha, scaling.beta, &first_plans));
     if (scaling.accumulates) UCUDNN_TRY(plans_for(scaling.alpha, 1.0, &accumulate_plans));
     if (!engine_aligned(buffers.x) || !engine_aligned(buffers.w) || !engine_aligned(buffers.y) ||
@@ -143,7 +146,7 @@ class EngineRunner final : public KindRunner {
       return Error(ErrorCode::kNotSupported, "engine plans need 16-byte aligned pointers");
     }
     // Scaling factors other than those built with the plan may need more workspace.
-    for (const ScaledPlans* scaled : {first_plans, accumulate_plans}) {
+    for (const ScaledExecutionPlans* scaled : {first_plans, accumulate_plans}) {
       if (scaled && scaled->workspace_bytes > workspace_bytes) {
         return Error(ErrorCode::kNotSupported, "the plan's engines need " + std::to_string(scaled->workspace_bytes) +
                                                    " bytes of workspace with these scaling factors");
@@ -153,7 +156,7 @@ class EngineRunner final : public KindRunner {
   }
 
   Status enqueue(cudnnHandle_t handle, std::size_t r, const MicroBatchCall& call) const override {
-    const ScaledPlans* plans = nullptr;
+    const ScaledExecutionPlans* plans = nullptr;
     UCUDNN_TRY(plans_for(call.alpha_value, call.beta_value, &plans));  // built by check_call
     return plans->by_run[r]->execute(handle, call.buffers, call.workspace, call.workspace_bytes);
   }
@@ -165,14 +168,14 @@ class EngineRunner final : public KindRunner {
     std::string engine;  ///< empty: a run of another kind
   };
   /// The engine plans of every run (null for runs of other kinds) for one pair of scaling factors.
-  struct ScaledPlans {
+  struct ScaledExecutionPlans {
     double alpha = 1.0, beta = 0.0;
-    std::vector<std::unique_ptr<EnginePlan>> by_run;
+    std::vector<std::unique_ptr<CudnnExecutionPlan>> by_run;
     std::size_t workspace_bytes = 0;  ///< the most any of them needs (checked per call)
   };
 
   /// The plans for (alpha, beta), built now if they were not.
-  Status plans_for(double alpha, double beta, const ScaledPlans** out) const {
+  Status plans_for(double alpha, double beta, const ScaledExecutionPlans** out) const {
     std::lock_guard<std::mutex> lock(mutex_);
     for (const auto& plans : plans_) {
       if (plans->alpha == alpha && plans->beta == beta) {
@@ -180,13 +183,13 @@ class EngineRunner final : public KindRunner {
         return Status::success();
       }
     }
-    auto built = std::make_unique<ScaledPlans>();
+    auto built = std::make_unique<ScaledExecutionPlans>();
     built->alpha = alpha;
     built->beta = beta;
     for (const Run& run : runs_) {
-      std::unique_ptr<EnginePlan> plan;
+      std::unique_ptr<CudnnExecutionPlan> plan;
       if (!run.engine.empty()) {
-        UCUDNN_TRY(EnginePlan::build(key_.with_batch(run.size), run.engine, alpha, beta, &plan));
+        UCUDNN_TRY(CudnnExecutionPlan::build(key_.with_batch(run.size), run.engine, alpha, beta, &plan));
         built->workspace_bytes = std::max(built->workspace_bytes, plan->workspace_bytes());
       }
       built->by_run.push_back(std::move(plan));
@@ -200,10 +203,10 @@ class EngineRunner final : public KindRunner {
   std::vector<Run> runs_;             ///< by the plan's run index
   std::size_t workspace_bytes_ = 0;  ///< the most the plans built with the plan need
   mutable std::mutex mutex_;
-  mutable std::vector<std::unique_ptr<ScaledPlans>> plans_;  ///< never shrinks
+  mutable std::vector<std::unique_ptr<ScaledExecutionPlans>> plans_;  ///< never shrinks
 };
 
-Status make_engine_runner(const ConvKey& key, const WrPlan& wr, std::size_t workspace_limit,
+Status make_engine_runner(const ConvKey& key, const MicroBatchSplit& wr, std::size_t workspace_limit,
                           std::unique_ptr<KindRunner>* out, std::vector<OversizedEngineRun>* oversized) {
   return EngineRunner::make(key, wr, workspace_limit, out, oversized);
 }
@@ -215,4 +218,4 @@ const CandidateKindRuntime& engine_candidates_runtime() {
   return runtime;
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

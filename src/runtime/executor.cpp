@@ -5,43 +5,45 @@
 
 #include "core/statistics.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
+using ucudnn::optimize::MicroBatchRun;
 
-Status ExecutablePlan::build(const ConvKey& key, std::size_t workspace_limit, BatchSizePolicy policy, WrPlan wr,
-                             std::optional<double> undivided_time_ms, std::unique_ptr<ExecutablePlan>* out,
-                             std::vector<OversizedEngineRun>* oversized) {
+
+Status ExecutablePlan::build(const ConvKey& key, std::size_t workspace_limit, BatchSizePolicy policy,
+                             MicroBatchSplit wr, std::optional<double> undivided_time_ms,
+                             std::unique_ptr<ExecutablePlan>* out, std::vector<OversizedEngineRun>* oversized) {
   std::unique_ptr<ExecutablePlan> plan(new ExecutablePlan());
   plan->key_ = key;
   plan->workspace_limit_ = workspace_limit;
   plan->policy_ = policy;
   plan->undivided_time_ms_ = undivided_time_ms;
-  plan->wr_ = std::move(wr);
+  plan->split_ = std::move(wr);
   for (const CandidateKindInfo& info : candidate_kinds()) {
-    const auto& runs = plan->wr_.runs;
+    const auto& runs = plan->split_.runs;
     const bool has_runs =
         std::any_of(runs.begin(), runs.end(), [&](const MicroBatchRun& run) { return run.kind() == info.kind; });
     if (!has_runs) continue;
     std::unique_ptr<KindRunner>& runner = plan->runners_[static_cast<std::size_t>(info.kind)];
-    UCUDNN_TRY(kind_runtime(info.kind).make_runner(key, plan->wr_, workspace_limit, &runner, oversized));
+    UCUDNN_TRY(kind_runtime(info.kind).make_runner(key, plan->split_, workspace_limit, &runner, oversized));
     // The plan asks for what its calls need, within the limit (the runner refuses more).
-    plan->wr_.workspace_bytes = std::max(plan->wr_.workspace_bytes, runner->workspace_bytes());
+    plan->split_.workspace_bytes = std::max(plan->split_.workspace_bytes, runner->workspace_bytes());
   }
   *out = std::move(plan);
   return Status::success();
 }
 
 bool ExecutablePlan::deterministic() const {
-  return wr_.deterministic() && (!replayed_ || replayed_->deterministic());
+  return split_.deterministic() && (!replayed_ || replayed_->deterministic());
 }
 
 std::size_t ExecutablePlan::workspace_wanted() const {
-  return std::max(wr_.workspace_bytes, replayed_plan().wr_.workspace_bytes);
+  return std::max(split_.workspace_bytes, replayed_plan().split_.workspace_bytes);
 }
 
 Status ExecutablePlan::execute(const CallTarget& target, const void* alpha, const void* beta,
                                const ConvBuffers& buffers, void* workspace, std::size_t workspace_bytes) const {
-  if (workspace_bytes < wr_.workspace_bytes) {
-    return Error(ErrorCode::kBadParam, "the plan needs " + std::to_string(wr_.workspace_bytes) +
+  if (workspace_bytes < split_.workspace_bytes) {
+    return Error(ErrorCode::kBadParam, "the plan needs " + std::to_string(split_.workspace_bytes) +
                                               " bytes of workspace, the call gave " + std::to_string(workspace_bytes));
   }
   const bool is_double = key_.x.data_type == CUDNN_DATA_DOUBLE;
@@ -53,7 +55,7 @@ Status ExecutablePlan::execute(const CallTarget& target, const void* alpha, cons
   // is part of the signature, so a launched graph holds the plan chosen here, or (where that
   // could not be captured) this one.
   const ExecutablePlan& captured =
-      replayed_plan().wr_.workspace_bytes <= workspace_bytes ? replayed_plan() : *this;
+      replayed_plan().split_.workspace_bytes <= workspace_bytes ? replayed_plan() : *this;
   ReplayOutcome outcome;
   UCUDNN_TRY(replay_.run(
       key_.device, target, signature, &outcome,
@@ -62,7 +64,7 @@ Status ExecutablePlan::execute(const CallTarget& target, const void* alpha, cons
         return captured.enqueue(handle, alpha, beta, buffers, workspace, workspace_bytes);
       }));
   const ExecutablePlan& ran = outcome.replayed && !outcome.of_direct ? captured : *this;
-  Statistics::instance().count_execution(key_.op, ran.wr_.micro_batch_count(), outcome.replayed);
+  Statistics::instance().count_execution(key_.op, ran.split_.micro_batch_count(), outcome.replayed);
   if (outcome.captured) Statistics::instance().add_capture(key_.op, outcome.capture_seconds);
   return Status::success();
 }
@@ -86,7 +88,7 @@ Status ExecutablePlan::enqueue(cudnnHandle_t handle, const void* alpha, const vo
   scaling.given = alpha && beta;
   scaling.alpha = read(alpha, 1.0);
   scaling.beta = read(beta, 0.0);
-  scaling.accumulates = key_.op == ConvOp::kBackwardFilter && wr_.micro_batch_count() > 1;
+  scaling.accumulates = key_.op == ConvOp::kBackwardFilter && split_.micro_batch_count() > 1;
   // Checked before anything is queued: a call that fails half-way would leave the output partly
   // written for the fallback to plain cuDNN (wrong where beta is not 0).
   for (const auto& runner : runners_) {
@@ -95,8 +97,8 @@ Status ExecutablePlan::enqueue(cudnnHandle_t handle, const void* alpha, const vo
 
   std::size_t offset = 0;
   bool first = true;
-  for (std::size_t r = 0; r < wr_.runs.size(); ++r) {
-    const MicroBatchRun& run = wr_.runs[r];
+  for (std::size_t r = 0; r < split_.runs.size(); ++r) {
+    const MicroBatchRun& run = split_.runs[r];
     const KindRunner& runner = *runners_[static_cast<std::size_t>(run.kind())];
     for (int i = 0; i < run.count; ++i) {
       const bool accumulate = key_.op == ConvOp::kBackwardFilter && !first;
@@ -118,4 +120,4 @@ Status ExecutablePlan::enqueue(cudnnHandle_t handle, const void* alpha, const vo
   return Status::success();
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

@@ -27,13 +27,15 @@
 #include "runtime/cudnn_shim.h"
 #include "runtime/graph_replay.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
+using ucudnn::optimize::MicroBatchSplit;
+
 
 class ExecutablePlan {
  public:
   /// Fails with NOT_SUPPORTED where an engine run needs more than `workspace_limit` with its
   /// scaling factors; those runs are then listed in `oversized`, for the planner to plan without.
-  static Status build(const ConvKey& key, std::size_t workspace_limit, BatchSizePolicy policy, WrPlan wr,
+  static Status build(const ConvKey& key, std::size_t workspace_limit, BatchSizePolicy policy, MicroBatchSplit wr,
                       std::optional<double> undivided_time_ms, std::unique_ptr<ExecutablePlan>* out,
                       std::vector<OversizedEngineRun>* oversized = nullptr);
 
@@ -61,7 +63,7 @@ class ExecutablePlan {
   std::size_t workspace_wanted() const;
 
   const ConvKey& key() const { return key_; }
-  const WrPlan& wr() const { return wr_; }
+  const MicroBatchSplit& split() const { return split_; }
   std::size_t workspace_limit() const { return workspace_limit_; }
   BatchSizePolicy policy() const { return policy_; }
   std::optional<double> undivided_time_ms() const { return undivided_time_ms_; }
@@ -77,7 +79,7 @@ class ExecutablePlan {
   ConvKey key_;
   std::size_t workspace_limit_ = 0;
   BatchSizePolicy policy_ = BatchSizePolicy::kPowerOfTwo;
-  WrPlan wr_;
+  MicroBatchSplit split_;
   std::optional<double> undivided_time_ms_;
   /// The runner of each kind the plan has runs of (null for the others), by CandidateKind.
   std::array<std::unique_ptr<KindRunner>, kCandidateKindCount> runners_;
@@ -85,4 +87,4 @@ class ExecutablePlan {
   mutable GraphReplay replay_;  ///< after replayed_: its graphs go before the plans they captured
 };
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

@@ -15,7 +15,7 @@
 #include "runtime/descriptors.h"
 #include "runtime/device_info.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
 namespace {
 
 // cuDNN validates the descriptors first, so invalid arguments fail with cuDNN's own status.
@@ -171,4 +171,4 @@ Status GpuMeasurementSource::device_handle(int device, cudnnHandle_t* handle) {
   return Status::success();
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

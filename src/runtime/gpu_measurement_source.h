@@ -11,7 +11,7 @@
 #include "runtime/measurement_source.h"
 #include "runtime/owned.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
 
 class GpuMeasurementSource : public MeasurementSource {
  public:
@@ -47,4 +47,4 @@ class GpuMeasurementSource : public MeasurementSource {
   std::map<int, DeviceHandle> device_handles_;
 };
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

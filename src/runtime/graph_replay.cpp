@@ -6,7 +6,7 @@
 #include "core/logging.h"
 #include "runtime/cuda_status.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
 namespace {
 
 // What a device's captures are made with. A captured cuDNN kernel may refer to memory its handle
@@ -81,4 +81,4 @@ void GraphReplay::note_refusal(const Status& why) {
             "a plan's calls could not be captured into a CUDA graph; they run directly from now on: " + why.message());
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

@@ -15,7 +15,7 @@
 #include "runtime/owned.h"
 #include "runtime/replay_cache.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
 
 /// Where a call's work goes: the caller's handle and its stream, and whether it may be replayed
 /// (not when replay is switched off, nor while the stream is being captured by the caller).
@@ -102,4 +102,4 @@ class GraphReplay {
   ReplayCache<CapturedGraph> cache_;
 };
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

@@ -11,7 +11,10 @@
 #include "runtime/candidate_runtime.h"
 #include "runtime/descriptors.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
+using ucudnn::optimize::MicroBatchRun;
+using ucudnn::optimize::MicroBatchSplit;
+
 namespace {
 
 // Scaling factors are double for double data, float otherwise (cuDNN's rule).
@@ -137,7 +140,7 @@ Status make_legacy_measurer(BenchmarkRig& rig, std::unique_ptr<KindMeasurer>* ou
 // A plan's legacy runs: the descriptors of their micro-batch sizes and math types, made once.
 class LegacyRunner final : public KindRunner {
  public:
-  static Status make(const ConvKey& key, const WrPlan& wr, std::unique_ptr<KindRunner>* out) {
+  static Status make(const ConvKey& key, const MicroBatchSplit& wr, std::unique_ptr<KindRunner>* out) {
     std::unique_ptr<LegacyRunner> runner(new LegacyRunner());
     runner->op_ = key.op;
     UCUDNN_TRY(make_filter_descriptor(key.w, &runner->filter_));
@@ -187,7 +190,7 @@ class LegacyRunner final : public KindRunner {
   std::vector<Run> runs_;  ///< by the plan's run index; only legacy runs are filled
 };
 
-Status make_legacy_runner(const ConvKey& key, const WrPlan& wr, std::size_t, std::unique_ptr<KindRunner>* out,
+Status make_legacy_runner(const ConvKey& key, const MicroBatchSplit& wr, std::size_t, std::unique_ptr<KindRunner>* out,
                           std::vector<OversizedEngineRun>*) {
   return LegacyRunner::make(key, wr, out);
 }
@@ -199,4 +202,4 @@ const CandidateKindRuntime& legacy_candidates_runtime() {
   return runtime;
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

@@ -1,6 +1,6 @@
 #pragma once
-// Where the engine's benchmark rows come from when neither its table nor the database has them:
-// the GPU (GpuMeasurementSource) in a process, recorded tables in CPU tests. The engine itself
+// Where the plan builder's benchmark rows come from when neither its table nor the database has them:
+// the GPU (GpuMeasurementSource) in a process, recorded tables in CPU tests. The builder itself
 // makes no CUDA or cuDNN calls on the device; everything that does lives behind this interface.
 
 #include <cudnn.h>
@@ -15,7 +15,7 @@
 #include "core/measurement.h"
 #include "runtime/cuda_status.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
 
 /// Rows measured for one micro-batch size, complete for any workspace limit up to
 /// `measured_up_to` (SIZE_MAX: any limit).
@@ -44,4 +44,4 @@ class MeasurementSource {
   virtual long long timings_run() const = 0;
 };
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

@@ -12,8 +12,9 @@
 
 #include "runtime/cuda_status.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
 
+namespace detail {
 /// Calls `Destroy` on a non-null handle.
 template <auto Destroy>
 struct Deleter {
@@ -22,10 +23,11 @@ struct Deleter {
     if (handle) (void)Destroy(handle);
   }
 };
+}  // namespace detail
 
 /// An owning `Handle` (a C library's opaque pointer type) destroyed by `Destroy`.
 template <typename Handle, auto Destroy>
-using Owned = std::unique_ptr<std::remove_pointer_t<Handle>, Deleter<Destroy>>;
+using Owned = std::unique_ptr<std::remove_pointer_t<Handle>, detail::Deleter<Destroy>>;
 
 using TensorDescriptor = Owned<cudnnTensorDescriptor_t, cudnnDestroyTensorDescriptor>;
 using FilterDescriptor = Owned<cudnnFilterDescriptor_t, cudnnDestroyFilterDescriptor>;
@@ -46,4 +48,4 @@ inline Status create_event(unsigned flags, CudaEvent* out) {
   return Status::success();
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

@@ -1,9 +1,9 @@
 #include "runtime/planner.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
 
 // active_planner, set_total_workspace and total_workspace are wired in runtime/process_wiring.cpp.
 
 int virtual_algo(ConvOp op) { return algo_count(op); }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

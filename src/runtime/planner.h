@@ -20,7 +20,7 @@
 #include "runtime/executor.h"
 #include "runtime/graph_replay.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
 
 /// One convolution as the planner sees it: the handle's state read once by the front-end.
 struct KernelRequest {
@@ -29,9 +29,9 @@ struct KernelRequest {
   BatchSizePolicy policy = BatchSizePolicy::kPowerOfTwo;
   CandidateSet candidates = CandidateSet::kBoth;
   int layer_id = -1;          ///< WD: the layer the call belongs to (-1: shared by shape)
-  std::size_t limit = 0;      ///< WR: the limit get/find plans under; convolutions first try the
+  std::size_t requested_limit = 0;      ///< WR: the limit get/find plans under; convolutions first try the
                               ///< limit their get/find call asked for
-  std::size_t given_limit = 0;  ///< WR convolutions: the limit the workspace they are given allows
+  std::size_t available_limit = 0;  ///< WR convolutions: the limit the workspace they are given allows
   bool may_benchmark = true;  ///< false while the stream is captured into a CUDA graph
   // Convolutions only:
   cudaStream_t stream = nullptr;  ///< the handle's stream
@@ -51,8 +51,8 @@ class Planner {
   /// Convolution*: runs the kernel with the caller's workspace (WR) or its own segment (WD).
   virtual Status run(const KernelRequest& request, const void* alpha, const void* beta, const ConvBuffers& buffers,
                      void* workspace, std::size_t workspace_bytes) = 0;
-  /// ucudnnGetPlan: the plan a call would run (`explicit_limit`: plan under that limit as WR).
-  virtual Status describe(const KernelRequest& request, std::optional<std::size_t> explicit_limit,
+  /// ucudnnGetPlan: the plan a call would run (`named_limit`: plan under that limit as WR).
+  virtual Status describe(const KernelRequest& request, std::optional<std::size_t> named_limit,
                           std::shared_ptr<const ExecutablePlan>* plan) = 0;
 };
 
@@ -66,4 +66,4 @@ std::size_t total_workspace();
 /// The virtual algorithm value of an op ("run the micro-batch plan").
 int virtual_algo(ConvOp op);
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

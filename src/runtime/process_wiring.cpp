@@ -1,21 +1,22 @@
-// The process's objects and how they connect, in one place: the engine over the GPU measurement
-// source, the workspace division over the engine, the WR and WD planners, and which of them is
-// active. The only file that names the concrete classes to build them; the engine, the division
-// and the planner interface (runtime/engine.h, runtime/workspace_division.h, runtime/planner.h)
-// declare the accessors and know only interfaces. Everything here is built on first use and
-// never destroyed: handles and their buffers may be used during static destruction and at exit.
+// The process's objects and how they connect, in one place: the plan builder over the GPU
+// measurement source, the workspace division over the builder, the WR and WD planners, and which of
+// them is active. The only file that names the concrete classes to build them; the builder, the
+// division and the planner interface (runtime/plan_builder.h, runtime/workspace_division.h,
+// runtime/planner.h) declare the accessors and know only interfaces. Everything here is built on
+// first use and never destroyed: handles and their buffers may be used during static destruction
+// and at exit.
 
 #include <atomic>
 #include <memory>
 
-#include "runtime/engine.h"
+#include "runtime/plan_builder.h"
 #include "runtime/gpu_measurement_source.h"
 #include "runtime/planner.h"
 #include "runtime/wd_planner.h"
 #include "runtime/workspace_division.h"
 #include "runtime/wr_planner.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
 namespace {
 
 WrPlanner& wr_planner() {
@@ -36,13 +37,13 @@ std::atomic<Planner*>& active() {
 
 }  // namespace
 
-Engine& Engine::instance() {
-  static Engine* engine = new Engine(std::make_shared<GpuMeasurementSource>());
-  return *engine;
+PlanBuilder& PlanBuilder::instance() {
+  static PlanBuilder* builder = new PlanBuilder(std::make_shared<GpuMeasurementSource>());
+  return *builder;
 }
 
 WorkspaceDivision& WorkspaceDivision::instance() {
-  static WorkspaceDivision* division = new WorkspaceDivision(Engine::instance());
+  static WorkspaceDivision* division = new WorkspaceDivision(PlanBuilder::instance());
   return *division;
 }
 
@@ -55,4 +56,4 @@ void set_total_workspace(std::size_t bytes) {
 
 std::size_t total_workspace() { return WorkspaceDivision::instance().budget(); }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

@@ -9,7 +9,7 @@
 
 #include "runtime/descriptors.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
 namespace {
 
 std::uint32_t float_bits(float f) {
@@ -79,4 +79,4 @@ Status fill_random(DeviceBuffer& buffer, int data_type, std::size_t elements, st
   return Status::success();
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

@@ -18,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-namespace ucudnn {
+namespace ucudnn::runtime {
 
 /// Everything a captured call depends on besides the plan itself.
 struct CallSignature {
@@ -100,4 +100,4 @@ class ReplayCache {
   bool refused_ = false;
 };
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

@@ -19,7 +19,7 @@
 #include <memory>
 #include <mutex>
 
-namespace ucudnn {
+namespace ucudnn::runtime {
 
 class StreamGate {
  public:
@@ -79,4 +79,4 @@ class StreamGate {
   std::shared_ptr<State> state_;
 };
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

@@ -2,7 +2,7 @@
 
 #include "runtime/workspace_division.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
 namespace {
 
 WdKey wd_key(const KernelRequest& request) { return WdKey{request.key, request.layer_id}; }
@@ -36,15 +36,15 @@ Status WdPlanner::run(const KernelRequest& request, const void* alpha, const voi
                                            alpha, beta, buffers);
 }
 
-Status WdPlanner::describe(const KernelRequest& request, std::optional<std::size_t> explicit_limit,
+Status WdPlanner::describe(const KernelRequest& request, std::optional<std::size_t> named_limit,
                            std::shared_ptr<const ExecutablePlan>* plan) {
-  if (!explicit_limit) {
+  if (!named_limit) {
     if (auto divided = WorkspaceDivision::instance().plan_of(wd_key(request))) {
       *plan = divided;
       return Status::success();
     }
   }
-  return wr_.describe(request, explicit_limit, plan);
+  return wr_.describe(request, named_limit, plan);
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

@@ -6,7 +6,7 @@
 #include "runtime/planner.h"
 #include "runtime/wr_planner.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
 
 class WdPlanner final : public Planner {
  public:
@@ -15,11 +15,11 @@ class WdPlanner final : public Planner {
   Status run(const KernelRequest& request, const void* alpha, const void* beta, const ConvBuffers& buffers,
              void* workspace, std::size_t workspace_bytes) override;
   /// The plan the division chose; an explicit limit asks for a WR plan.
-  Status describe(const KernelRequest& request, std::optional<std::size_t> explicit_limit,
+  Status describe(const KernelRequest& request, std::optional<std::size_t> named_limit,
                   std::shared_ptr<const ExecutablePlan>* plan) override;
 
  private:
   WrPlanner wr_;
 };
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

@@ -7,9 +7,12 @@
 #include "core/statistics.h"
 #include "core/units.h"
 #include "optimize/pareto.h"
-#include "runtime/engine.h"
+#include "runtime/plan_builder.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
+using ucudnn::optimize::desirable_configurations;
+using ucudnn::optimize::optimize_wd;
+
 
 std::size_t align_up(std::size_t n, std::size_t alignment) { return (n + alignment - 1) / alignment * alignment; }
 
@@ -24,13 +27,13 @@ SegmentLayout lay_out_segments(const std::vector<std::size_t>& bytes, std::size_
 
 bool WdKey::operator<(const WdKey& o) const { return std::tie(layer_id, key) < std::tie(o.layer_id, o.key); }
 
-WorkspaceDivision::WorkspaceDivision(Engine& engine) : engine_(engine) {}
+WorkspaceDivision::WorkspaceDivision(PlanBuilder& builder) : builder_(builder) {}
 
 Status WorkspaceDivision::front_of(cudnnHandle_t handle, const ConvKey& key, BatchSizePolicy policy,
-                                   CandidateSet candidates, std::vector<WrPlan>* front) {
+                                   CandidateSet candidates, std::vector<MicroBatchSplit>* front) {
   std::vector<int> sizes;
   std::vector<Measurement> rows;
-  UCUDNN_TRY(engine_.measured_rows(handle, key, policy, candidates, &sizes, &rows));
+  UCUDNN_TRY(builder_.measured_rows(handle, key, policy, candidates, &sizes, &rows));
   *front = desirable_configurations(key.batch(), sizes, rows);
   if (front->empty()) return Error(ErrorCode::kNotSupported, "no algorithm runs " + key.to_string());
   return Status::success();
@@ -52,7 +55,7 @@ Status WorkspaceDivision::register_kernel(cudnnHandle_t handle, const WdKey& key
       return Status::success();
     }
   }
-  std::vector<WrPlan> front;
+  std::vector<MicroBatchSplit> front;
   ++fronts_built_;
   Status measured = front_of(handle, key.key, policy, candidates, &front);  // measures outside the lock
   if (!measured.ok()) {
@@ -62,8 +65,8 @@ Status WorkspaceDivision::register_kernel(cudnnHandle_t handle, const WdKey& key
   }
   const std::size_t budget = budget_.load();
   // The front is sorted by workspace: the last configuration within the budget is the fastest.
-  const WrPlan* best = &front.front();
-  for (const WrPlan& p : front) {
+  const MicroBatchSplit* best = &front.front();
+  for (const MicroBatchSplit& p : front) {
     if (p.workspace_bytes <= budget) best = &p;
   }
   *predicted_ms = best->time_ms;
@@ -102,14 +105,14 @@ Status WorkspaceDivision::optimize(cudnnHandle_t handle, int device) {
 
 Status WorkspaceDivision::build_problem(cudnnHandle_t handle, const Device& device, Problem* problem) {
   for (const auto& [key, kernel] : device.kernels) {
-    std::vector<WrPlan> front;
+    std::vector<MicroBatchSplit> front;
     UCUDNN_TRY(front_of(handle, key.key, kernel.policy, kernel.candidates, &front));
     // The solver sees each workspace as the segment it takes, so that the buffer fits the budget.
     WdKernel k;
     k.name = key.key.to_string();
     k.count = std::max(1, kernel.count);
     k.front = front;
-    for (WrPlan& p : k.front) p.workspace_bytes = align_up(p.workspace_bytes);
+    for (MicroBatchSplit& p : k.front) p.workspace_bytes = align_up(p.workspace_bytes);
     problem->keys.push_back(&key);
     problem->kernels.push_back(std::move(k));
     problem->fronts.push_back(std::move(front));
@@ -120,7 +123,7 @@ Status WorkspaceDivision::build_problem(cudnnHandle_t handle, const Device& devi
 Status WorkspaceDivision::build_plans(const Device& device, const Problem& problem, const WdSolution& solution,
                                       std::vector<std::shared_ptr<const ExecutablePlan>>* plans) {
   for (std::size_t i = 0; i < problem.keys.size(); ++i) {
-    const std::vector<WrPlan>& front = problem.fronts[i];
+    const std::vector<MicroBatchSplit>& front = problem.fronts[i];
     const std::size_t segment = front[solution.choice[i]].workspace_bytes;
     const BatchSizePolicy policy = device.kernels.at(*problem.keys[i]).policy;
     std::unique_ptr<ExecutablePlan> plan;
@@ -145,7 +148,7 @@ Status WorkspaceDivision::build_plans(const Device& device, const Problem& probl
 void WorkspaceDivision::install(Device& device, const Problem& problem, const WdSolution& solution,
                                 std::vector<std::shared_ptr<const ExecutablePlan>> plans) {
   std::vector<std::size_t> bytes;
-  for (const auto& plan : plans) bytes.push_back(plan->wr().workspace_bytes);
+  for (const auto& plan : plans) bytes.push_back(plan->split().workspace_bytes);
   const SegmentLayout layout = lay_out_segments(bytes);
   for (std::size_t i = 0; i < plans.size(); ++i) {
     Kernel& kernel = device.kernels.at(*problem.keys[i]);
@@ -280,4 +283,4 @@ WdSummary WorkspaceDivision::summary(int device) {
   return devices_[device].summary;
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

@@ -2,7 +2,7 @@
 // Workspace division at run time (WD mode): one workspace budget for all convolutions of the
 // process on a device, divided among its kernels by the WD integer program.
 //
-// Get/find calls register kernels (their rows come from the engine). Dividing solves the program
+// Get/find calls register kernels (their rows come from the plan builder). Dividing solves the program
 // over the registered kernels, gives each kernel a plan and a segment of one buffer (a pure
 // layout: lay_out_segments) and needs no device; the first convolution call, or ucudnnOptimize,
 // divides where needed and then allocates the buffer of the chosen total and the kernels' events;
@@ -32,9 +32,13 @@
 #include "runtime/graph_replay.h"
 #include "runtime/owned.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
+using ucudnn::optimize::MicroBatchSplit;
+using ucudnn::optimize::WdKernel;
+using ucudnn::optimize::WdSolution;
 
-class Engine;
+
+class PlanBuilder;
 
 /// A kernel in WD mode: its convolution and the layer it belongs to (-1: any layer).
 struct WdKey {
@@ -73,9 +77,9 @@ struct WdSegment {
 
 class WorkspaceDivision {
  public:
-  /// The process's division, over Engine::instance() (built in runtime/process_wiring.cpp).
+  /// The process's division, over PlanBuilder::instance() (built in runtime/process_wiring.cpp).
   static WorkspaceDivision& instance();
-  explicit WorkspaceDivision(Engine& engine);
+  explicit WorkspaceDivision(PlanBuilder& builder);
   WorkspaceDivision(const WorkspaceDivision&) = delete;
   WorkspaceDivision& operator=(const WorkspaceDivision&) = delete;
 
@@ -83,7 +87,7 @@ class WorkspaceDivision {
   void set_budget(std::size_t bytes) { budget_ = bytes; }
   std::size_t budget() const { return budget_.load(); }
 
-  /// Registers a kernel (its rows measured through the engine); `predicted_ms` gets the fastest
+  /// Registers a kernel (its rows measured through the plan builder); `predicted_ms` gets the fastest
   /// time it can have within the whole budget. Calls for kernels known to a division change
   /// nothing and answer from what the kernel's registration found, without building its front
   /// again (Caffe asks on every reshape, so every iteration). A kernel that cannot be measured
@@ -144,12 +148,12 @@ class WorkspaceDivision {
   struct Problem {
     std::vector<const WdKey*> keys;
     std::vector<WdKernel> kernels;  ///< fronts with segment-aligned workspaces, as the buffer holds them
-    std::vector<std::vector<WrPlan>> fronts;  ///< the same fronts as measured
+    std::vector<std::vector<MicroBatchSplit>> fronts;  ///< the same fronts as measured
   };
 
-  /// The kernel's desirable configurations, from rows measured (or looked up) by the engine.
+  /// The kernel's desirable configurations, from rows measured (or looked up) by the plan builder.
   Status front_of(cudnnHandle_t handle, const ConvKey& key, BatchSizePolicy policy, CandidateSet candidates,
-                  std::vector<WrPlan>* front);
+                  std::vector<MicroBatchSplit>* front);
   Status build_problem(cudnnHandle_t handle, const Device& device, Problem* problem);
   /// The plan of each kernel's chosen configuration.
   static Status build_plans(const Device& device, const Problem& problem, const WdSolution& solution,
@@ -162,7 +166,7 @@ class WorkspaceDivision {
   static Status allocate_locked(Device& device);
   static void free_finished(Device& device);
 
-  Engine& engine_;
+  PlanBuilder& builder_;
   std::atomic<std::size_t> budget_{0};
   std::atomic<long> fronts_built_{0};
   std::mutex mutex_;
@@ -171,4 +175,4 @@ class WorkspaceDivision {
   std::map<WdKey, Status> failures_;
 };
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

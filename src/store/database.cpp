@@ -17,7 +17,7 @@
 #include "store/rows.h"
 #include "store/schema.h"
 
-namespace ucudnn {
+namespace ucudnn::store {
 
 std::string utc_timestamp() {
   const std::time_t now = std::time(nullptr);
@@ -229,4 +229,4 @@ Status BenchmarkDatabase::verify() {
   return Status::success();
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::store

@@ -67,7 +67,7 @@
 #include "store/database_types.h"
 #include "store/sqlite.h"
 
-namespace ucudnn {
+namespace ucudnn::store {
 
 /// The mode kAuto picks for a path: kDelete on network file systems (NFS, SMB/CIFS, Lustre, GPFS,
 /// CephFS, 9P, FUSE), kWal elsewhere.
@@ -137,4 +137,4 @@ class BenchmarkDatabase {
   SqliteConnection db_;  ///< closed when the object goes; every statement is finalised before
 };
 
-}  // namespace ucudnn
+}  // namespace ucudnn::store

@@ -9,7 +9,7 @@
 #include "core/device_identity.h"
 #include "core/measurement.h"
 
-namespace ucudnn {
+namespace ucudnn::store {
 
 inline constexpr int kSchemaVersion = 3;
 /// The oldest version this build reads (read-only) and upgrades (writable).
@@ -38,4 +38,4 @@ struct DatabaseStats {
   std::vector<int> cudnn_versions;
 };
 
-}  // namespace ucudnn
+}  // namespace ucudnn::store

@@ -13,8 +13,7 @@
 #include "store/file_state.h"
 #include "store/sqlite.h"
 
-namespace ucudnn {
-namespace store {
+namespace ucudnn::store {
 namespace {
 
 constexpr const char* kJournalNames[] = {"auto", "wal", "delete", "truncate", "persist"};
@@ -67,8 +66,6 @@ Status apply_journal_mode(sqlite3* db, JournalMode mode, int busy_timeout_ms) {
   return sqlite_exec(db, mode == JournalMode::kWal ? "PRAGMA synchronous=NORMAL" : "PRAGMA synchronous=FULL");
 }
 
-}  // namespace store
-
 JournalMode journal_mode_for(const std::string& path) {
   struct statfs fs {};
   if (::statfs(store::directory_of(path).c_str(), &fs) != 0) return JournalMode::kDelete;  // unknown: the safe choice
@@ -90,4 +87,4 @@ JournalMode journal_mode_for(const std::string& path) {
   }
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::store

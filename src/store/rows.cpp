@@ -8,6 +8,7 @@
 #include <tuple>
 #include <utility>
 
+#include "core/candidate_kinds.h"
 #include "core/measurement_csv.h"
 
 namespace ucudnn::store {
@@ -27,20 +28,10 @@ Status check_row(const Measurement& m) {
   // NaN fails both comparisons: only a finite, non-negative time is stored.
   if (!(m.time_ms >= 0 && m.time_ms <= kMaxTimeMs)) return Error{"its GPU time is not from 0 to 1e9 ms"};
   if (!(m.host_ms >= 0 && m.host_ms <= kMaxTimeMs)) return Error{"its host time is not from 0 to 1e9 ms"};
-  if (!m.is_engine()) {
-    if (m.algo < 0) return Error{"a legacy row needs an algorithm >= 0, not " + std::to_string(m.algo)};
-    return Status::success();
-  }
-  if (m.algo != -1) return Error{"an engine row has algo -1, not " + std::to_string(m.algo)};
-  UCUDNN_TRY_ASSIGN(const EngineConfigId config, parse_engine_config(m.engine));
-  const std::string canonical = format_engine_config(config);
-  if (canonical != m.engine) {
-    return Error{"engine configuration '" + m.engine.substr(0, 80) + "' is not canonical ('" + canonical + "')"};
-  }
-  return Status::success();
+  return kind_info(kind_of(m)).check_row(m);
 }
 
-const char* a_kind(CandidateKind kind) { return kind == CandidateKind::kEngine ? "an engine" : "a legacy"; }
+const char* a_kind(CandidateKind kind) { return kind_info(kind).article; }
 
 std::string which_row(std::size_t i, const Measurement& m) {
   return "row " + std::to_string(i + 1) + " (" + describe_row(m) + ")";
@@ -52,9 +43,11 @@ std::string of_kind_condition(int parameter) { return " AND (engine <> '') = ?" 
 }  // namespace
 
 std::string describe_row(const Measurement& m) {
-  const std::string candidate = m.is_engine()
-                                    ? "engine " + m.engine.substr(0, 80)
-                                    : "algo " + std::to_string(m.algo) + " math_type " + std::to_string(m.math_type);
+  // A numbered kind's candidate is its algorithm and math type; another's, its (truncated) id.
+  const CandidateKindInfo& kind = kind_info(kind_of(m));
+  const std::string candidate = kind.numbered
+                                    ? kind.describe(m.algo, m.engine) + " math_type " + std::to_string(m.math_type)
+                                    : std::string(kind.name) + " " + m.engine.substr(0, 80);
   return candidate + " at micro-batch " + std::to_string(m.micro_batch);
 }
 

@@ -4,9 +4,9 @@
 
 #include <utility>
 
-namespace ucudnn {
+namespace ucudnn::store {
 
-void SqliteCloser::operator()(sqlite3* db) const { sqlite3_close_v2(db); }
+void detail::SqliteCloser::operator()(sqlite3* db) const { sqlite3_close_v2(db); }
 
 std::string sqlite_error(sqlite3* db, int code) {
   return std::string(db ? sqlite3_errmsg(db) : sqlite3_errstr(code)) + " (" + sqlite3_errstr(code) + ")";
@@ -137,4 +137,4 @@ Error step_error(const Statement& statement, int code) {
   return Error{statement.error(code)};
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::store

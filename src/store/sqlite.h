@@ -12,13 +12,15 @@
 struct sqlite3;
 struct sqlite3_stmt;
 
-namespace ucudnn {
+namespace ucudnn::store {
 
+namespace detail {
 /// Closes with sqlite3_close_v2: statements still open keep the connection until finalised.
 struct SqliteCloser {
   void operator()(sqlite3* db) const;
 };
-using SqliteConnection = std::unique_ptr<sqlite3, SqliteCloser>;
+}  // namespace detail
+using SqliteConnection = std::unique_ptr<sqlite3, detail::SqliteCloser>;
 
 /// "MESSAGE (SQLITE_CODE)" for the connection's last error.
 std::string sqlite_error(sqlite3* db, int code);
@@ -76,4 +78,4 @@ class Statement {
 /// The error of a failed step(): damage is called damage, whatever statement met it.
 Error step_error(const Statement& statement, int code);
 
-}  // namespace ucudnn
+}  // namespace ucudnn::store

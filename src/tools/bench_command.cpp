@@ -19,7 +19,17 @@
 #include "tools/progress.h"
 #include "ucudnn/ucudnn.h"
 
-namespace ucudnn {
+namespace ucudnn::tools {
+using ucudnn::store::BenchmarkDatabase;
+using ucudnn::runtime::ConvolutionDescriptor;
+using ucudnn::runtime::FilterDescriptor;
+using ucudnn::runtime::TensorDescriptor;
+using ucudnn::runtime::make_convolution_descriptor;
+using ucudnn::runtime::make_filter_descriptor;
+using ucudnn::runtime::make_tensor_descriptor;
+using ucudnn::api::recorded_rows;
+using ucudnn::api::to_public;
+
 namespace {
 
 struct BenchOptions {
@@ -197,4 +207,4 @@ std::pair<CLI::App*, CommandRunner> add_bench_command(CLI::App& app) {
   return {bench, [options](std::ostream& out, std::ostream& err) { return run_bench(*options, out, err); }};
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::tools

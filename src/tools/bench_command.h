@@ -10,9 +10,9 @@
 
 #include "tools/command.h"
 
-namespace ucudnn {
+namespace ucudnn::tools {
 
 /// Registers `bench` on the application; the runner does the work once parsing succeeded.
 std::pair<CLI::App*, CommandRunner> add_bench_command(CLI::App& app);
 
-}  // namespace ucudnn
+}  // namespace ucudnn::tools

@@ -5,7 +5,7 @@
 
 #include "tools/cli.h"
 
-namespace ucudnn {
+namespace ucudnn::tools {
 
 std::pair<CLI::App*, CommandRunner> add_bench_command(CLI::App& app) {
   CLI::App* bench = app.add_subcommand("bench", "Benchmark a network's convolutions (not in this build: needs CUDA)");
@@ -17,4 +17,4 @@ std::pair<CLI::App*, CommandRunner> add_bench_command(CLI::App& app) {
           }};
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::tools

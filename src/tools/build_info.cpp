@@ -3,7 +3,7 @@
 #include <cuda_runtime_api.h>
 #include <cudnn_version.h>
 
-namespace ucudnn {
+namespace ucudnn::tools {
 
 std::string build_description() {
   // CUDART_VERSION is MAJOR * 1000 + MINOR * 10: 13000 is 13.0.
@@ -12,4 +12,4 @@ std::string build_description() {
          std::to_string(CUDART_VERSION % 1000 / 10);
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::tools

@@ -5,11 +5,11 @@
 
 #include <string>
 
-namespace ucudnn {
+namespace ucudnn::tools {
 
 /// One line without a newline, e.g. "built with cuDNN 9.19.0, CUDA 13.0" or "built without CUDA
 /// (no cuDNN: `ucudnn bench` is left out)". The versions of the headers compiled against, known
 /// without a GPU; the libraries loaded at run time may be newer.
 std::string build_description();
 
-}  // namespace ucudnn
+}  // namespace ucudnn::tools

@@ -2,8 +2,8 @@
 
 #include "tools/build_info.h"
 
-namespace ucudnn {
+namespace ucudnn::tools {
 
 std::string build_description() { return "built without CUDA (no cuDNN: `ucudnn bench` is left out)"; }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::tools

@@ -13,7 +13,7 @@
 #include "tools/plan_command.h"
 #include "tools/version_command.h"
 
-namespace ucudnn {
+namespace ucudnn::tools {
 namespace {
 
 // CLI11 2.1 writes a hidden positional (an old spelling kept working) as "[]" in the usage line
@@ -96,4 +96,4 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   }
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::tools

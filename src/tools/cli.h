@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace ucudnn {
+namespace ucudnn::tools {
 
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitDataError = 1;
@@ -21,4 +21,4 @@ inline constexpr int kExitUsageError = 2;
 /// Runs the command line `args` (without the program name); never throws.
 int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
-}  // namespace ucudnn
+}  // namespace ucudnn::tools

@@ -2,7 +2,7 @@
 
 #include "core/env_config.h"
 
-namespace ucudnn {
+namespace ucudnn::tools {
 
 int report_error(std::ostream& err, int status, const std::string& message) {
   // Scripts and tests rely on one line per error, whatever the message carries.
@@ -22,4 +22,4 @@ Expected<std::string> database_path(const std::string& option) {
   return path;
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::tools

@@ -7,7 +7,7 @@
 
 #include "core/expected.h"
 
-namespace ucudnn {
+namespace ucudnn::tools {
 
 /// A subcommand's work after CLI11 has parsed its options; returns the exit status.
 using CommandRunner = std::function<int(std::ostream& out, std::ostream& err)>;
@@ -22,4 +22,4 @@ int report_error(std::ostream& err, int status, const std::string& message);
 /// message names the variable.
 Expected<std::string> database_path(const std::string& option);
 
-}  // namespace ucudnn
+}  // namespace ucudnn::tools

@@ -22,6 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/candidate_kinds.h"
 #include "core/conv_layer.h"
 #include "core/env_config.h"
 #include "core/measurement_csv.h"
@@ -31,7 +32,11 @@
 #include "tools/cli.h"
 #include "tools/networks.h"
 
-namespace ucudnn {
+namespace ucudnn::tools {
+using ucudnn::store::BenchmarkDatabase;
+using ucudnn::store::StoredRow;
+using ucudnn::store::utc_timestamp;
+
 namespace {
 
 struct DbOptions {
@@ -86,7 +91,7 @@ Expected<std::unique_ptr<BenchmarkDatabase>> open_database(const DatabaseTarget&
 // determinism is a note of the configuration that only cuDNN answers: not known, so not claimed
 // (a caller that needs determinism never gets an imported engine row).
 bool documented_deterministic(ConvOp op, const Measurement& m) {
-  if (m.is_engine()) return false;
+  if (kind_of(m) != CandidateKind::kLegacy) return false;
   const int algo = m.algo;
   switch (op) {
     case ConvOp::kForward: return true;
@@ -570,4 +575,4 @@ std::pair<CLI::App*, CommandRunner> add_db_command(CLI::App& app) {
           }};
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::tools

@@ -52,9 +52,9 @@
 
 #include "tools/command.h"
 
-namespace ucudnn {
+namespace ucudnn::tools {
 
 /// Adds the `db` subcommand and its subcommands to `app`; returns it with its runner.
 std::pair<CLI::App*, CommandRunner> add_db_command(CLI::App& app);
 
-}  // namespace ucudnn
+}  // namespace ucudnn::tools

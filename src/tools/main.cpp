@@ -9,7 +9,7 @@
 int main(int argc, char** argv) {
   // Every UCUDNN_* variable is checked once, for every command, as cudnnCreate checks them.
   const auto& config = ucudnn::env_config();
-  if (!config) return ucudnn::report_error(std::cerr, ucudnn::kExitUsageError, config.message());
+  if (!config) return ucudnn::tools::report_error(std::cerr, ucudnn::tools::kExitUsageError, config.message());
   const std::vector<std::string> args(argv + (argc > 0 ? 1 : 0), argv + argc);
-  return ucudnn::run_cli(args, std::cout, std::cerr);
+  return ucudnn::tools::run_cli(args, std::cout, std::cerr);
 }

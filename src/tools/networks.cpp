@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace ucudnn {
+namespace ucudnn::tools {
 namespace {
 
 using Json = nlohmann::json;
@@ -538,4 +538,4 @@ const ConvLayerSpec* find_layer(const Network& network, const std::string& name)
   return nullptr;
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::tools

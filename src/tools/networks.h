@@ -65,7 +65,7 @@
 #include "core/conv_layer.h"
 #include "core/expected.h"
 
-namespace ucudnn {
+namespace ucudnn::tools {
 
 /// A network's distinct convolutions, in order of first use.
 struct Network {
@@ -135,4 +135,4 @@ struct NetworkKernel {
 /// unless `input_gradient`: training never computes the gradient of its input images.
 std::vector<NetworkKernel> training_kernels(const Network& network, bool input_gradient);
 
-}  // namespace ucudnn
+}  // namespace ucudnn::tools

@@ -14,7 +14,7 @@
 #include "tools/plan_format.h"
 #include "tools/plan_report.h"
 
-namespace ucudnn {
+namespace ucudnn::tools {
 namespace {
 
 struct PlanOptions {
@@ -166,4 +166,4 @@ std::pair<CLI::App*, CommandRunner> add_plan_command(CLI::App& app) {
           }};
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::tools

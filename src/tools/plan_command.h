@@ -13,9 +13,9 @@
 
 #include "tools/command.h"
 
-namespace ucudnn {
+namespace ucudnn::tools {
 
 /// Adds the `plan` subcommand to `app`; returns it with the runner to call once it is parsed.
 std::pair<CLI::App*, CommandRunner> add_plan_command(CLI::App& app);
 
-}  // namespace ucudnn
+}  // namespace ucudnn::tools

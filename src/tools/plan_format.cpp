@@ -7,9 +7,10 @@
 #include <sstream>
 #include <vector>
 
+#include "core/candidate_kinds.h"
 #include "core/units.h"
 
-namespace ucudnn {
+namespace ucudnn::tools {
 namespace {
 
 std::string fixed(double value, int decimals) {
@@ -74,19 +75,23 @@ std::string format_rows(const std::vector<Column>& columns, const std::vector<Ro
   return text;
 }
 
-// An engine configuration by its id, a legacy algorithm by cuDNN's name for it.
+// A numbered kind's candidate (a legacy algorithm) by cuDNN's name for it, another by its id.
 std::string candidate_name(ConvOp op, int algo, const std::string& engine) {
-  return engine.empty() ? algo_name(op, algo) : engine;
+  const CandidateKindInfo& kind = kind_info(kind_of_candidate(engine));
+  return kind.numbered ? algo_name(op, algo) : kind.describe(algo, engine);
 }
 
+// Whether the JSON names the candidate's engine configuration: its kind has one.
+bool has_engine_id(const std::string& engine) { return kind_of_candidate(engine) != CandidateKind::kLegacy; }
+
 // {"size","algo","count"}; an engine run has algo -1 and its id under "engine" after "algo".
-nlohmann::ordered_json micro_batches_to_json(const WrPlan& plan) {
+nlohmann::ordered_json micro_batches_to_json(const MicroBatchSplit& plan) {
   nlohmann::ordered_json micro_batches = nlohmann::ordered_json::array();
   for (const auto& run : plan.runs) {
     nlohmann::ordered_json entry;
     entry["size"] = run.size;
     entry["algo"] = run.algo;
-    if (run.is_engine()) entry["engine"] = run.engine;
+    if (has_engine_id(run.engine)) entry["engine"] = run.engine;
     entry["count"] = run.count;
     micro_batches.push_back(std::move(entry));
   }
@@ -94,7 +99,7 @@ nlohmann::ordered_json micro_batches_to_json(const WrPlan& plan) {
 }
 
 // A kernel of a JSON plan; the undivided time (WR plans) follows the planned time.
-nlohmann::ordered_json kernel_to_json(const std::string& layer, ConvOp op, int batch, const WrPlan& plan,
+nlohmann::ordered_json kernel_to_json(const std::string& layer, ConvOp op, int batch, const MicroBatchSplit& plan,
                                       std::optional<double> undivided_ms) {
   nlohmann::ordered_json kernel;
   kernel["layer"] = layer;
@@ -109,7 +114,7 @@ nlohmann::ordered_json kernel_to_json(const std::string& layer, ConvOp op, int b
 
 }  // namespace
 
-std::string describe_micro_batches(ConvOp op, const WrPlan& plan) {
+std::string describe_micro_batches(ConvOp op, const MicroBatchSplit& plan) {
   std::string text;
   for (const auto& run : plan.runs) {
     if (!text.empty()) text += " + ";
@@ -119,7 +124,7 @@ std::string describe_micro_batches(ConvOp op, const WrPlan& plan) {
   return text;
 }
 
-std::string format_plan_table(const PlanReport& report) {
+std::string format_plan_table(const WrReport& report) {
   std::vector<Row> rows;
   for (const auto& k : report.kernels) {
     rows.push_back({k.layer, short_name(k.op), std::to_string(k.batch),
@@ -163,7 +168,7 @@ std::string format_wd_table(const WdReport& report) {
   return out.str();
 }
 
-nlohmann::ordered_json plan_to_json(const PlanReport& report) {
+nlohmann::ordered_json plan_to_json(const WrReport& report) {
   nlohmann::ordered_json kernels = nlohmann::ordered_json::array();
   for (const auto& k : report.kernels) {
     kernels.push_back(kernel_to_json(k.layer, k.op, k.batch, k.plan, k.undivided.cost_ms()));
@@ -223,7 +228,7 @@ nlohmann::ordered_json pareto_to_json(const ParetoReport& report) {
   for (const auto& m : report.undivided) {
     nlohmann::ordered_json entry;
     entry["algo"] = m.algo;
-    if (m.is_engine()) entry["engine"] = m.engine;
+    if (has_engine_id(m.engine)) entry["engine"] = m.engine;
     entry["algo_name"] = candidate_name(report.op, m.algo, m.engine);
     entry["time_ms"] = json_ms(m.cost_ms());
     if (m.host_ms > 0) {
@@ -244,4 +249,4 @@ nlohmann::ordered_json pareto_to_json(const ParetoReport& report) {
   return json;
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::tools

@@ -1,5 +1,5 @@
 #pragma once
-// How `ucudnn plan` prints a PlanReport (WR) or a WdReport (WD): an aligned table for people,
+// How `ucudnn plan` prints a WrReport (WR) or a WdReport (WD): an aligned table for people,
 // JSON for scripts.
 
 #include <string>
@@ -8,19 +8,21 @@
 
 #include "tools/plan_report.h"
 
-namespace ucudnn {
+namespace ucudnn::tools {
+using ucudnn::optimize::MicroBatchSplit;
+
 
 /// "8 x 32 IMPLICIT_PRECOMP_GEMM + 1 x 16 eng12:k3=1": count x size candidate, per run (a legacy
 /// algorithm by its cuDNN name, an engine configuration by its id). In JSON an engine run is
 /// {"size", "algo": -1, "engine": ID, "count"}, a legacy run {"size", "algo", "count"}.
-std::string describe_micro_batches(ConvOp op, const WrPlan& plan);
+std::string describe_micro_batches(ConvOp op, const MicroBatchSplit& plan);
 
 /// One row per kernel (layer, op, batch, undivided and planned ms, speedup, workspace,
 /// micro-batches), then a totals row; columns aligned, ends with a newline.
-std::string format_plan_table(const PlanReport& report);
+std::string format_plan_table(const WrReport& report);
 
 /// {"mode":"wr","policy":...,"kernels":[...],"total_time_ms":...,"undivided_total_time_ms":...}
-nlohmann::ordered_json plan_to_json(const PlanReport& report);
+nlohmann::ordered_json plan_to_json(const WrReport& report);
 
 /// One row per kernel (layer, op, batch, chosen ms, workspace, desirable configurations,
 /// micro-batches), a totals row, then the budget used, variables and solve time.
@@ -36,4 +38,4 @@ std::string format_pareto_table(const ParetoReport& report);
 /// {"mode":"pareto","layer":...,"op":...,"batch":...,"policy":...,"front":[...],"undivided":[...]}
 nlohmann::ordered_json pareto_to_json(const ParetoReport& report);
 
-}  // namespace ucudnn
+}  // namespace ucudnn::tools

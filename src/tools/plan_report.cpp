@@ -7,15 +7,22 @@
 #include "core/units.h"
 #include "optimize/pareto.h"
 
-namespace ucudnn {
+namespace ucudnn::tools {
+using ucudnn::optimize::WdKernel;
+using ucudnn::optimize::desirable_configurations;
+using ucudnn::optimize::fastest_within;
+using ucudnn::optimize::optimize_wd;
+using ucudnn::optimize::optimize_wr;
+using ucudnn::optimize::prefer_undivided_within_margin;
 
-double PlanReport::total_time_ms() const {
+
+double WrReport::total_time_ms() const {
   double total = 0.0;
   for (const auto& k : kernels) total += k.plan.time_ms;
   return total;
 }
 
-double PlanReport::undivided_total_time_ms() const {
+double WrReport::undivided_total_time_ms() const {
   double total = 0.0;
   for (const auto& k : kernels) total += k.undivided.cost_ms();
   return total;
@@ -53,9 +60,9 @@ std::vector<int> measured_allowed_sizes(const KernelMeasurements& kernel, BatchS
   return sizes;
 }
 
-Expected<PlanReport> plan_workspace_reuse(const std::vector<KernelMeasurements>& kernels,
+Expected<WrReport> plan_workspace_reuse(const std::vector<KernelMeasurements>& kernels,
                                           BatchSizePolicy policy, std::size_t workspace_limit) {
-  PlanReport report;
+  WrReport report;
   report.policy = policy;
   report.workspace_limit = workspace_limit;
   for (const auto& kernel : kernels) {
@@ -73,7 +80,7 @@ Expected<PlanReport> plan_workspace_reuse(const std::vector<KernelMeasurements>&
       return Error{name + ": no " + to_string(policy) + " micro-batch plan within " + limit};
     }
     // The library's rule: a split must beat the undivided algorithm by more than the noise.
-    report.kernels.push_back(KernelPlan{kernel.layer, kernel.op, kernel.batch, *undivided,
+    report.kernels.push_back(WrKernelReport{kernel.layer, kernel.op, kernel.batch, *undivided,
                                         prefer_undivided_within_margin(std::move(*plan), kernel.rows, workspace_limit)});
   }
   return report;
@@ -121,7 +128,7 @@ Expected<WdReport> plan_workspace_division(const std::vector<KernelMeasurements>
   report.total_workspace = total_workspace;
   for (std::size_t k = 0; k < kernels.size(); ++k) {
     const auto& front = program[k].front;
-    report.kernels.push_back(WdKernelPlan{kernels[k].layer, kernels[k].op, kernels[k].batch,
+    report.kernels.push_back(WdKernelReport{kernels[k].layer, kernels[k].op, kernels[k].batch,
                                           front[solution.choice[k]],
                                           static_cast<int>(front.size())});
   }
@@ -132,4 +139,4 @@ Expected<WdReport> plan_workspace_division(const std::vector<KernelMeasurements>
   return report;
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::tools

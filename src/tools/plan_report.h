@@ -16,39 +16,41 @@
 #include "optimize/wd_optimizer.h"
 #include "optimize/wr_optimizer.h"
 
-namespace ucudnn {
+namespace ucudnn::tools {
+using ucudnn::optimize::MicroBatchSplit;
+
 
 /// One kernel's plan next to what plain cuDNN would do on the whole mini-batch.
-struct KernelPlan {
+struct WrKernelReport {
   std::string layer;
   ConvOp op = ConvOp::kForward;
   int batch = 0;
   Measurement undivided;  ///< the fastest algorithm at the full batch within the limit
-  WrPlan plan;
+  MicroBatchSplit plan;
 };
 
-struct PlanReport {
+struct WrReport {
   BatchSizePolicy policy = BatchSizePolicy::kPowerOfTwo;
   std::size_t workspace_limit = 0;
-  std::vector<KernelPlan> kernels;  ///< in the table's order
+  std::vector<WrKernelReport> kernels;  ///< in the table's order
 
   double total_time_ms() const;
   double undivided_total_time_ms() const;
 };
 
 /// One kernel's configuration chosen by workspace division.
-struct WdKernelPlan {
+struct WdKernelReport {
   std::string layer;
   ConvOp op = ConvOp::kForward;
   int batch = 0;
-  WrPlan plan;                       ///< the chosen desirable configuration
+  MicroBatchSplit plan;                       ///< the chosen desirable configuration
   int desirable_configurations = 0;  ///< how many the kernel offered the program
 };
 
 struct WdReport {
   BatchSizePolicy policy = BatchSizePolicy::kPowerOfTwo;
   std::size_t total_workspace = 0;    ///< the budget shared by all kernels
-  std::vector<WdKernelPlan> kernels;  ///< in the table's order
+  std::vector<WdKernelReport> kernels;  ///< in the table's order
   double time_ms = 0.0;               ///< sum of the chosen configurations' times
   std::size_t workspace_used = 0;     ///< sum of their workspaces
   int variables = 0;                  ///< binary variables of the integer program
@@ -62,7 +64,7 @@ struct ParetoReport {
   ConvOp op = ConvOp::kForward;
   int batch = 0;
   BatchSizePolicy policy = BatchSizePolicy::kPowerOfTwo;
-  std::vector<WrPlan> front;            ///< workspace ascending, time descending
+  std::vector<MicroBatchSplit> front;            ///< workspace ascending, time descending
   std::vector<Measurement> undivided;   ///< the full-batch rows, fastest first
 };
 
@@ -79,7 +81,7 @@ std::vector<int> measured_allowed_sizes(const KernelMeasurements& kernel, BatchS
 
 /// Plans every kernel with optimize_wr. A kernel without any algorithm within the limit at its
 /// full batch, or without a plan, is an error naming the kernel and the limit.
-Expected<PlanReport> plan_workspace_reuse(const std::vector<KernelMeasurements>& kernels,
+Expected<WrReport> plan_workspace_reuse(const std::vector<KernelMeasurements>& kernels,
                                           BatchSizePolicy policy, std::size_t workspace_limit);
 
 /// Divides `total_workspace` among all kernels (each run once per iteration) with optimize_wd
@@ -88,4 +90,4 @@ Expected<PlanReport> plan_workspace_reuse(const std::vector<KernelMeasurements>&
 Expected<WdReport> plan_workspace_division(const std::vector<KernelMeasurements>& kernels,
                                            BatchSizePolicy policy, std::size_t total_workspace);
 
-}  // namespace ucudnn
+}  // namespace ucudnn::tools

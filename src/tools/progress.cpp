@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-namespace ucudnn {
+namespace ucudnn::tools {
 
 std::string format_duration(double seconds) {
   const long total = std::lround(std::max(0.0, seconds));
@@ -47,4 +47,4 @@ void Progress::finish() {
   std::fflush(stream_);
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::tools

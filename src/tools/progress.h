@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <string>
 
-namespace ucudnn {
+namespace ucudnn::tools {
 
 class Progress {
  public:
@@ -30,4 +30,4 @@ class Progress {
 /// "1:05" style minutes:seconds.
 std::string format_duration(double seconds);
 
-}  // namespace ucudnn
+}  // namespace ucudnn::tools

@@ -4,7 +4,7 @@
 #include "tools/cli.h"
 #include "ucudnn/version.h"
 
-namespace ucudnn {
+namespace ucudnn::tools {
 
 std::string version_text() {
   return "ucudnn " + std::to_string(UCUDNN_VERSION_MAJOR) + "." + std::to_string(UCUDNN_VERSION_MINOR) + "." +
@@ -19,4 +19,4 @@ std::pair<CLI::App*, CommandRunner> add_version_command(CLI::App& app) {
           }};
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::tools

@@ -12,7 +12,7 @@
 
 #include "tools/command.h"
 
-namespace ucudnn {
+namespace ucudnn::tools {
 
 /// The two lines, each ending in a newline.
 std::string version_text();
@@ -20,4 +20,4 @@ std::string version_text();
 /// Adds the `version` subcommand to `app`; returns it with the runner to call once it is parsed.
 std::pair<CLI::App*, CommandRunner> add_version_command(CLI::App& app);
 
-}  // namespace ucudnn
+}  // namespace ucudnn::tools

@@ -16,6 +16,7 @@
 
 #include "test_helpers.h"
 #include "tools/cli.h"
+#include "folder_namespaces.h"
 
 namespace ucudnn::testing {
 

@@ -18,6 +18,7 @@
 #include "runtime/measurement_source.h"
 #include "test_helpers.h"
 #include "tools/networks.h"
+#include "folder_namespaces.h"
 
 namespace ucudnn::testing {
 
@@ -80,7 +81,7 @@ class RecordedSource : public MeasurementSource {
     std::lock_guard<std::mutex> lock(mutex_);
     return static_cast<int>(std::count(kinds_asked_.begin(), kinds_asked_.end(), kind));
   }
-  /// The rows the engine said it knew at the last call, per size.
+  /// The rows the plan builder said it knew at the last call, per size.
   std::map<int, std::vector<Measurement>> last_known() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return last_known_;

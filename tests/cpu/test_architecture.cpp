@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "ucudnn/intercepted_calls.h"
+#include "folder_namespaces.h"
 
 namespace {
 
@@ -39,8 +40,9 @@ const std::map<std::string, IncludeRule>& folder_rules() {
       {"src/api", {{"core", "optimize", "store", "runtime", "ucudnn"}, {}, true}},
       {"src/preload", {{"core", "optimize", "store", "runtime", "api", "ucudnn"}, {}, true}},
       // The plan and db commands, and all the tools but bench: what the build without CUDA
-      // compiles against core, optimize and store only.
-      {"src/tools", {{"core", "optimize", "store"}, {}, false}},
+      // compiles against core, optimize and store only (and the release number, ucudnn/version.h,
+      // which needs neither CUDA nor cuDNN).
+      {"src/tools", {{"core", "optimize", "store"}, {"ucudnn/version.h"}, false}},
       // The benchmarks measure ucudnn through its public header. Besides it: core's vocabulary
       // (units, layers), the networks the ucudnn command knows, and two GPU helpers shared with the
       // library: the stream gate that times queued calls and the raw legacy cuDNN calls (for the
@@ -56,6 +58,9 @@ const std::map<std::string, IncludeRule>& file_rules() {
   static const std::map<std::string, IncludeRule> rules = {
       // `ucudnn bench` runs the library: api and below.
       {"src/tools/bench_command.cpp", {{"core", "optimize", "store", "runtime", "api", "ucudnn"}, {}, true}},
+      // The CUDA build's --version names the CUDA and cuDNN it was built with, from their headers'
+      // version macros (the build without CUDA compiles build_info_without_cuda.cpp instead).
+      {"src/tools/build_info.cpp", {{"core", "optimize", "store"}, {"ucudnn/version.h"}, true}},
   };
   return rules;
 }
@@ -143,17 +148,17 @@ TEST(Architecture, TheCheckSeesAnIncludeAgainstTheOrder) {
   const fs::path root = fs::temp_directory_path() / ("ucudnn-arch-" + std::to_string(::getpid()));
   for (const auto& [folder, rule] : folder_rules()) fs::create_directories(root / folder);
   const std::map<std::string, std::string> files = {
-      {"src/core/bad.h", "#include \"runtime/engine.h\"\n"},
+      {"src/core/bad.h", "#include \"runtime/plan_builder.h\"\n"},
       {"src/store/bad.cpp", "#include <cudnn.h>\n"},
-      {"src/api/good.cpp", "#include \"runtime/engine.h\"\n#include <cudnn.h>\n"},
+      {"src/api/good.cpp", "#include \"runtime/plan_builder.h\"\n#include <cudnn.h>\n"},
       {"src/tools/plan_bad.cpp", "#include \"api/frontend.h\"\n"},
       {"src/tools/db_bad.cpp", "#include <cuda_runtime_api.h>\n"},
       {"src/tools/bench_command.cpp", "#include \"api/introspection.h\"\n#include <cuda_runtime_api.h>\n"},
-      {"bench/bad.cpp", "#include \"runtime/engine.h\"\n"},
+      {"bench/bad.cpp", "#include \"runtime/plan_builder.h\"\n"},
       {"bench/good.cpp",
        "#include \"ucudnn/ucudnn.h\"\n#include \"core/units.h\"\n#include \"tools/networks.h\"\n"
        "#include \"runtime/stream_gate.h\"\n#include \"bench_support.h\"\n#include <cudnn.h>\n"},
-      {"src/runtime/engine.cpp", "#include \"runtime/gpu_measurement_source.h\"\n"},
+      {"src/runtime/plan_builder.cpp", "#include \"runtime/gpu_measurement_source.h\"\n"},
       {"src/runtime/process_wiring.cpp", "#include \"runtime/gpu_measurement_source.h\"\n"},
       {"src/api/frontend.cpp", "#include \"runtime/wr_planner.h\"\n"},
   };
@@ -163,10 +168,10 @@ TEST(Architecture, TheCheckSeesAnIncludeAgainstTheOrder) {
   std::sort(problems.begin(), problems.end());
   ASSERT_EQ(problems.size(), 7u);
   const std::vector<std::string> expected = {
-      "bench/bad.cpp:1 includes runtime/engine.h (against the folder order)",
+      "bench/bad.cpp:1 includes runtime/plan_builder.h (against the folder order)",
       "src/api/frontend.cpp:1 includes runtime/wr_planner.h (only runtime/process_wiring.cpp",
-      "src/core/bad.h:1 includes runtime/engine.h (against the folder order)",
-      "src/runtime/engine.cpp:1 includes runtime/gpu_measurement_source.h (only",
+      "src/core/bad.h:1 includes runtime/plan_builder.h (against the folder order)",
+      "src/runtime/plan_builder.cpp:1 includes runtime/gpu_measurement_source.h (only",
       "src/store/bad.cpp:1 includes cudnn.h (src/store/bad.cpp may not see CUDA or cuDNN)",
       "src/tools/db_bad.cpp:1 includes cuda_runtime_api.h (src/tools/db_bad.cpp may not see CUDA",
       "src/tools/plan_bad.cpp:1 includes api/frontend.h (against the folder order)",
@@ -234,7 +239,7 @@ TEST(Architecture, LibucudnnExportsExactlyThePublicCApi) {
   EXPECT_EQ(expected.size(), 41u);
   for (const auto& n : expected) EXPECT_TRUE(present.count(n)) << n << " is declared but not exported";
   for (const auto& n : present) EXPECT_TRUE(expected.count(n)) << n << " is exported but not in the public API";
-  EXPECT_FALSE(is_public("ucudnn::optimize_wr(int)")) << "the check must refuse internal names";
+  EXPECT_FALSE(is_public("ucudnn::optimize::optimize_wr(int)")) << "the check must refuse internal names";
   EXPECT_FALSE(is_public("cudnnCreate(UcudnnHandle_t*)")) << "the C++ overloads are inline, not exported";
 }
 

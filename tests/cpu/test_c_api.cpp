@@ -8,6 +8,7 @@
 
 #include "../c/c_client.h"
 #include "ucudnn/ucudnn.h"
+#include "folder_namespaces.h"
 
 namespace {
 

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "test_helpers.h"
+#include "folder_namespaces.h"
 
 namespace ucudnn {
 namespace {

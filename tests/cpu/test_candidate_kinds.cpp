@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/candidate_kinds.h"
+#include "folder_namespaces.h"
 
 namespace ucudnn {
 namespace {

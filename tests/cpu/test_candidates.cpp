@@ -12,9 +12,10 @@
 #include "optimize/wr_optimizer.h"
 #include "recorded_source.h"
 #include "runtime/candidate_runtime.h"
-#include "runtime/engine.h"
+#include "runtime/plan_builder.h"
 #include "store/database.h"
 #include "test_helpers.h"
+#include "folder_namespaces.h"
 
 namespace ucudnn {
 namespace {
@@ -119,7 +120,7 @@ TEST(WrOverBothKinds, EngineRowsWinWhereFasterAndCarryTheirId) {
   // With 64 MiB the undivided engine is within the split margin of the split plan: it is kept.
   auto large = optimize_wr(8, {4, 8}, rows, 64 * kMiB);
   ASSERT_TRUE(large);
-  const WrPlan kept = prefer_undivided_within_margin(*large, rows, 64 * kMiB);
+  const MicroBatchSplit kept = prefer_undivided_within_margin(*large, rows, 64 * kMiB);
   ASSERT_EQ(kept.runs.size(), 1u);
   EXPECT_EQ(kept.runs[0].engine, large->runs[0].engine);
   // Without engine rows the legacy plan is what remains.
@@ -139,7 +140,7 @@ TEST(WrOverBothKinds, ParetoFrontKeepsEngineConfigurations) {
   const auto front = desirable_configurations(8, {4, 8}, rows);
   ASSERT_GE(front.size(), 2u);
   bool engine_seen = false;
-  for (const WrPlan& p : front) {
+  for (const MicroBatchSplit& p : front) {
     for (const auto& r : p.runs) engine_seen |= r.kind() == CandidateKind::kEngine;
   }
   EXPECT_TRUE(engine_seen);
@@ -165,21 +166,24 @@ class EngineKinds : public ::testing::Test {
 };
 
 TEST_F(EngineKinds, EachKindIsMeasuredOnceAndOnlyWhenAsked) {
-  Engine engine{engine_source, nullptr};
+  PlanBuilder builder{engine_source, nullptr};
   std::vector<int> sizes;
   std::vector<Measurement> rows;
-  ASSERT_TRUE(engine.measured_rows(nullptr, key, BatchSizePolicy::kPowerOfTwo, CandidateSet::kLegacy, &sizes, &rows).ok());
+  ASSERT_TRUE(
+      builder.measured_rows(nullptr, key, BatchSizePolicy::kPowerOfTwo, CandidateSet::kLegacy, &sizes, &rows).ok());
   EXPECT_EQ(engine_source->calls_for(CandidateKind::kLegacy), 1);
   EXPECT_EQ(engine_source->calls_for(CandidateKind::kEngine), 0);
   for (const auto& m : rows) EXPECT_EQ(kind_of(m), CandidateKind::kLegacy);
   const std::size_t legacy_rows = rows.size();
 
-  ASSERT_TRUE(engine.measured_rows(nullptr, key, BatchSizePolicy::kPowerOfTwo, CandidateSet::kBoth, &sizes, &rows).ok());
+  ASSERT_TRUE(
+      builder.measured_rows(nullptr, key, BatchSizePolicy::kPowerOfTwo, CandidateSet::kBoth, &sizes, &rows).ok());
   EXPECT_EQ(engine_source->calls_for(CandidateKind::kLegacy), 1) << "legacy rows were complete already";
   EXPECT_EQ(engine_source->calls_for(CandidateKind::kEngine), 1);
   EXPECT_EQ(rows.size(), legacy_rows + sizes.size());
 
-  ASSERT_TRUE(engine.measured_rows(nullptr, key, BatchSizePolicy::kPowerOfTwo, CandidateSet::kEngines, &sizes, &rows).ok());
+  ASSERT_TRUE(
+      builder.measured_rows(nullptr, key, BatchSizePolicy::kPowerOfTwo, CandidateSet::kEngines, &sizes, &rows).ok());
   EXPECT_EQ(engine_source->calls(), 2) << "nothing measured again";
   EXPECT_EQ(rows.size(), sizes.size());
   for (const auto& m : rows) EXPECT_EQ(m.engine, "eng42:k1=3");
@@ -191,11 +195,11 @@ TEST_F(EngineKinds, DatabaseKeepsEachKindsCoverageApart) {
   ASSERT_TRUE(opened.ok()) << opened.message();
   std::shared_ptr<BenchmarkDatabase> db(std::move(opened.value()));
   {
-    Engine engine{engine_source, db};
+    PlanBuilder builder{engine_source, db};
     std::vector<int> sizes;
     std::vector<Measurement> rows;
     ASSERT_TRUE(
-        engine.measured_rows(nullptr, key, BatchSizePolicy::kPowerOfTwo, CandidateSet::kLegacy, &sizes, &rows).ok());
+        builder.measured_rows(nullptr, key, BatchSizePolicy::kPowerOfTwo, CandidateSet::kLegacy, &sizes, &rows).ok());
   }
   // A second process with the same database: legacy rows come from it, engines are measured.
   auto second_source = std::make_shared<RecordedSource>();
@@ -204,7 +208,7 @@ TEST_F(EngineKinds, DatabaseKeepsEachKindsCoverageApart) {
     for (const Measurement& m : engine_source->rows_at(key, size)) all.push_back(m);
   }
   second_source->add(key, all);
-  Engine second{second_source, db};
+  PlanBuilder second{second_source, db};
   std::vector<int> sizes;
   std::vector<Measurement> rows;
   ASSERT_TRUE(second.measured_rows(nullptr, key, BatchSizePolicy::kPowerOfTwo, CandidateSet::kBoth, &sizes, &rows).ok());
@@ -212,7 +216,7 @@ TEST_F(EngineKinds, DatabaseKeepsEachKindsCoverageApart) {
   EXPECT_EQ(second_source->calls_for(CandidateKind::kEngine), 1);
   // A third finds both kinds stored.
   auto third_source = std::make_shared<RecordedSource>();
-  Engine third{third_source, db};
+  PlanBuilder third{third_source, db};
   std::vector<Measurement> third_rows;
   ASSERT_TRUE(
       third.measured_rows(nullptr, key, BatchSizePolicy::kPowerOfTwo, CandidateSet::kBoth, &sizes, &third_rows).ok());

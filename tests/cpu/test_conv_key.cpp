@@ -6,6 +6,7 @@
 
 #include "core/conv_key.h"
 #include "runtime/descriptors.h"
+#include "folder_namespaces.h"
 
 namespace ucudnn {
 namespace {

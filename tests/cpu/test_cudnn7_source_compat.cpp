@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "ucudnn/ucudnn.h"
+#include "folder_namespaces.h"
 
 namespace {
 

@@ -18,6 +18,7 @@
 #include "core/conv_layer.h"
 #include "store/database.h"
 #include "test_helpers.h"
+#include "folder_namespaces.h"
 
 namespace ucudnn {
 namespace {
@@ -102,7 +103,7 @@ TEST(BenchmarkDatabase, StoresAndLooksUpEveryRowWithItsCoverage) {
 }
 
 // Writers in separate processes, each storing its own kernels and some shared ones, one
-// transaction per kernel as the engine does.
+// transaction per kernel as the plan builder does.
 void run_writers(const std::string& path, JournalMode journal) {
   constexpr int kProcesses = 8, kKernels = 60, kRowsPerKernel = 4;
   std::vector<pid_t> children;

@@ -14,6 +14,7 @@
 #include "test_helpers.h"
 #include "version_1_database.h"
 #include "version_2_database.h"
+#include "folder_namespaces.h"
 
 namespace ucudnn {
 namespace {

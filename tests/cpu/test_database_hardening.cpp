@@ -26,6 +26,7 @@
 #include "store/database.h"
 #include "store/sqlite.h"
 #include "test_helpers.h"
+#include "folder_namespaces.h"
 
 namespace ucudnn {
 namespace {

@@ -20,11 +20,13 @@
 #include <tuple>
 #include <vector>
 
+#include "core/candidate_kinds.h"
 #include "core/conv_layer.h"
 #include "store/database.h"
 #include "test_helpers.h"
 #include "version_1_database.h"
 #include "version_2_database.h"
+#include "folder_namespaces.h"
 
 namespace ucudnn {
 namespace {
@@ -190,7 +192,7 @@ void expect_version_1_lookups(BenchmarkDatabase& db) {
     EXPECT_EQ((*found)->measured_up_to, bound);
     EXPECT_EQ((*found)->rows.size(), k < 2 ? 4u : 0u);
     for (const Measurement& m : (*found)->rows) {
-      EXPECT_FALSE(m.is_engine());
+      EXPECT_EQ(kind_of(m), CandidateKind::kLegacy);
       EXPECT_DOUBLE_EQ(m.time_ms, 1.0 + m.algo + k);
       EXPECT_EQ(m.math_type, m.algo % 2);
       EXPECT_EQ(m.deterministic, m.algo != 3);
@@ -297,7 +299,7 @@ int look_at_version_1(const std::string& path, bool ask_read_only) {
     if (!engines || engines.value()) return 14;
   }
   auto rows = (*db)->all_rows();
-  if (!rows || rows->size() != 8 || rows->front().measurement.is_engine()) return 15;
+  if (!rows || rows->size() != 8 || kind_of(rows->front().measurement) != CandidateKind::kLegacy) return 15;
   auto stats = (*db)->stats();
   if (!stats || stats->rows != 8 || stats->engine_rows != 0) return 16;
   if (auto verified = (*db)->verify(); !verified) {
@@ -504,7 +506,7 @@ TEST(DatabaseSchema, EngineAndLegacyRowsAreStoredAndCoveredSeparately) {
   ASSERT_TRUE(legacy_rows.ok() && legacy_rows->has_value()) << legacy_rows.message();
   EXPECT_EQ((*legacy_rows)->measured_up_to, 64 * kMiB);
   ASSERT_EQ((*legacy_rows)->rows.size(), 2u);
-  for (const Measurement& m : (*legacy_rows)->rows) EXPECT_FALSE(m.is_engine());
+  for (const Measurement& m : (*legacy_rows)->rows) EXPECT_EQ(kind_of(m), CandidateKind::kLegacy);
   engines = (*db)->lookup(test_gpu(), key, CandidateKind::kEngine);
   ASSERT_TRUE(engines.ok() && engines->has_value()) << engines.message();
   EXPECT_EQ((*engines)->measured_up_to, kMiB);

@@ -22,6 +22,7 @@
 #include "core/conv_layer.h"
 #include "store/database.h"
 #include "test_helpers.h"
+#include "folder_namespaces.h"
 
 namespace ucudnn {
 namespace {

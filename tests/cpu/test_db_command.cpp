@@ -26,6 +26,7 @@
 #include "tools/cli.h"
 #include "tools/networks.h"
 #include "version_1_database.h"
+#include "folder_namespaces.h"
 
 namespace ucudnn {
 namespace {

@@ -29,6 +29,7 @@
 #include "store/database.h"
 #include "test_helpers.h"
 #include "tools/cli.h"
+#include "folder_namespaces.h"
 
 namespace ucudnn {
 namespace {

@@ -11,8 +11,9 @@
 #include "core/env_config.h"
 #include "core/statistics.h"
 #include "runtime/device_info.h"
-#include "runtime/engine.h"
+#include "runtime/plan_builder.h"
 #include "ucudnn/ucudnn.h"
+#include "folder_namespaces.h"
 
 namespace {
 
@@ -82,17 +83,17 @@ TEST(EnvConfig, ParsesPolicyAndLimitStrictly) {
 
 TEST(EnvConfig, ForcedWorkspaceLimitTakesItsNewNameAndItsDeprecatedOne) {
   ucudnn::EnvValues values;
-  values.imposed_workspace_limit = "8MiB";  // UCUDNN_FORCE_WORKSPACE_LIMIT
+  values.forced_workspace_limit = "8MiB";  // UCUDNN_FORCE_WORKSPACE_LIMIT
   auto forced = ucudnn::parse_env_config(values);
   ASSERT_TRUE(forced.ok()) << forced.message();
-  EXPECT_EQ(forced->imposed_workspace_limit, size_t{8} << 20);
+  EXPECT_EQ(forced->forced_workspace_limit, size_t{8} << 20);
   EXPECT_TRUE(forced->deprecations.empty());
 
   ucudnn::EnvValues old_name;
   old_name.deprecated_workspace_limit = "16MiB";  // UCUDNN_WORKSPACE_LIMIT
   auto deprecated = ucudnn::parse_env_config(old_name);
   ASSERT_TRUE(deprecated.ok()) << deprecated.message();
-  EXPECT_EQ(deprecated->imposed_workspace_limit, size_t{16} << 20) << "the old name still works";
+  EXPECT_EQ(deprecated->forced_workspace_limit, size_t{16} << 20) << "the old name still works";
   ASSERT_EQ(deprecated->deprecations.size(), 1u);
   EXPECT_NE(deprecated->deprecations[0].find("UCUDNN_WORKSPACE_LIMIT is deprecated"), std::string::npos);
   EXPECT_NE(deprecated->deprecations[0].find("UCUDNN_FORCE_WORKSPACE_LIMIT"), std::string::npos);
@@ -100,7 +101,7 @@ TEST(EnvConfig, ForcedWorkspaceLimitTakesItsNewNameAndItsDeprecatedOne) {
   values.deprecated_workspace_limit = "8388608";  // the same size, spelt otherwise: no conflict
   auto agreeing = ucudnn::parse_env_config(values);
   ASSERT_TRUE(agreeing.ok()) << agreeing.message();
-  EXPECT_EQ(agreeing->imposed_workspace_limit, size_t{8} << 20);
+  EXPECT_EQ(agreeing->forced_workspace_limit, size_t{8} << 20);
   EXPECT_EQ(agreeing->deprecations.size(), 1u);
 
   values.deprecated_workspace_limit = "16MiB";
@@ -188,9 +189,9 @@ TEST(PlannableSizes, HalfPrecisionBackwardFilterIsNeverSplit) {
   for (cudnnDataType_t type : {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT}) {
     key.x.data_type = key.y.data_type = key.w.data_type = type;
     key.op = ucudnn::ConvOp::kBackwardFilter;
-    const auto filter_sizes = ucudnn::plannable_sizes(key, ucudnn::BatchSizePolicy::kPowerOfTwo);
+    const auto filter_sizes = ucudnn::runtime::plannable_sizes(key, ucudnn::BatchSizePolicy::kPowerOfTwo);
     key.op = ucudnn::ConvOp::kBackwardData;
-    const auto data_sizes = ucudnn::plannable_sizes(key, ucudnn::BatchSizePolicy::kPowerOfTwo);
+    const auto data_sizes = ucudnn::runtime::plannable_sizes(key, ucudnn::BatchSizePolicy::kPowerOfTwo);
     EXPECT_EQ(data_sizes, (std::vector<int>{1, 2, 4, 8, 16, 32, 64})) << type;
     if (type == CUDNN_DATA_FLOAT) {
       EXPECT_EQ(filter_sizes, data_sizes);
@@ -236,16 +237,16 @@ TEST(EnvConfig, LogLevelJournalAndDevicesAreParsedStrictlyWithTheVariableNamed) 
 namespace {
 
 TEST(BenchmarkDevices, SyntaxFromTheSettingRangeFromTheVisibleDevices) {
-  const auto all = ucudnn::parse_benchmark_devices("all", 3);
+  const auto all = ucudnn::runtime::parse_benchmark_devices("all", 3);
   ASSERT_TRUE(all.ok()) << all.message();
   EXPECT_EQ(all.value(), (std::vector<int>{0, 1, 2}));
-  const auto listed = ucudnn::parse_benchmark_devices("2,0", 3);
+  const auto listed = ucudnn::runtime::parse_benchmark_devices("2,0", 3);
   ASSERT_TRUE(listed.ok()) << listed.message();
   EXPECT_EQ(listed.value(), (std::vector<int>{2, 0}));
-  const auto missing = ucudnn::parse_benchmark_devices("0,3", 3);
+  const auto missing = ucudnn::runtime::parse_benchmark_devices("0,3", 3);
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.message().find("device 3 does not exist (3 visible)"), std::string::npos) << missing.message();
-  const auto twice = ucudnn::parse_benchmark_devices("1,1", 3);
+  const auto twice = ucudnn::runtime::parse_benchmark_devices("1,1", 3);
   ASSERT_FALSE(twice.ok());
   EXPECT_NE(twice.message().find("UCUDNN_BENCHMARK_DEVICES='1,1': device 1 is named twice"), std::string::npos)
       << twice.message();

@@ -9,6 +9,7 @@
 #include <iterator>
 #include <stdexcept>
 #include <string>
+#include "folder_namespaces.h"
 
 namespace ucudnn::testing {
 

@@ -18,6 +18,7 @@
 #include "../preload/probe_runner.h"
 #include "ucudnn/intercepted_calls.h"
 #include "ucudnn/ucudnn.h"
+#include "folder_namespaces.h"
 
 namespace ucudnn {
 namespace {

@@ -8,12 +8,12 @@
 #include "core/candidates.h"
 #include "core/measurement_csv.h"
 #include "test_helpers.h"
+#include "folder_namespaces.h"
 
 namespace ucudnn {
 namespace {
 
 const char kHeader[] = "layer,op,microbatch,algo,math_type,time_ms,workspace_bytes\n";
-const char kEngineHeader[] = "layer,op,microbatch,algo,math_type,time_ms,workspace_bytes,engine\n";
 const char kFullHeader[] = "layer,op,microbatch,algo,math_type,time_ms,workspace_bytes,engine,host_ms\n";
 
 Expected<std::vector<KernelMeasurements>> parse(const std::string& text) {

@@ -15,6 +15,7 @@
 #include "runtime/descriptors.h"
 #include "test_helpers.h"
 #include "tools/networks.h"
+#include "folder_namespaces.h"
 
 namespace ucudnn {
 namespace {

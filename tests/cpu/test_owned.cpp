@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "runtime/owned.h"
+#include "folder_namespaces.h"
 
 namespace ucudnn {
 namespace {

@@ -18,6 +18,7 @@
 #include "optimize/pareto.h"
 #include "optimize/wr_optimizer.h"
 #include "test_helpers.h"
+#include "folder_namespaces.h"
 
 namespace ucudnn {
 namespace {
@@ -83,7 +84,7 @@ Points pareto_front(const Points& points) {
 }
 
 // A returned configuration really is a way to run the batch with measured rows.
-void expect_valid_cover(const WrPlan& plan, int batch, const std::vector<int>& allowed,
+void expect_valid_cover(const MicroBatchSplit& plan, int batch, const std::vector<int>& allowed,
                         const std::vector<Measurement>& rows) {
   EXPECT_EQ(plan.batch, batch);
   int covered = 0;
@@ -139,7 +140,7 @@ TEST(DesirableConfigurations, MatchTheBruteForceFrontOnRandomTables) {
     }
     if (front.size() > 1) ++multi_point;
     for (std::size_t i = 0; i < front.size(); ++i) {
-      const WrPlan& plan = front[i];
+      const MicroBatchSplit& plan = front[i];
       expect_valid_cover(plan, batch, allowed, rows);
       const auto match = expected.find({plan.time_ms, plan.workspace_bytes});
       ASSERT_NE(match, expected.end())

@@ -21,6 +21,7 @@
 #include "optimize/pareto.h"
 #include "test_helpers.h"
 #include "tools/cli.h"
+#include "folder_namespaces.h"
 
 namespace ucudnn {
 namespace {
@@ -332,7 +333,7 @@ TEST_F(ParserHardening, BareSmallSizesInTheEnvironmentAreRefusedNamingTheVariabl
     const char* EnvValues::*field;
     const char* name;
   } sizes[] = {{&EnvValues::default_workspace_limit, "UCUDNN_DEFAULT_WORKSPACE_LIMIT"},
-               {&EnvValues::imposed_workspace_limit, "UCUDNN_FORCE_WORKSPACE_LIMIT"},
+               {&EnvValues::forced_workspace_limit, "UCUDNN_FORCE_WORKSPACE_LIMIT"},
                {&EnvValues::deprecated_workspace_limit, "UCUDNN_WORKSPACE_LIMIT"},
                {&EnvValues::total_workspace, "UCUDNN_TOTAL_WORKSPACE_SIZE"}};
   for (const auto& size : sizes) {
@@ -346,9 +347,9 @@ TEST_F(ParserHardening, BareSmallSizesInTheEnvironmentAreRefusedNamingTheVariabl
     EXPECT_TRUE(parse_env_config(values).ok()) << size.name;
   }
   EnvValues zero;
-  zero.imposed_workspace_limit = "0";  // a limit of no workspace means something
+  zero.forced_workspace_limit = "0";  // a limit of no workspace means something
   ASSERT_TRUE(parse_env_config(zero).ok());
-  EXPECT_EQ(*parse_env_config(zero)->imposed_workspace_limit, 0u);
+  EXPECT_EQ(*parse_env_config(zero)->forced_workspace_limit, 0u);
   zero.total_workspace = "0";  // a budget of nothing does not
   const auto config = parse_env_config(zero);
   ASSERT_FALSE(config.ok());

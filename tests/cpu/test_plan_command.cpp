@@ -26,6 +26,7 @@
 #include "cli_test_support.h"
 #include "test_helpers.h"
 #include "tools/cli.h"
+#include "folder_namespaces.h"
 
 namespace ucudnn {
 namespace {
@@ -546,7 +547,7 @@ TEST_F(PlanCommand, ParetoFrontMatchesWrPlansAtEachOfItsWorkspaces) {
         // kSplitMargin of the split, the plan runs it undivided instead.
         EXPECT_EQ(kernel["micro_batches"].size(), 1u) << name << " at " << workspace << " B";
         EXPECT_GT(planned, time) << name << " at " << workspace << " B";
-        EXPECT_LE(planned * (1.0 - ucudnn::kSplitMargin), time + 1e-9) << name << " at " << workspace << " B";
+        EXPECT_LE(planned * (1.0 - ucudnn::optimize::kSplitMargin), time + 1e-9) << name << " at " << workspace << " B";
       }
       EXPECT_TRUE(found) << name;
     }

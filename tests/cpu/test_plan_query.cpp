@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "api/plan_query.h"
+#include "folder_namespaces.h"
 
 namespace ucudnn {
 namespace {
@@ -24,8 +25,8 @@ MicroBatchRun run(int size, int count, int algo, const std::string& engine = "")
   return r;
 }
 
-WrPlan plan_of(std::vector<MicroBatchRun> runs) {
-  WrPlan plan;
+MicroBatchSplit plan_of(std::vector<MicroBatchRun> runs) {
+  MicroBatchSplit plan;
   plan.runs = std::move(runs);
   for (const auto& r : plan.runs) plan.batch += r.size * r.count;
   return plan;
@@ -44,8 +45,8 @@ PlanSummary summary() {
 }
 
 TEST(PlanQuery, WritesTheSummaryAndBothPlansRuns) {
-  const WrPlan issued = plan_of({run(16, 2, 1), run(8, 1, -1, "eng12:k3=1,k17=0")});
-  const WrPlan replayed = plan_of({run(8, 5, 0)});
+  const MicroBatchSplit issued = plan_of({run(16, 2, 1), run(8, 1, -1, "eng12:k3=1,k17=0")});
+  const MicroBatchSplit replayed = plan_of({run(8, 5, 0)});
   UcudnnMicroBatchRun runs[4], replayed_runs[2];
   UcudnnPlanInfo info;
   ucudnnInitPlanInfo(&info, runs, 4, replayed_runs, 2);
@@ -80,7 +81,7 @@ TEST(PlanQuery, WritesTheSummaryAndBothPlansRuns) {
 }
 
 TEST(PlanQuery, WithoutArraysItCountsAndWithTooSmallOnesItFailsWritingNone) {
-  const WrPlan issued = plan_of({run(16, 1, 1), run(8, 1, 2), run(4, 2, 3)});
+  const MicroBatchSplit issued = plan_of({run(16, 1, 1), run(8, 1, 2), run(4, 2, 3)});
   UcudnnPlanInfo info;
   ucudnnInitPlanInfo(&info, nullptr, 0, nullptr, 0);
   ASSERT_TRUE(write_plan_info(summary(), issued, &issued, &info).ok());
@@ -106,7 +107,7 @@ TEST(PlanQuery, ALargerRunStructIsWrittenAtItsStride) {
     UcudnnMicroBatchRun v1;
     long long added_later;
   };
-  const WrPlan issued = plan_of({run(16, 1, 1), run(8, 2, 2, "eng3")});
+  const MicroBatchSplit issued = plan_of({run(16, 1, 1), run(8, 2, 2, "eng3")});
   LaterRun runs[2];
   runs[0].added_later = runs[1].added_later = 77;
   UcudnnPlanInfo info;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "../preload/probe_runner.h"
+#include "folder_namespaces.h"
 
 namespace ucudnn {
 namespace {

@@ -10,6 +10,7 @@
 
 #include "preload/handle_registry.h"
 #include "preload/real_symbol.h"
+#include "folder_namespaces.h"
 
 namespace ucudnn::preload {
 namespace {

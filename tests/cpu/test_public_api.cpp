@@ -9,6 +9,7 @@
 
 #include "test_helpers.h"
 #include "ucudnn/ucudnn.h"
+#include "folder_namespaces.h"
 
 namespace {
 

@@ -5,12 +5,13 @@
 #include <gtest/gtest.h>
 
 #include "runtime/replay_cache.h"
+#include "folder_namespaces.h"
 
 namespace {
 
-using ucudnn::CallSignature;
-using ucudnn::ReplayAction;
-using ucudnn::ReplayCache;
+using ucudnn::runtime::CallSignature;
+using ucudnn::runtime::ReplayAction;
+using ucudnn::runtime::ReplayCache;
 
 CallSignature signature(int buffers, float beta = 0.0f) {
   CallSignature s;
@@ -20,8 +21,8 @@ CallSignature signature(int buffers, float beta = 0.0f) {
   s.workspace = reinterpret_cast<const void*>(std::uintptr_t{0x900000});
   s.workspace_bytes = 1 << 20;
   const float alpha = 1.0f;
-  s.alpha_bits = ucudnn::scalar_bits(&alpha, false);
-  s.beta_bits = ucudnn::scalar_bits(&beta, false);
+  s.alpha_bits = ucudnn::runtime::scalar_bits(&alpha, false);
+  s.beta_bits = ucudnn::runtime::scalar_bits(&beta, false);
   return s;
 }
 
@@ -76,8 +77,8 @@ TEST(ReplayCache, AnyChangeOfBuffersWorkspaceOrScalarsIsAnotherSignature) {
   }
   // Double scalars keep all eight bytes.
   const double a = 1.0, b = 1.0 + 1e-12;
-  EXPECT_NE(ucudnn::scalar_bits(&a, true), ucudnn::scalar_bits(&b, true));
-  EXPECT_EQ(ucudnn::scalar_bits(nullptr, true), 0u);
+  EXPECT_NE(ucudnn::runtime::scalar_bits(&a, true), ucudnn::runtime::scalar_bits(&b, true));
+  EXPECT_EQ(ucudnn::runtime::scalar_bits(nullptr, true), 0u);
 
   ReplayCache<int> cache(4);
   int graph = -1, next = 0;

@@ -13,6 +13,7 @@
 
 #include "cli_test_support.h"
 #include "test_helpers.h"
+#include "folder_namespaces.h"
 
 namespace ucudnn {
 namespace {

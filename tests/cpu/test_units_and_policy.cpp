@@ -9,6 +9,7 @@
 #include "core/batch_policy.h"
 #include "core/env_config.h"
 #include "core/units.h"
+#include "folder_namespaces.h"
 
 namespace ucudnn {
 namespace {
@@ -122,12 +123,12 @@ TEST(ByteSizeParser, EnvironmentSizesRefuseMBNamingTheVariable) {
 
   values = EnvValues{};
   values.default_workspace_limit = "64M";
-  values.imposed_workspace_limit = "1G";
+  values.forced_workspace_limit = "1G";
   values.total_workspace = "120MiB";
   config = parse_env_config(values);
   ASSERT_TRUE(config.ok()) << config.message();
   EXPECT_EQ(config->default_workspace_limit, 64 * kMiB);
-  EXPECT_EQ(config->imposed_workspace_limit, kGiB);
+  EXPECT_EQ(config->forced_workspace_limit, kGiB);
   EXPECT_EQ(config->total_workspace, 120 * kMiB);
 }
 

@@ -21,6 +21,7 @@
 #include "optimize/wd_optimizer.h"
 #include "optimize/wr_optimizer.h"
 #include "test_helpers.h"
+#include "folder_namespaces.h"
 
 namespace ucudnn {
 namespace {
@@ -29,8 +30,8 @@ constexpr std::size_t kMiB = std::size_t{1} << 20;
 
 bool nearly_equal(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(1.0, b); }
 
-WrPlan point(double time_ms, std::size_t workspace) {
-  WrPlan plan;
+MicroBatchSplit point(double time_ms, std::size_t workspace) {
+  MicroBatchSplit plan;
   plan.time_ms = time_ms;
   plan.workspace_bytes = workspace;
   return plan;
@@ -89,7 +90,7 @@ void expect_consistent(const WdSolution& solution, const std::vector<WdKernel>& 
   for (std::size_t k = 0; k < kernels.size(); ++k) {
     ASSERT_GE(solution.choice[k], 0);
     ASSERT_LT(solution.choice[k], static_cast<int>(kernels[k].front.size()));
-    const WrPlan& plan = kernels[k].front[solution.choice[k]];
+    const MicroBatchSplit& plan = kernels[k].front[solution.choice[k]];
     time += kernels[k].count * plan.time_ms;
     workspace += plan.workspace_bytes;
     variables += static_cast<int>(kernels[k].front.size());
@@ -196,7 +197,7 @@ TEST(WdOptimizer, ErrorsNameTheKernelOrTheMinimum) {
   EXPECT_EQ(nothing->time_ms, 0.0);
 }
 
-std::string describe(const WrPlan& plan) {
+std::string describe(const MicroBatchSplit& plan) {
   std::string text;
   for (const auto& run : plan.runs) {
     if (!text.empty()) text += " + ";
@@ -243,7 +244,7 @@ TEST(WdOptimizer, AlexNetAt120MiBBeatsEightMiBPerKernel) {
   std::printf("  WR at 8 MiB per kernel: %.3f ms; undivided within 8 MiB: %.3f ms\n", wr_total,
               undivided_total);
   for (std::size_t k = 0; k < kernels.size(); ++k) {
-    const WrPlan& plan = kernels[k].front[solution->choice[k]];
+    const MicroBatchSplit& plan = kernels[k].front[solution->choice[k]];
     std::printf("  %-16s %8.3f ms %10s  (%2zu configurations)  %s\n", kernels[k].name.c_str(),
                 plan.time_ms, format_byte_size(plan.workspace_bytes).c_str(),
                 kernels[k].front.size(), describe(plan).c_str());
@@ -252,7 +253,7 @@ TEST(WdOptimizer, AlexNetAt120MiBBeatsEightMiBPerKernel) {
 
 // A front like the ones cuDNN gives: from a slow algorithm without workspace to fast ones that
 // need up to hundreds of MiB, time falling by a few percent per step.
-std::vector<WrPlan> synthetic_front(std::mt19937& rng, int points) {
+std::vector<MicroBatchSplit> synthetic_front(std::mt19937& rng, int points) {
   std::uniform_real_distribution<double> undivided(0.2, 4.0), speedup(0.80, 0.99),
       largest_log2(26.0, 30.0);  // 64 MiB .. 1 GiB
   std::uniform_real_distribution<double> log2_workspace(14.0, largest_log2(rng));  // from 16 KiB
@@ -261,7 +262,7 @@ std::vector<WrPlan> synthetic_front(std::mt19937& rng, int points) {
     workspaces.push_back(static_cast<std::size_t>(std::exp2(log2_workspace(rng))));
   }
   std::sort(workspaces.begin(), workspaces.end());
-  std::vector<WrPlan> front = {point(undivided(rng), 0)};
+  std::vector<MicroBatchSplit> front = {point(undivided(rng), 0)};
   for (std::size_t workspace : workspaces) {
     front.push_back(point(front.back().time_ms * speedup(rng), workspace));
   }

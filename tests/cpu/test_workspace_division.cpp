@@ -10,8 +10,9 @@
 #include <vector>
 
 #include "recorded_source.h"
-#include "runtime/engine.h"
+#include "runtime/plan_builder.h"
 #include "runtime/workspace_division.h"
+#include "folder_namespaces.h"
 
 namespace ucudnn {
 namespace {
@@ -92,8 +93,8 @@ class DivisionTest : public ::testing::Test {
   }
 
   std::shared_ptr<RecordedSource> source = RecordedSource::alexnet();
-  Engine engine{source, nullptr};
-  WorkspaceDivision division{engine};
+  PlanBuilder builder{source, nullptr};
+  WorkspaceDivision division{builder};
 };
 
 TEST_F(DivisionTest, DividesTheBudgetAmongTheKernels) {
@@ -121,8 +122,8 @@ TEST_F(DivisionTest, DividesTheBudgetAmongTheKernels) {
     auto segment = division.segment_of(WdKey{key, -1});
     ASSERT_NE(plan, nullptr);
     ASSERT_TRUE(segment.has_value());
-    EXPECT_EQ(segment->bytes, plan->wr().workspace_bytes);
-    EXPECT_LE(plan->wr().workspace_bytes, plan->workspace_limit());
+    EXPECT_EQ(segment->bytes, plan->split().workspace_bytes);
+    EXPECT_LE(plan->split().workspace_bytes, plan->workspace_limit());
     segments.emplace_back(segment->offset, segment->bytes);
   }
   std::sort(segments.begin(), segments.end());
@@ -138,8 +139,8 @@ TEST_F(DivisionTest, DividesTheBudgetAmongTheKernels) {
   double per_kernel_ms = 0;
   for (const ConvKey& key : keys) {
     std::shared_ptr<const ExecutablePlan> plan;
-    ASSERT_TRUE(engine.plan(nullptr, key, 64 * kMiB, kPolicy, kCandidates, &plan).ok());
-    per_kernel_ms += plan->wr().time_ms;
+    ASSERT_TRUE(builder.plan(nullptr, key, 64 * kMiB, kPolicy, kCandidates, &plan).ok());
+    per_kernel_ms += plan->split().time_ms;
   }
   EXPECT_LE(summary.predicted_ms, per_kernel_ms * (1 + 1e-9));
 }
@@ -230,15 +231,15 @@ TEST_F(DivisionTest, KernelThatCannotBeMeasuredFailsOnce) {
 
 TEST(Division, UsesItsOwnEngine) {
   auto source = RecordedSource::alexnet();
-  Engine engine(source, nullptr);
-  WorkspaceDivision division(engine);
+  PlanBuilder builder(source, nullptr);
+  WorkspaceDivision division(builder);
   division.set_budget(64 * kMiB);
   double predicted = 0;
   bool deterministic = false;
   ASSERT_TRUE(
       division.register_kernel(nullptr, WdKey{alexnet_keys()[0], -1}, kPolicy, kCandidates, &predicted, &deterministic).ok());
   EXPECT_EQ(source->calls(), 1);
-  EXPECT_GT(engine.table().size(), 0u);
+  EXPECT_GT(builder.table().size(), 0u);
 }
 
 }  // namespace

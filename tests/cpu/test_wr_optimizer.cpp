@@ -15,6 +15,7 @@
 #include "core/measurement_csv.h"
 #include "optimize/wr_optimizer.h"
 #include "test_helpers.h"
+#include "folder_namespaces.h"
 
 namespace ucudnn {
 namespace {
@@ -73,7 +74,7 @@ Measurement row(int micro_batch, int algo, double time_ms, std::size_t workspace
 }
 
 // What any plan must satisfy, whatever the optimizer's choices.
-void expect_plan_invariants(const WrPlan& plan, int batch, const std::vector<int>& allowed,
+void expect_plan_invariants(const MicroBatchSplit& plan, int batch, const std::vector<int>& allowed,
                             const std::vector<Measurement>& rows, std::size_t limit) {
   EXPECT_EQ(plan.batch, batch);
   ASSERT_FALSE(plan.runs.empty());
@@ -266,10 +267,11 @@ std::vector<Measurement> rows_with_whole(double whole_ms) {
 
 TEST(NeverSlowerThanUndivided, SplitWithinTheMarginRunsUndivided) {
   const auto rows = rows_with_whole(2.08);  // the split is only 3.8% faster
-  auto plan = ucudnn::optimize_wr(8, {4, 8}, rows, 1 << 20);
+  auto plan = ucudnn::optimize::optimize_wr(8, {4, 8}, rows, 1 << 20);
   ASSERT_TRUE(plan);
   ASSERT_EQ(plan->micro_batch_count(), 2) << "the program alone splits";
-  const ucudnn::WrPlan chosen = ucudnn::prefer_undivided_within_margin(*plan, rows, 1 << 20);
+  const ucudnn::optimize::MicroBatchSplit chosen =
+      ucudnn::optimize::prefer_undivided_within_margin(*plan, rows, 1 << 20);
   ASSERT_EQ(chosen.runs.size(), 1u);
   EXPECT_EQ(chosen.runs[0].size, 8);
   EXPECT_EQ(chosen.runs[0].count, 1);
@@ -279,18 +281,19 @@ TEST(NeverSlowerThanUndivided, SplitWithinTheMarginRunsUndivided) {
 
 TEST(NeverSlowerThanUndivided, SplitBeyondTheMarginIsKept) {
   const auto rows = rows_with_whole(2.5);  // the split is 20% faster
-  auto plan = ucudnn::optimize_wr(8, {4, 8}, rows, 1 << 20);
+  auto plan = ucudnn::optimize::optimize_wr(8, {4, 8}, rows, 1 << 20);
   ASSERT_TRUE(plan);
-  const ucudnn::WrPlan chosen = ucudnn::prefer_undivided_within_margin(*plan, rows, 1 << 20);
+  const ucudnn::optimize::MicroBatchSplit chosen =
+      ucudnn::optimize::prefer_undivided_within_margin(*plan, rows, 1 << 20);
   EXPECT_EQ(chosen.micro_batch_count(), 2);
   EXPECT_DOUBLE_EQ(chosen.time_ms, 2.0);
 }
 
 TEST(NeverSlowerThanUndivided, NoUndividedAlgorithmWithinTheLimitKeepsTheSplit) {
   std::vector<Measurement> rows = {Measurement{8, 0, 0, 2.01, 1 << 21, true, ""}, Measurement{4, 1, 0, 1.0, 0, true, ""}};
-  auto plan = ucudnn::optimize_wr(8, {4, 8}, rows, 1 << 20);
+  auto plan = ucudnn::optimize::optimize_wr(8, {4, 8}, rows, 1 << 20);
   ASSERT_TRUE(plan);
-  EXPECT_EQ(ucudnn::prefer_undivided_within_margin(*plan, rows, 1 << 20).micro_batch_count(), 2)
+  EXPECT_EQ(ucudnn::optimize::prefer_undivided_within_margin(*plan, rows, 1 << 20).micro_batch_count(), 2)
       << "the whole batch does not fit the limit";
 }
 
@@ -306,7 +309,7 @@ std::vector<Measurement> host_bound_rows() {
 
 TEST(HostTime, HostBoundMicroBatchesAreNotChosen) {
   const auto rows = host_bound_rows();
-  const auto plan = ucudnn::optimize_wr(64, {16, 64}, rows, 0);
+  const auto plan = ucudnn::optimize::optimize_wr(64, {16, 64}, rows, 0);
   ASSERT_TRUE(plan.has_value());
   EXPECT_EQ(plan->micro_batch_count(), 1) << "4 calls cost the host 0.12 ms, the whole batch 0.1 ms";
   EXPECT_DOUBLE_EQ(plan->time_ms, 0.1);
@@ -314,7 +317,7 @@ TEST(HostTime, HostBoundMicroBatchesAreNotChosen) {
   // Without the host times (rows of older databases) the GPU's times alone choose the split.
   std::vector<Measurement> gpu_only = rows;
   for (Measurement& m : gpu_only) m.host_ms = 0;
-  const auto split = ucudnn::optimize_wr(64, {16, 64}, gpu_only, 0);
+  const auto split = ucudnn::optimize::optimize_wr(64, {16, 64}, gpu_only, 0);
   ASSERT_TRUE(split.has_value());
   EXPECT_EQ(split->micro_batch_count(), 4);
   EXPECT_DOUBLE_EQ(split->time_ms, 0.08);
@@ -324,10 +327,10 @@ TEST(HostTime, TheFastestRowOfASizeIsTheCheapestToIssueAndRun) {
   std::vector<Measurement> rows = {Measurement{8, 0, 0, 0.010, 0, true, ""}, Measurement{8, 1, 0, 0.015, 0, true, ""}};
   rows[0].host_ms = 0.040;  // a legacy call: slow to issue
   rows[1].host_ms = 0.005;  // an engine plan: quick to issue
-  const auto best = ucudnn::fastest_within(rows, 8, 0);
+  const auto best = ucudnn::optimize::fastest_within(rows, 8, 0);
   ASSERT_TRUE(best.has_value());
   EXPECT_EQ(best->algo, 1);
-  const auto plan = ucudnn::optimize_wr(8, {8}, rows, 0);
+  const auto plan = ucudnn::optimize::optimize_wr(8, {8}, rows, 0);
   ASSERT_TRUE(plan.has_value());
   EXPECT_EQ(plan->runs.at(0).algo, 1);
   EXPECT_DOUBLE_EQ(plan->runs.at(0).time_ms, 0.015);
@@ -338,34 +341,35 @@ TEST(HostTime, ASplitMustSaveMoreThanTheHostTimeItAdds) {
   // costs the host 0.015 ms: where the host sets the pace that is a loss, so the batch runs whole.
   std::vector<Measurement> rows = {Measurement{64, 0, 0, 0.050, 0, true, "", 0.005},
                                    Measurement{16, 1, 0, 0.0115, 0, true, "", 0.005}};
-  auto plan = ucudnn::optimize_wr(64, {16}, rows, 0);
+  auto plan = ucudnn::optimize::optimize_wr(64, {16}, rows, 0);
   ASSERT_TRUE(plan);
   EXPECT_DOUBLE_EQ(plan->host_ms(), 0.020);
-  EXPECT_EQ(ucudnn::prefer_undivided_within_margin(*plan, rows, 0).micro_batch_count(), 1);
+  EXPECT_EQ(ucudnn::optimize::prefer_undivided_within_margin(*plan, rows, 0).micro_batch_count(), 1);
 
   // Saving 1 ms for the same 0.015 ms of host time is kept.
   rows[0].time_ms = 1.05;
-  plan = ucudnn::optimize_wr(64, {16}, rows, 0);
+  plan = ucudnn::optimize::optimize_wr(64, {16}, rows, 0);
   ASSERT_TRUE(plan);
-  EXPECT_EQ(ucudnn::prefer_undivided_within_margin(*plan, rows, 0).micro_batch_count(), 4);
+  EXPECT_EQ(ucudnn::optimize::prefer_undivided_within_margin(*plan, rows, 0).micro_batch_count(), 4);
 
   // A split that issues faster than the whole batch (engines under a legacy algorithm) is kept too.
   rows[0].time_ms = 0.050;
   rows[0].host_ms = 0.040;  // a legacy call, slow to issue; its cost is 0.050
   rows[1].host_ms = 0.002;  // 4 x 0.002 = 0.008 < 0.040
-  plan = ucudnn::optimize_wr(64, {16}, rows, 0);
+  plan = ucudnn::optimize::optimize_wr(64, {16}, rows, 0);
   ASSERT_TRUE(plan);
-  EXPECT_EQ(ucudnn::prefer_undivided_within_margin(*plan, rows, 0).micro_batch_count(), 4);
+  EXPECT_EQ(ucudnn::optimize::prefer_undivided_within_margin(*plan, rows, 0).micro_batch_count(), 4);
 }
 
 TEST(HostTime, TheUndividedComparisonCountsTheHostToo) {
   // The split is 20% faster on the GPU alone, but host-bound it is slower: the whole batch runs.
   std::vector<Measurement> rows = rows_with_whole(2.5);
   rows[1].host_ms = 1.5;
-  auto plan = ucudnn::optimize_wr(8, {4}, rows, 1 << 20);
+  auto plan = ucudnn::optimize::optimize_wr(8, {4}, rows, 1 << 20);
   ASSERT_TRUE(plan);
   EXPECT_DOUBLE_EQ(plan->time_ms, 3.0);
-  const ucudnn::WrPlan chosen = ucudnn::prefer_undivided_within_margin(*plan, rows, 1 << 20);
+  const ucudnn::optimize::MicroBatchSplit chosen =
+      ucudnn::optimize::prefer_undivided_within_margin(*plan, rows, 1 << 20);
   ASSERT_EQ(chosen.micro_batch_count(), 1);
   EXPECT_DOUBLE_EQ(chosen.time_ms, 2.5);
 }
@@ -374,19 +378,19 @@ TEST(HostTime, TheUndividedComparisonCountsTheHostToo) {
 
 TEST(ReplayPricing, TheSplitTheHostRefusesIsKeptWhenReplayed) {
   const auto rows = host_bound_rows();
-  const auto issued = ucudnn::optimize_wr(64, {16, 64}, rows, 0, ucudnn::CallPricing::kIssued);
+  const auto issued = ucudnn::optimize::optimize_wr(64, {16, 64}, rows, 0, ucudnn::CallPricing::kIssued);
   ASSERT_TRUE(issued.has_value());
   EXPECT_EQ(issued->micro_batch_count(), 1);
 
-  const auto replayed = ucudnn::optimize_wr(64, {16, 64}, rows, 0, ucudnn::CallPricing::kReplayed);
+  const auto replayed = ucudnn::optimize::optimize_wr(64, {16, 64}, rows, 0, ucudnn::CallPricing::kReplayed);
   ASSERT_TRUE(replayed.has_value());
   EXPECT_EQ(replayed->micro_batch_count(), 4);
   EXPECT_DOUBLE_EQ(replayed->time_ms, 0.08) << "GPU time alone";
   EXPECT_DOUBLE_EQ(replayed->runs.at(0).time_ms, 0.02);
   EXPECT_DOUBLE_EQ(replayed->host_ms(), 0.12) << "the host times stay known";
   // 20% faster and no host time added: kept.
-  const ucudnn::WrPlan kept =
-      ucudnn::prefer_undivided_within_margin(*replayed, rows, 0, ucudnn::CallPricing::kReplayed);
+  const ucudnn::optimize::MicroBatchSplit kept =
+      ucudnn::optimize::prefer_undivided_within_margin(*replayed, rows, 0, ucudnn::CallPricing::kReplayed);
   EXPECT_EQ(kept.micro_batch_count(), 4);
 }
 
@@ -394,10 +398,11 @@ TEST(ReplayPricing, TheNoiseMarginStillApplies) {
   // 4 x 16 is 4% faster on the GPU: within the margin, replayed or not.
   std::vector<Measurement> rows = {Measurement{64, 0, 0, 0.0833, 0, true, "", 0.005},
                                    Measurement{16, 1, 0, 0.02, 0, true, "", 0.005}};
-  const auto plan = ucudnn::optimize_wr(64, {16, 64}, rows, 0, ucudnn::CallPricing::kReplayed);
+  const auto plan = ucudnn::optimize::optimize_wr(64, {16, 64}, rows, 0, ucudnn::CallPricing::kReplayed);
   ASSERT_TRUE(plan.has_value());
   ASSERT_EQ(plan->micro_batch_count(), 4);
-  const ucudnn::WrPlan chosen = ucudnn::prefer_undivided_within_margin(*plan, rows, 0, ucudnn::CallPricing::kReplayed);
+  const ucudnn::optimize::MicroBatchSplit chosen =
+      ucudnn::optimize::prefer_undivided_within_margin(*plan, rows, 0, ucudnn::CallPricing::kReplayed);
   ASSERT_EQ(chosen.micro_batch_count(), 1);
   EXPECT_DOUBLE_EQ(chosen.time_ms, 0.0833);
 }
@@ -405,8 +410,8 @@ TEST(ReplayPricing, TheNoiseMarginStillApplies) {
 TEST(ReplayPricing, TheFastestRowOfASizeIsTheFastestOnTheGpu) {
   std::vector<Measurement> rows = {Measurement{8, 0, 0, 0.010, 0, true, "", 0.040},
                                    Measurement{8, 1, 0, 0.015, 0, true, "", 0.005}};
-  EXPECT_EQ(ucudnn::fastest_within(rows, 8, 0, ucudnn::CallPricing::kIssued)->algo, 1);
-  EXPECT_EQ(ucudnn::fastest_within(rows, 8, 0, ucudnn::CallPricing::kReplayed)->algo, 0);
+  EXPECT_EQ(ucudnn::optimize::fastest_within(rows, 8, 0, ucudnn::CallPricing::kIssued)->algo, 1);
+  EXPECT_EQ(ucudnn::optimize::fastest_within(rows, 8, 0, ucudnn::CallPricing::kReplayed)->algo, 0);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/device_identity.h"
+#include "folder_namespaces.h"
 
 namespace ucudnn::testing {
 

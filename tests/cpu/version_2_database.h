@@ -11,6 +11,7 @@
 
 #include "core/device_identity.h"
 #include "version_1_database.h"
+#include "folder_namespaces.h"
 
 namespace ucudnn::testing {
 

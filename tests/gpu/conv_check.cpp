@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <memory>
+#include "folder_namespaces.h"
 
 namespace ucudnn_test {
 namespace {

@@ -3,6 +3,7 @@
 // random inputs and the same (random) initial output, and compares.
 
 #include "gpu_test_support.h"
+#include "folder_namespaces.h"
 
 namespace ucudnn_test {
 

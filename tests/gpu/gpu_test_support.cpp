@@ -6,6 +6,7 @@
 #include <cstring>
 #include <functional>
 #include <sstream>
+#include "folder_namespaces.h"
 
 namespace ucudnn_test {
 namespace {

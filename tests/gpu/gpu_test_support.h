@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ucudnn/ucudnn.h"
+#include "folder_namespaces.h"
 
 namespace ucudnn_test {
 

@@ -13,8 +13,9 @@
 #include <algorithm>
 
 #include "conv_check.h"
-#include "runtime/engine.h"
+#include "runtime/plan_builder.h"
 #include "store/database.h"
+#include "folder_namespaces.h"
 
 namespace ucudnn_test {
 namespace {
@@ -72,7 +73,7 @@ TEST(DatabaseChild, PlanAndReport) {
       out << " ws " << plan.workspaceBytes << "\n";
     }
   }
-  out << "timings " << ucudnn::Engine::instance().timings_run() << "\n";
+  out << "timings " << ucudnn::runtime::PlanBuilder::instance().timings_run() << "\n";
   out << "seconds " << std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() << "\n";
   cudnnDestroy(handle);
 }
@@ -127,7 +128,7 @@ TEST_F(DatabaseSharing, ParallelBenchmarkingOnSeveralGpusStoresTheSameRows) {
         << read_file(out + ".log");
     const std::string text = read_file(out);
     seconds[i] = std::stod(text.substr(text.find("seconds ") + 8));
-    auto opened = ucudnn::BenchmarkDatabase::open(db);
+    auto opened = ucudnn::store::BenchmarkDatabase::open(db);
     ASSERT_TRUE(opened.ok()) << opened.message();
     auto rows = opened.value()->all_rows();
     ASSERT_TRUE(rows.ok()) << rows.message();

@@ -6,11 +6,13 @@
 
 #include "conv_check.h"
 #include "core/batch_policy.h"
+#include "core/candidate_kinds.h"
 #include "core/conv_key.h"
 #include "runtime/backend_graph.h"
 #include "runtime/descriptors.h"
-#include "runtime/engine.h"
+#include "runtime/plan_builder.h"
 #include "runtime/executor.h"
+#include "folder_namespaces.h"
 
 namespace ucudnn_test {
 namespace {
@@ -23,8 +25,9 @@ class EnginePlans : public GpuTest {};
 // cuDNN that much; ucudnn's planner only uses such sizes).
 std::vector<int> aligned_split(const ucudnn::ConvKey& key, std::mt19937& rng) {
   const std::vector<long long> bytes = {
-      static_cast<long long>(key.x.strides[0]) * static_cast<long long>(ucudnn::element_size(key.x.data_type)),
-      static_cast<long long>(key.y.strides[0]) * static_cast<long long>(ucudnn::element_size(key.y.data_type))};
+      static_cast<long long>(key.x.strides[0]) * static_cast<long long>(ucudnn::runtime::element_size(key.x.data_type)),
+      static_cast<long long>(key.y.strides[0]) *
+          static_cast<long long>(ucudnn::runtime::element_size(key.y.data_type))};
   std::vector<int> all;
   for (int s = 1; s < key.batch(); ++s) all.push_back(s);
   const std::vector<int> aligned = ucudnn::aligned_micro_batch_sizes(all, key.batch(), bytes, 16);
@@ -73,19 +76,20 @@ TEST_F(EnginePlans, RandomSplitsOverOfferedEnginesMatchPlainCudnn) {
       const int reference_algo = plain_heuristic_algo(plain, p, op, kWorkspace);
       if (reference_algo < 0) continue;
       ucudnn::ConvKey key;
-      ASSERT_TRUE(ucudnn::read_conv_key(static_cast<ucudnn::ConvOp>(op), 0, {p.x, p.w, p.conv, p.y}, &key).ok());
+      ASSERT_TRUE(
+          ucudnn::runtime::read_conv_key(static_cast<ucudnn::ConvOp>(op), 0, {p.x, p.w, p.conv, p.y}, &key).ok());
       // Each micro-batch size runs an offered engine that builds at that size, picked at random.
-      ucudnn::WrPlan wr;
+      ucudnn::optimize::MicroBatchSplit wr;
       wr.batch = spec.n;
       bool planned = true;
       for (int size : aligned_split(key, rng)) {
-        std::vector<ucudnn::EngineOffer> offers;
-        ASSERT_TRUE(ucudnn::offer_engines(key.with_batch(size), &offers).ok());
+        std::vector<ucudnn::runtime::EngineOffer> offers;
+        ASSERT_TRUE(ucudnn::runtime::offer_engines(key.with_batch(size), &offers).ok());
         std::shuffle(offers.begin(), offers.end(), rng);
         std::string chosen;
         for (const auto& offer : offers) {
-          std::unique_ptr<ucudnn::EnginePlan> probe;
-          if (ucudnn::EnginePlan::build(key.with_batch(size), offer.id, 1.0, 0.0, &probe).ok() &&
+          std::unique_ptr<ucudnn::runtime::CudnnExecutionPlan> probe;
+          if (ucudnn::runtime::CudnnExecutionPlan::build(key.with_batch(size), offer.id, 1.0, 0.0, &probe).ok() &&
               probe->workspace_bytes() <= kWorkspace) {
             chosen = offer.id;
             break;
@@ -102,8 +106,9 @@ TEST_F(EnginePlans, RandomSplitsOverOfferedEnginesMatchPlainCudnn) {
         ++no_engine;
         continue;
       }
-      std::unique_ptr<ucudnn::ExecutablePlan> plan;
-      ASSERT_TRUE(ucudnn::ExecutablePlan::build(key, kWorkspace, ucudnn::BatchSizePolicy::kAll, wr, std::nullopt, &plan)
+      std::unique_ptr<ucudnn::runtime::ExecutablePlan> plan;
+      ASSERT_TRUE(ucudnn::runtime::ExecutablePlan::build(key, kWorkspace, ucudnn::BatchSizePolicy::kAll, wr,
+                                                         std::nullopt, &plan)
                       .ok());
       const auto& scale = kScales[std::uniform_int_distribution<int>(0, 2)(rng)];
       std::string runs;
@@ -164,15 +169,15 @@ TEST_F(EnginePlans, OffersRespectTheCallersMathType) {
   ConvProblem relaxed(spec);
   ASSERT_TRUE(strict.ok && relaxed.ok);
   ucudnn::ConvKey strict_key, relaxed_key;
-  ASSERT_TRUE(ucudnn::read_conv_key(ucudnn::ConvOp::kForward, 0, {strict.x, strict.w, strict.conv, strict.y},
-                                    &strict_key)
+  ASSERT_TRUE(ucudnn::runtime::read_conv_key(ucudnn::ConvOp::kForward, 0, {strict.x, strict.w, strict.conv, strict.y},
+                                             &strict_key)
                   .ok());
-  ASSERT_TRUE(ucudnn::read_conv_key(ucudnn::ConvOp::kForward, 0, {relaxed.x, relaxed.w, relaxed.conv, relaxed.y},
-                                    &relaxed_key)
+  ASSERT_TRUE(ucudnn::runtime::read_conv_key(ucudnn::ConvOp::kForward, 0,
+                                             {relaxed.x, relaxed.w, relaxed.conv, relaxed.y}, &relaxed_key)
                   .ok());
-  std::vector<ucudnn::EngineOffer> strict_offers, relaxed_offers;
-  ASSERT_TRUE(ucudnn::offer_engines(strict_key, &strict_offers).ok());
-  ASSERT_TRUE(ucudnn::offer_engines(relaxed_key, &relaxed_offers).ok());
+  std::vector<ucudnn::runtime::EngineOffer> strict_offers, relaxed_offers;
+  ASSERT_TRUE(ucudnn::runtime::offer_engines(strict_key, &strict_offers).ok());
+  ASSERT_TRUE(ucudnn::runtime::offer_engines(relaxed_key, &relaxed_offers).ok());
   EXPECT_FALSE(strict_offers.empty());
   EXPECT_GT(relaxed_offers.size(), strict_offers.size());
   std::set<std::string> relaxed_ids;
@@ -198,14 +203,15 @@ TEST_F(EnginePlans, UnderstatedEngineRowIsPlannedAroundWithinTheLimit) {
   ConvProblem p(spec);
   ASSERT_TRUE(p.ok);
   ucudnn::ConvKey key;
-  ASSERT_TRUE(ucudnn::read_conv_key(ucudnn::ConvOp::kForward, 0, {p.x, p.w, p.conv, p.y}, &key).ok());
-  std::vector<ucudnn::EngineOffer> offers;
-  ASSERT_TRUE(ucudnn::offer_engines(key, &offers).ok());
+  ASSERT_TRUE(ucudnn::runtime::read_conv_key(ucudnn::ConvOp::kForward, 0, {p.x, p.w, p.conv, p.y}, &key).ok());
+  std::vector<ucudnn::runtime::EngineOffer> offers;
+  ASSERT_TRUE(ucudnn::runtime::offer_engines(key, &offers).ok());
   std::string hungry;
   std::size_t needed = 0;
   for (const auto& offer : offers) {
-    std::unique_ptr<ucudnn::EnginePlan> probe;
-    if (ucudnn::EnginePlan::build(key, offer.id, 1.0, 0.0, &probe).ok() && probe->workspace_bytes() > 0) {
+    std::unique_ptr<ucudnn::runtime::CudnnExecutionPlan> probe;
+    if (ucudnn::runtime::CudnnExecutionPlan::build(key, offer.id, 1.0, 0.0, &probe).ok() &&
+        probe->workspace_bytes() > 0) {
       hungry = offer.id;
       needed = probe->workspace_bytes();
       break;
@@ -221,24 +227,24 @@ TEST_F(EnginePlans, UnderstatedEngineRowIsPlannedAroundWithinTheLimit) {
   understated.time_ms = 1e-6;  // faster than anything: the optimiser picks it first
   understated.workspace_bytes = 0;
   understated.engine = hungry;
-  ucudnn::Engine& engine = ucudnn::Engine::instance();
-  engine.table().record(key, ucudnn::CandidateKind::kEngine, std::numeric_limits<std::size_t>::max(), {understated});
+  ucudnn::runtime::PlanBuilder& builder = ucudnn::runtime::PlanBuilder::instance();
+  builder.table().record(key, ucudnn::CandidateKind::kEngine, std::numeric_limits<std::size_t>::max(), {understated});
 
   cudnnHandle_t handle;
   CUDNN_OK(cudnnCreate(&handle));
   const auto policy = ucudnn::BatchSizePolicy::kUndivided;
-  std::shared_ptr<const ucudnn::ExecutablePlan> tight, roomy;
+  std::shared_ptr<const ucudnn::runtime::ExecutablePlan> tight, roomy;
   const ucudnn::Status planned_tight =
-      engine.plan(handle, key, needed - 1, policy, ucudnn::CandidateSet::kBoth, &tight);
+      builder.plan(handle, key, needed - 1, policy, ucudnn::CandidateSet::kBoth, &tight);
   ASSERT_TRUE(planned_tight.ok()) << planned_tight.message();
-  EXPECT_LE(tight->wr().workspace_bytes, needed - 1);
-  for (const auto& run : tight->wr().runs) EXPECT_NE(run.engine, hungry);
+  EXPECT_LE(tight->split().workspace_bytes, needed - 1);
+  for (const auto& run : tight->split().runs) EXPECT_NE(run.engine, hungry);
 
-  const ucudnn::Status planned_roomy = engine.plan(handle, key, needed, policy, ucudnn::CandidateSet::kBoth, &roomy);
+  const ucudnn::Status planned_roomy = builder.plan(handle, key, needed, policy, ucudnn::CandidateSet::kBoth, &roomy);
   ASSERT_TRUE(planned_roomy.ok()) << planned_roomy.message();
-  ASSERT_EQ(roomy->wr().runs.size(), 1u);
-  EXPECT_EQ(roomy->wr().runs.front().engine, hungry);
-  EXPECT_EQ(roomy->wr().workspace_bytes, needed);
+  ASSERT_EQ(roomy->split().runs.size(), 1u);
+  EXPECT_EQ(roomy->split().runs.front().engine, hungry);
+  EXPECT_EQ(roomy->split().workspace_bytes, needed);
   cudnnDestroy(handle);
 }
 
@@ -261,12 +267,12 @@ TEST_F(EnginePlans, RowsCarryHostTimesAndATinyConvolutionIsNotSplit) {
   ConvProblem p(spec);
   ASSERT_TRUE(p.ok);
   ucudnn::ConvKey key;
-  ASSERT_TRUE(ucudnn::read_conv_key(ucudnn::ConvOp::kForward, 0, {p.x, p.w, p.conv, p.y}, &key).ok());
+  ASSERT_TRUE(ucudnn::runtime::read_conv_key(ucudnn::ConvOp::kForward, 0, {p.x, p.w, p.conv, p.y}, &key).ok());
   cudnnHandle_t handle;
   CUDNN_OK(cudnnCreate(&handle));
-  ucudnn::Engine& engine = ucudnn::Engine::instance();
-  std::shared_ptr<const ucudnn::ExecutablePlan> plan;
-  const ucudnn::Status planned = engine.plan(handle, key, std::size_t{64} << 20, ucudnn::BatchSizePolicy::kPowerOfTwo,
+  ucudnn::runtime::PlanBuilder& builder = ucudnn::runtime::PlanBuilder::instance();
+  std::shared_ptr<const ucudnn::runtime::ExecutablePlan> plan;
+  const ucudnn::Status planned = builder.plan(handle, key, std::size_t{64} << 20, ucudnn::BatchSizePolicy::kPowerOfTwo,
                                              ucudnn::CandidateSet::kBoth, &plan);
   cudnnDestroy(handle);
   ASSERT_TRUE(planned.ok()) << planned.message();
@@ -274,7 +280,7 @@ TEST_F(EnginePlans, RowsCarryHostTimesAndATinyConvolutionIsNotSplit) {
   int rows = 0;
   for (int size = 1; size <= spec.n; size *= 2) {
     for (const auto kind : {ucudnn::CandidateKind::kLegacy, ucudnn::CandidateKind::kEngine}) {
-      const auto entry = engine.table().entry(key.with_batch(size), kind);
+      const auto entry = builder.table().entry(key.with_batch(size), kind);
       ASSERT_TRUE(entry.has_value()) << "micro-batch " << size << " was not measured";
       for (const ucudnn::Measurement& m : entry->rows) {
         SCOPED_TRACE("micro-batch " + std::to_string(size) + " algo " + std::to_string(m.algo) + " " + m.engine);
@@ -286,7 +292,7 @@ TEST_F(EnginePlans, RowsCarryHostTimesAndATinyConvolutionIsNotSplit) {
     }
   }
   EXPECT_GT(rows, 10);
-  EXPECT_EQ(plan->wr().micro_batch_count(), 1) << "predicted " << plan->wr().time_ms << " ms";
+  EXPECT_EQ(plan->split().micro_batch_count(), 1) << "predicted " << plan->split().time_ms << " ms";
 }
 
 class EngineCandidates : public GpuTest {};
@@ -332,7 +338,8 @@ TEST_F(EngineCandidates, HandleSetToEnginesPlansWithThemAndStaysExact) {
       ASSERT_EQ(check.first_algo, micro_batched_algo(op)) << ucudnnGetLastErrorMessage();
       ASSERT_FALSE(check.plan.runs.empty());
       for (const auto& run : check.plan.runs) {
-        EXPECT_FALSE(run.engine.empty()) << "an engines-only plan ran legacy algorithm " << run.algo;
+        EXPECT_NE(ucudnn::kind_of_candidate(run.engine), ucudnn::CandidateKind::kLegacy)
+            << "an engines-only plan ran legacy algorithm " << run.algo;
         EXPECT_EQ(run.algo, -1);
       }
       ASSERT_TRUE(check.reference_ran);

@@ -7,6 +7,7 @@
 #include "core/conv_key.h"
 #include "runtime/descriptors.h"
 #include "runtime/executor.h"
+#include "folder_namespaces.h"
 
 namespace ucudnn_test {
 namespace {
@@ -38,17 +39,19 @@ TEST_F(ForcedSplits, RandomMicroBatchesOfOneAlgorithmMatchPlainCudnn) {
         continue;
       }
       ucudnn::ConvKey key;
-      ASSERT_TRUE(ucudnn::read_conv_key(static_cast<ucudnn::ConvOp>(op), 0, {p.x, p.w, p.conv, p.y}, &key).ok());
+      ASSERT_TRUE(
+          ucudnn::runtime::read_conv_key(static_cast<ucudnn::ConvOp>(op), 0, {p.x, p.w, p.conv, p.y}, &key).ok());
       // Cut the batch into random micro-batches, at least two.
-      ucudnn::WrPlan wr;
+      ucudnn::optimize::MicroBatchSplit wr;
       wr.batch = spec.n;
       for (int left = spec.n; left > 0;) {
         const int size = std::uniform_int_distribution<int>(1, left == spec.n ? left - 1 : left)(rng);
         wr.runs.push_back({size, algo, static_cast<int>(spec.math), 1, 0.0, 0, true, ""});
         left -= size;
       }
-      std::unique_ptr<ucudnn::ExecutablePlan> plan;
-      ASSERT_TRUE(ucudnn::ExecutablePlan::build(key, kWorkspace, ucudnn::BatchSizePolicy::kAll, wr, std::nullopt, &plan)
+      std::unique_ptr<ucudnn::runtime::ExecutablePlan> plan;
+      ASSERT_TRUE(ucudnn::runtime::ExecutablePlan::build(key, kWorkspace, ucudnn::BatchSizePolicy::kAll, wr,
+                                                         std::nullopt, &plan)
                       .ok());
       const auto& scale = kScales[std::uniform_int_distribution<int>(0, 2)(rng)];
       SCOPED_TRACE(spec.describe() + " op " + std::to_string(op) + " algo " + std::to_string(algo) + " into " +

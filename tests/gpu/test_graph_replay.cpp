@@ -8,6 +8,7 @@
 #include "core/conv_key.h"
 #include "core/statistics.h"
 #include "runtime/executor.h"
+#include "folder_namespaces.h"
 
 namespace ucudnn_test {
 namespace {
@@ -62,24 +63,25 @@ TEST_F(GraphReplay, ReplayedCallsMatchPlainCudnnOnFreshDataAndTwoBufferSets) {
       const int algo = plain_heuristic_algo(plain, p, op, kWorkspace);
       if (algo < 0) continue;
       ucudnn::ConvKey key;
-      ASSERT_TRUE(ucudnn::read_conv_key(static_cast<ucudnn::ConvOp>(op), 0, {p.x, p.w, p.conv, p.y}, &key).ok());
+      ASSERT_TRUE(
+          ucudnn::runtime::read_conv_key(static_cast<ucudnn::ConvOp>(op), 0, {p.x, p.w, p.conv, p.y}, &key).ok());
       // Issued calls run the whole batch; replayed ones two micro-batches (so backward filter's
       // accumulation is captured too), unless the replay plan claims more workspace than the calls give.
       const bool replay_fits = i % 2 == 0;
-      ucudnn::WrPlan whole;
+      ucudnn::optimize::MicroBatchSplit whole;
       whole.batch = spec.n;
       whole.runs.push_back({spec.n, algo, static_cast<int>(spec.math), 1, 0.0, 0, true, ""});
-      ucudnn::WrPlan halves;
+      ucudnn::optimize::MicroBatchSplit halves;
       halves.batch = spec.n;
       halves.runs.push_back({spec.n / 2, algo, static_cast<int>(spec.math), 1, 0.0, 0, true, ""});
       halves.runs.push_back({spec.n - spec.n / 2, algo, static_cast<int>(spec.math), 1, 0.0, 0, true, ""});
       if (!replay_fits) halves.workspace_bytes = kWorkspace + 1;
-      std::unique_ptr<ucudnn::ExecutablePlan> plan, replay_plan;
-      ASSERT_TRUE(
-          ucudnn::ExecutablePlan::build(key, kWorkspace, ucudnn::BatchSizePolicy::kAll, whole, std::nullopt, &plan)
-              .ok());
-      ASSERT_TRUE(ucudnn::ExecutablePlan::build(key, kWorkspace, ucudnn::BatchSizePolicy::kAll, halves, std::nullopt,
-                                                &replay_plan)
+      std::unique_ptr<ucudnn::runtime::ExecutablePlan> plan, replay_plan;
+      ASSERT_TRUE(ucudnn::runtime::ExecutablePlan::build(key, kWorkspace, ucudnn::BatchSizePolicy::kAll, whole,
+                                                         std::nullopt, &plan)
+                      .ok());
+      ASSERT_TRUE(ucudnn::runtime::ExecutablePlan::build(key, kWorkspace, ucudnn::BatchSizePolicy::kAll, halves,
+                                                         std::nullopt, &replay_plan)
                       .ok());
       plan->set_replayed_plan(std::move(replay_plan));
       SCOPED_TRACE(spec.describe() + " op " + std::to_string(op) + " algo " + std::to_string(algo) +
@@ -110,7 +112,7 @@ TEST_F(GraphReplay, ReplayedCallsMatchPlainCudnnOnFreshDataAndTwoBufferSets) {
         DeviceArray reference(out.elements(), type);
         reference.copy_from(out);
         const ucudnn::Status status =
-            plan->execute(ucudnn::CallTarget{plain, stream, true}, &call.alpha, &call.beta,
+            plan->execute(ucudnn::runtime::CallTarget{plain, stream, true}, &call.alpha, &call.beta,
                           {b.x.get(), b.w.get(), b.y.get()}, workspace.get(), kWorkspace);
         if (!status.ok()) {  // the algorithm does not run at a micro-batch size: not this test's concern
           runs = false;

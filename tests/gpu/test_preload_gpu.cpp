@@ -9,6 +9,7 @@
 
 #include "../preload/probe_runner.h"
 #include "gpu_test_support.h"
+#include "folder_namespaces.h"
 
 namespace ucudnn {
 namespace {

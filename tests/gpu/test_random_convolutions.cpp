@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "conv_check.h"
+#include "folder_namespaces.h"
 
 namespace ucudnn_test {
 namespace {

@@ -9,6 +9,7 @@
 
 #include "conv_check.h"
 #include "core/statistics.h"
+#include "folder_namespaces.h"
 
 namespace ucudnn_test {
 namespace {

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "conv_check.h"
+#include "folder_namespaces.h"
 
 namespace ucudnn_test {
 namespace {

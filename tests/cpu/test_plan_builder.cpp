@@ -1,4 +1,4 @@
-// The engine driven by a recorded measurement source: no GPU, every row from tests/data.
+// The plan builder driven by a recorded measurement source: no GPU, every row from tests/data.
 
 #include <gtest/gtest.h>
 
@@ -6,9 +6,10 @@
 #include <memory>
 
 #include "recorded_source.h"
-#include "runtime/engine.h"
+#include "runtime/plan_builder.h"
 #include "store/database.h"
 #include "test_helpers.h"
+#include "folder_namespaces.h"
 
 namespace ucudnn {
 namespace {
@@ -25,110 +26,110 @@ constexpr CandidateSet kCandidates = CandidateSet::kLegacy;
 // AlexNet conv2 forward: with 64 MiB, splitting the batch beats the undivided kernel.
 ConvKey conv2_forward() { return alexnet_keys()[3]; }
 
-class EngineTest : public ::testing::Test {
+class PlanBuilderTest : public ::testing::Test {
  protected:
   std::shared_ptr<RecordedSource> source = RecordedSource::alexnet();
-  Engine engine{source, nullptr};
+  PlanBuilder builder{source, nullptr};
 };
 
-TEST_F(EngineTest, PlansFromRecordedRowsWithinTheLimit) {
+TEST_F(PlanBuilderTest, PlansFromRecordedRowsWithinTheLimit) {
   std::shared_ptr<const ExecutablePlan> plan;
-  ASSERT_TRUE(engine.plan(nullptr, conv2_forward(), 64 * kMiB, kPolicy, kCandidates, &plan).ok());
+  ASSERT_TRUE(builder.plan(nullptr, conv2_forward(), 64 * kMiB, kPolicy, kCandidates, &plan).ok());
   ASSERT_NE(plan, nullptr);
-  EXPECT_LE(plan->wr().workspace_bytes, 64 * kMiB);
-  EXPECT_GT(plan->wr().time_ms, 0.0);
+  EXPECT_LE(plan->split().workspace_bytes, 64 * kMiB);
+  EXPECT_GT(plan->split().time_ms, 0.0);
   int covered = 0;
-  for (const auto& run : plan->wr().runs) covered += run.size * run.count;
+  for (const auto& run : plan->split().runs) covered += run.size * run.count;
   EXPECT_EQ(covered, 256);
   EXPECT_EQ(source->calls(), 1);
-  EXPECT_GT(engine.timings_run(), 0);
-  EXPECT_EQ(engine.timings_run(), source->timings_run());
+  EXPECT_GT(builder.timings_run(), 0);
+  EXPECT_EQ(builder.timings_run(), source->timings_run());
 }
 
-TEST_F(EngineTest, SecondPlanIsACacheHitThatAsksTheSourceNothing) {
+TEST_F(PlanBuilderTest, SecondPlanIsACacheHitThatAsksTheSourceNothing) {
   std::shared_ptr<const ExecutablePlan> first, second, cached;
-  EXPECT_FALSE(engine.cached_plan(conv2_forward(), 64 * kMiB, kPolicy, kCandidates, &cached));
-  ASSERT_TRUE(engine.plan(nullptr, conv2_forward(), 64 * kMiB, kPolicy, kCandidates, &first).ok());
-  const long long timings = engine.timings_run();
-  ASSERT_TRUE(engine.plan(nullptr, conv2_forward(), 64 * kMiB, kPolicy, kCandidates, &second).ok());
+  EXPECT_FALSE(builder.cached_plan(conv2_forward(), 64 * kMiB, kPolicy, kCandidates, &cached));
+  ASSERT_TRUE(builder.plan(nullptr, conv2_forward(), 64 * kMiB, kPolicy, kCandidates, &first).ok());
+  const long long timings = builder.timings_run();
+  ASSERT_TRUE(builder.plan(nullptr, conv2_forward(), 64 * kMiB, kPolicy, kCandidates, &second).ok());
   EXPECT_EQ(first, second) << "the same plan object";
   EXPECT_EQ(source->calls(), 1);
-  EXPECT_EQ(engine.timings_run(), timings);
-  ASSERT_TRUE(engine.cached_plan(conv2_forward(), 64 * kMiB, kPolicy, kCandidates, &cached));
+  EXPECT_EQ(builder.timings_run(), timings);
+  ASSERT_TRUE(builder.cached_plan(conv2_forward(), 64 * kMiB, kPolicy, kCandidates, &cached));
   EXPECT_EQ(cached, first);
-  EXPECT_FALSE(engine.cached_plan(conv2_forward(), 32 * kMiB, kPolicy, kCandidates, &cached)) << "another limit";
-  EXPECT_FALSE(engine.cached_plan(conv2_forward(), 64 * kMiB, BatchSizePolicy::kUndivided, kCandidates, &cached))
+  EXPECT_FALSE(builder.cached_plan(conv2_forward(), 32 * kMiB, kPolicy, kCandidates, &cached)) << "another limit";
+  EXPECT_FALSE(builder.cached_plan(conv2_forward(), 64 * kMiB, BatchSizePolicy::kUndivided, kCandidates, &cached))
       << "another policy";
 }
 
-TEST_F(EngineTest, SmallerLimitReusesRowsAndLargerThanCoveredMeasuresAgain) {
+TEST_F(PlanBuilderTest, SmallerLimitReusesRowsAndLargerThanCoveredMeasuresAgain) {
   source->limit_to(256 * kMiB);  // as a GPU with little free memory measures
   const ConvKey key = conv2_forward();
   std::shared_ptr<const ExecutablePlan> plan;
-  ASSERT_TRUE(engine.plan(nullptr, key, 128 * kMiB, kPolicy, kCandidates, &plan).ok());
+  ASSERT_TRUE(builder.plan(nullptr, key, 128 * kMiB, kPolicy, kCandidates, &plan).ok());
   EXPECT_EQ(source->calls(), 1);
   EXPECT_TRUE(source->last_known().empty()) << "nothing known before the first measurement";
 
-  ASSERT_TRUE(engine.plan(nullptr, key, 32 * kMiB, kPolicy, kCandidates, &plan).ok());
-  EXPECT_LE(plan->wr().workspace_bytes, 32 * kMiB);
-  ASSERT_TRUE(engine.plan(nullptr, key, 256 * kMiB, kPolicy, kCandidates, &plan).ok());
+  ASSERT_TRUE(builder.plan(nullptr, key, 32 * kMiB, kPolicy, kCandidates, &plan).ok());
+  EXPECT_LE(plan->split().workspace_bytes, 32 * kMiB);
+  ASSERT_TRUE(builder.plan(nullptr, key, 256 * kMiB, kPolicy, kCandidates, &plan).ok());
   EXPECT_EQ(source->calls(), 1) << "limits up to the bound covered reuse the rows";
 
   source->limit_to(SIZE_MAX);
-  ASSERT_TRUE(engine.plan(nullptr, key, 1024 * kMiB, kPolicy, kCandidates, &plan).ok());
+  ASSERT_TRUE(builder.plan(nullptr, key, 1024 * kMiB, kPolicy, kCandidates, &plan).ok());
   EXPECT_EQ(source->calls(), 2) << "a limit above the bound covered measures again";
   EXPECT_FALSE(source->last_known().empty()) << "the rows already measured are passed on";
-  EXPECT_LE(plan->wr().workspace_bytes, 1024 * kMiB);
+  EXPECT_LE(plan->split().workspace_bytes, 1024 * kMiB);
 
-  ASSERT_TRUE(engine.plan(nullptr, key, 4096 * kMiB, kPolicy, kCandidates, &plan).ok());
+  ASSERT_TRUE(builder.plan(nullptr, key, 4096 * kMiB, kPolicy, kCandidates, &plan).ok());
   EXPECT_EQ(source->calls(), 2) << "rows complete for any limit";
   // The table holds every recorded row of each size once.
   for (int size : {1, 16, 256}) {
-    auto entry = engine.table().entry(key.with_batch(size), CandidateKind::kLegacy);
+    auto entry = builder.table().entry(key.with_batch(size), CandidateKind::kLegacy);
     ASSERT_TRUE(entry.has_value()) << size;
     EXPECT_EQ(entry->rows.size(), source->rows_at(key, size).size()) << size;
     EXPECT_EQ(entry->measured_up_to, SIZE_MAX);
   }
 }
 
-TEST_F(EngineTest, FailureIsAskedOnceAndRemembered) {
+TEST_F(PlanBuilderTest, FailureIsAskedOnceAndRemembered) {
   const ConvKey key = conv2_forward();
   source->fail_for(key, Error(ErrorCode::kExecutionFailed, "recorded failure"));
   std::shared_ptr<const ExecutablePlan> plan;
-  const Status first = engine.plan(nullptr, key, 64 * kMiB, kPolicy, kCandidates, &plan);
+  const Status first = builder.plan(nullptr, key, 64 * kMiB, kPolicy, kCandidates, &plan);
   ASSERT_FALSE(first.ok());
   EXPECT_EQ(first.error().code, ErrorCode::kExecutionFailed);
-  const Status second = engine.plan(nullptr, key, 64 * kMiB, kPolicy, kCandidates, &plan);
+  const Status second = builder.plan(nullptr, key, 64 * kMiB, kPolicy, kCandidates, &plan);
   ASSERT_FALSE(second.ok());
   EXPECT_EQ(second.message(), first.message());
   EXPECT_EQ(second.error().code, first.error().code);
   EXPECT_EQ(source->calls_for(key), 1);
   EXPECT_EQ(plan, nullptr);
-  EXPECT_FALSE(engine.cached_plan(key, 64 * kMiB, kPolicy, kCandidates, &plan));
+  EXPECT_FALSE(builder.cached_plan(key, 64 * kMiB, kPolicy, kCandidates, &plan));
 }
 
-TEST_F(EngineTest, UnrecordedConvolutionFails) {
+TEST_F(PlanBuilderTest, UnrecordedConvolutionFails) {
   ConvKey key = conv2_forward();
   key.conv.pads = {1, 1};
   std::shared_ptr<const ExecutablePlan> plan;
-  EXPECT_FALSE(engine.plan(nullptr, key, 64 * kMiB, kPolicy, kCandidates, &plan).ok());
+  EXPECT_FALSE(builder.plan(nullptr, key, 64 * kMiB, kPolicy, kCandidates, &plan).ok());
 }
 
-TEST_F(EngineTest, MeasuredRowsCoverEveryPlannableSize) {
+TEST_F(PlanBuilderTest, MeasuredRowsCoverEveryPlannableSize) {
   const ConvKey key = alexnet_keys()[0];
   std::vector<int> sizes;
   std::vector<Measurement> rows;
-  ASSERT_TRUE(engine.measured_rows(nullptr, key, kPolicy, kCandidates, &sizes, &rows).ok());
+  ASSERT_TRUE(builder.measured_rows(nullptr, key, kPolicy, kCandidates, &sizes, &rows).ok());
   EXPECT_EQ(sizes, plannable_sizes(key, kPolicy));
   std::size_t expected = 0;
   for (int size : sizes) expected += source->rows_at(key, size).size();
   EXPECT_EQ(rows.size(), expected);
-  EXPECT_EQ(engine.table_rows(key, sizes, kCandidates).size(), expected);
+  EXPECT_EQ(builder.table_rows(key, sizes, kCandidates).size(), expected);
 }
 
-TEST(EngineTables, EachEngineHasItsOwnTable) {
+TEST(PlanBuilderTables, EachBuilderHasItsOwnTable) {
   auto source = RecordedSource::alexnet();
-  Engine a(source, nullptr), b(source, nullptr);
+  PlanBuilder a(source, nullptr), b(source, nullptr);
   std::shared_ptr<const ExecutablePlan> plan;
   ASSERT_TRUE(a.plan(nullptr, conv2_forward(), 64 * kMiB, kPolicy, kCandidates, &plan).ok());
   ASSERT_TRUE(b.plan(nullptr, conv2_forward(), 64 * kMiB, kPolicy, kCandidates, &plan).ok());
@@ -137,7 +138,7 @@ TEST(EngineTables, EachEngineHasItsOwnTable) {
   EXPECT_EQ(a.table().size(), b.table().size());
 }
 
-TEST(EngineDatabase, RowsInTheDatabaseAreUsedWithoutMeasuringAndMeasuredRowsAreStored) {
+TEST(PlanBuilderDatabase, RowsInTheDatabaseAreUsedWithoutMeasuringAndMeasuredRowsAreStored) {
   TempDir dir;
   const std::string path = (dir.path() / "bench.db").string();
   auto recorded = RecordedSource::alexnet();
@@ -154,15 +155,15 @@ TEST(EngineDatabase, RowsInTheDatabaseAreUsedWithoutMeasuringAndMeasuredRowsAreS
   }
   std::shared_ptr<BenchmarkDatabase> db = std::move(BenchmarkDatabase::open(path).value());
   auto source = RecordedSource::alexnet();
-  Engine engine(source, db);
+  PlanBuilder builder(source, db);
   std::shared_ptr<const ExecutablePlan> plan;
-  ASSERT_TRUE(engine.plan(nullptr, stored_key, 64 * kMiB, kPolicy, kCandidates, &plan).ok());
+  ASSERT_TRUE(builder.plan(nullptr, stored_key, 64 * kMiB, kPolicy, kCandidates, &plan).ok());
   EXPECT_EQ(source->calls(), 0) << "promoted from the database";
-  EXPECT_EQ(engine.timings_run(), 0);
-  EXPECT_EQ(engine.table().entry(stored_key.with_batch(256), CandidateKind::kLegacy)->rows.size(),
+  EXPECT_EQ(builder.timings_run(), 0);
+  EXPECT_EQ(builder.table().entry(stored_key.with_batch(256), CandidateKind::kLegacy)->rows.size(),
             recorded->rows_at(stored_key, 256).size());
 
-  ASSERT_TRUE(engine.plan(nullptr, measured_key, 64 * kMiB, kPolicy, kCandidates, &plan).ok());
+  ASSERT_TRUE(builder.plan(nullptr, measured_key, 64 * kMiB, kPolicy, kCandidates, &plan).ok());
   EXPECT_EQ(source->calls(), 1);
   for (int size : plannable_sizes(measured_key, kPolicy)) {
     auto found = db->lookup(RecordedSource::recorded_identity(), measured_key.with_batch(size), CandidateKind::kLegacy);
@@ -172,15 +173,15 @@ TEST(EngineDatabase, RowsInTheDatabaseAreUsedWithoutMeasuringAndMeasuredRowsAreS
     EXPECT_EQ(found.value()->measured_up_to, SIZE_MAX);
   }
 
-  // Another engine on the same database measures neither.
+  // Another plan builder on the same database measures neither.
   auto fresh = RecordedSource::alexnet();
-  Engine other(fresh, db);
+  PlanBuilder other(fresh, db);
   ASSERT_TRUE(other.plan(nullptr, measured_key, 64 * kMiB, kPolicy, kCandidates, &plan).ok());
   ASSERT_TRUE(other.plan(nullptr, stored_key, 32 * kMiB, kPolicy, kCandidates, &plan).ok());
   EXPECT_EQ(fresh->calls(), 0);
 }
 
-TEST(EngineDatabase, BoundBelowTheLimitIsMeasuredAgain) {
+TEST(PlanBuilderDatabase, BoundBelowTheLimitIsMeasuredAgain) {
   TempDir dir;
   std::shared_ptr<BenchmarkDatabase> db =
       std::move(BenchmarkDatabase::open((dir.path() / "bench.db").string()).value());
@@ -194,11 +195,11 @@ TEST(EngineDatabase, BoundBelowTheLimitIsMeasuredAgain) {
     ASSERT_TRUE(db->store(RecordedSource::recorded_identity(), key.with_batch(size), CandidateKind::kLegacy, 16 * kMiB, small).ok());
   }
   auto source = RecordedSource::alexnet();
-  Engine engine(source, db);
+  PlanBuilder builder(source, db);
   std::shared_ptr<const ExecutablePlan> plan;
-  ASSERT_TRUE(engine.plan(nullptr, key, 8 * kMiB, kPolicy, kCandidates, &plan).ok());
+  ASSERT_TRUE(builder.plan(nullptr, key, 8 * kMiB, kPolicy, kCandidates, &plan).ok());
   EXPECT_EQ(source->calls(), 0);
-  ASSERT_TRUE(engine.plan(nullptr, key, 64 * kMiB, kPolicy, kCandidates, &plan).ok());
+  ASSERT_TRUE(builder.plan(nullptr, key, 64 * kMiB, kPolicy, kCandidates, &plan).ok());
   EXPECT_EQ(source->calls(), 1);
   EXPECT_EQ(db->lookup(RecordedSource::recorded_identity(), key.with_batch(256), CandidateKind::kLegacy).value()->measured_up_to, SIZE_MAX);
 }
@@ -213,54 +214,54 @@ std::shared_ptr<RecordedSource> host_bound_source(const ConvKey& key, std::size_
   return source;
 }
 
-TEST(EngineReplayPlan, HostBoundSplitRunsWholeWhenIssuedAndSplitWhenReplayed) {
+TEST(PlanBuilderReplayPlan, HostBoundSplitRunsWholeWhenIssuedAndSplitWhenReplayed) {
   const ConvKey key = conv2_forward();
-  Engine engine{host_bound_source(key, 2 * kMiB), nullptr};
+  PlanBuilder builder{host_bound_source(key, 2 * kMiB), nullptr};
   std::shared_ptr<const ExecutablePlan> plan;
-  ASSERT_TRUE(engine.plan(nullptr, key, 64 * kMiB, kPolicy, kCandidates, &plan).ok());
-  ASSERT_EQ(plan->wr().micro_batch_count(), 1) << "issued: 4 calls cost the host 0.12 ms, one 0.1 ms";
-  EXPECT_EQ(plan->wr().runs.at(0).algo, 0);
-  EXPECT_EQ(plan->wr().workspace_bytes, 0u);
+  ASSERT_TRUE(builder.plan(nullptr, key, 64 * kMiB, kPolicy, kCandidates, &plan).ok());
+  ASSERT_EQ(plan->split().micro_batch_count(), 1) << "issued: 4 calls cost the host 0.12 ms, one 0.1 ms";
+  EXPECT_EQ(plan->split().runs.at(0).algo, 0);
+  EXPECT_EQ(plan->split().workspace_bytes, 0u);
 
   const ExecutablePlan& replayed = plan->replayed_plan();
   ASSERT_NE(&replayed, plan.get()) << "a distinct plan for replay";
-  ASSERT_EQ(replayed.wr().runs.size(), 1u);
-  EXPECT_EQ(replayed.wr().runs[0].size, 64);
-  EXPECT_EQ(replayed.wr().runs[0].count, 4);
-  EXPECT_DOUBLE_EQ(replayed.wr().time_ms, 0.08);
+  ASSERT_EQ(replayed.split().runs.size(), 1u);
+  EXPECT_EQ(replayed.split().runs[0].size, 64);
+  EXPECT_EQ(replayed.split().runs[0].count, 4);
+  EXPECT_DOUBLE_EQ(replayed.split().time_ms, 0.08);
   EXPECT_EQ(replayed.key(), plan->key());
   EXPECT_EQ(replayed.workspace_limit(), plan->workspace_limit());
   EXPECT_EQ(plan->workspace_wanted(), 2 * kMiB) << "the replay plan's workspace, asked of the framework";
 }
 
-TEST(EngineReplayPlan, ReplayPlanStaysWithinTheLimit) {
+TEST(PlanBuilderReplayPlan, ReplayPlanStaysWithinTheLimit) {
   const ConvKey key = conv2_forward();
-  Engine engine{host_bound_source(key, 2 * kMiB), nullptr};
+  PlanBuilder builder{host_bound_source(key, 2 * kMiB), nullptr};
   std::shared_ptr<const ExecutablePlan> plan;
-  ASSERT_TRUE(engine.plan(nullptr, key, 1 * kMiB, kPolicy, kCandidates, &plan).ok());
+  ASSERT_TRUE(builder.plan(nullptr, key, 1 * kMiB, kPolicy, kCandidates, &plan).ok());
   EXPECT_EQ(&plan->replayed_plan(), plan.get()) << "the split needs 2 MiB: both plans run whole";
   EXPECT_EQ(plan->workspace_wanted(), 0u);
 }
 
-TEST(EngineReplayPlan, NoReplayPlanWhereTheHostSetsNoPace) {
+TEST(PlanBuilderReplayPlan, NoReplayPlanWhereTheHostSetsNoPace) {
   // The recorded table has no host times: both pricings plan the same calls, kept once.
   std::shared_ptr<RecordedSource> source = RecordedSource::alexnet();
-  Engine engine{source, nullptr};
+  PlanBuilder builder{source, nullptr};
   std::shared_ptr<const ExecutablePlan> plan;
-  ASSERT_TRUE(engine.plan(nullptr, conv2_forward(), 64 * kMiB, kPolicy, kCandidates, &plan).ok());
-  ASSERT_GT(plan->wr().micro_batch_count(), 1) << "the recorded conv2 splits";
+  ASSERT_TRUE(builder.plan(nullptr, conv2_forward(), 64 * kMiB, kPolicy, kCandidates, &plan).ok());
+  ASSERT_GT(plan->split().micro_batch_count(), 1) << "the recorded conv2 splits";
   EXPECT_EQ(&plan->replayed_plan(), plan.get());
-  EXPECT_EQ(plan->workspace_wanted(), plan->wr().workspace_bytes);
+  EXPECT_EQ(plan->workspace_wanted(), plan->split().workspace_bytes);
 }
 
-TEST(EngineReplayPlan, DeterministicKernelGetsNoNondeterministicReplayPlan) {
+TEST(PlanBuilderReplayPlan, DeterministicKernelGetsNoNondeterministicReplayPlan) {
   // The faster split runs a nondeterministic algorithm: a framework asking for determinism would
   // drop the kernel's plan, so no replay plan is made.
   const ConvKey key = conv2_forward();
-  Engine engine{host_bound_source(key, 0, /*split_deterministic=*/false), nullptr};
+  PlanBuilder builder{host_bound_source(key, 0, /*split_deterministic=*/false), nullptr};
   std::shared_ptr<const ExecutablePlan> plan;
-  ASSERT_TRUE(engine.plan(nullptr, key, 64 * kMiB, kPolicy, kCandidates, &plan).ok());
-  EXPECT_EQ(plan->wr().micro_batch_count(), 1);
+  ASSERT_TRUE(builder.plan(nullptr, key, 64 * kMiB, kPolicy, kCandidates, &plan).ok());
+  EXPECT_EQ(plan->split().micro_batch_count(), 1);
   EXPECT_TRUE(plan->deterministic());
   EXPECT_EQ(&plan->replayed_plan(), plan.get());
 }

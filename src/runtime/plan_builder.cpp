@@ -1,4 +1,4 @@
-#include "runtime/engine.h"
+#include "runtime/plan_builder.h"
 
 #include <algorithm>
 #include <chrono>
@@ -8,7 +8,13 @@
 #include "core/logging.h"
 #include "core/statistics.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
+using ucudnn::optimize::MicroBatchRun;
+using ucudnn::optimize::MicroBatchSplit;
+using ucudnn::optimize::fastest_within;
+using ucudnn::optimize::optimize_wr;
+using ucudnn::optimize::prefer_undivided_within_margin;
+
 namespace {
 
 std::size_t hash_combine(std::size_t seed, std::size_t value) {
@@ -55,7 +61,7 @@ bool has_a_main_kind(CandidateSet set) {
 }
 
 // Whether two plans make the same calls.
-bool same_calls(const WrPlan& a, const WrPlan& b) {
+bool same_calls(const MicroBatchSplit& a, const MicroBatchSplit& b) {
   if (a.runs.size() != b.runs.size()) return false;
   for (std::size_t i = 0; i < a.runs.size(); ++i) {
     const MicroBatchRun& x = a.runs[i];
@@ -69,7 +75,7 @@ bool same_calls(const WrPlan& a, const WrPlan& b) {
 }
 
 // "2 x 32 algo 1 + 1 x 64 <engine id>", for the log.
-std::string describe_runs(const WrPlan& plan) {
+std::string describe_runs(const MicroBatchSplit& plan) {
   std::string runs;
   for (const MicroBatchRun& run : plan.runs) {
     runs += (runs.empty() ? "" : " + ") + std::to_string(run.count) + " x " + std::to_string(run.size) + " " +
@@ -79,8 +85,9 @@ std::string describe_runs(const WrPlan& plan) {
 }
 
 // The WR plan of `key` over `rows` with calls priced by `pricing` (not yet made ready to run).
-std::optional<WrPlan> solve_priced(const ConvKey& key, const std::vector<int>& sizes, std::size_t workspace_limit,
-                                   CallPricing pricing, const std::vector<Measurement>& rows) {
+std::optional<MicroBatchSplit> solve_priced(const ConvKey& key, const std::vector<int>& sizes,
+                                            std::size_t workspace_limit, CallPricing pricing,
+                                            const std::vector<Measurement>& rows) {
   const auto solving = std::chrono::steady_clock::now();
   auto wr = optimize_wr(key.batch(), sizes, rows, workspace_limit, pricing);
   if (wr) wr = prefer_undivided_within_margin(std::move(*wr), rows, workspace_limit, pricing);
@@ -116,19 +123,19 @@ Status build_priced(const ConvKey& key, const std::vector<int>& sizes, std::size
 
 }  // namespace
 
-Engine::Engine(std::shared_ptr<MeasurementSource> source) : source_(std::move(source)) {}
+PlanBuilder::PlanBuilder(std::shared_ptr<MeasurementSource> source) : source_(std::move(source)) {}
 
-Engine::Engine(std::shared_ptr<MeasurementSource> source, std::shared_ptr<BenchmarkDatabase> database)
+PlanBuilder::PlanBuilder(std::shared_ptr<MeasurementSource> source, std::shared_ptr<BenchmarkDatabase> database)
     : source_(std::move(source)), database_(std::move(database)), database_configured_(true) {}
 
-std::size_t Engine::PlanKeyHash::operator()(const PlanKey& k) const {
+std::size_t PlanBuilder::PlanKeyHash::operator()(const PlanKey& k) const {
   std::size_t seed = ConvKeyHash()(k.key);
   seed = hash_combine(seed, std::hash<std::size_t>()(k.workspace_limit));
   seed = hash_combine(seed, std::hash<int>()(static_cast<int>(k.candidates)));
   return hash_combine(seed, std::hash<int>()(static_cast<int>(k.policy)));
 }
 
-bool Engine::cached_plan(const ConvKey& key, std::size_t workspace_limit, BatchSizePolicy policy,
+bool PlanBuilder::cached_plan(const ConvKey& key, std::size_t workspace_limit, BatchSizePolicy policy,
                          CandidateSet candidates, std::shared_ptr<const ExecutablePlan>* out) {
   std::lock_guard<std::mutex> lock(plans_mutex_);
   auto it = plans_.find(PlanKey{key, workspace_limit, policy, candidates});
@@ -137,7 +144,7 @@ bool Engine::cached_plan(const ConvKey& key, std::size_t workspace_limit, BatchS
   return true;
 }
 
-Status Engine::plan(cudnnHandle_t handle, const ConvKey& key, std::size_t workspace_limit, BatchSizePolicy policy,
+Status PlanBuilder::plan(cudnnHandle_t handle, const ConvKey& key, std::size_t workspace_limit, BatchSizePolicy policy,
                     CandidateSet candidates, std::shared_ptr<const ExecutablePlan>* out) {
   const PlanKey plan_key{key, workspace_limit, policy, candidates};
   {
@@ -158,7 +165,7 @@ Status Engine::plan(cudnnHandle_t handle, const ConvKey& key, std::size_t worksp
   return Status::success();
 }
 
-Status Engine::set_database(const std::string& path) {
+Status PlanBuilder::set_database(const std::string& path) {
   std::lock_guard<std::mutex> lock(database_mutex_);
   database_configured_ = true;
   database_.reset();
@@ -176,12 +183,12 @@ Status Engine::set_database(const std::string& path) {
   return Status::success();
 }
 
-std::string Engine::database_path() {
+std::string PlanBuilder::database_path() {
   const std::shared_ptr<BenchmarkDatabase> db = database();
   return db ? db->path() : std::string();
 }
 
-std::shared_ptr<BenchmarkDatabase> Engine::database() {
+std::shared_ptr<BenchmarkDatabase> PlanBuilder::database() {
   {
     std::lock_guard<std::mutex> lock(database_mutex_);
     if (database_configured_) return database_;
@@ -196,7 +203,7 @@ std::shared_ptr<BenchmarkDatabase> Engine::database() {
   return database_;
 }
 
-Status Engine::build_plan(cudnnHandle_t handle, const ConvKey& key, std::size_t workspace_limit,
+Status PlanBuilder::build_plan(cudnnHandle_t handle, const ConvKey& key, std::size_t workspace_limit,
                           BatchSizePolicy policy, CandidateSet candidates, std::shared_ptr<const ExecutablePlan>* out) {
   const auto started = std::chrono::steady_clock::now();
   const std::vector<int> sizes = plannable_sizes(key, policy);
@@ -211,8 +218,8 @@ Status Engine::build_plan(cudnnHandle_t handle, const ConvKey& key, std::size_t 
   // it). An addition: a replay plan that cannot be made leaves the issued plan to replay.
   // Checked on the solution, then again on the built plan (building may drop an oversized engine
   // and solve again).
-  const auto worth_replaying = [&](const WrPlan& wr) {
-    return !same_calls(wr, plan->wr()) && (!plan->wr().deterministic() || wr.deterministic());
+  const auto worth_replaying = [&](const MicroBatchSplit& wr) {
+    return !same_calls(wr, plan->split()) && (!plan->split().deterministic() || wr.deterministic());
   };
   const auto replay_wr = solve_priced(key, sizes, workspace_limit, CallPricing::kReplayed, rows);
   std::unique_ptr<ExecutablePlan> replayed;
@@ -220,18 +227,20 @@ Status Engine::build_plan(cudnnHandle_t handle, const ConvKey& key, std::size_t 
     const Status built = build_priced(key, sizes, workspace_limit, policy, CallPricing::kReplayed, &rows, &replayed);
     if (!built.ok()) warn_once("replay plan " + key.to_string(), "no replay plan: " + built.message());
   }
-  const bool distinct = replayed && worth_replaying(replayed->wr());
+  const bool distinct = replayed && worth_replaying(replayed->split());
   if (distinct) plan->set_replayed_plan(std::move(replayed));
 
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  UCUDNN_LOG_INFO("planned " << key.to_string() << " under " << workspace_limit << " B (" << to_string(policy)
-                             << ", " << to_string(candidates) << " candidates): " << describe_runs(plan->wr())
-                             << ", " << plan->wr().time_ms << " ms predicted"
-                             << (plan->undivided_time_ms() ? ", undivided " + std::to_string(*plan->undivided_time_ms()) + " ms" : std::string())
-                             << (distinct ? "; replayed: " + describe_runs(plan->replayed_plan().wr()) + ", " +
-                                                std::to_string(plan->replayed_plan().wr().time_ms) + " ms of GPU time"
-                                          : std::string())
-                             << ", planning took " << seconds << " s");
+  UCUDNN_LOG_INFO(
+      "planned " << key.to_string() << " under " << workspace_limit << " B (" << to_string(policy) << ", "
+                 << to_string(candidates) << " candidates): " << describe_runs(plan->split()) << ", "
+                 << plan->split().time_ms << " ms predicted"
+                 << (plan->undivided_time_ms() ? ", undivided " + std::to_string(*plan->undivided_time_ms()) + " ms"
+                                               : std::string())
+                 << (distinct ? "; replayed: " + describe_runs(plan->replayed_plan().split()) + ", " +
+                                    std::to_string(plan->replayed_plan().split().time_ms) + " ms of GPU time"
+                              : std::string())
+                 << ", planning took " << seconds << " s");
   *out = std::move(plan);
   return Status::success();
 }
@@ -251,7 +260,7 @@ std::vector<int> plannable_sizes(const ConvKey& key, BatchSizePolicy policy) {
                                    kAlignment);
 }
 
-Status Engine::measured_rows(cudnnHandle_t handle, const ConvKey& key, BatchSizePolicy policy,
+Status PlanBuilder::measured_rows(cudnnHandle_t handle, const ConvKey& key, BatchSizePolicy policy,
                              CandidateSet candidates, std::vector<int>* sizes, std::vector<Measurement>* rows) {
   *sizes = plannable_sizes(key, policy);
   UCUDNN_TRY(gather_rows(handle, key, *sizes, std::numeric_limits<std::size_t>::max(), candidates));
@@ -259,7 +268,7 @@ Status Engine::measured_rows(cudnnHandle_t handle, const ConvKey& key, BatchSize
   return Status::success();
 }
 
-std::vector<Measurement> Engine::table_rows(const ConvKey& key, const std::vector<int>& sizes,
+std::vector<Measurement> PlanBuilder::table_rows(const ConvKey& key, const std::vector<int>& sizes,
                                             CandidateSet candidates) {
   std::vector<Measurement> rows;
   for (CandidateKind kind : kinds_of(candidates)) {
@@ -272,7 +281,7 @@ std::vector<Measurement> Engine::table_rows(const ConvKey& key, const std::vecto
   return rows;
 }
 
-Status Engine::gather_rows(cudnnHandle_t handle, const ConvKey& key, const std::vector<int>& sizes,
+Status PlanBuilder::gather_rows(cudnnHandle_t handle, const ConvKey& key, const std::vector<int>& sizes,
                            std::size_t workspace_limit, CandidateSet candidates) {
   const BenchmarkingAccount account(key.op, *source_);
   const DeviceDatabase database = database_for(key.device);
@@ -291,7 +300,7 @@ Status Engine::gather_rows(cudnnHandle_t handle, const ConvKey& key, const std::
   return Status::success();
 }
 
-Status Engine::gather_kind(cudnnHandle_t handle, const ConvKey& key, const std::vector<int>& sizes,
+Status PlanBuilder::gather_kind(cudnnHandle_t handle, const ConvKey& key, const std::vector<int>& sizes,
                            std::size_t workspace_limit, CandidateKind kind, const DeviceDatabase& database) {
   if (missing_sizes(key, sizes, workspace_limit, kind, database).empty()) return Status::success();
   std::lock_guard<std::mutex> lock(measure_mutex_);
@@ -301,7 +310,7 @@ Status Engine::gather_kind(cudnnHandle_t handle, const ConvKey& key, const std::
   return measure(handle, key, kind, missing, database);
 }
 
-std::vector<int> Engine::missing_sizes(const ConvKey& key, const std::vector<int>& sizes,
+std::vector<int> PlanBuilder::missing_sizes(const ConvKey& key, const std::vector<int>& sizes,
                                        std::size_t workspace_limit, CandidateKind kind,
                                        const DeviceDatabase& database) {
   std::vector<int> missing;
@@ -314,7 +323,7 @@ std::vector<int> Engine::missing_sizes(const ConvKey& key, const std::vector<int
   return missing;
 }
 
-bool Engine::promote(const ConvKey& micro, CandidateKind kind, std::size_t workspace_limit,
+bool PlanBuilder::promote(const ConvKey& micro, CandidateKind kind, std::size_t workspace_limit,
                      const DeviceDatabase& database) {
   if (!database.usable()) return false;
   auto found = database.db->lookup(database.identity, micro, kind);
@@ -327,7 +336,7 @@ bool Engine::promote(const ConvKey& micro, CandidateKind kind, std::size_t works
   return true;
 }
 
-Status Engine::measure(cudnnHandle_t handle, const ConvKey& key, CandidateKind kind, const std::vector<int>& sizes,
+Status PlanBuilder::measure(cudnnHandle_t handle, const ConvKey& key, CandidateKind kind, const std::vector<int>& sizes,
                        const DeviceDatabase& database) {
   std::map<int, std::vector<Measurement>> known;  // rows measured with less workspace stay valid
   for (int size : sizes) {
@@ -339,7 +348,7 @@ Status Engine::measure(cudnnHandle_t handle, const ConvKey& key, CandidateKind k
   return Status::success();
 }
 
-void Engine::record(const ConvKey& micro, CandidateKind kind, const MeasuredRows& measured,
+void PlanBuilder::record(const ConvKey& micro, CandidateKind kind, const MeasuredRows& measured,
                     const DeviceDatabase& database) {
   table_.record(micro, kind, measured.measured_up_to, measured.rows);
   if (!database.writable()) return;
@@ -347,11 +356,11 @@ void Engine::record(const ConvKey& micro, CandidateKind kind, const MeasuredRows
   if (!stored) warn_once("store " + database.db->path(), stored.message() + "; new results stay in memory");
 }
 
-Engine::DeviceDatabase Engine::database_for(int device) {
+PlanBuilder::DeviceDatabase PlanBuilder::database_for(int device) {
   DeviceDatabase view;
   std::shared_ptr<BenchmarkDatabase> db = database();
   if (db && source_->identify(device, &view.identity).ok()) view.db = std::move(db);
   return view;
 }
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime

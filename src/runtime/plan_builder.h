@@ -1,12 +1,11 @@
 #pragma once
-// The engine behind every front-end: for a convolution, a workspace limit, a batch-size policy
-// and a candidate set, it returns an ExecutablePlan. Each kind of candidate in the set (legacy
-// algorithms, graph-API engines) is gathered on its own, and the plan is made over all their
-// rows. Benchmark rows come from the engine's BenchmarkTable,
-// then from the benchmark database, and only then from its MeasurementSource (the GPU in a
-// process; recorded tables in CPU tests). New rows go to the table and the database. The engine
-// makes no device calls itself. Thread-safe; Engine::instance() is the process's engine, shared by
-// all handles.
+// The plan builder behind every front-end: for a convolution, a workspace limit, a batch-size
+// policy and a candidate set, it returns an ExecutablePlan. Each kind of candidate in the set
+// (legacy algorithms, graph-API engines) is gathered on its own, and the plan is made over all
+// their rows. Benchmark rows come from the plan builder's BenchmarkTable, then from the benchmark
+// database, and only then from its MeasurementSource (the GPU in a process; recorded tables in CPU
+// tests). New rows go to the table and the database. The plan builder makes no device calls itself.
+// Thread-safe; PlanBuilder::instance() is the process's plan builder, shared by all handles.
 
 #include <cudnn.h>
 
@@ -27,24 +26,26 @@
 #include "runtime/measurement_source.h"
 #include "store/database.h"
 
-namespace ucudnn {
+namespace ucudnn::runtime {
+using ucudnn::store::BenchmarkDatabase;
+
 
 /// The micro-batch sizes the policy allows whose micro-batches stay 16-byte aligned; the whole
 /// batch only for backward filter with a half-precision filter (see engine.cpp).
 std::vector<int> plannable_sizes(const ConvKey& key, BatchSizePolicy policy);
 
-class Engine {
+class PlanBuilder {
  public:
-  /// The process's engine: measures on the GPU; its database is UCUDNN_DATABASE (read on first
+  /// The process's plan builder: measures on the GPU; its database is UCUDNN_DATABASE (read on first
   /// use) until set_database. Built in runtime/process_wiring.cpp.
-  static Engine& instance();
+  static PlanBuilder& instance();
 
   /// An engine over `source`, its database from UCUDNN_DATABASE on first use.
-  explicit Engine(std::shared_ptr<MeasurementSource> source);
+  explicit PlanBuilder(std::shared_ptr<MeasurementSource> source);
   /// An engine over `source` and exactly `database` (null: none; UCUDNN_DATABASE is not read).
-  Engine(std::shared_ptr<MeasurementSource> source, std::shared_ptr<BenchmarkDatabase> database);
-  Engine(const Engine&) = delete;
-  Engine& operator=(const Engine&) = delete;
+  PlanBuilder(std::shared_ptr<MeasurementSource> source, std::shared_ptr<BenchmarkDatabase> database);
+  PlanBuilder(const PlanBuilder&) = delete;
+  PlanBuilder& operator=(const PlanBuilder&) = delete;
 
   /// The plan for `key` under `workspace_limit`, measuring through the source (with `handle`,
   /// passed through to it) if needed. A failure is remembered, so that a convolution that cannot
@@ -61,16 +62,16 @@ class Engine {
   Status measured_rows(cudnnHandle_t handle, const ConvKey& key, BatchSizePolicy policy, CandidateSet candidates,
                        std::vector<int>* sizes, std::vector<Measurement>* rows);
 
-  /// Uses the database at `path` from now on (empty: none). On error the engine has none.
+  /// Uses the database at `path` from now on (empty: none). On error the builder has none.
   Status set_database(const std::string& path);
   /// The path of the database in use, opening UCUDNN_DATABASE first if none was configured yet
   /// (empty: none).
   std::string database_path();
 
-  /// How many candidate timings the engine's source has run (tests count them).
+  /// How many candidate timings the builder's source has run (tests count them).
   long long timings_run() const { return source_->timings_run(); }
 
-  /// The engine's own table of rows.
+  /// The plan builder's own table of rows.
   BenchmarkTable& table() { return table_; }
 
   /// Every row the table holds for these micro-batch sizes of `key` and the set's kinds (none measured).
@@ -138,4 +139,4 @@ class Engine {
   bool database_configured_ = false;  ///< UCUDNN_DATABASE read, set_database called, or given
 };
 
-}  // namespace ucudnn
+}  // namespace ucudnn::runtime
