@@ -48,12 +48,12 @@ Perf to_perf(const AlgoPerf& p) {
 
 // Get_v7, Find and FindEx share this: plan, then copy the answers into cuDNN's result array.
 template <typename Perf>
-cudnnStatus_t choose(const char* function, UcudnnContext* context, const ConvCall& call, std::optional<size_t> limit,
+cudnnStatus_t choose(const char* function, UcudnnContext* context, const ConvCall& call, std::optional<size_t> named_limit,
                      int requested, int* returned, Perf* results, const PlainQuery& plain) {
   return at_boundary(function, [&]() -> Status {
     if (!returned || !results) return Error(ErrorCode::kBadParam, "null result pointer");
     std::vector<AlgoPerf> answers;
-    UCUDNN_TRY(choose_algorithms(context, call, limit, requested, &answers, plain));
+    UCUDNN_TRY(choose_algorithms(context, call, named_limit, requested, &answers, plain));
     for (size_t i = 0; i < answers.size(); ++i) results[i] = to_perf<Perf>(answers[i]);
     *returned = static_cast<int>(answers.size());
     return Status::success();
@@ -67,15 +67,15 @@ cudnnStatus_t choose_one(const char* function, UcudnnContext* context, cudnnHand
   return at_boundary(function, [&]() -> Status {
     if (!algo) return Error(ErrorCode::kBadParam, "null algo pointer");
     // NO_WORKSPACE = 0, PREFER_FASTEST = 1, SPECIFY_WORKSPACE_LIMIT = 2 for all three ops.
-    std::optional<size_t> limit;
-    if (preference == 0) limit = 0;
-    else if (preference == 2) limit = memory_limit;
+    std::optional<size_t> named_limit;
+    if (preference == 0) named_limit = 0;
+    else if (preference == 2) named_limit = memory_limit;
     else if (preference != 1) return Error(ErrorCode::kBadParam, "unknown algorithm preference");
     std::vector<AlgoPerf> answers;
     // choose_algorithms refuses a null context before it asks the plain query.
     UCUDNN_TRY(
-        choose_algorithms(context, call, limit, 1, &answers, [&](std::vector<AlgoPerf>* out) -> Status {
-          return heuristics_within(raw, call, context->requested_limit_for(limit), out);
+        choose_algorithms(context, call, named_limit, 1, &answers, [&](std::vector<AlgoPerf>* out) -> Status {
+          return heuristics_within(raw, call, context->requested_limit_for(named_limit), out);
         }));
     if (answers.empty()) return Error(ErrorCode::kNotSupported, "no algorithm fits the workspace limit");
     *algo = static_cast<Algo>(answers.front().algo);

@@ -146,7 +146,7 @@ Status destroy_context(UcudnnContext* context) {
   return Status::success();
 }
 
-Status choose_algorithms(UcudnnContext* context, const ConvCall& call, std::optional<std::size_t> asked_limit,
+Status choose_algorithms(UcudnnContext* context, const ConvCall& call, std::optional<std::size_t> named_limit,
                          int requested, std::vector<AlgoPerf>* results, const PlainQuery& plain) {
   UCUDNN_TRY(require_context(context));
   if (requested <= 0) return Error(ErrorCode::kBadParam, "requestedAlgoCount must be positive");
@@ -154,7 +154,7 @@ Status choose_algorithms(UcudnnContext* context, const ConvCall& call, std::opti
   results->clear();
   const Status planned = [&]() -> Status {
     UCUDNN_TRY_ASSIGN(KernelRequest request, request_for(context, call));
-    request.requested_limit = context->requested_limit_for(asked_limit);
+    request.requested_limit = context->requested_limit_for(named_limit);
     context->remember_limit(request.key, request.requested_limit);
     UCUDNN_TRY(active_planner().offer(request, requested, results));
     context->remember_offer(request.key);

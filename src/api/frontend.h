@@ -52,9 +52,9 @@ using PlainQuery = std::function<Status(std::vector<AlgoPerf>*)>;
 Status heuristics_within(cudnnHandle_t handle, const ConvCall& call, std::size_t workspace_bytes,
                          std::vector<AlgoPerf>* out);
 
-/// Get/find: plans under `asked_limit` (nullopt: the handle's default) and lists the plan first, then
+/// Get/find: plans under `named_limit` (nullopt: the handle's default) and lists the plan first, then
 /// the real algorithms measured at the full batch within the limit, fastest first.
-Status choose_algorithms(UcudnnContext* context, const ConvCall& call, std::optional<std::size_t> asked_limit,
+Status choose_algorithms(UcudnnContext* context, const ConvCall& call, std::optional<std::size_t> named_limit,
                          int requested, std::vector<AlgoPerf>* results, const PlainQuery& plain);
 
 /// Get*WorkspaceSize: the plan's workspace for the virtual algorithm, cuDNN's for a real one.
