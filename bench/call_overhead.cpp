@@ -28,7 +28,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -41,6 +40,7 @@
 #include "runtime/stream_gate.h"
 #include "ucudnn/ucudnn.h"
 #include "bench_support.h"
+#include "json_output.h"
 
 namespace {
 
@@ -49,6 +49,7 @@ using bench::DeviceMemory;
 using bench::fail;
 using bench::kOpNames;
 using bench::ucudnn_choice;
+using bench::write_json;
 
 enum Mode { kPlain = 0, kUndivided = 1, kSplit = 2, kWd = 3, kEngine = 4 };
 const char* const kModeNames[] = {"plain", "undivided", "split", "wd", "engine"};
@@ -346,13 +347,6 @@ void run_once(Bench& b, const Options& o, cudaStream_t stream, Events& events) {
 }
 
 void set_budget(size_t bytes) { check(ucudnnSetTotalWorkspaceSize(bytes), "ucudnnSetTotalWorkspaceSize"); }
-
-void write_json(const std::string& path, const nlohmann::ordered_json& json) {
-  if (path.empty()) return;
-  std::ofstream out(path);
-  out << json.dump(2) << "\n";
-  if (!out) fail("cannot write " + path);
-}
 
 }  // namespace
 
