@@ -36,6 +36,11 @@ inline ConvKey small_layer_key(const std::string& name, int micro_batch, int cha
   return key.value();
 }
 
+/// Layer `index` (0, 1, 2, ...: each a distinct shape) of 3 channels at `micro_batch`, forward.
+inline ConvKey layer_key(int index, int micro_batch) {
+  return small_layer_key("layer" + std::to_string(index), micro_batch, 3, 8 + index);
+}
+
 /// `count` legacy rows at `micro_batch`: algorithm i takes 1 + i ms and i MiB of workspace.
 inline std::vector<Measurement> rows_for(int micro_batch, int count) {
   std::vector<Measurement> rows;

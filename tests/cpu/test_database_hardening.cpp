@@ -37,12 +37,9 @@ namespace fs = std::filesystem;
 using testing::exists;
 using testing::read_bytes;
 using testing::write_bytes;
+using testing::layer_key;
 using testing::rows_for;
 using testing::test_gpu;
-
-ConvKey layer_key(int index, int micro_batch) {
-  return testing::small_layer_key("l" + std::to_string(index), micro_batch, 3, 8 + index);
-}
 
 // `count` rows of distinct layers for `identity`.
 std::vector<StoredRow> stored_rows(const DeviceIdentity& identity, int count, int first_layer = 0,

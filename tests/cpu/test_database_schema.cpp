@@ -32,18 +32,14 @@
 namespace ucudnn {
 namespace {
 
+using testing::layer_key;
 using testing::read_bytes;
 using testing::TempDir;
+using testing::test_gpu;
 using testing::Version1Coverage;
 using testing::Version1Row;
 
 constexpr std::size_t kMiB = std::size_t{1} << 20;
-
-using testing::test_gpu;
-
-ConvKey layer_key(int index, int micro_batch) {
-  return testing::small_layer_key("s" + std::to_string(index), micro_batch, 3, 8 + index);
-}
 
 Measurement legacy(int micro_batch, int algo, double time_ms, std::size_t workspace = 0) {
   Measurement m;

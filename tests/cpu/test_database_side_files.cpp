@@ -31,12 +31,9 @@ namespace {
 namespace fs = std::filesystem;
 using testing::read_bytes;
 using testing::TempDir;
+using testing::layer_key;
 using testing::rows_for;
 using testing::test_gpu;
-
-ConvKey layer_key(int index, int micro_batch) {
-  return testing::small_layer_key("side" + std::to_string(index), micro_batch, 3, 8 + index);
-}
 
 BenchmarkDatabase::Options options(JournalMode journal, bool read_only) {
   BenchmarkDatabase::Options o;
