@@ -17,6 +17,7 @@
 #include "core/benchmark_table.h"
 #include "core/conv_layer.h"
 #include "store/database.h"
+#include "database_test_support.h"
 #include "test_helpers.h"
 #include "folder_namespaces.h"
 
@@ -25,24 +26,12 @@ namespace {
 
 using ucudnn::testing::TempDir;
 using ucudnn::testing::read_bytes;
-
-DeviceIdentity test_gpu() { return DeviceIdentity{"Test GPU 80GB", 90, 132, 91400, 13000}; }
+using testing::test_gpu;
 
 // A distinct layer per (writer, index): channels and spatial size encode them.
 ConvKey layer_key(int writer, int index, int micro_batch, ConvOp op = ConvOp::kForward) {
-  ConvLayerSpec spec;
-  spec.name = "w" + std::to_string(writer) + "_" + std::to_string(index);
-  spec.batch = micro_batch;
-  spec.channels = 1 + writer;
-  spec.spatial = {8 + index, 8};
-  spec.filters = 4;
-  spec.filter = {3, 3};
-  spec.pad = {1, 1};
-  spec.stride = {1, 1};
-  spec.dilation = {1, 1};
-  auto key = to_conv_key(spec, op);
-  EXPECT_TRUE(key.ok()) << key.message();
-  return key.value();
+  return testing::small_layer_key("w" + std::to_string(writer) + "_" + std::to_string(index), micro_batch,
+                                  1 + writer, 8 + index, op);
 }
 
 std::vector<Measurement> rows_for(int micro_batch, int count, double base_time) {

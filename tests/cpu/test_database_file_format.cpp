@@ -11,6 +11,7 @@
 
 #include "core/conv_layer.h"
 #include "store/database.h"
+#include "database_test_support.h"
 #include "test_helpers.h"
 #include "version_1_database.h"
 #include "version_2_database.h"
@@ -20,8 +21,7 @@ namespace ucudnn {
 namespace {
 
 using testing::TempDir;
-
-DeviceIdentity test_gpu() { return DeviceIdentity{"Test GPU 80GB", 90, 132, 91400, 13000}; }
+using testing::test_gpu;
 
 // sqlite_master as SQLite stores it (it drops IF NOT EXISTS), copied from files that ucudnn of
 // schema 3 wrote before the columns were listed once.

@@ -23,6 +23,7 @@
 #include "core/candidate_kinds.h"
 #include "core/conv_layer.h"
 #include "store/database.h"
+#include "database_test_support.h"
 #include "test_helpers.h"
 #include "version_1_database.h"
 #include "version_2_database.h"
@@ -31,30 +32,14 @@
 namespace ucudnn {
 namespace {
 
+using testing::layer_key;
 using testing::read_bytes;
 using testing::TempDir;
+using testing::test_gpu;
 using testing::Version1Coverage;
 using testing::Version1Row;
 
 constexpr std::size_t kMiB = std::size_t{1} << 20;
-
-DeviceIdentity test_gpu() { return DeviceIdentity{"Test GPU 80GB", 90, 132, 91400, 13000}; }
-
-ConvKey layer_key(int index, int micro_batch) {
-  ConvLayerSpec spec;
-  spec.name = "s" + std::to_string(index);
-  spec.batch = micro_batch;
-  spec.channels = 3;
-  spec.spatial = {8 + index, 8};
-  spec.filters = 4;
-  spec.filter = {3, 3};
-  spec.pad = {1, 1};
-  spec.stride = {1, 1};
-  spec.dilation = {1, 1};
-  auto key = to_conv_key(spec, ConvOp::kForward);
-  EXPECT_TRUE(key.ok()) << key.message();
-  return key.value();
-}
 
 Measurement legacy(int micro_batch, int algo, double time_ms, std::size_t workspace = 0) {
   Measurement m;

@@ -21,6 +21,7 @@
 #include "cli_test_support.h"
 #include "core/conv_layer.h"
 #include "store/database.h"
+#include "database_test_support.h"
 #include "test_helpers.h"
 #include "folder_namespaces.h"
 
@@ -30,37 +31,9 @@ namespace {
 namespace fs = std::filesystem;
 using testing::read_bytes;
 using testing::TempDir;
-
-DeviceIdentity test_gpu() { return DeviceIdentity{"Test GPU 80GB", 90, 132, 91400, 13000}; }
-
-ConvKey layer_key(int index, int micro_batch) {
-  ConvLayerSpec spec;
-  spec.name = "side" + std::to_string(index);
-  spec.batch = micro_batch;
-  spec.channels = 3;
-  spec.spatial = {8 + index, 8};
-  spec.filters = 4;
-  spec.filter = {3, 3};
-  spec.pad = {1, 1};
-  spec.stride = {1, 1};
-  spec.dilation = {1, 1};
-  auto key = to_conv_key(spec, ConvOp::kForward);
-  EXPECT_TRUE(key.ok()) << key.message();
-  return key.value();
-}
-
-std::vector<Measurement> rows_for(int micro_batch, int count) {
-  std::vector<Measurement> rows;
-  for (int algo = 0; algo < count; ++algo) {
-    Measurement m;
-    m.micro_batch = micro_batch;
-    m.algo = algo;
-    m.time_ms = 1.0 + algo;
-    m.workspace_bytes = static_cast<std::size_t>(algo) << 20;
-    rows.push_back(m);
-  }
-  return rows;
-}
+using testing::layer_key;
+using testing::rows_for;
+using testing::test_gpu;
 
 BenchmarkDatabase::Options options(JournalMode journal, bool read_only) {
   BenchmarkDatabase::Options o;

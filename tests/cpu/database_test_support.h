@@ -1,0 +1,58 @@
+#pragma once
+// Shared by the benchmark database tests: the GPU they store rows for, small layers that differ
+// in shape, and rows of several algorithms.
+
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "core/conv_layer.h"
+#include "core/device_identity.h"
+#include "core/measurement.h"
+
+namespace ucudnn::testing {
+
+/// The device identity the database tests store their rows under.
+inline DeviceIdentity test_gpu() { return DeviceIdentity{"Test GPU 80GB", 90, 132, 91400, 13000}; }
+
+/// A 3x3 convolution (padding 1, stride 1, 4 filters) of `channels` channels, `height` x 8: tests
+/// make distinct layers by varying the channels and height, as the layer signature holds both.
+inline ConvKey small_layer_key(const std::string& name, int micro_batch, int channels, int height,
+                               ConvOp op = ConvOp::kForward) {
+  ConvLayerSpec spec;
+  spec.name = name;
+  spec.batch = micro_batch;
+  spec.channels = channels;
+  spec.spatial = {height, 8};
+  spec.filters = 4;
+  spec.filter = {3, 3};
+  spec.pad = {1, 1};
+  spec.stride = {1, 1};
+  spec.dilation = {1, 1};
+  auto key = to_conv_key(spec, op);
+  EXPECT_TRUE(key.ok()) << key.message();
+  return key.value();
+}
+
+/// Layer `index` (0, 1, 2, ...: each a distinct shape) of 3 channels at `micro_batch`, forward.
+inline ConvKey layer_key(int index, int micro_batch) {
+  return small_layer_key("layer" + std::to_string(index), micro_batch, 3, 8 + index);
+}
+
+/// `count` legacy rows at `micro_batch`: algorithm i takes 1 + i ms and i MiB of workspace.
+inline std::vector<Measurement> rows_for(int micro_batch, int count) {
+  std::vector<Measurement> rows;
+  for (int algo = 0; algo < count; ++algo) {
+    Measurement m;
+    m.micro_batch = micro_batch;
+    m.algo = algo;
+    m.time_ms = 1.0 + algo;
+    m.workspace_bytes = static_cast<std::size_t>(algo) << 20;
+    rows.push_back(m);
+  }
+  return rows;
+}
+
+}  // namespace ucudnn::testing
