@@ -102,7 +102,10 @@ cuda_version=$("$cuda/bin/nvcc" --version 2> /dev/null | sed -n 's/.*release \([
 cuda_major=${cuda_version%%.*}
 [[ " $supported_cuda " == *" $cuda_major "* ]] \
   || fail "$cuda is CUDA $cuda_version; supported: CUDA ${supported_cuda// / and }"
-cudnn_h=$(ls "$cuda/include/cudnn_version.h" /usr/include/*-linux-gnu/cudnn_version.h /usr/include/cudnn_version.h 2> /dev/null | head -1 || true)
+cudnn_h=
+for candidate in "$cuda/include/cudnn_version.h" /usr/include/*-linux-gnu/cudnn_version.h /usr/include/cudnn_version.h; do
+  [ -f "$candidate" ] && { cudnn_h=$candidate; break; }  # the toolkit's own first, in this order
+done
 [ -n "$cudnn_h" ] || fail "no cuDNN 8 or 9 found (cudnn_version.h under $cuda/include or /usr/include)"
 cudnn_major=$(sed -n 's/^#define CUDNN_MAJOR *\([0-9][0-9]*\).*/\1/p' "$cudnn_h" | head -1)
 if [ $with_ucudnn = 1 ]; then

@@ -41,19 +41,21 @@ void describe(Conv& d) {
   cudnnSetConvolutionMathType(d.conv, CUDNN_FMA_MATH);  // strict FP32: results comparable at 1e-4
 }
 
-// One forward convolution on `handle` (either handle type), with the algorithm and workspace its
-// Find call recommends within 8 MiB, as a framework would run it.
+constexpr size_t kLimit = size_t{8} << 20;  // Caffe's workspace limit per layer
+
+// One forward convolution on `handle` (either handle type), with the first algorithm its get call
+// recommends within 8 MiB, as a framework would run it; `algo` says which.
 template <typename Handle>
-bool forward(Handle handle, const Conv& d, const float* x, const float* w, float* y) {
+bool forward(Handle handle, const Conv& d, const float* x, const float* w, float* y, int* algo) {
   cudnnConvolutionFwdAlgoPerf_t perf[16];
   int count = 0;
   if (!ok(cudnnGetConvolutionForwardAlgorithm_v7(handle, d.x, d.w, d.conv, d.y, 16, &count, perf), "get algorithm"))
     return false;
-  const size_t limit = size_t{8} << 20;
   const auto* chosen = std::find_if(perf, perf + count, [&](const auto& p) {
-    return p.status == CUDNN_STATUS_SUCCESS && p.memory <= limit;
+    return p.status == CUDNN_STATUS_SUCCESS && p.memory <= kLimit;
   });
   if (chosen == perf + count) return false;
+  *algo = chosen->algo;
   void* workspace = nullptr;
   if (chosen->memory > 0 && cudaMalloc(&workspace, chosen->memory) != cudaSuccess) return false;
   const float one = 1.0f, zero = 0.0f;
@@ -89,7 +91,14 @@ int main() {
   cudnnHandle_t plain;
   UcudnnHandle_t handle;  // the one change a framework makes: was cudnnHandle_t
   if (!ok(cudnnCreate(&plain), "cudnnCreate") || !ok(cudnnCreate(&handle), "cudnnCreate(UcudnnHandle_t)")) return 1;
-  if (!forward(plain, d, x, w, y_plain) || !forward(handle, d, x, w, y_ucudnn)) return 1;
+  // The get call names no limit: the handle's default is the one it plans under.
+  if (!ok(ucudnnSetDefaultWorkspaceLimit(handle, kLimit), "ucudnnSetDefaultWorkspaceLimit")) return 1;
+  int plain_algo = -1, ucudnn_algo = -1;
+  if (!forward(plain, d, x, w, y_plain, &plain_algo) || !forward(handle, d, x, w, y_ucudnn, &ucudnn_algo)) return 1;
+  if (ucudnn_algo != UCUDNN_CONVOLUTION_FWD_ALGO_MICRO_BATCHED) {
+    std::fprintf(stderr, "consumer: ucudnn's get call did not offer its plan first (algorithm %d)\n", ucudnn_algo);
+    return 1;
+  }
 
   std::vector<float> a(ys), b(ys);
   cudaMemcpy(a.data(), y_plain, ys * 4, cudaMemcpyDeviceToHost);
@@ -100,7 +109,8 @@ int main() {
     difference = std::max(difference, std::fabs(a[i] - b[i]));
   }
   const float relative = difference / largest;
-  std::printf("consumer: ucudnn %d, max |ucudnn - cuDNN| / max |cuDNN| = %.2e\n", UCUDNN_VERSION, relative);
+  std::printf("consumer: ucudnn %d ran its plan, plain cuDNN algorithm %d; max |ucudnn - cuDNN| / max |cuDNN| = %.2e\n",
+              UCUDNN_VERSION, plain_algo, relative);
   cudnnDestroy(handle);
   cudnnDestroy(plain);
   return relative <= 1e-4f ? 0 : 1;

@@ -45,6 +45,7 @@
 #include <cudnn.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "ucudnn/intercepted_calls.h"
 #include "ucudnn/version.h"
@@ -260,6 +261,15 @@ cudnnStatus_t ucudnnGetWorkspaceDivisionInfo(UcudnnHandle_t handle, UcudnnWorksp
 // ---------------------------------------------------------------------------------------------
 // The plan of one convolution (ABI-stable: C types only; see UcudnnPlan for C++).
 
+/// In C++, the fields the caller sets get this header's values by default, so that a declared
+/// `UcudnnPlanInfo info;` is a valid count-only query (0.1 code that declared one compiles and
+/// asks for counts, rather than passing garbage). In C, use ucudnnInitPlanInfo.
+#ifdef __cplusplus
+#define UCUDNN_CXX_DEFAULT(value) = value
+#else
+#define UCUDNN_CXX_DEFAULT(value)
+#endif
+
 /// `count` consecutive cuDNN calls of one candidate on micro-batches of `size`.
 typedef struct UcudnnMicroBatchRun {
   int size;
@@ -283,12 +293,12 @@ typedef struct UcudnnMicroBatchRun {
 /// working with it. The runs go to caller-owned arrays, up to their capacities.
 typedef struct UcudnnPlanInfo {
   // Set by the caller.
-  size_t structSize;                 ///< sizeof(UcudnnPlanInfo)
-  size_t runStructSize;              ///< sizeof(UcudnnMicroBatchRun): the arrays' stride
-  UcudnnMicroBatchRun* runs;         ///< receives the runs (NULL with runCapacity 0: count only)
-  int runCapacity;                   ///< elements of `runs`
-  UcudnnMicroBatchRun* replayedRuns; ///< receives the replay plan's runs (NULL with capacity 0: count only)
-  int replayedRunCapacity;           ///< elements of `replayedRuns`
+  size_t structSize UCUDNN_CXX_DEFAULT(sizeof(UcudnnPlanInfo));            ///< sizeof(UcudnnPlanInfo)
+  size_t runStructSize UCUDNN_CXX_DEFAULT(sizeof(UcudnnMicroBatchRun));    ///< the arrays' stride
+  UcudnnMicroBatchRun* runs UCUDNN_CXX_DEFAULT(NULL);  ///< receives the runs (NULL with capacity 0: count only)
+  int runCapacity UCUDNN_CXX_DEFAULT(0);               ///< elements of `runs`
+  UcudnnMicroBatchRun* replayedRuns UCUDNN_CXX_DEFAULT(NULL);  ///< the replay plan's runs (NULL: count only)
+  int replayedRunCapacity UCUDNN_CXX_DEFAULT(0);               ///< elements of `replayedRuns`
   // Set by ucudnnGetPlan.
   UcudnnConvolutionOp_t op;
   int batch;
@@ -310,9 +320,11 @@ typedef struct UcudnnPlanInfo {
 /// (either may be NULL with capacity 0).
 static inline void ucudnnInitPlanInfo(UcudnnPlanInfo* info, UcudnnMicroBatchRun* runs, int runCapacity,
                                       UcudnnMicroBatchRun* replayedRuns, int replayedRunCapacity) {
-  const UcudnnPlanInfo zero = {0, 0, NULL, 0, NULL, 0, UCUDNN_OP_FORWARD, 0, UCUDNN_BATCH_SIZE_POLICY_ALL, 0, 0,
-                               0.0f, 0.0f, 0, 0, 0};
-  *info = zero;
+#ifdef __cplusplus
+  *info = UcudnnPlanInfo();  // zeroes it, then takes the defaults above
+#else
+  memset(info, 0, sizeof(*info));
+#endif
   info->structSize = sizeof(UcudnnPlanInfo);
   info->runStructSize = sizeof(UcudnnMicroBatchRun);
   info->runs = runs;

@@ -220,6 +220,8 @@ Status describe_plan(UcudnnContext* context, const ConvCall& call, std::optional
   UCUDNN_TRY_ASSIGN(KernelRequest request, request_for(context, call));
   request.requested_limit =
       context->remembered(request.key).requested_limit.value_or(context->requested_limit_for(std::nullopt));
+  // A limit the query names is capped as a call's would be, so it describes what calls run.
+  if (named_limit) named_limit = context->requested_limit_for(named_limit);
   return active_planner().describe(request, named_limit, plan);
 }
 
@@ -231,6 +233,22 @@ cudnnStatus_t report_at_boundary(const char* function, const Status& status) noe
   } catch (...) {
   }
   return to_cudnn_status(status);
+}
+
+cudnnStatus_t report_current_exception(const char* function) noexcept {
+  try {
+    try {
+      throw;
+    } catch (const std::bad_alloc&) {
+      return report_at_boundary(function, Error(ErrorCode::kAllocFailed, "host memory exhausted"));
+    } catch (const std::exception& e) {
+      return report_at_boundary(function, Error(ErrorCode::kInternal, std::string("internal error: ") + e.what()));
+    } catch (...) {
+      return report_at_boundary(function, Error(ErrorCode::kInternal, "internal error"));
+    }
+  } catch (...) {  // no memory even for the message: the status alone
+    return CUDNN_STATUS_ALLOC_FAILED;
+  }
 }
 
 const char* last_error_message() { return last_error.c_str(); }

@@ -76,6 +76,8 @@ cudnnStatus_t report_failed_create(const char* function, cudnnStatus_t status) n
 
 /// Records a failed call's message for ucudnnGetLastErrorMessage and returns its status.
 cudnnStatus_t report_at_boundary(const char* function, const Status& status) noexcept;
+/// Inside a catch block: the status of the exception being handled, reported as above.
+cudnnStatus_t report_current_exception(const char* function) noexcept;
 
 /// Runs `body` (returning a Status) and converts its result, or an escaping exception, into a
 /// cudnnStatus_t. A template, so that a call pays no std::function allocation.
@@ -84,12 +86,8 @@ cudnnStatus_t at_boundary(const char* function, Body&& body) noexcept {
   const InternalCallScope inside;  // ucudnn's own cuDNN calls are not intercepted again
   try {
     return report_at_boundary(function, body());
-  } catch (const std::bad_alloc&) {
-    return report_at_boundary(function, Error(ErrorCode::kAllocFailed, "host memory exhausted"));
-  } catch (const std::exception& e) {
-    return report_at_boundary(function, Error(ErrorCode::kInternal, std::string("internal error: ") + e.what()));
   } catch (...) {
-    return report_at_boundary(function, Error(ErrorCode::kInternal, "internal error"));
+    return report_current_exception(function);
   }
 }
 

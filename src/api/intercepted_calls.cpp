@@ -37,9 +37,15 @@ cudnnStatus_t ucudnnDestroy(UcudnnHandle_t handle) {
 }
 
 // The intercepted calls (ucudnn/intercepted_calls.h): each hands its arguments to its adapter.
-#define UCUDNN_DEFINE_C_CALL(name, params, args)                                                \
-  cudnnStatus_t u##name(UcudnnHandle_t handle, UCUDNN_UNPAREN params) {                         \
-    return ucudnn::api::adapters::name("u" #name, handle.context, handle, UCUDNN_UNPAREN args); \
+// An adapter converts its own errors; the catch keeps anything thrown before that (its arguments'
+// copies) from crossing the C boundary.
+#define UCUDNN_DEFINE_C_CALL(name, params, args)                                                  \
+  cudnnStatus_t u##name(UcudnnHandle_t handle, UCUDNN_UNPAREN params) {                           \
+    try {                                                                                         \
+      return ucudnn::api::adapters::name("u" #name, handle.context, handle, UCUDNN_UNPAREN args); \
+    } catch (...) {                                                                               \
+      return ucudnn::api::report_current_exception("u" #name);                                    \
+    }                                                                                             \
   }
 UCUDNN_INTERCEPTED_CALLS(UCUDNN_DEFINE_C_CALL)
 UCUDNN_INTERCEPTED_CUDNN7_CALLS(UCUDNN_DEFINE_C_CALL)

@@ -88,12 +88,18 @@ cudnnStatus_t cudnnDestroy(cudnnHandle_t handle) {
 
 // The intercepted calls (ucudnn/intercepted_calls.h) under cuDNN's names. The cuDNN 7 preference
 // calls are not among them: cuDNN 9 has no such symbols for programs to call.
-#define UCUDNN_DEFINE_PRELOAD_CALL(name, params, args)                                     \
-  cudnnStatus_t name(cudnnHandle_t handle, UCUDNN_UNPAREN params) {                        \
-    UCUDNN_REAL(cudnnStatus_t (*)(cudnnHandle_t, UCUDNN_UNPAREN params), name);            \
-    const auto context = intercepted(handle);                                              \
-    if (!context) return real_function(handle, UCUDNN_UNPAREN args);                       \
-    return ucudnn::api::adapters::name(#name, context.get(), handle, UCUDNN_UNPAREN args); \
+// Nothing thrown may cross into the C program: what the adapter does not convert itself is
+// reported as its status here.
+#define UCUDNN_DEFINE_PRELOAD_CALL(name, params, args)                                       \
+  cudnnStatus_t name(cudnnHandle_t handle, UCUDNN_UNPAREN params) {                          \
+    UCUDNN_REAL(cudnnStatus_t (*)(cudnnHandle_t, UCUDNN_UNPAREN params), name);              \
+    try {                                                                                    \
+      const auto context = intercepted(handle);                                              \
+      if (!context) return real_function(handle, UCUDNN_UNPAREN args);                       \
+      return ucudnn::api::adapters::name(#name, context.get(), handle, UCUDNN_UNPAREN args); \
+    } catch (...) {                                                                          \
+      return ucudnn::api::report_current_exception(#name);                                   \
+    }                                                                                        \
   }
 UCUDNN_INTERCEPTED_CALLS(UCUDNN_DEFINE_PRELOAD_CALL)
 #undef UCUDNN_DEFINE_PRELOAD_CALL

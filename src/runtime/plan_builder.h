@@ -31,7 +31,7 @@ using ucudnn::store::BenchmarkDatabase;
 
 
 /// The micro-batch sizes the policy allows whose micro-batches stay 16-byte aligned; the whole
-/// batch only for backward filter with a half-precision filter (see engine.cpp).
+/// batch only for backward filter with a half-precision filter (see plan_builder.cpp).
 std::vector<int> plannable_sizes(const ConvKey& key, BatchSizePolicy policy);
 
 class PlanBuilder {

@@ -3,7 +3,6 @@
 #include <cuda_runtime_api.h>
 
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <string>
 
@@ -17,6 +16,7 @@
 #include "tools/cli.h"
 #include "tools/networks.h"
 #include "tools/progress.h"
+#include "tools/table_output.h"
 #include "ucudnn/ucudnn.h"
 
 namespace ucudnn::tools {
@@ -148,9 +148,8 @@ long long database_rows(const std::string& path) {
 
 int write_measurements(const std::string& path, const std::vector<KernelMeasurements>& table, std::ostream& out,
                        std::ostream& err) {
-  std::ofstream file(path);
-  file << format_measurements_csv(table);
-  if (!file.flush()) return report_error(err, kExitDataError, "cannot write '" + path + "'");
+  const Status written = write_new_table("--measurements", path, format_measurements_csv(table));
+  if (!written) return report_error(err, kExitDataError, written.message());
   out << "measurements written to " << path << "\n";
   return kExitOk;
 }

@@ -16,6 +16,7 @@
 #include "tools/cli.h"
 #include "tools/command.h"
 #include "tools/db_subcommands.h"
+#include "tools/table_output.h"
 #include "tools/networks.h"
 
 namespace ucudnn::tools::db_subcommands {
@@ -164,7 +165,7 @@ int run_export(const DbOptions& options, BenchmarkDatabase& database, std::ostre
     out << csv;
     return kExitOk;
   }
-  const Status written = write_output(options.output, csv);
+  const Status written = write_new_table("--output", options.output, csv);
   if (!written) return report_error(err, kExitDataError, written.message());
   return kExitOk;
 }

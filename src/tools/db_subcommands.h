@@ -64,16 +64,11 @@ int run_export(const DbOptions& options, BenchmarkDatabase& database, std::ostre
 int run_stats(const DbOptions& options, BenchmarkDatabase& database, std::ostream& out, std::ostream& err);
 int run_verify(const DbOptions& options, BenchmarkDatabase& database, std::ostream& out, std::ostream& err);
 
-// Where export writes its table (db_export_output.cpp).
+// Where export may write its table (db_export_output.cpp; tools/table_output.h writes it).
 
 /// Refuses an output that is the database or one of SQLite's files beside it: by inode (a link
 /// or another spelling of the path is the same file), and by name for side files that do not
 /// exist yet (SQLite would take a file of that name for a journal and discard it).
 Status check_output(const std::string& output, const std::string& database);
-
-/// Writes `text` to `output`: a stream where it stands (appended), otherwise a new file, whole or
-/// not at all. An existing file is never overwritten (as `bench --measurements`): the new file is
-/// written beside it under a temporary name and linked into place, which fails if the name exists.
-Status write_output(const std::string& output, const std::string& text);
 
 }  // namespace ucudnn::tools::db_subcommands

@@ -99,6 +99,7 @@ TEST(PublicApi, ThePlanQueryRefusesAStructItCannotFill) {
   EXPECT_EQ(query(nullptr), CUDNN_STATUS_BAD_PARAM);
 
   UcudnnPlanInfo info{};
+  info.structSize = 0;  // as a C caller's zeroed struct, which C++'s defaults would otherwise fill
   EXPECT_EQ(query(&info), CUDNN_STATUS_BAD_PARAM);
   EXPECT_NE(message().find("UcudnnPlanInfo::structSize is 0"), std::string::npos) << message();
   EXPECT_NE(message().find("ucudnnInitPlanInfo"), std::string::npos) << message();
@@ -132,7 +133,7 @@ TEST(PublicApi, ThePlanQueryRefusesAStructItCannotFill) {
 
 TEST(PublicApi, InitPlanInfoSetsTheSizesOfThisHeader) {
   UcudnnPlanInfo info;
-  std::memset(&info, 0xff, sizeof info);
+  std::memset(static_cast<void*>(&info), 0xff, sizeof info);  // poison it: init must overwrite
   UcudnnMicroBatchRun runs[3];
   ucudnnInitPlanInfo(&info, runs, 3, nullptr, 0);
   EXPECT_EQ(info.structSize, sizeof(UcudnnPlanInfo));
@@ -146,3 +147,15 @@ TEST(PublicApi, InitPlanInfoSetsTheSizesOfThisHeader) {
 }
 
 }  // namespace
+
+// A C++ declaration is a valid count-only query: 0.1 code that declared a UcudnnPlanInfo compiles
+// against 0.2 and must not hand the library garbage sizes or pointers.
+TEST(PublicApi, ADeclaredPlanInfoIsACountOnlyQueryInCpp) {
+  UcudnnPlanInfo info;
+  EXPECT_EQ(info.structSize, sizeof(UcudnnPlanInfo));
+  EXPECT_EQ(info.runStructSize, sizeof(UcudnnMicroBatchRun));
+  EXPECT_EQ(info.runs, nullptr);
+  EXPECT_EQ(info.runCapacity, 0);
+  EXPECT_EQ(info.replayedRuns, nullptr);
+  EXPECT_EQ(info.replayedRunCapacity, 0);
+}
