@@ -31,6 +31,7 @@
 /// | ucudnnSetGraphReplay              | one handle               | UCUDNN_GRAPH_REPLAY            |
 /// | ucudnnSetLayerId                  | one handle               | (none: -1)                     |
 /// | ucudnnSetDatabase                 | the process              | UCUDNN_DATABASE                |
+/// | ucudnnSetSearchMode               | the process              | UCUDNN_SEARCH                  |
 /// | ucudnnSetTotalWorkspaceSize       | the process, per device  | UCUDNN_TOTAL_WORKSPACE_SIZE    |
 /// | (no call)                         | every handle             | UCUDNN_FORCE_WORKSPACE_LIMIT   |
 ///
@@ -226,6 +227,18 @@ cudnnStatus_t ucudnnSetDatabase(const char* path);
 /// CUDNN_STATUS_BAD_PARAM, `*pathLength` set and `path` holding "".
 cudnnStatus_t ucudnnGetDatabase(char* path, size_t pathSize, size_t* pathLength);
 
+/// How new convolutions are benchmarked (process-wide; overrides UCUDNN_SEARCH=fast|exhaustive).
+/// Fast (the default) measures micro-batch sizes from the whole batch down and stops where a
+/// smaller size cannot improve the plan, and stops timing a candidate once it cannot beat a known
+/// one; exhaustive times every candidate fully at every size of the policy. Plans made under the
+/// other mode stay cached; each mode has its own.
+typedef enum {
+  UCUDNN_SEARCH_FAST = 0,
+  UCUDNN_SEARCH_EXHAUSTIVE = 1,
+} UcudnnSearchMode_t;
+cudnnStatus_t ucudnnSetSearchMode(UcudnnSearchMode_t mode);
+cudnnStatus_t ucudnnGetSearchMode(UcudnnSearchMode_t* mode);
+
 // Workspace division (WD): one workspace budget for all convolutions of the process on a device,
 // divided among the kernels by a 0-1 integer program (GLPK) over each kernel's desirable
 // (time, workspace) configurations. Get/find calls register kernels and answer a workspace of 0
@@ -373,6 +386,29 @@ typedef struct UcudnnStatistics {
   double divisionSeconds;      ///< time in their integer programs
 } UcudnnStatistics;
 cudnnStatus_t ucudnnGetStatistics(UcudnnStatistics* statistics);
+
+/// Where the benchmark searches' time went, per operation, since the process started.
+typedef struct UcudnnSearchPhases {
+  double setupSeconds;          ///< buffers, random fill, workspace allocation, descriptors
+  double heuristicsSeconds;     ///< cuDNN's heuristics: engine offers, algorithm lists, validation
+  double findSeconds;           ///< cudnnFind*AlgorithmEx (legacy candidates, exhaustive search)
+  double planBuildSeconds;      ///< engine execution plans built to be measured
+  double timingSeconds;         ///< warm-up and timed calls
+  double databaseSeconds;       ///< lookups and stores in the benchmark databases
+  long long plansBuilt;         ///< engine execution plans built to be measured
+  long long timedInFull;        ///< candidates timed with every sample
+  long long cutShort;           ///< candidates whose timing stopped once they could not win
+  long long notTimed;           ///< candidates offered but not timed (the fast search's bound)
+  long long sizesMeasured;      ///< micro-batch sizes measured
+  long long sizesSkipped;       ///< sizes the fast search found could not improve the plan
+} UcudnnSearchPhases;
+/// Set `structSize` to sizeof(UcudnnSearchStatistics) before the call: a later release may add
+/// fields at the end, and fills only what the caller's size holds.
+typedef struct UcudnnSearchStatistics {
+  size_t structSize;
+  UcudnnSearchPhases op[3];
+} UcudnnSearchStatistics;
+cudnnStatus_t ucudnnGetSearchStatistics(UcudnnSearchStatistics* statistics);
 
 /// A description of the last error a ucudnn call of the calling thread returned ("" if none).
 /// Valid until the thread's next failing ucudnn call.

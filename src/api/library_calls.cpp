@@ -236,6 +236,36 @@ cudnnStatus_t ucudnnGetStatistics(UcudnnStatistics* statistics) {
   });
 }
 
+cudnnStatus_t ucudnnGetSearchStatistics(UcudnnSearchStatistics* statistics) {
+  return at_boundary(__func__, [&]() -> Status {
+    using ucudnn::SearchCount;
+    using ucudnn::SearchPhase;
+    if (!statistics) return Error(ErrorCode::kBadParam, "statistics is null");
+    if (statistics->structSize < sizeof(UcudnnSearchStatistics)) {
+      return Error(ErrorCode::kBadParam, "UcudnnSearchStatistics.structSize is " +
+                                             std::to_string(statistics->structSize) + ", not sizeof(UcudnnSearchStatistics) (" +
+                                             std::to_string(sizeof(UcudnnSearchStatistics)) + ")");
+    }
+    for (int op = 0; op < 3; ++op) {
+      const ucudnn::SearchCounters c = ucudnn::Statistics::instance().read_search(static_cast<ucudnn::ConvOp>(op));
+      UcudnnSearchPhases& s = statistics->op[op];
+      s.setupSeconds = c.phase(SearchPhase::kSetup);
+      s.heuristicsSeconds = c.phase(SearchPhase::kHeuristics);
+      s.findSeconds = c.phase(SearchPhase::kFind);
+      s.planBuildSeconds = c.phase(SearchPhase::kPlanBuild);
+      s.timingSeconds = c.phase(SearchPhase::kTiming);
+      s.databaseSeconds = c.phase(SearchPhase::kDatabase);
+      s.plansBuilt = c.count(SearchCount::kPlansBuilt);
+      s.timedInFull = c.count(SearchCount::kTimedInFull);
+      s.cutShort = c.count(SearchCount::kCutShort);
+      s.notTimed = c.count(SearchCount::kNotTimed);
+      s.sizesMeasured = c.count(SearchCount::kSizesMeasured);
+      s.sizesSkipped = c.count(SearchCount::kSizesSkipped);
+    }
+    return Status::success();
+  });
+}
+
 const char* ucudnnGetLastErrorMessage(void) { return ucudnn::api::last_error_message(); }
 
 int ucudnnGetVersion(void) { return UCUDNN_VERSION; }

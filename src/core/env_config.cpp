@@ -100,6 +100,11 @@ Expected<EnvConfig> parse_env_config(const EnvValues& values) {
     config.candidates = *parsed;
   }
   if (values.database) config.database = values.database;
+  if (values.search && *values.search) {
+    auto parsed = parse_search_mode(values.search);
+    if (!parsed) return parsed.error().prefixed("UCUDNN_SEARCH: ");
+    config.search = *parsed;
+  }
   if (values.database_journal && *values.database_journal) {
     auto parsed = parse_journal_mode(values.database_journal);
     if (!parsed) return parsed.error().prefixed("UCUDNN_DATABASE_JOURNAL: ");
@@ -140,6 +145,7 @@ const Expected<EnvConfig>& env_config() {
     values.deprecated_workspace_limit = std::getenv(kDeprecatedForcedLimit);
     values.total_workspace = std::getenv("UCUDNN_TOTAL_WORKSPACE_SIZE");
     values.candidates = std::getenv("UCUDNN_CANDIDATES");
+    values.search = std::getenv("UCUDNN_SEARCH");
     values.database = std::getenv("UCUDNN_DATABASE");
     values.database_journal = std::getenv("UCUDNN_DATABASE_JOURNAL");
     values.benchmark_devices = std::getenv("UCUDNN_BENCHMARK_DEVICES");

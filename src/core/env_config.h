@@ -12,6 +12,7 @@
 // | UCUDNN_TOTAL_WORKSPACE_SIZE     | WD mode: one budget for all kernels (units!)     | off (WR)   |
 // | UCUDNN_CANDIDATES               | legacy, engines (graph API) or both              | both       |
 // | UCUDNN_DATABASE                 | SQLite benchmark database shared by processes    | none       |
+// | UCUDNN_SEARCH                   | fast or exhaustive benchmarking of new kernels   | fast       |
 // | UCUDNN_DATABASE_JOURNAL         | auto, wal, delete, truncate, persist             | auto       |
 // | UCUDNN_BENCHMARK_DEVICES        | all, or device ordinals "0,2,3"                  | the handle's|
 // | UCUDNN_STATS                    | 1: print per-operation statistics at exit        | 0          |
@@ -35,6 +36,7 @@
 #include "core/expected.h"
 #include "core/journal_mode.h"
 #include "core/logging.h"
+#include "core/search_mode.h"
 
 namespace ucudnn {
 
@@ -45,6 +47,7 @@ struct EnvConfig {
   std::size_t total_workspace = 0;  ///< WD budget; 0: WR mode
   CandidateSet candidates = CandidateSet::kBoth;  ///< UCUDNN_CANDIDATES
   std::string database;           ///< empty: no database
+  SearchMode search = SearchMode::kFast;  ///< UCUDNN_SEARCH
   JournalMode database_journal = JournalMode::kAuto;
   std::string benchmark_devices;  ///< "all" or "0,2,3" (syntax checked here, device numbers at
                                   ///< cudnnCreate); empty: the handle's own
@@ -65,6 +68,7 @@ struct EnvValues {
   const char* total_workspace = nullptr;
   const char* candidates = nullptr;
   const char* database = nullptr;
+  const char* search = nullptr;
   const char* database_journal = nullptr;
   const char* benchmark_devices = nullptr;
   const char* statistics = nullptr;

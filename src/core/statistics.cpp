@@ -54,6 +54,22 @@ void Statistics::add_division(double seconds) {
   division_ns_.fetch_add(to_ns(seconds), std::memory_order_relaxed);
 }
 
+void Statistics::add_search_time(ConvOp op, SearchPhase phase, double seconds) {
+  ops_[static_cast<int>(op)].search_ns[static_cast<int>(phase)].fetch_add(to_ns(seconds), std::memory_order_relaxed);
+}
+
+void Statistics::count_search(ConvOp op, SearchCount what, long long n) {
+  ops_[static_cast<int>(op)].search_counts[static_cast<int>(what)].fetch_add(n, std::memory_order_relaxed);
+}
+
+SearchCounters Statistics::read_search(ConvOp op) const {
+  const Atomics& a = ops_[static_cast<int>(op)];
+  SearchCounters c;
+  for (std::size_t i = 0; i < c.seconds.size(); ++i) c.seconds[i] = static_cast<double>(a.search_ns[i].load()) * 1e-9;
+  for (std::size_t i = 0; i < c.counts.size(); ++i) c.counts[i] = a.search_counts[i].load();
+  return c;
+}
+
 OpCounters Statistics::read(ConvOp op) const {
   const Atomics& a = ops_[static_cast<int>(op)];
   OpCounters c;
@@ -80,6 +96,20 @@ std::string Statistics::report() const {
     std::snprintf(line, sizeof(line), "ucudnn: %-5s %12lld %10lld %10lld %10lld %10.3f %10lld %10lld %10lld %12.3f %8.3f\n",
                   short_name(op), c.convolution_calls, c.split_calls, c.replayed_calls, c.captures, c.capture_seconds,
                   c.plain_calls, c.algorithm_queries, c.timings, c.benchmark_seconds, c.solve_seconds);
+    out << line;
+  }
+  out << "ucudnn: op    search s: setup  heuristics     find  plan build   timing  database | plans built"
+         "  timed  cut short  not timed  sizes  sizes skipped\n";
+  for (ConvOp op : {ConvOp::kForward, ConvOp::kBackwardData, ConvOp::kBackwardFilter}) {
+    const SearchCounters s = read_search(op);
+    char line[256];
+    std::snprintf(line, sizeof(line),
+                  "ucudnn: %-5s %15.3f %11.3f %8.3f %11.3f %8.3f %9.3f | %11lld %6lld %10lld %10lld %6lld %14lld\n",
+                  short_name(op), s.phase(SearchPhase::kSetup), s.phase(SearchPhase::kHeuristics),
+                  s.phase(SearchPhase::kFind), s.phase(SearchPhase::kPlanBuild), s.phase(SearchPhase::kTiming),
+                  s.phase(SearchPhase::kDatabase), s.count(SearchCount::kPlansBuilt),
+                  s.count(SearchCount::kTimedInFull), s.count(SearchCount::kCutShort), s.count(SearchCount::kNotTimed),
+                  s.count(SearchCount::kSizesMeasured), s.count(SearchCount::kSizesSkipped));
     out << line;
   }
   if (divisions() > 0) {

@@ -1,11 +1,13 @@
 #pragma once
 // Process-wide counters of what ucudnn did, per operation: how many convolutions it intercepted,
 // how many ran split into micro-batches or as replayed graphs, how many fell back to plain cuDNN, and the time spent
-// planning (benchmarking and solving apart). Lock-free; read by ucudnnGetStatistics and printed at
-// exit when UCUDNN_STATS=1, so a user can see that it worked.
+// planning (benchmarking and solving apart), and where the search's time went (SearchPhase).
+// Lock-free; read by ucudnnGetStatistics and ucudnnGetSearchStatistics and printed at exit when
+// UCUDNN_STATS=1, so a user can see that it worked.
 
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <string>
 
 #include "core/conv_op.h"
@@ -26,6 +28,35 @@ struct OpCounters {
   double solve_seconds = 0;         ///< WR dynamic programs and WD integer programs
 };
 
+/// Where a search spends its time: each is timed where it happens (runtime/), per operation.
+enum class SearchPhase {
+  kSetup,       ///< buffers, random fill, workspace allocation, descriptors
+  kHeuristics,  ///< cuDNN's heuristics: engine offers, legacy algorithm lists, validation
+  kFind,        ///< cudnnFind*AlgorithmEx (the legacy candidates of the exhaustive search)
+  kPlanBuild,   ///< engine execution plans built to be measured (cudnnBackendFinalize)
+  kTiming,      ///< warm-up and timed calls
+  kDatabase,    ///< lookups and stores in the benchmark databases
+  kCount
+};
+
+/// What a search did, beside its time: counted where it happens.
+enum class SearchCount {
+  kPlansBuilt,       ///< engine execution plans built to be measured
+  kTimedInFull,      ///< candidates timed with every sample
+  kCutShort,         ///< candidates whose timing stopped early: they could not beat a known one
+  kNotTimed,         ///< candidates offered but not timed (the fast search's bound)
+  kSizesMeasured,    ///< micro-batch sizes measured
+  kSizesSkipped,     ///< micro-batch sizes the fast search found could not improve the plan
+  kCount
+};
+
+struct SearchCounters {
+  std::array<double, static_cast<int>(SearchPhase::kCount)> seconds{};
+  std::array<long long, static_cast<int>(SearchCount::kCount)> counts{};
+  double phase(SearchPhase p) const { return seconds[static_cast<int>(p)]; }
+  long long count(SearchCount c) const { return counts[static_cast<int>(c)]; }
+};
+
 class Statistics {
  public:
   static Statistics& instance();
@@ -36,6 +67,9 @@ class Statistics {
   void count_query(ConvOp op);
   void add_benchmarking(ConvOp op, double seconds, long long timings);
   void add_solving(ConvOp op, double seconds);
+  void add_search_time(ConvOp op, SearchPhase phase, double seconds);
+  void count_search(ConvOp op, SearchCount what, long long n = 1);
+  SearchCounters read_search(ConvOp op) const;
   /// A workspace division's integer program (all operations together).
   void add_division(double seconds);
 
@@ -51,10 +85,30 @@ class Statistics {
   struct Atomics {
     std::atomic<long long> convolution_calls{0}, split_calls{0}, replayed_calls{0}, plain_calls{0}, algorithm_queries{0}, timings{0};
     std::atomic<long long> benchmark_ns{0}, solve_ns{0}, captures{0}, capture_ns{0};
+    std::array<std::atomic<long long>, static_cast<int>(SearchPhase::kCount)> search_ns{};
+    std::array<std::atomic<long long>, static_cast<int>(SearchCount::kCount)> search_counts{};
   };
   std::array<Atomics, 3> ops_;
   std::atomic<long long> divisions_{0}, division_ns_{0};
   std::atomic<bool> exit_hook_{false};
+};
+
+/// Adds the time from construction to destruction to one search phase.
+class SearchPhaseClock {
+ public:
+  SearchPhaseClock(ConvOp op, SearchPhase phase)
+      : op_(op), phase_(phase), started_(std::chrono::steady_clock::now()) {}
+  ~SearchPhaseClock() {
+    Statistics::instance().add_search_time(
+        op_, phase_, std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count());
+  }
+  SearchPhaseClock(const SearchPhaseClock&) = delete;
+  SearchPhaseClock& operator=(const SearchPhaseClock&) = delete;
+
+ private:
+  ConvOp op_;
+  SearchPhase phase_;
+  std::chrono::steady_clock::time_point started_;
 };
 
 }  // namespace ucudnn

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/logging.h"
+#include "core/statistics.h"
 #include "runtime/random_fill.h"
 #include "runtime/stream_gate.h"
 
@@ -32,6 +33,7 @@ double median_of(std::vector<double> samples) {
 
 Status BenchmarkRig::create(cudnnHandle_t handle, const ConvKey& key, BenchmarkSettings settings,
                             std::unique_ptr<BenchmarkRig>* out) {
+  const SearchPhaseClock clock(key.op, SearchPhase::kSetup);
   std::unique_ptr<BenchmarkRig> rig(new BenchmarkRig());
   rig->handle_ = handle;
   rig->key_ = key;
@@ -57,6 +59,7 @@ Status BenchmarkRig::create(cudnnHandle_t handle, const ConvKey& key, BenchmarkS
 }
 
 Status BenchmarkRig::allocate_workspace(std::size_t wanted) {
+  const SearchPhaseClock clock(key_.op, SearchPhase::kSetup);
   std::size_t free_bytes = 0, total_bytes = 0;
   UCUDNN_CHECK_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
   std::size_t bytes = std::min(wanted, free_bytes > kDeviceMargin ? free_bytes - kDeviceMargin : 0);
@@ -67,6 +70,7 @@ Status BenchmarkRig::allocate_workspace(std::size_t wanted) {
 
 bool BenchmarkRig::grow_workspace(std::size_t bytes) {
   if (bytes <= workspace_bytes_) return true;
+  const SearchPhaseClock clock(key_.op, SearchPhase::kSetup);
   std::size_t free_bytes = 0, total_bytes = 0;
   if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) return false;
   if (free_bytes + workspace_bytes_ < bytes + kDeviceMargin) return false;
@@ -79,6 +83,7 @@ bool BenchmarkRig::grow_workspace(std::size_t bytes) {
 }
 
 Status BenchmarkRig::time_candidate(const std::function<Status()>& enqueue, CallTimes* times) {
+  const SearchPhaseClock clock(key_.op, SearchPhase::kTiming);
   cudaStream_t stream = nullptr;
   UCUDNN_CHECK_CUDNN(cudnnGetStream(handle_, &stream));
 

@@ -8,8 +8,10 @@
 #include <algorithm>
 #include <limits>
 #include <mutex>
+#include <optional>
 
 #include "core/logging.h"
+#include "core/statistics.h"
 #include "runtime/backend_graph.h"
 #include "runtime/benchmark_rig.h"
 #include "runtime/candidate_runtime.h"
@@ -29,13 +31,18 @@ class EngineMeasurer final : public KindMeasurer {
   Status measure(int micro_batch, const std::vector<Measurement>& known, std::vector<Measurement>* measured) override {
     const ConvKey micro = rig_.key().with_batch(micro_batch);
     std::vector<EngineOffer> offers;
-    UCUDNN_TRY(offer_engines(micro, &offers));
+    {
+      const SearchPhaseClock clock(micro.op, SearchPhase::kHeuristics);
+      UCUDNN_TRY(offer_engines(micro, &offers));
+    }
     const ConvBuffers buffers = rig_.buffers();
     for (const EngineOffer& offer : offers) {
       const bool already =
           std::any_of(known.begin(), known.end(), [&](const Measurement& m) { return m.engine == offer.id; });
       if (already) continue;
       std::unique_ptr<CudnnExecutionPlan> plan;
+      std::optional<SearchPhaseClock> building(std::in_place, micro.op, SearchPhase::kPlanBuild);
+      Statistics::instance().count_search(micro.op, SearchCount::kPlansBuilt);
       const Status built = CudnnExecutionPlan::build(micro, offer.id, 1.0, 0.0, &plan);
       if (!built.ok()) {
         UCUDNN_LOG_DEBUG("skipping " << offer.id << " at micro-batch " << micro_batch << ": " << built.message());
@@ -55,6 +62,7 @@ class EngineMeasurer final : public KindMeasurer {
         }
         workspace_needed = std::max(workspace_needed, accumulating->workspace_bytes());
       }
+      building.reset();
       if (!rig_.grow_workspace(workspace_needed)) {
         // The rows are complete only up to the workspace that could be had.
         measured_up_to_ = std::min(measured_up_to_, rig_.workspace_bytes());

@@ -10,6 +10,7 @@
 #include "core/env_config.h"
 #include "core/internal_call.h"
 #include "core/logging.h"
+#include "core/statistics.h"
 #include "runtime/benchmarker.h"
 #include "runtime/cudnn_shim.h"
 #include "runtime/descriptors.h"
@@ -20,6 +21,7 @@ namespace {
 
 // cuDNN validates the descriptors first, so invalid arguments fail with cuDNN's own status.
 Status validate_with_cudnn(cudnnHandle_t handle, const ConvKey& key) {
+  const SearchPhaseClock clock(key.op, SearchPhase::kHeuristics);
   TensorDescriptor x, y;
   FilterDescriptor w;
   ConvolutionDescriptor conv;

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "core/logging.h"
+#include "core/statistics.h"
 #include "runtime/benchmark_rig.h"
 #include "runtime/candidate_runtime.h"
 #include "runtime/descriptors.h"
@@ -41,6 +42,7 @@ class LegacyMeasurer final : public KindMeasurer {
     const ConvKey& key = rig_.key();
     std::size_t needed = 0;
     {
+      const SearchPhaseClock clock(key.op, SearchPhase::kSetup);
       TensorDescriptor x, y;
       ConvolutionDescriptor conv;
       UCUDNN_TRY(make_tensor_descriptor(key.x, &x));
@@ -77,8 +79,11 @@ class LegacyMeasurer final : public KindMeasurer {
     const ConvBuffers buffers = rig_.buffers();
     const void* alpha = scalar_one(key);
     const void* beta = scalar_zero(key);
-    UCUDNN_TRY(find_algorithms_ex(rig_.handle(), key.op, d, buffers, rig_.workspace(), rig_.workspace_bytes(),
-                                  &candidates));
+    {
+      const SearchPhaseClock clock(key.op, SearchPhase::kFind);
+      UCUDNN_TRY(find_algorithms_ex(rig_.handle(), key.op, d, buffers, rig_.workspace(), rig_.workspace_bytes(),
+                                    &candidates));
+    }
 
     for (const AlgoPerf& c : candidates) {
       if (c.status != CUDNN_STATUS_SUCCESS || c.memory > rig_.workspace_bytes()) continue;

@@ -326,6 +326,7 @@ std::vector<int> PlanBuilder::missing_sizes(const ConvKey& key, const std::vecto
 bool PlanBuilder::promote(const ConvKey& micro, CandidateKind kind, std::size_t workspace_limit,
                      const DeviceDatabase& database) {
   if (!database.usable()) return false;
+  const SearchPhaseClock clock(micro.op, SearchPhase::kDatabase);
   auto found = database.db->lookup(database.identity, micro, kind);
   if (!found) {
     warn_once("lookup " + database.db->path(), found.message());
@@ -352,6 +353,7 @@ void PlanBuilder::record(const ConvKey& micro, CandidateKind kind, const Measure
                     const DeviceDatabase& database) {
   table_.record(micro, kind, measured.measured_up_to, measured.rows);
   if (!database.writable()) return;
+  const SearchPhaseClock clock(micro.op, SearchPhase::kDatabase);
   auto stored = database.db->store(database.identity, micro, kind, measured.measured_up_to, measured.rows);
   if (!stored) warn_once("store " + database.db->path(), stored.message() + "; new results stay in memory");
 }
