@@ -152,6 +152,25 @@ cudnnStatus_t ucudnnGetDatabase(char* path, size_t pathSize, size_t* pathLength)
   });
 }
 
+cudnnStatus_t ucudnnSetSearchMode(UcudnnSearchMode_t mode) {
+  return at_boundary(__func__, [&]() -> Status {
+    ucudnn::SearchMode internal;
+    if (!to_internal(mode, &internal)) {
+      return Error(ErrorCode::kBadParam, "unknown search mode " + std::to_string(static_cast<int>(mode)));
+    }
+    ucudnn::runtime::PlanBuilder::instance().set_search_mode(internal);
+    return Status::success();
+  });
+}
+
+cudnnStatus_t ucudnnGetSearchMode(UcudnnSearchMode_t* mode) {
+  return at_boundary(__func__, [&]() -> Status {
+    if (!mode) return Error(ErrorCode::kBadParam, "null mode pointer");
+    *mode = to_public(ucudnn::runtime::PlanBuilder::instance().search_mode());
+    return Status::success();
+  });
+}
+
 cudnnStatus_t ucudnnSetTotalWorkspaceSize(size_t bytes) {
   return at_boundary(__func__, [&]() -> Status {
     if (bytes > 0 && bytes < (size_t{1} << 20)) {

@@ -4,6 +4,7 @@
 
 #include "core/batch_policy.h"
 #include "core/candidates.h"
+#include "core/search_mode.h"
 #include "ucudnn/ucudnn.h"
 
 namespace ucudnn::api {
@@ -44,6 +45,19 @@ inline UcudnnCandidates_t to_public(CandidateSet candidates) {
     case CandidateSet::kBoth: return UCUDNN_CANDIDATES_BOTH;
   }
   return UCUDNN_CANDIDATES_BOTH;
+}
+
+/// False for a value the public enum does not define.
+inline bool to_internal(UcudnnSearchMode_t mode, SearchMode* out) {
+  switch (mode) {
+    case UCUDNN_SEARCH_FAST: *out = SearchMode::kFast; return true;
+    case UCUDNN_SEARCH_EXHAUSTIVE: *out = SearchMode::kExhaustive; return true;
+  }
+  return false;
+}
+
+inline UcudnnSearchMode_t to_public(SearchMode mode) {
+  return mode == SearchMode::kExhaustive ? UCUDNN_SEARCH_EXHAUSTIVE : UCUDNN_SEARCH_FAST;
 }
 
 }  // namespace ucudnn::api

@@ -284,21 +284,11 @@ bool engines_supported(const ConvKey& key) {
          (key.w.format == CUDNN_TENSOR_NCHW || key.w.format == CUDNN_TENSOR_NHWC);
 }
 
-Status offer_engines(const ConvKey& key, std::vector<EngineOffer>* out) {
-  out->clear();
-  if (!engines_supported(key)) return Status::success();
-  cudnnHandle_t handle = nullptr;
-  UCUDNN_TRY(planning_handle(&handle));
-  BackendDescriptor graph;
-  std::vector<BackendDescriptor> keep;
-  UCUDNN_TRY(make_graph(key, 1.0, 0.0, handle, &graph, &keep));
-  std::vector<BackendDescriptor> configs;
-  // A mode that offers nothing for this graph is not an error: the other may.
-  for (cudnnBackendHeurMode_t mode : {CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_FALLBACK}) {
-    const Status listed = heuristic_configs(graph, mode, &configs);
-    if (!listed.ok()) UCUDNN_LOG_DEBUG("engine heuristics (mode " << mode << "): " << listed.message());
-  }
-  std::set<std::string> seen;
+namespace {
+
+// Appends the allowed configurations of `configs` not yet in `seen`.
+void add_allowed(const ConvKey& key, const std::vector<BackendDescriptor>& configs, std::set<std::string>* seen,
+                 std::vector<EngineOffer>* out) {
   for (const BackendDescriptor& config : configs) {
     ConfigFacts facts;
     const Status read = read_config(config, &facts);
@@ -310,7 +300,28 @@ Status offer_engines(const ConvKey& key, std::vector<EngineOffer>* out) {
     EngineOffer offer;
     offer.id = format_engine_config(facts.id);
     offer.deterministic = facts.numerical.count(CUDNN_NUMERICAL_NOTE_NONDETERMINISTIC) == 0;
-    if (seen.insert(offer.id).second) out->push_back(std::move(offer));
+    if (seen->insert(offer.id).second) out->push_back(std::move(offer));
+  }
+}
+
+}  // namespace
+
+Status offer_engines(const ConvKey& key, std::vector<EngineOffer>* out, bool fallback) {
+  out->clear();
+  if (!engines_supported(key)) return Status::success();
+  cudnnHandle_t handle = nullptr;
+  UCUDNN_TRY(planning_handle(&handle));
+  BackendDescriptor graph;
+  std::vector<BackendDescriptor> keep;
+  UCUDNN_TRY(make_graph(key, 1.0, 0.0, handle, &graph, &keep));
+  std::set<std::string> seen;
+  // A mode that offers nothing for this graph is not an error: the other may.
+  for (cudnnBackendHeurMode_t mode : {CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_FALLBACK}) {
+    if (mode == CUDNN_HEUR_MODE_FALLBACK && !fallback && !out->empty()) break;
+    std::vector<BackendDescriptor> configs;
+    const Status listed = heuristic_configs(graph, mode, &configs);
+    if (!listed.ok()) UCUDNN_LOG_DEBUG("engine heuristics (mode " << mode << "): " << listed.message());
+    add_allowed(key, configs, &seen, out);
   }
   return Status::success();
 }

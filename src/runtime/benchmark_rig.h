@@ -7,14 +7,22 @@
 // runs them). A sample gives the GPU's time per call (CUDA events) and the host's time to issue
 // one (steady clock): a replayed call costs the first, a call the host issues the longer of the
 // two (Measurement::cost_ms). Inputs are random: timings on zeros can flatter a kernel.
+//
+// The fast search (core/search_mode.h) takes fewer samples where they agree, and stops timing a
+// candidate after its first call (past the warm-up) where that call cannot beat the bound it is
+// given (the best known candidate needing no more workspace): such a candidate keeps that call's
+// times. A single call of a kernel of a few microseconds is timed less exactly than a sample, so
+// a candidate within kCutMargin (10%) of the bound is timed in full.
 
 #include <cudnn.h>
 
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
 
 #include "core/conv_key.h"
+#include "core/search_mode.h"
 #include "runtime/cuda_status.h"
 #include "runtime/cudnn_shim.h"
 #include "runtime/descriptors.h"
@@ -23,10 +31,24 @@
 namespace ucudnn::runtime {
 
 struct BenchmarkSettings {
+  SearchMode mode = SearchMode::kExhaustive;
   int warmup_calls = 1;
-  int timed_calls = 5;             ///< samples; the median is kept
+  int timed_calls = 5;             ///< samples at most; the median is kept
+  int agreeing_calls = 5;          ///< samples after which timing stops if they agree
+  double agreement = 0.0;          ///< samples agree where (max - min) / min is below this
   float sample_ms = 1.0f;          ///< each sample runs back-to-back calls for about this long
   int max_calls_per_sample = 16;
+  bool cut_short = false;          ///< stop after one sample where a candidate cannot win
+
+  /// The settings of a search mode: exhaustive times every candidate with every sample.
+  static BenchmarkSettings of(SearchMode mode);
+};
+
+/// What a candidate must beat to be timed in full: the best GPU time and issued cost (the longer
+/// of GPU and host time) of known candidates that need no more workspace than it does.
+struct TimingBound {
+  double gpu_ms = 0;
+  double cost_ms = 0;
 };
 
 class BenchmarkRig {
@@ -45,17 +67,22 @@ class BenchmarkRig {
   std::size_t workspace_bytes() const { return workspace_bytes_; }
 
   /// Allocates a workspace of `wanted` bytes, or of what the device can spare (keeping a margin
-  /// for cuDNN, halving until an allocation succeeds); workspace_bytes() says what it got.
+  /// for cuDNN, halving until an allocation succeeds); workspace_bytes() says what it got. A
+  /// workspace already as large is kept (the rig serves every kind's measurer).
   Status allocate_workspace(std::size_t wanted);
   /// Makes the workspace at least `bytes` if the device has that much to spare.
   bool grow_workspace(std::size_t bytes);
 
   struct CallTimes {
-    double gpu_ms = 0;   ///< median GPU time per call, calls back to back
-    double host_ms = 0;  ///< median host time to issue one call
+    double gpu_ms = 0;       ///< median GPU time per call, calls back to back
+    double host_ms = 0;      ///< median host time to issue one call
+    bool cut_short = false;  ///< one call only: it could not beat the bound
   };
   /// Times `enqueue` (one call on the handle's stream): medians of samples of back-to-back calls.
-  Status time_candidate(const std::function<Status()>& enqueue, CallTimes* times);
+  /// With a bound (and settings that cut short), a first call slower than the bound ends it.
+  Status time_candidate(const std::function<Status()>& enqueue, CallTimes* times,
+                        const std::optional<TimingBound>& bound = std::nullopt);
+  const BenchmarkSettings& settings() const { return settings_; }
   /// How many candidate timings this rig has run.
   int timings_run() const { return timings_run_; }
 

@@ -1,6 +1,6 @@
 #pragma once
-// Times one kind of candidate for one convolution at several micro-batch sizes: a BenchmarkRig
-// (buffers, workspace, timer; runtime/benchmark_rig.h) and the kind's measurer
+// Times candidates of one convolution at several micro-batch sizes: one BenchmarkRig (buffers,
+// workspace, timer; runtime/benchmark_rig.h) shared by each kind's measurer
 // (runtime/candidate_runtime.h), which knows what its candidates are and how one runs.
 // Rows are unfiltered: the workspace is what the hungriest candidate needs (where the device has
 // that much), so the rows serve any workspace limit. Candidates that fail (out of memory
@@ -9,6 +9,7 @@
 #include <cudnn.h>
 
 #include <cstddef>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -23,29 +24,33 @@ namespace ucudnn::runtime {
 
 class Benchmarker {
  public:
-  /// Allocates random buffers for `key` at its full batch and what the kind measures with (legacy
-  /// candidates: the workspace of the hungriest algorithm, less if the device has less free).
-  static Status create(cudnnHandle_t handle, const ConvKey& key, CandidateKind kind, BenchmarkSettings settings,
+  /// Allocates random buffers for `key` at its full batch; each kind's measurer sizes the
+  /// workspace (legacy candidates: the hungriest algorithm's, less if the device has less free).
+  static Status create(cudnnHandle_t handle, const ConvKey& key, BenchmarkSettings settings,
                        std::unique_ptr<Benchmarker>* out);
   Benchmarker(const Benchmarker&) = delete;
   Benchmarker& operator=(const Benchmarker&) = delete;
 
-  /// Measures, at one micro-batch size, every candidate that `known` lacks.
-  Status measure(int micro_batch, const std::vector<Measurement>& known, std::vector<Measurement>* measured) {
-    measured->clear();
-    return measurer_->measure(micro_batch, known, measured);
-  }
+  /// Measures, at one micro-batch size, the candidates of `kind` that `known` lacks (`rivals`:
+  /// rows of other kinds at that size, see KindMeasurer). Each kind's measurer is made on first use
+  /// and shares the rig with the others.
+  Status measure(CandidateKind kind, int micro_batch, const std::vector<Measurement>& known,
+                 const std::vector<Measurement>& rivals, std::vector<Measurement>* measured);
 
-  /// The workspace limit up to which the rows are complete: unbounded (SIZE_MAX) when every
-  /// candidate's workspace could be allocated, else the workspace measured with.
-  std::size_t measured_up_to() const { return measurer_->measured_up_to(); }
+  /// The workspace limit up to which the rows of `kind` are complete: unbounded (SIZE_MAX) when
+  /// every candidate's workspace could be allocated, else the workspace measured with.
+  std::size_t measured_up_to(CandidateKind kind) const;
   /// How many candidate timings this benchmarker has run.
   int timings_run() const { return rig_->timings_run(); }
+  const ConvKey& key() const { return rig_->key(); }
+  cudnnHandle_t handle() const { return rig_->handle(); }
+  SearchMode mode() const { return rig_->settings().mode; }
 
  private:
   Benchmarker() = default;
   std::unique_ptr<BenchmarkRig> rig_;
-  std::unique_ptr<KindMeasurer> measurer_;  ///< after rig_: destroyed before the rig it measures on
+  /// After rig_: destroyed before the rig they measure on.
+  std::map<CandidateKind, std::unique_ptr<KindMeasurer>> measurers_;
 };
 
 }  // namespace ucudnn::runtime

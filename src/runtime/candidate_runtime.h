@@ -28,8 +28,10 @@ class BenchmarkRig;
 class KindMeasurer {
  public:
   virtual ~KindMeasurer() = default;
-  /// Measures, at one micro-batch size, every candidate of the kind that `known` lacks.
-  virtual Status measure(int micro_batch, const std::vector<Measurement>& known, std::vector<Measurement>* measured) = 0;
+  /// Measures, at one micro-batch size, the candidates of the kind that `known` lacks. `rivals`
+  /// are rows of other kinds at the same size: the fast search makes candidates beat them too.
+  virtual Status measure(int micro_batch, const std::vector<Measurement>& known, const std::vector<Measurement>& rivals,
+                         std::vector<Measurement>* measured) = 0;
   /// The workspace limit up to which the rows are complete (SIZE_MAX: any limit).
   virtual std::size_t measured_up_to() const = 0;
 };

@@ -4,6 +4,11 @@
 // Engine plans hold their scaling factors (the graph API has no per-call alpha and beta): a plan's
 // runner builds those for alpha = 1, beta = 0 and, for backward filter's accumulating
 // micro-batches, beta = 1 with the plan; any other pair is built on its first call and kept.
+//
+// The fast search takes heuristic mode A's offers in cuDNN's order (its heuristics rank them; the
+// fallback list only where A offers none) and stops after kPatience offers in a row that did not
+// beat every candidate needing no more workspace (each cut short after one call); the exhaustive
+// one builds and times every offer of both lists.
 
 #include <algorithm>
 #include <limits>
@@ -15,6 +20,7 @@
 #include "runtime/backend_graph.h"
 #include "runtime/benchmark_rig.h"
 #include "runtime/candidate_runtime.h"
+#include "runtime/contenders.h"
 
 namespace ucudnn::runtime {
 using ucudnn::optimize::MicroBatchRun;
@@ -22,24 +28,39 @@ using ucudnn::optimize::MicroBatchSplit;
 
 namespace {
 
+// Offers in a row that may fail to improve on the known candidates before the fast search stops
+// taking more at a size.
+constexpr int kPatience = 4;
+
 class EngineMeasurer final : public KindMeasurer {
  public:
   // Engine plans say their workspace only once built: the rig's workspace grows as they are
   // measured, and the rows are complete for any limit until one cannot have what it needs.
   explicit EngineMeasurer(BenchmarkRig& rig) : rig_(rig) {}
 
-  Status measure(int micro_batch, const std::vector<Measurement>& known, std::vector<Measurement>* measured) override {
+  Status measure(int micro_batch, const std::vector<Measurement>& known, const std::vector<Measurement>& rivals,
+                 std::vector<Measurement>* measured) override {
     const ConvKey micro = rig_.key().with_batch(micro_batch);
+    const bool fast = rig_.settings().mode == SearchMode::kFast;
+    Contenders contenders(rivals);
+    for (const Measurement& m : known) contenders.add(m);
+    int fruitless = 0;  // offers in a row that did not improve on the known candidates
     std::vector<EngineOffer> offers;
     {
       const SearchPhaseClock clock(micro.op, SearchPhase::kHeuristics);
-      UCUDNN_TRY(offer_engines(micro, &offers));
+      UCUDNN_TRY(offer_engines(micro, &offers, /*fallback=*/!fast));
     }
     const ConvBuffers buffers = rig_.buffers();
-    for (const EngineOffer& offer : offers) {
+    for (std::size_t i = 0; i < offers.size(); ++i) {
+      const EngineOffer& offer = offers[i];
       const bool already =
           std::any_of(known.begin(), known.end(), [&](const Measurement& m) { return m.engine == offer.id; });
       if (already) continue;
+      if (fast && fruitless >= kPatience) {
+        Statistics::instance().count_search(micro.op, SearchCount::kNotTimed,
+                                            static_cast<long long>(offers.size() - i));
+        break;
+      }
       std::unique_ptr<CudnnExecutionPlan> plan;
       std::optional<SearchPhaseClock> building(std::in_place, micro.op, SearchPhase::kPlanBuild);
       Statistics::instance().count_search(micro.op, SearchCount::kPlansBuilt);
@@ -70,7 +91,8 @@ class EngineMeasurer final : public KindMeasurer {
       }
       BenchmarkRig::CallTimes times;
       const Status timed = rig_.time_candidate(
-          [&] { return plan->execute(rig_.handle(), buffers, rig_.workspace(), rig_.workspace_bytes()); }, &times);
+          [&] { return plan->execute(rig_.handle(), buffers, rig_.workspace(), rig_.workspace_bytes()); }, &times,
+          contenders.bound_for(workspace_needed));
       if (!timed.ok()) {
         UCUDNN_LOG_DEBUG("skipping " << offer.id << " at micro-batch " << micro_batch << ": " << timed.message());
         continue;
@@ -84,6 +106,8 @@ class EngineMeasurer final : public KindMeasurer {
       m.workspace_bytes = workspace_needed;
       m.deterministic = offer.deterministic;
       m.engine = offer.id;
+      fruitless = contenders.improves(m) ? 0 : fruitless + 1;
+      contenders.add(m);
       measured->push_back(std::move(m));
     }
     return Status::success();

@@ -11,7 +11,6 @@
 #include "core/internal_call.h"
 #include "core/logging.h"
 #include "core/statistics.h"
-#include "runtime/benchmarker.h"
 #include "runtime/cudnn_shim.h"
 #include "runtime/descriptors.h"
 #include "runtime/device_info.h"
@@ -47,54 +46,66 @@ Status GpuMeasurementSource::identify(int device, DeviceIdentity* identity) {
   return device_identity(device, identity);
 }
 
-Status GpuMeasurementSource::measure(cudnnHandle_t handle, const ConvKey& key, CandidateKind kind,
-                                     const std::vector<int>& sizes,
-                                     const std::map<int, std::vector<Measurement>>& known,
+Status GpuMeasurementSource::measure(cudnnHandle_t handle, const ConvKey& key, const MeasureRequest& request,
                                      std::map<int, MeasuredRows>* out) {
   UCUDNN_TRY(validate_with_cudnn(handle, key));
   const auto started = std::chrono::steady_clock::now();
   const std::vector<int> devices = benchmark_devices(key.device);
-  if (devices.size() <= 1 || sizes.size() <= 1) {
-    UCUDNN_TRY(measure_on(benchmarking_handle(handle, key.device), key, kind, sizes, known, out));
+  if (devices.size() <= 1 || request.sizes.size() <= 1) {
+    std::lock_guard<std::mutex> lock(kept_mutex_);
+    const cudnnHandle_t benchmarking = benchmarking_handle(handle, key.device);
+    const bool reusable = kept_ && kept_->key() == key && kept_->handle() == benchmarking &&
+                          kept_->mode() == request.mode;
+    if (!reusable) {
+      kept_.reset();  // its buffers first: the device may not hold both
+      UCUDNN_TRY(Benchmarker::create(benchmarking, key, BenchmarkSettings::of(request.mode), &kept_));
+    }
+    UCUDNN_TRY(measure_with(*kept_, request, request.sizes, out));
   } else {
-    measure_spread(devices, key, kind, sizes, known, out);
+    measure_spread(devices, key, request, out);
   }
-  UCUDNN_LOG_INFO("benchmarked " << to_string(kind) << " candidates at " << sizes.size() << " micro-batch sizes of "
-                                 << key.to_string() << " on "
-                                 << devices.size() << " GPU(s) in "
+  UCUDNN_LOG_INFO("benchmarked " << to_string(request.kind) << " candidates at " << request.sizes.size()
+                                 << " micro-batch sizes of " << key.to_string() << " on " << devices.size()
+                                 << " GPU(s) in "
                                  << std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()
                                  << " s");
   return Status::success();
 }
 
-Status GpuMeasurementSource::measure_on(cudnnHandle_t handle, const ConvKey& key, CandidateKind kind,
-                                        const std::vector<int>& sizes,
-                                        const std::map<int, std::vector<Measurement>>& known,
-                                        std::map<int, MeasuredRows>* out) {
-  std::unique_ptr<Benchmarker> benchmarker;
-  UCUDNN_TRY(Benchmarker::create(handle, key, kind, BenchmarkSettings{}, &benchmarker));
+void GpuMeasurementSource::release() {
+  std::lock_guard<std::mutex> lock(kept_mutex_);
+  kept_.reset();
+}
+
+Status GpuMeasurementSource::measure_with(Benchmarker& benchmarker, const MeasureRequest& request,
+                                          const std::vector<int>& sizes, std::map<int, MeasuredRows>* out) {
+  const int timings_before = benchmarker.timings_run();
+  static const std::vector<Measurement> kNone;
+  auto rows_at = [](const std::map<int, std::vector<Measurement>>& by_size, int size) -> const std::vector<Measurement>& {
+    const auto it = by_size.find(size);
+    return it != by_size.end() ? it->second : kNone;
+  };
   for (int size : sizes) {
-    const auto previous = known.find(size);  // rows measured with less workspace stay valid
     MeasuredRows result;
-    Status status =
-        benchmarker->measure(size, previous != known.end() ? previous->second : std::vector<Measurement>{},
-                             &result.rows);
+    // Rows measured with less workspace stay valid; other kinds' rows are what to beat.
+    Status status = benchmarker.measure(request.kind, size, rows_at(request.known, size),
+                                        rows_at(request.rivals, size), &result.rows);
     if (!status.ok()) {
-      UCUDNN_LOG_DEBUG("micro-batch " << size << " of " << key.to_string() << " not measured: " << status.message());
+      UCUDNN_LOG_DEBUG("micro-batch " << size << " of " << benchmarker.key().to_string()
+                                      << " not measured: " << status.message());
       continue;
     }
-    result.measured_up_to = benchmarker->measured_up_to();
+    Statistics::instance().count_search(benchmarker.key().op, SearchCount::kSizesMeasured);
+    result.measured_up_to = benchmarker.measured_up_to(request.kind);
     (*out)[size] = std::move(result);
   }
-  timings_run_ += benchmarker->timings_run();
+  timings_run_ += benchmarker.timings_run() - timings_before;
   return Status::success();
 }
 
-void GpuMeasurementSource::measure_spread(const std::vector<int>& devices, const ConvKey& key, CandidateKind kind,
-                                          const std::vector<int>& sizes,
-                                          const std::map<int, std::vector<Measurement>>& known,
-                                          std::map<int, MeasuredRows>* out) {
-  const std::vector<std::vector<int>> shares = deal(sizes, devices.size());
+void GpuMeasurementSource::measure_spread(const std::vector<int>& devices, const ConvKey& key,
+                                          const MeasureRequest& request, std::map<int, MeasuredRows>* out) {
+  const std::vector<std::vector<int>> shares = deal(request.sizes, devices.size());
   std::vector<std::map<int, MeasuredRows>> results(devices.size());
   std::vector<Status> statuses(devices.size());
   std::vector<std::thread> threads;
@@ -106,7 +117,9 @@ void GpuMeasurementSource::measure_spread(const std::vector<int>& devices, const
         UCUDNN_CHECK_CUDA(cudaSetDevice(devices[i]));  // this thread's current device
         cudnnHandle_t device_cudnn = nullptr;
         UCUDNN_TRY(device_handle(devices[i], &device_cudnn));
-        return measure_on(device_cudnn, key, kind, shares[i], known, &results[i]);
+        std::unique_ptr<Benchmarker> benchmarker;
+        UCUDNN_TRY(Benchmarker::create(device_cudnn, key, BenchmarkSettings::of(request.mode), &benchmarker));
+        return measure_with(*benchmarker, request, shares[i], &results[i]);
       }();
     });
   }

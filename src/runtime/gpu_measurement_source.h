@@ -1,13 +1,15 @@
 #pragma once
 // Measurement on the GPU: the Benchmarker on the handle's device, or spread over the devices
 // UCUDNN_BENCHMARK_DEVICES names (all of the handle's kind), each with a cuDNN handle of its own.
-// Thread-safe.
+// On one device the Benchmarker of the last convolution is kept until release() (its random
+// buffers serve every kind and every size the plan builder asks for in turn). Thread-safe.
 
 #include <atomic>
 #include <map>
 #include <mutex>
 #include <vector>
 
+#include "runtime/benchmarker.h"
 #include "runtime/measurement_source.h"
 #include "runtime/owned.h"
 
@@ -17,18 +19,18 @@ class GpuMeasurementSource : public MeasurementSource {
  public:
   Status identify(int device, DeviceIdentity* identity) override;
   /// Validates the descriptors with cuDNN first (its heuristics), then measures.
-  Status measure(cudnnHandle_t handle, const ConvKey& key, CandidateKind kind, const std::vector<int>& sizes,
-                 const std::map<int, std::vector<Measurement>>& known, std::map<int, MeasuredRows>* out) override;
+  Status measure(cudnnHandle_t handle, const ConvKey& key, const MeasureRequest& request,
+                 std::map<int, MeasuredRows>* out) override;
+  void release() override;
   long long timings_run() const override { return timings_run_.load(); }
 
  private:
-  /// Measures sizes with one Benchmarker on the handle's device.
-  Status measure_on(cudnnHandle_t handle, const ConvKey& key, CandidateKind kind, const std::vector<int>& sizes,
-                    const std::map<int, std::vector<Measurement>>& known, std::map<int, MeasuredRows>* out);
+  /// Measures the request's sizes with `benchmarker`.
+  Status measure_with(Benchmarker& benchmarker, const MeasureRequest& request, const std::vector<int>& sizes,
+                      std::map<int, MeasuredRows>* out);
   /// Deals the sizes out over `devices` and measures them in parallel, one thread per device.
-  void measure_spread(const std::vector<int>& devices, const ConvKey& key, CandidateKind kind,
-                      const std::vector<int>& sizes,
-                      const std::map<int, std::vector<Measurement>>& known, std::map<int, MeasuredRows>* out);
+  void measure_spread(const std::vector<int>& devices, const ConvKey& key, const MeasureRequest& request,
+                      std::map<int, MeasuredRows>* out);
   /// The devices to benchmark on for a handle's device (one entry: no parallel benchmarking).
   std::vector<int> benchmark_devices(int handle_device);
   /// The handle to benchmark with: one of this source's on the device, not the caller's. Thousands
@@ -45,6 +47,9 @@ class GpuMeasurementSource : public MeasurementSource {
     CudnnHandle cudnn;
   };
   std::map<int, DeviceHandle> device_handles_;
+
+  std::mutex kept_mutex_;  ///< held while the kept benchmarker measures
+  std::unique_ptr<Benchmarker> kept_;
 };
 
 }  // namespace ucudnn::runtime

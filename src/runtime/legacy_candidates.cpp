@@ -1,6 +1,7 @@
 // The runtime half of the legacy kind (core/candidate_kinds.h): cuDNN's legacy algorithms,
-// measured from cudnnFind*AlgorithmEx (status, workspace, math type) and run with the legacy
-// convolution calls (runtime/cudnn_shim.h).
+// listed by cudnnFind*AlgorithmEx (exhaustive search) or by cuDNN's heuristics (fast search: Find
+// would time every algorithm once more before ucudnn does), each timed by ucudnn, and run with
+// the legacy convolution calls (runtime/cudnn_shim.h).
 
 #include <algorithm>
 #include <limits>
@@ -10,6 +11,7 @@
 #include "core/statistics.h"
 #include "runtime/benchmark_rig.h"
 #include "runtime/candidate_runtime.h"
+#include "runtime/contenders.h"
 #include "runtime/descriptors.h"
 
 namespace ucudnn::runtime {
@@ -65,7 +67,8 @@ class LegacyMeasurer final : public KindMeasurer {
     return Status::success();
   }
 
-  Status measure(int micro_batch, const std::vector<Measurement>& known, std::vector<Measurement>* measured) override {
+  Status measure(int micro_batch, const std::vector<Measurement>& known, const std::vector<Measurement>& rivals,
+                 std::vector<Measurement>* measured) override {
     const ConvKey& key = rig_.key();
     const ConvKey micro = key.with_batch(micro_batch);
     TensorDescriptor x_desc, y_desc;
@@ -79,11 +82,17 @@ class LegacyMeasurer final : public KindMeasurer {
     const ConvBuffers buffers = rig_.buffers();
     const void* alpha = scalar_one(key);
     const void* beta = scalar_zero(key);
-    {
+    if (rig_.settings().mode == SearchMode::kFast) {
+      // The heuristics' order puts the likely fastest first, so later ones can be cut short.
+      const SearchPhaseClock clock(key.op, SearchPhase::kHeuristics);
+      UCUDNN_TRY(get_algorithms(rig_.handle(), key.op, d, &candidates));
+    } else {
       const SearchPhaseClock clock(key.op, SearchPhase::kFind);
       UCUDNN_TRY(find_algorithms_ex(rig_.handle(), key.op, d, buffers, rig_.workspace(), rig_.workspace_bytes(),
                                     &candidates));
     }
+    Contenders contenders(rivals);
+    for (const Measurement& m : known) contenders.add(m);
 
     for (const AlgoPerf& c : candidates) {
       if (c.status != CUDNN_STATUS_SUCCESS || c.memory > rig_.workspace_bytes()) continue;
@@ -100,28 +109,35 @@ class LegacyMeasurer final : public KindMeasurer {
         UCUDNN_TRY(make_convolution_descriptor(micro.conv, math, &conv_by_math_[math]));
       }
       d.conv = conv_by_math_.at(math).get();
+      std::size_t workspace = 0;
+      if (!workspace_size(rig_.handle(), key.op, d, c.algo, &workspace).ok()) workspace = c.memory;
+      workspace = std::max(workspace, c.memory);
+      if (workspace > rig_.workspace_bytes()) {
+        d.conv = caller_conv.get();
+        continue;  // the heuristics list algorithms that Find would have left out for want of workspace
+      }
       BenchmarkRig::CallTimes times;
       Status timed = rig_.time_candidate(
           [&] {
             return convolve(rig_.handle(), key.op, d, c.algo, alpha, buffers, rig_.workspace(), rig_.workspace_bytes(),
                             beta);
           },
-          &times);
+          &times, contenders.bound_for(workspace));
       if (!timed.ok()) {
         UCUDNN_LOG_DEBUG("skipping algo " << c.algo << " at micro-batch " << micro_batch << ": " << timed.message());
+        d.conv = caller_conv.get();
         continue;
       }
-      std::size_t workspace = 0;
-      if (!workspace_size(rig_.handle(), key.op, d, c.algo, &workspace).ok()) workspace = c.memory;
       Measurement m;
       m.micro_batch = micro_batch;
       m.algo = c.algo;
       m.math_type = math;
       m.time_ms = times.gpu_ms;
       m.host_ms = times.host_ms;
-      m.workspace_bytes = std::max(workspace, c.memory);
+      m.workspace_bytes = workspace;
       m.deterministic = c.determinism == CUDNN_DETERMINISTIC;
-      if (m.workspace_bytes <= rig_.workspace_bytes()) measured->push_back(m);
+      contenders.add(m);
+      measured->push_back(m);
       d.conv = caller_conv.get();
     }
     return Status::success();

@@ -13,6 +13,7 @@
 #include "core/conv_key.h"
 #include "core/device_identity.h"
 #include "core/measurement.h"
+#include "core/search_mode.h"
 #include "runtime/cuda_status.h"
 
 namespace ucudnn::runtime {
@@ -24,6 +25,18 @@ struct MeasuredRows {
   std::size_t measured_up_to = 0;
 };
 
+/// What to measure of one convolution: one kind of candidate at some micro-batch sizes.
+struct MeasureRequest {
+  CandidateKind kind = CandidateKind::kLegacy;
+  std::vector<int> sizes;
+  /// Per size, rows of this kind measured before (with less workspace): they stay valid and
+  /// need not be measured again.
+  std::map<int, std::vector<Measurement>> known;
+  /// Per size, rows of the other kinds: the fast search makes candidates beat them too.
+  std::map<int, std::vector<Measurement>> rivals;
+  SearchMode mode = SearchMode::kExhaustive;
+};
+
 class MeasurementSource {
  public:
   virtual ~MeasurementSource() = default;
@@ -31,14 +44,16 @@ class MeasurementSource {
   /// The identity of `device`, which keys rows in the database; an error if it cannot be told.
   virtual Status identify(int device, DeviceIdentity* identity) = 0;
 
-  /// Measures the candidates of `kind` for `key` (at its full batch) at each micro-batch size of
-  /// `sizes`. `known` holds, per
-  /// size, rows measured before (with less workspace): they stay valid and need not be measured
-  /// again. A size that cannot be measured is left out of `out`; an error means the convolution
-  /// itself cannot be measured (invalid descriptors: the error is cuDNN's). `handle` is the
-  /// caller's, passed through untouched (a source that does not run cuDNN ignores it).
-  virtual Status measure(cudnnHandle_t handle, const ConvKey& key, CandidateKind kind, const std::vector<int>& sizes,
-                         const std::map<int, std::vector<Measurement>>& known, std::map<int, MeasuredRows>* out) = 0;
+  /// Measures what `request` asks of `key` (at its full batch). A size that cannot be measured is
+  /// left out of `out`; an error means the convolution itself cannot be measured (invalid
+  /// descriptors: the error is cuDNN's). `handle` is the caller's, passed through untouched (a
+  /// source that does not run cuDNN ignores it).
+  virtual Status measure(cudnnHandle_t handle, const ConvKey& key, const MeasureRequest& request,
+                         std::map<int, MeasuredRows>* out) = 0;
+
+  /// Frees what the source kept between requests for the same convolution (its buffers and
+  /// workspace on the GPU); the plan builder calls it once a kernel's rows are gathered.
+  virtual void release() {}
 
   /// How many candidate timings this source has run.
   virtual long long timings_run() const = 0;

@@ -7,6 +7,7 @@
 #include "core/env_config.h"
 #include "core/logging.h"
 #include "core/statistics.h"
+#include "optimize/size_search.h"
 
 namespace ucudnn::runtime {
 using ucudnn::optimize::MicroBatchRun;
@@ -14,6 +15,8 @@ using ucudnn::optimize::MicroBatchSplit;
 using ucudnn::optimize::fastest_within;
 using ucudnn::optimize::optimize_wr;
 using ucudnn::optimize::prefer_undivided_within_margin;
+using ucudnn::optimize::search_ladder;
+using ucudnn::optimize::smaller_sizes_may_help;
 
 namespace {
 
@@ -40,6 +43,25 @@ class BenchmarkingAccount {
   const MeasurementSource& source_;
   std::chrono::steady_clock::time_point started_;
   long long timings_before_;
+};
+
+// The process's search mode until set: UCUDNN_SEARCH's, fast where it is unset or unreadable
+// (cudnnCreate reports a bad value).
+SearchMode initial_search_mode() {
+  const auto& config = env_config();
+  return config ? config->search : SearchMode::kFast;
+}
+
+// Frees what the source kept for the kernel it measured last, on every way out.
+class SourceRelease {
+ public:
+  explicit SourceRelease(MeasurementSource& source) : source_(source) {}
+  ~SourceRelease() { source_.release(); }
+  SourceRelease(const SourceRelease&) = delete;
+  SourceRelease& operator=(const SourceRelease&) = delete;
+
+ private:
+  MeasurementSource& source_;
 };
 
 // Removes the rows of engine runs found to need more workspace than they were recorded with.
@@ -123,22 +145,27 @@ Status build_priced(const ConvKey& key, const std::vector<int>& sizes, std::size
 
 }  // namespace
 
-PlanBuilder::PlanBuilder(std::shared_ptr<MeasurementSource> source) : source_(std::move(source)) {}
+PlanBuilder::PlanBuilder(std::shared_ptr<MeasurementSource> source)
+    : source_(std::move(source)), search_mode_(initial_search_mode()) {}
 
 PlanBuilder::PlanBuilder(std::shared_ptr<MeasurementSource> source, std::shared_ptr<BenchmarkDatabase> database)
-    : source_(std::move(source)), database_(std::move(database)), database_configured_(true) {}
+    : source_(std::move(source)),
+      search_mode_(initial_search_mode()),
+      database_(std::move(database)),
+      database_configured_(true) {}
 
 std::size_t PlanBuilder::PlanKeyHash::operator()(const PlanKey& k) const {
   std::size_t seed = ConvKeyHash()(k.key);
   seed = hash_combine(seed, std::hash<std::size_t>()(k.workspace_limit));
   seed = hash_combine(seed, std::hash<int>()(static_cast<int>(k.candidates)));
+  seed = hash_combine(seed, std::hash<int>()(static_cast<int>(k.search)));
   return hash_combine(seed, std::hash<int>()(static_cast<int>(k.policy)));
 }
 
 bool PlanBuilder::cached_plan(const ConvKey& key, std::size_t workspace_limit, BatchSizePolicy policy,
                          CandidateSet candidates, std::shared_ptr<const ExecutablePlan>* out) {
   std::lock_guard<std::mutex> lock(plans_mutex_);
-  auto it = plans_.find(PlanKey{key, workspace_limit, policy, candidates});
+  auto it = plans_.find(PlanKey{key, workspace_limit, policy, candidates, search_mode()});
   if (it == plans_.end() || !it->second.plan) return false;
   *out = it->second.plan;
   return true;
@@ -146,7 +173,8 @@ bool PlanBuilder::cached_plan(const ConvKey& key, std::size_t workspace_limit, B
 
 Status PlanBuilder::plan(cudnnHandle_t handle, const ConvKey& key, std::size_t workspace_limit, BatchSizePolicy policy,
                     CandidateSet candidates, std::shared_ptr<const ExecutablePlan>* out) {
-  const PlanKey plan_key{key, workspace_limit, policy, candidates};
+  const SearchMode search = search_mode();
+  const PlanKey plan_key{key, workspace_limit, policy, candidates, search};
   {
     std::lock_guard<std::mutex> lock(plans_mutex_);
     auto it = plans_.find(plan_key);
@@ -157,7 +185,7 @@ Status PlanBuilder::plan(cudnnHandle_t handle, const ConvKey& key, std::size_t w
     }
   }
   std::shared_ptr<const ExecutablePlan> built;
-  Status status = build_plan(handle, key, workspace_limit, policy, candidates, &built);
+  Status status = build_plan(handle, key, workspace_limit, policy, candidates, search, &built);
   std::lock_guard<std::mutex> lock(plans_mutex_);
   auto inserted = plans_.emplace(plan_key, CachedPlan{built, status});
   if (!inserted.first->second.plan) return inserted.first->second.failure;
@@ -204,10 +232,12 @@ std::shared_ptr<BenchmarkDatabase> PlanBuilder::database() {
 }
 
 Status PlanBuilder::build_plan(cudnnHandle_t handle, const ConvKey& key, std::size_t workspace_limit,
-                          BatchSizePolicy policy, CandidateSet candidates, std::shared_ptr<const ExecutablePlan>* out) {
+                          BatchSizePolicy policy, CandidateSet candidates, SearchMode search,
+                          std::shared_ptr<const ExecutablePlan>* out) {
   const auto started = std::chrono::steady_clock::now();
-  const std::vector<int> sizes = plannable_sizes(key, policy);
-  UCUDNN_TRY(gather_rows(handle, key, sizes, workspace_limit, candidates));
+  std::vector<int> sizes;
+  UCUDNN_TRY(search_sizes(handle, key, plannable_sizes(key, policy), workspace_limit, policy, candidates, search,
+                          &sizes));
 
   std::vector<Measurement> rows = table_rows(key, sizes, candidates);
   std::unique_ptr<ExecutablePlan> plan;
@@ -233,7 +263,8 @@ Status PlanBuilder::build_plan(cudnnHandle_t handle, const ConvKey& key, std::si
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   UCUDNN_LOG_INFO(
       "planned " << key.to_string() << " under " << workspace_limit << " B (" << to_string(policy) << ", "
-                 << to_string(candidates) << " candidates): " << describe_runs(plan->split()) << ", "
+                 << to_string(candidates) << " candidates, " << to_string(search) << " search over "
+                 << sizes.size() << " sizes): " << describe_runs(plan->split()) << ", "
                  << plan->split().time_ms << " ms predicted"
                  << (plan->undivided_time_ms() ? ", undivided " + std::to_string(*plan->undivided_time_ms()) + " ms"
                                                : std::string())
@@ -260,10 +291,41 @@ std::vector<int> plannable_sizes(const ConvKey& key, BatchSizePolicy policy) {
                                    kAlignment);
 }
 
+Status PlanBuilder::search_sizes(cudnnHandle_t handle, const ConvKey& key, const std::vector<int>& sizes,
+                                 std::size_t workspace_limit, BatchSizePolicy policy, CandidateSet candidates,
+                                 SearchMode search, std::vector<int>* searched) {
+  const SourceRelease release(*source_);
+  if (search == SearchMode::kExhaustive) {
+    *searched = sizes;
+    return gather_rows(handle, key, sizes, workspace_limit, candidates, search);
+  }
+  searched->clear();
+  const std::vector<int> ladder = search_ladder(sizes, policy);
+  for (std::size_t i = 0; i < ladder.size(); ++i) {
+    UCUDNN_TRY(gather_rows(handle, key, {ladder[i]}, workspace_limit, candidates, search));
+    searched->push_back(ladder[i]);
+    const std::vector<Measurement> rows = table_rows(key, *searched, candidates);
+    // Planned both ways (a replayed plan may split where an issued one does not): smaller sizes
+    // are left out only where neither could gain from them.
+    bool may_help = false;
+    for (CallPricing pricing : {CallPricing::kIssued, CallPricing::kReplayed}) {
+      may_help = may_help || smaller_sizes_may_help(key.batch(), *searched, rows, workspace_limit, pricing,
+                                                    optimize::kSearchMargin);
+    }
+    if (!may_help) {
+      const long long skipped = static_cast<long long>(sizes.size() - searched->size());
+      if (skipped > 0) Statistics::instance().count_search(key.op, SearchCount::kSizesSkipped, skipped);
+      break;
+    }
+  }
+  return Status::success();
+}
+
 Status PlanBuilder::measured_rows(cudnnHandle_t handle, const ConvKey& key, BatchSizePolicy policy,
                              CandidateSet candidates, std::vector<int>* sizes, std::vector<Measurement>* rows) {
   *sizes = plannable_sizes(key, policy);
-  UCUDNN_TRY(gather_rows(handle, key, *sizes, std::numeric_limits<std::size_t>::max(), candidates));
+  const SourceRelease release(*source_);
+  UCUDNN_TRY(gather_rows(handle, key, *sizes, std::numeric_limits<std::size_t>::max(), candidates, search_mode()));
   *rows = table_rows(key, *sizes, candidates);
   return Status::success();
 }
@@ -282,11 +344,11 @@ std::vector<Measurement> PlanBuilder::table_rows(const ConvKey& key, const std::
 }
 
 Status PlanBuilder::gather_rows(cudnnHandle_t handle, const ConvKey& key, const std::vector<int>& sizes,
-                           std::size_t workspace_limit, CandidateSet candidates) {
+                           std::size_t workspace_limit, CandidateSet candidates, SearchMode search) {
   const BenchmarkingAccount account(key.op, *source_);
   const DeviceDatabase database = database_for(key.device);
   for (CandidateKind kind : kinds_of(candidates)) {
-    const Status gathered = gather_kind(handle, key, sizes, workspace_limit, kind, database);
+    const Status gathered = gather_kind(handle, key, sizes, workspace_limit, kind, search, database);
     if (gathered.ok()) continue;
     // A kind that is an addition (engines): where it fails, the set's other kinds still make a plan.
     const CandidateKindInfo& info = kind_info(kind);
@@ -301,13 +363,14 @@ Status PlanBuilder::gather_rows(cudnnHandle_t handle, const ConvKey& key, const 
 }
 
 Status PlanBuilder::gather_kind(cudnnHandle_t handle, const ConvKey& key, const std::vector<int>& sizes,
-                           std::size_t workspace_limit, CandidateKind kind, const DeviceDatabase& database) {
+                           std::size_t workspace_limit, CandidateKind kind, SearchMode search,
+                           const DeviceDatabase& database) {
   if (missing_sizes(key, sizes, workspace_limit, kind, database).empty()) return Status::success();
   std::lock_guard<std::mutex> lock(measure_mutex_);
   // Another thread may have measured meanwhile.
   const std::vector<int> missing = missing_sizes(key, sizes, workspace_limit, kind, database);
   if (missing.empty()) return Status::success();
-  return measure(handle, key, kind, missing, database);
+  return measure(handle, key, kind, missing, search, database);
 }
 
 std::vector<int> PlanBuilder::missing_sizes(const ConvKey& key, const std::vector<int>& sizes,
@@ -338,13 +401,25 @@ bool PlanBuilder::promote(const ConvKey& micro, CandidateKind kind, std::size_t 
 }
 
 Status PlanBuilder::measure(cudnnHandle_t handle, const ConvKey& key, CandidateKind kind, const std::vector<int>& sizes,
-                       const DeviceDatabase& database) {
-  std::map<int, std::vector<Measurement>> known;  // rows measured with less workspace stay valid
+                       SearchMode search, const DeviceDatabase& database) {
+  MeasureRequest request;
+  request.kind = kind;
+  request.sizes = sizes;
+  request.mode = search;
   for (int size : sizes) {
-    if (auto entry = table_.entry(key.with_batch(size), kind)) known.emplace(size, entry->rows);
+    const ConvKey micro = key.with_batch(size);
+    // Rows measured with less workspace stay valid; other kinds' rows are what to beat.
+    if (auto entry = table_.entry(micro, kind)) request.known.emplace(size, entry->rows);
+    for (const CandidateKindInfo& other : candidate_kinds()) {
+      if (other.kind == kind) continue;
+      if (auto entry = table_.entry(micro, other.kind)) {
+        auto& rivals = request.rivals[size];
+        rivals.insert(rivals.end(), entry->rows.begin(), entry->rows.end());
+      }
+    }
   }
   std::map<int, MeasuredRows> measured;
-  UCUDNN_TRY(source_->measure(handle, key, kind, sizes, known, &measured));
+  UCUDNN_TRY(source_->measure(handle, key, request, &measured));
   for (const auto& [size, result] : measured) record(key.with_batch(size), kind, result, database);
   return Status::success();
 }

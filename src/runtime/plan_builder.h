@@ -6,6 +6,11 @@
 // database, and only then from its MeasurementSource (the GPU in a process; recorded tables in CPU
 // tests). New rows go to the table and the database. The plan builder makes no device calls itself.
 // Thread-safe; PlanBuilder::instance() is the process's plan builder, shared by all handles.
+//
+// The search (core/search_mode.h): exhaustive gathers every size of the policy; fast gathers the
+// sizes from the whole batch down (optimize/size_search.h) and stops once a smaller size cannot
+// improve the plan, and asks the source to time candidates the fast way. Workspace division
+// gathers every size either way (its fronts span every budget).
 
 #include <cudnn.h>
 
@@ -21,6 +26,7 @@
 #include "core/benchmark_table.h"
 #include "core/candidates.h"
 #include "core/conv_key.h"
+#include "core/search_mode.h"
 #include "runtime/cuda_status.h"
 #include "runtime/executor.h"
 #include "runtime/measurement_source.h"
@@ -62,6 +68,11 @@ class PlanBuilder {
   Status measured_rows(cudnnHandle_t handle, const ConvKey& key, BatchSizePolicy policy, CandidateSet candidates,
                        std::vector<int>* sizes, std::vector<Measurement>* rows);
 
+  /// How new kernels are benchmarked from now on (initially UCUDNN_SEARCH's). Plans made under
+  /// the other mode stay cached under it.
+  void set_search_mode(SearchMode mode) { search_mode_.store(mode); }
+  SearchMode search_mode() const { return search_mode_.load(); }
+
   /// Uses the database at `path` from now on (empty: none). On error the builder has none.
   Status set_database(const std::string& path);
   /// The path of the database in use, opening UCUDNN_DATABASE first if none was configured yet
@@ -83,8 +94,10 @@ class PlanBuilder {
     std::size_t workspace_limit;
     BatchSizePolicy policy;
     CandidateSet candidates;
+    SearchMode search;
     bool operator==(const PlanKey& o) const {
-      return workspace_limit == o.workspace_limit && policy == o.policy && candidates == o.candidates && key == o.key;
+      return workspace_limit == o.workspace_limit && policy == o.policy && candidates == o.candidates &&
+             search == o.search && key == o.key;
     }
   };
   struct PlanKeyHash {
@@ -104,13 +117,19 @@ class PlanBuilder {
   };
 
   Status build_plan(cudnnHandle_t handle, const ConvKey& key, std::size_t workspace_limit, BatchSizePolicy policy,
-                    CandidateSet candidates, std::shared_ptr<const ExecutablePlan>* out);
+                    CandidateSet candidates, SearchMode search, std::shared_ptr<const ExecutablePlan>* out);
+  /// The sizes of `sizes` whose rows the plan is made over: all of them (exhaustive), or the fast
+  /// search's ladder down to where smaller sizes cannot help; their rows gathered in the table.
+  Status search_sizes(cudnnHandle_t handle, const ConvKey& key, const std::vector<int>& sizes,
+                      std::size_t workspace_limit, BatchSizePolicy policy, CandidateSet candidates, SearchMode search,
+                      std::vector<int>* searched);
   /// Fills the table with rows of each kind of the set complete for `workspace_limit` at every
   /// size it can, from the database or by measuring.
   Status gather_rows(cudnnHandle_t handle, const ConvKey& key, const std::vector<int>& sizes,
-                     std::size_t workspace_limit, CandidateSet candidates);
+                     std::size_t workspace_limit, CandidateSet candidates, SearchMode search);
   Status gather_kind(cudnnHandle_t handle, const ConvKey& key, const std::vector<int>& sizes,
-                     std::size_t workspace_limit, CandidateKind kind, const DeviceDatabase& database);
+                     std::size_t workspace_limit, CandidateKind kind, SearchMode search,
+                     const DeviceDatabase& database);
   /// The sizes whose rows of `kind` are not complete for `workspace_limit`, after promoting what
   /// the database has into the table.
   std::vector<int> missing_sizes(const ConvKey& key, const std::vector<int>& sizes, std::size_t workspace_limit,
@@ -119,7 +138,7 @@ class PlanBuilder {
   bool promote(const ConvKey& micro, CandidateKind kind, std::size_t workspace_limit, const DeviceDatabase& database);
   /// Measures `sizes` through the source and records the rows in the table and the database.
   Status measure(cudnnHandle_t handle, const ConvKey& key, CandidateKind kind, const std::vector<int>& sizes,
-                 const DeviceDatabase& database);
+                 SearchMode search, const DeviceDatabase& database);
   void record(const ConvKey& micro, CandidateKind kind, const MeasuredRows& measured, const DeviceDatabase& database);
 
   /// The database, opened from UCUDNN_DATABASE on first use; null if none.
@@ -128,6 +147,7 @@ class PlanBuilder {
 
   const std::shared_ptr<MeasurementSource> source_;
   BenchmarkTable table_;
+  std::atomic<SearchMode> search_mode_;
 
   std::mutex plans_mutex_;
   std::unordered_map<PlanKey, CachedPlan, PlanKeyHash> plans_;

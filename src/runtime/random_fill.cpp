@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "runtime/descriptors.h"
@@ -39,21 +42,16 @@ void append_value(std::vector<unsigned char>& bytes, T value) {
   bytes.insert(bytes.end(), raw, raw + sizeof(T));
 }
 
-}  // namespace
+constexpr std::size_t kBlockElements = std::size_t{1} << 20;
 
-Status fill_random(DeviceBuffer& buffer, int data_type, std::size_t elements, std::uint32_t seed) {
-  const std::size_t size = element_size(data_type);
-  if (size == 0) return Error(ErrorCode::kNotSupported, "no random fill for data type " + std::to_string(data_type));
-  if (elements * size > buffer.size()) return Error(ErrorCode::kInternal, "random fill larger than the buffer");
-  // A block of random values made on the host, then repeated on the device by doubling copies:
-  // generating hundreds of millions of values on the host would dominate benchmarking time.
-  const std::size_t block = std::min<std::size_t>(elements, std::size_t{1} << 20);
+// One block of random values of a data type, made on the host.
+std::vector<unsigned char> make_block(int data_type, std::size_t size, std::uint32_t seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> real(-1.0f, 1.0f);
   std::uniform_int_distribution<int> small(-8, 8);
   std::vector<unsigned char> bytes;
-  bytes.reserve(block * size);
-  for (std::size_t i = 0; i < block; ++i) {
+  bytes.reserve(kBlockElements * size);
+  for (std::size_t i = 0; i < kBlockElements; ++i) {
     switch (static_cast<cudnnDataType_t>(data_type)) {
       case CUDNN_DATA_FLOAT: append_value(bytes, real(rng)); break;
       case CUDNN_DATA_DOUBLE: append_value(bytes, static_cast<double>(real(rng))); break;
@@ -68,10 +66,35 @@ Status fill_random(DeviceBuffer& buffer, int data_type, std::size_t elements, st
         break;
     }
   }
-  UCUDNN_TRY(buffer.upload(bytes.data(), bytes.size()));
+  return bytes;
+}
+
+// The process's blocks, made once per (data type, seed): making a block costs milliseconds, and
+// every benchmarked kernel fills three buffers.
+const std::vector<unsigned char>& random_block(int data_type, std::size_t size, std::uint32_t seed) {
+  static std::mutex mutex;
+  static auto* blocks = new std::map<std::pair<int, std::uint32_t>, std::vector<unsigned char>>();
+  std::lock_guard<std::mutex> lock(mutex);
+  auto& block = (*blocks)[{data_type, seed}];
+  if (block.empty()) block = make_block(data_type, size, seed);
+  return block;  // never erased: the reference stays valid
+}
+
+}  // namespace
+
+Status fill_random(DeviceBuffer& buffer, int data_type, std::size_t elements, std::uint32_t seed) {
+  const std::size_t size = element_size(data_type);
+  if (size == 0) return Error(ErrorCode::kNotSupported, "no random fill for data type " + std::to_string(data_type));
+  if (elements * size > buffer.size()) return Error(ErrorCode::kInternal, "random fill larger than the buffer");
+  if (elements == 0) return Status::success();
+  // A block of random values made on the host, then repeated on the device by doubling copies:
+  // generating hundreds of millions of values on the host would dominate benchmarking time.
+  const std::vector<unsigned char>& block = random_block(data_type, size, seed);
   const std::size_t total = elements * size;
+  const std::size_t uploaded = std::min(block.size(), total);
+  UCUDNN_TRY(buffer.upload(block.data(), uploaded));
   auto* base = static_cast<unsigned char*>(buffer.get());
-  for (std::size_t filled = bytes.size(); filled < total;) {
+  for (std::size_t filled = uploaded; filled < total;) {
     const std::size_t chunk = std::min(filled, total - filled);
     UCUDNN_CHECK_CUDA(cudaMemcpy(base + filled, base, chunk, cudaMemcpyDeviceToDevice));
     filled += chunk;

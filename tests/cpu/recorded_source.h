@@ -81,6 +81,11 @@ class RecordedSource : public MeasurementSource {
     std::lock_guard<std::mutex> lock(mutex_);
     return static_cast<int>(std::count(kinds_asked_.begin(), kinds_asked_.end(), kind));
   }
+  /// Every micro-batch size asked for, in order, repeated where asked again.
+  std::vector<int> sizes_asked() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return sizes_asked_;
+  }
   /// The rows the plan builder said it knew at the last call, per size.
   std::map<int, std::vector<Measurement>> last_known() const {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -93,9 +98,14 @@ class RecordedSource : public MeasurementSource {
   }
 
   /// Serves the recorded rows of `kind` only (a kernel without engine rows has none to offer).
-  Status measure(cudnnHandle_t, const ConvKey& key, CandidateKind kind, const std::vector<int>& sizes,
-                 const std::map<int, std::vector<Measurement>>& known, std::map<int, MeasuredRows>* out) override {
+  /// The search mode only changes how the GPU times candidates: a recording serves all it has.
+  Status measure(cudnnHandle_t, const ConvKey& key, const MeasureRequest& request,
+                 std::map<int, MeasuredRows>* out) override {
+    const CandidateKind kind = request.kind;
+    const std::vector<int>& sizes = request.sizes;
+    const std::map<int, std::vector<Measurement>>& known = request.known;
     std::lock_guard<std::mutex> lock(mutex_);
+    sizes_asked_.insert(sizes_asked_.end(), sizes.begin(), sizes.end());
     ++calls_;
     asked_.push_back(key);
     kinds_asked_.push_back(kind);
@@ -160,6 +170,7 @@ class RecordedSource : public MeasurementSource {
   long long timings_ = 0;
   std::vector<ConvKey> asked_;
   std::vector<CandidateKind> kinds_asked_;
+  std::vector<int> sizes_asked_;
   std::map<int, std::vector<Measurement>> last_known_;
 };
 

@@ -26,8 +26,11 @@ constexpr CandidateSet kCandidates = CandidateSet::kLegacy;
 // AlexNet conv2 forward: with 64 MiB, splitting the batch beats the undivided kernel.
 ConvKey conv2_forward() { return alexnet_keys()[3]; }
 
+// These tests pin the exhaustive search (every size gathered in one request); the fast search
+// has its own tests (test_fast_search.cpp).
 class PlanBuilderTest : public ::testing::Test {
  protected:
+  void SetUp() override { builder.set_search_mode(SearchMode::kExhaustive); }
   std::shared_ptr<RecordedSource> source = RecordedSource::alexnet();
   PlanBuilder builder{source, nullptr};
 };
@@ -130,6 +133,8 @@ TEST_F(PlanBuilderTest, MeasuredRowsCoverEveryPlannableSize) {
 TEST(PlanBuilderTables, EachBuilderHasItsOwnTable) {
   auto source = RecordedSource::alexnet();
   PlanBuilder a(source, nullptr), b(source, nullptr);
+  a.set_search_mode(SearchMode::kExhaustive);
+  b.set_search_mode(SearchMode::kExhaustive);
   std::shared_ptr<const ExecutablePlan> plan;
   ASSERT_TRUE(a.plan(nullptr, conv2_forward(), 64 * kMiB, kPolicy, kCandidates, &plan).ok());
   ASSERT_TRUE(b.plan(nullptr, conv2_forward(), 64 * kMiB, kPolicy, kCandidates, &plan).ok());
@@ -156,6 +161,7 @@ TEST(PlanBuilderDatabase, RowsInTheDatabaseAreUsedWithoutMeasuringAndMeasuredRow
   std::shared_ptr<BenchmarkDatabase> db = std::move(BenchmarkDatabase::open(path).value());
   auto source = RecordedSource::alexnet();
   PlanBuilder builder(source, db);
+  builder.set_search_mode(SearchMode::kExhaustive);
   std::shared_ptr<const ExecutablePlan> plan;
   ASSERT_TRUE(builder.plan(nullptr, stored_key, 64 * kMiB, kPolicy, kCandidates, &plan).ok());
   EXPECT_EQ(source->calls(), 0) << "promoted from the database";
@@ -196,6 +202,7 @@ TEST(PlanBuilderDatabase, BoundBelowTheLimitIsMeasuredAgain) {
   }
   auto source = RecordedSource::alexnet();
   PlanBuilder builder(source, db);
+  builder.set_search_mode(SearchMode::kExhaustive);
   std::shared_ptr<const ExecutablePlan> plan;
   ASSERT_TRUE(builder.plan(nullptr, key, 8 * kMiB, kPolicy, kCandidates, &plan).ok());
   EXPECT_EQ(source->calls(), 0);
@@ -217,6 +224,9 @@ std::shared_ptr<RecordedSource> host_bound_source(const ConvKey& key, std::size_
 TEST(PlanBuilderReplayPlan, HostBoundSplitRunsWholeWhenIssuedAndSplitWhenReplayed) {
   const ConvKey key = conv2_forward();
   PlanBuilder builder{host_bound_source(key, 2 * kMiB), nullptr};
+  // Exhaustive: the table's size 64 is faster per sample than its whole batch, which the fast
+  // search assumes no GPU shows (optimize/size_search.h).
+  builder.set_search_mode(SearchMode::kExhaustive);
   std::shared_ptr<const ExecutablePlan> plan;
   ASSERT_TRUE(builder.plan(nullptr, key, 64 * kMiB, kPolicy, kCandidates, &plan).ok());
   ASSERT_EQ(plan->split().micro_batch_count(), 1) << "issued: 4 calls cost the host 0.12 ms, one 0.1 ms";
