@@ -31,6 +31,7 @@
 /// | ucudnnSetGraphReplay              | one handle               | UCUDNN_GRAPH_REPLAY            |
 /// | ucudnnSetLayerId                  | one handle               | (none: -1)                     |
 /// | ucudnnSetDatabase                 | the process              | UCUDNN_DATABASE                |
+/// | ucudnnSetSystemDatabases          | the process              | UCUDNN_SYSTEM_DATABASES        |
 /// | ucudnnSetTotalWorkspaceSize       | the process, per device  | UCUDNN_TOTAL_WORKSPACE_SIZE    |
 /// | (no call)                         | every handle             | UCUDNN_FORCE_WORKSPACE_LIMIT   |
 ///
@@ -225,6 +226,15 @@ cudnnStatus_t ucudnnSetDatabase(const char* path);
 /// `path` NULL with `pathSize` 0 only asks the length. A buffer too small for it fails with
 /// CUDNN_STATUS_BAD_PARAM, `*pathLength` set and `path` holding "".
 cudnnStatus_t ucudnnGetDatabase(char* path, size_t pathSize, size_t* pathLength);
+
+/// Looks rows up, after the database of ucudnnSetDatabase, in the read-only system databases
+/// `paths` names (':'-separated, as PATH; empty entries ignored), in order, for the whole process
+/// from now on (overrides UCUDNN_SYSTEM_DATABASES); NULL or "" uses none. A lookup takes the first
+/// database whose rows are complete for the workspace limit; new rows go to the user database
+/// only. System databases are opened read-only and never created: a file that cannot be opened
+/// (missing, not a ucudnn database, from a newer ucudnn) is skipped, the others are used, and
+/// CUDNN_STATUS_BAD_PARAM is returned naming each file skipped.
+cudnnStatus_t ucudnnSetSystemDatabases(const char* paths);
 
 // Workspace division (WD): one workspace budget for all convolutions of the process on a device,
 // divided among the kernels by a 0-1 integer program (GLPK) over each kernel's desirable
