@@ -73,8 +73,8 @@ class DatabaseLayers {
 
   /// Stores rows as BenchmarkDatabase::store does, in the user database only; an error where
   /// there is none (the system databases are read-only) or it is read-only.
-  Status store(const DeviceIdentity& identity, const ConvKey& micro_key, CandidateKind kind,
-               std::size_t measured_up_to, const std::vector<Measurement>& rows) const;
+  Status store(const DeviceIdentity& identity, const ConvKey& micro_key, CandidateKind kind, std::size_t measured_up_to,
+               const std::vector<Measurement>& rows) const;
 
  private:
   Database user_;

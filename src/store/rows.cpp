@@ -139,8 +139,9 @@ Expected<std::optional<KernelLookup>> look_up(sqlite3* db, int version, const Ke
 }
 
 Expected<std::vector<CoverageRow>> read_all_coverage(sqlite3* db, int version) {
-  UCUDNN_TRY_ASSIGN(Statement select, Statement::prepare(db, "SELECT " + column_list(columns_of<CoverageRow>(), version) +
-                                                                 " FROM coverage"));
+  UCUDNN_TRY_ASSIGN(
+      Statement select,
+      Statement::prepare(db, "SELECT " + column_list(columns_of<CoverageRow>(), version) + " FROM coverage"));
   std::vector<CoverageRow> coverage;
   int rc;
   while ((rc = select.step()) == SQLITE_ROW) {

@@ -128,9 +128,10 @@ std::pair<CLI::App*, CommandRunner> add_db_command(CLI::App& app) {
       ->type_name("FILE")
       ->required();
   merge->add_flag("--create", options->create, "Create --into if it does not exist");
-  merge->add_option("--journal", options->journal,
-                    "Journal mode of --into: delete (the default: what read-only readers read in place), "
-                    "truncate, persist, wal or auto")
+  merge
+      ->add_option("--journal", options->journal,
+                   "Journal mode of --into: delete (the default: what read-only readers read in place), "
+                   "truncate, persist, wal or auto")
       ->type_name("MODE");
 
   return {db, [=](std::ostream& out, std::ostream& err) {

@@ -30,9 +30,9 @@ int run_merge(const DbOptions& options, std::ostream& out, std::ostream& err) {
   // that everyone then looks up in vain.
   bool is_directory = false;
   if (!options.create && !store::file_exists(options.into, &is_directory)) {
-    return report_error(err, kExitDataError,
-                        "--into: benchmark database '" + options.into +
-                            "' does not exist (give --create to make a new one)");
+    return report_error(
+        err, kExitDataError,
+        "--into: benchmark database '" + options.into + "' does not exist (give --create to make a new one)");
   }
   BenchmarkDatabase::Options writing;
   writing.create = options.create;

@@ -39,9 +39,9 @@ struct DbOptions {
   // stats
   bool json = false;
   // merge
-  std::string from;              ///< --from: read-only
-  std::string into;              ///< --into: must exist unless --create
-  bool create = false;           ///< --create
+  std::string from;                ///< --from: read-only
+  std::string into;                ///< --into: must exist unless --create
+  bool create = false;             ///< --create
   std::string journal = "delete";  ///< --journal: the target's journal mode
 };
 
