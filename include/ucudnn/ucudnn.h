@@ -32,6 +32,7 @@
 /// | ucudnnSetLayerId                  | one handle               | (none: -1)                     |
 /// | ucudnnSetDatabase                 | the process              | UCUDNN_DATABASE                |
 /// | ucudnnSetSearchMode               | the process              | UCUDNN_SEARCH                  |
+/// | ucudnnSetSystemDatabases          | the process              | UCUDNN_SYSTEM_DATABASES        |
 /// | ucudnnSetTotalWorkspaceSize       | the process, per device  | UCUDNN_TOTAL_WORKSPACE_SIZE    |
 /// | (no call)                         | every handle             | UCUDNN_FORCE_WORKSPACE_LIMIT   |
 ///
@@ -238,6 +239,14 @@ typedef enum {
 } UcudnnSearchMode_t;
 cudnnStatus_t ucudnnSetSearchMode(UcudnnSearchMode_t mode);
 cudnnStatus_t ucudnnGetSearchMode(UcudnnSearchMode_t* mode);
+/// Looks rows up, after the database of ucudnnSetDatabase, in the read-only system databases
+/// `paths` names (':'-separated, as PATH; empty entries ignored), in order, for the whole process
+/// from now on (overrides UCUDNN_SYSTEM_DATABASES); NULL or "" uses none. A lookup takes the first
+/// database whose rows are complete for the workspace limit; new rows go to the user database
+/// only. System databases are opened read-only and never created: a file that cannot be opened
+/// (missing, not a ucudnn database, from a newer ucudnn) is skipped, the others are used, and
+/// CUDNN_STATUS_BAD_PARAM is returned naming each file skipped.
+cudnnStatus_t ucudnnSetSystemDatabases(const char* paths);
 
 // Workspace division (WD): one workspace budget for all convolutions of the process on a device,
 // divided among the kernels by a 0-1 integer program (GLPK) over each kernel's desirable

@@ -8,6 +8,7 @@
 #include "api/frontend.h"
 #include "api/plan_query.h"
 #include "api/public_enums.h"
+#include "core/env_config.h"
 #include "core/statistics.h"
 #include "runtime/plan_builder.h"
 #include "runtime/workspace_division.h"
@@ -131,6 +132,12 @@ cudnnStatus_t ucudnnGetPlan(UcudnnHandle_t handle, UcudnnConvolutionOp_t op, cud
 cudnnStatus_t ucudnnSetDatabase(const char* path) {
   return at_boundary(
       __func__, [&]() -> Status { return ucudnn::runtime::PlanBuilder::instance().set_database(path ? path : ""); });
+}
+
+cudnnStatus_t ucudnnSetSystemDatabases(const char* paths) {
+  return at_boundary(__func__, [&]() -> Status {
+    return ucudnn::runtime::PlanBuilder::instance().set_system_databases(ucudnn::split_path_list(paths ? paths : ""));
+  });
 }
 
 cudnnStatus_t ucudnnGetDatabase(char* path, size_t pathSize, size_t* pathLength) {

@@ -72,6 +72,16 @@ Expected<DeviceList> parse_device_list(const std::string& text) {
   return list;
 }
 
+std::vector<std::string> split_path_list(const std::string& text) {
+  std::vector<std::string> paths;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ':')) {
+    if (!item.empty()) paths.push_back(item);
+  }
+  return paths;
+}
+
 Expected<EnvConfig> parse_env_config(const EnvValues& values) {
   const char* policy = values.policy;
   const char* default_workspace_limit = values.default_workspace_limit;
@@ -110,6 +120,7 @@ Expected<EnvConfig> parse_env_config(const EnvValues& values) {
     if (!parsed) return parsed.error().prefixed("UCUDNN_DATABASE_JOURNAL: ");
     config.database_journal = *parsed;
   }
+  if (values.system_databases) config.system_databases = split_path_list(values.system_databases);
   if (values.benchmark_devices && *values.benchmark_devices) {
     const auto checked = parse_device_list(values.benchmark_devices);
     if (!checked) {
@@ -148,6 +159,7 @@ const Expected<EnvConfig>& env_config() {
     values.search = std::getenv("UCUDNN_SEARCH");
     values.database = std::getenv("UCUDNN_DATABASE");
     values.database_journal = std::getenv("UCUDNN_DATABASE_JOURNAL");
+    values.system_databases = std::getenv("UCUDNN_SYSTEM_DATABASES");
     values.benchmark_devices = std::getenv("UCUDNN_BENCHMARK_DEVICES");
     values.statistics = std::getenv("UCUDNN_STATS");
     values.graph_replay = std::getenv("UCUDNN_GRAPH_REPLAY");

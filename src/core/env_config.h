@@ -14,6 +14,8 @@
 // | UCUDNN_DATABASE                 | SQLite benchmark database shared by processes    | none       |
 // | UCUDNN_SEARCH                   | fast or exhaustive benchmarking of new kernels   | fast       |
 // | UCUDNN_DATABASE_JOURNAL         | auto, wal, delete, truncate, persist             | auto       |
+// | UCUDNN_SYSTEM_DATABASES         | read-only benchmark databases looked up after    | none       |
+// |                                 | UCUDNN_DATABASE, ':'-separated as PATH, in order |            |
 // | UCUDNN_BENCHMARK_DEVICES        | all, or device ordinals "0,2,3"                  | the handle's|
 // | UCUDNN_STATS                    | 1: print per-operation statistics at exit        | 0          |
 // | UCUDNN_GRAPH_REPLAY             | 1: replay recurring calls as CUDA graphs; 0: not  | 1          |
@@ -49,6 +51,7 @@ struct EnvConfig {
   std::string database;           ///< empty: no database
   SearchMode search = SearchMode::kFast;  ///< UCUDNN_SEARCH
   JournalMode database_journal = JournalMode::kAuto;
+  std::vector<std::string> system_databases;  ///< UCUDNN_SYSTEM_DATABASES, in lookup order
   std::string benchmark_devices;  ///< "all" or "0,2,3" (syntax checked here, device numbers at
                                   ///< cudnnCreate); empty: the handle's own
   bool print_statistics = false;  ///< UCUDNN_STATS
@@ -70,6 +73,7 @@ struct EnvValues {
   const char* database = nullptr;
   const char* search = nullptr;
   const char* database_journal = nullptr;
+  const char* system_databases = nullptr;
   const char* benchmark_devices = nullptr;
   const char* statistics = nullptr;
   const char* graph_replay = nullptr;
@@ -84,6 +88,10 @@ struct DeviceList {
   std::vector<int> devices;
 };
 Expected<DeviceList> parse_device_list(const std::string& text);
+
+/// The paths of a ':'-separated list, as PATH separates them, in order; empty entries are
+/// ignored (UCUDNN_SYSTEM_DATABASES, ucudnnSetSystemDatabases).
+std::vector<std::string> split_path_list(const std::string& text);
 
 /// Parses the given values (null = unset).
 Expected<EnvConfig> parse_env_config(const EnvValues& values);

@@ -148,11 +148,13 @@ Status build_priced(const ConvKey& key, const std::vector<int>& sizes, std::size
 PlanBuilder::PlanBuilder(std::shared_ptr<MeasurementSource> source)
     : source_(std::move(source)), search_mode_(initial_search_mode()) {}
 
-PlanBuilder::PlanBuilder(std::shared_ptr<MeasurementSource> source, std::shared_ptr<BenchmarkDatabase> database)
+PlanBuilder::PlanBuilder(std::shared_ptr<MeasurementSource> source, std::shared_ptr<BenchmarkDatabase> database,
+                         std::vector<std::shared_ptr<BenchmarkDatabase>> system)
     : source_(std::move(source)),
       search_mode_(initial_search_mode()),
-      database_(std::move(database)),
-      database_configured_(true) {}
+      database_(std::make_shared<const DatabaseLayers>(std::move(database), std::move(system))),
+      database_configured_(true),
+      system_databases_configured_(true) {}
 
 std::size_t PlanBuilder::PlanKeyHash::operator()(const PlanKey& k) const {
   std::size_t seed = ConvKeyHash()(k.key);
@@ -196,36 +198,63 @@ Status PlanBuilder::plan(cudnnHandle_t handle, const ConvKey& key, std::size_t w
 Status PlanBuilder::set_database(const std::string& path) {
   std::lock_guard<std::mutex> lock(database_mutex_);
   database_configured_ = true;
-  database_.reset();
+  database_ = std::make_shared<const DatabaseLayers>(database_->with_user(nullptr));
   if (path.empty()) return Status::success();
   BenchmarkDatabase::Options options;
   const auto& config = env_config();
   if (config) options.journal = config->database_journal;
   auto opened = BenchmarkDatabase::open(path, options);
   if (!opened) return opened.error();
-  database_ = std::shared_ptr<BenchmarkDatabase>(std::move(opened.value()));
-  if (database_->read_only()) {
+  database_ = std::make_shared<const DatabaseLayers>(database_->with_user(std::move(opened.value())));
+  if (database_->user()->read_only()) {
     warn_once("read-only database " + path, "benchmark database '" + path +
                                                 "' is read-only: lookups use it, new results stay in memory");
   }
   return Status::success();
 }
 
-std::string PlanBuilder::database_path() {
-  const std::shared_ptr<BenchmarkDatabase> db = database();
-  return db ? db->path() : std::string();
-}
-
-std::shared_ptr<BenchmarkDatabase> PlanBuilder::database() {
+Status PlanBuilder::set_system_databases(const std::vector<std::string>& paths) {
+  std::vector<std::string> skipped;
+  std::vector<std::shared_ptr<BenchmarkDatabase>> system = DatabaseLayers::open_system(paths, &skipped);
   {
     std::lock_guard<std::mutex> lock(database_mutex_);
-    if (database_configured_) return database_;
+    system_databases_configured_ = true;
+    database_ = std::make_shared<const DatabaseLayers>(database_->with_system(std::move(system)));
+  }
+  if (skipped.empty()) return Status::success();
+  std::string message;
+  for (const std::string& why : skipped) message += (message.empty() ? "" : "; ") + why;
+  return Error(ErrorCode::kBadParam, message);
+}
+
+std::string PlanBuilder::database_path() { return database()->user_path(); }
+
+std::shared_ptr<const DatabaseLayers> PlanBuilder::database() {
+  bool user_configured = false;
+  bool system_configured = false;
+  {
+    std::lock_guard<std::mutex> lock(database_mutex_);
+    if (database_configured_ && system_databases_configured_) return database_;
+    user_configured = database_configured_;
+    system_configured = system_databases_configured_;
   }
   const auto& config = env_config();
-  const std::string path = config ? config->database : std::string();
-  Status status = set_database(path);
-  if (!status.ok()) {
-    warn_once("database " + path, status.message() + "; benchmark results stay in memory");
+  if (!user_configured) {
+    const std::string path = config ? config->database : std::string();
+    Status status = set_database(path);
+    if (!status.ok()) {
+      warn_once("database " + path, status.message() + "; benchmark results stay in memory");
+    }
+  }
+  if (!system_configured) {
+    // A file that cannot be opened is skipped with a warning. Opened unlocked; a call of
+    // set_system_databases meanwhile wins.
+    auto system = DatabaseLayers::open_system(config ? config->system_databases : std::vector<std::string>());
+    std::lock_guard<std::mutex> lock(database_mutex_);
+    if (!system_databases_configured_) {
+      system_databases_configured_ = true;
+      database_ = std::make_shared<const DatabaseLayers>(database_->with_system(std::move(system)));
+    }
   }
   std::lock_guard<std::mutex> lock(database_mutex_);
   return database_;
@@ -390,13 +419,10 @@ bool PlanBuilder::promote(const ConvKey& micro, CandidateKind kind, std::size_t 
                      const DeviceDatabase& database) {
   if (!database.usable()) return false;
   const SearchPhaseClock clock(micro.op, SearchPhase::kDatabase);
-  auto found = database.db->lookup(database.identity, micro, kind);
-  if (!found) {
-    warn_once("lookup " + database.db->path(), found.message());
-    return false;
-  }
-  if (!found.value() || found.value()->measured_up_to < workspace_limit) return false;
-  table_.record(micro, kind, found.value()->measured_up_to, found.value()->rows);
+  // The first layer complete for the limit; a layer that fails is warned about by the lookup.
+  auto found = database.db->lookup(database.identity, micro, kind, workspace_limit);
+  if (!found) return false;
+  table_.record(micro, kind, found->measured_up_to, found->rows);
   return true;
 }
 
@@ -430,13 +456,13 @@ void PlanBuilder::record(const ConvKey& micro, CandidateKind kind, const Measure
   if (!database.writable()) return;
   const SearchPhaseClock clock(micro.op, SearchPhase::kDatabase);
   auto stored = database.db->store(database.identity, micro, kind, measured.measured_up_to, measured.rows);
-  if (!stored) warn_once("store " + database.db->path(), stored.message() + "; new results stay in memory");
+  if (!stored) warn_once("store " + database.db->user_path(), stored.message() + "; new results stay in memory");
 }
 
 PlanBuilder::DeviceDatabase PlanBuilder::database_for(int device) {
   DeviceDatabase view;
-  std::shared_ptr<BenchmarkDatabase> db = database();
-  if (db && source_->identify(device, &view.identity).ok()) view.db = std::move(db);
+  std::shared_ptr<const DatabaseLayers> db = database();
+  if (!db->empty() && source_->identify(device, &view.identity).ok()) view.db = std::move(db);
   return view;
 }
 

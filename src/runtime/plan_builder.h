@@ -30,10 +30,11 @@
 #include "runtime/cuda_status.h"
 #include "runtime/executor.h"
 #include "runtime/measurement_source.h"
-#include "store/database.h"
+#include "store/layered_database.h"
 
 namespace ucudnn::runtime {
 using ucudnn::store::BenchmarkDatabase;
+using ucudnn::store::DatabaseLayers;
 
 
 /// The micro-batch sizes the policy allows whose micro-batches stay 16-byte aligned; the whole
@@ -43,13 +44,16 @@ std::vector<int> plannable_sizes(const ConvKey& key, BatchSizePolicy policy);
 class PlanBuilder {
  public:
   /// The process's plan builder: measures on the GPU; its database is UCUDNN_DATABASE (read on first
-  /// use) until set_database. Built in runtime/process_wiring.cpp.
+  /// use) until set_database, over the read-only UCUDNN_SYSTEM_DATABASES (read on first use) until
+  /// set_system_databases. Built in runtime/process_wiring.cpp.
   static PlanBuilder& instance();
 
   /// An engine over `source`, its database from UCUDNN_DATABASE on first use.
   explicit PlanBuilder(std::shared_ptr<MeasurementSource> source);
-  /// An engine over `source` and exactly `database` (null: none; UCUDNN_DATABASE is not read).
-  PlanBuilder(std::shared_ptr<MeasurementSource> source, std::shared_ptr<BenchmarkDatabase> database);
+  /// An engine over `source` and exactly `database` (null: none) over the read-only `system`
+  /// databases (UCUDNN_DATABASE and UCUDNN_SYSTEM_DATABASES are not read).
+  PlanBuilder(std::shared_ptr<MeasurementSource> source, std::shared_ptr<BenchmarkDatabase> database,
+              std::vector<std::shared_ptr<BenchmarkDatabase>> system = {});
   PlanBuilder(const PlanBuilder&) = delete;
   PlanBuilder& operator=(const PlanBuilder&) = delete;
 
@@ -73,9 +77,14 @@ class PlanBuilder {
   void set_search_mode(SearchMode mode) { search_mode_.store(mode); }
   SearchMode search_mode() const { return search_mode_.load(); }
 
-  /// Uses the database at `path` from now on (empty: none). On error the builder has none.
+  /// Uses the database at `path` from now on (empty: none) as the user database, the one new rows
+  /// go to; the system databases stay. On error the builder has no user database.
   Status set_database(const std::string& path);
-  /// The path of the database in use, opening UCUDNN_DATABASE first if none was configured yet
+  /// Looks up the read-only system databases at `paths` (in order, after the user database) from
+  /// now on, instead of UCUDNN_SYSTEM_DATABASES's. A file that cannot be opened is skipped, with a
+  /// warning; the error then names each one skipped, and the others are used.
+  Status set_system_databases(const std::vector<std::string>& paths);
+  /// The path of the user database in use, opening UCUDNN_DATABASE first if none was configured yet
   /// (empty: none).
   std::string database_path();
 
@@ -107,13 +116,13 @@ class PlanBuilder {
     std::shared_ptr<const ExecutablePlan> plan;
     Status failure;
   };
-  /// The database as one device sees it: rows are keyed by the device's identity, so without an
-  /// identity the database is not used.
+  /// The databases as one device sees them: rows are keyed by the device's identity, so without an
+  /// identity the databases are not used.
   struct DeviceDatabase {
-    std::shared_ptr<BenchmarkDatabase> db;
+    std::shared_ptr<const DatabaseLayers> db;
     DeviceIdentity identity;
-    bool usable() const { return db != nullptr; }
-    bool writable() const { return db && !db->read_only(); }
+    bool usable() const { return db && !db->empty(); }
+    bool writable() const { return db && db->writable(); }
   };
 
   Status build_plan(cudnnHandle_t handle, const ConvKey& key, std::size_t workspace_limit, BatchSizePolicy policy,
@@ -141,8 +150,8 @@ class PlanBuilder {
                  SearchMode search, const DeviceDatabase& database);
   void record(const ConvKey& micro, CandidateKind kind, const MeasuredRows& measured, const DeviceDatabase& database);
 
-  /// The database, opened from UCUDNN_DATABASE on first use; null if none.
-  std::shared_ptr<BenchmarkDatabase> database();
+  /// The databases, opened from UCUDNN_DATABASE and UCUDNN_SYSTEM_DATABASES on first use.
+  std::shared_ptr<const DatabaseLayers> database();
   DeviceDatabase database_for(int device);
 
   const std::shared_ptr<MeasurementSource> source_;
@@ -155,8 +164,10 @@ class PlanBuilder {
   std::mutex measure_mutex_;
 
   std::mutex database_mutex_;
-  std::shared_ptr<BenchmarkDatabase> database_;
+  /// The user database over the system ones; never null. Replaced whole, never changed in place.
+  std::shared_ptr<const DatabaseLayers> database_ = std::make_shared<const DatabaseLayers>();
   bool database_configured_ = false;  ///< UCUDNN_DATABASE read, set_database called, or given
+  bool system_databases_configured_ = false;  ///< UCUDNN_SYSTEM_DATABASES read, set_system_databases called, or given
 };
 
 }  // namespace ucudnn::runtime

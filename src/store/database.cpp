@@ -195,6 +195,43 @@ Expected<long long> BenchmarkDatabase::store_rows(const std::vector<StoredRow>& 
   return inserted;
 }
 
+Expected<MergeCounts> BenchmarkDatabase::merge_from(BenchmarkDatabase& source) {
+  const std::string into = "benchmark database '" + path_ + "'";
+  const std::string from = "benchmark database '" + source.path_ + "'";
+  if (&source == this || store::same_file(source.path_, path_)) {
+    return Error{from + " is the target itself: nothing to merge"};
+  }
+  if (read_only_) return Error{into + " is read-only"};
+  // Rows and coverage in one read transaction: a bound read never covers rows that were not.
+  std::vector<StoredRow> rows;
+  std::vector<store::CoverageRow> coverage;
+  auto read = source.transaction(false, [&]() -> Status {
+    rows.clear();
+    coverage.clear();
+    UCUDNN_TRY_ASSIGN(const int version, store::readable_version(source.db_.get()));
+    if (version == 0) return Status::success();
+    UCUDNN_TRY_ASSIGN(rows, store::read_all_rows(source.db_.get(), version));
+    UCUDNN_TRY_ASSIGN(coverage, store::read_all_coverage(source.db_.get(), version));
+    return Status::success();
+  });
+  if (!read) return read.error().prefixed(from + ": ");
+  auto checked = store::check_rows(rows);
+  if (checked) checked = store::check_coverage(coverage);
+  if (!checked) return checked.error().prefixed(from + ": nothing merged: ");
+  MergeCounts counts;
+  auto done = transaction(true, [&]() -> Status {
+    UCUDNN_TRY_ASSIGN(store::RowWriter writer, store::RowWriter::prepare(db_.get()));
+    for (const StoredRow& row : rows) UCUDNN_TRY(writer.insert(row));
+    for (const store::CoverageRow& bound : coverage) UCUDNN_TRY(writer.raise_coverage(bound));
+    counts.rows_added = writer.inserted();
+    counts.coverage_raised = writer.coverage_raised();
+    return Status::success();
+  });
+  if (!done) return done.error().prefixed(into + ": merge failed, nothing merged: ");
+  counts.rows_present = static_cast<long long>(rows.size()) - counts.rows_added;
+  return counts;
+}
+
 Expected<std::vector<StoredRow>> BenchmarkDatabase::all_rows() {
   std::vector<StoredRow> rows;
   auto done = transaction(false, [&]() -> Status {

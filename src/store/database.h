@@ -111,6 +111,13 @@ class BenchmarkDatabase {
   /// returns how many rows were new. A malformed row (as for store) stores nothing.
   Expected<long long> store_rows(const std::vector<StoredRow>& rows, std::size_t measured_up_to = SIZE_MAX);
 
+  /// Copies every row and every coverage bound of `source` into this database in one transaction
+  /// (`db merge`): a row this one has is kept as it is, a bound only raised, each (kernel, kind
+  /// of candidate) keeping the bound the source gives it. The source is read in one transaction
+  /// and never written (open it read-only). A malformed source row or bound merges nothing; the
+  /// same file as source and target is refused.
+  Expected<MergeCounts> merge_from(BenchmarkDatabase& source);
+
   /// Every row, ordered by device, layer, op, micro-batch, algorithm, math type and engine.
   Expected<std::vector<StoredRow>> all_rows();
   Expected<DatabaseStats> stats();

@@ -30,6 +30,13 @@ struct KernelLookup {
   std::size_t measured_up_to = 0;
 };
 
+/// What BenchmarkDatabase::merge_from did.
+struct MergeCounts {
+  long long rows_added = 0;       ///< rows the target did not have
+  long long rows_present = 0;     ///< rows it already had (kept as they were)
+  long long coverage_raised = 0;  ///< coverage bounds raised, or added where it had none
+};
+
 struct DatabaseStats {
   long long rows = 0;
   long long engine_rows = 0;  ///< of `rows`, those of engine configurations

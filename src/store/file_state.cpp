@@ -38,6 +38,12 @@ bool file_exists(const std::string& path, bool* is_directory) {
   return true;
 }
 
+bool same_file(const std::string& a, const std::string& b) {
+  struct stat first {}, second {};
+  return ::stat(a.c_str(), &first) == 0 && ::stat(b.c_str(), &second) == 0 && first.st_dev == second.st_dev &&
+         first.st_ino == second.st_ino;
+}
+
 Expected<FileKind> file_kind(const std::string& path) {
   sqlite3_vfs* vfs = sqlite3_vfs_find(nullptr);
   if (vfs == nullptr) return Error{ErrorCode::kInternal, "SQLite has no file layer"};

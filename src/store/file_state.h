@@ -14,6 +14,10 @@ std::string directory_of(const std::string& path);
 /// Whether `path` exists (following links); *is_directory says whether it is a folder.
 bool file_exists(const std::string& path, bool* is_directory);
 
+/// Whether both paths name one existing file (by device and inode: links and other spellings
+/// included).
+bool same_file(const std::string& a, const std::string& b);
+
 /// What the first 100 bytes of a file say.
 enum class FileKind { kEmpty, kNotSqlite, kRollback, kWal };
 

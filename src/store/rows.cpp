@@ -81,7 +81,8 @@ Expected<RowWriter> RowWriter::prepare(sqlite3* db) {
                     Statement::prepare(db, "INSERT INTO coverage(" + column_list(coverage) + ") VALUES(" +
                                                parameters(coverage.size()) +
                                                ") ON CONFLICT DO UPDATE SET measured_up_to = "
-                                               "max(measured_up_to, excluded.measured_up_to)"));
+                                               "excluded.measured_up_to WHERE excluded.measured_up_to > "
+                                               "measured_up_to"));  // raised, never lowered
   return RowWriter(db, std::move(insert), std::move(raise));
 }
 
@@ -95,10 +96,15 @@ Status RowWriter::insert(const StoredRow& row) {
 }
 
 Status RowWriter::raise_coverage(const KernelKey& kernel, CandidateKind kind, std::size_t bound) {
+  return raise_coverage(CoverageRow{kernel, to_stored_bound(bound), static_cast<int>(kind)});
+}
+
+Status RowWriter::raise_coverage(const CoverageRow& row) {
   coverage_.reset();
-  bind_columns(coverage_, CoverageRow{kernel, to_stored_bound(bound), static_cast<int>(kind)});
+  bind_columns(coverage_, row);
   const int rc = coverage_.step();
   if (rc != SQLITE_DONE) return step_error(coverage_, rc);
+  coverage_raised_ += sqlite3_changes(db_);  // 0 where the bound stood as high already
   return Status::success();
 }
 
@@ -130,6 +136,34 @@ Expected<std::optional<KernelLookup>> look_up(sqlite3* db, int version, const Ke
   }
   if (rc != SQLITE_DONE) return step_error(rows, rc);
   return std::optional<KernelLookup>(std::move(found));
+}
+
+Expected<std::vector<CoverageRow>> read_all_coverage(sqlite3* db, int version) {
+  UCUDNN_TRY_ASSIGN(
+      Statement select,
+      Statement::prepare(db, "SELECT " + column_list(columns_of<CoverageRow>(), version) + " FROM coverage"));
+  std::vector<CoverageRow> coverage;
+  int rc;
+  while ((rc = select.step()) == SQLITE_ROW) {
+    CoverageRow row;
+    UCUDNN_TRY(read_columns(select, &row));
+    coverage.push_back(std::move(row));
+  }
+  if (rc != SQLITE_DONE) return step_error(select, rc);
+  return coverage;
+}
+
+Status check_coverage(const std::vector<CoverageRow>& coverage) {
+  for (std::size_t i = 0; i < coverage.size(); ++i) {
+    const CoverageRow& row = coverage[i];
+    const std::string which = "coverage row " + std::to_string(i + 1) + " (" + std::string(short_name(row.kernel.op)) +
+                              " at micro-batch " + std::to_string(row.kernel.micro_batch) + ")";
+    if (row.candidates < 0 || row.candidates >= kCandidateKindCount) {
+      return Error{which + ": unknown kind of candidate " + std::to_string(row.candidates)};
+    }
+    if (row.measured_up_to < 0) return Error{which + ": negative bound " + std::to_string(row.measured_up_to)};
+  }
+  return Status::success();
 }
 
 Expected<std::vector<StoredRow>> read_all_rows(sqlite3* db, int version) {

@@ -35,8 +35,12 @@ class RowWriter {
   Status insert(const StoredRow& row);
   /// Raises the bound of `kind`'s rows of `kernel` to `bound` (SIZE_MAX: any workspace).
   Status raise_coverage(const KernelKey& kernel, CandidateKind kind, std::size_t bound);
+  /// Raises a coverage bound to the one `row` holds (a merge: the bound as stored, kind included).
+  Status raise_coverage(const CoverageRow& row);
   /// How many of the rows inserted were new.
   long long inserted() const { return inserted_; }
+  /// How many coverage bounds went up (a new one counts).
+  long long coverage_raised() const { return coverage_raised_; }
 
  private:
   RowWriter(sqlite3* db, Statement insert, Statement coverage)
@@ -45,11 +49,19 @@ class RowWriter {
   Statement insert_;
   Statement coverage_;
   long long inserted_ = 0;
+  long long coverage_raised_ = 0;
 };
 
 /// One kind's coverage and rows of one micro-batch kernel in a file of `version` (1 to 3);
 /// nullopt where that kind has no coverage row (a version-1 file knows legacy algorithms only).
 Expected<std::optional<KernelLookup>> look_up(sqlite3* db, int version, const KernelKey& kernel, CandidateKind kind);
+
+/// Every coverage row of a file of `version` (1 to 3; a version-1 row is the legacy kind's).
+Expected<std::vector<CoverageRow>> read_all_coverage(sqlite3* db, int version);
+
+/// What a coverage row must be to be merged: a known kind of candidate and a bound >= 0; the error
+/// names the first bad one.
+Status check_coverage(const std::vector<CoverageRow>& coverage);
 
 /// Every row of a file of `version` (1 to 3), ordered by device, layer, op, micro-batch,
 /// algorithm, math type and engine.

@@ -119,13 +119,29 @@ std::pair<CLI::App*, CommandRunner> add_db_command(CLI::App& app) {
   CLI::App* verify = db->add_subcommand("verify", "Check the database's integrity and schema");
   add_database_option(verify, *options);
 
+  CLI::App* merge =
+      db->add_subcommand("merge", "Copy every row and coverage bound of one database into another (a system one)");
+  merge->add_option("--from", options->from, "The database to copy (opened read-only, never changed)")
+      ->type_name("FILE")
+      ->required();
+  merge->add_option("--into", options->into, "The database to add its rows to; it must exist unless --create")
+      ->type_name("FILE")
+      ->required();
+  merge->add_flag("--create", options->create, "Create --into if it does not exist");
+  merge
+      ->add_option("--journal", options->journal,
+                   "Journal mode of --into: delete (the default: what read-only readers read in place), "
+                   "truncate, persist, wal or auto")
+      ->type_name("MODE");
+
   return {db, [=](std::ostream& out, std::ostream& err) {
             if (import->parsed()) return run_import(*options, out, err);
             if (exporter->parsed()) return run_looking(run_export, *options, out, err);
             if (stats->parsed()) return run_looking(run_stats, *options, out, err);
             if (verify->parsed()) return run_looking(run_verify, *options, out, err);
+            if (merge->parsed()) return run_merge(*options, out, err);
             return report_error(err, kExitUsageError,
-                                "db: a subcommand is required: import, export, stats or verify (see --help)");
+                                "db: a subcommand is required: import, export, stats, verify or merge (see --help)");
           }};
 }
 

@@ -41,6 +41,16 @@
 //       Checks the file's integrity and schema (its version, every table, index and key column);
 //       prints "ok". A version-1 database (store/database.h) passes as version 1: these
 //       commands open it read-only and never upgrade it; `db import` (and the library) do.
+//   db merge --from USER.db --into SYSTEM.db [--create] [--journal MODE]
+//       Copies every row and every coverage bound of USER.db into SYSTEM.db in one transaction
+//       (not --database: neither is UCUDNN_DATABASE by default): a row SYSTEM.db has is kept as
+//       it is, a bound only raised, each (device, kernel, micro-batch, kind of candidate) keeping
+//       the bound USER.db gives it. USER.db is opened read-only and never changed. SYSTEM.db must
+//       exist unless --create is given (a mistyped path must not become an empty database); it is
+//       left in journal mode MODE (default delete: readers that may not write read a
+//       rollback-journal file in place, where a WAL one is copied into each reader's memory).
+//       The same file as both is refused. Prints "merged 'USER.db' into 'SYSTEM.db': A rows
+//       added, P already there, C coverage bounds raised" (a new bound counts as raised).
 //
 // Export, stats and verify open the database read-only and never create it. Exit statuses are
 // cli.h's: 2 for usage errors (including no database given), 1 for data errors (a missing or

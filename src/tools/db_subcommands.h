@@ -38,6 +38,11 @@ struct DbOptions {
   const CLI::Option* cuda_version_given = nullptr;
   // stats
   bool json = false;
+  // merge
+  std::string from;                ///< --from: read-only
+  std::string into;                ///< --into: must exist unless --create
+  bool create = false;             ///< --create
+  std::string journal = "delete";  ///< --journal: the target's journal mode
 };
 
 /// Where and how to open the database.
@@ -59,6 +64,9 @@ int run_import(DbOptions options, std::ostream& out, std::ostream& err);
 
 /// `db export`: writes one device's rows as a benchmark table (db_export.cpp).
 int run_export(const DbOptions& options, BenchmarkDatabase& database, std::ostream& out, std::ostream& err);
+
+/// `db merge`: copies every row and coverage bound of one database into another (db_merge.cpp).
+int run_merge(const DbOptions& options, std::ostream& out, std::ostream& err);
 
 /// `db stats` and `db verify` (db_inspect.cpp).
 int run_stats(const DbOptions& options, BenchmarkDatabase& database, std::ostream& out, std::ostream& err);

@@ -1,0 +1,54 @@
+// `ucudnn db merge`: copies one benchmark database (a user's) into another (a shared system one).
+#include <ostream>
+#include <string>
+
+#include "core/journal_mode.h"
+#include "store/database.h"
+#include "store/file_state.h"
+#include "tools/cli.h"
+#include "tools/command.h"
+#include "tools/db_subcommands.h"
+
+namespace ucudnn::tools::db_subcommands {
+
+int run_merge(const DbOptions& options, std::ostream& out, std::ostream& err) {
+  const auto journal = parse_journal_mode(options.journal);
+  if (!journal) return report_error(err, kExitUsageError, "--journal: " + journal.message());
+  // Before either is opened: opening the target for writing could upgrade the source's file.
+  if (options.from == options.into || store::same_file(options.from, options.into)) {
+    return report_error(err, kExitUsageError,
+                        "--from '" + options.from + "' and --into '" + options.into +
+                            "' are the same file: merge a database into another one");
+  }
+  BenchmarkDatabase::Options reading;
+  reading.create = false;
+  reading.read_only = true;
+  const auto source = BenchmarkDatabase::open(options.from, reading);
+  if (!source) return report_error(err, kExitDataError, "--from: " + source.message());
+
+  // The target is created only where asked: a mistyped path must not become an empty database
+  // that everyone then looks up in vain.
+  bool is_directory = false;
+  if (!options.create && !store::file_exists(options.into, &is_directory)) {
+    return report_error(
+        err, kExitDataError,
+        "--into: benchmark database '" + options.into + "' does not exist (give --create to make a new one)");
+  }
+  BenchmarkDatabase::Options writing;
+  writing.create = options.create;
+  writing.journal = *journal;
+  const auto target = BenchmarkDatabase::open(options.into, writing);
+  if (!target) return report_error(err, kExitDataError, "--into: " + target.message());
+  if ((*target)->read_only()) {
+    return report_error(err, kExitDataError,
+                        "--into: benchmark database '" + options.into + "' is read-only: nothing merged");
+  }
+
+  const auto merged = (*target)->merge_from(**source);
+  if (!merged) return report_error(err, kExitDataError, merged.message());
+  out << "merged '" << options.from << "' into '" << options.into << "': " << merged->rows_added << " rows added, "
+      << merged->rows_present << " already there, " << merged->coverage_raised << " coverage bounds raised\n";
+  return kExitOk;
+}
+
+}  // namespace ucudnn::tools::db_subcommands
