@@ -38,6 +38,33 @@ double seconds_since(std::chrono::steady_clock::time_point started) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 }
 
+UcudnnSearchStatistics search_statistics() {
+  UcudnnSearchStatistics s{};
+  s.structSize = sizeof s;
+  check(ucudnnGetSearchStatistics(&s), "search statistics");
+  return s;
+}
+
+// What the search spent between two readings, for one operation.
+UcudnnSearchPhases search_difference(const UcudnnSearchStatistics& before, const UcudnnSearchStatistics& after, int op) {
+  const UcudnnSearchPhases& a = before.op[op];
+  const UcudnnSearchPhases& b = after.op[op];
+  UcudnnSearchPhases d{};
+  d.setupSeconds = b.setupSeconds - a.setupSeconds;
+  d.heuristicsSeconds = b.heuristicsSeconds - a.heuristicsSeconds;
+  d.findSeconds = b.findSeconds - a.findSeconds;
+  d.planBuildSeconds = b.planBuildSeconds - a.planBuildSeconds;
+  d.timingSeconds = b.timingSeconds - a.timingSeconds;
+  d.databaseSeconds = b.databaseSeconds - a.databaseSeconds;
+  d.plansBuilt = b.plansBuilt - a.plansBuilt;
+  d.timedInFull = b.timedInFull - a.timedInFull;
+  d.cutShort = b.cutShort - a.cutShort;
+  d.notTimed = b.notTimed - a.notTimed;
+  d.sizesMeasured = b.sizesMeasured - a.sizesMeasured;
+  d.sizesSkipped = b.sizesSkipped - a.sizesSkipped;
+  return d;
+}
+
 }  // namespace
 
 void plan_plain(Side* side, const std::vector<Layer>& layers,
@@ -66,7 +93,11 @@ void plan_ucudnn(Side* side, const std::vector<Layer>& layers,
     Kernel k;
     k.layer = nk.layer;
     k.op = static_cast<int>(nk.op);
+    const UcudnnSearchStatistics searched_before = search_statistics();
+    const auto kernel_started = std::chrono::steady_clock::now();
     k.algo = ucudnn_choice(side->handle, layers[nk.layer], k.op, &k.workspace);
+    k.planning_seconds = seconds_since(kernel_started);
+    k.search = search_difference(searched_before, search_statistics(), k.op);
     side->kernels.push_back(std::move(k));
   }
   if (side->total_workspace > 0) {

@@ -135,6 +135,47 @@ nlohmann::ordered_json report_header(const Options& o, const Settings& settings,
   return json;
 }
 
+namespace {
+
+// Where a search's time went (ucudnnGetSearchStatistics), as JSON.
+nlohmann::ordered_json search_json(const UcudnnSearchPhases& s, double planning_seconds) {
+  return {{"planning_seconds", planning_seconds},
+          {"setup_seconds", s.setupSeconds},
+          {"heuristics_seconds", s.heuristicsSeconds},
+          {"find_seconds", s.findSeconds},
+          {"plan_build_seconds", s.planBuildSeconds},
+          {"timing_seconds", s.timingSeconds},
+          {"database_seconds", s.databaseSeconds},
+          {"plans_built", s.plansBuilt},
+          {"timed_in_full", s.timedInFull},
+          {"cut_short", s.cutShort},
+          {"not_timed", s.notTimed},
+          {"sizes_measured", s.sizesMeasured},
+          {"sizes_skipped", s.sizesSkipped}};
+}
+
+UcudnnSearchPhases search_sum(const Side& side) {
+  UcudnnSearchPhases t{};
+  for (const Kernel& k : side.kernels) {
+    const UcudnnSearchPhases& s = k.search;
+    t.setupSeconds += s.setupSeconds;
+    t.heuristicsSeconds += s.heuristicsSeconds;
+    t.findSeconds += s.findSeconds;
+    t.planBuildSeconds += s.planBuildSeconds;
+    t.timingSeconds += s.timingSeconds;
+    t.databaseSeconds += s.databaseSeconds;
+    t.plansBuilt += s.plansBuilt;
+    t.timedInFull += s.timedInFull;
+    t.cutShort += s.cutShort;
+    t.notTimed += s.notTimed;
+    t.sizesMeasured += s.sizesMeasured;
+    t.sizesSkipped += s.sizesSkipped;
+  }
+  return t;
+}
+
+}  // namespace
+
 void report_kernels(const Results& r, const std::vector<Layer>& layers, nlohmann::ordered_json* json) {
   const Side& u = r.ucudnn();
   const auto baselines = r.baselines();
@@ -180,6 +221,7 @@ void report_kernels(const Results& r, const std::vector<Layer>& layers, nlohmann
     std::snprintf(cell, sizeof cell, " %13.3f", uk.plan.predictedTimeMs);
     row += cell;
     entry["ucudnn_predicted_ms"] = uk.plan.predictedTimeMs;
+    entry["ucudnn_search"] = search_json(uk.search, uk.planning_seconds);
     for (const Side* b : baselines) {
       const float ratio = b->kernels[i].time_ms / uk.time_ms;
       std::snprintf(cell, sizeof cell, " %12.2fx", ratio);
@@ -229,6 +271,15 @@ void report_summary(const Results& r, const Options& o, nlohmann::ordered_json* 
     planning += cell;
   }
   std::printf("planning (ucudnn planned first, so its time is its own): %s\n", planning.c_str());
+  const UcudnnSearchPhases searched = search_sum(u);
+  std::printf("ucudnn's search (%s): setup %.2f s, heuristics %.2f s, Find %.2f s, plan builds %.2f s, timing %.2f s, "
+              "database %.2f s; %lld candidates timed in full, %lld cut short, %lld not timed; %lld sizes measured, "
+              "%lld skipped\n",
+              o.search_text.c_str(), searched.setupSeconds, searched.heuristicsSeconds, searched.findSeconds,
+              searched.planBuildSeconds, searched.timingSeconds, searched.databaseSeconds, searched.timedInFull,
+              searched.cutShort, searched.notTimed, searched.sizesMeasured, searched.sizesSkipped);
+  (*json)["search"] = o.search_text;
+  (*json)["ucudnn_search"] = search_json(searched, u.planning_seconds);
 
   for (const Side& side : r.sides) {
     (*json)[side.json + "_sequence_ms"] = side.sequence_ms;

@@ -32,6 +32,8 @@ struct Kernel {
   std::function<void()> launch;
   float time_ms = 0;  // queued: max(host, GPU)
   UcudnnPlan plan;  // the sides on ucudnn handles
+  UcudnnSearchPhases search{};  // ucudnn: where this kernel's search went (what its planning added)
+  double planning_seconds = 0;  // ucudnn: this kernel's get/find call, its search included
 };
 
 enum class SideKind { kPlain, kBestAtLimit, kBestUnlimited, kUcudnn };

@@ -69,6 +69,7 @@ Results measure(const cudaDeviceProp& prop, const std::vector<Layer>& layers, co
   r.prop = prop;
   r.sides = make_sides(settings, o);
   ProcessBudget budget;
+  check(ucudnnSetSearchMode(settings.search), "search mode");
   budget.set_for(r.sides.back());
   plan_ucudnn(&r.sides.back(), layers, w.kernels);
   for (size_t i = 0; i + 1 < r.sides.size(); ++i) {

@@ -46,6 +46,10 @@ std::optional<int> parse_options(int argc, char** argv, Options* o) {
       ->check(CLI::IsMember({"legacy", "engines", "both"}));
   app.add_option("--total-workspace", o->total_text,
                  "run ucudnn in WD mode with this total budget (the baselines keep --workspace-limit per kernel)");
+  app.add_option("--search", o->search_text,
+                 "how ucudnn benchmarks new kernels: fast (its default) or exhaustive (every candidate fully, at "
+                 "every size of the policy)")
+      ->check(CLI::IsMember({"fast", "exhaustive"}));
   app.add_option("--baselines", o->baselines_text,
                  "all: plain legacy cuDNN, the best single engine at the limit and unlimited (default); plain: plain "
                  "legacy cuDNN only (a faster run)")
@@ -90,6 +94,7 @@ Settings settings_of(const Options& o) {
     settings.float_math = CUDNN_FMA_MATH;
   }
   settings.all_baselines = o.baselines_text == "all";
+  settings.search = o.search_text == "exhaustive" ? UCUDNN_SEARCH_EXHAUSTIVE : UCUDNN_SEARCH_FAST;
   return settings;
 }
 

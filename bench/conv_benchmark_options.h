@@ -16,7 +16,7 @@ struct Options {
   int batch = 0, iterations = 20, warmup = 3, graph_replay = 1;
   std::string network_name = "alexnet";
   std::string data_type_text, layout_text;  // empty: each layer's own
-  std::string math_text = "default", candidates_text = "both", baselines_text = "all";
+  std::string math_text = "default", candidates_text = "both", baselines_text = "all", search_text = "fast";
   bool list_kernels = false, input_gradient = false;
 };
 
@@ -32,6 +32,7 @@ struct Settings {
   ucudnn::tools::LayerOverrides overrides;          // --data-type, --layout, --batch
   cudnnMathType_t float_math = CUDNN_DEFAULT_MATH;  // float layers' math type, as a framework sets it
   bool all_baselines = true;
+  UcudnnSearchMode_t search = UCUDNN_SEARCH_FAST;  // ucudnn's side; the baselines plan from its rows
 };
 
 /// Fails with one line where an option's value is wrong.

@@ -36,6 +36,7 @@ struct BenchOptions {
   std::string network;
   std::string database;
   std::string policy = "powerOfTwo";
+  std::string search = "fast";
   std::string measurements;  ///< also write the network's rows as a measurement table here
   /// --network and --net (its name in 0.1): which were given, as only one may be.
   const CLI::Option* network_given = nullptr;
@@ -82,7 +83,7 @@ long long timings_so_far() {
   return timings;
 }
 
-// Plans one kernel, which measures every micro-batch size of the policy, unfiltered, into the
+// Plans one kernel, which measures the micro-batch sizes of the policy the search asks for, unfiltered, into the
 // database; returns the rows the process now holds for it.
 Expected<KernelMeasurements> benchmark_kernel(UcudnnHandle_t handle, const ConvLayerSpec& layer, ConvOp op,
                                               int device, BatchSizePolicy policy) {
@@ -163,6 +164,8 @@ int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& err)
   }
   const auto policy = parse_batch_size_policy(options.policy);
   if (!policy) return report_error(err, kExitUsageError, "--policy: " + policy.message());
+  const auto search = parse_search_mode(options.search);
+  if (!search) return report_error(err, kExitUsageError, "--search: " + search.message());
   const auto database = database_path(options.database);
   if (!database) return report_error(err, kExitUsageError, database.message());
   const auto network = resolve_network(options.network);
@@ -173,11 +176,12 @@ int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& err)
   HandleGuard guard;
   const Status opened = open_handle(*database, *policy, &guard);
   if (!opened) return report_error(err, kExitDataError, opened.message());
+  ucudnnSetSearchMode(ucudnn::api::to_public(*search));
   const auto run = benchmark_network(guard.handle, *network, *policy);
   if (!run) return report_error(err, kExitDataError, run.message());
 
   out << "benchmarked " << network->layers.size() * 3 << " kernels of " << network->name << " ("
-      << to_string(*policy) << ") in " << run->seconds << " s with " << run->timings << " new timings; "
+      << to_string(*policy) << ", " << to_string(*search) << " search) in " << run->seconds << " s with " << run->timings << " new timings; "
       << *database << " holds " << database_rows(*database) << " rows\n";
   out << "benchmarking took " << run->seconds << " s\n";
   if (options.measurements.empty()) return kExitOk;
@@ -198,6 +202,11 @@ std::pair<CLI::App*, CommandRunner> add_bench_command(CLI::App& app) {
       ->type_name("FILE");
   bench->add_option("--policy", options->policy, "Micro-batch sizes: all, powerOfTwo, undivided")
       ->type_name("POLICY")
+      ->capture_default_str();
+  bench->add_option("--search", options->search,
+                    "How new kernels are benchmarked: fast (only the sizes and candidates that can change the plan "
+                    "under the default workspace limit) or exhaustive (every candidate fully, at every size)")
+      ->type_name("MODE")
       ->capture_default_str();
   bench->add_option("--measurements", options->measurements,
                     "Also write the network's rows as a measurement table (the CSV `ucudnn plan` reads); "

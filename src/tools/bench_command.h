@@ -1,5 +1,5 @@
 #pragma once
-// `ucudnn bench --network NET [--database FILE] [--policy P] [--measurements FILE]`: offline
+// `ucudnn bench --network NET [--database FILE] [--policy P] [--search MODE] [--measurements FILE]`: offline
 // benchmarking of a network into the benchmark database (needs a GPU); --measurements also writes
 // the network's rows as a benchmark table. --net, the name 0.1 gave --network, is still accepted
 // (not shown in --help).
