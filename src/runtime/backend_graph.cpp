@@ -306,7 +306,7 @@ void add_allowed(const ConvKey& key, const std::vector<BackendDescriptor>& confi
 
 }  // namespace
 
-Status offer_engines(const ConvKey& key, std::vector<EngineOffer>* out, bool fallback) {
+Status offer_engines(const ConvKey& key, std::vector<EngineOffer>* out) {
   out->clear();
   if (!engines_supported(key)) return Status::success();
   cudnnHandle_t handle = nullptr;
@@ -317,7 +317,6 @@ Status offer_engines(const ConvKey& key, std::vector<EngineOffer>* out, bool fal
   std::set<std::string> seen;
   // A mode that offers nothing for this graph is not an error: the other may.
   for (cudnnBackendHeurMode_t mode : {CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_FALLBACK}) {
-    if (mode == CUDNN_HEUR_MODE_FALLBACK && !fallback && !out->empty()) break;
     std::vector<BackendDescriptor> configs;
     const Status listed = heuristic_configs(graph, mode, &configs);
     if (!listed.ok()) UCUDNN_LOG_DEBUG("engine heuristics (mode " << mode << "): " << listed.message());

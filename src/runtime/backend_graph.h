@@ -42,8 +42,7 @@ struct EngineOffer {
 bool engines_supported(const ConvKey& key);
 
 /// The configurations cuDNN offers for `key` (at its batch), in cuDNN's order, filtered as above.
-/// Without `fallback`, heuristic mode A's only, unless it offers none that the caller allows.
-Status offer_engines(const ConvKey& key, std::vector<EngineOffer>* out, bool fallback = true);
+Status offer_engines(const ConvKey& key, std::vector<EngineOffer>* out);
 
 /// An execution plan of one engine configuration for one convolution at one batch size and one
 /// pair of scaling factors. Immutable once built; executing it is thread-safe.

@@ -44,9 +44,9 @@ BenchmarkSettings BenchmarkSettings::of(SearchMode mode) {
   BenchmarkSettings settings;
   settings.mode = mode;
   if (mode == SearchMode::kExhaustive) return settings;
-  // Three samples of about half a millisecond each; a fourth and fifth only where the three
-  // disagree by 3% or more.
-  settings.agreeing_calls = 3;
+  // Samples of about half a millisecond each, two at least; more only where they disagree by 3%
+  // or more (five at most).
+  settings.agreeing_calls = 2;
   settings.agreement = 0.03;
   settings.sample_ms = 0.5f;
   settings.cut_short = true;
@@ -151,7 +151,12 @@ Status BenchmarkRig::time_candidate(const std::function<Status()>& enqueue, Call
                                settings_.max_calls_per_sample);
   std::vector<double> gpu, host;
   times->cut_short = false;
-  for (int i = 0; i < settings_.timed_calls; ++i) {
+  if (settings_.mode == SearchMode::kFast && calls == 1) {
+    // A call long enough to be a sample alone: the first call was one.
+    gpu.push_back(single);
+    host.push_back(single_host);
+  }
+  while (static_cast<int>(gpu.size()) < settings_.timed_calls) {
     double gpu_ms = 0, host_ms = 0;
     UCUDNN_TRY(time_calls(calls, &gpu_ms, &host_ms));
     gpu.push_back(gpu_ms);

@@ -10,8 +10,7 @@ Status Benchmarker::create(cudnnHandle_t handle, const ConvKey& key, BenchmarkSe
   return Status::success();
 }
 
-Status Benchmarker::measure(CandidateKind kind, int micro_batch, const std::vector<Measurement>& known,
-                            const std::vector<Measurement>& rivals, std::vector<Measurement>* measured) {
+Status Benchmarker::measure(CandidateKind kind, const SizeRequest& request, std::vector<Measurement>* measured) {
   measured->clear();
   std::unique_ptr<KindMeasurer>& measurer = measurers_[kind];
   if (!measurer) {
@@ -21,7 +20,7 @@ Status Benchmarker::measure(CandidateKind kind, int micro_batch, const std::vect
       return made;
     }
   }
-  return measurer->measure(micro_batch, known, rivals, measured);
+  return measurer->measure(request, measured);
 }
 
 std::size_t Benchmarker::measured_up_to(CandidateKind kind) const {

@@ -31,11 +31,9 @@ class Benchmarker {
   Benchmarker(const Benchmarker&) = delete;
   Benchmarker& operator=(const Benchmarker&) = delete;
 
-  /// Measures, at one micro-batch size, the candidates of `kind` that `known` lacks (`rivals`:
-  /// rows of other kinds at that size, see KindMeasurer). Each kind's measurer is made on first use
-  /// and shares the rig with the others.
-  Status measure(CandidateKind kind, int micro_batch, const std::vector<Measurement>& known,
-                 const std::vector<Measurement>& rivals, std::vector<Measurement>* measured);
+  /// Measures, at one micro-batch size, the candidates of `kind` the request lacks (see
+  /// KindMeasurer). Each kind's measurer is made on first use and shares the rig with the others.
+  Status measure(CandidateKind kind, const SizeRequest& request, std::vector<Measurement>* measured);
 
   /// The workspace limit up to which the rows of `kind` are complete: unbounded (SIZE_MAX) when
   /// every candidate's workspace could be allocated, else the workspace measured with.

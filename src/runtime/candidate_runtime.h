@@ -7,6 +7,7 @@
 #include <cudnn.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,14 +25,22 @@ using ucudnn::optimize::MicroBatchSplit;
 
 class BenchmarkRig;
 
+/// What to measure at one micro-batch size.
+struct SizeRequest {
+  int micro_batch = 0;
+  const std::vector<Measurement>* known = nullptr;   ///< rows of this kind measured before (less workspace)
+  const std::vector<Measurement>* rivals = nullptr;  ///< other kinds' rows at this size: to beat too
+  const std::vector<Measurement>* guide = nullptr;   ///< every kind's rows at the next larger size measured
+  std::size_t workspace_limit = SIZE_MAX;            ///< the limit a plan is being made for
+};
+
 /// Measures one kind's candidates for one convolution (see runtime/benchmarker.h).
 class KindMeasurer {
  public:
   virtual ~KindMeasurer() = default;
-  /// Measures, at one micro-batch size, the candidates of the kind that `known` lacks. `rivals`
-  /// are rows of other kinds at the same size: the fast search makes candidates beat them too.
-  virtual Status measure(int micro_batch, const std::vector<Measurement>& known, const std::vector<Measurement>& rivals,
-                         std::vector<Measurement>* measured) = 0;
+  /// Measures, at one micro-batch size, the candidates of the kind that `known` lacks; the fast
+  /// search uses the rest of the request (runtime/contenders.h).
+  virtual Status measure(const SizeRequest& request, std::vector<Measurement>* measured) = 0;
   /// The workspace limit up to which the rows are complete (SIZE_MAX: any limit).
   virtual std::size_t measured_up_to() const = 0;
 };

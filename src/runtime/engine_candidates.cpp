@@ -5,10 +5,10 @@
 // runner builds those for alpha = 1, beta = 0 and, for backward filter's accumulating
 // micro-batches, beta = 1 with the plan; any other pair is built on its first call and kept.
 //
-// The fast search takes heuristic mode A's offers in cuDNN's order (its heuristics rank them; the
-// fallback list only where A offers none) and stops after kPatience offers in a row that did not
-// beat every candidate needing no more workspace (each cut short after one call); the exhaustive
-// one builds and times every offer of both lists.
+// The fast search takes the offers in the order runtime/contenders.h gives (the next larger size's
+// front first, then cuDNN's order: its heuristics rank them) and stops after kSearchPatience
+// offers in a row that did not improve on the known candidates (each cut short after one call);
+// the exhaustive search builds and times every offer.
 
 #include <algorithm>
 #include <limits>
@@ -28,38 +28,39 @@ using ucudnn::optimize::MicroBatchSplit;
 
 namespace {
 
-// Offers in a row that may fail to improve on the known candidates before the fast search stops
-// taking more at a size.
-constexpr int kPatience = 4;
-
 class EngineMeasurer final : public KindMeasurer {
  public:
   // Engine plans say their workspace only once built: the rig's workspace grows as they are
   // measured, and the rows are complete for any limit until one cannot have what it needs.
   explicit EngineMeasurer(BenchmarkRig& rig) : rig_(rig) {}
 
-  Status measure(int micro_batch, const std::vector<Measurement>& known, const std::vector<Measurement>& rivals,
-                 std::vector<Measurement>* measured) override {
+  Status measure(const SizeRequest& request, std::vector<Measurement>* measured) override {
+    const int micro_batch = request.micro_batch;
+    const std::vector<Measurement>& known = *request.known;
     const ConvKey micro = rig_.key().with_batch(micro_batch);
     const bool fast = rig_.settings().mode == SearchMode::kFast;
-    Contenders contenders(rivals);
-    for (const Measurement& m : known) contenders.add(m);
+    Contenders contenders(request.workspace_limit);
+    contenders.add(request.rivals);
+    contenders.add(request.known);
     int fruitless = 0;  // offers in a row that did not improve on the known candidates
     std::vector<EngineOffer> offers;
     {
       const SearchPhaseClock clock(micro.op, SearchPhase::kHeuristics);
-      UCUDNN_TRY(offer_engines(micro, &offers, /*fallback=*/!fast));
+      UCUDNN_TRY(offer_engines(micro, &offers));
     }
     const ConvBuffers buffers = rig_.buffers();
-    for (std::size_t i = 0; i < offers.size(); ++i) {
+    std::vector<bool> guided;
+    const std::vector<std::size_t> order = search_order(
+        offers.size(), fast ? request.guide : nullptr,
+        [&](std::size_t i, const Measurement& row) { return row.engine == offers[i].id; }, &guided);
+    for (std::size_t i : order) {
       const EngineOffer& offer = offers[i];
       const bool already =
           std::any_of(known.begin(), known.end(), [&](const Measurement& m) { return m.engine == offer.id; });
       if (already) continue;
-      if (fast && fruitless >= kPatience) {
-        Statistics::instance().count_search(micro.op, SearchCount::kNotTimed,
-                                            static_cast<long long>(offers.size() - i));
-        break;
+      if (fast && !guided[i] && fruitless >= kSearchPatience) {
+        Statistics::instance().count_search(micro.op, SearchCount::kNotTimed);
+        continue;
       }
       std::unique_ptr<CudnnExecutionPlan> plan;
       std::optional<SearchPhaseClock> building(std::in_place, micro.op, SearchPhase::kPlanBuild);
@@ -106,7 +107,7 @@ class EngineMeasurer final : public KindMeasurer {
       m.workspace_bytes = workspace_needed;
       m.deterministic = offer.deterministic;
       m.engine = offer.id;
-      fruitless = contenders.improves(m) ? 0 : fruitless + 1;
+      if (!guided[i]) fruitless = contenders.improves(m) ? 0 : fruitless + 1;
       contenders.add(m);
       measured->push_back(std::move(m));
     }

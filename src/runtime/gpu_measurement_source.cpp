@@ -48,7 +48,6 @@ Status GpuMeasurementSource::identify(int device, DeviceIdentity* identity) {
 
 Status GpuMeasurementSource::measure(cudnnHandle_t handle, const ConvKey& key, const MeasureRequest& request,
                                      std::map<int, MeasuredRows>* out) {
-  UCUDNN_TRY(validate_with_cudnn(handle, key));
   const auto started = std::chrono::steady_clock::now();
   const std::vector<int> devices = benchmark_devices(key.device);
   if (devices.size() <= 1 || request.sizes.size() <= 1) {
@@ -57,11 +56,13 @@ Status GpuMeasurementSource::measure(cudnnHandle_t handle, const ConvKey& key, c
     const bool reusable = kept_ && kept_->key() == key && kept_->handle() == benchmarking &&
                           kept_->mode() == request.mode;
     if (!reusable) {
+      UCUDNN_TRY(validate_with_cudnn(handle, key));  // once per kernel: the kept benchmarker's was
       kept_.reset();  // its buffers first: the device may not hold both
       UCUDNN_TRY(Benchmarker::create(benchmarking, key, BenchmarkSettings::of(request.mode), &kept_));
     }
     UCUDNN_TRY(measure_with(*kept_, request, request.sizes, out));
   } else {
+    UCUDNN_TRY(validate_with_cudnn(handle, key));
     measure_spread(devices, key, request, out);
   }
   UCUDNN_LOG_INFO("benchmarked " << to_string(request.kind) << " candidates at " << request.sizes.size()
@@ -88,8 +89,13 @@ Status GpuMeasurementSource::measure_with(Benchmarker& benchmarker, const Measur
   for (int size : sizes) {
     MeasuredRows result;
     // Rows measured with less workspace stay valid; other kinds' rows are what to beat.
-    Status status = benchmarker.measure(request.kind, size, rows_at(request.known, size),
-                                        rows_at(request.rivals, size), &result.rows);
+    SizeRequest at;
+    at.micro_batch = size;
+    at.known = &rows_at(request.known, size);
+    at.rivals = &rows_at(request.rivals, size);
+    at.guide = &rows_at(request.guides, size);
+    at.workspace_limit = request.workspace_limit;
+    Status status = benchmarker.measure(request.kind, at, &result.rows);
     if (!status.ok()) {
       UCUDNN_LOG_DEBUG("micro-batch " << size << " of " << benchmarker.key().to_string()
                                       << " not measured: " << status.message());

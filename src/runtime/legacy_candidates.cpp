@@ -67,8 +67,9 @@ class LegacyMeasurer final : public KindMeasurer {
     return Status::success();
   }
 
-  Status measure(int micro_batch, const std::vector<Measurement>& known, const std::vector<Measurement>& rivals,
-                 std::vector<Measurement>* measured) override {
+  Status measure(const SizeRequest& request, std::vector<Measurement>* measured) override {
+    const int micro_batch = request.micro_batch;
+    const std::vector<Measurement>& known = *request.known;
     const ConvKey& key = rig_.key();
     const ConvKey micro = key.with_batch(micro_batch);
     TensorDescriptor x_desc, y_desc;
@@ -91,13 +92,32 @@ class LegacyMeasurer final : public KindMeasurer {
       UCUDNN_TRY(find_algorithms_ex(rig_.handle(), key.op, d, buffers, rig_.workspace(), rig_.workspace_bytes(),
                                     &candidates));
     }
-    Contenders contenders(rivals);
-    for (const Measurement& m : known) contenders.add(m);
+    const bool fast = rig_.settings().mode == SearchMode::kFast;
+    Contenders contenders(request.workspace_limit);
+    contenders.add(request.rivals);
+    contenders.add(request.known);
+    // A caller that forbids tensor-core rounding keeps FMA math in every micro-kernel.
+    auto math_of = [&](const AlgoPerf& c) {
+      return micro.conv.math_type == CUDNN_FMA_MATH ? CUDNN_FMA_MATH : static_cast<int>(c.math_type);
+    };
+    std::vector<bool> guided;
+    const std::vector<std::size_t> order = search_order(
+        candidates.size(), fast ? request.guide : nullptr,
+        [&](std::size_t i, const Measurement& row) {
+          return kind_of(row) == CandidateKind::kLegacy && row.algo == candidates[i].algo &&
+                 row.math_type == math_of(candidates[i]);
+        },
+        &guided);
+    int fruitless = 0;  // candidates in a row that did not improve on the known ones
 
-    for (const AlgoPerf& c : candidates) {
+    for (std::size_t i : order) {
+      const AlgoPerf& c = candidates[i];
       if (c.status != CUDNN_STATUS_SUCCESS || c.memory > rig_.workspace_bytes()) continue;
-      // A caller that forbids tensor-core rounding keeps FMA math in every micro-kernel.
-      const int math = micro.conv.math_type == CUDNN_FMA_MATH ? CUDNN_FMA_MATH : c.math_type;
+      if (fast && !guided[i] && fruitless >= kSearchPatience) {
+        Statistics::instance().count_search(key.op, SearchCount::kNotTimed);
+        continue;
+      }
+      const int math = math_of(c);
       const bool already = std::any_of(known.begin(), known.end(), [&](const Measurement& m) {
         return kind_of(m) == CandidateKind::kLegacy && m.algo == c.algo && m.math_type == math;
       });
@@ -136,6 +156,7 @@ class LegacyMeasurer final : public KindMeasurer {
       m.host_ms = times.host_ms;
       m.workspace_bytes = workspace;
       m.deterministic = c.determinism == CUDNN_DETERMINISTIC;
+      if (!guided[i]) fruitless = contenders.improves(m) ? 0 : fruitless + 1;
       contenders.add(m);
       measured->push_back(m);
       d.conv = caller_conv.get();

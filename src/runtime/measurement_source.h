@@ -6,6 +6,7 @@
 #include <cudnn.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <vector>
 
@@ -34,7 +35,11 @@ struct MeasureRequest {
   std::map<int, std::vector<Measurement>> known;
   /// Per size, rows of the other kinds: the fast search makes candidates beat them too.
   std::map<int, std::vector<Measurement>> rivals;
+  /// Per size, every kind's rows at the next larger size measured: the fast search times their
+  /// front first.
+  std::map<int, std::vector<Measurement>> guides;
   SearchMode mode = SearchMode::kExhaustive;
+  std::size_t workspace_limit = SIZE_MAX;  ///< the limit a plan is being made for
 };
 
 class MeasurementSource {

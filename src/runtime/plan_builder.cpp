@@ -399,7 +399,7 @@ Status PlanBuilder::gather_kind(cudnnHandle_t handle, const ConvKey& key, const 
   // Another thread may have measured meanwhile.
   const std::vector<int> missing = missing_sizes(key, sizes, workspace_limit, kind, database);
   if (missing.empty()) return Status::success();
-  return measure(handle, key, kind, missing, search, database);
+  return measure(handle, key, kind, missing, workspace_limit, search, database);
 }
 
 std::vector<int> PlanBuilder::missing_sizes(const ConvKey& key, const std::vector<int>& sizes,
@@ -427,11 +427,12 @@ bool PlanBuilder::promote(const ConvKey& micro, CandidateKind kind, std::size_t 
 }
 
 Status PlanBuilder::measure(cudnnHandle_t handle, const ConvKey& key, CandidateKind kind, const std::vector<int>& sizes,
-                       SearchMode search, const DeviceDatabase& database) {
+                       std::size_t workspace_limit, SearchMode search, const DeviceDatabase& database) {
   MeasureRequest request;
   request.kind = kind;
   request.sizes = sizes;
   request.mode = search;
+  request.workspace_limit = workspace_limit;
   for (int size : sizes) {
     const ConvKey micro = key.with_batch(size);
     // Rows measured with less workspace stay valid; other kinds' rows are what to beat.
@@ -441,6 +442,19 @@ Status PlanBuilder::measure(cudnnHandle_t handle, const ConvKey& key, CandidateK
       if (auto entry = table_.entry(micro, other.kind)) {
         auto& rivals = request.rivals[size];
         rivals.insert(rivals.end(), entry->rows.begin(), entry->rows.end());
+      }
+    }
+    // The next larger size with rows (of any kind) guides the fast search's order.
+    for (int larger = size + 1; search == SearchMode::kFast && larger <= key.batch(); ++larger) {
+      std::vector<Measurement> guide;
+      for (const CandidateKindInfo& any : candidate_kinds()) {
+        if (auto entry = table_.entry(key.with_batch(larger), any.kind)) {
+          guide.insert(guide.end(), entry->rows.begin(), entry->rows.end());
+        }
+      }
+      if (!guide.empty()) {
+        request.guides[size] = std::move(guide);
+        break;
       }
     }
   }

@@ -147,7 +147,7 @@ class PlanBuilder {
   bool promote(const ConvKey& micro, CandidateKind kind, std::size_t workspace_limit, const DeviceDatabase& database);
   /// Measures `sizes` through the source and records the rows in the table and the database.
   Status measure(cudnnHandle_t handle, const ConvKey& key, CandidateKind kind, const std::vector<int>& sizes,
-                 SearchMode search, const DeviceDatabase& database);
+                 std::size_t workspace_limit, SearchMode search, const DeviceDatabase& database);
   void record(const ConvKey& micro, CandidateKind kind, const MeasuredRows& measured, const DeviceDatabase& database);
 
   /// The databases, opened from UCUDNN_DATABASE and UCUDNN_SYSTEM_DATABASES on first use.
