@@ -17,6 +17,10 @@
 #   bash bench/gpu.sh baselines   there: ucudnn against its three baselines (plain legacy cuDNN,
 #                            cuDNN's best single engine at the limit and unlimited) for networks x
 #                            precisions x limits, with a summary table and picture (below)
+#   bash bench/gpu.sh search   there: how long finding a plan takes, fast and exhaustive search,
+#                            against cuDNN's Find in the same run, per network x precision x policy
+#                            (env SEARCH_NETS, SEARCH_PRECISIONS, SEARCH_POLICIES, SEARCH_LIMITS,
+#                            SEARCH_MODES), one JSON each, summarised by bench/summarize_search.py
 #   bash bench/gpu.sh compare OLDPACK   there: this build against an older pack (same layout as
 #                            pack/), alternating, on AlexNet and ResNet-50 at 64 MiB (WR) and
 #                            ResNet-50 in WD, to show a change kept the speedups
@@ -134,6 +138,34 @@ pytorch() {
     rm -f "$out/$model.db"*
   done
   cp "$out/pytorch-summary.txt" "$final/"
+  return $status
+}
+
+# Optimisation time: each network x precision x policy x limit x search mode in a fresh process
+# with no database, ucudnn's planning against cuDNN's Find (the plain legacy side) in the same run.
+search() {
+  local final=${OUT:-$root/gpu-results} out status=0 name
+  out=$(mktemp -d)
+  mkdir -p "$final"
+  export LD_LIBRARY_PATH="$root/pack/lib:${LD_LIBRARY_PATH:-}"
+  for net in ${SEARCH_NETS:-alexnet resnet18 resnet50 vgg16 densenet40}; do
+    for precision in ${SEARCH_PRECISIONS:-float-NCHW half-NHWC bfloat16-NHWC}; do
+      for policy in ${SEARCH_POLICIES:-powerOfTwo undivided}; do
+        for limit in ${SEARCH_LIMITS:-64MiB}; do
+          for mode in ${SEARCH_MODES:-fast}; do
+            name=$net-$precision-$policy-$limit-$mode
+            env -u UCUDNN_DATABASE pack/bin/ucudnn_conv_benchmark --net "$net" --data-type "${precision%-*}" \
+              --layout "${precision#*-}" --policy "$policy" --workspace-limit "$limit" --search "$mode" \
+              --baselines plain --iterations 5 --json "$out/$name.json" > "$out/$name.txt" 2>&1 || status=1
+            grep -E "^planning|^ucudnn's search|^sequence" "$out/$name.txt" | sed "s/^/$name: /" \
+              | tee -a "$out/search-summary.txt"
+            tar -czf "$final/search-results${SEARCH_TAG:+-$SEARCH_TAG}.tar.gz" -C "$out" .  # a cut-short call keeps what it did
+          done
+        done
+      done
+    done
+  done
+  cp "$out/search-summary.txt" "$final/search-summary${SEARCH_TAG:+-$SEARCH_TAG}.txt"
   return $status
 }
 
@@ -310,9 +342,10 @@ case "${1:-}" in
   pytorch) pytorch ;;
   engines) engines ;;
   baselines) baselines ;;
+  search) search ;;
   overhead) overhead ;;
   multigpu) multigpu ;;
   compare) compare "${2:?usage: bash bench/gpu.sh compare OLDPACK}" ;;
   sweep) sweep "${2:-alexnet}" "${3:-8MiB 64MiB 512MiB}" "${4:-undivided powerOfTwo wd}" "${5:-float:NCHW}" ;;
-  *) echo "usage: bash bench/gpu.sh pack|run|pytorch|overhead|multigpu|compare OLDPACK|engines|baselines|sweep [NETS] [LIMITS] [CONFIGS] [PRECISIONS]" >&2; exit 2 ;;
+  *) echo "usage: bash bench/gpu.sh pack|run|pytorch|overhead|multigpu|compare OLDPACK|engines|baselines|search|sweep [NETS] [LIMITS] [CONFIGS] [PRECISIONS]" >&2; exit 2 ;;
 esac

@@ -158,9 +158,12 @@ def worker(args):
     device = torch.device("cuda")
     make = alexnet_step if args.model == "alexnet-convs" else resnet_step
     step, modules = make(torch, args, device)
+    # The first steps: where PyTorch's default path and ucudnn benchmark (an empty database).
+    warming = time.perf_counter()
     for _ in range(args.warmup):
         step()
     torch.cuda.synchronize()
+    warmup_seconds = time.perf_counter() - warming
     for module in modules:
         module.zero_grad(set_to_none=False)
     tensors = torch.cuda.memory_allocated()
@@ -178,7 +181,7 @@ def worker(args):
         times.append(start.elapsed_time(stop))
     profile = profile_steps(torch, step, 5) if args.profile else None
     print(json.dumps({"profile": profile, "model": args.model, "batch": args.batch, "median_ms": statistics.median(times), "min_ms": min(times), "max_ms": max(times),
-                      "host_median_ms": statistics.median(host_times),
+                      "host_median_ms": statistics.median(host_times), "warmup_seconds": warmup_seconds,
                       "peak_allocated_bytes": torch.cuda.max_memory_allocated(),
                       "tensor_bytes": tensors, "iterations": args.iterations,
                       "torch": torch.__version__, "cudnn": torch.backends.cudnn.version(),
@@ -267,7 +270,8 @@ def main():
         host = f'host {r["host_median_ms"]:6.2f} ms' if "host_median_ms" in r else ""
         spread = r["process_medians_ms"]
         span = f"({min(spread):.2f}-{max(spread):.2f})" if len(spread) > 1 else ""
-        print(f'{mode:15s} {r["median_ms"]:8.2f} ms {span:15s} {host}   peak {r["peak_allocated_bytes"] / mib:8.1f} MiB   '
+        first_steps = f'first {args.warmup} steps {r["warmup_seconds"]:6.1f} s' if "warmup_seconds" in r else ""
+        print(f'{mode:15s} {r["median_ms"]:8.2f} ms {span:15s} {host}   {first_steps}   peak {r["peak_allocated_bytes"] / mib:8.1f} MiB   '
               f'above the tensors {(r["peak_allocated_bytes"] - r["tensor_bytes"]) / mib:8.1f} MiB   {ratios}')
     report_profiles_and_statistics(results, modes)
     if args.json:

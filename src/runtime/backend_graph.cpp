@@ -1,5 +1,6 @@
 #include "runtime/backend_graph.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -203,7 +204,11 @@ Status read_config(const BackendDescriptor& config, ConfigFacts* facts) {
                                                       CUDNN_TYPE_NUMERICAL_NOTE, &facts->numerical));
   UCUDNN_TRY(read_notes<cudnnBackendBehaviorNote_t>(engine, CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE,
                                                      CUDNN_TYPE_BEHAVIOR_NOTE, &facts->behavior));
-  std::vector<BackendDescriptor> choices(CUDNN_KNOB_TYPE_COUNTS);
+  // As many knob-choice descriptors as the configuration has choices (asked first): making one
+  // per knob type for every offer was most of the heuristics' time.
+  UCUDNN_CHECK_CUDNN(cudnnBackendGetAttribute(config.get(), CUDNN_ATTR_ENGINECFG_KNOB_CHOICES,
+                                              CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &count, nullptr));
+  std::vector<BackendDescriptor> choices(static_cast<std::size_t>(std::clamp<std::int64_t>(count, 0, CUDNN_KNOB_TYPE_COUNTS)));
   std::vector<cudnnBackendDescriptor_t> raw(choices.size());
   for (std::size_t i = 0; i < choices.size(); ++i) {
     UCUDNN_TRY(create(CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR, &choices[i]));
