@@ -26,6 +26,9 @@ std::size_t filter_elements(const FilterLayout& w) {
 // A candidate within this much of the bound is timed in full: a single sample can be a few
 // percent off, and near-ties are where full timing decides.
 constexpr double kCutMargin = 0.10;
+// A first call can be slower than later ones (caches, clocks): cut at the warm-up only what is
+// this many times slower than the bound.
+constexpr double kWarmupCutFactor = 2.0;
 
 bool agree(const std::vector<double>& samples, double tolerance) {
   const auto [low, high] = std::minmax_element(samples.begin(), samples.end());
@@ -111,7 +114,6 @@ Status BenchmarkRig::time_candidate(const std::function<Status()>& enqueue, Call
   cudaStream_t stream = nullptr;
   UCUDNN_CHECK_CUDNN(cudnnGetStream(handle_, &stream));
 
-  for (int i = 0; i < settings_.warmup_calls; ++i) UCUDNN_TRY(enqueue());
   // A sample queues `calls` calls behind a closed gate and times them twice: on the host, what
   // issuing one call costs (the gate keeps the GPU from pushing back); on the GPU, with events,
   // what the calls cost run back to back, as a replayed graph runs them
@@ -134,6 +136,20 @@ Status BenchmarkRig::time_candidate(const std::function<Status()>& enqueue, Call
     *host_ms = std::chrono::duration<double, std::milli>(issued - issuing).count() / calls;
     return Status::success();
   };
+  // The warm-up calls are timed too (the gate keeps a kernel's first loading out of the GPU's
+  // time): a candidate already several times slower than the bound in its warm-up stops there,
+  // as one that takes seconds per call would otherwise cost as much again.
+  double warm = 0, warm_host = 0;
+  for (int i = 0; i < settings_.warmup_calls; ++i) UCUDNN_TRY(time_calls(1, &warm, &warm_host));
+  if (settings_.cut_short && bound && warm > bound->gpu_ms * kWarmupCutFactor &&
+      std::max(warm, warm_host) > bound->cost_ms * kWarmupCutFactor) {
+    times->gpu_ms = warm;
+    times->host_ms = warm_host;
+    times->cut_short = true;
+    ++timings_run_;
+    Statistics::instance().count_search(key_.op, SearchCount::kCutShort);
+    return Status::success();
+  }
   double single = 0, single_host = 0;
   UCUDNN_TRY(time_calls(1, &single, &single_host));
   // Slower than the bound on the GPU and as issued: it cannot enter a plan where the bound's

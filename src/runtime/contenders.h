@@ -20,7 +20,7 @@ namespace ucudnn::runtime {
 
 /// Offers in a row that may fail to improve on the known candidates before the fast search stops
 /// timing more at a size (those on the larger size's front are always timed).
-inline constexpr int kSearchPatience = 6;
+inline constexpr int kSearchPatience = 4;
 
 class Contenders {
  public:
