@@ -271,9 +271,25 @@ TEST_F(EnginePlans, RowsCarryHostTimesAndATinyConvolutionIsNotSplit) {
   cudnnHandle_t handle;
   CUDNN_OK(cudnnCreate(&handle));
   ucudnn::runtime::PlanBuilder& builder = ucudnn::runtime::PlanBuilder::instance();
+  const ucudnn::SearchMode mode = builder.search_mode();
+  // The fast search measures the whole batch and stops there: a smaller micro-batch of so tiny a
+  // convolution cannot be faster per sample.
+  builder.set_search_mode(ucudnn::SearchMode::kFast);
+  std::shared_ptr<const ucudnn::runtime::ExecutablePlan> fast_plan;
+  const ucudnn::Status fast_planned = builder.plan(handle, key, std::size_t{64} << 20,
+                                                   ucudnn::BatchSizePolicy::kPowerOfTwo, ucudnn::CandidateSet::kBoth,
+                                                   &fast_plan);
+  ASSERT_TRUE(fast_planned.ok()) << fast_planned.message();
+  EXPECT_EQ(fast_plan->split().micro_batch_count(), 1);
+  EXPECT_TRUE(builder.table().entry(key.with_batch(spec.n), ucudnn::CandidateKind::kLegacy).has_value());
+  EXPECT_FALSE(builder.table().entry(key.with_batch(1), ucudnn::CandidateKind::kLegacy).has_value())
+      << "the fast search measured micro-batch 1";
+  // The exhaustive search measures every size (the whole batch's rows reused).
+  builder.set_search_mode(ucudnn::SearchMode::kExhaustive);
   std::shared_ptr<const ucudnn::runtime::ExecutablePlan> plan;
   const ucudnn::Status planned = builder.plan(handle, key, std::size_t{64} << 20, ucudnn::BatchSizePolicy::kPowerOfTwo,
                                              ucudnn::CandidateSet::kBoth, &plan);
+  builder.set_search_mode(mode);
   cudnnDestroy(handle);
   ASSERT_TRUE(planned.ok()) << planned.message();
 
