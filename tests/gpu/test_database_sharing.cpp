@@ -147,14 +147,17 @@ TEST_F(DatabaseSharing, ParallelBenchmarkingOnSeveralGpusStoresTheSameRows) {
   std::filesystem::remove_all(dir);
 }
 
-TEST_F(DatabaseSharing, BenchTwiceSpendsUnderFivePercentTheSecondTime) {
+// The second `ucudnn bench` of a network finds every row in the database and times nothing (what
+// that saves is measured by bench/gpu.sh run's cold and warm lines, not asserted here: the warm
+// run's seconds are mostly CUDA's and cuDNN's start-up).
+TEST_F(DatabaseSharing, BenchTwiceTimesNothingTheSecondTime) {
   if (std::getenv("UCUDNN_TEST_CHILD_OUT")) GTEST_SKIP() << "inside the child";
   const char* cli = std::getenv("UCUDNN_CLI");
   if (!cli) GTEST_SKIP() << "set UCUDNN_CLI to the ucudnn binary (bench/gpu.sh does)";
   const auto dir = make_temp_dir();
   ASSERT_FALSE(dir.empty());
   const std::string db = (dir / "bench.db").string();
-  double seconds[2] = {0, 0};
+  long long timings[2] = {0, 0};
   for (int i = 0; i < 2; ++i) {
     const std::string out = (dir / ("bench" + std::to_string(i) + ".txt")).string();
     ASSERT_EQ(run(std::string(cli) + " bench --net alexnet --database '" + db + "' > '" + out + "' 2> '" + out +
@@ -162,12 +165,13 @@ TEST_F(DatabaseSharing, BenchTwiceSpendsUnderFivePercentTheSecondTime) {
               0)
         << read_file(out + ".err");
     const std::string text = read_file(out);
-    const auto at = text.find("benchmarking took ");
+    const auto at = text.find(" with ");
     ASSERT_NE(at, std::string::npos) << text;
-    seconds[i] = std::stod(text.substr(at + 18));
+    timings[i] = std::stoll(text.substr(at + 6));
     std::printf("[ bench  ] run %d: %s", i + 1, text.c_str());
   }
-  EXPECT_LT(seconds[1], 0.05 * seconds[0]);
+  EXPECT_GT(timings[0], 0);
+  EXPECT_EQ(timings[1], 0) << "the second run benchmarked again";
   std::filesystem::remove_all(dir);
 }
 
