@@ -45,27 +45,22 @@ UcudnnSearchStatistics search_statistics() {
   return s;
 }
 
-// What the search spent between two readings, for one operation.
-UcudnnSearchPhases search_difference(const UcudnnSearchStatistics& before, const UcudnnSearchStatistics& after, int op) {
-  const UcudnnSearchPhases& a = before.op[op];
-  const UcudnnSearchPhases& b = after.op[op];
-  UcudnnSearchPhases d{};
-  d.setupSeconds = b.setupSeconds - a.setupSeconds;
-  d.heuristicsSeconds = b.heuristicsSeconds - a.heuristicsSeconds;
-  d.findSeconds = b.findSeconds - a.findSeconds;
-  d.planBuildSeconds = b.planBuildSeconds - a.planBuildSeconds;
-  d.timingSeconds = b.timingSeconds - a.timingSeconds;
-  d.databaseSeconds = b.databaseSeconds - a.databaseSeconds;
-  d.plansBuilt = b.plansBuilt - a.plansBuilt;
-  d.timedInFull = b.timedInFull - a.timedInFull;
-  d.cutShort = b.cutShort - a.cutShort;
-  d.notTimed = b.notTimed - a.notTimed;
-  d.sizesMeasured = b.sizesMeasured - a.sizesMeasured;
-  d.sizesSkipped = b.sizesSkipped - a.sizesSkipped;
-  return d;
-}
-
 }  // namespace
+
+void accumulate_search(UcudnnSearchPhases* total, const UcudnnSearchPhases& part, int sign) {
+  total->setupSeconds += sign * part.setupSeconds;
+  total->heuristicsSeconds += sign * part.heuristicsSeconds;
+  total->findSeconds += sign * part.findSeconds;
+  total->planBuildSeconds += sign * part.planBuildSeconds;
+  total->timingSeconds += sign * part.timingSeconds;
+  total->databaseSeconds += sign * part.databaseSeconds;
+  total->plansBuilt += sign * part.plansBuilt;
+  total->timedInFull += sign * part.timedInFull;
+  total->cutShort += sign * part.cutShort;
+  total->notTimed += sign * part.notTimed;
+  total->sizesMeasured += sign * part.sizesMeasured;
+  total->sizesSkipped += sign * part.sizesSkipped;
+}
 
 void plan_plain(Side* side, const std::vector<Layer>& layers,
                 const std::vector<ucudnn::tools::NetworkKernel>& kernels) {
@@ -97,7 +92,8 @@ void plan_ucudnn(Side* side, const std::vector<Layer>& layers,
     const auto kernel_started = std::chrono::steady_clock::now();
     k.algo = ucudnn_choice(side->handle, layers[nk.layer], k.op, &k.workspace);
     k.planning_seconds = seconds_since(kernel_started);
-    k.search = search_difference(searched_before, search_statistics(), k.op);
+    k.search = search_statistics().op[k.op];
+    accumulate_search(&k.search, searched_before.op[k.op], -1);  // what this kernel's planning added
     side->kernels.push_back(std::move(k));
   }
   if (side->total_workspace > 0) {

@@ -18,4 +18,7 @@ void plan_plain(Side* side, const std::vector<Layer>& layers,
 void plan_ucudnn(Side* side, const std::vector<Layer>& layers,
                  const std::vector<ucudnn::tools::NetworkKernel>& kernels);
 
+/// Adds `part` (sign 1) or takes it away (sign -1) from `total`, field by field.
+void accumulate_search(UcudnnSearchPhases* total, const UcudnnSearchPhases& part, int sign);
+
 }  // namespace bench

@@ -6,6 +6,8 @@
 #include <functional>
 #include <string>
 
+#include "benchmark_planning.h"
+
 #include "core/candidate_kinds.h"
 #include "core/units.h"
 
@@ -155,23 +157,9 @@ nlohmann::ordered_json search_json(const UcudnnSearchPhases& s, double planning_
 }
 
 UcudnnSearchPhases search_sum(const Side& side) {
-  UcudnnSearchPhases t{};
-  for (const Kernel& k : side.kernels) {
-    const UcudnnSearchPhases& s = k.search;
-    t.setupSeconds += s.setupSeconds;
-    t.heuristicsSeconds += s.heuristicsSeconds;
-    t.findSeconds += s.findSeconds;
-    t.planBuildSeconds += s.planBuildSeconds;
-    t.timingSeconds += s.timingSeconds;
-    t.databaseSeconds += s.databaseSeconds;
-    t.plansBuilt += s.plansBuilt;
-    t.timedInFull += s.timedInFull;
-    t.cutShort += s.cutShort;
-    t.notTimed += s.notTimed;
-    t.sizesMeasured += s.sizesMeasured;
-    t.sizesSkipped += s.sizesSkipped;
-  }
-  return t;
+  UcudnnSearchPhases total{};
+  for (const Kernel& k : side.kernels) accumulate_search(&total, k.search, 1);
+  return total;
 }
 
 }  // namespace
