@@ -236,6 +236,7 @@ cudnnStatus_t ucudnnGetDatabase(char* path, size_t pathSize, size_t* pathLength)
 typedef enum {
   UCUDNN_SEARCH_FAST = 0,
   UCUDNN_SEARCH_EXHAUSTIVE = 1,
+  UCUDNN_SEARCH_MODE_MAX_ENUM = 0x7FFFFFFF,  ///< not a mode: any int a caller passes is a value (refused)
 } UcudnnSearchMode_t;
 cudnnStatus_t ucudnnSetSearchMode(UcudnnSearchMode_t mode);
 cudnnStatus_t ucudnnGetSearchMode(UcudnnSearchMode_t* mode);

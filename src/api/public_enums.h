@@ -52,6 +52,7 @@ inline bool to_internal(UcudnnSearchMode_t mode, SearchMode* out) {
   switch (mode) {
     case UCUDNN_SEARCH_FAST: *out = SearchMode::kFast; return true;
     case UCUDNN_SEARCH_EXHAUSTIVE: *out = SearchMode::kExhaustive; return true;
+    default: return false;
   }
   return false;
 }
