@@ -18,7 +18,7 @@ namespace ucudnn::runtime {
 class GpuMeasurementSource : public MeasurementSource {
  public:
   Status identify(int device, DeviceIdentity* identity) override;
-  /// Validates the descriptors with cuDNN first (its heuristics), then measures.
+  /// Validates the descriptors with cuDNN first (its heuristics; once per kernel), then measures.
   Status measure(cudnnHandle_t handle, const ConvKey& key, const MeasureRequest& request,
                  std::map<int, MeasuredRows>* out) override;
   void release() override;
