@@ -159,14 +159,18 @@ Status BenchmarkRig::time_candidate(const std::function<Status()>& enqueue, Call
     UCUDNN_CHECK_CUDA(cudaEventElapsedTime(&elapsed_ms, start_.get(), stop_.get()));
     warm = elapsed_ms;
   }
-  if (settings_.cut_short && bound && warm > bound->gpu_ms * kWarmupCutFactor + kWarmupSlackMs &&
-      warm > bound->cost_ms * kWarmupCutFactor + kWarmupSlackMs) {
-    times->gpu_ms = warm;
-    times->host_ms = warm_host;  // a first call's: more than later calls take
+  // A candidate cut short keeps the times of the call that decided it.
+  auto cut_at = [&](double gpu_ms, double host_ms) {
+    times->gpu_ms = gpu_ms;
+    times->host_ms = host_ms;
     times->cut_short = true;
     ++timings_run_;
     Statistics::instance().count_search(key_.op, SearchCount::kCutShort);
     return Status::success();
+  };
+  if (settings_.cut_short && bound && warm > bound->gpu_ms * kWarmupCutFactor + kWarmupSlackMs &&
+      warm > bound->cost_ms * kWarmupCutFactor + kWarmupSlackMs) {
+    return cut_at(warm, warm_host);  // a first call's host time: more than later calls take
   }
   double single = 0, single_host = 0;
   UCUDNN_TRY(time_calls(1, &single, &single_host));
@@ -174,12 +178,7 @@ Status BenchmarkRig::time_candidate(const std::function<Status()>& enqueue, Call
   // candidate can (that one needs no more workspace), so its first call is all it gets.
   if (settings_.cut_short && bound && single > bound->gpu_ms * (1 + kCutMargin) &&
       std::max(single, single_host) > bound->cost_ms * (1 + kCutMargin)) {
-    times->gpu_ms = single;
-    times->host_ms = single_host;
-    times->cut_short = true;
-    ++timings_run_;
-    Statistics::instance().count_search(key_.op, SearchCount::kCutShort);
-    return Status::success();
+    return cut_at(single, single_host);
   }
   const int calls = std::clamp(static_cast<int>(settings_.sample_ms / std::max(single, 1e-3)), 1,
                                settings_.max_calls_per_sample);

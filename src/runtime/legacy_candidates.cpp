@@ -77,7 +77,7 @@ class LegacyMeasurer final : public KindMeasurer {
     UCUDNN_TRY(make_tensor_descriptor(micro.x, &x_desc));
     UCUDNN_TRY(make_tensor_descriptor(micro.y, &y_desc));
     UCUDNN_TRY(make_convolution_descriptor(micro.conv, micro.conv.math_type, &caller_conv));
-    ConvDescriptors d{x_desc.get(), rig_.filter(), caller_conv.get(), y_desc.get()};
+    const ConvDescriptors d{x_desc.get(), rig_.filter(), caller_conv.get(), y_desc.get()};
 
     std::vector<AlgoPerf> candidates;
     const ConvBuffers buffers = rig_.buffers();
@@ -128,24 +128,22 @@ class LegacyMeasurer final : public KindMeasurer {
       if (!conv_by_math_.count(math)) {
         UCUDNN_TRY(make_convolution_descriptor(micro.conv, math, &conv_by_math_[math]));
       }
-      d.conv = conv_by_math_.at(math).get();
+      ConvDescriptors with_math = d;  // the candidate's math type on the caller's convolution
+      with_math.conv = conv_by_math_.at(math).get();
       std::size_t workspace = 0;
-      if (!workspace_size(rig_.handle(), key.op, d, c.algo, &workspace).ok()) workspace = c.memory;
+      if (!workspace_size(rig_.handle(), key.op, with_math, c.algo, &workspace).ok()) workspace = c.memory;
       workspace = std::max(workspace, c.memory);
-      if (workspace > rig_.workspace_bytes()) {
-        d.conv = caller_conv.get();
-        continue;  // the heuristics list algorithms that Find would have left out for want of workspace
-      }
+      // The heuristics list algorithms that Find would have left out for want of workspace.
+      if (workspace > rig_.workspace_bytes()) continue;
       BenchmarkRig::CallTimes times;
       Status timed = rig_.time_candidate(
           [&] {
-            return convolve(rig_.handle(), key.op, d, c.algo, alpha, buffers, rig_.workspace(), rig_.workspace_bytes(),
-                            beta);
+            return convolve(rig_.handle(), key.op, with_math, c.algo, alpha, buffers, rig_.workspace(),
+                            rig_.workspace_bytes(), beta);
           },
           &times, contenders.bound_for(workspace));
       if (!timed.ok()) {
         UCUDNN_LOG_DEBUG("skipping algo " << c.algo << " at micro-batch " << micro_batch << ": " << timed.message());
-        d.conv = caller_conv.get();
         continue;
       }
       Measurement m;
@@ -159,7 +157,6 @@ class LegacyMeasurer final : public KindMeasurer {
       if (!guided[i]) fruitless = contenders.improves(m) ? 0 : fruitless + 1;
       contenders.add(m);
       measured->push_back(m);
-      d.conv = caller_conv.get();
     }
     return Status::success();
   }
