@@ -45,15 +45,21 @@ Status read_stream(cudnnHandle_t handle, cudaStream_t* stream, bool* capturing) 
   return Status::success();
 }
 
-// The call as the planner sees it: its key and the handle's settings, read once.
-Expected<KernelRequest> request_for(UcudnnContext* context, const ConvCall& call) {
+// A kernel as the planner sees it: its key and the handle's settings, read once.
+KernelRequest request_for_key(UcudnnContext* context, ConvKey key) {
   KernelRequest request;
-  UCUDNN_TRY(read_conv_key(call.op, context->device, call.descriptors, &request.key));
+  request.key = std::move(key);
   request.handle = context->cudnn();
   request.policy = context->policy.load();
   request.candidates = context->candidates.load();
   request.layer_id = context->layer_id.load();
   return request;
+}
+
+Expected<KernelRequest> request_for(UcudnnContext* context, const ConvCall& call) {
+  ConvKey key;
+  UCUDNN_TRY(read_conv_key(call.op, context->device, call.descriptors, &key));
+  return request_for_key(context, std::move(key));
 }
 
 // The front-end's one fallback: where the planner failed, the call does what plain cuDNN would,
@@ -223,6 +229,32 @@ Status describe_plan(UcudnnContext* context, const ConvCall& call, std::optional
   // A limit the query names is capped as a call's would be, so it describes what calls run.
   if (named_limit) named_limit = context->requested_limit_for(named_limit);
   return active_planner().describe(request, named_limit, plan);
+}
+
+Status graph_workspace(UcudnnContext* context, const ConvKey& key, std::size_t* bytes) {
+  UCUDNN_TRY(require_context(context));
+  KernelRequest request = request_for_key(context, key);
+  request.requested_limit = context->requested_limit_for(std::nullopt);
+  return active_planner().workspace(request, bytes);
+}
+
+Status run_graph_convolution(UcudnnContext* context, cudnnHandle_t handle, const ConvKey& key, double alpha,
+                             double beta, const ConvBuffers& buffers, void* workspace, std::size_t workspace_bytes) {
+  UCUDNN_TRY(require_context(context));
+  KernelRequest request = request_for_key(context, key);
+  request.handle = handle;
+  request.requested_limit = context->requested_limit_for(std::nullopt);
+  request.available_limit = context->requested_limit_for(workspace_bytes);
+  bool capturing = false;
+  UCUDNN_TRY(read_stream(handle, &request.stream, &capturing));
+  request.may_benchmark = !capturing;
+  request.may_replay = !capturing && context->graph_replay.load(std::memory_order_relaxed);
+  // Scaling factors are double for double data, float otherwise (cuDNN's rule).
+  if (key.x.data_type == CUDNN_DATA_DOUBLE) {
+    return active_planner().run(request, &alpha, &beta, buffers, workspace, workspace_bytes);
+  }
+  const float alpha_f = static_cast<float>(alpha), beta_f = static_cast<float>(beta);
+  return active_planner().run(request, &alpha_f, &beta_f, buffers, workspace, workspace_bytes);
 }
 
 cudnnStatus_t report_at_boundary(const char* function, const Status& status) noexcept {

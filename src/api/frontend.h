@@ -68,6 +68,15 @@ Status run_convolution(UcudnnContext* context, const ConvCall& call, int algo, c
 Status describe_plan(UcudnnContext* context, const ConvCall& call, std::optional<std::size_t> named_limit,
                      std::shared_ptr<const ExecutablePlan>* plan);
 
+/// Graph API (a plan of one convolution): the workspace ucudnn's plan for `key` needs under the
+/// handle's limit, which the program then allocates.
+Status graph_workspace(UcudnnContext* context, const ConvKey& key, std::size_t* bytes);
+
+/// Graph API: runs ucudnn's plan for `key` on `handle`'s stream with the program's pointers and
+/// the workspace it allocated for graph_workspace's answer. No fallback here: the caller decides.
+Status run_graph_convolution(UcudnnContext* context, cudnnHandle_t handle, const ConvKey& key, double alpha,
+                             double beta, const ConvBuffers& buffers, void* workspace, std::size_t workspace_bytes);
+
 /// Says why handle creation failed, the first time it fails in the process: one line logged as
 /// an error (so whatever UCUDNN_LOG_LEVEL is, but off; to UCUDNN_LOG_FILE where set), naming
 /// `function`, the status and this thread's last error message. Later failures are only in

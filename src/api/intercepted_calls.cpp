@@ -6,6 +6,7 @@
 #include "api/call_adapters.h"
 #include "api/context.h"
 #include "api/frontend.h"
+#include "core/statistics.h"
 #include "ucudnn/ucudnn.h"
 
 using ucudnn::api::at_boundary;
@@ -42,6 +43,7 @@ cudnnStatus_t ucudnnDestroy(UcudnnHandle_t handle) {
 #define UCUDNN_DEFINE_C_CALL(name, params, args)                                                  \
   cudnnStatus_t u##name(UcudnnHandle_t handle, UCUDNN_UNPAREN params) {                           \
     try {                                                                                         \
+      ucudnn::Statistics::instance().count_legacy_call();                                         \
       return ucudnn::api::adapters::name("u" #name, handle.context, handle, UCUDNN_UNPAREN args); \
     } catch (...) {                                                                               \
       return ucudnn::api::report_current_exception("u" #name);                                    \

@@ -35,6 +35,26 @@ void Statistics::count_plain(ConvOp op) {
   a.plain_calls.fetch_add(1, std::memory_order_relaxed);
 }
 
+void Statistics::count_legacy_call() { legacy_calls_.fetch_add(1, std::memory_order_relaxed); }
+
+void Statistics::count_graph_plan(bool intercepted) {
+  (intercepted ? graph_intercepted_ : graph_passed_).fetch_add(1, std::memory_order_relaxed);
+}
+
+void Statistics::count_graph_execution() { graph_executions_.fetch_add(1, std::memory_order_relaxed); }
+
+void Statistics::count_dlopen_redirect() { dlopen_redirects_.fetch_add(1, std::memory_order_relaxed); }
+
+FrontEndCounters Statistics::read_front_ends() const {
+  FrontEndCounters c;
+  c.legacy_calls = legacy_calls_.load();
+  c.graph_plans_intercepted = graph_intercepted_.load();
+  c.graph_plans_passed = graph_passed_.load();
+  c.graph_executions = graph_executions_.load();
+  c.dlopen_redirects = dlopen_redirects_.load();
+  return c;
+}
+
 void Statistics::count_query(ConvOp op) {
   ops_[static_cast<int>(op)].algorithm_queries.fetch_add(1, std::memory_order_relaxed);
 }
@@ -112,6 +132,17 @@ std::string Statistics::report() const {
                   s.count(SearchCount::kSizesMeasured), s.count(SearchCount::kSizesSkipped));
     out << line;
   }
+  const FrontEndCounters f = read_front_ends();
+  std::string active;
+  auto add = [&](bool on, const char* name) {
+    if (on) active += (active.empty() ? "" : ", ") + std::string(name);
+  };
+  add(f.legacy_calls > 0, "legacy API");
+  add(f.graph_plans_intercepted + f.graph_plans_passed > 0, "graph API");
+  add(f.dlopen_redirects > 0, "dlopen");
+  out << "ucudnn: front-ends active: " << (active.empty() ? "none" : active) << "\n";
+  out << "ucudnn: graph API: " << f.graph_plans_intercepted << " plans intercepted, " << f.graph_plans_passed
+      << " passed through, " << f.graph_executions << " executions\n";
   if (divisions() > 0) {
     out << "ucudnn: workspace divisions " << divisions() << ", solved in " << division_seconds() << " s\n";
   }

@@ -57,8 +57,23 @@ struct SearchCounters {
   long long count(SearchCount c) const { return counts[static_cast<int>(c)]; }
 };
 
+/// Which front-ends reached ucudnn, and what the graph-API front-end did with the plans it saw.
+struct FrontEndCounters {
+  long long legacy_calls = 0;           ///< legacy-API calls intercepted (get/find, workspace, convolution)
+  long long graph_plans_intercepted = 0;  ///< execution plans of one convolution, run by ucudnn
+  long long graph_plans_passed = 0;     ///< the program's other plans, left to cuDNN
+  long long graph_executions = 0;       ///< executions of intercepted plans
+  long long dlopen_redirects = 0;       ///< dlopen calls of cuDNN answered with ucudnn's layer
+};
+
 class Statistics {
  public:
+  void count_legacy_call();
+  void count_graph_plan(bool intercepted);
+  void count_graph_execution();
+  void count_dlopen_redirect();
+  FrontEndCounters read_front_ends() const;
+
   static Statistics& instance();
 
   void count_execution(ConvOp op, int micro_batches, bool replayed = false);
@@ -90,6 +105,8 @@ class Statistics {
   };
   std::array<Atomics, 3> ops_;
   std::atomic<long long> divisions_{0}, division_ns_{0};
+  std::atomic<long long> legacy_calls_{0}, graph_intercepted_{0}, graph_passed_{0}, graph_executions_{0},
+      dlopen_redirects_{0};
   std::atomic<bool> exit_hook_{false};
 };
 

@@ -12,7 +12,10 @@
 #include "api/call_adapters.h"
 #include "api/context.h"
 #include "api/frontend.h"
+#include "api/graph_frontend.h"
+#include "core/statistics.h"
 #include "core/internal_call.h"
+#include "preload/dlopen_redirect.h"
 #include "preload/handle_registry.h"
 #include "preload/real_symbol.h"
 
@@ -23,12 +26,20 @@ namespace {
 using ucudnn::preload::HandleRegistry;
 using ucudnn::preload::RealSymbol;
 
+using ucudnn::preload::OpenFunction;
+
+// The C library's dlopen: this library's own `dlopen` below is the program's.
+OpenFunction real_dlopen() {
+  static const auto function = reinterpret_cast<OpenFunction>(dlsym(RTLD_NEXT, "dlopen"));
+  return function;
+}
+
 // Where cuDNN's own definition of `name` is: after this library in the search order, or in a
 // libcudnn.so.9 that the program loaded on its own (dlopen without RTLD_GLOBAL).
 void* find_in_cudnn(const char* name) {
   void* symbol = dlsym(RTLD_NEXT, name);
-  if (!symbol) {
-    if (void* cudnn = dlopen("libcudnn.so.9", RTLD_LAZY | RTLD_NOLOAD)) symbol = dlsym(cudnn, name);
+  if (!symbol && real_dlopen()) {
+    if (void* cudnn = real_dlopen()("libcudnn.so.9", RTLD_LAZY | RTLD_NOLOAD)) symbol = dlsym(cudnn, name);
   }
   return symbol;
 }
@@ -52,6 +63,14 @@ Handles& handles() {
 Handles::Lease intercepted(cudnnHandle_t handle) {
   if (ucudnn::in_internal_call()) return nullptr;
   return handles().find(handle);
+}
+
+// The graph API's front-end, over the same handles.
+Handles::Lease context_of(cudnnHandle_t handle) { return handle ? handles().find(handle) : nullptr; }
+
+ucudnn::api::GraphFrontEnd& graph() {
+  static auto* front_end = new ucudnn::api::GraphFrontEnd(context_of);  // never destroyed, as handles()
+  return *front_end;
 }
 
 }  // namespace
@@ -96,6 +115,7 @@ cudnnStatus_t cudnnDestroy(cudnnHandle_t handle) {
     try {                                                                                    \
       const auto context = intercepted(handle);                                              \
       if (!context) return real_function(handle, UCUDNN_UNPAREN args);                       \
+      ucudnn::Statistics::instance().count_legacy_call();                                    \
       return ucudnn::api::adapters::name(#name, context.get(), handle, UCUDNN_UNPAREN args); \
     } catch (...) {                                                                          \
       return ucudnn::api::report_current_exception(#name);                                   \
@@ -103,6 +123,82 @@ cudnnStatus_t cudnnDestroy(cudnnHandle_t handle) {
   }
 UCUDNN_INTERCEPTED_CALLS(UCUDNN_DEFINE_PRELOAD_CALL)
 #undef UCUDNN_DEFINE_PRELOAD_CALL
+
+// The graph API (api/graph_frontend.h): every backend call reaches cuDNN; the front-end follows
+// the program's descriptors and runs the plans of one convolution itself.
+
+cudnnStatus_t cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t type, cudnnBackendDescriptor_t* descriptor) {
+  UCUDNN_REAL(ucudnn::api::GraphFrontEnd::Create, cudnnBackendCreateDescriptor);
+  return graph().create(real_function, type, descriptor);
+}
+
+cudnnStatus_t cudnnBackendDestroyDescriptor(cudnnBackendDescriptor_t descriptor) {
+  UCUDNN_REAL(ucudnn::api::GraphFrontEnd::Destroy, cudnnBackendDestroyDescriptor);
+  return graph().destroy(real_function, descriptor);
+}
+
+cudnnStatus_t cudnnBackendInitialize(cudnnBackendDescriptor_t descriptor) {
+  UCUDNN_REAL(ucudnn::api::GraphFrontEnd::Finalize, cudnnBackendInitialize);
+  return graph().initialize(real_function, descriptor);
+}
+
+cudnnStatus_t cudnnBackendSetAttribute(cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t name,
+                                       cudnnBackendAttributeType_t type, int64_t count, const void* values) {
+  UCUDNN_REAL(ucudnn::api::GraphFrontEnd::Set, cudnnBackendSetAttribute);
+  return graph().set(real_function, descriptor, name, type, count, values);
+}
+
+cudnnStatus_t cudnnBackendGetAttribute(cudnnBackendDescriptor_t const descriptor, cudnnBackendAttributeName_t name,
+                                       cudnnBackendAttributeType_t type, int64_t requested, int64_t* count,
+                                       void* values) {
+  UCUDNN_REAL(ucudnn::api::GraphFrontEnd::Get, cudnnBackendGetAttribute);
+  return graph().get(real_function, descriptor, name, type, requested, count, values);
+}
+
+cudnnStatus_t cudnnBackendFinalize(cudnnBackendDescriptor_t descriptor) {
+  UCUDNN_REAL(ucudnn::api::GraphFrontEnd::Finalize, cudnnBackendFinalize);
+  return graph().finalize(real_function, descriptor);
+}
+
+cudnnStatus_t cudnnBackendExecute(cudnnHandle_t handle, cudnnBackendDescriptor_t plan,
+                                  cudnnBackendDescriptor_t variant_pack) {
+  UCUDNN_REAL(ucudnn::api::GraphFrontEnd::Execute, cudnnBackendExecute);
+  return graph().execute(real_function, handle, plan, variant_pack);
+}
+
+cudnnStatus_t cudnnBackendPopulateCudaGraph(cudnnHandle_t handle, cudnnBackendDescriptor_t plan,
+                                            cudnnBackendDescriptor_t variant_pack, cudaGraph_t cuda_graph) {
+  UCUDNN_REAL(cudnnStatus_t(*)(cudnnHandle_t, cudnnBackendDescriptor_t, cudnnBackendDescriptor_t, cudaGraph_t),
+              cudnnBackendPopulateCudaGraph);
+  return graph().populate_graph("cudnnBackendPopulateCudaGraph", real_function, handle, plan, variant_pack,
+                                cuda_graph);
+}
+
+cudnnStatus_t cudnnBackendUpdateCudaGraph(cudnnHandle_t handle, cudnnBackendDescriptor_t plan,
+                                          cudnnBackendDescriptor_t variant_pack, cudaGraph_t cuda_graph) {
+  UCUDNN_REAL(cudnnStatus_t(*)(cudnnHandle_t, cudnnBackendDescriptor_t, cudnnBackendDescriptor_t, cudaGraph_t),
+              cudnnBackendUpdateCudaGraph);
+  return graph().populate_graph("cudnnBackendUpdateCudaGraph", real_function, handle, plan, variant_pack,
+                                cuda_graph);
+}
+
+// dlopen: a program that loads cuDNN itself and looks every function up on that library's handle
+// (TensorFlow's stream executor: dlopen with RTLD_LOCAL, then dlsym on the handle) would never
+// see the definitions above. Asked for cuDNN's main library, this answers with this library's
+// own handle instead: dlsym on it finds ucudnn's definitions first, then everything else in
+// cuDNN, which this library depends on. Only the library this one already loaded is answered so;
+// a path to another cuDNN opens that one, unchanged.
+void* dlopen(const char* file, int flags) {
+  const OpenFunction open = real_dlopen();
+  if (!open) return nullptr;
+  if (file && !ucudnn::in_internal_call()) {
+    if (void* self = ucudnn::preload::redirected_cudnn(file, flags, open)) {
+      ucudnn::Statistics::instance().count_dlopen_redirect();
+      return self;
+    }
+  }
+  return open(file, flags);
+}
 
 }  // extern "C"
 #pragma GCC visibility pop

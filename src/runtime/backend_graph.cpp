@@ -330,6 +330,28 @@ Status offer_engines(const ConvKey& key, std::vector<EngineOffer>* out) {
   return Status::success();
 }
 
+Status read_plan_numerical_notes(cudnnBackendDescriptor_t plan, std::set<int>* notes) {
+  BackendDescriptor config, engine;
+  UCUDNN_TRY(create(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, &config));
+  UCUDNN_TRY(create(CUDNN_BACKEND_ENGINE_DESCRIPTOR, &engine));
+  cudnnBackendDescriptor_t raw_config = config.get(), raw_engine = engine.get();
+  std::int64_t count = 0;
+  UCUDNN_CHECK_CUDNN(cudnnBackendGetAttribute(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG,
+                                              CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &count, &raw_config));
+  UCUDNN_CHECK_CUDNN(cudnnBackendGetAttribute(config.get(), CUDNN_ATTR_ENGINECFG_ENGINE,
+                                              CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &count, &raw_engine));
+  return read_notes<cudnnBackendNumericalNote_t>(engine, CUDNN_ATTR_ENGINE_NUMERICAL_NOTE, CUDNN_TYPE_NUMERICAL_NOTE,
+                                                 notes);
+}
+
+Status read_plan_workspace(cudnnBackendDescriptor_t plan, std::size_t* bytes) {
+  std::int64_t workspace = 0, count = 0;
+  UCUDNN_CHECK_CUDNN(cudnnBackendGetAttribute(plan, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1,
+                                              &count, &workspace));
+  *bytes = static_cast<std::size_t>(workspace);
+  return Status::success();
+}
+
 CudnnExecutionPlan::~CudnnExecutionPlan() {
   // The plan before the descriptors it was made from.
   plan_.reset();

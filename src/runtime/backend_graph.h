@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,12 @@ class CudnnExecutionPlan {
   BackendDescriptor plan_;
   std::size_t workspace_bytes_ = 0;
 };
+
+/// The numerical notes (cudnnBackendNumericalNote_t) of the engine a finalized execution plan
+/// of the program's runs: what that engine allows itself (tensor cores, down-converted inputs).
+Status read_plan_numerical_notes(cudnnBackendDescriptor_t plan, std::set<int>* notes);
+/// The workspace a finalized execution plan reports.
+Status read_plan_workspace(cudnnBackendDescriptor_t plan, std::size_t* bytes);
 
 /// The byte alignment engine plans require of every pointer.
 inline constexpr std::size_t kEngineAlignment = 16;

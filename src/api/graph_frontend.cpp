@@ -1,0 +1,245 @@
+#include "api/graph_frontend.h"
+
+#include <algorithm>
+#include <mutex>
+#include <set>
+#include <string>
+
+#include "api/frontend.h"
+#include "api/graph_conv_key.h"
+#include "core/internal_call.h"
+#include "core/logging.h"
+#include "core/statistics.h"
+#include "runtime/backend_graph.h"
+
+namespace ucudnn::api {
+using ucudnn::runtime::read_plan_numerical_notes;
+using ucudnn::runtime::read_plan_workspace;
+
+namespace {
+
+// The program's call, reported as a boundary call would be if anything below throws.
+template <typename Body>
+cudnnStatus_t guarded(const char* function, Body&& body) noexcept {
+  try {
+    return body();
+  } catch (...) {
+    return report_current_exception(function);
+  }
+}
+
+bool uses_tensor_cores(const std::set<int>& notes) {
+  return notes.count(CUDNN_NUMERICAL_NOTE_TENSOR_CORE) || notes.count(CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS);
+}
+
+}  // namespace
+
+cudnnStatus_t GraphFrontEnd::create(Create real, cudnnBackendDescriptorType_t type,
+                                    cudnnBackendDescriptor_t* descriptor) noexcept {
+  const cudnnStatus_t status = real(type, descriptor);
+  if (status != CUDNN_STATUS_SUCCESS || in_internal_call() || !graph_records_track(type)) return status;
+  return guarded("cudnnBackendCreateDescriptor", [&] {
+    records_.on_create(type, *descriptor);
+    return status;
+  });
+}
+
+void GraphFrontEnd::forget(cudnnBackendDescriptor_t descriptor) {
+  records_.on_destroy(descriptor);
+  std::unique_lock<std::shared_mutex> lock(mutex_);
+  plans_.erase(descriptor);
+}
+
+cudnnStatus_t GraphFrontEnd::destroy(Destroy real, cudnnBackendDescriptor_t descriptor) noexcept {
+  if (!in_internal_call()) {
+    // Forgotten first: once cuDNN frees it, the address may be handed out again.
+    const cudnnStatus_t status = guarded("cudnnBackendDestroyDescriptor", [&] {
+      forget(descriptor);
+      return CUDNN_STATUS_SUCCESS;
+    });
+    if (status != CUDNN_STATUS_SUCCESS) return status;
+  }
+  return real(descriptor);
+}
+
+cudnnStatus_t GraphFrontEnd::initialize(Finalize real, cudnnBackendDescriptor_t descriptor) noexcept {
+  const cudnnStatus_t status = real(descriptor);
+  if (status != CUDNN_STATUS_SUCCESS || in_internal_call()) return status;
+  return guarded("cudnnBackendInitialize", [&] {
+    records_.on_reset(descriptor);
+    std::unique_lock<std::shared_mutex> lock(mutex_);
+    plans_.erase(descriptor);
+    return status;
+  });
+}
+
+cudnnStatus_t GraphFrontEnd::set(Set real, cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t name,
+                                 cudnnBackendAttributeType_t type, int64_t count, const void* values) noexcept {
+  const cudnnStatus_t status = real(descriptor, name, type, count, values);
+  if (status != CUDNN_STATUS_SUCCESS || in_internal_call()) return status;
+  return guarded("cudnnBackendSetAttribute", [&] {
+    records_.on_set(descriptor, name, type, count, values);
+    return status;
+  });
+}
+
+cudnnStatus_t GraphFrontEnd::finalize(Finalize real, cudnnBackendDescriptor_t descriptor) noexcept {
+  const cudnnStatus_t status = real(descriptor);
+  if (status != CUDNN_STATUS_SUCCESS || in_internal_call()) return status;
+  return guarded("cudnnBackendFinalize", [&] {
+    records_.on_finalize(descriptor);
+    take_over(descriptor);
+    return status;
+  });
+}
+
+void GraphFrontEnd::take_over(cudnnBackendDescriptor_t descriptor) {
+  const std::optional<GraphPlanFacts> facts = records_.plan(descriptor);
+  if (!facts) return;  // not a plan
+  const InternalCallScope inside;  // the reads below are ucudnn's own backend calls
+  auto pass = [](const std::string& why) {
+    Statistics::instance().count_graph_plan(false);
+    UCUDNN_LOG_DEBUG("graph API: an execution plan left to cuDNN: " << why);
+  };
+  if (!facts->convolution) return pass("its graph is not one convolution ucudnn follows");
+  const ContextLease context = lookup_(facts->handle);
+  if (!context) return pass("its handle is not one of ucudnn's (or it has none)");
+  const GraphConvolution& conv = *facts->convolution;
+  std::set<int> notes;
+  const Status read = read_plan_numerical_notes(descriptor, &notes);
+  if (!read.ok()) return pass(read.message());
+  auto plan = std::make_shared<Plan>();
+  const Status keyed =
+      graph_conv_key(conv, context->device, graph_math_type(conv.x.data_type, uses_tensor_cores(notes)), &plan->key);
+  if (!keyed.ok()) return pass(keyed.message());
+  const Status sized = read_plan_workspace(descriptor, &plan->cudnn_workspace);
+  if (!sized.ok()) return pass(sized.message());
+  plan->alpha = conv.alpha;
+  plan->beta = conv.beta;
+  plan->uid_x = conv.x.uid;
+  plan->uid_w = conv.w.uid;
+  plan->uid_y = conv.y.uid;
+  plan->handle = facts->handle;
+  {
+    std::unique_lock<std::shared_mutex> lock(mutex_);
+    plans_[descriptor] = std::move(plan);
+  }
+  Statistics::instance().count_graph_plan(true);
+}
+
+std::shared_ptr<GraphFrontEnd::Plan> GraphFrontEnd::find(cudnnBackendDescriptor_t plan) const {
+  std::shared_lock<std::shared_mutex> lock(mutex_);
+  auto it = plans_.find(plan);
+  return it == plans_.end() ? nullptr : it->second;
+}
+
+bool GraphFrontEnd::intercepts(cudnnBackendDescriptor_t plan) const {
+  const auto found = find(plan);
+  return found && found->state.load() != Plan::kCudnn;
+}
+
+int GraphFrontEnd::decide(Plan& plan) {
+  int state = plan.state.load(std::memory_order_acquire);
+  if (state != Plan::kUndecided) return state;
+  // Racing threads may both plan; the planner builds a kernel's plan once and both agree.
+  std::size_t bytes = 0;
+  const ContextLease context = lookup_(plan.handle);
+  const cudnnStatus_t planned = at_boundary("graph API planning", [&]() -> Status {
+    if (!context) return Error(ErrorCode::kBadParam, "the plan's handle was destroyed");
+    return graph_workspace(context.get(), plan.key, &bytes);
+  });
+  if (planned == CUDNN_STATUS_SUCCESS) {
+    plan.workspace.store(bytes, std::memory_order_relaxed);
+    state = Plan::kUcudnn;
+  } else {
+    warn_once("graph|" + plan.key.to_string(),
+              std::string("planning a graph-API ") + short_name(plan.key.op) +
+                  " convolution failed; cuDNN's own plan runs it: " + last_error_message());
+    state = Plan::kCudnn;
+  }
+  int expected = Plan::kUndecided;
+  plan.state.compare_exchange_strong(expected, state, std::memory_order_acq_rel);
+  return plan.state.load(std::memory_order_acquire);
+}
+
+cudnnStatus_t GraphFrontEnd::get(Get real, cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t name,
+                                 cudnnBackendAttributeType_t type, int64_t requested, int64_t* count,
+                                 void* values) noexcept {
+  const cudnnStatus_t status = real(descriptor, name, type, requested, count, values);
+  if (status != CUDNN_STATUS_SUCCESS || in_internal_call()) return status;
+  return guarded("cudnnBackendGetAttribute", [&] {
+    if (name == CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE && type == CUDNN_TYPE_INT64 && requested >= 1 && values) {
+      if (const auto plan = find(descriptor)) {
+        if (decide(*plan) == Plan::kUcudnn) {
+          *static_cast<int64_t*>(values) = static_cast<int64_t>(plan->workspace.load(std::memory_order_relaxed));
+        }
+      }
+    } else if (type == CUDNN_TYPE_BACKEND_DESCRIPTOR && count && values) {
+      records_.on_get_descriptors(descriptor, name, std::min(*count, requested), values);
+    }
+    return status;
+  });
+}
+
+cudnnStatus_t GraphFrontEnd::execute(Execute real, cudnnHandle_t handle, cudnnBackendDescriptor_t descriptor,
+                                     cudnnBackendDescriptor_t variant_pack) noexcept {
+  if (in_internal_call()) return real(handle, descriptor, variant_pack);
+  std::shared_ptr<Plan> plan;
+  const cudnnStatus_t found = guarded("cudnnBackendExecute", [&] {
+    plan = find(descriptor);
+    return CUDNN_STATUS_SUCCESS;
+  });
+  if (found != CUDNN_STATUS_SUCCESS) return found;
+  if (!plan || decide(*plan) != Plan::kUcudnn) return real(handle, descriptor, variant_pack);
+  const std::size_t workspace_bytes = plan->workspace.load(std::memory_order_relaxed);
+  bool fall_back = false;
+  const cudnnStatus_t status = at_boundary("cudnnBackendExecute", [&]() -> Status {
+    const std::int64_t uids[3] = {plan->uid_x, plan->uid_w, plan->uid_y};
+    void* pointers[3] = {};
+    void* workspace = nullptr;
+    if (!records_.pack_pointers(variant_pack, uids, pointers, &workspace)) {
+      return Error(ErrorCode::kNotSupported,
+                   "the variant pack is not a finalized pack of the convolution's tensors (or overrides shapes)");
+    }
+    if (!pointers[0] || !pointers[1] || !pointers[2]) {
+      return Error(ErrorCode::kBadParam, "the variant pack lacks a pointer for one of the convolution's tensors");
+    }
+    ContextLease context = lookup_(handle);
+    if (!context) context = lookup_(plan->handle);
+    if (!context) return Error(ErrorCode::kBadParam, "neither the call's handle nor the plan's is ucudnn's");
+    Statistics::instance().count_graph_execution();
+    const Status ran = run_graph_convolution(context.get(), handle, plan->key, plan->alpha, plan->beta,
+                                             {pointers[0], pointers[1], pointers[2]}, workspace, workspace_bytes);
+    if (!ran.ok() && ran.error().code != ErrorCode::kBadParam && plan->cudnn_workspace <= workspace_bytes) {
+      warn_once("graph-run|" + ran.message(),
+                "a graph-API convolution failed in ucudnn; cuDNN's own plan runs it: " + ran.message());
+      fall_back = true;
+      return Status::success();
+    }
+    return ran;
+  });
+  if (fall_back) return real(handle, descriptor, variant_pack);
+  return status;
+}
+
+cudnnStatus_t GraphFrontEnd::populate_graph(const char* function, PopulateGraph real, cudnnHandle_t handle,
+                                            cudnnBackendDescriptor_t plan, cudnnBackendDescriptor_t variant_pack,
+                                            cudaGraph_t graph) noexcept {
+  if (!in_internal_call()) {
+    bool refused = false;
+    const cudnnStatus_t status = guarded(function, [&] {
+      const auto found = find(plan);
+      refused = found && decide(*found) == Plan::kUcudnn;
+      return CUDNN_STATUS_SUCCESS;
+    });
+    if (status != CUDNN_STATUS_SUCCESS) return status;
+    if (refused) {
+      return report_at_boundary(function, Error(ErrorCode::kNotSupported,
+                                                "ucudnn runs this plan: capture cudnnBackendExecute on a stream "
+                                                "instead of populating a CUDA graph from the plan"));
+    }
+  }
+  return real(handle, plan, variant_pack, graph);
+}
+
+}  // namespace ucudnn::api

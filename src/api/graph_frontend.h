@@ -1,0 +1,95 @@
+#pragma once
+// The graph-API front-end: cuDNN's backend calls as the LD_PRELOAD layer hands them over, each
+// with cuDNN's own function to call. It follows the program's descriptors (api/graph_records.h)
+// and takes over the execution plans whose graph is one convolution that ucudnn can plan:
+//   - such a plan's CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE is ucudnn's plan's workspace, at
+//     most the handle's limit (planned, and benchmarked if need be, at that first query);
+//   - cudnnBackendExecute of it runs ucudnn's plan with the variant pack's pointers;
+//   - cudnnBackendPopulateCudaGraph / UpdateCudaGraph of it are refused (NOT_SUPPORTED): cuDNN
+//     would build its own plan into a graph with less workspace than that plan needs.
+// Everything else reaches cuDNN unchanged, and every call reaches cuDNN first: a descriptor cuDNN
+// refuses is never recorded. A plan whose planning fails stays cuDNN's (with its own workspace);
+// an execution that fails falls back to cuDNN's plan where the workspace allows it.
+//
+// Thread-safe. ucudnn's own backend calls (in_internal_call) pass straight through.
+
+#include <cudnn.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <shared_mutex>
+#include <unordered_map>
+
+#include "api/context.h"
+#include "api/graph_records.h"
+#include "core/conv_key.h"
+
+namespace ucudnn::api {
+
+/// The program's context of a handle (kept alive while the lease lives), or null for a handle
+/// that is not one of the front-end's.
+using ContextLease = std::shared_ptr<UcudnnContext>;
+using ContextLookup = ContextLease (*)(cudnnHandle_t);
+
+class GraphFrontEnd {
+ public:
+  using Create = cudnnStatus_t (*)(cudnnBackendDescriptorType_t, cudnnBackendDescriptor_t*);
+  using Destroy = cudnnStatus_t (*)(cudnnBackendDescriptor_t);
+  using Set = cudnnStatus_t (*)(cudnnBackendDescriptor_t, cudnnBackendAttributeName_t, cudnnBackendAttributeType_t,
+                                int64_t, const void*);
+  using Get = cudnnStatus_t (*)(cudnnBackendDescriptor_t, cudnnBackendAttributeName_t, cudnnBackendAttributeType_t,
+                                int64_t, int64_t*, void*);
+  using Finalize = cudnnStatus_t (*)(cudnnBackendDescriptor_t);
+  using Execute = cudnnStatus_t (*)(cudnnHandle_t, cudnnBackendDescriptor_t, cudnnBackendDescriptor_t);
+  using PopulateGraph = cudnnStatus_t (*)(cudnnHandle_t, cudnnBackendDescriptor_t, cudnnBackendDescriptor_t,
+                                          cudaGraph_t);
+
+  explicit GraphFrontEnd(ContextLookup lookup) : lookup_(lookup) {}
+
+  cudnnStatus_t create(Create real, cudnnBackendDescriptorType_t type, cudnnBackendDescriptor_t* descriptor) noexcept;
+  cudnnStatus_t destroy(Destroy real, cudnnBackendDescriptor_t descriptor) noexcept;
+  /// cudnnBackendInitialize: the descriptor starts over, so does its record.
+  cudnnStatus_t initialize(Finalize real, cudnnBackendDescriptor_t descriptor) noexcept;
+  cudnnStatus_t set(Set real, cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t name,
+                    cudnnBackendAttributeType_t type, int64_t count, const void* values) noexcept;
+  cudnnStatus_t get(Get real, cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t name,
+                    cudnnBackendAttributeType_t type, int64_t requested, int64_t* count, void* values) noexcept;
+  cudnnStatus_t finalize(Finalize real, cudnnBackendDescriptor_t descriptor) noexcept;
+  cudnnStatus_t execute(Execute real, cudnnHandle_t handle, cudnnBackendDescriptor_t plan,
+                        cudnnBackendDescriptor_t variant_pack) noexcept;
+  /// cudnnBackendPopulateCudaGraph and cudnnBackendUpdateCudaGraph (`function` names which).
+  cudnnStatus_t populate_graph(const char* function, PopulateGraph real, cudnnHandle_t handle,
+                               cudnnBackendDescriptor_t plan, cudnnBackendDescriptor_t variant_pack,
+                               cudaGraph_t graph) noexcept;
+
+  /// Whether ucudnn runs `plan` (tests).
+  bool intercepts(cudnnBackendDescriptor_t plan) const;
+  const GraphRecords& records() const { return records_; }
+
+ private:
+  /// An execution plan ucudnn takes over.
+  struct Plan {
+    ConvKey key;
+    double alpha = 1.0, beta = 0.0;
+    std::int64_t uid_x = 0, uid_w = 0, uid_y = 0;
+    cudnnHandle_t handle = nullptr;   ///< the plan's handle: whose settings plan it
+    std::size_t cudnn_workspace = 0;  ///< what cuDNN's own plan needs (the fallback's)
+    enum State : int { kUndecided, kUcudnn, kCudnn };
+    std::atomic<int> state{kUndecided};
+    std::atomic<std::size_t> workspace{0};  ///< ucudnn's, once kUcudnn
+  };
+
+  void take_over(cudnnBackendDescriptor_t plan);
+  /// Plans `plan` once: kUcudnn with its workspace, or kCudnn where planning fails.
+  int decide(Plan& plan);
+  std::shared_ptr<Plan> find(cudnnBackendDescriptor_t plan) const;
+  void forget(cudnnBackendDescriptor_t descriptor);
+
+  ContextLookup lookup_;
+  GraphRecords records_;
+  mutable std::shared_mutex mutex_;
+  std::unordered_map<cudnnBackendDescriptor_t, std::shared_ptr<Plan>> plans_;
+};
+
+}  // namespace ucudnn::api

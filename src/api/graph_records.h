@@ -1,0 +1,109 @@
+#pragma once
+// What a program built with cuDNN's graph API (backend descriptors), as far as ucudnn needs to
+// know it: which execution plans run a graph of exactly one convolution, what that convolution
+// is, and what each variant pack hands over. The records follow the program's calls
+// (create, set, finalize, the getters that copy descriptors out, destroy); cuDNN itself is never
+// asked, so the records are CPU-testable and cost no cuDNN call.
+//
+// A record is kept only for the descriptor types a convolution plan is made of; every other
+// descriptor costs one failed lookup. Finalizing a descriptor freezes what it refers to by value
+// (a program may destroy a tensor once its operation is finalized), and the convolution travels
+// along the chain graph -> engine / heuristics -> engine configuration -> plan as a shared,
+// immutable value. Anything a record does not understand (an unknown attribute, a virtual or
+// by-value tensor, asymmetric padding, dynamic shapes) makes that graph "other": it passes
+// through untouched.
+//
+// Thread-safe: one reader-writer lock; lookups (execute's) take it shared.
+
+#include <cudnn.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <shared_mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/conv_op.h"
+
+namespace ucudnn::api {
+
+/// One tensor of a convolution, as the program described it.
+struct GraphTensor {
+  std::int64_t uid = 0;
+  int data_type = -1;  ///< cudnnDataType_t; -1: not set
+  std::vector<std::int64_t> dims, strides;
+};
+
+/// The one operation of a single-convolution graph, in forward naming (as ConvKey): x is the
+/// input activation (dx for backward data), w the filter (dw), y the output (dy).
+struct GraphConvolution {
+  ConvOp op = ConvOp::kForward;
+  GraphTensor x, w, y;
+  int compute_type = -1;  ///< cudnnDataType_t
+  int mode = CUDNN_CROSS_CORRELATION;
+  std::vector<std::int64_t> pre_pads, post_pads, strides, dilations;
+  double alpha = 1.0, beta = 0.0;
+  cudnnHandle_t handle = nullptr;  ///< the graph's handle, where the program set one
+};
+
+/// What a finalized execution plan runs.
+struct GraphPlanFacts {
+  std::shared_ptr<const GraphConvolution> convolution;  ///< null: some other graph
+  cudnnHandle_t handle = nullptr;  ///< the plan's handle, else the graph's, else null
+};
+
+/// A finalized variant pack's contents.
+struct GraphVariantPack {
+  std::vector<std::int64_t> uids;
+  std::vector<void*> pointers;
+  void* workspace = nullptr;
+  bool overrides = false;  ///< dynamic-shape overrides or intermediates: not a plain call
+};
+
+class GraphRecords {
+ public:
+  /// After the real cudnnBackendCreateDescriptor succeeded.
+  void on_create(cudnnBackendDescriptorType_t type, cudnnBackendDescriptor_t descriptor);
+  /// Before (or after) the real cudnnBackendSetAttribute, with the same arguments; only
+  /// recorded when the real call succeeds (the caller passes its status).
+  void on_set(cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t name,
+              cudnnBackendAttributeType_t type, std::int64_t count, const void* values);
+  /// After the real cudnnBackendFinalize succeeded.
+  void on_finalize(cudnnBackendDescriptor_t descriptor);
+  /// After a real cudnnBackendGetAttribute that copied `count` descriptors out of `source`
+  /// (heuristics results, a configuration's engine): they inherit its convolution.
+  void on_get_descriptors(cudnnBackendDescriptor_t source, cudnnBackendAttributeName_t name, std::int64_t count,
+                          const void* outputs);
+  void on_destroy(cudnnBackendDescriptor_t descriptor);
+  /// After cudnnBackendInitialize: the descriptor keeps its type and nothing else.
+  void on_reset(cudnnBackendDescriptor_t descriptor);
+
+  /// A finalized plan's facts; nullopt for a descriptor that is not a recorded, finalized plan.
+  std::optional<GraphPlanFacts> plan(cudnnBackendDescriptor_t descriptor) const;
+  /// A finalized variant pack's contents; false when it is not one.
+  bool variant_pack(cudnnBackendDescriptor_t descriptor, GraphVariantPack* out) const;
+  /// The pointers a finalized variant pack gives for `uids` (null where it gives none) and its
+  /// workspace, without copying the pack; false when it is not one or is no plain call.
+  bool pack_pointers(cudnnBackendDescriptor_t descriptor, const std::int64_t (&uids)[3], void* (&pointers)[3],
+                     void** workspace) const;
+  /// Whether any record is kept for `descriptor` (tests).
+  bool tracks(cudnnBackendDescriptor_t descriptor) const;
+  std::size_t size() const;
+
+  struct Record;  ///< one descriptor's record (graph_records.cpp)
+
+ private:
+  // A descriptor another one refers to, resolved at finalize (null: not tracked).
+  const Record* find_locked(cudnnBackendDescriptor_t descriptor) const;
+  void finalize_locked(Record& record);
+
+  mutable std::shared_mutex mutex_;
+  std::unordered_map<cudnnBackendDescriptor_t, std::shared_ptr<Record>> records_;
+};
+
+/// The descriptor types whose records are kept.
+bool graph_records_track(cudnnBackendDescriptorType_t type);
+
+}  // namespace ucudnn::api
