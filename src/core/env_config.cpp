@@ -144,6 +144,7 @@ Expected<EnvConfig> parse_env_config(const EnvValues& values) {
     config.log_level = *parsed;
   }
   if (values.log_file) config.log_file = values.log_file;
+  if (values.preload_library) config.preload_library = values.preload_library;
   return config;
 }
 
@@ -165,6 +166,7 @@ const Expected<EnvConfig>& env_config() {
     values.graph_replay = std::getenv("UCUDNN_GRAPH_REPLAY");
     values.log_level = std::getenv("UCUDNN_LOG_LEVEL");
     values.log_file = std::getenv("UCUDNN_LOG_FILE");
+    values.preload_library = std::getenv("UCUDNN_PRELOAD_LIBRARY");
     return parse_env_config(values);
   }();
   return config;

@@ -21,6 +21,8 @@
 // | UCUDNN_GRAPH_REPLAY             | 1: replay recurring calls as CUDA graphs; 0: not  | 1          |
 // | UCUDNN_LOG_LEVEL                | off, error, warn, info, debug (or 0-4)           | warn       |
 // | UCUDNN_LOG_FILE                 | append log lines to this file                    | stderr     |
+// | UCUDNN_PRELOAD_LIBRARY          | `ucudnn run` only: the libucudnn_preload.so to   | beside the |
+// |                                 | preload where --preload is not given             | command    |
 //
 // Sizes take units ("8MiB"); a bare number below 1 MiB is refused (except 0 for the limits: no
 // workspace), as is a total workspace of 0. A bad value of any of them fails cudnnCreate with
@@ -58,6 +60,7 @@ struct EnvConfig {
   bool graph_replay = true;       ///< UCUDNN_GRAPH_REPLAY
   LogLevel log_level = LogLevel::kWarn;
   std::string log_file;  ///< empty: stderr
+  std::string preload_library;  ///< UCUDNN_PRELOAD_LIBRARY (read by `ucudnn run`); empty: not set
   /// One warning per deprecated variable that is set, naming its replacement; logged once per
   /// process at the first cudnnCreate.
   std::vector<std::string> deprecations;
@@ -79,6 +82,7 @@ struct EnvValues {
   const char* graph_replay = nullptr;
   const char* log_level = nullptr;
   const char* log_file = nullptr;
+  const char* preload_library = nullptr;
 };
 
 /// UCUDNN_BENCHMARK_DEVICES: "all", or distinct device numbers ("0,2,3"). Whether they exist is

@@ -40,6 +40,24 @@ TEST(Preload, InterposesTheConvolutionCallsAndPassesTheRestThrough) {
   }
 }
 
+// A program that loads cuDNN as TensorFlow does (dlopen with RTLD_LOCAL, dlsym on that handle)
+// reaches ucudnn's definitions too, and everything else in cuDNN unchanged.
+TEST(Preload, AProgramThatLooksCudnnUpOnItsOwnHandleReachesTheLayer) {
+  const testing::ProbeRun plain = testing::run_graph_probe("");
+  ASSERT_EQ(plain.exit_status, 0) << plain.output;
+  EXPECT_EQ(plain.values.at("execute_defined_in").rfind("libcudnn", 0), 0u) << plain.output;
+  EXPECT_EQ(plain.values.at("tensor_round_trip"), "ok") << plain.output;
+
+  const testing::ProbeRun preloaded = testing::run_graph_probe("LD_PRELOAD=" + testing::preload_library_path());
+  ASSERT_EQ(preloaded.exit_status, 0) << preloaded.output;
+  EXPECT_EQ(preloaded.values.at("execute_defined_in"), "libucudnn_preload.so") << preloaded.output;
+  EXPECT_EQ(preloaded.values.at("create_defined_in"), "libucudnn_preload.so") << preloaded.output;
+  EXPECT_EQ(preloaded.values.at("version_defined_in"), plain.values.at("version_defined_in"));
+  EXPECT_EQ(preloaded.values.at("version"), plain.values.at("version"));
+  // The backend calls reach cuDNN: a descriptor reads back what was set.
+  EXPECT_EQ(preloaded.values.at("tensor_round_trip"), "ok") << preloaded.output;
+}
+
 TEST(Preload, ABadEnvironmentValueFailsHandleCreationWithItsName) {
   const testing::ProbeRun run =
       run_probe("LD_PRELOAD=" + testing::preload_library_path() + " UCUDNN_FORCE_WORKSPACE_LIMIT=lots");

@@ -1,5 +1,6 @@
 #pragma once
-// Runs tests/preload/preload_probe, with or without LD_PRELOAD, and parses its key=value lines.
+// Runs the probes (tests/preload/preload_probe, which links cuDNN, and graph_probe, which dlopens it),
+// with or without LD_PRELOAD, and parses their key=value lines.
 
 #include <sys/wait.h>
 
@@ -22,6 +23,10 @@ inline std::string probe_path() {
   const char* path = std::getenv("UCUDNN_PRELOAD_PROBE");
   return path ? path : UCUDNN_PRELOAD_PROBE_PATH;
 }
+inline std::string graph_probe_path() {
+  const char* path = std::getenv("UCUDNN_GRAPH_PROBE");
+  return path ? path : UCUDNN_GRAPH_PROBE_PATH;
+}
 inline std::string preload_library_path() {
   const char* path = std::getenv("UCUDNN_PRELOAD_LIBRARY");
   return path ? path : UCUDNN_PRELOAD_LIBRARY_PATH;
@@ -38,10 +43,10 @@ inline std::string with_sanitizer_runtime(std::string environment) {
   return environment;
 }
 
-/// `environment` is prefixed to the command line ("LD_PRELOAD=... UCUDNN_STATS=1").
-inline ProbeRun run_probe(const std::string& environment) {
+/// Runs `program` with `environment` prefixed to the command line ("LD_PRELOAD=... UCUDNN_STATS=1").
+inline ProbeRun run_program(const std::string& program, const std::string& environment) {
   ProbeRun run;
-  const std::string command = "env " + with_sanitizer_runtime(environment) + " '" + probe_path() + "' 2>&1";
+  const std::string command = "env " + with_sanitizer_runtime(environment) + " '" + program + "' 2>&1";
   FILE* pipe = popen(command.c_str(), "r");
   if (!pipe) return run;
   char buffer[4096];
@@ -58,6 +63,11 @@ inline ProbeRun run_probe(const std::string& environment) {
     start = end + 1;
   }
   return run;
+}
+
+inline ProbeRun run_probe(const std::string& environment) { return run_program(probe_path(), environment); }
+inline ProbeRun run_graph_probe(const std::string& environment) {
+  return run_program(graph_probe_path(), environment);
 }
 
 }  // namespace ucudnn::testing

@@ -1,0 +1,71 @@
+// The graph-API front-end on the GPU: a program that loads cuDNN as TensorFlow does and runs
+// one-convolution graphs (tests/preload/graph_probe.cpp) gets ucudnn's plans, within the limit,
+// with results as close to cuDNN's legacy API as cuDNN's own graph plans are.
+
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <sstream>
+#include <string>
+
+#include "../preload/probe_runner.h"
+#include "folder_namespaces.h"
+#include "gpu_test_support.h"
+
+namespace ucudnn {
+namespace {
+
+class GraphApiGpu : public ucudnn_test::GpuTest {};
+
+struct ProbeCases {
+  int ok = 0, failed = 0;
+  unsigned long long largest_workspace = 0;
+};
+
+// The probe's "case=... workspace=W ... ok|FAIL" lines.
+ProbeCases cases(const std::string& output) {
+  ProbeCases c;
+  std::istringstream in(output);
+  const std::regex workspace("workspace=([0-9]+)");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("case=", 0) != 0) continue;
+    std::smatch m;
+    if (std::regex_search(line, m, workspace)) c.largest_workspace = std::max(c.largest_workspace, std::stoull(m[1]));
+    (line.size() >= 3 && line.compare(line.size() - 3, 3, " ok") == 0 ? c.ok : c.failed) += 1;
+  }
+  return c;
+}
+
+long long stat(const std::string& output, const std::string& pattern) {
+  std::smatch m;
+  return std::regex_search(output, m, std::regex(pattern)) ? std::stoll(m[1]) : -1;
+}
+
+// TF32 off on both sides, so that FP32 cases compare to rounding (the probe's tolerances).
+constexpr const char* kExact = "NVIDIA_TF32_OVERRIDE=0";
+
+TEST_F(GraphApiGpu, ATensorFlowStyleProgramsConvolutionsRunThroughUcudnnWithinTheLimit) {
+  const testing::ProbeRun plain = testing::run_graph_probe(kExact);
+  ASSERT_EQ(plain.exit_status, 0) << plain.output;
+  const ProbeCases plain_cases = cases(plain.output);
+  ASSERT_EQ(plain_cases.ok, 12) << plain.output;
+
+  for (const auto& [limit, bytes] : {std::pair<std::string, unsigned long long>{"256KiB", 256ull << 10},
+                                     std::pair<std::string, unsigned long long>{"0", 0}}) {
+    const testing::ProbeRun run =
+        testing::run_graph_probe(std::string(kExact) + " LD_PRELOAD=" + testing::preload_library_path() +
+                                 " UCUDNN_FORCE_WORKSPACE_LIMIT=" + limit + " UCUDNN_STATS=1");
+    ASSERT_EQ(run.exit_status, 0) << run.output;
+    const ProbeCases got = cases(run.output);
+    EXPECT_EQ(got.ok, 12) << run.output;
+    EXPECT_EQ(got.failed, 0) << run.output;
+    EXPECT_LE(got.largest_workspace, bytes) << "a plan reported more workspace than the limit\n" << run.output;
+    // Every case's plan was ucudnn's, and ran as such.
+    EXPECT_GE(stat(run.output, "graph API: ([0-9]+) plans intercepted"), 12) << run.output;
+    EXPECT_EQ(stat(run.output, "plans intercepted, [0-9]+ passed through, ([0-9]+) executions"), 12) << run.output;
+    EXPECT_NE(run.output.find("front-ends active: legacy API, graph API, dlopen"), std::string::npos) << run.output;
+  }
+}
+
+}  // namespace
+}  // namespace ucudnn
