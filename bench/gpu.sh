@@ -24,6 +24,10 @@
 #   bash bench/gpu.sh compare OLDPACK   there: this build against an older pack (same layout as
 #                            pack/), alternating, on AlexNet and ResNet-50 at 64 MiB (WR) and
 #                            ResNet-50 in WD, to show a change kept the speedups
+#   bash bench/gpu.sh graphapi   there: the graph-API proofs (tests/graph_api/README.md): the
+#                            TensorFlow-style loader plain and through `ucudnn run`, PyTorch's
+#                            OpInfo convolutions and a CUDA-graph-captured step through ucudnn, the
+#                            per-call host cost and the training-step benchmark (GRAPHAPI_STEPS)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -31,10 +35,10 @@ root=$(pwd)
 pack() {
   cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DUCUDNN_PORTABLE_RPATH=ON >/dev/null
   # What the GPU machine runs, not the CPU suite (CI builds and runs that).
-  cmake --build build-gpu -j "$(nproc)" --target ucudnn_gpu_tests ucudnn_preload_probe ucudnn_cli ucudnn \
+  cmake --build build-gpu -j "$(nproc)" --target ucudnn_gpu_tests ucudnn_preload_probe ucudnn_graph_probe ucudnn_cli ucudnn \
     ucudnn_preload ucudnn_conv_benchmark ucudnn_call_overhead ucudnn_legacy_plan_cache >/dev/null
   rm -rf pack && mkdir -p pack/bin pack/lib
-  cp build-gpu/tests/ucudnn_gpu_tests build-gpu/tests/ucudnn_preload_probe build-gpu/src/ucudnn \
+  cp build-gpu/tests/ucudnn_gpu_tests build-gpu/tests/ucudnn_preload_probe build-gpu/tests/ucudnn_graph_probe build-gpu/src/ucudnn \
      build-gpu/bench/ucudnn_conv_benchmark build-gpu/bench/ucudnn_call_overhead \
      build-gpu/bench/ucudnn_legacy_plan_cache pack/bin/
   cp -P build-gpu/src/libucudnn.so* build-gpu/src/libucudnn_preload.so pack/lib/
@@ -44,6 +48,15 @@ pack() {
     -DCMAKE_BUILD_TYPE=Release >/dev/null
   cmake --build build-gpu/consumer >/dev/null
   cp build-gpu/consumer/consumer pack/bin/ucudnn_consumer
+  # The TensorFlow-style loader (tests/graph_api/): cudnn-frontend's headers come from PyPI
+  # (tests/graph_api/fetch_frontend.sh); where they cannot be fetched, the pack goes on without it.
+  local loader
+  if loader=$(bash tests/graph_api/build.sh build-gpu/graph-api 2> build-gpu/graph-api.log); then
+    cp "$loader" pack/bin/
+  else
+    echo "pack: warning: tf_style_loader not built (build-gpu/graph-api.log says why); graphapi's loader step will fail" >&2
+    tail -3 build-gpu/graph-api.log >&2
+  fi
   # Libraries the GPU machine lacks.
   bash scripts/bundle_libraries.sh pack/lib pack/bin/*
   # The tests read recorded data from the source tree.
@@ -60,7 +73,7 @@ run() {
   export LD_LIBRARY_PATH="$root/pack/lib:${LD_LIBRARY_PATH:-}"
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv | tee "$out/gpu.txt"
   local status=0
-  UCUDNN_CLI="$root/pack/bin/ucudnn" UCUDNN_PRELOAD_PROBE="$root/pack/bin/ucudnn_preload_probe" \
+  UCUDNN_CLI="$root/pack/bin/ucudnn" UCUDNN_PRELOAD_PROBE="$root/pack/bin/ucudnn_preload_probe" UCUDNN_GRAPH_PROBE="$root/pack/bin/ucudnn_graph_probe" \
     UCUDNN_PRELOAD_LIBRARY="$root/pack/lib/libucudnn_preload.so" pack/bin/ucudnn_gpu_tests --gtest_output="xml:$out/gpu-tests.xml" \
     --gtest_filter="${GPU_TEST_FILTER:-*}" 2>&1 \
     | tee "$out/gpu-tests.log" || status=1
@@ -308,6 +321,135 @@ compare() {
   return $status
 }
 
+# The graph-API proofs (tests/graph_api/README.md), one step after another, each archived as it
+# ends (graphapi-results$GRAPHAPI_TAG.tar.gz and graphapi-summary$GRAPHAPI_TAG.txt in $OUT), so a call
+# cut short keeps what it finished. GRAPHAPI_STEPS picks and orders the steps (default all):
+#   loader     pack/bin/tf_style_loader --self-test, then plain, then `ucudnn run --workspace-limit L`
+#              for L in GRAPHAPI_LOADER_LIMITS (1MiB 64MiB), its graph workspaces checked <= L;
+#              GRAPHAPI_LOADER_ARGS adds options (e.g. "--dtypes half --api graph"); about a minute
+#   opinfo     tests/integration/graph_api_opinfo.py at GRAPHAPI_OPINFO_LIMITS (64KiB,1MiB);
+#              GRAPHAPI_OPINFO_ARGS replaces its options "--max-samples 12 --timeout 200" (at most 12
+#              samples per op and type, 200 s per child; "" runs every sample); a few minutes
+#   cudagraph  tests/integration/graph_api_cuda_graph.py at GRAPHAPI_CUDAGRAPH_LIMITS (1MiB,64MiB)
+#   overhead   bench/graph_call_overhead.py at GRAPHAPI_OVERHEAD_LIMIT (64MiB), ROUNDS processes a side
+#   train      bench/pytorch_preload_bench.py, modes GRAPHAPI_TRAIN_MODES (default,ucudnn-graph), for
+#              GRAPHAPI_MODELS (resnet50-fp16 resnet50-bf16 resnet18-fp16 alexnet-convs) x
+#              GRAPHAPI_TRAIN_LIMITS (64MiB 8MiB), ROUNDS (3) fresh processes per mode interleaved,
+#              GRAPHAPI_ITERATIONS (20) timed steps; one UCUDNN_DATABASE per model (its first
+#              ucudnn process benchmarks, the first-step column shows each round). Several minutes
+#              per model: run one or two models a call (GRAPHAPI_STEPS=train GRAPHAPI_MODELS=...).
+# A call has at most 10 minutes: e.g. GRAPHAPI_STEPS="loader opinfo cudagraph overhead" in one call,
+# then the train step a model or two at a time, each with its own GRAPHAPI_TAG.
+graphapi() {
+  local final=${OUT:-$root/gpu-results} out status=0 tag=${GRAPHAPI_TAG:+-$GRAPHAPI_TAG}
+  out=$(mktemp -d)
+  mkdir -p "$final"
+  local summary="$out/graphapi-summary.txt" ucudnn="$root/pack/bin/ucudnn" loader="$root/pack/bin/tf_style_loader"
+  local rounds=${ROUNDS:-3} started=$SECONDS
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv > "$out/gpu.txt"
+  cat "$out/gpu.txt" > "$summary"
+  graphapi_save() {
+    tar -czf "$final/graphapi-results$tag.tar.gz" --exclude='*.db*' -C "$out" .
+    cp "$summary" "$final/graphapi-summary$tag.txt"
+  }
+  # FILE LABEL: ucudnn's graph-API and front-end lines into the summary; fails where no plan was
+  # intercepted.
+  graph_plans_intercepted() {
+    local line
+    line=$(grep -E '^ucudnn: graph API:' "$1" | tail -1 || true)
+    echo "$2: ${line:-no 'ucudnn: graph API:' line on stderr}" >> "$summary"
+    { grep -E '^ucudnn: front-ends active:' "$1" || true; } | tail -1 | sed "s/^/$2: /" >> "$summary"
+    [[ $line =~ graph\ API:\ ([0-9]+)\ plans ]] && [ "${BASH_REMATCH[1]}" -gt 0 ]
+  }
+  for step in ${GRAPHAPI_STEPS:-loader opinfo cudagraph overhead train}; do
+    echo "== $step ($((SECONDS - started)) s)" | tee -a "$summary"
+    case $step in
+      loader)
+        if [ ! -x "$loader" ]; then
+          echo "loader: FAIL pack/bin/tf_style_loader is missing (pack could not build it)" | tee -a "$summary"
+          status=1
+        else
+          local args=()
+          read -r -a args <<< "${GRAPHAPI_LOADER_ARGS:-}"
+          "$loader" --self-test > "$out/loader-self-test.txt" 2>&1 || status=1
+          echo "loader self-test: $(tail -1 "$out/loader-self-test.txt")" >> "$summary"
+          env -u LD_PRELOAD "$loader" "${args[@]}" > "$out/loader-plain.txt" 2>&1 || status=1
+          { grep -E '^(tf_style_loader:|dlopen|dlsym\(handle, "cudnnBackendExecute"\)|largest|unsupported|PASSED|FAILED)|FAIL$' "$out/loader-plain.txt" \
+              || tail -3 "$out/loader-plain.txt"; } | sed 's/^/loader plain: /' >> "$summary"
+          for limit in ${GRAPHAPI_LOADER_LIMITS:-1MiB 64MiB}; do
+            local name="loader-ucudnn-$limit"
+            "$ucudnn" run --workspace-limit "$limit" -- "$loader" --max-workspace "$limit" "${args[@]}" \
+              > "$out/$name.txt" 2>&1 || status=1
+            { grep -E '^(ucudnn run:|ucudnn: error|tf_style_loader:|dlopen|dlsym\(handle, "cudnnBackendExecute"\)|largest|unsupported|PASSED|FAILED)|FAIL$' \
+                "$out/$name.txt" || tail -3 "$out/$name.txt"; } | sed "s/^/$name: /" >> "$summary"
+            # Preloaded, the handle of libcudnn.so.9 is the preload library's: its interceptor answers.
+            if ! grep -qE '^dlsym\(handle, "cudnnBackendExecute"\): .*libucudnn_preload' "$out/$name.txt"; then
+              echo "$name: FAIL cudnnBackendExecute did not resolve to libucudnn_preload.so on the dlopen handle" >> "$summary"
+              status=1
+            fi
+            graph_plans_intercepted "$out/$name.txt" "$name" || { echo "$name: FAIL no graph-API plan intercepted" >> "$summary"; status=1; }
+            # What cuDNN cannot run plainly is not ucudnn's to run; anything more is.
+            local plain_unsupported preloaded_unsupported
+            plain_unsupported=$(grep -E '^unsupported cases:' "$out/loader-plain.txt" || true)
+            preloaded_unsupported=$(grep -E '^unsupported cases:' "$out/$name.txt" || true)
+            if [ "$plain_unsupported" != "$preloaded_unsupported" ]; then
+              echo "$name: FAIL '$preloaded_unsupported' preloaded, '$plain_unsupported' plain" >> "$summary"
+              status=1
+            fi
+            graphapi_save
+          done
+        fi
+        ;;
+      opinfo)
+        local args=()
+        read -r -a args <<< "${GRAPHAPI_OPINFO_ARGS---max-samples 12 --timeout 200}"
+        python3 tests/integration/graph_api_opinfo.py --ucudnn "$ucudnn" --limits "${GRAPHAPI_OPINFO_LIMITS:-64KiB,1MiB}" \
+          --out "$out/opinfo" "${args[@]}" > "$out/opinfo.txt" 2>&1 || status=1
+        { grep -E '^(torch|samples|  nn\.|ucudnn at|\[|ok|FAIL|PASSED|FAILED|SKIPPED| +[0-9]+\.[0-9]+  )' "$out/opinfo.txt" \
+            || tail -5 "$out/opinfo.txt"; } | head -80 | sed 's/^/opinfo: /' >> "$summary" || true
+        ;;
+      cudagraph)
+        local args=()
+        read -r -a args <<< "${GRAPHAPI_CUDAGRAPH_ARGS:-}"
+        python3 tests/integration/graph_api_cuda_graph.py --ucudnn "$ucudnn" --limits "${GRAPHAPI_CUDAGRAPH_LIMITS:-1MiB,64MiB}" \
+          --out "$out/cudagraph" "${args[@]}" > "$out/cudagraph.txt" 2>&1 || status=1
+        { grep -E '^(torch|\[|ok|FAIL|PASSED|FAILED|SKIPPED|     \[)' "$out/cudagraph.txt" || tail -5 "$out/cudagraph.txt"; } \
+          | head -60 | sed 's/^/cudagraph: /' >> "$summary" || true
+        ;;
+      overhead)
+        if python3 bench/graph_call_overhead.py --ucudnn "$ucudnn" --limit "${GRAPHAPI_OVERHEAD_LIMIT:-64MiB}" \
+            --rounds "$rounds" --json "$out/overhead.json" > "$out/overhead.txt" 2>&1; then
+          head -7 "$out/overhead.txt" | sed 's/^/overhead: /' >> "$summary"
+          grep -E 'graph API:|WARNING' "$out/overhead.txt" | sed 's/^/overhead: /' >> "$summary" || true
+        else
+          status=1
+          tail -5 "$out/overhead.txt" | sed 's/^/overhead: /' >> "$summary"
+        fi
+        ;;
+      train)
+        for model in ${GRAPHAPI_MODELS:-resnet50-fp16 resnet50-bf16 resnet18-fp16 alexnet-convs}; do
+          for limit in ${GRAPHAPI_TRAIN_LIMITS:-64MiB 8MiB}; do
+            local name="train-$model-$limit"
+            UCUDNN_DATABASE="$out/train-$model.db" python3 bench/pytorch_preload_bench.py --ucudnn "$ucudnn" \
+              --model "$model" --workspace-limit "$limit" --modes "${GRAPHAPI_TRAIN_MODES:-default,ucudnn-graph}" \
+              --rounds "$rounds" --iterations "${GRAPHAPI_ITERATIONS:-20}" --json "$out/$name.json" > "$out/$name.txt" 2>&1 \
+              || status=1
+            { grep -vE '^ucudnn: (op|fwd|bwdd|bwdf) ' "$out/$name.txt" || true; } | sed "s/^/$name: /" >> "$summary"
+            echo "$name: done at $((SECONDS - started)) s" >> "$summary"
+            graphapi_save
+          done
+          rm -f "$out/train-$model.db"*
+        done
+        ;;
+      *) echo "graphapi: unknown step '$step' (loader opinfo cudagraph overhead train)" | tee -a "$summary"; status=1 ;;
+    esac
+    graphapi_save
+  done
+  echo "== done ($((SECONDS - started)) s), status $status" | tee -a "$summary"
+  graphapi_save
+  return $status
+}
+
 # Parallel benchmarking: the same networks benchmarked on one GPU and on all of them, each into an
 # empty database; the rows' key columns (op, layer, micro-batch, algorithm, math type) must match.
 multigpu() {
@@ -344,8 +486,9 @@ case "${1:-}" in
   baselines) baselines ;;
   search) search ;;
   overhead) overhead ;;
+  graphapi) graphapi ;;
   multigpu) multigpu ;;
   compare) compare "${2:?usage: bash bench/gpu.sh compare OLDPACK}" ;;
   sweep) sweep "${2:-alexnet}" "${3:-8MiB 64MiB 512MiB}" "${4:-undivided powerOfTwo wd}" "${5:-float:NCHW}" ;;
-  *) echo "usage: bash bench/gpu.sh pack|run|pytorch|overhead|multigpu|compare OLDPACK|engines|baselines|search|sweep [NETS] [LIMITS] [CONFIGS] [PRECISIONS]" >&2; exit 2 ;;
+  *) echo "usage: bash bench/gpu.sh pack|run|pytorch|overhead|graphapi|multigpu|compare OLDPACK|engines|baselines|search|sweep [NETS] [LIMITS] [CONFIGS] [PRECISIONS]" >&2; exit 2 ;;
 esac

@@ -2,6 +2,7 @@
 """A PyTorch model, plain against libucudnn_preload.so (needs a GPU and torch).
 
     python3 bench/pytorch_preload_bench.py --preload PATH/libucudnn_preload.so [--model M] [--json FILE]
+    python3 bench/pytorch_preload_bench.py --ucudnn pack/bin/ucudnn --modes default,ucudnn-graph --rounds 3 ...
 
 --model alexnet-convs (the default): the five AlexNet convolutions at batch 256 (FP32, TF32 off),
 forward and backward (input and weight gradients, the first layer's input excepted).
@@ -22,11 +23,20 @@ Modes (--modes, each in a fresh process, torch.backends.cudnn.benchmark=True):
   ucudnn-legacy    the legacy path through libucudnn_preload.so, UCUDNN_FORCE_WORKSPACE_LIMIT per kernel,
                    planning with cuDNN's legacy algorithms only (UCUDNN_CANDIDATES=legacy)
   ucudnn-engines   the same planning with the graph API's engines too (UCUDNN_CANDIDATES=both)
+  ucudnn-graph     PyTorch's default path (the graph API) through ucudnn: `ucudnn run --workspace-limit L
+                   -- python3 ...` with --ucudnn (it sets LD_PRELOAD, LD_LIBRARY_PATH, UCUDNN_STATS and
+                   UCUDNN_FORCE_WORKSPACE_LIMIT), or those variables set here with only --preload; not
+                   among the default modes (name it in --modes)
 The caps and ucudnn's limit are the same --workspace-limit per kernel. Each runs in a fresh process: warm-up iterations (benchmarking happens there), then CUDA
 events around each of --iterations iterations; the median is reported, with the median time the
 host took to issue a step (close to the step's time: the host sets the pace), the peak memory
 PyTorch allocated during the timed iterations (torch.cuda.max_memory_allocated, workspace
-included) and the memory the tensors alone hold.
+included) and the memory the tensors alone hold, and the first step's wall time (synchronized; it
+includes PyTorch's and ucudnn's planning, and ucudnn's benchmarking where its database lacks the
+kernels). With --rounds R, R fresh processes per mode, the modes interleaved (round 1: every
+mode, round 2: every mode, ...); each figure reported is the median over the rounds, and the first
+step's time of every round is listed (the first round's is the cold one where UCUDNN_DATABASE
+starts empty).
 """
 import argparse
 import json
@@ -38,6 +48,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "integration"))
 from torch_cudnn import bundled_cudnn_path  # noqa: E402
+from ucudnn_launch import graph_statistics, through_ucudnn  # noqa: E402
 
 MODELS = ("alexnet-convs", "resnet50-fp16", "resnet50-bf16", "resnet18-fp16")
 DEFAULT_BATCH = {"alexnet-convs": 256, "resnet50-fp16": 64, "resnet50-bf16": 64, "resnet18-fp16": 128}
@@ -45,7 +56,8 @@ TITLE = {"alexnet-convs": "AlexNet convolutions (FP32)",
          "resnet50-fp16": "ResNet-50 (autocast FP16, channels_last)",
          "resnet50-bf16": "ResNet-50 (autocast BF16, channels_last)",
          "resnet18-fp16": "ResNet-18 (autocast FP16, channels_last)"}
-MODES = ("default", "default-capped", "legacy", "legacy-capped", "ucudnn-legacy", "ucudnn-engines")
+DEFAULT_MODES = ("default", "default-capped", "legacy", "legacy-capped", "ucudnn-legacy", "ucudnn-engines")
+MODES = DEFAULT_MODES + ("ucudnn-graph",)
 
 LAYERS = [(3, 96, 11, 4, 2, 224), (96, 256, 5, 1, 2, 27), (256, 384, 3, 1, 1, 13), (384, 384, 3, 1, 1, 13),
           (384, 256, 3, 1, 1, 13)]  # in, out, kernel, stride, pad, input size
@@ -159,8 +171,12 @@ def worker(args):
     make = alexnet_step if args.model == "alexnet-convs" else resnet_step
     step, modules = make(torch, args, device)
     # The first steps: where PyTorch's default path and ucudnn benchmark (an empty database).
+    torch.cuda.synchronize()
     warming = time.perf_counter()
-    for _ in range(args.warmup):
+    step()
+    torch.cuda.synchronize()
+    first_step_seconds = time.perf_counter() - warming
+    for _ in range(args.warmup - 1):
         step()
     torch.cuda.synchronize()
     warmup_seconds = time.perf_counter() - warming
@@ -182,6 +198,7 @@ def worker(args):
     profile = profile_steps(torch, step, 5) if args.profile else None
     print(json.dumps({"profile": profile, "model": args.model, "batch": args.batch, "median_ms": statistics.median(times), "min_ms": min(times), "max_ms": max(times),
                       "host_median_ms": statistics.median(host_times), "warmup_seconds": warmup_seconds,
+                      "first_step_seconds": first_step_seconds,
                       "peak_allocated_bytes": torch.cuda.max_memory_allocated(),
                       "tensor_bytes": tensors, "iterations": args.iterations,
                       "torch": torch.__version__, "cudnn": torch.backends.cudnn.version(),
@@ -225,10 +242,12 @@ def parse_mib(text):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--preload", help="path of libucudnn_preload.so")
+    parser.add_argument("--ucudnn", help="the ucudnn command (pack/bin/ucudnn): ucudnn-graph runs as `ucudnn run ...`")
+    parser.add_argument("--run-args", default="", help="more options for `ucudnn run`, before `--`")
     parser.add_argument("--workspace-limit", default="64MiB", help="per kernel, in MiB (e.g. 64MiB)")
     parser.add_argument("--model", choices=MODELS, default="alexnet-convs")
     parser.add_argument("--batch", type=int, help="default: 256 (alexnet-convs), 64 (resnet50-fp16)")
-    parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--warmup", type=int, default=3, help="steps before the timed ones (at least 1: the first step)")
     parser.add_argument("--iterations", type=int, default=20)
     parser.add_argument("--json", help="also write the results here")
     parser.add_argument("--rounds", type=int, default=1,
@@ -236,32 +255,48 @@ def main():
     parser.add_argument("--profile", action="store_true",
                         help="after the timing, profile 5 steps: GPU busy time per step and the longest kernels")
     parser.add_argument("--log-dir", help="ucudnn modes log their plans (UCUDNN_LOG_LEVEL=info) to DIR/MODE.log")
-    parser.add_argument("--modes", default=",".join(MODES), help="comma-separated, of: " + ", ".join(MODES))
+    parser.add_argument("--modes", default=",".join(DEFAULT_MODES), help="comma-separated, of: " + ", ".join(MODES))
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.batch is None:
         args.batch = DEFAULT_BATCH[args.model]
+    args.warmup = max(1, args.warmup)
     if args.worker:
         return worker(args)
-    if not args.preload or not os.path.isfile(args.preload):
-        sys.exit(f"pytorch_preload_bench.py: error: --preload must name libucudnn_preload.so (got {args.preload!r})")
     modes = args.modes.split(",")
     unknown = [m for m in modes if m not in MODES]
     if unknown:
         sys.exit(f"pytorch_preload_bench.py: error: unknown mode {unknown[0]!r} (expected some of {', '.join(MODES)})")
+    if args.preload and not os.path.isfile(args.preload):
+        sys.exit(f"pytorch_preload_bench.py: error: --preload must name libucudnn_preload.so (got {args.preload!r})")
+    if args.ucudnn and not os.path.isfile(args.ucudnn):
+        sys.exit(f"pytorch_preload_bench.py: error: --ucudnn must name the ucudnn command (got {args.ucudnn!r})")
+    if not args.preload and any(m in ("ucudnn-legacy", "ucudnn-engines") for m in modes):
+        sys.exit("pytorch_preload_bench.py: error: the ucudnn-legacy and ucudnn-engines modes need --preload")
+    if not args.preload and not args.ucudnn and "ucudnn-graph" in modes:
+        sys.exit("pytorch_preload_bench.py: error: the ucudnn-graph mode needs --ucudnn (or --preload)")
     runs = {mode: [] for mode in modes}
     for _ in range(args.rounds):
         for mode in modes:  # interleaved: a slow spell of the machine touches every mode alike
             runs[mode].append(run_mode(args, mode))
     results = {}
     for mode in modes:
-        # The process whose median is the median of all processes' medians stands for the mode.
+        # The process whose median is the median of all processes' medians keeps its profile and
+        # statistics; every figure below is the median over the processes.
         ordered = sorted(runs[mode], key=lambda r: r["median_ms"])
         results[mode] = dict(ordered[(len(ordered) - 1) // 2])
+        for key in ("median_ms", "host_median_ms", "warmup_seconds", "first_step_seconds", "peak_allocated_bytes",
+                    "tensor_bytes"):
+            values = [r[key] for r in runs[mode] if key in r]
+            if values:
+                results[mode][key] = statistics.median(values)
+        results[mode]["above_tensors_bytes"] = statistics.median(
+            [r["peak_allocated_bytes"] - r["tensor_bytes"] for r in runs[mode]])
         results[mode]["process_medians_ms"] = [r["median_ms"] for r in runs[mode]]
+        results[mode]["first_step_seconds_by_round"] = [r.get("first_step_seconds") for r in runs[mode]]
     mib = 1 << 20
     first = results[modes[0]]
-    rounds = f", {args.rounds} processes per mode interleaved (median process; range)" if args.rounds > 1 else ""
+    rounds = f", {args.rounds} processes per mode interleaved (medians over them; range)" if args.rounds > 1 else ""
     print(f'{first["gpu"]}, torch {first["torch"]}, cuDNN {first["cudnn"]}, {TITLE[args.model]}, batch {args.batch}, '
           f'forward + backward, median of {args.iterations}{rounds}, limit {args.workspace_limit} per kernel where capped')
     for mode, r in results.items():
@@ -271,8 +306,13 @@ def main():
         spread = r["process_medians_ms"]
         span = f"({min(spread):.2f}-{max(spread):.2f})" if len(spread) > 1 else ""
         first_steps = f'first {args.warmup} steps {r["warmup_seconds"]:6.1f} s' if "warmup_seconds" in r else ""
-        print(f'{mode:15s} {r["median_ms"]:8.2f} ms {span:15s} {host}   {first_steps}   peak {r["peak_allocated_bytes"] / mib:8.1f} MiB   '
-              f'above the tensors {(r["peak_allocated_bytes"] - r["tensor_bytes"]) / mib:8.1f} MiB   {ratios}')
+        by_round = [f"{v:.2f}" for v in r["first_step_seconds_by_round"] if v is not None]
+        first_step = f'first step {r["first_step_seconds"]:6.2f} s' if "first_step_seconds" in r else ""
+        if len(by_round) > 1:
+            first_step += f' ({"/".join(by_round)})'
+        print(f'{mode:15s} {r["median_ms"]:8.2f} ms {span:15s} {host}   {first_steps}   {first_step}   '
+              f'peak {r["peak_allocated_bytes"] / mib:8.1f} MiB   '
+              f'above the tensors {r["above_tensors_bytes"] / mib:8.1f} MiB   {ratios}')
     report_profiles_and_statistics(results, modes)
     if args.json:
         with open(args.json, "w") as f:
@@ -283,24 +323,34 @@ def main():
 def run_mode(args, mode):
     """One fresh worker process in `mode`: its JSON result, with ucudnn's statistics lines."""
     env = dict(os.environ)
-    if not mode.startswith("default"):
+    for variable in ("LD_PRELOAD", "UCUDNN_STATS", "UCUDNN_FORCE_WORKSPACE_LIMIT", "TORCH_CUDNN_V8_API_DISABLED"):
+        env.pop(variable, None)
+    if not mode.startswith("default") and mode != "ucudnn-graph":
         env.update(TORCH_CUDNN_V8_API_DISABLED="1")
     if mode.endswith("-capped"):
         env.update(CUDNN_CONV_WSCAP_DBG=str(parse_mib(args.workspace_limit)))
-    if mode.startswith("ucudnn"):
+    command = [sys.executable, __file__, "--worker", "--model", args.model, "--batch", str(args.batch), "--warmup", str(args.warmup),
+               "--iterations", str(args.iterations)] + (["--profile"] if args.profile else [])
+    if mode == "ucudnn-graph":
+        # PyTorch's default path, through ucudnn as a user would run it: `ucudnn run`.
+        if args.log_dir:
+            os.makedirs(args.log_dir, exist_ok=True)
+            env.update(UCUDNN_LOG_LEVEL="info", UCUDNN_LOG_FILE=os.path.join(args.log_dir, mode + ".log"))
+        command, env = through_ucudnn(args, command, args.workspace_limit, env)
+    elif mode.startswith("ucudnn"):
         env.update(LD_PRELOAD=args.preload, UCUDNN_FORCE_WORKSPACE_LIMIT=args.workspace_limit, UCUDNN_STATS="1",
                    UCUDNN_CANDIDATES="legacy" if mode == "ucudnn-legacy" else "both",
                    LD_LIBRARY_PATH=bundled_cudnn_path(env.get("LD_LIBRARY_PATH")))
         if args.log_dir:
             os.makedirs(args.log_dir, exist_ok=True)
             env.update(UCUDNN_LOG_LEVEL="info", UCUDNN_LOG_FILE=os.path.join(args.log_dir, mode + ".log"))
-    command = [sys.executable, __file__, "--worker", "--model", args.model, "--batch", str(args.batch), "--warmup", str(args.warmup),
-               "--iterations", str(args.iterations)] + (["--profile"] if args.profile else [])
     done = subprocess.run(command, env=env, capture_output=True, text=True)
     if done.returncode != 0:
         sys.exit(f"pytorch_preload_bench.py: error: the {mode} run failed: {done.stderr.strip()[-1500:]}")
     result = json.loads(done.stdout.strip().splitlines()[-1])
     result["statistics"] = [line for line in done.stderr.splitlines() if line.startswith("ucudnn:")]
+    if mode == "ucudnn-graph":
+        result["graph_api"] = graph_statistics(done.stderr)
     return result
 
 
@@ -320,6 +370,8 @@ def report_profiles_and_statistics(results, modes):
     for mode in modes:
         if mode.startswith("ucudnn"):
             print(f"{mode}:\n" + "\n".join(results[mode]["statistics"]))
+        if mode == "ucudnn-graph" and not (results[mode].get("graph_api") or {}).get("plans_intercepted"):
+            print(f"{mode}: WARNING: no graph-API plan intercepted ({results[mode].get('graph_api')})")
 
 
 if __name__ == "__main__":
