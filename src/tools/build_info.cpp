@@ -12,4 +12,6 @@ std::string build_description() {
          std::to_string(CUDART_VERSION % 1000 / 10);
 }
 
+std::optional<CompiledVersions> compiled_versions() { return CompiledVersions{CUDNN_MAJOR, CUDART_VERSION / 1000}; }
+
 }  // namespace ucudnn::tools

@@ -6,4 +6,6 @@ namespace ucudnn::tools {
 
 std::string build_description() { return "built without CUDA (no cuDNN: `ucudnn bench` is left out)"; }
 
+std::optional<CompiledVersions> compiled_versions() { return std::nullopt; }
+
 }  // namespace ucudnn::tools

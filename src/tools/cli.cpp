@@ -11,6 +11,7 @@
 #include "tools/command.h"
 #include "tools/db_command.h"
 #include "tools/plan_command.h"
+#include "tools/run_command.h"
 #include "tools/version_command.h"
 
 namespace ucudnn::tools {
@@ -49,6 +50,7 @@ int parse_and_run(const std::vector<std::string>& args, std::ostream& out, std::
   commands.push_back(add_plan_command(app));
   commands.push_back(add_db_command(app));
   commands.push_back(add_bench_command(app));
+  commands.push_back(add_run_command(app));
   commands.push_back(add_version_command(app));
 
   // CLI11 would call `ucudnn bogus` a missing subcommand; name the word the user typed instead.

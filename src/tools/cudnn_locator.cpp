@@ -1,0 +1,160 @@
+#include "tools/cudnn_locator.h"
+
+#include <dlfcn.h>
+#include <link.h>
+
+#include <filesystem>
+#include <optional>
+#include <regex>
+#include <sstream>
+#include <vector>
+
+#include "core/env_config.h"
+#include "tools/subprocess.h"
+
+namespace ucudnn::tools {
+namespace {
+
+namespace fs = std::filesystem;
+
+using VersionFunction = std::size_t (*)();
+
+// Asked of a Python interpreter: the file of the libcudnn.so that torch loads (torch's own bundled
+// copy where it has one), as tests/integration/torch_cudnn.py finds it. Prints nothing where torch
+// has no cuDNN; fails where torch is absent.
+constexpr const char* kTorchCudnnSnippet =
+    "import os, torch\n"
+    "torch.backends.cudnn.version()\n"
+    "for line in open('/proc/self/maps'):\n"
+    "    path = line.split()[-1]\n"
+    "    if os.path.basename(path).startswith('libcudnn.so'):\n"
+    "        print(path)\n"
+    "        break\n";
+
+// Runs in the forked child: loads `file`, calls the two version functions and answers in lines,
+// "ok", the path loaded, the version and the CUDA runtime version; or "error" and why.
+std::string probe_here(const std::string& file) {
+  // A namespace of its own: nothing of this process's (its own cuDNN included) answers for it.
+  void* handle = dlmopen(LM_ID_NEWLM, file.c_str(), RTLD_LAZY | RTLD_LOCAL);
+  if (handle == nullptr) handle = dlopen(file.c_str(), RTLD_LAZY | RTLD_LOCAL);
+  if (handle == nullptr) {
+    const char* why = dlerror();
+    return "error\n" + (why ? std::string(why) : "cannot load " + file);
+  }
+  const link_map* map = nullptr;
+  const std::string path = dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name[0] ? map->l_name : file;
+  const auto version = reinterpret_cast<VersionFunction>(dlsym(handle, "cudnnGetVersion"));
+  const auto cudart = reinterpret_cast<VersionFunction>(dlsym(handle, "cudnnGetCudartVersion"));
+  if (version == nullptr || cudart == nullptr) {
+    return "error\n" + path + " exports no cudnnGetVersion or cudnnGetCudartVersion: it is not a cuDNN";
+  }
+  return "ok\n" + path + "\n" + std::to_string(version()) + "\n" + std::to_string(cudart()) + "\n";
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+bool file_exists(const fs::path& path) {
+  std::error_code ignored;
+  return fs::exists(path, ignored);
+}
+
+bool folder_exists(const fs::path& path) {
+  std::error_code ignored;
+  return fs::is_directory(path, ignored);
+}
+
+// The file --cudnn names: the library itself, or the folder holding libcudnn.so.9.
+Expected<std::string> option_file(const std::string& option) {
+  if (folder_exists(option)) {
+    const fs::path file = fs::path(option) / kCudnnLibraryName;
+    if (!file_exists(file)) return Error{"--cudnn: the folder '" + option + "' has no " + kCudnnLibraryName};
+    return file.string();
+  }
+  if (!file_exists(option)) return Error{"--cudnn: no such file or folder '" + option + "'"};
+  // The preload library loads cuDNN by name: its folder must hold that name.
+  const fs::path beside = fs::path(option).parent_path() / kCudnnLibraryName;
+  if (fs::path(option).filename() != kCudnnLibraryName && !file_exists(beside)) {
+    return Error{"--cudnn: '" + option + "' is not named " + kCudnnLibraryName + ", and its folder has no " +
+                 kCudnnLibraryName + " (which the preload library loads by name)"};
+  }
+  return option;
+}
+
+// The libcudnn.so file torch loads, asked of the interpreter `python`; none where torch is absent,
+// has no cuDNN, or the interpreter fails.
+std::optional<std::string> torch_cudnn_file(const std::string& python) {
+  const auto printed = capture_stdout({python, "-c", kTorchCudnnSnippet});
+  if (!printed) return std::nullopt;
+  const std::vector<std::string> lines = lines_of(*printed);
+  if (lines.empty() || lines.front().empty()) return std::nullopt;
+  return lines.front();
+}
+
+// The first libcudnn.so.9 in a ':'-separated list of folders, as the dynamic linker searches it.
+std::optional<std::string> first_on_path(const std::string& library_path) {
+  for (const std::string& folder : split_path_list(library_path)) {
+    const fs::path file = fs::path(folder) / kCudnnLibraryName;
+    if (file_exists(file)) return file.string();
+  }
+  return std::nullopt;
+}
+
+Expected<CudnnLibrary> probed_as(const std::string& file, const std::string& found_by) {
+  UCUDNN_TRY_ASSIGN(CudnnLibrary library, probe_cudnn(file));
+  library.found_by = found_by;
+  return library;
+}
+
+}  // namespace
+
+int cudnn_major(std::size_t version) { return static_cast<int>(version >= 10000 ? version / 10000 : version / 1000); }
+
+std::string cudnn_version_text(std::size_t version) {
+  const std::size_t minor = version >= 10000 ? version % 10000 / 100 : version % 1000 / 100;
+  return std::to_string(cudnn_major(version)) + "." + std::to_string(minor) + "." + std::to_string(version % 100);
+}
+
+Expected<CudnnLibrary> probe_cudnn(const std::string& file) {
+  UCUDNN_TRY_ASSIGN(const std::string answer, run_in_fork([&file] { return probe_here(file); }));
+  const std::vector<std::string> lines = lines_of(answer);
+  if (lines.size() >= 2 && lines[0] == "error") return Error{"cannot load cuDNN: " + lines[1]};
+  if (lines.size() != 4 || lines[0] != "ok") return Error{"probing '" + file + "' gave no answer"};
+  CudnnLibrary library;
+  library.path = lines[1];
+  library.folder = fs::absolute(fs::path(lines[1])).parent_path().string();
+  library.version = std::stoull(lines[2]);
+  library.cudart_version = std::stoull(lines[3]);
+  return library;
+}
+
+bool is_python_interpreter(const std::string& program) {
+  static const std::regex python(R"(python(3(\.[0-9]+)?)?)");
+  return std::regex_match(fs::path(program).filename().string(), python);
+}
+
+Expected<CudnnLibrary> locate_cudnn(const CudnnSearch& search) {
+  if (!search.option.empty()) {
+    UCUDNN_TRY_ASSIGN(const std::string file, option_file(search.option));
+    return probed_as(file, "--cudnn");
+  }
+  std::string looked;
+  if (is_python_interpreter(search.program)) {
+    if (const auto file = torch_cudnn_file(search.program)) return probed_as(*file, search.program + "'s torch");
+    looked = search.program + "'s torch, ";
+  }
+  if (const auto file = first_on_path(search.library_path)) return probed_as(*file, "LD_LIBRARY_PATH");
+  auto linked = probe_cudnn(kCudnnLibraryName);
+  if (linked) {
+    linked->found_by = "the dynamic linker";
+    return linked;
+  }
+  return Error{"no " + std::string(kCudnnLibraryName) + " found (looked at " + looked +
+               "LD_LIBRARY_PATH and the dynamic linker's search: " + linked.message() + "); name one with --cudnn"};
+}
+
+}  // namespace ucudnn::tools

@@ -1,0 +1,107 @@
+#include "tools/run_environment.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "tools/subprocess.h"
+
+namespace ucudnn::tools {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool is_file(const fs::path& path) {
+  std::error_code ignored;
+  return fs::is_regular_file(path, ignored);
+}
+
+// The words of a list separated by any of `separators`, empty ones dropped.
+std::vector<std::string> words_of(const std::string& list, const char* separators) {
+  std::vector<std::string> words;
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    const std::size_t end = std::min(list.find_first_of(separators, start), list.size());
+    if (end > start) words.push_back(list.substr(start, end - start));
+    start = end + 1;
+  }
+  return words;
+}
+
+// `first`, then the words of `list` (split at spaces and colons, as the dynamic linker splits
+// LD_PRELOAD) other than `first`, joined by ':'.
+std::string with_first(const std::string& first, const std::string& list) {
+  std::string joined = first;
+  for (const std::string& word : words_of(list, ": ")) {
+    if (word != first) joined += ":" + word;
+  }
+  return joined;
+}
+
+std::string value_of(const EnvLookup& current, const char* name) {
+  const char* value = current(name);
+  return value ? value : "";
+}
+
+}  // namespace
+
+Expected<std::string> locate_preload_library(const std::string& option, const std::string& variable,
+                                             const std::string& executable) {
+  if (!option.empty()) {
+    if (is_file(option)) return option;
+    return Error{"--preload: no preload library at '" + option + "'"};
+  }
+  if (!variable.empty()) {
+    if (is_file(variable)) return variable;
+    return Error{"UCUDNN_PRELOAD_LIBRARY: no preload library at '" + variable + "'"};
+  }
+  const fs::path folder = fs::path(executable).parent_path();
+  const fs::path installed = (folder / ".." / "lib" / kPreloadLibraryName).lexically_normal();
+  const fs::path built = folder / kPreloadLibraryName;
+  if (is_file(installed)) return installed.string();
+  if (is_file(built)) return built.string();
+  return Error{std::string("no ") + kPreloadLibraryName + " at '" + installed.string() + "' or '" + built.string() +
+               "': name it with --preload or UCUDNN_PRELOAD_LIBRARY"};
+}
+
+std::vector<EnvChange> child_environment_changes(const ChildSettings& settings, const EnvLookup& current) {
+  std::vector<EnvChange> changes;
+  changes.push_back({"LD_PRELOAD", with_first(settings.preload_library, value_of(current, "LD_PRELOAD"))});
+  // The rest of the search path untouched: an empty entry there means the working folder.
+  const std::string library_path = value_of(current, "LD_LIBRARY_PATH");
+  changes.push_back({"LD_LIBRARY_PATH", settings.cudnn_folder + (library_path.empty() ? "" : ":" + library_path)});
+  if (!settings.statistics) {
+    changes.push_back({"UCUDNN_STATS", "0"});
+  } else if (current("UCUDNN_STATS") == nullptr) {
+    changes.push_back({"UCUDNN_STATS", "1"});
+  }
+  if (!settings.workspace_limit.empty()) {
+    changes.push_back({"UCUDNN_FORCE_WORKSPACE_LIMIT", settings.workspace_limit});
+    if (current("UCUDNN_WORKSPACE_LIMIT") != nullptr) changes.push_back({"UCUDNN_WORKSPACE_LIMIT", std::nullopt});
+  }
+  if (!settings.database.empty()) changes.push_back({"UCUDNN_DATABASE", settings.database});
+  if (!settings.policy.empty()) changes.push_back({"UCUDNN_BATCH_SIZE_POLICY", settings.policy});
+  if (!settings.candidates.empty()) changes.push_back({"UCUDNN_CANDIDATES", settings.candidates});
+  return changes;
+}
+
+std::vector<std::string> with_changes(const std::vector<std::string>& environment,
+                                      const std::vector<EnvChange>& changes) {
+  std::vector<std::string> changed;
+  for (const std::string& entry : environment) {
+    const std::string name = entry.substr(0, entry.find('='));
+    bool replaced = false;
+    for (const EnvChange& change : changes) replaced = replaced || change.name == name;
+    if (!replaced) changed.push_back(entry);
+  }
+  for (const EnvChange& change : changes) {
+    if (change.value) changed.push_back(change.name + "=" + *change.value);
+  }
+  return changed;
+}
+
+std::string describe(const EnvChange& change) {
+  if (!change.value) return "unset " + change.name;
+  return change.name + "=" + shell_quote(*change.value);
+}
+
+}  // namespace ucudnn::tools

@@ -1,0 +1,58 @@
+#pragma once
+// The environment `ucudnn run` gives the program: the preload library first on LD_PRELOAD, the
+// program's cuDNN folder first on LD_LIBRARY_PATH, statistics on, and the UCUDNN_* variables its
+// options name. Variables already set are kept unless an option replaces them.
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/expected.h"
+
+namespace ucudnn::tools {
+
+/// The preload library's file name, as the build and the install put it.
+inline constexpr const char* kPreloadLibraryName = "libucudnn_preload.so";
+
+/// Where the preload library is: `option` (--preload) if given, else `variable`
+/// (UCUDNN_PRELOAD_LIBRARY) if set, else beside `executable` (this command's own file):
+/// <its folder>/../lib/ as installed, then <its folder>/ as built. An error naming every place
+/// looked at where no file is there.
+Expected<std::string> locate_preload_library(const std::string& option, const std::string& variable,
+                                             const std::string& executable);
+
+/// One change to the environment: NAME set to a value, or removed.
+struct EnvChange {
+  std::string name;
+  std::optional<std::string> value;  ///< empty: NAME is removed
+};
+
+/// What the options ask of the child's environment, checked already; empty strings are options
+/// not given.
+struct ChildSettings {
+  std::string preload_library;
+  std::string cudnn_folder;
+  bool statistics = true;       ///< false: --no-stats
+  std::string workspace_limit;  ///< --workspace-limit, as written
+  std::string database;         ///< --database
+  std::string policy;           ///< --policy, canonical spelling
+  std::string candidates;       ///< --candidates, canonical spelling
+};
+
+/// Reads one variable of the current environment (null: unset); std::getenv, or a map in tests.
+using EnvLookup = std::function<const char*(const char* name)>;
+
+/// The changes that make the child's environment from the current one, in the order printed:
+/// LD_PRELOAD, LD_LIBRARY_PATH, UCUDNN_STATS (only where it changes), then the options'. A forced
+/// workspace limit removes the deprecated UCUDNN_WORKSPACE_LIMIT, which would contradict it.
+std::vector<EnvChange> child_environment_changes(const ChildSettings& settings, const EnvLookup& current);
+
+/// `environment` ("NAME=value" strings, as environ holds them) with `changes` applied.
+std::vector<std::string> with_changes(const std::vector<std::string>& environment,
+                                      const std::vector<EnvChange>& changes);
+
+/// One line, without a newline: "NAME=value" with the value shell-quoted, or "unset NAME".
+std::string describe(const EnvChange& change);
+
+}  // namespace ucudnn::tools

@@ -1,0 +1,394 @@
+// `ucudnn run`, in-process through run_cli and through the real binary: the environment it gives
+// the program, the cuDNN it finds and refuses, the exit status it passes on. Stand-in cuDNN
+// libraries (exporting only cudnnGetVersion and cudnnGetCudartVersion) are compiled here with the
+// build's C compiler; the real cuDNN is the one this test program links (UCUDNN_PRELOAD_LIBRARY_PATH
+// makes this file part of the CUDA build only).
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/env_config.h"
+#include "cli_test_support.h"
+#include "test_helpers.h"
+#include "tools/build_info.h"
+#include "tools/cli.h"
+#include "tools/cudnn_locator.h"
+#include "folder_namespaces.h"
+
+namespace ucudnn {
+namespace {
+
+namespace fs = std::filesystem;
+
+using testing::CliResult;
+using testing::expect_error;
+using testing::is_one_error_line;
+using testing::ProcessResult;
+using testing::run;
+using testing::run_binary;
+using testing::TempDir;
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+bool has_line(const std::string& text, const std::string& line) {
+  for (const std::string& each : lines_of(text)) {
+    if (each == line) return true;
+  }
+  return false;
+}
+
+std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+// Compiles `source` (C) into the shared library `file`; fails the test where the compiler does.
+void compile_library(const TempDir& dir, const std::string& source, const fs::path& file) {
+  fs::create_directories(file.parent_path());
+  const std::string source_file = dir.write("library.c", source);
+  const std::string command = std::string("'") + UCUDNN_TEST_C_COMPILER + "' -shared -fPIC -o '" + file.string() +
+                              "' '" + source_file + "' 2>&1";
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+}
+
+// A C function of no arguments that returns `value`.
+std::string function_returning(const std::string& name, std::size_t value) {
+  return "size_t " + name + "(void) { return " + std::to_string(value) + "; }\n";
+}
+
+// A folder holding a stand-in libcudnn.so.9 whose functions answer these versions.
+std::string stand_in_cudnn(const TempDir& dir, const std::string& folder, std::size_t version,
+                           std::size_t cudart_version) {
+  const fs::path file = dir.path() / folder / tools::kCudnnLibraryName;
+  compile_library(dir,
+                  "#include <stddef.h>\n" + function_returning("cudnnGetVersion", version) +
+                      function_returning("cudnnGetCudartVersion", cudart_version),
+                  file);
+  return file.parent_path().string();
+}
+
+// The versions this build was compiled against, and those a stand-in reports to match them
+// (cuDNN MAJOR.1.0 for CUDA MAJOR.0).
+tools::CompiledVersions built() {
+  const auto versions = tools::compiled_versions();
+  EXPECT_TRUE(versions.has_value()) << "this file is in the CUDA build only";
+  return versions.value_or(tools::CompiledVersions{});
+}
+std::size_t matching_cudnn_version() { return static_cast<std::size_t>(built().cudnn_major) * 10000 + 100; }
+std::size_t matching_cudart_version() { return static_cast<std::size_t>(built().cudart_major) * 1000; }
+
+// A harmless real shared library to preload in place of libucudnn_preload.so.
+std::string stand_in_preload(const TempDir& dir) {
+  const fs::path file = dir.path() / "preload" / "libstand_in_preload.so";
+  compile_library(dir, "int ucudnn_test_stand_in = 1;\n", file);
+  return file.string();
+}
+
+// The real libcudnn.so.9 this test program runs with.
+std::string real_cudnn_library() {
+  std::ifstream maps("/proc/self/maps");
+  for (std::string line; std::getline(maps, line);) {
+    const auto at = line.find('/');
+    if (at != std::string::npos && fs::path(line.substr(at)).filename() == tools::kCudnnLibraryName) {
+      return line.substr(at);
+    }
+  }
+  return "";
+}
+
+// Sets (or, given no value, removes) one variable of this process's environment for a scope.
+class ScopedVariable {
+ public:
+  ScopedVariable(const char* name, const std::optional<std::string>& value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    if (value) {
+      setenv(name, value->c_str(), 1);
+    } else {
+      unsetenv(name);
+    }
+  }
+  ~ScopedVariable() {
+    if (old_) {
+      setenv(name_, old_->c_str(), 1);
+    } else {
+      unsetenv(name_);
+    }
+  }
+  ScopedVariable(const ScopedVariable&) = delete;
+  ScopedVariable& operator=(const ScopedVariable&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+// A script standing in for a Python interpreter: it ignores its arguments (the question about
+// torch) and prints `output`, then exits with `status`.
+std::string fake_python(const TempDir& dir, const std::string& folder, const std::string& output, int status) {
+  const fs::path file = dir.path() / folder / "python3";
+  fs::create_directories(file.parent_path());
+  std::ofstream(file) << "#!/bin/sh\necho '" << output << "'\nexit " << status << "\n";
+  fs::permissions(file, fs::perms::owner_all);
+  return file.string();
+}
+
+TEST(RunCommand, DryRunPrintsThePreloadTheCudnnFolderAndTheForcedLimit) {
+  TempDir dir;
+  const std::string preload = stand_in_preload(dir);
+  const std::string cudnn = stand_in_cudnn(dir, "cudnn", matching_cudnn_version(), matching_cudart_version());
+  ScopedVariable no_preload("LD_PRELOAD", std::nullopt);
+  ScopedVariable library_path("LD_LIBRARY_PATH", "/opt/other/lib");
+  const CliResult result = run({"run", "--dry-run", "--preload", preload, "--cudnn", cudnn, "--workspace-limit",
+                                "64MiB", "--", "python3", "train.py", "--lr", "0.1"});
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_TRUE(result.err.empty()) << result.err;
+  EXPECT_TRUE(has_line(result.out, "LD_PRELOAD=" + preload)) << result.out;
+  EXPECT_TRUE(has_line(result.out, "LD_LIBRARY_PATH=" + cudnn + ":/opt/other/lib")) << result.out;
+  EXPECT_TRUE(has_line(result.out, "UCUDNN_FORCE_WORKSPACE_LIMIT=64MiB")) << result.out;
+  const std::vector<std::string> lines = lines_of(result.out);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines.back(), "python3 train.py --lr 0.1") << "the command, last; --cudnn given: torch is not asked";
+}
+
+TEST(RunCommand, DryRunSpellsEachOptionAsItsVariableAndQuotesForTheShell) {
+  TempDir dir;
+  const std::string preload = stand_in_preload(dir);
+  const std::string cudnn = stand_in_cudnn(dir, "cudnn", matching_cudnn_version(), matching_cudart_version());
+  const CliResult result = run({"run", "--dry-run", "--preload", preload, "--cudnn",
+                                cudnn + "/" + tools::kCudnnLibraryName, "--policy", "ALL", "--candidates", "Engines",
+                                "--database", "/tmp/my runs.db", "--no-stats", "--", "/bin/sh", "-c", "echo \"it's\""});
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_TRUE(has_line(result.out, "UCUDNN_BATCH_SIZE_POLICY=all")) << result.out;
+  EXPECT_TRUE(has_line(result.out, "UCUDNN_CANDIDATES=engines")) << result.out;
+  EXPECT_TRUE(has_line(result.out, "UCUDNN_DATABASE='/tmp/my runs.db'")) << result.out;
+  EXPECT_TRUE(has_line(result.out, "UCUDNN_STATS=0")) << result.out;
+  EXPECT_EQ(lines_of(result.out).back(), "/bin/sh -c 'echo \"it'\\''s\"'") << result.out;
+}
+
+TEST(RunCommand, KeepsTheEnvironmentUnlessAnOptionReplacesIt) {
+  TempDir dir;
+  const std::string preload = stand_in_preload(dir);
+  const std::string cudnn = stand_in_cudnn(dir, "cudnn", matching_cudnn_version(), matching_cudart_version());
+  ScopedVariable other_preload("LD_PRELOAD", "/opt/a.so " + preload + ":/opt/b.so");
+  ScopedVariable library_path("LD_LIBRARY_PATH", std::nullopt);
+  ScopedVariable statistics("UCUDNN_STATS", "0");
+  ScopedVariable deprecated_limit("UCUDNN_WORKSPACE_LIMIT", "8MiB");
+  const CliResult result =
+      run({"run", "--dry-run", "--preload", preload, "--cudnn", cudnn, "--workspace-limit", "32M", "--", "true"});
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_TRUE(has_line(result.out, "LD_PRELOAD=" + preload + ":/opt/a.so:/opt/b.so")) << "first, once\n" << result.out;
+  EXPECT_TRUE(has_line(result.out, "LD_LIBRARY_PATH=" + cudnn)) << result.out;
+  EXPECT_EQ(result.out.find("UCUDNN_STATS"), std::string::npos) << "set already: kept\n" << result.out;
+  EXPECT_TRUE(has_line(result.out, "UCUDNN_FORCE_WORKSPACE_LIMIT=32M")) << result.out;
+  EXPECT_TRUE(has_line(result.out, "unset UCUDNN_WORKSPACE_LIMIT")) << "it would contradict the option\n" << result.out;
+}
+
+TEST(RunCommand, RefusesBadOptionValuesNamingTheOption) {
+  // Usage errors come before anything is looked for: no --preload needed.
+  expect_error({"run", "--workspace-limit", "64MB", "--", "true"}, kExitUsageError, "--workspace-limit: ");
+  expect_error({"run", "--workspace-limit", "64", "--", "true"}, kExitUsageError, "--workspace-limit: ");
+  expect_error({"run", "--workspace-limit", "", "--", "true"}, kExitUsageError, "--workspace-limit: ");
+  expect_error({"run", "--policy", "some", "--", "true"}, kExitUsageError, "--policy: ");
+  expect_error({"run", "--candidates", "most", "--", "true"}, kExitUsageError, "--candidates: ");
+  expect_error({"run", "--database", "", "--", "true"}, kExitUsageError, "--database: ");
+  expect_error({"run", "--dry-run"}, kExitUsageError, "no program given");
+  // The program's own options need -- before the program.
+  expect_error({"run", "python3", "-c", "pass"}, kExitUsageError, "'-c' is not an option of `run`: put -- before");
+  expect_error({"run", "--bogus", "--", "true"}, kExitUsageError, "'--bogus' is not an option of `run`");
+}
+
+TEST(RunCommand, RefusesAMissingPreloadLibraryNamingThePath) {
+  TempDir dir;
+  const std::string missing = (dir.path() / "nowhere" / "libucudnn_preload.so").string();
+  expect_error({"run", "--preload", missing, "--", "true"}, kExitDataError, missing);
+
+  // The variable, then beside the command: each named where nothing is there.
+  const ProcessResult by_variable =
+      run_binary(dir, "run --dry-run -- true", "env UCUDNN_PRELOAD_LIBRARY='" + missing + "'");
+  EXPECT_EQ(by_variable.status, kExitDataError);
+  EXPECT_TRUE(is_one_error_line(by_variable.err)) << by_variable.err;
+  EXPECT_NE(by_variable.err.find("UCUDNN_PRELOAD_LIBRARY: no preload library at '" + missing + "'"), std::string::npos)
+      << by_variable.err;
+
+  // In-process, the environment is read once per process: skipped where the suite runs with it set.
+  if (!env_config() || !env_config()->preload_library.empty()) GTEST_SKIP() << "UCUDNN_PRELOAD_LIBRARY is set";
+  // This test program's folder holds no preload library: both places are named.
+  const CliResult beside = run({"run", "--dry-run", "--", "true"});
+  EXPECT_EQ(beside.status, kExitDataError);
+  EXPECT_TRUE(is_one_error_line(beside.err)) << beside.err;
+  const fs::path folder = fs::read_symlink("/proc/self/exe").parent_path();
+  EXPECT_NE(beside.err.find((folder / "libucudnn_preload.so").string()), std::string::npos) << beside.err;
+  EXPECT_NE(beside.err.find("lib/libucudnn_preload.so"), std::string::npos) << beside.err;
+}
+
+TEST(RunCommand, FindsTheBuiltPreloadLibraryBesideTheCommand) {
+  TempDir dir;
+  const std::string cudnn = stand_in_cudnn(dir, "cudnn", matching_cudnn_version(), matching_cudart_version());
+  const ProcessResult result =
+      run_binary(dir, "run --dry-run --cudnn '" + cudnn + "' -- true", "env -u UCUDNN_PRELOAD_LIBRARY -u LD_PRELOAD");
+  ASSERT_EQ(result.status, 0) << result.err;
+  const std::vector<std::string> lines = lines_of(result.out);
+  ASSERT_FALSE(lines.empty());
+  ASSERT_EQ(lines.front().rfind("LD_PRELOAD=", 0), 0u) << result.out;
+  EXPECT_TRUE(fs::equivalent(lines.front().substr(11), UCUDNN_PRELOAD_LIBRARY_PATH)) << result.out;
+}
+
+TEST(RunCommand, RefusesACudnnOfAnotherMajorVersionWithoutStartingTheProgram) {
+  TempDir dir;
+  const std::string preload = stand_in_preload(dir);
+  const std::string cudnn8 = stand_in_cudnn(dir, "cudnn8", 8907, matching_cudart_version());
+  const std::string marker = (dir.path() / "started").string();
+  const std::vector<std::string> program = {"--", "/bin/sh", "-c", "touch '" + marker + "'"};
+  const std::string refusal = "cuDNN 8.9.7 at " + cudnn8 + "/libcudnn.so.9 (found by --cudnn) is major version 8, " +
+                              "but this ucudnn was built against cuDNN " + std::to_string(built().cudnn_major);
+  expect_error(with({"run", "--preload", preload, "--cudnn", cudnn8}, program), kExitDataError, refusal);
+  EXPECT_FALSE(fs::exists(marker)) << "the program was started";
+
+  const std::size_t other_cuda = static_cast<std::size_t>(built().cudart_major + 1) * 1000;
+  const std::string for_other_cuda = stand_in_cudnn(dir, "cuda-next", matching_cudnn_version(), other_cuda);
+  expect_error(with({"run", "--preload", preload, "--cudnn", for_other_cuda}, program), kExitDataError,
+               "was built for CUDA " + std::to_string(built().cudart_major + 1) +
+                   ", but this ucudnn was built against CUDA " + std::to_string(built().cudart_major));
+  EXPECT_FALSE(fs::exists(marker)) << "the program was started";
+}
+
+TEST(RunCommand, RefusesACudnnThatCannotBeFoundOrIsNone) {
+  TempDir dir;
+  const std::string preload = stand_in_preload(dir);
+  fs::create_directories(dir.path() / "empty");
+  expect_error({"run", "--preload", preload, "--cudnn", (dir.path() / "empty").string(), "--", "true"}, kExitDataError,
+               "has no libcudnn.so.9");
+  // A shared library without cuDNN's version functions.
+  compile_library(dir, "int nothing = 0;\n", dir.path() / "not-cudnn" / tools::kCudnnLibraryName);
+  expect_error({"run", "--preload", preload, "--cudnn", (dir.path() / "not-cudnn").string(), "--", "true"},
+               kExitDataError, "it is not a cuDNN");
+}
+
+TEST(RunCommand, AsksAPythonInterpreterFirstThenLdLibraryPath) {
+  TempDir dir;
+  const std::string preload = stand_in_preload(dir);
+  const std::string torch_cudnn = stand_in_cudnn(dir, "torch", matching_cudnn_version(), matching_cudart_version());
+  const std::string path_cudnn = stand_in_cudnn(dir, "path", matching_cudnn_version(), matching_cudart_version());
+  ScopedVariable library_path("LD_LIBRARY_PATH", (dir.path() / "missing").string() + "::" + path_cudnn);
+
+  const std::string python = fake_python(dir, "with-torch", torch_cudnn + "/libcudnn.so.9", 0);
+  const CliResult asked = run({"run", "--dry-run", "--preload", preload, "--", python, "train.py"});
+  ASSERT_EQ(asked.status, 0) << asked.err;
+  EXPECT_EQ(lines_of(asked.out).at(1),
+            "LD_LIBRARY_PATH=" + torch_cudnn + ":" + (dir.path() / "missing").string() + "::" + path_cudnn)
+      << "the search path kept as it was, behind\n"
+      << asked.out;
+
+  // Without torch the interpreter fails, and the search goes on.
+  const std::string broken = fake_python(dir, "without-torch", "ModuleNotFoundError", 1);
+  const CliResult fell_through = run({"run", "--dry-run", "--preload", preload, "--", broken, "train.py"});
+  ASSERT_EQ(fell_through.status, 0) << fell_through.err;
+  EXPECT_EQ(lines_of(fell_through.out).at(1).rfind("LD_LIBRARY_PATH=" + path_cudnn + ":", 0), 0u) << fell_through.out;
+
+  // Not an interpreter: not asked.
+  const std::string not_python = (dir.path() / "with-torch" / "python3-config").string();
+  fs::copy_file(python, not_python);
+  const CliResult not_asked = run({"run", "--dry-run", "--preload", preload, "--", not_python});
+  ASSERT_EQ(not_asked.status, 0) << not_asked.err;
+  EXPECT_EQ(lines_of(not_asked.out).at(1).rfind("LD_LIBRARY_PATH=" + path_cudnn + ":", 0), 0u) << not_asked.out;
+}
+
+TEST(RunCommand, KnowsPythonInterpretersByName) {
+  for (const char* name : {"python", "python3", "python3.12", "/usr/bin/python3.11", "./venv/bin/python"}) {
+    EXPECT_TRUE(tools::is_python_interpreter(name)) << name;
+  }
+  for (const char* name : {"python2", "python3-config", "ipython", "python3.x", "sh", "/usr/lib/python3/foo"}) {
+    EXPECT_FALSE(tools::is_python_interpreter(name)) << name;
+  }
+  EXPECT_EQ(tools::cudnn_version_text(91900), "9.19.0");
+  EXPECT_EQ(tools::cudnn_version_text(8907), "8.9.7");
+  EXPECT_EQ(tools::cudnn_major(90100), 9);
+}
+
+TEST(RunCommand, RunsTheProgramWithTheEnvironmentAndExitsWithItsStatus) {
+  TempDir dir;
+  const std::string preload = stand_in_preload(dir);
+  const std::string cudnn = real_cudnn_library();
+  ASSERT_FALSE(cudnn.empty()) << "this test program links libcudnn.so.9";
+  const ProcessResult result = run_binary(dir,
+                                          "run --preload '" + preload + "' --cudnn '" + cudnn +
+                                              "' --workspace-limit 64MiB -- /bin/sh -c 'echo "
+                                              "\"$LD_PRELOAD|$UCUDNN_FORCE_WORKSPACE_LIMIT|$UCUDNN_STATS\"; exit 3'",
+                                          "env -u LD_PRELOAD -u UCUDNN_STATS -u UCUDNN_WORKSPACE_LIMIT");
+  EXPECT_EQ(result.status, 3) << result.err;
+  EXPECT_EQ(result.out, preload + "|64MiB|1\n");
+  const std::string folder = fs::path(cudnn).parent_path().string();
+  const std::string status_line =
+      "ucudnn run: preloading " + preload + "; cuDNN " + std::to_string(built().cudnn_major);
+  EXPECT_EQ(result.err.rfind(status_line + ".", 0), 0u) << result.err;
+  EXPECT_NE(result.err.find(" from " + folder + "; workspace limit 64 MiB\n"), std::string::npos) << result.err;
+  EXPECT_EQ(lines_of(result.err).size(), 1u) << result.err;
+}
+
+TEST(RunCommand, TheBuiltPreloadLibraryLoadsIntoTheProgram) {
+#ifdef UCUDNN_SANITIZER_RUNTIME
+  GTEST_SKIP() << "an instrumented preload library needs the sanitizer's runtime first on LD_PRELOAD";
+#endif
+  TempDir dir;
+  const std::string cudnn = real_cudnn_library();
+  ASSERT_FALSE(cudnn.empty()) << "this test program links libcudnn.so.9";
+  // The shell lists the preload library and the cuDNN its own process mapped.
+  const ProcessResult result =
+      run_binary(dir,
+                 "run --no-stats --preload '" + std::string(UCUDNN_PRELOAD_LIBRARY_PATH) + "' --cudnn '" + cudnn +
+                     "' -- /bin/sh -c 'awk \"/libucudnn_preload.so|libcudnn.so.9/ {print \\$6}\" /proc/$$/maps | "
+                     "sort -u; exit 5'",
+                 "env -u LD_PRELOAD");
+  EXPECT_EQ(result.status, 5) << result.err;
+  EXPECT_EQ(result.err.find("cannot be preloaded"), std::string::npos) << result.err;
+  const std::vector<std::string> mapped = lines_of(result.out);
+  ASSERT_EQ(mapped.size(), 2u) << result.out << result.err;
+  for (const std::string& file : mapped) {
+    const std::string expected =
+        fs::path(file).filename() == "libucudnn_preload.so" ? UCUDNN_PRELOAD_LIBRARY_PATH : cudnn;
+    EXPECT_TRUE(fs::equivalent(file, expected)) << file << " is not " << expected;
+  }
+}
+
+TEST(RunCommand, AProgramThatCannotBeStartedExits127WithTheReason) {
+  TempDir dir;
+  const std::string preload = stand_in_preload(dir);
+  const std::string cudnn = stand_in_cudnn(dir, "cudnn", matching_cudnn_version(), matching_cudart_version());
+  const std::string not_executable = dir.write("train.sh", "echo never\n");
+  const CliResult denied = run({"run", "--preload", preload, "--cudnn", cudnn, "--", not_executable});
+  EXPECT_EQ(denied.status, kExitCannotRun);
+  EXPECT_EQ(denied.status, 127);
+  const std::vector<std::string> lines = lines_of(denied.err);
+  ASSERT_EQ(lines.size(), 2u) << "the status line, then the error\n" << denied.err;
+  EXPECT_EQ(lines[1], "ucudnn: error: cannot run '" + not_executable + "': Permission denied");
+
+  const std::string missing = (dir.path() / "no-such-program").string();
+  const CliResult absent = run({"run", "--preload", preload, "--cudnn", cudnn, "--", missing});
+  EXPECT_EQ(absent.status, 127);
+  EXPECT_NE(absent.err.find("ucudnn: error: cannot run '" + missing + "': No such file or directory"),
+            std::string::npos)
+      << absent.err;
+}
+
+TEST(RunCommand, AProgramEndedByASignalExits128PlusTheSignal) {
+  TempDir dir;
+  const std::string preload = stand_in_preload(dir);
+  const std::string cudnn = stand_in_cudnn(dir, "cudnn", matching_cudnn_version(), matching_cudart_version());
+  const CliResult result = run({"run", "--preload", preload, "--cudnn", cudnn, "--", "/bin/sh", "-c", "kill -TERM $$"});
+  EXPECT_EQ(result.status, 128 + 15) << result.err;
+}
+
+}  // namespace
+}  // namespace ucudnn
