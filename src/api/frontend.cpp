@@ -241,8 +241,14 @@ Status graph_workspace(UcudnnContext* context, const ConvKey& key, std::size_t* 
 Status run_graph_convolution(UcudnnContext* context, cudnnHandle_t handle, const ConvKey& key, double alpha,
                              double beta, const ConvBuffers& buffers, void* workspace, std::size_t workspace_bytes) {
   UCUDNN_TRY(require_context(context));
-  KernelRequest request = request_for_key(context, key);
+  // One request per thread, reused: assigning the key keeps its vectors' capacity, so a call
+  // allocates nothing here (this runs once per intercepted convolution).
+  thread_local KernelRequest request;
+  request.key = key;
   request.handle = handle;
+  request.policy = context->policy.load();
+  request.candidates = context->candidates.load();
+  request.layer_id = context->layer_id.load();
   request.requested_limit = context->requested_limit_for(std::nullopt);
   request.available_limit = context->requested_limit_for(workspace_bytes);
   bool capturing = false;

@@ -7,14 +7,15 @@
 // graph of the same calls launches in a few. A graph is only valid for the exact call it captured:
 // the same buffers, workspace and scaling factors (cuDNN bakes the host scalars into its kernels).
 // So a call is captured only when its signature recurs, the first time it is seen it runs as it
-// is, and a plan keeps graphs for its last few signatures (a framework alternating two sets of
-// buffers still replays). Calls whose buffers never recur cost one comparison each.
+// is, and a plan keeps graphs for its last signatures, up to its capacity. Recurring need not be
+// back to back: layers of one shape share a plan (ResNet-50's third stage has six), so their
+// calls interleave within a step, and each signature is captured at its second sight within the
+// last `capacity` direct calls. Calls whose buffers never recur cost a few comparisons each.
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <optional>
 #include <utility>
 #include <vector>
 
@@ -57,7 +58,7 @@ enum class ReplayAction {
 template <typename Graph>
 class ReplayCache {
  public:
-  explicit ReplayCache(std::size_t capacity = 4) : capacity_(capacity) {}
+  explicit ReplayCache(std::size_t capacity = 16) : capacity_(capacity) {}
 
   /// What to do with a call of this signature. On kLaunch, `*graph` points at its graph (valid
   /// until the next store()).
@@ -72,14 +73,18 @@ class ReplayCache {
         return ReplayAction::kLaunch;
       }
     }
-    if (last_direct_ && *last_direct_ == signature) return ReplayAction::kCapture;
-    last_direct_ = signature;
+    const auto seen = std::find(seen_directly_.begin(), seen_directly_.end(), signature);
+    if (seen != seen_directly_.end()) {
+      seen_directly_.erase(seen);
+      return ReplayAction::kCapture;
+    }
+    if (seen_directly_.size() == capacity_) seen_directly_.pop_back();
+    seen_directly_.insert(seen_directly_.begin(), signature);
     return ReplayAction::kRunDirectly;
   }
 
   /// Keeps the graph captured for `signature`, dropping the least recently used beyond capacity.
   Graph* store(const CallSignature& signature, Graph graph) {
-    last_direct_.reset();
     if (entries_.size() == capacity_) entries_.pop_back();
     entries_.insert(entries_.begin(), {signature, std::move(graph)});
     return &entries_.front().second;
@@ -89,6 +94,7 @@ class ReplayCache {
   void refuse() {
     refused_ = true;
     entries_.clear();
+    seen_directly_.clear();
   }
   bool refused() const { return refused_; }
   std::size_t size() const { return entries_.size(); }
@@ -96,7 +102,7 @@ class ReplayCache {
  private:
   std::size_t capacity_;
   std::vector<std::pair<CallSignature, Graph>> entries_;
-  std::optional<CallSignature> last_direct_;
+  std::vector<CallSignature> seen_directly_;  ///< run directly once, most recent first
   bool refused_ = false;
 };
 

@@ -1,5 +1,5 @@
 // When a plan's calls are captured and replayed (runtime/replay_cache.h): only a signature that
-// recurs is captured, graphs are kept per signature up to the capacity, most recently used
+// recurs (back to back or not) is captured, graphs are kept per signature up to the capacity, most recently used
 // last to go, and a refused plan runs everything directly.
 
 #include <gtest/gtest.h>
@@ -45,7 +45,7 @@ TEST(ReplayCache, CapturesOnlyWhatRecursAndLaunchesItsOwnGraph) {
   EXPECT_EQ(graph, 0);
   EXPECT_EQ(call(cache, signature(2), &graph, &next), ReplayAction::kLaunch);
   EXPECT_EQ(graph, 0);
-  EXPECT_EQ(call(cache, signature(1), &graph, &next), ReplayAction::kRunDirectly);
+  // signature(1) was seen once before signature(2)'s calls: its second sight captures it.
   EXPECT_EQ(call(cache, signature(1), &graph, &next), ReplayAction::kCapture);
   EXPECT_EQ(graph, 1);
   // Alternating two buffer sets: each launches its own graph.
@@ -56,6 +56,35 @@ TEST(ReplayCache, CapturesOnlyWhatRecursAndLaunchesItsOwnGraph) {
     EXPECT_EQ(graph, 1);
   }
   EXPECT_EQ(next, 2);  // nothing captured twice
+}
+
+// Layers of one shape share a plan: their calls interleave within each step (ResNet-50's third
+// stage has six such layers). The second step captures each, the third launches each.
+TEST(ReplayCache, LayersSharingAPlanAreEachCapturedAtTheirSecondSight) {
+  ReplayCache<int> cache(8);
+  int graph = -1, next = 0;
+  for (int layer = 1; layer <= 6; ++layer) {
+    EXPECT_EQ(call(cache, signature(layer), &graph, &next), ReplayAction::kRunDirectly) << layer;
+  }
+  for (int layer = 1; layer <= 6; ++layer) {
+    EXPECT_EQ(call(cache, signature(layer), &graph, &next), ReplayAction::kCapture) << layer;
+  }
+  for (int layer = 1; layer <= 6; ++layer) {
+    EXPECT_EQ(call(cache, signature(layer), &graph, &next), ReplayAction::kLaunch) << layer;
+    EXPECT_EQ(graph, layer - 1);
+  }
+  EXPECT_EQ(next, 6);
+}
+
+// What never recurs is forgotten beyond the capacity: more distinct signatures between two sights
+// than the capacity run directly again.
+TEST(ReplayCache, ASignatureSeenTooLongAgoRunsDirectlyAgain) {
+  ReplayCache<int> cache(3);
+  int graph = -1, next = 0;
+  for (int set = 1; set <= 4; ++set) call(cache, signature(set), &graph, &next);
+  EXPECT_EQ(call(cache, signature(1), &graph, &next), ReplayAction::kRunDirectly);
+  EXPECT_EQ(call(cache, signature(4), &graph, &next), ReplayAction::kCapture);
+  EXPECT_EQ(next, 1);
 }
 
 TEST(ReplayCache, AnyChangeOfBuffersWorkspaceOrScalarsIsAnotherSignature) {
