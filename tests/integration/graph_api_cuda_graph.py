@@ -28,12 +28,11 @@ every check passes.
 import argparse
 import json
 import os
-import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ucudnn_launch import (add_launch_arguments, check_launch_arguments, describe_launch, front_ends,  # noqa: E402
+from ucudnn_launch import (add_launch_arguments, run_child, check_launch_arguments, describe_launch, front_ends,  # noqa: E402
                            graph_statistics, op_table, statistics_lines, through_ucudnn)
 
 TOLERANCE = {"fp32": 2e-3, "fp16": 2e-2}
@@ -151,17 +150,6 @@ def check(name, result, failed):
                   f"{r['worst_grad']}), tolerance {tolerance:.0e}{'' if r['fresh'] else ', SAME output as the previous replay'}")
         print(f"     [{name}] {v['variant']}: warm-up {v['warmup_seconds']:.2f} s, capture {v['capture_seconds']:.2f} s")
     return failed
-
-
-def run_child(command, env, capture_output, text, timeout):
-    """subprocess.run, a timeout reported as a failed run (status 124) rather than raised."""
-    try:
-        return subprocess.run(command, env=env, capture_output=capture_output, text=text, timeout=timeout)
-    except subprocess.TimeoutExpired as expired:
-        def text_of(value):
-            return value.decode(errors="replace") if isinstance(value, bytes) else (value or "")
-        return subprocess.CompletedProcess(command, 124, text_of(expired.stdout),
-                                           text_of(expired.stderr) + f"\ntimed out after {timeout} s (--timeout)")
 
 
 def main():

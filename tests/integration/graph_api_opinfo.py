@@ -38,14 +38,13 @@ import json
 import math
 import os
 import random
-import subprocess
 import sys
 import tempfile
 import time
 import types
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ucudnn_launch import (add_launch_arguments, check_launch_arguments, describe_launch, front_ends,  # noqa: E402
+from ucudnn_launch import (add_launch_arguments, run_child, check_launch_arguments, describe_launch, front_ends,  # noqa: E402
                            graph_statistics, op_table, statistics_lines, through_ucudnn)
 
 OPS = ("nn.functional.conv1d", "nn.functional.conv2d", "nn.functional.conv3d",
@@ -292,17 +291,6 @@ def compare(torch, plain, other, floor):
                 failures.append(line)
     worst.sort(key=lambda item: -item[0])
     return failures, checked, worst, skipped
-
-
-def run_child(command, env, capture_output, text, timeout):
-    """subprocess.run, a timeout reported as a failed run (status 124) rather than raised."""
-    try:
-        return subprocess.run(command, env=env, capture_output=capture_output, text=text, timeout=timeout)
-    except subprocess.TimeoutExpired as expired:
-        def text_of(value):
-            return value.decode(errors="replace") if isinstance(value, bytes) else (value or "")
-        return subprocess.CompletedProcess(command, 124, text_of(expired.stdout),
-                                           text_of(expired.stderr) + f"\ntimed out after {timeout} s (--timeout)")
 
 
 def main():

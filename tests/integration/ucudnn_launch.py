@@ -10,6 +10,7 @@ library loads the cuDNN that PyTorch would have loaded.
 """
 import os
 import re
+import subprocess
 
 from torch_cudnn import bundled_cudnn_path
 
@@ -82,3 +83,14 @@ def op_table(text):
 
 def statistics_lines(text):
     return [line for line in (text or "").splitlines() if line.startswith("ucudnn:")]
+
+
+def run_child(command, env, capture_output, text, timeout):
+    """subprocess.run, a timeout reported as a failed run (status 124) rather than raised."""
+    try:
+        return subprocess.run(command, env=env, capture_output=capture_output, text=text, timeout=timeout)
+    except subprocess.TimeoutExpired as expired:
+        def text_of(value):
+            return value.decode(errors="replace") if isinstance(value, bytes) else (value or "")
+        return subprocess.CompletedProcess(command, 124, text_of(expired.stdout),
+                                           text_of(expired.stderr) + f"\ntimed out after {timeout} s (--timeout)")
