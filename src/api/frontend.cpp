@@ -231,10 +231,15 @@ Status describe_plan(UcudnnContext* context, const ConvCall& call, std::optional
   return active_planner().describe(request, named_limit, plan);
 }
 
-Status graph_workspace(UcudnnContext* context, const ConvKey& key, std::size_t* bytes) {
+Status graph_workspace(UcudnnContext* context, cudnnHandle_t handle, const ConvKey& key, std::size_t* bytes) {
   UCUDNN_TRY(require_context(context));
   KernelRequest request = request_for_key(context, key);
   request.requested_limit = context->requested_limit_for(std::nullopt);
+  // A plan first asked for while the program captures its stream (it never queried the workspace)
+  // is not benchmarked: that would break the capture.
+  bool capturing = false;
+  UCUDNN_TRY(read_stream(handle, &request.stream, &capturing));
+  request.may_benchmark = !capturing;
   return active_planner().workspace(request, bytes);
 }
 

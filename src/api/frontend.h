@@ -69,8 +69,9 @@ Status describe_plan(UcudnnContext* context, const ConvCall& call, std::optional
                      std::shared_ptr<const ExecutablePlan>* plan);
 
 /// Graph API (a plan of one convolution): the workspace ucudnn's plan for `key` needs under the
-/// handle's limit, which the program then allocates.
-Status graph_workspace(UcudnnContext* context, const ConvKey& key, std::size_t* bytes);
+/// handle's limit, which the program then allocates. Not benchmarked while `handle`'s stream is
+/// being captured (then only a plan made before answers).
+Status graph_workspace(UcudnnContext* context, cudnnHandle_t handle, const ConvKey& key, std::size_t* bytes);
 
 /// Graph API: runs ucudnn's plan for `key` on `handle`'s stream with the program's pointers and
 /// the workspace it allocated for graph_workspace's answer. No fallback here: the caller decides.

@@ -146,7 +146,7 @@ int GraphFrontEnd::decide(Plan& plan) {
   const ContextLease context = lookup_(plan.handle);
   const cudnnStatus_t planned = at_boundary("graph API planning", [&]() -> Status {
     if (!context) return Error(ErrorCode::kBadParam, "the plan's handle was destroyed");
-    return graph_workspace(context.get(), plan.key, &bytes);
+    return graph_workspace(context.get(), plan.handle, plan.key, &bytes);
   });
   if (planned == CUDNN_STATUS_SUCCESS) {
     plan.workspace.store(bytes, std::memory_order_relaxed);
@@ -160,6 +160,15 @@ int GraphFrontEnd::decide(Plan& plan) {
   int expected = Plan::kUndecided;
   plan.state.compare_exchange_strong(expected, state, std::memory_order_acq_rel);
   return plan.state.load(std::memory_order_acquire);
+}
+
+int GraphFrontEnd::settled_before_use(Plan& plan) {
+  int expected = Plan::kUndecided;
+  if (plan.state.compare_exchange_strong(expected, Plan::kCudnn, std::memory_order_acq_rel)) {
+    UCUDNN_LOG_DEBUG("graph API: a plan run before its workspace was asked for stays cuDNN's");
+    return Plan::kCudnn;
+  }
+  return expected;
 }
 
 cudnnStatus_t GraphFrontEnd::get(Get real, cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t name,
@@ -190,7 +199,7 @@ cudnnStatus_t GraphFrontEnd::execute(Execute real, cudnnHandle_t handle, cudnnBa
     return CUDNN_STATUS_SUCCESS;
   });
   if (found != CUDNN_STATUS_SUCCESS) return found;
-  if (!plan || decide(*plan) != Plan::kUcudnn) return real(handle, descriptor, variant_pack);
+  if (!plan || settled_before_use(*plan) != Plan::kUcudnn) return real(handle, descriptor, variant_pack);
   const std::size_t workspace_bytes = plan->workspace.load(std::memory_order_relaxed);
   bool fall_back = false;
   const cudnnStatus_t status = at_boundary("cudnnBackendExecute", [&]() -> Status {
@@ -229,7 +238,7 @@ cudnnStatus_t GraphFrontEnd::populate_graph(const char* function, PopulateGraph 
     bool refused = false;
     const cudnnStatus_t status = guarded(function, [&] {
       const auto found = find(plan);
-      refused = found && decide(*found) == Plan::kUcudnn;
+      refused = found && settled_before_use(*found) == Plan::kUcudnn;
       return CUDNN_STATUS_SUCCESS;
     });
     if (status != CUDNN_STATUS_SUCCESS) return status;

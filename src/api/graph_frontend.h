@@ -4,7 +4,8 @@
 // and takes over the execution plans whose graph is one convolution that ucudnn can plan:
 //   - such a plan's CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE is ucudnn's plan's workspace, at
 //     most the handle's limit (planned, and benchmarked if need be, at that first query);
-//   - cudnnBackendExecute of it runs ucudnn's plan with the variant pack's pointers;
+//   - cudnnBackendExecute of it runs ucudnn's plan with the variant pack's pointers (a plan run
+//     before its workspace was asked for stays cuDNN's: the program allocated cuDNN's);
 //   - cudnnBackendPopulateCudaGraph / UpdateCudaGraph of it are refused (NOT_SUPPORTED): cuDNN
 //     would build its own plan into a graph with less workspace than that plan needs.
 // Everything else reaches cuDNN unchanged, and every call reaches cuDNN first: a descriptor cuDNN
@@ -81,8 +82,12 @@ class GraphFrontEnd {
   };
 
   void take_over(cudnnBackendDescriptor_t plan);
-  /// Plans `plan` once: kUcudnn with its workspace, or kCudnn where planning fails.
+  /// Plans `plan` once, when the program asks its workspace: kUcudnn with its workspace, or
+  /// kCudnn where planning fails.
   int decide(Plan& plan);
+  /// The state of a plan about to run: one whose workspace the program never asked (so it cannot
+  /// have allocated ucudnn's) stays cuDNN's.
+  int settled_before_use(Plan& plan);
   std::shared_ptr<Plan> find(cudnnBackendDescriptor_t plan) const;
   void forget(cudnnBackendDescriptor_t descriptor);
 
