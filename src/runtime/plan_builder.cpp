@@ -20,10 +20,6 @@ using ucudnn::optimize::smaller_sizes_may_help;
 
 namespace {
 
-std::size_t hash_combine(std::size_t seed, std::size_t value) {
-  return seed ^ (value + 0x9e3779b97f4a7c15ull + (seed << 6) + (seed >> 2));
-}
-
 // Adds the time spent gathering rows (database lookups included) and the timings run to the
 // statistics, on every way out.
 class BenchmarkingAccount {
@@ -156,42 +152,48 @@ PlanBuilder::PlanBuilder(std::shared_ptr<MeasurementSource> source, std::shared_
       database_configured_(true),
       system_databases_configured_(true) {}
 
-std::size_t PlanBuilder::PlanKeyHash::operator()(const PlanKey& k) const {
-  std::size_t seed = ConvKeyHash()(k.key);
-  seed = hash_combine(seed, std::hash<std::size_t>()(k.workspace_limit));
-  seed = hash_combine(seed, std::hash<int>()(static_cast<int>(k.candidates)));
-  seed = hash_combine(seed, std::hash<int>()(static_cast<int>(k.search)));
-  return hash_combine(seed, std::hash<int>()(static_cast<int>(k.policy)));
+const PlanBuilder::CachedPlan* PlanBuilder::find_plan_locked(const ConvKey& key, const PlanSettings& settings) const {
+  auto it = plans_.find(key);
+  if (it == plans_.end()) return nullptr;
+  for (const auto& [cached_settings, cached] : it->second) {
+    if (cached_settings == settings) return &cached;
+  }
+  return nullptr;
 }
 
 bool PlanBuilder::cached_plan(const ConvKey& key, std::size_t workspace_limit, BatchSizePolicy policy,
                          CandidateSet candidates, std::shared_ptr<const ExecutablePlan>* out) {
   std::lock_guard<std::mutex> lock(plans_mutex_);
-  auto it = plans_.find(PlanKey{key, workspace_limit, policy, candidates, search_mode()});
-  if (it == plans_.end() || !it->second.plan) return false;
-  *out = it->second.plan;
+  const CachedPlan* cached = find_plan_locked(key, PlanSettings{workspace_limit, policy, candidates, search_mode()});
+  if (!cached || !cached->plan) return false;
+  *out = cached->plan;
   return true;
 }
 
 Status PlanBuilder::plan(cudnnHandle_t handle, const ConvKey& key, std::size_t workspace_limit, BatchSizePolicy policy,
                     CandidateSet candidates, std::shared_ptr<const ExecutablePlan>* out) {
   const SearchMode search = search_mode();
-  const PlanKey plan_key{key, workspace_limit, policy, candidates, search};
+  const PlanSettings settings{workspace_limit, policy, candidates, search};
   {
     std::lock_guard<std::mutex> lock(plans_mutex_);
-    auto it = plans_.find(plan_key);
-    if (it != plans_.end()) {
-      if (!it->second.plan) return it->second.failure;
-      *out = it->second.plan;
+    if (const CachedPlan* cached = find_plan_locked(key, settings)) {
+      if (!cached->plan) return cached->failure;
+      *out = cached->plan;
       return Status::success();
     }
   }
   std::shared_ptr<const ExecutablePlan> built;
   Status status = build_plan(handle, key, workspace_limit, policy, candidates, search, &built);
   std::lock_guard<std::mutex> lock(plans_mutex_);
-  auto inserted = plans_.emplace(plan_key, CachedPlan{built, status});
-  if (!inserted.first->second.plan) return inserted.first->second.failure;
-  *out = inserted.first->second.plan;  // another thread may have won the race: use its plan
+  // Another thread may have won the race: use its plan.
+  const CachedPlan* cached = find_plan_locked(key, settings);
+  if (!cached) {
+    auto& entries = plans_[key];
+    entries.emplace_back(settings, CachedPlan{built, status});
+    cached = &entries.back().second;
+  }
+  if (!cached->plan) return cached->failure;
+  *out = cached->plan;
   return Status::success();
 }
 

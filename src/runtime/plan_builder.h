@@ -98,19 +98,16 @@ class PlanBuilder {
   std::vector<Measurement> table_rows(const ConvKey& key, const std::vector<int>& sizes, CandidateSet candidates);
 
  private:
-  struct PlanKey {
-    ConvKey key;
+  /// What a kernel's plan is made under, beside the kernel itself.
+  struct PlanSettings {
     std::size_t workspace_limit;
     BatchSizePolicy policy;
     CandidateSet candidates;
     SearchMode search;
-    bool operator==(const PlanKey& o) const {
+    bool operator==(const PlanSettings& o) const {
       return workspace_limit == o.workspace_limit && policy == o.policy && candidates == o.candidates &&
-             search == o.search && key == o.key;
+             search == o.search;
     }
-  };
-  struct PlanKeyHash {
-    std::size_t operator()(const PlanKey& k) const;
   };
   struct CachedPlan {
     std::shared_ptr<const ExecutablePlan> plan;
@@ -159,7 +156,11 @@ class PlanBuilder {
   std::atomic<SearchMode> search_mode_;
 
   std::mutex plans_mutex_;
-  std::unordered_map<PlanKey, CachedPlan, PlanKeyHash> plans_;
+  // Keyed by the kernel, then its few settings: a call looks its plan up by reference, without
+  // copying the key (this runs once per convolution call).
+  std::unordered_map<ConvKey, std::vector<std::pair<PlanSettings, CachedPlan>>, ConvKeyHash> plans_;
+  /// The cached plan of `key` under `settings`, or null; under plans_mutex_.
+  const CachedPlan* find_plan_locked(const ConvKey& key, const PlanSettings& settings) const;
   // One measurement at a time: concurrent timings on one GPU would disturb each other.
   std::mutex measure_mutex_;
 
