@@ -323,7 +323,7 @@ bool plain_tensor(const GraphRecords::Record* t) {
 
 void GraphRecords::finalize_locked(Record& r) {
   r.finalized = true;
-  r.convolution.reset();
+  auto copied = std::move(r.convolution);
   if (r.unsupported) return;
   if (is_operation(r.type)) {
     const Record *x = find_locked(r.x), *w = find_locked(r.w), *y = find_locked(r.y), *c = find_locked(r.conv);
@@ -359,6 +359,12 @@ void GraphRecords::finalize_locked(Record& r) {
     case CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR:
     case CUDNN_BACKEND_ENGINECFG_DESCRIPTOR:
     case CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR: {
+      // A configuration or engine cuDNN copied out and the program finalized again (new knobs)
+      // still means what it was copied from.
+      if (!r.source) {
+        r.convolution = std::move(copied);
+        return;
+      }
       // The chain back to the graph; a link the program did not finalize is followed through.
       const Record* source = find_locked(r.source);
       for (int depth = 0; source && !source->finalized && depth < 4; ++depth) source = find_locked(source->source);

@@ -138,6 +138,26 @@ TEST(GraphRecords, AOneConvolutionPlanCarriesItsConvolutionByValue) {
   EXPECT_EQ(facts->handle, p.handle);
 }
 
+// A configuration copied out of the heuristics and finalized again with knobs of the program's
+// choosing still leads to the convolution.
+TEST(GraphRecords, AHeuristicsConfigurationFinalizedAgainKeepsItsConvolution) {
+  GraphRecords records;
+  ProgramCalls p(records);
+  p.tensors();
+  p.convolution();
+  p.forward_operation(kOp);
+  p.graph(kGraph, {p.a.at(kOp)});
+  p.plan_from_heuristics(kGraph, kPlan);
+  cudnnBackendDescriptor_t config = p.a.at(kConfig2), knob = p.a.at(kEngine);
+  records.on_set(config, CUDNN_ATTR_ENGINECFG_KNOB_CHOICES, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &knob);
+  records.on_finalize(config);
+  records.on_create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, p.a.at(kPlan2));
+  records.on_set(p.a.at(kPlan2), CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &config);
+  records.on_finalize(p.a.at(kPlan2));
+  ASSERT_TRUE(records.plan(p.a.at(kPlan2)).has_value());
+  EXPECT_NE(records.plan(p.a.at(kPlan2))->convolution, nullptr);
+}
+
 TEST(GraphRecords, AFusedGraphIsNotAConvolution) {
   GraphRecords records;
   ProgramCalls p(records);
