@@ -1,9 +1,11 @@
 #include "core/env_config.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
+#include <iterator>
 #include <sstream>
 
 #include "core/units.h"
@@ -25,17 +27,61 @@ Expected<LogLevel> parse_log_level(const std::string& text) {
 constexpr const char* kForcedLimit = "UCUDNN_FORCE_WORKSPACE_LIMIT";
 constexpr const char* kDeprecatedForcedLimit = "UCUDNN_WORKSPACE_LIMIT";
 
+// Every variable: where its value goes and its name, so that each one is read, trimmed and
+// emptied alike.
+struct Variable {
+  const char* EnvValues::*field;
+  const char* name;
+};
+constexpr Variable kVariables[] = {
+    {&EnvValues::policy, "UCUDNN_BATCH_SIZE_POLICY"},
+    {&EnvValues::default_workspace_limit, "UCUDNN_DEFAULT_WORKSPACE_LIMIT"},
+    {&EnvValues::forced_workspace_limit, kForcedLimit},
+    {&EnvValues::deprecated_workspace_limit, kDeprecatedForcedLimit},
+    {&EnvValues::total_workspace, "UCUDNN_TOTAL_WORKSPACE_SIZE"},
+    {&EnvValues::wd_time_limit, "UCUDNN_WD_TIME_LIMIT"},
+    {&EnvValues::candidates, "UCUDNN_CANDIDATES"},
+    {&EnvValues::database, "UCUDNN_DATABASE"},
+    {&EnvValues::search, "UCUDNN_SEARCH"},
+    {&EnvValues::database_journal, "UCUDNN_DATABASE_JOURNAL"},
+    {&EnvValues::system_databases, "UCUDNN_SYSTEM_DATABASES"},
+    {&EnvValues::benchmark_devices, "UCUDNN_BENCHMARK_DEVICES"},
+    {&EnvValues::statistics, "UCUDNN_STATS"},
+    {&EnvValues::graph_replay, "UCUDNN_GRAPH_REPLAY"},
+    {&EnvValues::log_level, "UCUDNN_LOG_LEVEL"},
+    {&EnvValues::log_file, "UCUDNN_LOG_FILE"},
+    {&EnvValues::preload_library, "UCUDNN_PRELOAD_LIBRARY"},
+};
+using TrimmedTexts = std::array<std::string, std::size(kVariables)>;
+
+// The values as the parsers below read them (env_config.h's rule): surrounding whitespace (the
+// size parser's set) trimmed, and a value left empty unset. `texts` holds the trimmed strings.
+EnvValues trimmed(const EnvValues& raw, TrimmedTexts* texts) {
+  constexpr const char* kWhitespace = " \t\r\n";
+  EnvValues values;
+  for (std::size_t i = 0; i < std::size(kVariables); ++i) {
+    const char* value = raw.*kVariables[i].field;
+    if (value == nullptr) continue;
+    const std::string text = value;
+    const auto first = text.find_first_not_of(kWhitespace);
+    if (first == std::string::npos) continue;  // empty, or whitespace only: unset
+    (*texts)[i] = text.substr(first, text.find_last_not_of(kWhitespace) - first + 1);
+    values.*kVariables[i].field = (*texts)[i].c_str();
+  }
+  return values;
+}
+
 // UCUDNN_FORCE_WORKSPACE_LIMIT, or its old name UCUDNN_WORKSPACE_LIMIT (with a deprecation
 // warning); both set to different sizes is an error rather than a silent choice.
 Expected<std::optional<std::size_t>> parse_forced_workspace_limit(const char* forced, const char* deprecated,
                                                                  std::vector<std::string>* deprecations) {
   std::optional<std::size_t> limit;
-  if (forced && *forced) {
+  if (forced) {
     auto parsed = parse_byte_size(forced);
     if (!parsed) return parsed.error().prefixed(std::string(kForcedLimit) + ": ");
     limit = *parsed;
   }
-  if (!deprecated || !*deprecated) return limit;
+  if (!deprecated) return limit;
   auto parsed = parse_byte_size(deprecated);
   if (!parsed) return parsed.error().prefixed(std::string(kDeprecatedForcedLimit) + ": ");
   if (limit && *limit != *parsed) {
@@ -55,12 +101,18 @@ Expected<DeviceList> parse_device_list(const std::string& text) {
     list.all = true;
     return list;
   }
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    const bool digits = !item.empty() && item.size() <= 6 &&
+  if (text.empty()) return Error{"no device is named (use all or 0,1,...)"};
+  // Every entry between commas, the last one included: "0," ends in an empty one.
+  for (std::size_t start = 0, comma = 0; comma != std::string::npos; start = comma + 1) {
+    comma = text.find(',', start);
+    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (item.empty()) return Error{"an empty entry between commas (use all or 0,1,...)"};
+    const bool digits = item.size() <= 6 &&
                         std::all_of(item.begin(), item.end(), [](unsigned char c) { return std::isdigit(c); });
     if (!digits) return Error{"'" + item + "' is not a device number (use all or 0,1,...)"};
+    if (item.size() > 1 && item.front() == '0') {
+      return Error{"'" + item + "' has a leading zero: write the device number in decimal without it"};
+    }
     int device = 0;
     std::from_chars(item.data(), item.data() + item.size(), device);  // at most 6 digits: fits
     if (std::find(list.devices.begin(), list.devices.end(), device) != list.devices.end()) {
@@ -68,7 +120,6 @@ Expected<DeviceList> parse_device_list(const std::string& text) {
     }
     list.devices.push_back(device);
   }
-  if (list.devices.empty()) return Error{"no device is named (use all or 0,1,...)"};
   return list;
 }
 
@@ -82,16 +133,18 @@ std::vector<std::string> split_path_list(const std::string& text) {
   return paths;
 }
 
-Expected<EnvConfig> parse_env_config(const EnvValues& values) {
+Expected<EnvConfig> parse_env_config(const EnvValues& raw) {
+  TrimmedTexts texts;
+  const EnvValues values = trimmed(raw, &texts);  // from here, null is unset and nothing else is empty
   const char* policy = values.policy;
   const char* default_workspace_limit = values.default_workspace_limit;
   EnvConfig config;
-  if (policy && *policy) {
+  if (policy) {
     auto parsed = parse_batch_size_policy(policy);
     if (!parsed) return parsed.error().prefixed("UCUDNN_BATCH_SIZE_POLICY: ");
     config.policy = *parsed;
   }
-  if (default_workspace_limit && *default_workspace_limit) {
+  if (default_workspace_limit) {
     auto parsed = parse_byte_size(default_workspace_limit);
     if (!parsed) return parsed.error().prefixed("UCUDNN_DEFAULT_WORKSPACE_LIMIT: ");
     config.default_workspace_limit = *parsed;
@@ -99,46 +152,51 @@ Expected<EnvConfig> parse_env_config(const EnvValues& values) {
   UCUDNN_TRY_ASSIGN(config.forced_workspace_limit,
                     parse_forced_workspace_limit(values.forced_workspace_limit, values.deprecated_workspace_limit,
                                                  &config.deprecations));
-  if (values.total_workspace && *values.total_workspace) {
+  if (values.total_workspace) {
     auto parsed = parse_total_workspace(values.total_workspace);
     if (!parsed) return parsed.error().prefixed("UCUDNN_TOTAL_WORKSPACE_SIZE: ");
     config.total_workspace = *parsed;
   }
-  if (values.candidates && *values.candidates) {
+  if (values.wd_time_limit) {
+    auto parsed = parse_time_limit_seconds(values.wd_time_limit);
+    if (!parsed) return parsed.error().prefixed("UCUDNN_WD_TIME_LIMIT: ");
+    config.wd_time_limit_seconds = *parsed;
+  }
+  if (values.candidates) {
     auto parsed = parse_candidate_set(values.candidates);
     if (!parsed) return parsed.error().prefixed("UCUDNN_CANDIDATES: ");
     config.candidates = *parsed;
   }
   if (values.database) config.database = values.database;
-  if (values.search && *values.search) {
+  if (values.search) {
     auto parsed = parse_search_mode(values.search);
     if (!parsed) return parsed.error().prefixed("UCUDNN_SEARCH: ");
     config.search = *parsed;
   }
-  if (values.database_journal && *values.database_journal) {
+  if (values.database_journal) {
     auto parsed = parse_journal_mode(values.database_journal);
     if (!parsed) return parsed.error().prefixed("UCUDNN_DATABASE_JOURNAL: ");
     config.database_journal = *parsed;
   }
   if (values.system_databases) config.system_databases = split_path_list(values.system_databases);
-  if (values.benchmark_devices && *values.benchmark_devices) {
+  if (values.benchmark_devices) {
     const auto checked = parse_device_list(values.benchmark_devices);
     if (!checked) {
       return checked.error().prefixed("UCUDNN_BENCHMARK_DEVICES='" + std::string(values.benchmark_devices) + "': ");
     }
     config.benchmark_devices = values.benchmark_devices;
   }
-  if (values.statistics && *values.statistics) {
+  if (values.statistics) {
     const std::string text = values.statistics;
     if (text != "0" && text != "1") return Error{"UCUDNN_STATS: '" + text + "' is not 0 or 1"};
     config.print_statistics = text == "1";
   }
-  if (values.graph_replay && *values.graph_replay) {
+  if (values.graph_replay) {
     const std::string text = values.graph_replay;
     if (text != "0" && text != "1") return Error{"UCUDNN_GRAPH_REPLAY: '" + text + "' is not 0 or 1"};
     config.graph_replay = text == "1";
   }
-  if (values.log_level && *values.log_level) {
+  if (values.log_level) {
     auto parsed = parse_log_level(values.log_level);
     if (!parsed) return parsed.error().prefixed("UCUDNN_LOG_LEVEL: ");
     config.log_level = *parsed;
@@ -151,22 +209,7 @@ Expected<EnvConfig> parse_env_config(const EnvValues& values) {
 const Expected<EnvConfig>& env_config() {
   static const Expected<EnvConfig> config = [] {
     EnvValues values;
-    values.policy = std::getenv("UCUDNN_BATCH_SIZE_POLICY");
-    values.default_workspace_limit = std::getenv("UCUDNN_DEFAULT_WORKSPACE_LIMIT");
-    values.forced_workspace_limit = std::getenv(kForcedLimit);
-    values.deprecated_workspace_limit = std::getenv(kDeprecatedForcedLimit);
-    values.total_workspace = std::getenv("UCUDNN_TOTAL_WORKSPACE_SIZE");
-    values.candidates = std::getenv("UCUDNN_CANDIDATES");
-    values.search = std::getenv("UCUDNN_SEARCH");
-    values.database = std::getenv("UCUDNN_DATABASE");
-    values.database_journal = std::getenv("UCUDNN_DATABASE_JOURNAL");
-    values.system_databases = std::getenv("UCUDNN_SYSTEM_DATABASES");
-    values.benchmark_devices = std::getenv("UCUDNN_BENCHMARK_DEVICES");
-    values.statistics = std::getenv("UCUDNN_STATS");
-    values.graph_replay = std::getenv("UCUDNN_GRAPH_REPLAY");
-    values.log_level = std::getenv("UCUDNN_LOG_LEVEL");
-    values.log_file = std::getenv("UCUDNN_LOG_FILE");
-    values.preload_library = std::getenv("UCUDNN_PRELOAD_LIBRARY");
+    for (const Variable& variable : kVariables) values.*variable.field = std::getenv(variable.name);
     return parse_env_config(values);
   }();
   return config;

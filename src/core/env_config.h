@@ -10,13 +10,17 @@
 // |                                 | it asks (for programs that cannot be changed)    |            |
 // | UCUDNN_WORKSPACE_LIMIT          | deprecated name of UCUDNN_FORCE_WORKSPACE_LIMIT   | none       |
 // | UCUDNN_TOTAL_WORKSPACE_SIZE     | WD mode: one budget for all kernels (units!)     | off (WR)   |
+// | UCUDNN_WD_TIME_LIMIT            | seconds WD's integer program may search; then    | 10         |
+// |                                 | the best plan found (its gap logged) or an error |            |
 // | UCUDNN_CANDIDATES               | legacy, engines (graph API) or both              | both       |
 // | UCUDNN_DATABASE                 | SQLite benchmark database shared by processes    | none       |
 // | UCUDNN_SEARCH                   | fast or exhaustive benchmarking of new kernels   | fast       |
 // | UCUDNN_DATABASE_JOURNAL         | auto, wal, delete, truncate, persist             | auto       |
 // | UCUDNN_SYSTEM_DATABASES         | read-only benchmark databases looked up after    | none       |
 // |                                 | UCUDNN_DATABASE, ':'-separated as PATH, in order |            |
-// | UCUDNN_BENCHMARK_DEVICES        | all, or device ordinals "0,2,3"                  | the handle's|
+// | UCUDNN_BENCHMARK_DEVICES        | all, or distinct device ordinals "0,2,3" (no     | the handle's|
+// |                                 | empty entry, no leading zero: "0," and "01" are  |            |
+// |                                 | refused)                                         |            |
 // | UCUDNN_STATS                    | 1: print per-operation statistics at exit        | 0          |
 // | UCUDNN_GRAPH_REPLAY             | 1: replay recurring calls as CUDA graphs; 0: not  | 1          |
 // | UCUDNN_LOG_LEVEL                | off, error, warn, info, debug (or 0-4)           | warn       |
@@ -24,7 +28,11 @@
 // | UCUDNN_PRELOAD_LIBRARY          | `ucudnn run` only: the libucudnn_preload.so to   | beside the |
 // |                                 | preload where --preload is not given             | command    |
 //
-// Sizes take units ("8MiB"); a bare number below 1 MiB is refused (except 0 for the limits: no
+// Every variable alike: surrounding whitespace (space, tab, CR, LF) is trimmed from its value, and
+// a value that is then empty (VAR= or VAR=" ") means the variable is unset, its default applying.
+// Whitespace inside a value is the value's own ("0, 1" is refused; a path keeps it).
+// Sizes take binary units ("8MiB"; B, K or KiB, M or MiB, G or GiB, T or TiB; KB, MB, GB and TB
+// are refused as ambiguous, never read as powers of ten); a bare number below 1 MiB is refused (except 0 for the limits: no
 // workspace), as is a total workspace of 0. A bad value of any of them fails cudnnCreate with
 // CUDNN_STATUS_BAD_PARAM and the `ucudnn` command with a usage error, naming the variable.
 // UCUDNN_WORKSPACE_LIMIT still works in this release, with one deprecation warning at the first
@@ -41,6 +49,7 @@
 #include "core/journal_mode.h"
 #include "core/logging.h"
 #include "core/search_mode.h"
+#include "core/units.h"
 
 namespace ucudnn {
 
@@ -49,6 +58,7 @@ struct EnvConfig {
   std::size_t default_workspace_limit = std::size_t{64} << 20;
   std::optional<std::size_t> forced_workspace_limit;  ///< UCUDNN_FORCE_WORKSPACE_LIMIT: caps every call's limit
   std::size_t total_workspace = 0;  ///< WD budget; 0: WR mode
+  double wd_time_limit_seconds = kDefaultWdTimeLimitSeconds;  ///< UCUDNN_WD_TIME_LIMIT
   CandidateSet candidates = CandidateSet::kBoth;  ///< UCUDNN_CANDIDATES
   std::string database;           ///< empty: no database
   SearchMode search = SearchMode::kFast;  ///< UCUDNN_SEARCH
@@ -72,6 +82,7 @@ struct EnvValues {
   const char* forced_workspace_limit = nullptr;     ///< UCUDNN_FORCE_WORKSPACE_LIMIT
   const char* deprecated_workspace_limit = nullptr;  ///< UCUDNN_WORKSPACE_LIMIT, its old name
   const char* total_workspace = nullptr;
+  const char* wd_time_limit = nullptr;
   const char* candidates = nullptr;
   const char* database = nullptr;
   const char* search = nullptr;
@@ -97,7 +108,7 @@ Expected<DeviceList> parse_device_list(const std::string& text);
 /// ignored (UCUDNN_SYSTEM_DATABASES, ucudnnSetSystemDatabases).
 std::vector<std::string> split_path_list(const std::string& text);
 
-/// Parses the given values (null = unset).
+/// Parses the given values (null = unset), trimmed and emptied as the table's rule says.
 Expected<EnvConfig> parse_env_config(const EnvValues& values);
 inline Expected<EnvConfig> parse_env_config(const char* policy, const char* default_workspace_limit) {
   EnvValues values;

@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "core/candidates.h"
+#include "core/message_text.h"
 #include "core/utf8.h"
 
 namespace ucudnn {
@@ -113,7 +114,7 @@ Expected<Row> parse_row(const std::vector<std::string>& fields) {
   if (fields[0].empty()) return Error{"empty layer name"};
   if (!is_valid_utf8(fields[0])) return Error{"layer name is not valid UTF-8"};
   const auto op = parse_conv_op(fields[1]);
-  if (!op) return Error{"unknown op '" + fields[1] + "' (expected fwd, bwdd or bwdf)"};
+  if (!op) return Error{"unknown op '" + excerpt(fields[1]) + "' (expected fwd, bwdd or bwdf)"};
   UCUDNN_TRY_ASSIGN(std::string engine, parse_engine_field(fields));
 
   long long microbatch = 0, algo = 0, math_type = 0, workspace = 0;
@@ -141,7 +142,7 @@ Expected<Row> parse_row(const std::vector<std::string>& fields) {
   };
   for (const auto& check : checks) {
     if (!check.ok) {
-      return Error{"invalid " + std::string(kColumnNames[check.column]) + " '" + fields[check.column] +
+      return Error{"invalid " + std::string(kColumnNames[check.column]) + " '" + excerpt(fields[check.column]) +
                    "' (expected " + check.expected + ")"};
     }
   }
@@ -162,7 +163,7 @@ using RowKey = std::tuple<std::string, ConvOp, int, int, int, std::string>;
 
 std::string describe(const RowKey& key) {
   const std::string& engine = std::get<5>(key);
-  return std::get<0>(key) + " " + short_name(std::get<1>(key)) + " micro-batch " + std::to_string(std::get<2>(key)) +
+  return excerpt(std::get<0>(key)) + " " + short_name(std::get<1>(key)) + " micro-batch " + std::to_string(std::get<2>(key)) +
          " algo " + std::to_string(std::get<3>(key)) + " math_type " + std::to_string(std::get<4>(key)) +
          (engine.empty() ? "" : " engine " + engine);
 }

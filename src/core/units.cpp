@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <limits>
 
+#include "core/message_text.h"
+
 namespace ucudnn {
 namespace {
 
@@ -154,6 +156,18 @@ std::string format_byte_size(std::size_t bytes) {
     std::snprintf(buf, sizeof buf, "%.1f %s", value, kNames[unit]);
   }
   return buf;
+}
+
+Expected<double> parse_time_limit_seconds(const std::string& text) {
+  const std::string number = !text.empty() && text.back() == 's' ? text.substr(0, text.size() - 1) : text;
+  // Digits with at most one decimal point, nothing else: no sign, exponent, hex or blanks.
+  const bool plain = !number.empty() && number.find_first_not_of("0123456789.") == std::string::npos &&
+                     std::count(number.begin(), number.end(), '.') <= 1 && number != ".";
+  const double seconds = plain ? std::strtod(number.c_str(), nullptr) : 0.0;
+  if (!plain || !(seconds >= 0.001 && seconds <= 86400.0)) {
+    return Error{"invalid time limit '" + excerpt(text) + "' (expected seconds from 0.001 to 86400, e.g. 10 or 0.5s)"};
+  }
+  return seconds;
 }
 
 Expected<std::size_t> parse_total_workspace(const std::string& text) {

@@ -28,4 +28,13 @@ std::string format_byte_size(std::size_t bytes);
 /// nothing to divide).
 Expected<std::size_t> parse_total_workspace(const std::string& text);
 
+/// How long workspace division's integer program may search by default. Ordinary networks solve
+/// in milliseconds (5,000 kernels in under two seconds); hostile tables (terabyte workspaces, odd
+/// budgets) would search for hours.
+inline constexpr double kDefaultWdTimeLimitSeconds = 10.0;
+
+/// A time limit in seconds as users write it: a plain decimal number ("10", "0.5"), optionally
+/// followed by "s", from 0.001 to 86400. Never throws.
+Expected<double> parse_time_limit_seconds(const std::string& text);
+
 }  // namespace ucudnn

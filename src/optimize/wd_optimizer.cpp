@@ -6,6 +6,7 @@
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
 
 #include "core/units.h"
@@ -66,6 +67,12 @@ const char* describe_intopt_failure(int code) {
 // exact in a double), so the program in MiB is the same program.
 double in_mib(std::size_t bytes) { return static_cast<double>(bytes) / (1 << 20); }
 
+std::string format_seconds(double seconds) {
+  std::ostringstream text;
+  text << seconds << " s";
+  return text.str();
+}
+
 // The program: one row per kernel, then the budget row (exclusions come later, as needed).
 Problem build_program(const std::vector<WdKernel>& kernels, std::size_t total_workspace) {
   Problem problem(glp_create_prob());
@@ -109,13 +116,37 @@ Problem build_program(const std::vector<WdKernel>& kernels, std::size_t total_wo
   return problem;
 }
 
-std::optional<std::string> solve(glp_prob* lp) {
+// What a solve found: GLPK's last relative gap, and whether the time limit stopped it.
+struct SolveOutcome {
+  bool stopped_at_limit = false;
+  double gap = 0.0;
+};
+
+// GLPK's branch and bound calls back at every step; the last gap it reports is the one kept.
+void track_gap(glp_tree* tree, void* info) {
+  if (glp_ios_reason(tree) == GLP_IBINGO || glp_ios_reason(tree) == GLP_ISELECT) {
+    static_cast<SolveOutcome*>(info)->gap = glp_ios_mip_gap(tree);
+  }
+}
+
+std::optional<std::string> solve(glp_prob* lp, double time_limit_seconds, SolveOutcome* outcome) {
   glp_term_out(GLP_OFF);  // a library prints nothing
   glp_iocp parameters;
   glp_init_iocp(&parameters);
   parameters.presolve = GLP_ON;  // solves the relaxation itself; no glp_simplex call first
   parameters.msg_lev = GLP_MSG_OFF;
+  parameters.tm_lim = static_cast<int>(std::clamp(time_limit_seconds * 1000.0, 1.0, 2e9));
+  parameters.cb_func = track_gap;
+  parameters.cb_info = outcome;
   const int code = glp_intopt(lp, &parameters);
+  const char* limit_name = "the time limit (UCUDNN_WD_TIME_LIMIT, ucudnn plan --time-limit)";
+  if (code == GLP_ETMLIM) {
+    if (glp_mip_status(lp) != GLP_FEAS && glp_mip_status(lp) != GLP_OPT) {
+      return "workspace division: no choice found within " + format_seconds(time_limit_seconds) + ", " + limit_name;
+    }
+    outcome->stopped_at_limit = glp_mip_status(lp) != GLP_OPT;
+    return std::nullopt;
+  }
   if (code != 0) {
     return std::string("workspace division: GLPK failed: ") + describe_intopt_failure(code);
   }
@@ -154,8 +185,8 @@ constexpr int kMaxExclusions = 64;
 
 }  // namespace
 
-Expected<WdSolution> optimize_wd(const std::vector<WdKernel>& kernels,
-                                 std::size_t total_workspace) {
+Expected<WdSolution> optimize_wd(const std::vector<WdKernel>& kernels, std::size_t total_workspace,
+                                 double time_limit_seconds) {
   const auto start = std::chrono::steady_clock::now();
   if (auto reason = invalid_reason(kernels, total_workspace)) return Error{*reason};
 
@@ -168,7 +199,14 @@ Expected<WdSolution> optimize_wd(const std::vector<WdKernel>& kernels,
   // so it may choose a combination a few bytes over it. The totals are checked here in exact
   // integers; such a combination is excluded and the program solved again.
   for (int attempt = 0;; ++attempt) {
-    if (auto failure = solve(problem.get())) return Error{*failure};
+    // Every solve of the loop draws on the one limit.
+    const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    SolveOutcome outcome;
+    if (auto failure = solve(problem.get(), std::max(time_limit_seconds - spent, 0.001), &outcome)) {
+      return Error{*failure};
+    }
+    solution.optimal = !outcome.stopped_at_limit;
+    solution.gap = outcome.stopped_at_limit ? outcome.gap : 0.0;
     const std::vector<int> columns = chosen_columns(problem.get(), kernels);
 
     // Recompute the totals from the fronts, not from GLPK's rounded objective.

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/expected.h"
+#include "core/units.h"
 #include "optimize/wr_optimizer.h"
 
 namespace ucudnn::optimize {
@@ -30,10 +31,17 @@ struct WdSolution {
   std::size_t workspace_bytes = 0;  ///< sum of chosen workspaces
   int variables = 0;                ///< binary variables of the program
   double solve_ms = 0.0;            ///< wall time of building and solving it
+  /// False where the time limit stopped the search: the choice is the best found, within `gap`
+  /// of the optimum.
+  bool optimal = true;
+  double gap = 0.0;  ///< (time - lower bound) / time when not optimal
 };
 
-/// Solves the program. Errors: an empty front (the kernel cannot run), or a budget below the
-/// sum of the kernels' smallest workspaces (names the minimum needed), or a solver failure.
-Expected<WdSolution> optimize_wd(const std::vector<WdKernel>& kernels, std::size_t total_workspace);
+/// Solves the program within `time_limit_seconds`: the optimum, or where the limit stops the
+/// search, the best choice found with its gap. Errors: an empty front (the kernel cannot run), a
+/// budget below the sum of the kernels' smallest workspaces (names the minimum needed), no choice
+/// found within the limit (names the limit), or a solver failure.
+Expected<WdSolution> optimize_wd(const std::vector<WdKernel>& kernels, std::size_t total_workspace,
+                                 double time_limit_seconds = kDefaultWdTimeLimitSeconds);
 
 }  // namespace ucudnn::optimize

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "core/env_config.h"
 #include "core/logging.h"
 #include "core/statistics.h"
 #include "core/units.h"
@@ -171,8 +172,15 @@ Status WorkspaceDivision::divide_locked(cudnnHandle_t handle, Device& device) {
   Problem problem;
   UCUDNN_TRY(build_problem(handle, device, &problem));
   const std::size_t budget = budget_.load();
-  auto solved = optimize_wd(problem.kernels, budget);
-  if (!solved) return solved.error().prefixed("workspace division: ");
+  const auto& config = env_config();
+  const double time_limit = config ? config->wd_time_limit_seconds : kDefaultWdTimeLimitSeconds;
+  auto solved = optimize_wd(problem.kernels, budget, time_limit);
+  if (!solved) return solved.error();
+  if (!solved->optimal) {
+    warn_once("wd-time-limit", "workspace division: the time limit of " + std::to_string(time_limit) +
+                                   " s (UCUDNN_WD_TIME_LIMIT) stopped the search; the plan is the best found, within " +
+                                   std::to_string(solved->gap * 100.0) + "% of the optimum");
+  }
   std::vector<std::shared_ptr<const ExecutablePlan>> plans;
   UCUDNN_TRY(build_plans(device, problem, solved.value(), &plans));
   install(device, problem, solved.value(), std::move(plans));

@@ -9,10 +9,16 @@
 // `ucudnn run` exits with its program's status (128 + the signal where a signal ended it), or 127
 // where the program could not be started.
 // Every error is exactly one line on `err`, starting with "ucudnn: error: ".
+// Every integer option is declared by add_integer_option: strictly decimal, or a usage error.
 
 #include <ostream>
 #include <string>
 #include <vector>
+
+namespace CLI {
+class App;
+class Option;
+}  // namespace CLI
 
 namespace ucudnn::tools {
 
@@ -23,5 +29,18 @@ inline constexpr int kExitCannotRun = 127;  ///< `ucudnn run`: the program could
 
 /// Runs the command line `args` (without the program name); never throws.
 int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+/// Why `text` is not an integer written the one decimal way, or "" where it is: digits only,
+/// no leading zero but in "0" itself, no 0x/0b/0o prefix, no whitespace, nothing after the
+/// digits, a value that fits in an int; a leading '-' only where `negative_allowed` (never "-0",
+/// never '+'). CLI11 alone reads integers as strtol with base 0 does: "0132" is octal 90 and
+/// "0x5A" is 90, so a GPU identity could be filed under a number nobody wrote.
+std::string decimal_integer_error(const std::string& text, bool negative_allowed);
+
+/// Declares the integer option `name` of `command` into `value`, held to decimal_integer_error's
+/// rule: any other spelling is a usage error naming the option and the value. Every integer
+/// option of the `ucudnn` command is declared by it.
+CLI::Option* add_integer_option(CLI::App* command, const std::string& name, int& value, const std::string& description,
+                                bool negative_allowed = false);
 
 }  // namespace ucudnn::tools

@@ -75,12 +75,12 @@ std::pair<CLI::App*, CommandRunner> add_db_command(CLI::App& app) {
       ->required();
   import->add_option("--gpu-name", options->gpu_name, "GPU the table was measured on (cudaDeviceProp::name)")
       ->required();
-  import->add_option("--compute-capability", options->compute_capability, "Its compute capability, e.g. 90")
+  add_integer_option(import, "--compute-capability", options->compute_capability, "Its compute capability, e.g. 90")
       ->required();
-  import->add_option("--sm-count", options->sm_count, "Its number of SMs, e.g. 132")->required();
-  import->add_option("--cudnn-version", options->cudnn_version, "cudnnGetVersion() of the run, e.g. 91400")
+  add_integer_option(import, "--sm-count", options->sm_count, "Its number of SMs, e.g. 132")->required();
+  add_integer_option(import, "--cudnn-version", options->cudnn_version, "cudnnGetVersion() of the run, e.g. 91400")
       ->required();
-  import->add_option("--cuda-version", options->cuda_version, "cudaRuntimeGetVersion() of the run, e.g. 13000")
+  add_integer_option(import, "--cuda-version", options->cuda_version, "cudaRuntimeGetVersion() of the run, e.g. 13000")
       ->required();
   import->add_option("--measured-up-to", options->measured_up_to,
                      std::string("Workspace size up to which the table lists every algorithm, e.g. 4GiB (default: "
@@ -104,13 +104,13 @@ std::pair<CLI::App*, CommandRunner> add_db_command(CLI::App& app) {
       ->type_name("NET");
   options->gpu_name_given =
       exporter->add_option("--gpu-name", options->gpu_name, "Export the rows of this GPU (needed if there are several)");
-  options->compute_capability_given =
-      exporter->add_option("--compute-capability", options->compute_capability, "... of this compute capability");
-  options->sm_count_given = exporter->add_option("--sm-count", options->sm_count, "... of this number of SMs");
-  options->cudnn_version_given =
-      exporter->add_option("--cudnn-version", options->cudnn_version, "... measured with this cuDNN version");
-  options->cuda_version_given =
-      exporter->add_option("--cuda-version", options->cuda_version, "... measured with this CUDA runtime version");
+  options->compute_capability_given = add_integer_option(exporter, "--compute-capability",
+                                                         options->compute_capability, "... of this compute capability");
+  options->sm_count_given = add_integer_option(exporter, "--sm-count", options->sm_count, "... of this number of SMs");
+  options->cudnn_version_given = add_integer_option(exporter, "--cudnn-version", options->cudnn_version,
+                                                    "... measured with this cuDNN version");
+  options->cuda_version_given = add_integer_option(exporter, "--cuda-version", options->cuda_version,
+                                                   "... measured with this CUDA runtime version");
 
   CLI::App* stats = db->add_subcommand("stats", "Count rows, kernels, GPUs, cuDNN versions and engine rows");
   add_database_option(stats, *options);

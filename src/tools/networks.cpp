@@ -14,6 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/message_text.h"
+
 namespace ucudnn::tools {
 namespace {
 
@@ -173,6 +175,20 @@ std::optional<std::string> unknown_key(const Json& object, const char* const (&k
   return std::nullopt;
 }
 
+// A JSON value as an error message quotes it: scalars and lists of scalars as written, cut short
+// (core/message_text.h); deeper values by their size only. Never dump() a value of unknown depth:
+// its recursion overflows the stack on a file nested 100,000 deep.
+std::string quoted_json(const Json& value) {
+  const bool flat = value.is_primitive() ||
+                    (value.is_array() && std::all_of(value.begin(), value.end(),
+                                                     [](const Json& element) { return element.is_primitive(); }));
+  if (!flat) {
+    return (value.is_array() ? "a nested list (" : "an object (") + std::to_string(value.size()) +
+           (value.is_array() ? " elements)" : " keys)");
+  }
+  return excerpt(value.dump(-1, ' ', false, Json::error_handler_t::replace));
+}
+
 std::optional<int> as_int(const Json& value) {
   if (value.is_number_unsigned()) {
     const auto v = value.get<std::uint64_t>();
@@ -197,7 +213,7 @@ Expected<int> read_int(const Json& object, const char* key, int min_value, std::
   const auto value = as_int(*it);
   if (!value || *value < min_value) {
     return Error{std::string("\"") + key + "\" must be an integer of at least " + std::to_string(min_value) +
-                 ", not " + it->dump()};
+                 ", not " + quoted_json(*it)};
   }
   return *value;
 }
@@ -229,11 +245,11 @@ Expected<std::vector<int>> read_ints(const Json& object, const char* key, std::s
       size == 0 ? "a list of integers" : "a list of " + std::to_string(size) + " integers (one per spatial dimension)";
   const std::string what = scalar_ok ? expected + " or one integer" : expected;
   if (values.empty() || (size != 0 && values.size() != size)) {
-    return Error{quoted + " must be " + what + ", not " + it->dump()};
+    return Error{quoted + " must be " + what + ", not " + quoted_json(*it)};
   }
   for (int v : values) {
     if (v < min_value) {
-      return Error{quoted + " values must be at least " + std::to_string(min_value) + ", not " + it->dump()};
+      return Error{quoted + " values must be at least " + std::to_string(min_value) + ", not " + quoted_json(*it)};
     }
   }
   return values;
@@ -245,7 +261,7 @@ Expected<int> read_data_type(const Json& layer) {
   if (it->is_string()) {
     if (const auto type = data_type_of_name(it->get<std::string>())) return *type;
   }
-  return Error{"\"data_type\" must be \"float\", \"half\" or \"bfloat16\", not " + it->dump()};
+  return Error{"\"data_type\" must be \"float\", \"half\" or \"bfloat16\", not " + quoted_json(*it)};
 }
 
 Expected<Layout> read_layout(const Json& layer) {
@@ -253,7 +269,7 @@ Expected<Layout> read_layout(const Json& layer) {
   if (it == layer.end()) return Layout::kNchw;
   if (*it == "NCHW") return Layout::kNchw;
   if (*it == "NHWC") return Layout::kNhwc;
-  return Error{"\"layout\" must be \"NCHW\" or \"NHWC\", not " + it->dump()};
+  return Error{"\"layout\" must be \"NCHW\" or \"NHWC\", not " + quoted_json(*it)};
 }
 
 // Names are the first column of measurement files, which cannot hold commas, line breaks or
@@ -295,14 +311,14 @@ std::optional<std::string> size_problem(const ConvLayerSpec& spec) {
 
 // One entry of "layers"; errors without the file name.
 Expected<ConvLayerSpec> parse_layer(const Json& layer, int network_batch) {
-  if (!layer.is_object()) return Error{"must be an object, not " + layer.dump()};
-  if (const auto key = unknown_key(layer, kLayerKeys)) return Error{"unknown key \"" + *key + "\""};
+  if (!layer.is_object()) return Error{"must be an object, not " + quoted_json(layer)};
+  if (const auto key = unknown_key(layer, kLayerKeys)) return Error{"unknown key \"" + excerpt(*key) + "\""};
   ConvLayerSpec spec;
   spec.name = layer.at("name").get<std::string>();  // checked by the caller
 
   UCUDNN_TRY_ASSIGN(const std::vector<int> input, read_ints(layer, "input", 0, 1, false, std::nullopt));
   if (input.size() != 3 && input.size() != 4) {
-    return Error{"\"input\" must be [C, H, W] or [C, D, H, W], not " + layer.at("input").dump()};
+    return Error{"\"input\" must be [C, H, W] or [C, D, H, W], not " + quoted_json(layer.at("input"))};
   }
   const std::size_t rank = input.size() - 1;
   spec.channels = input.front();
@@ -346,7 +362,7 @@ Expected<ConvLayerSpec> parse_layer(const Json& layer, int network_batch) {
 
 Expected<Network> parse_network(const Json& root, const std::string& default_name) {
   if (!root.is_object()) return Error{"the top level must be an object"};
-  if (const auto key = unknown_key(root, kNetworkKeys)) return Error{"unknown key \"" + *key + "\""};
+  if (const auto key = unknown_key(root, kNetworkKeys)) return Error{"unknown key \"" + excerpt(*key) + "\""};
   Network network;
   network.name = default_name;
   if (const auto it = root.find("name"); it != root.end()) {
@@ -365,8 +381,8 @@ Expected<Network> parse_network(const Json& root, const std::string& default_nam
     const std::string number = "layer " + std::to_string(i + 1);
     const auto name = layer.is_object() ? layer.find("name") : layer.end();
     if (!layer.is_object() || name == layer.end()) return Error{number + ": missing \"name\""};
-    if (!name->is_string()) return Error{number + ": \"name\" must be a string, not " + name->dump()};
-    const std::string where = "layer '" + name->get<std::string>() + "': ";
+    if (!name->is_string()) return Error{number + ": \"name\" must be a string, not " + quoted_json(*name)};
+    const std::string where = "layer '" + excerpt(name->get<std::string>()) + "': ";
     if (const auto problem = name_problem(name->get<std::string>())) return Error{number + ": " + *problem};
     if (!seen.insert(name->get<std::string>()).second) {
       return Error{where + "the name is used twice"};
@@ -418,7 +434,8 @@ Expected<Network> parse_network_json(const std::string& text, const std::string&
   try {
     root = Json::parse(text);
   } catch (const Json::exception& e) {
-    return Error{source_name + ": invalid JSON: " + e.what()};
+    // nlohmann quotes the last token it read, which can be a whole megabyte-long string.
+    return Error{source_name + ": invalid JSON: " + excerpt(e.what(), 160)};
   }
   auto network = parse_network(root, default_name);
   if (!network) return network.error().prefixed(source_name + ": ");

@@ -8,6 +8,7 @@
 
 #include "core/batch_policy.h"
 #include "core/candidates.h"
+#include "core/env_config.h"
 #include "core/measurement_csv.h"
 #include "core/units.h"
 #include "tools/cli.h"
@@ -24,6 +25,7 @@ struct PlanOptions {
   std::string pareto;
   std::string policy = "powerOfTwo";
   std::string candidates = "both";
+  std::string time_limit;
   bool json = false;
   // Whether each mode's option was given at all: an empty value is given, and wrong.
   const CLI::Option* workspace_limit_option = nullptr;
@@ -92,7 +94,14 @@ int run_division(const PlanOptions& options, std::ostream& out, std::ostream& er
 
   const auto kernels = read_table(options.measurements, shared->candidates);
   if (!kernels) return report_error(err, kExitDataError, kernels.message());
-  const auto report = plan_workspace_division(*kernels, shared->policy, *budget);
+  double time_limit = kDefaultWdTimeLimitSeconds;
+  if (const auto& config = env_config(); config) time_limit = config->wd_time_limit_seconds;
+  if (!options.time_limit.empty()) {
+    const auto parsed = parse_time_limit_seconds(options.time_limit);
+    if (!parsed) return report_error(err, kExitUsageError, "--time-limit: " + parsed.message());
+    time_limit = *parsed;
+  }
+  const auto report = plan_workspace_division(*kernels, shared->policy, *budget, time_limit);
   if (!report) return report_error(err, kExitDataError, report.message());
   return print_report(*report, options.json, wd_plan_to_json, format_wd_table, out);
 }
@@ -160,6 +169,10 @@ std::pair<CLI::App*, CommandRunner> add_plan_command(CLI::App& app) {
                    "configurations) or both")
       ->type_name("SET")
       ->capture_default_str();
+  plan->add_option("--time-limit", options->time_limit,
+                   "WD: seconds the integer program may search (default UCUDNN_WD_TIME_LIMIT, else 10); then "
+                   "the best plan found, with its gap")
+      ->type_name("SECONDS");
   plan->add_flag("--json", options->json, "Print the plan as one JSON object");
   return {plan, [options](std::ostream& out, std::ostream& err) {
             return run_plan(*options, out, err);

@@ -165,6 +165,10 @@ std::string format_wd_table(const WdReport& report) {
   out << "workspace used " << format_byte_size(report.workspace_used) << " of "
       << format_byte_size(report.total_workspace) << "; " << report.variables
       << " variables, solved in " << fixed(report.solve_ms, 3) << " ms\n";
+  if (!report.optimal) {
+    out << "not proven optimal: the time limit stopped the search; the plan is the best found, within "
+        << fixed(report.gap * 100.0, 2) << "% of the optimum\n";
+  }
   return out.str();
 }
 
@@ -198,6 +202,8 @@ nlohmann::ordered_json wd_plan_to_json(const WdReport& report) {
   json["workspace_used_bytes"] = report.workspace_used;
   json["variables"] = report.variables;
   json["solve_ms"] = json_ms(report.solve_ms);
+  json["optimal"] = report.optimal;
+  json["gap"] = report.gap;
   return json;
 }
 

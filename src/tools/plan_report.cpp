@@ -112,7 +112,8 @@ Expected<ParetoReport> pareto_report(const std::vector<KernelMeasurements>& kern
 }
 
 Expected<WdReport> plan_workspace_division(const std::vector<KernelMeasurements>& kernels,
-                                           BatchSizePolicy policy, std::size_t total_workspace) {
+                                           BatchSizePolicy policy, std::size_t total_workspace,
+                                           double time_limit_seconds) {
   std::vector<WdKernel> program;
   for (const auto& kernel : kernels) {
     // A table records each kernel once; a network that repeats a shape would raise its count.
@@ -121,7 +122,7 @@ Expected<WdReport> plan_workspace_division(const std::vector<KernelMeasurements>
                                                         measured_allowed_sizes(kernel, policy),
                                                         kernel.rows)});
   }
-  UCUDNN_TRY_ASSIGN(const auto solution, optimize_wd(program, total_workspace));
+  UCUDNN_TRY_ASSIGN(const auto solution, optimize_wd(program, total_workspace, time_limit_seconds));
 
   WdReport report;
   report.policy = policy;
@@ -136,6 +137,8 @@ Expected<WdReport> plan_workspace_division(const std::vector<KernelMeasurements>
   report.workspace_used = solution.workspace_bytes;
   report.variables = solution.variables;
   report.solve_ms = solution.solve_ms;
+  report.optimal = solution.optimal;
+  report.gap = solution.gap;
   return report;
 }
 

@@ -55,6 +55,8 @@ struct WdReport {
   std::size_t workspace_used = 0;     ///< sum of their workspaces
   int variables = 0;                  ///< binary variables of the integer program
   double solve_ms = 0.0;              ///< wall time of building and solving it
+  bool optimal = true;                ///< false: the time limit stopped the search (see gap)
+  double gap = 0.0;                   ///< relative distance to the optimum's bound where not optimal
 };
 
 /// One kernel's desirable configurations (its Pareto front of time and workspace: the paper's
@@ -85,9 +87,11 @@ Expected<WrReport> plan_workspace_reuse(const std::vector<KernelMeasurements>& k
                                           BatchSizePolicy policy, std::size_t workspace_limit);
 
 /// Divides `total_workspace` among all kernels (each run once per iteration) with optimize_wd
-/// over their desirable configurations. Errors: a kernel with no configuration, a budget below
-/// what the kernels need at least, or a solver failure.
+/// over their desirable configurations, searching at most `time_limit_seconds`. Errors: a kernel
+/// with no configuration, a budget below what the kernels need at least, no choice within the
+/// time limit, or a solver failure.
 Expected<WdReport> plan_workspace_division(const std::vector<KernelMeasurements>& kernels,
-                                           BatchSizePolicy policy, std::size_t total_workspace);
+                                           BatchSizePolicy policy, std::size_t total_workspace,
+                                           double time_limit_seconds = kDefaultWdTimeLimitSeconds);
 
 }  // namespace ucudnn::tools

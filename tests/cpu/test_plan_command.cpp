@@ -365,7 +365,7 @@ TEST_F(PlanCommand, WdJsonHasTheDocumentedKeysAndAgreesWithTheTable) {
   EXPECT_EQ(keys(json),
             (std::vector<std::string>{"mode", "policy", "total_workspace_bytes", "kernels",
                                       "total_time_ms", "workspace_used_bytes", "variables",
-                                      "solve_ms"}));
+                                      "solve_ms", "optimal", "gap"}));
   EXPECT_EQ(json["mode"], "wd");
   EXPECT_EQ(json["policy"], "powerOfTwo");
   const std::size_t budget = std::size_t{120} << 20;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -297,6 +298,52 @@ TEST(WdOptimizer, ResNet50SizedProgramSolvesQuickly) {
               solution->solve_ms);
   EXPECT_GT(solution->variables, 450);
   EXPECT_LT(solution->solve_ms, 1000.0);  // a sanity bound, not a timing target
+}
+
+}  // namespace
+}  // namespace ucudnn
+
+namespace ucudnn {
+namespace {
+
+// Issue 29 item 4: 40 kernels of two configurations with workspaces of about a terabyte each, and
+// an odd budget: a knapsack whose branch and bound ran past 300 s. Within a time limit the
+// solver answers with the best choice it found and its gap, or says which limit stopped it.
+std::vector<WdKernel> terabyte_knapsack(std::mt19937& rng, std::size_t* budget) {
+  // Each kernel saves the same time with its fast configuration, whose extra workspace is 1 to 2
+  // TiB: which kernels fit is a subset sum, which branch and bound cannot prune.
+  std::uniform_int_distribution<std::uint64_t> extra(std::uint64_t{1} << 40, std::uint64_t{1} << 41);
+  std::vector<WdKernel> kernels;
+  std::size_t smallest = 0, extras = 0;
+  for (int k = 0; k < 40; ++k) {
+    const std::size_t small = (std::size_t{1} << 30) + static_cast<std::size_t>(k), more = extra(rng);
+    kernels.push_back({"kernel " + std::to_string(k), 1, {point(100.0, small + more), point(1100.0, small)}});
+    smallest += small;
+    extras += more;
+  }
+  *budget = (smallest + extras / 2) | 1;
+  return kernels;
+}
+
+TEST(WdOptimizer, AHostileProgramStopsAtTheTimeLimitWithItsBestChoiceAndGap) {
+  std::mt19937 rng(29);
+  std::size_t budget = 0;
+  const std::vector<WdKernel> kernels = terabyte_knapsack(rng, &budget);
+  const auto started = std::chrono::steady_clock::now();
+  const auto solution = optimize_wd(kernels, budget, 0.5);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  EXPECT_LT(seconds, 30.0) << "a hang: the limit was 0.5 s";
+  if (solution.ok()) {
+    expect_consistent(*solution, kernels, budget);
+    if (!solution->optimal) {
+      EXPECT_GE(solution->gap, 0.0);
+      EXPECT_LT(solution->gap, 1.0);
+    }
+    std::printf("terabyte knapsack: %s, gap %.4f, %.3f s\n", solution->optimal ? "optimal" : "stopped at the limit",
+                solution->gap, seconds);
+  } else {
+    EXPECT_NE(solution.message().find("time limit"), std::string::npos) << solution.message();
+  }
 }
 
 }  // namespace

@@ -1,0 +1,130 @@
+// Hostile input, issue 29 items 1 and 7: a network file nested 100,000 deep, and fields megabytes
+// long, give one short error line, never a crash and never the whole field echoed.
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "cli_test_support.h"
+#include "core/measurement_csv.h"
+#include "core/message_text.h"
+#include "folder_namespaces.h"
+#include "tools/networks.h"
+
+namespace ucudnn {
+namespace {
+
+using testing::run_binary;
+using testing::TempDir;
+
+constexpr std::size_t kShortLine = 300;  // what a one-line error may take, whatever the input
+
+std::string nested_list(int depth) { return std::string(depth, '[') + "1" + std::string(depth, ']'); }
+
+std::string network_with_batch(const std::string& batch) {
+  return R"({"name": "n", "batch": )" + batch +
+         R"(, "layers": [{"name": "c1", "input": [3, 8, 8], "filters": 4, "kernel": [3, 3]}]})";
+}
+
+TEST(HostileFields, ExcerptCutsLongTextAtACharacterBoundaryAndSaysHowLong) {
+  EXPECT_EQ(excerpt("conv1"), "conv1");
+  EXPECT_EQ(excerpt(std::string(64, 'a')), std::string(64, 'a'));
+  const std::string cut = excerpt(std::string(10'000'000, 'a'));
+  EXPECT_LT(cut.size(), 100u);
+  EXPECT_NE(cut.find("(10000000 bytes)"), std::string::npos) << cut;
+  // "é" is two bytes: a cut at byte 4 of "aaaé..." keeps the character whole or drops it.
+  const std::string accents = "aaa" + std::string(100, 'x');
+  std::string with_accent = "aaa\xC3\xA9" + std::string(100, 'x');
+  const std::string short_cut = excerpt(with_accent, 4);
+  EXPECT_EQ(short_cut.rfind("aaa...", 0), 0u) << short_cut;
+  EXPECT_EQ(excerpt(accents, 4).rfind("aaax...", 0), 0u);
+}
+
+TEST(HostileFields, ADeeplyNestedNetworkValueIsAnErrorNotACrash) {
+  for (int depth : {1, 100, 100'000}) {
+    SCOPED_TRACE("depth " + std::to_string(depth));
+    const auto result = tools::parse_network_json(network_with_batch(nested_list(depth)), "deep.json", "deep");
+    ASSERT_FALSE(result.ok());
+    EXPECT_NE(result.message().find("\"batch\" must be an integer"), std::string::npos) << result.message();
+    EXPECT_LT(result.message().size(), kShortLine) << result.message().substr(0, 400);
+  }
+  // Deep in a layer's field, and as a layer itself.
+  const std::string deep = nested_list(100'000);
+  const auto in_layer = tools::parse_network_json(
+      R"({"name": "n", "batch": 2, "layers": [{"name": "c1", "input": )" + deep + "}]}", "deep.json", "deep");
+  ASSERT_FALSE(in_layer.ok());
+  EXPECT_LT(in_layer.message().size(), kShortLine);
+  const auto as_layer =
+      tools::parse_network_json(R"({"name": "n", "batch": 2, "layers": [)" + deep + "]}", "deep.json", "deep");
+  ASSERT_FALSE(as_layer.ok());
+  EXPECT_LT(as_layer.message().size(), kShortLine);
+}
+
+TEST(HostileFields, TheCommandsThatReadNetworkFilesRefuseADeepOneInOneLine) {
+  TempDir dir;
+  const auto file = dir.path() / "deep.json";
+  std::ofstream(file) << network_with_batch(nested_list(100'000));
+  std::ofstream(dir.path() / "rows.csv") << "layer,op,microbatch,algo,math_type,time_ms,workspace_bytes\n"
+                                              "c1,fwd,2,0,0,1.0,0\n";
+  const std::string network = " --network '" + file.string() + "'";
+  const std::string database = " --database '" + (dir.path() / "new.db").string() + "'";
+  // Each command in a process of its own, as a user runs it: a crash is a signal, not a status.
+  for (const std::string& command :
+       {"bench" + network + database,
+        "db import --measurements '" + (dir.path() / "rows.csv").string() + "'" + network + database +
+            " --gpu-name X --compute-capability 90 --sm-count 132 --cudnn-version 91400 --cuda-version 13000"}) {
+    SCOPED_TRACE(command);
+    const auto result = run_binary(dir, command);
+    EXPECT_GE(result.status, 1) << result.err;
+    EXPECT_LE(result.status, 2) << "a crash or a hang: " << result.err;
+    EXPECT_LT(result.err.size(), kShortLine) << result.err.substr(0, 400);
+    EXPECT_NE(result.err.find("\"batch\" must be an integer"), std::string::npos) << result.err.substr(0, 400);
+  }
+}
+
+TEST(HostileFields, AMegabyteLongFieldIsQuotedShort) {
+  const std::string huge(1 << 20, 'q');
+  {
+    std::istringstream csv("layer,op,microbatch,algo,math_type,time_ms,workspace_bytes\nconv1," + huge +
+                           ",8,0,0,1.0,0\n");
+    const auto parsed = parse_measurements_csv(csv, "t.csv");
+    ASSERT_FALSE(parsed.ok());
+    EXPECT_NE(parsed.message().find("unknown op"), std::string::npos);
+    EXPECT_LT(parsed.message().size(), kShortLine) << parsed.message().substr(0, 400);
+  }
+  {
+    std::istringstream csv("layer,op,microbatch,algo,math_type,time_ms,workspace_bytes\nconv1,fwd,8,0,0," + huge +
+                           ",0\n");
+    const auto parsed = parse_measurements_csv(csv, "t.csv");
+    ASSERT_FALSE(parsed.ok());
+    EXPECT_LT(parsed.message().size(), kShortLine) << parsed.message().substr(0, 400);
+  }
+  {
+    // A layer name of a megabyte whose layer is wrong: the error names the layer, briefly.
+    const auto network = tools::parse_network_json(
+        R"({"name": "n", "batch": 2, "layers": [{"name": ")" + huge + R"(", "input": [3, 8, 8], "filters": 0,
+             "kernel": [3, 3]}]})",
+        "long.json", "long");
+    ASSERT_FALSE(network.ok());
+    EXPECT_LT(network.message().size(), kShortLine) << network.message().substr(0, 400);
+  }
+  {
+    const auto network = tools::parse_network_json(network_with_batch("\"" + huge + "\""), "long.json", "long");
+    ASSERT_FALSE(network.ok());
+    EXPECT_LT(network.message().size(), kShortLine) << network.message().substr(0, 400);
+  }
+}
+
+// nlohmann's own messages quote the last token read: an unterminated megabyte-long string.
+TEST(HostileFields, InvalidJsonIsReportedWithoutItsWholeLastToken) {
+  const auto network =
+      tools::parse_network_json(R"({"name": ")" + std::string(1 << 20, 'n'), "broken.json", "broken");
+  ASSERT_FALSE(network.ok());
+  EXPECT_NE(network.message().find("invalid JSON"), std::string::npos);
+  EXPECT_LT(network.message().size(), kShortLine) << network.message().substr(0, 400);
+}
+
+}  // namespace
+}  // namespace ucudnn

@@ -1,0 +1,317 @@
+// Issue 29, items 2 and 10: numbers and settings read as the user wrote them, or refused.
+// Item 2: every integer option of the `ucudnn` command is strictly decimal (CLI11 alone read
+// "0132" as octal 90 and "0x5A" as 90, and `db import` filed rows under a GPU that does not exist).
+// Item 10: the UCUDNN_* variables follow one rule each for an empty value (unset), for surrounding
+// whitespace (trimmed) and for device lists (no empty entries, no leading zeros); sizes keep
+// refusing KB/MB/GB/TB and name the accepted units. Each test failed before its fix, but those
+// marked "regression guard" (and the helper's own test, StrictDecimal, new with it).
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <iterator>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli_test_support.h"
+#include "core/env_config.h"
+#include "core/units.h"
+#include "test_helpers.h"
+#include "tools/cli.h"
+#include "folder_namespaces.h"
+
+namespace ucudnn {
+namespace {
+
+using testing::CliResult;
+using testing::expect_error;
+using testing::run;
+
+// ---- item 2: integer options are strictly decimal ----------------------------------------------
+
+// Spellings that strtol (base 0) or a lenient reader would take for another number, or for one.
+const char* const kNotDecimal[] = {"0132", "013000", "00", "0x5A", "0X5a", "0b1011010", "0o132", " 90", "90 ",
+                                   "\t90", "+90", "9O", "90abc", "90.0", "1e2", "", "0x"};
+
+const char* const kIdentityNumbers[] = {"--compute-capability", "--sm-count", "--cudnn-version", "--cuda-version"};
+
+class StrictIntegerOptions : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    for (const char* name : {"UCUDNN_DATABASE", "UCUDNN_DATABASE_JOURNAL"}) {
+      if (const char* value = std::getenv(name)) saved_[name] = value;
+      unsetenv(name);
+    }
+  }
+  void TearDown() override {
+    for (const auto& [name, value] : saved_) setenv(name.c_str(), value.c_str(), 1);
+  }
+
+  // db import with every identity number right but `option`, which is given as `value`.
+  std::vector<std::string> import_args(const std::string& option, const std::string& value) const {
+    std::vector<std::string> args = {"db", "import", "--measurements", alexnet_, "--database", db_,
+                                     "--network", "alexnet", "--gpu-name", "NVIDIA H100 80GB HBM3"};
+    const std::map<std::string, std::string> numbers = {{"--compute-capability", "90"},
+                                                        {"--sm-count", "132"},
+                                                        {"--cudnn-version", "91400"},
+                                                        {"--cuda-version", "13000"}};
+    for (const auto& [name, number] : numbers) args.push_back(name + "=" + (name == option ? value : number));
+    return args;
+  }
+
+  testing::TempDir dir_;
+  const std::string db_ = (dir_.path() / "bench.db").string();
+  const std::string alexnet_ = testing::alexnet_csv_path();
+  std::map<std::string, std::string> saved_;
+};
+
+TEST_F(StrictIntegerOptions, DbImportRefusesEveryNonDecimalSpellingNamingOptionAndValue) {
+  for (const char* option : kIdentityNumbers) {
+    for (const char* value : kNotDecimal) {
+      SCOPED_TRACE(std::string(option) + "='" + value + "'");
+      expect_error(import_args(option, value), kExitUsageError, option);
+      const CliResult result = run(import_args(option, value));
+      // "--sm-count=" is a missing value to CLI11, which names the option only.
+      if (*value != '\0') {
+        EXPECT_NE(result.err.find("'" + std::string(value) + "'"), std::string::npos) << result.err;
+      }
+      EXPECT_FALSE(testing::exists(db_)) << "nothing is filed under a refused identity";
+    }
+  }
+}
+
+TEST_F(StrictIntegerOptions, DbImportRefusesOctalAndHexThatLookLikeRealGpus) {
+  // The issue's three: each was stored as another number, and the import exited 0.
+  expect_error(import_args("--sm-count", "0132"), kExitUsageError, "--sm-count");
+  expect_error(import_args("--cuda-version", "013000"), kExitUsageError, "--cuda-version");
+  expect_error(import_args("--compute-capability", "0x5A"), kExitUsageError, "--compute-capability");
+  EXPECT_FALSE(testing::exists(db_));
+}
+
+TEST_F(StrictIntegerOptions, DbImportRefusesNegativesAndNumbersOutOfRange) {
+  expect_error(import_args("--sm-count", "-132"), kExitUsageError, "--sm-count");
+  expect_error(import_args("--sm-count", "-0"), kExitUsageError, "--sm-count");
+  expect_error(import_args("--cudnn-version", "99999999999"), kExitUsageError, "--cudnn-version");
+  expect_error(import_args("--cudnn-version", "99999999999"), kExitUsageError, "out of range");
+  EXPECT_FALSE(testing::exists(db_));
+}
+
+TEST_F(StrictIntegerOptions, DbImportStillTakesPlainDecimals) {  // regression guard
+  const CliResult result = run(import_args("--sm-count", "132"));
+  ASSERT_EQ(result.status, kExitOk) << result.err;
+  const CliResult exported = run({"db", "export", "--database", db_, "--sm-count", "132", "--cuda-version=13000"});
+  ASSERT_EQ(exported.status, kExitOk) << exported.err;
+  EXPECT_NE(exported.out.find("layer,op,microbatch"), std::string::npos);
+}
+
+TEST_F(StrictIntegerOptions, DbExportRefusesEveryNonDecimalSpellingNamingOptionAndValue) {
+  for (const char* option : kIdentityNumbers) {
+    for (const char* value : kNotDecimal) {
+      SCOPED_TRACE(std::string(option) + "='" + value + "'");
+      const std::vector<std::string> args = {"db", "export", "--database", db_, std::string(option) + "=" + value};
+      expect_error(args, kExitUsageError, option);
+      if (*value != '\0') {
+        EXPECT_NE(run(args).err.find("'" + std::string(value) + "'"), std::string::npos);
+      }
+    }
+    // The value as a word of its own, "-" first or empty, is the option's value too.
+    for (const char* value : {"", "-5", "0x5A"}) {
+      expect_error({"db", "export", "--database", db_, option, value}, kExitUsageError,
+                   std::string(option) + ": '" + value + "'");
+    }
+  }
+}
+
+TEST(StrictDecimal, SaysWhatIsWrongAndAcceptsOnlyPlainDecimals) {
+  EXPECT_EQ(tools::decimal_integer_error("0", false), "");
+  EXPECT_EQ(tools::decimal_integer_error("90", false), "");
+  EXPECT_EQ(tools::decimal_integer_error("2147483647", false), "");
+  EXPECT_EQ(tools::decimal_integer_error("-5", true), "");
+  EXPECT_EQ(tools::decimal_integer_error("-2147483648", true), "");
+  for (const char* value : kNotDecimal) {
+    EXPECT_NE(tools::decimal_integer_error(value, false), "") << "'" << value << "'";
+    EXPECT_NE(tools::decimal_integer_error(value, true), "") << "'" << value << "'";
+  }
+  for (const char* value : {"-5", "-0", "-05", "--5", "-", "2147483648", "-2147483649"}) {
+    EXPECT_NE(tools::decimal_integer_error(value, false), "") << "'" << value << "'";
+  }
+  for (const char* value : {"-0", "-05", "--5", "-", "+5", "-2147483649"}) {
+    EXPECT_NE(tools::decimal_integer_error(value, true), "") << "'" << value << "'";
+  }
+  EXPECT_NE(tools::decimal_integer_error("0x5A", false).find("decimal"), std::string::npos);
+  EXPECT_NE(tools::decimal_integer_error("0132", false).find("leading zero"), std::string::npos);
+}
+
+// ---- item 10: the UCUDNN_* variables -------------------------------------------------------------
+
+// Every variable of EnvValues, with its name.
+struct Variable {
+  const char* EnvValues::*field;
+  const char* name;
+};
+const Variable kVariables[] = {
+    {&EnvValues::policy, "UCUDNN_BATCH_SIZE_POLICY"},
+    {&EnvValues::default_workspace_limit, "UCUDNN_DEFAULT_WORKSPACE_LIMIT"},
+    {&EnvValues::forced_workspace_limit, "UCUDNN_FORCE_WORKSPACE_LIMIT"},
+    {&EnvValues::deprecated_workspace_limit, "UCUDNN_WORKSPACE_LIMIT"},
+    {&EnvValues::total_workspace, "UCUDNN_TOTAL_WORKSPACE_SIZE"},
+    {&EnvValues::candidates, "UCUDNN_CANDIDATES"},
+    {&EnvValues::database, "UCUDNN_DATABASE"},
+    {&EnvValues::search, "UCUDNN_SEARCH"},
+    {&EnvValues::database_journal, "UCUDNN_DATABASE_JOURNAL"},
+    {&EnvValues::system_databases, "UCUDNN_SYSTEM_DATABASES"},
+    {&EnvValues::benchmark_devices, "UCUDNN_BENCHMARK_DEVICES"},
+    {&EnvValues::statistics, "UCUDNN_STATS"},
+    {&EnvValues::graph_replay, "UCUDNN_GRAPH_REPLAY"},
+    {&EnvValues::log_level, "UCUDNN_LOG_LEVEL"},
+    {&EnvValues::log_file, "UCUDNN_LOG_FILE"},
+    {&EnvValues::preload_library, "UCUDNN_PRELOAD_LIBRARY"},
+};
+
+// Everything a configuration holds, as one comparable line.
+std::string describe(const EnvConfig& config) {
+  std::ostringstream text;
+  text << static_cast<int>(config.policy) << '|' << config.default_workspace_limit << '|'
+       << (config.forced_workspace_limit ? std::to_string(*config.forced_workspace_limit) : "none") << '|'
+       << config.total_workspace << '|' << static_cast<int>(config.candidates) << '|' << config.database << '|'
+       << static_cast<int>(config.search) << '|' << static_cast<int>(config.database_journal) << '|';
+  for (const auto& path : config.system_databases) text << path << ':';
+  text << '|' << config.benchmark_devices << '|' << config.print_statistics << '|' << config.graph_replay << '|'
+       << static_cast<int>(config.log_level) << '|' << config.log_file << '|' << config.preload_library << '|'
+       << config.deprecations.size();
+  return text.str();
+}
+
+std::string parsed_config(const EnvValues& values) {
+  const auto config = parse_env_config(values);
+  EXPECT_TRUE(config.ok()) << config.message();
+  return config.ok() ? describe(*config) : "refused: " + config.message();
+}
+
+TEST(StrictEnvironment, BenchmarkDevicesRefuseEmptyEntriesAndLeadingZeros) {
+  for (const char* text : {"0,", "01", "00", "1,01", ",0", "0,,1", ",", "0,1,"}) {
+    SCOPED_TRACE(std::string("UCUDNN_BENCHMARK_DEVICES='") + text + "'");
+    EXPECT_FALSE(parse_device_list(text).ok());
+    EnvValues values;
+    values.benchmark_devices = text;
+    const auto config = parse_env_config(values);
+    ASSERT_FALSE(config.ok());
+    EXPECT_EQ(config.message().rfind("UCUDNN_BENCHMARK_DEVICES", 0), 0u) << config.message();
+  }
+  const auto empty_entry = parse_device_list("0,");
+  ASSERT_FALSE(empty_entry.ok());
+  EXPECT_NE(empty_entry.message().find("empty"), std::string::npos) << empty_entry.message();
+  const auto leading_zero = parse_device_list("01");
+  ASSERT_FALSE(leading_zero.ok());
+  EXPECT_NE(leading_zero.message().find("'01'"), std::string::npos) << leading_zero.message();
+
+  for (const char* text : {"0", "10", "0,2,3", "all"}) {  // still taken
+    EXPECT_TRUE(parse_device_list(text).ok()) << text;
+  }
+  EXPECT_EQ(parse_device_list("10,0")->devices, (std::vector<int>{10, 0}));
+}
+
+// The rule: an empty value is the variable unset, for every variable.
+TEST(StrictEnvironment, AnEmptyValueIsUnsetForEveryVariable) {  // regression guard
+  const std::string unset = parsed_config(EnvValues{});
+  for (const Variable& variable : kVariables) {
+    SCOPED_TRACE(variable.name);
+    EnvValues values;
+    values.*variable.field = "";
+    EXPECT_EQ(parsed_config(values), unset);
+  }
+}
+
+// The rule: surrounding whitespace is trimmed, for every variable; so a value of whitespace only is
+// empty, and unset.
+TEST(StrictEnvironment, AValueOfWhitespaceOnlyIsUnsetForEveryVariable) {
+  const std::string unset = parsed_config(EnvValues{});
+  for (const Variable& variable : kVariables) {
+    SCOPED_TRACE(variable.name);
+    for (const char* blank : {" ", "  \t ", "\n"}) {
+      EnvValues values;
+      values.*variable.field = blank;
+      EXPECT_EQ(parsed_config(values), unset);
+    }
+  }
+}
+
+TEST(StrictEnvironment, SurroundingWhitespaceIsTrimmedForEveryVariable) {
+  const struct {
+    const Variable& variable;
+    const char* plain;
+  } cases[] = {
+      {kVariables[0], "undivided"},   {kVariables[1], "8MiB"},        {kVariables[2], "16MiB"},
+      {kVariables[3], "16MiB"},       {kVariables[4], "120MiB"},      {kVariables[5], "legacy"},
+      {kVariables[6], "/tmp/a.db"},   {kVariables[7], "exhaustive"},  {kVariables[8], "wal"},
+      {kVariables[9], "/a.db:/b.db"}, {kVariables[10], "0,2"},        {kVariables[11], "1"},
+      {kVariables[12], "0"},          {kVariables[13], "debug"},      {kVariables[14], "/tmp/ucudnn.log"},
+      {kVariables[15], "/opt/libucudnn_preload.so"},
+  };
+  ASSERT_EQ(std::size(cases), std::size(kVariables));
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.variable.name);
+    EnvValues plain;
+    plain.*c.variable.field = c.plain;
+    const std::string expected = parsed_config(plain);
+    EXPECT_NE(expected, parsed_config(EnvValues{})) << "the plain value changes something";
+    for (const std::string& padded : {" " + std::string(c.plain), std::string(c.plain) + " ",
+                                      "\t" + std::string(c.plain) + "\n", "  " + std::string(c.plain) + "  "}) {
+      EnvValues values;
+      values.*c.variable.field = padded.c_str();
+      EXPECT_EQ(parsed_config(values), expected) << "'" << padded << "'";
+    }
+  }
+  // What the issue saw: sizes were trimmed, UCUDNN_STATS="1 " was refused.
+  EnvValues statistics;
+  statistics.statistics = "1 ";
+  const auto config = parse_env_config(statistics);
+  ASSERT_TRUE(config.ok()) << config.message();
+  EXPECT_TRUE(config->print_statistics);
+}
+
+TEST(StrictEnvironment, WhitespaceInsideAValueIsNotTrimmed) {
+  EnvValues values;
+  values.benchmark_devices = "0, 1";
+  EXPECT_FALSE(parse_env_config(values).ok());
+  values = EnvValues{};
+  values.statistics = "1 1";
+  EXPECT_FALSE(parse_env_config(values).ok());
+  values = EnvValues{};
+  values.database = " /tmp/my db.sqlite ";
+  const auto config = parse_env_config(values);
+  ASSERT_TRUE(config.ok()) << config.message();
+  EXPECT_EQ(config->database, "/tmp/my db.sqlite");
+}
+
+// 64MB is never 64,000,000 bytes: refused as ambiguous wherever sizes are read; 64m is 64 MiB.
+TEST(StrictSizes, DecimalUnitsAreRefusedAndSingleLettersAreBinary) {  // regression guard
+  EXPECT_EQ(*parse_byte_size("64m"), std::size_t{64} << 20);
+  EXPECT_EQ(*parse_byte_size("64M"), std::size_t{64} << 20);
+  EXPECT_EQ(*parse_byte_size("64k"), std::size_t{64} << 10);
+  for (const char* text : {"64MB", "64mb", "64Mb", "64KB", "64kb", "1GB", "1TB"}) {
+    const auto size = parse_byte_size(text);
+    ASSERT_FALSE(size.ok()) << text << " parsed as " << *size;
+    EXPECT_NE(size.message().find("is ambiguous"), std::string::npos) << size.message();
+    EnvValues values;
+    values.default_workspace_limit = text;
+    const auto config = parse_env_config(values);
+    ASSERT_FALSE(config.ok()) << text;
+    EXPECT_NE(config.message().find("is ambiguous"), std::string::npos) << config.message();
+  }
+}
+
+TEST(StrictSizes, AnUnknownUnitListsTheAcceptedUnits) {  // regression guard
+  for (const char* text : {"64XB", "64 parsecs", "64mi", "64Mbit"}) {
+    const auto size = parse_byte_size(text);
+    ASSERT_FALSE(size.ok()) << text;
+    for (const char* unit : {"B,", "KiB", "MiB", "GiB", "TiB", "K, M, G, T"}) {
+      EXPECT_NE(size.message().find(unit), std::string::npos) << size.message();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ucudnn

@@ -1,0 +1,100 @@
+// Issue 29 item 4: workspace division answers within a time limit, from the command line and the
+// environment alike: the best plan found and its gap, or an error naming the limit.
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <fstream>
+#include <random>
+#include <string>
+
+#include "cli_test_support.h"
+#include "core/env_config.h"
+#include "core/units.h"
+#include "folder_namespaces.h"
+
+namespace ucudnn {
+namespace {
+
+using testing::run;
+using testing::run_binary;
+using testing::TempDir;
+
+// 40 kernels whose fast configuration needs 1 to 2 TiB more workspace and saves the same time,
+// under an odd budget: which ones fit is a subset sum, which GLPK's branch and bound searched for
+// more than 300 s before the limit existed.
+std::string terabyte_table(std::uint64_t* budget) {
+  std::mt19937 rng(29);  // the instance of WdOptimizer.AHostileProgram...: hard for GLPK
+  std::uint64_t smallest = 0, extras = 0;
+  std::uniform_int_distribution<std::uint64_t> extra(std::uint64_t{1} << 40, std::uint64_t{1} << 41);
+  std::string csv = "layer,op,microbatch,algo,math_type,time_ms,workspace_bytes\n";
+  for (int k = 0; k < 40; ++k) {
+    const std::uint64_t small = (std::uint64_t{1} << 30) + static_cast<std::uint64_t>(k);
+    const std::uint64_t more = extra(rng);
+    const std::string layer = "k" + std::to_string(k);
+    csv += layer + ",fwd,8,1,0,100," + std::to_string(small + more) + "\n";
+    csv += layer + ",fwd,8,0,0,1100," + std::to_string(small) + "\n";
+    smallest += small;
+    extras += more;
+  }
+  *budget = (smallest + extras / 2) | 1;  // odd, half way: about half the kernels fit fast
+  return csv;
+}
+
+TEST(WdTimeLimit, SecondsAreParsedStrictly) {
+  EXPECT_DOUBLE_EQ(*parse_time_limit_seconds("10"), 10.0);
+  EXPECT_DOUBLE_EQ(*parse_time_limit_seconds("0.5"), 0.5);
+  EXPECT_DOUBLE_EQ(*parse_time_limit_seconds("2.5s"), 2.5);
+  for (const char* bad : {"", "s", "-1", "0", "1e3", "0x10", " 1", "10 s", "1.2.3", "100000", "ten", "."}) {
+    EXPECT_FALSE(parse_time_limit_seconds(bad).ok()) << "'" << bad << "'";
+  }
+  EXPECT_NE(parse_time_limit_seconds("ten").message().find("invalid time limit 'ten'"), std::string::npos);
+}
+
+TEST(WdTimeLimit, TheEnvironmentSetsItAndABadValueNamesTheVariable) {
+  EnvValues values;
+  values.wd_time_limit = "2.5";
+  EXPECT_DOUBLE_EQ(parse_env_config(values)->wd_time_limit_seconds, 2.5);
+  EXPECT_DOUBLE_EQ(parse_env_config(EnvValues{})->wd_time_limit_seconds, kDefaultWdTimeLimitSeconds);
+  values.wd_time_limit = "forever";
+  const auto bad = parse_env_config(values);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.message().rfind("UCUDNN_WD_TIME_LIMIT: ", 0), 0u) << bad.message();
+}
+
+TEST(WdTimeLimit, PlanAnswersAHostileTableWithinItsLimit) {
+  TempDir dir;
+  const auto table = dir.path() / "terabytes.csv";
+  std::uint64_t bytes = 0;
+  std::ofstream(table) << terabyte_table(&bytes);
+  const std::string budget = std::to_string(bytes);
+  const auto started = std::chrono::steady_clock::now();
+  const auto result = run({"plan", "--measurements", table.string(), "--total-workspace", budget, "--time-limit",
+                           "0.5"});
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  EXPECT_LT(seconds, 60.0) << "a hang: the limit was 0.5 s";
+  if (result.status == 0) {
+    EXPECT_NE(result.out.find("not proven optimal: the time limit stopped the search"), std::string::npos)
+        << result.out;
+  } else {
+    EXPECT_NE(result.err.find("time limit"), std::string::npos) << result.err;
+  }
+  // The same limit from the environment, in a process of its own.
+  const auto from_environment =
+      run_binary(dir, "plan --measurements '" + table.string() + "' --total-workspace " + budget + " --json",
+                 "UCUDNN_WD_TIME_LIMIT=0.5");
+  if (from_environment.status == 0) {
+    EXPECT_NE(from_environment.out.find("\"optimal\":false"), std::string::npos) << from_environment.out;
+  } else {
+    EXPECT_NE(from_environment.err.find("time limit"), std::string::npos) << from_environment.err;
+  }
+}
+
+TEST(WdTimeLimit, ABadLimitOptionIsAUsageErrorNamingIt) {
+  testing::expect_error({"plan", "--measurements", UCUDNN_TEST_DATA_DIR "/h100-alexnet-b256-fp32.csv",
+                         "--total-workspace", "120MiB", "--time-limit", "soon"},
+                        2, "--time-limit: invalid time limit 'soon'");
+}
+
+}  // namespace
+}  // namespace ucudnn
