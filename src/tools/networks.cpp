@@ -183,8 +183,9 @@ std::string quoted_json(const Json& value) {
                     (value.is_array() && std::all_of(value.begin(), value.end(),
                                                      [](const Json& element) { return element.is_primitive(); }));
   if (!flat) {
-    return (value.is_array() ? "a nested list (" : "an object (") + std::to_string(value.size()) +
-           (value.is_array() ? " elements)" : " keys)");
+    const std::size_t n = value.size();
+    return (value.is_array() ? "a nested list (" : "an object (") + std::to_string(n) +
+           (value.is_array() ? (n == 1 ? " element)" : " elements)") : (n == 1 ? " key)" : " keys)"));
   }
   return excerpt(value.dump(-1, ' ', false, Json::error_handler_t::replace));
 }
