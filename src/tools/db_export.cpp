@@ -71,7 +71,8 @@ Expected<std::vector<StoredRow>> rows_of_one_device(const DbOptions& options, st
 
 // A layer name the table format can hold: its reader splits at commas and trims blanks.
 bool table_safe(const std::string& name) {
-  return !name.empty() && name.find_first_of(",\r\n\"") == std::string::npos && name.front() != ' ' &&
+  // A quote is fine: the layer column is never quoted, and the reader takes it as it is.
+  return !name.empty() && name.find_first_of(",\r\n") == std::string::npos && name.front() != ' ' &&
          name.back() != ' ' && name.front() != '\t' && name.back() != '\t' && name != "layer";
 }
 
@@ -116,8 +117,7 @@ Expected<std::vector<TableRow>> named_rows(const DbOptions& options, const std::
   }
   for (const TableRow& row : table) {
     if (!table_safe(row.layer)) {
-      return Error{"layer name '" + row.layer + "' cannot be written in the table format (a comma, quote, line break "
-                   "or edge blank)"};
+      return Error{"layer name '" + row.layer + "' cannot be written in the table format (a comma, line break or edge blank)"};
     }
   }
   std::stable_sort(table.begin(), table.end(), [](const TableRow& a, const TableRow& b) {

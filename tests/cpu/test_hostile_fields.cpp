@@ -126,5 +126,30 @@ TEST(HostileFields, InvalidJsonIsReportedWithoutItsWholeLastToken) {
   EXPECT_LT(network.message().size(), kShortLine) << network.message().substr(0, 400);
 }
 
+// Item 9: what import accepts, export writes and the table reader reads back (a quote in a name).
+TEST(HostileFields, ALayerNameWithAQuoteRoundTripsThroughTheDatabase) {
+  TempDir dir;
+  const auto table = dir.path() / "quoted.csv";
+  std::ofstream(table) << "layer,op,microbatch,algo,math_type,time_ms,workspace_bytes\n"
+                          "conv\"1,fwd,8,0,0,1.5,0\nconv\"1,fwd,4,1,0,0.5,1048576\n";
+  std::ofstream(dir.path() / "q.json") << R"({"name": "q", "batch": 8, "layers": [{"name": "conv\"1",
+                                            "input": [3, 8, 8], "filters": 4, "kernel": [3, 3]}]})";
+  const std::string network = " --network '" + (dir.path() / "q.json").string() + "'";
+  const std::string database = " --database '" + (dir.path() / "q.db").string() + "'";
+  const auto imported = run_binary(dir, "db import --measurements '" + table.string() + "'" + network + database +
+                                            " --gpu-name X --compute-capability 90 --sm-count 132"
+                                            " --cudnn-version 91400 --cuda-version 13000");
+  ASSERT_EQ(imported.status, 0) << imported.err;
+  const auto exported = dir.path() / "exported.csv";
+  const auto exporting =
+      run_binary(dir, "db export" + network + database + " --measurements '" + exported.string() + "'");
+  ASSERT_EQ(exporting.status, 0) << exporting.err;
+  const std::string text = testing::read_text_file(exported);
+  EXPECT_NE(text.find("conv\"1,fwd,8,"), std::string::npos) << text;
+  const auto planned = run_binary(dir, "plan --measurements '" + exported.string() + "' --workspace-limit 64MiB");
+  EXPECT_EQ(planned.status, 0) << planned.err;
+  EXPECT_NE(planned.out.find("conv\"1"), std::string::npos) << planned.out;
+}
+
 }  // namespace
 }  // namespace ucudnn
