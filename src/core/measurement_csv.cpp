@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "core/candidates.h"
+#include "core/input_file.h"
 #include "core/message_text.h"
 #include "core/utf8.h"
 
@@ -220,6 +221,7 @@ Expected<std::vector<KernelMeasurements>> parse_measurements_csv(std::istream& i
 }
 
 Expected<std::vector<KernelMeasurements>> read_measurements_csv(const std::string& path) {
+  UCUDNN_TRY(check_input_file(path, "measurements file"));
   std::ifstream in(path);
   if (!in) {
     return Error{"cannot open measurements file '" + path + "': " + std::strerror(errno)};

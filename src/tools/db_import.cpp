@@ -66,10 +66,6 @@ Expected<DeviceIdentity> identity_of(const DbOptions& options) {
 
 // The table's rows as database rows: each layer name becomes its convolution in the network.
 Expected<std::vector<StoredRow>> rows_of_table(const DbOptions& options, const DeviceIdentity& identity) {
-  std::error_code ignored;
-  if (std::filesystem::is_directory(options.table, ignored)) {
-    return Error{"measurements file '" + options.table + "' is a directory"};
-  }
   UCUDNN_TRY_ASSIGN(const auto kernels, read_measurements_csv(options.table));
   UCUDNN_TRY_ASSIGN(const auto network, resolve_network(options.network));
 

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/input_file.h"
 #include "core/message_text.h"
 
 namespace ucudnn::tools {
@@ -444,8 +445,7 @@ Expected<Network> parse_network_json(const std::string& text, const std::string&
 }
 
 Expected<Network> load_network_file(const std::string& path) {
-  std::error_code ignored;
-  if (std::filesystem::is_directory(path, ignored)) return Error{"network file '" + path + "' is a directory"};
+  UCUDNN_TRY(check_input_file(path, "network file"));
   std::ifstream in(path);
   if (!in) return Error{"cannot open network file '" + path + "': " + std::strerror(errno)};
   std::ostringstream text;

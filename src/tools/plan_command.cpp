@@ -33,14 +33,9 @@ struct PlanOptions {
   const CLI::Option* pareto_option = nullptr;
 };
 
-// Reads the table and keeps the rows of the candidates asked for; a directory or an unreadable
-// file is a data error.
+// Reads the table and keeps the rows of the candidates asked for; anything but a readable regular
+// file is a data error (read_measurements_csv says which).
 Expected<std::vector<KernelMeasurements>> read_table(const std::string& path, CandidateSet candidates) {
-  // An ifstream opens a directory and only fails on reading; say what is wrong instead.
-  std::error_code ignored;
-  if (std::filesystem::is_directory(path, ignored)) {
-    return Error{"measurements file '" + path + "' is a directory"};
-  }
   UCUDNN_TRY_ASSIGN(auto kernels, read_measurements_csv(path));
   return rows_of_candidates(std::move(kernels), candidates);
 }

@@ -3,14 +3,18 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "cli_test_support.h"
 #include "core/measurement_csv.h"
 #include "core/message_text.h"
 #include "folder_namespaces.h"
+#include "tools/build_info.h"
 #include "tools/networks.h"
 
 namespace ucudnn {
@@ -70,11 +74,12 @@ TEST(HostileFields, TheCommandsThatReadNetworkFilesRefuseADeepOneInOneLine) {
                                               "c1,fwd,2,0,0,1.0,0\n";
   const std::string network = " --network '" + file.string() + "'";
   const std::string database = " --database '" + (dir.path() / "new.db").string() + "'";
+  std::vector<std::string> commands = {
+      "db import --measurements '" + (dir.path() / "rows.csv").string() + "'" + network + database +
+      " --gpu-name X --compute-capability 90 --sm-count 132 --cudnn-version 91400 --cuda-version 13000"};
+  if (tools::compiled_versions()) commands.push_back("bench" + network + database);  // a CUDA build has `bench`
   // Each command in a process of its own, as a user runs it: a crash is a signal, not a status.
-  for (const std::string& command :
-       {"bench" + network + database,
-        "db import --measurements '" + (dir.path() / "rows.csv").string() + "'" + network + database +
-            " --gpu-name X --compute-capability 90 --sm-count 132 --cudnn-version 91400 --cuda-version 13000"}) {
+  for (const std::string& command : commands) {
     SCOPED_TRACE(command);
     const auto result = run_binary(dir, command);
     EXPECT_GE(result.status, 1) << result.err;
@@ -149,6 +154,37 @@ TEST(HostileFields, ALayerNameWithAQuoteRoundTripsThroughTheDatabase) {
   const auto planned = run_binary(dir, "plan --measurements '" + exported.string() + "' --workspace-limit 64MiB");
   EXPECT_EQ(planned.status, 0) << planned.err;
   EXPECT_NE(planned.out.find("conv\"1"), std::string::npos) << planned.out;
+}
+
+// Items 6 and 12: a FIFO without a writer blocked open() forever, /dev/zero was read for gigabytes.
+// Only regular files are read as tables and network files.
+TEST(HostileFields, AFifoOrADeviceIsRefusedAsATableOrNetworkFile) {
+  TempDir dir;
+  const auto fifo = dir.path() / "table.fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  struct Case {
+    std::string arguments, expected;
+  };
+  std::vector<Case> cases = {
+      {"plan --measurements '" + fifo.string() + "' --workspace-limit 64MiB", "is a FIFO, not a regular file"},
+      {"plan --measurements /dev/zero --workspace-limit 64MiB", "'/dev/zero' is a character device"},
+      {"db import --measurements '" + fifo.string() + "' --network alexnet --database '" +
+           (dir.path() / "d.db").string() +
+           "' --gpu-name X --compute-capability 90 --sm-count 132 --cudnn-version 91400 --cuda-version 13000",
+       "is a FIFO, not a regular file"},
+  };
+  if (tools::compiled_versions()) {  // a CUDA build has `bench`
+    cases.push_back({"bench --network '" + fifo.string() + "' --database '" + (dir.path() / "d.db").string() + "'",
+                     "network file '" + fifo.string() + "' is a FIFO"});
+  }
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.arguments);
+    // Bounded: the old behaviour was to wait forever.
+    const auto result = run_binary(dir, c.arguments, "timeout 20");
+    EXPECT_EQ(result.status, 1) << result.err;
+    EXPECT_NE(result.err.find(c.expected), std::string::npos) << result.err;
+    EXPECT_LT(result.err.size(), kShortLine) << result.err;
+  }
 }
 
 }  // namespace
