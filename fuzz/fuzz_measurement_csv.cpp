@@ -19,9 +19,10 @@ using namespace ucudnn;
 using namespace ucudnn::tools;  // the commands and reports under test
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  if (size > 0 && data[0] == '~') {
+  static unsigned hostile_inputs = 0;
+  if (size > 0 && data[0] == '~' && hostile_inputs++ % 256 == 0) {
     // The rest of the input after a megabyte-long field of a row: refused in one short line (no
-    // field echoed whole). '~' keeps this to a share of the runs.
+    // field echoed whole). Costly under the sanitizers: one '~' input in 256.
     std::istringstream long_field("layer,op,microbatch,algo,math_type,time_ms,workspace_bytes\nc,fwd,2,0,0," +
                                   std::string(std::size_t{1} << 20, '9') +
                                   std::string(reinterpret_cast<const char*>(data) + 1, size - 1) + ",0\n");
