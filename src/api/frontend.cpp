@@ -45,14 +45,19 @@ Status read_stream(cudnnHandle_t handle, cudaStream_t* stream, bool* capturing) 
   return Status::success();
 }
 
-// A kernel as the planner sees it: its key and the handle's settings, read once.
+// The handle's settings as the planner reads them, once per call.
+void read_settings(const UcudnnContext* context, KernelRequest* request) {
+  request->handle = context->cudnn();
+  request->policy = context->policy.load();
+  request->candidates = context->candidates.load();
+  request->layer_id = context->layer_id.load();
+}
+
+// A kernel as the planner sees it: its key and the handle's settings.
 KernelRequest request_for_key(UcudnnContext* context, ConvKey key) {
   KernelRequest request;
   request.key = std::move(key);
-  request.handle = context->cudnn();
-  request.policy = context->policy.load();
-  request.candidates = context->candidates.load();
-  request.layer_id = context->layer_id.load();
+  read_settings(context, &request);
   return request;
 }
 
@@ -250,10 +255,8 @@ Status run_graph_convolution(UcudnnContext* context, cudnnHandle_t handle, const
   // allocates nothing here (this runs once per intercepted convolution).
   thread_local KernelRequest request;
   request.key = key;
+  read_settings(context, &request);
   request.handle = handle;
-  request.policy = context->policy.load();
-  request.candidates = context->candidates.load();
-  request.layer_id = context->layer_id.load();
   request.requested_limit = context->requested_limit_for(std::nullopt);
   request.available_limit = context->requested_limit_for(workspace_bytes);
   bool capturing = false;

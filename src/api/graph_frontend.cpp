@@ -133,11 +133,6 @@ std::shared_ptr<GraphFrontEnd::Plan> GraphFrontEnd::find(cudnnBackendDescriptor_
   return it == plans_.end() ? nullptr : it->second;
 }
 
-bool GraphFrontEnd::intercepts(cudnnBackendDescriptor_t plan) const {
-  const auto found = find(plan);
-  return found && found->state.load() != Plan::kCudnn;
-}
-
 int GraphFrontEnd::decide(Plan& plan) {
   int state = plan.state.load(std::memory_order_acquire);
   if (state != Plan::kUndecided) return state;

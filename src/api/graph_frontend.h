@@ -64,10 +64,6 @@ class GraphFrontEnd {
                                cudnnBackendDescriptor_t plan, cudnnBackendDescriptor_t variant_pack,
                                cudaGraph_t graph) noexcept;
 
-  /// Whether ucudnn runs `plan` (tests).
-  bool intercepts(cudnnBackendDescriptor_t plan) const;
-  const GraphRecords& records() const { return records_; }
-
  private:
   /// An execution plan ucudnn takes over.
   struct Plan {

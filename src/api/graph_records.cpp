@@ -3,6 +3,17 @@
 #include <mutex>
 
 namespace ucudnn::api {
+namespace {
+
+// A variant pack's contents, as the program set them.
+struct VariantPack {
+  std::vector<std::int64_t> uids;
+  std::vector<void*> pointers;
+  void* workspace = nullptr;
+  bool overrides = false;  ///< dynamic-shape overrides or intermediates: not a plain call
+};
+
+}  // namespace
 
 struct GraphRecords::Record {
   cudnnBackendDescriptorType_t type;
@@ -33,7 +44,7 @@ struct GraphRecords::Record {
   std::shared_ptr<const GraphConvolution> convolution;
 
   // Variant packs.
-  GraphVariantPack pack;
+  VariantPack pack;
 };
 
 namespace {
@@ -445,15 +456,6 @@ std::optional<GraphPlanFacts> GraphRecords::plan(cudnnBackendDescriptor_t descri
   facts.convolution = r->unsupported ? nullptr : r->convolution;
   facts.handle = r->handle ? r->handle : (facts.convolution ? facts.convolution->handle : nullptr);
   return facts;
-}
-
-bool GraphRecords::variant_pack(cudnnBackendDescriptor_t descriptor, GraphVariantPack* out) const {
-  std::shared_lock<std::shared_mutex> lock(mutex_);
-  const Record* r = find_locked(descriptor);
-  if (!r || r->type != CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR || !r->finalized) return false;
-  *out = r->pack;
-  if (r->unsupported) out->overrides = true;
-  return true;
 }
 
 bool GraphRecords::tracks(cudnnBackendDescriptor_t descriptor) const {

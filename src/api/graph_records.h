@@ -54,14 +54,6 @@ struct GraphPlanFacts {
   cudnnHandle_t handle = nullptr;  ///< the plan's handle, else the graph's, else null
 };
 
-/// A finalized variant pack's contents.
-struct GraphVariantPack {
-  std::vector<std::int64_t> uids;
-  std::vector<void*> pointers;
-  void* workspace = nullptr;
-  bool overrides = false;  ///< dynamic-shape overrides or intermediates: not a plain call
-};
-
 class GraphRecords {
  public:
   /// After the real cudnnBackendCreateDescriptor succeeded.
@@ -82,8 +74,6 @@ class GraphRecords {
 
   /// A finalized plan's facts; nullopt for a descriptor that is not a recorded, finalized plan.
   std::optional<GraphPlanFacts> plan(cudnnBackendDescriptor_t descriptor) const;
-  /// A finalized variant pack's contents; false when it is not one.
-  bool variant_pack(cudnnBackendDescriptor_t descriptor, GraphVariantPack* out) const;
   /// The pointers a finalized variant pack gives for `uids` (null where it gives none) and its
   /// workspace, without copying the pack; false when it is not one or is no plain call.
   bool pack_pointers(cudnnBackendDescriptor_t descriptor, const std::int64_t (&uids)[3], void* (&pointers)[3],

@@ -175,7 +175,7 @@ Status WorkspaceDivision::divide_locked(cudnnHandle_t handle, Device& device) {
   const auto& config = env_config();
   const double time_limit = config ? config->wd_time_limit_seconds : kDefaultWdTimeLimitSeconds;
   auto solved = optimize_wd(problem.kernels, budget, time_limit);
-  if (!solved) return solved.error();
+  if (!solved) return solved.error().prefixed("workspace division: ");
   if (!solved->optimal) {
     warn_once("wd-time-limit", "workspace division: the time limit of " + std::to_string(time_limit) +
                                    " s (UCUDNN_WD_TIME_LIMIT) stopped the search; the plan is the best found, within " +
