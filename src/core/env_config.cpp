@@ -27,13 +27,9 @@ Expected<LogLevel> parse_log_level(const std::string& text) {
 constexpr const char* kForcedLimit = "UCUDNN_FORCE_WORKSPACE_LIMIT";
 constexpr const char* kDeprecatedForcedLimit = "UCUDNN_WORKSPACE_LIMIT";
 
-// Every variable: where its value goes and its name, so that each one is read, trimmed and
-// emptied alike.
-struct Variable {
-  const char* EnvValues::*field;
-  const char* name;
-};
-constexpr Variable kVariables[] = {
+}  // namespace
+
+const EnvVariable kEnvVariables[] = {
     {&EnvValues::policy, "UCUDNN_BATCH_SIZE_POLICY"},
     {&EnvValues::default_workspace_limit, "UCUDNN_DEFAULT_WORKSPACE_LIMIT"},
     {&EnvValues::forced_workspace_limit, kForcedLimit},
@@ -52,21 +48,24 @@ constexpr Variable kVariables[] = {
     {&EnvValues::log_file, "UCUDNN_LOG_FILE"},
     {&EnvValues::preload_library, "UCUDNN_PRELOAD_LIBRARY"},
 };
-using TrimmedTexts = std::array<std::string, std::size(kVariables)>;
+
+namespace {
+
+using TrimmedTexts = std::array<std::string, std::size(kEnvVariables)>;
 
 // The values as the parsers below read them (env_config.h's rule): surrounding whitespace (the
 // size parser's set) trimmed, and a value left empty unset. `texts` holds the trimmed strings.
 EnvValues trimmed(const EnvValues& raw, TrimmedTexts* texts) {
   constexpr const char* kWhitespace = " \t\r\n";
   EnvValues values;
-  for (std::size_t i = 0; i < std::size(kVariables); ++i) {
-    const char* value = raw.*kVariables[i].field;
+  for (std::size_t i = 0; i < std::size(kEnvVariables); ++i) {
+    const char* value = raw.*kEnvVariables[i].field;
     if (value == nullptr) continue;
     const std::string text = value;
     const auto first = text.find_first_not_of(kWhitespace);
     if (first == std::string::npos) continue;  // empty, or whitespace only: unset
     (*texts)[i] = text.substr(first, text.find_last_not_of(kWhitespace) - first + 1);
-    values.*kVariables[i].field = (*texts)[i].c_str();
+    values.*kEnvVariables[i].field = (*texts)[i].c_str();
   }
   return values;
 }
@@ -209,7 +208,7 @@ Expected<EnvConfig> parse_env_config(const EnvValues& raw) {
 const Expected<EnvConfig>& env_config() {
   static const Expected<EnvConfig> config = [] {
     EnvValues values;
-    for (const Variable& variable : kVariables) values.*variable.field = std::getenv(variable.name);
+    for (const EnvVariable& variable : kEnvVariables) values.*variable.field = std::getenv(variable.name);
     return parse_env_config(values);
   }();
   return config;

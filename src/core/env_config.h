@@ -96,6 +96,14 @@ struct EnvValues {
   const char* preload_library = nullptr;
 };
 
+/// One UCUDNN_* variable: its name and where its value goes in EnvValues.
+struct EnvVariable {
+  const char* EnvValues::*field;
+  const char* name;
+};
+/// Every variable, in the table's order: what env_config() reads, trims and empties alike.
+extern const EnvVariable kEnvVariables[17];
+
 /// UCUDNN_BENCHMARK_DEVICES: "all", or distinct device numbers ("0,2,3"). Whether they exist is
 /// checked against the visible devices by runtime/device_info.h.
 struct DeviceList {

@@ -146,29 +146,9 @@ TEST(StrictDecimal, SaysWhatIsWrongAndAcceptsOnlyPlainDecimals) {
 
 // ---- item 10: the UCUDNN_* variables -------------------------------------------------------------
 
-// Every variable of EnvValues, with its name.
-struct Variable {
-  const char* EnvValues::*field;
-  const char* name;
-};
-const Variable kVariables[] = {
-    {&EnvValues::policy, "UCUDNN_BATCH_SIZE_POLICY"},
-    {&EnvValues::default_workspace_limit, "UCUDNN_DEFAULT_WORKSPACE_LIMIT"},
-    {&EnvValues::forced_workspace_limit, "UCUDNN_FORCE_WORKSPACE_LIMIT"},
-    {&EnvValues::deprecated_workspace_limit, "UCUDNN_WORKSPACE_LIMIT"},
-    {&EnvValues::total_workspace, "UCUDNN_TOTAL_WORKSPACE_SIZE"},
-    {&EnvValues::candidates, "UCUDNN_CANDIDATES"},
-    {&EnvValues::database, "UCUDNN_DATABASE"},
-    {&EnvValues::search, "UCUDNN_SEARCH"},
-    {&EnvValues::database_journal, "UCUDNN_DATABASE_JOURNAL"},
-    {&EnvValues::system_databases, "UCUDNN_SYSTEM_DATABASES"},
-    {&EnvValues::benchmark_devices, "UCUDNN_BENCHMARK_DEVICES"},
-    {&EnvValues::statistics, "UCUDNN_STATS"},
-    {&EnvValues::graph_replay, "UCUDNN_GRAPH_REPLAY"},
-    {&EnvValues::log_level, "UCUDNN_LOG_LEVEL"},
-    {&EnvValues::log_file, "UCUDNN_LOG_FILE"},
-    {&EnvValues::preload_library, "UCUDNN_PRELOAD_LIBRARY"},
-};
+// Every variable, from the one table env_config reads them by.
+const auto& kVariables = kEnvVariables;
+using Variable = EnvVariable;
 
 // Everything a configuration holds, as one comparable line.
 std::string describe(const EnvConfig& config) {
@@ -176,7 +156,8 @@ std::string describe(const EnvConfig& config) {
   text << static_cast<int>(config.policy) << '|' << config.default_workspace_limit << '|'
        << (config.forced_workspace_limit ? std::to_string(*config.forced_workspace_limit) : "none") << '|'
        << config.total_workspace << '|' << static_cast<int>(config.candidates) << '|' << config.database << '|'
-       << static_cast<int>(config.search) << '|' << static_cast<int>(config.database_journal) << '|';
+       << config.wd_time_limit_seconds << '|' << static_cast<int>(config.search) << '|'
+       << static_cast<int>(config.database_journal) << '|';
   for (const auto& path : config.system_databases) text << path << ':';
   text << '|' << config.benchmark_devices << '|' << config.print_statistics << '|' << config.graph_replay << '|'
        << static_cast<int>(config.log_level) << '|' << config.log_file << '|' << config.preload_library << '|'
@@ -239,18 +220,37 @@ TEST(StrictEnvironment, AValueOfWhitespaceOnlyIsUnsetForEveryVariable) {
 }
 
 TEST(StrictEnvironment, SurroundingWhitespaceIsTrimmedForEveryVariable) {
-  const struct {
+  // A plain value of each variable, by name: a variable added without one fails below.
+  const std::map<std::string, const char*> plain_values = {
+      {"UCUDNN_BATCH_SIZE_POLICY", "undivided"},
+      {"UCUDNN_DEFAULT_WORKSPACE_LIMIT", "8MiB"},
+      {"UCUDNN_FORCE_WORKSPACE_LIMIT", "16MiB"},
+      {"UCUDNN_WORKSPACE_LIMIT", "16MiB"},
+      {"UCUDNN_TOTAL_WORKSPACE_SIZE", "120MiB"},
+      {"UCUDNN_WD_TIME_LIMIT", "2.5"},
+      {"UCUDNN_CANDIDATES", "legacy"},
+      {"UCUDNN_DATABASE", "/tmp/a.db"},
+      {"UCUDNN_SEARCH", "exhaustive"},
+      {"UCUDNN_DATABASE_JOURNAL", "wal"},
+      {"UCUDNN_SYSTEM_DATABASES", "/a.db:/b.db"},
+      {"UCUDNN_BENCHMARK_DEVICES", "0,2"},
+      {"UCUDNN_STATS", "1"},
+      {"UCUDNN_GRAPH_REPLAY", "0"},
+      {"UCUDNN_LOG_LEVEL", "debug"},
+      {"UCUDNN_LOG_FILE", "/tmp/ucudnn.log"},
+      {"UCUDNN_PRELOAD_LIBRARY", "/opt/libucudnn_preload.so"},
+  };
+  struct Case {
     const Variable& variable;
     const char* plain;
-  } cases[] = {
-      {kVariables[0], "undivided"},   {kVariables[1], "8MiB"},        {kVariables[2], "16MiB"},
-      {kVariables[3], "16MiB"},       {kVariables[4], "120MiB"},      {kVariables[5], "legacy"},
-      {kVariables[6], "/tmp/a.db"},   {kVariables[7], "exhaustive"},  {kVariables[8], "wal"},
-      {kVariables[9], "/a.db:/b.db"}, {kVariables[10], "0,2"},        {kVariables[11], "1"},
-      {kVariables[12], "0"},          {kVariables[13], "debug"},      {kVariables[14], "/tmp/ucudnn.log"},
-      {kVariables[15], "/opt/libucudnn_preload.so"},
   };
-  ASSERT_EQ(std::size(cases), std::size(kVariables));
+  std::vector<Case> cases;
+  for (const Variable& variable : kVariables) {
+    const auto found = plain_values.find(variable.name);
+    ASSERT_NE(found, plain_values.end()) << variable.name << " has no plain value in this test";
+    cases.push_back({variable, found->second});
+  }
+  ASSERT_EQ(cases.size(), plain_values.size());
   for (const auto& c : cases) {
     SCOPED_TRACE(c.variable.name);
     EnvValues plain;
