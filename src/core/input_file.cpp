@@ -4,17 +4,22 @@
 
 namespace ucudnn {
 
+const char* irregular_file_kind(unsigned st_mode) {
+  if (S_ISREG(st_mode)) return nullptr;
+  return S_ISDIR(st_mode)    ? "a directory"
+         : S_ISFIFO(st_mode) ? "a FIFO"
+         : S_ISCHR(st_mode)  ? "a character device"
+         : S_ISBLK(st_mode)  ? "a block device"
+         : S_ISSOCK(st_mode) ? "a socket"
+                             : "not a file";
+}
+
 Status check_input_file(const std::string& path, const std::string& what) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return Status::success();
   const std::string named = what + " '" + path + "'";
   if (S_ISDIR(st.st_mode)) return Error{named + " is a directory"};
-  const char* kind = S_ISFIFO(st.st_mode)   ? "a FIFO"
-                     : S_ISCHR(st.st_mode)  ? "a character device"
-                     : S_ISBLK(st.st_mode)  ? "a block device"
-                     : S_ISSOCK(st.st_mode) ? "a socket"
-                                            : "not a file";
-  return Error{named + " is " + kind + ", not a regular file"};
+  return Error{named + " is " + irregular_file_kind(st.st_mode) + ", not a regular file"};
 }
 
 }  // namespace ucudnn

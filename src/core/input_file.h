@@ -14,4 +14,8 @@ namespace ucudnn {
 /// directory", "... is a FIFO, not a regular file".
 Status check_input_file(const std::string& path, const std::string& what);
 
+/// What a file of mode `st_mode` is where it is not a regular file ("a directory", "a FIFO", "a
+/// character device", ...); null for a regular file.
+const char* irregular_file_kind(unsigned st_mode);
+
 }  // namespace ucudnn

@@ -209,8 +209,9 @@ Status PlanBuilder::set_database(const std::string& path) {
   if (!opened) return opened.error();
   database_ = std::make_shared<const DatabaseLayers>(database_->with_user(std::move(opened.value())));
   if (database_->user()->read_only()) {
-    warn_once("read-only database " + path, "benchmark database '" + path +
-                                                "' is read-only: lookups use it, new results stay in memory");
+    warn_once("read-only database " + path, "benchmark database '" + path + "' is read-only (" +
+                                                database_->user()->read_only_reason() +
+                                                "): lookups use it, new results stay in memory");
   }
   return Status::success();
 }

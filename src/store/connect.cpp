@@ -73,6 +73,8 @@ Expected<SqliteConnection> connect_for_reading(const std::string& path, FileKind
   }
   UCUDNN_TRY_ASSIGN(SqliteConnection connection, connect(path, Access::kReadOnly, busy_timeout_ms));
   const int rc = first_read(connection.get());
+  // The connection's busy timeout has been waited out: a further read would wait all over again.
+  if (sqlite_busy(rc)) return still_locked_error(busy_timeout_ms);
   if (rc == SQLITE_READONLY_ROLLBACK) {
     if (!may_write) {
       return Error{"'" + path + "-journal' holds a write that was interrupted and must be rolled back first, "

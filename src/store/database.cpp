@@ -10,6 +10,7 @@
 
 #include "store/columns.h"
 #include "store/connect.h"
+#include "store/database_path.h"
 #include "store/file_probe.h"
 #include "store/file_state.h"
 #include "store/inspect.h"
@@ -18,6 +19,16 @@
 #include "store/schema.h"
 
 namespace ucudnn::store {
+
+namespace {
+
+// What is left of a wait that ends at `deadline`, in milliseconds (0 once it has passed).
+int remaining_ms(std::chrono::steady_clock::time_point deadline) {
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+  return static_cast<int>(std::max<std::chrono::milliseconds::rep>(0, left.count()));
+}
+
+}  // namespace
 
 std::string utc_timestamp() {
   const std::time_t now = std::time(nullptr);
@@ -28,31 +39,49 @@ std::string utc_timestamp() {
   return buf;
 }
 
-BenchmarkDatabase::~BenchmarkDatabase() = default;
+BenchmarkDatabase::~BenchmarkDatabase() {
+  db_.reset();
+  // A reader that used a writer's -wal and -shm and closes after it hands them back as the writer
+  // would have: a writable connection that closes last checkpoints the -wal (no row changes) and
+  // removes both; while another connection has the file open, it leaves them to that one.
+  if (hand_back_side_files_) {
+    const store::SideFiles side = store::side_files(file_);
+    if (side.wal || side.shm) {
+      auto writer = store::connect(file_, store::Access::kReadWrite, 0);
+      if (writer) (void)store::first_read(writer->get());
+    }
+  }
+}
 
 Expected<std::unique_ptr<BenchmarkDatabase>> BenchmarkDatabase::open(const std::string& path, const Options& options) {
   const std::string where = "benchmark database '" + path + "': ";
-  bool is_directory = false;
-  const bool exists = store::file_exists(path, &is_directory);
-  if (exists && is_directory) return Error{where + "is a directory"};
-  if (!exists && !options.create) return Error{where + "does not exist"};
-  const bool writable = store::may_write(path, exists, options.read_only);
+  // One wait for the whole open, however many of its steps meet another process's lock.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(options.busy_timeout_ms);
+  auto file = store::resolve_database_file(path);
+  if (!file) return file.error().prefixed(where);
+  if (!file->exists && (!options.create || options.read_only)) return Error{where + "does not exist"};
   // Whether this process could write the file at all (a hot journal needs it), asked or not.
-  const bool file_writable = store::may_write(path, exists, false);
-  if (exists) {
-    auto probed = store::probe_existing(path, file_writable, options.busy_timeout_ms);
-    if (!probed) return probed.error().prefixed(where);
+  const std::string refusal = store::why_not_writable(file->path, file->exists);
+  const bool writable = refusal.empty() && !options.read_only;
+  if (!file->exists) {
+    if (!writable) return Error{where + "does not exist, and cannot be created: " + refusal};
+    file = store::create_database_file(*file);
+    if (!file) return file.error().prefixed(where);
   }
-  if (!exists && !writable) return Error{where + "does not exist and its directory is not writable"};
+  auto probed = store::probe_existing(file->path, refusal.empty(), remaining_ms(deadline));
+  if (!probed) return probed.error().prefixed(where);
 
   std::unique_ptr<BenchmarkDatabase> database(new BenchmarkDatabase());
   database->path_ = path;
+  database->file_ = file->path;
   database->busy_timeout_ms_ = options.busy_timeout_ms;
   database->read_only_ = !writable;
+  database->read_only_reason_ = options.read_only ? "it was opened read-only" : refusal;
+  database->open_deadline_ = deadline;
   if (writable) {
-    auto usable = store::side_files_writable(path);
+    auto usable = store::side_files_writable(file->path);
     if (!usable) return usable.error().prefixed(where);
-    auto connection = store::connect(path, store::Access::kReadWrite, options.busy_timeout_ms);
+    auto connection = store::connect(file->path, store::Access::kReadWrite, remaining_ms(deadline));
     if (!connection) return connection.error().prefixed(where);
     database->db_ = std::move(connection).value();
     auto prepared = database->prepare_for_writing(options.journal);
@@ -62,13 +91,16 @@ Expected<std::unique_ptr<BenchmarkDatabase>> BenchmarkDatabase::open(const std::
     // as a snapshot in memory. (A connection with locks would create a -wal and a -shm, which a
     // read-only connection cannot remove when it closes; a -shm left with the file's read-only
     // permissions would also break writes once the file is writable again.)
-    auto kind = store::file_kind(path);
+    auto kind = store::file_kind(file->path);
     if (!kind) return kind.error().prefixed(where);
-    auto connection =
-        store::connect_for_reading(path, *kind, store::IdleWal::kCopyToMemory, file_writable, options.busy_timeout_ms);
+    auto connection = store::connect_for_reading(file->path, *kind, store::IdleWal::kCopyToMemory, refusal.empty(),
+                                                 remaining_ms(deadline));
     if (!connection) return connection.error().prefixed(where);
     database->db_ = std::move(connection).value();
+    database->hand_back_side_files_ = refusal.empty() && *kind == store::FileKind::kWal;
   }
+  database->open_deadline_.reset();
+  sqlite3_busy_timeout(database->db_.get(), options.busy_timeout_ms);
   return database;
 }
 
@@ -77,6 +109,7 @@ Status BenchmarkDatabase::prepare_for_writing(JournalMode requested) {
   // said so, but another process may have replaced the file since).
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    sqlite3_busy_timeout(db_.get(), remaining_ms(*open_deadline_));
     const int rc = store::first_read(db_.get());
     if (rc != SQLITE_OK && !sqlite_busy(rc)) return Error{"refused and left untouched: " + sqlite_error(db_.get(), rc)};
   }
@@ -87,7 +120,7 @@ Status BenchmarkDatabase::prepare_for_writing(JournalMode requested) {
   });
   if (!checked) return checked.error().prefixed("refused and left untouched: ");
   journal_ = requested == JournalMode::kAuto ? journal_mode_for(path_) : requested;
-  UCUDNN_TRY(store::apply_journal_mode(db_.get(), journal_, busy_timeout_ms_));
+  UCUDNN_TRY(store::apply_journal_mode(db_.get(), journal_, remaining_ms(*open_deadline_)));
   return initialise_schema();
 }
 
@@ -109,9 +142,11 @@ Status BenchmarkDatabase::transaction(bool write, const std::function<Status()>&
   std::lock_guard<std::mutex> lock(mutex_);
   sqlite3* db = db_.get();
   std::mt19937 rng(std::random_device{}());
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(busy_timeout_ms_);
+  const auto deadline =
+      open_deadline_ ? *open_deadline_ : std::chrono::steady_clock::now() + std::chrono::milliseconds(busy_timeout_ms_);
   int backoff_ms = 2;
   while (true) {
+    if (open_deadline_) sqlite3_busy_timeout(db, remaining_ms(deadline));
     auto begun = sqlite_exec(db, write ? "BEGIN IMMEDIATE" : "BEGIN");
     std::string failure;
     int code = SQLITE_OK;
@@ -133,9 +168,8 @@ Status BenchmarkDatabase::transaction(bool write, const std::function<Status()>&
     // Retry only lock contention, with exponential backoff and jitter; give up at the deadline.
     // A statement left running is a bug here, not contention: fail at once.
     if (sqlite3_next_stmt(db, nullptr) != nullptr) return Error{failure + " (a statement is still running)"};
-    if (!sqlite_busy(code) || std::chrono::steady_clock::now() >= deadline) {
-      return Error{failure};
-    }
+    if (!sqlite_busy(code)) return Error{failure};
+    if (std::chrono::steady_clock::now() >= deadline) return store::still_locked_error(busy_timeout_ms_);
     std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(1, backoff_ms)(rng)));
     backoff_ms = std::min(backoff_ms * 2, 200);
   }
@@ -160,7 +194,7 @@ Expected<std::optional<BenchmarkDatabase::Lookup>> BenchmarkDatabase::lookup(con
 
 Status BenchmarkDatabase::store(const DeviceIdentity& identity, const ConvKey& micro_key, CandidateKind kind,
                                 std::size_t measured_up_to, const std::vector<Measurement>& rows) {
-  if (read_only_) return Error{"benchmark database '" + path_ + "' is read-only"};
+  if (read_only_) return Error{"benchmark database '" + path_ + "' is read-only: " + read_only_reason_};
   auto checked = store::check_rows(rows, kind);
   if (!checked) return checked.error().prefixed("benchmark database '" + path_ + "': nothing stored: ");
   const store::KernelKey kernel{identity, micro_key.op, micro_key.layer_signature(), micro_key.batch()};
@@ -177,7 +211,7 @@ Status BenchmarkDatabase::store(const DeviceIdentity& identity, const ConvKey& m
 }
 
 Expected<long long> BenchmarkDatabase::store_rows(const std::vector<StoredRow>& rows, std::size_t measured_up_to) {
-  if (read_only_) return Error{"benchmark database '" + path_ + "' is read-only"};
+  if (read_only_) return Error{"benchmark database '" + path_ + "' is read-only: " + read_only_reason_};
   auto checked = store::check_rows(rows);
   if (!checked) return checked.error().prefixed("benchmark database '" + path_ + "': nothing stored: ");
   long long inserted = 0;
@@ -201,7 +235,7 @@ Expected<MergeCounts> BenchmarkDatabase::merge_from(BenchmarkDatabase& source) {
   if (&source == this || store::same_file(source.path_, path_)) {
     return Error{from + " is the target itself: nothing to merge"};
   }
-  if (read_only_) return Error{into + " is read-only"};
+  if (read_only_) return Error{into + " is read-only: " + read_only_reason_};
   // Rows and coverage in one read transaction: a bound read never covers rows that were not.
   std::vector<StoredRow> rows;
   std::vector<store::CoverageRow> coverage;

@@ -29,7 +29,10 @@
 // back, as SQLite does on any open, where this process may write the file, else the error names
 // the journal; a half-written file is never read as if it were whole. A journal mode asked for
 // is the journal mode used, or open() fails saying so. Paths may hold any character ('?', '#',
-// '%' included). Busy databases are waited for with a timeout and backoff. Thread-safe: one
+// '%' included), and a link to the file (SQLite's journal, -wal and -shm live beside the real
+// file); a link to nothing, a FIFO, a device or a socket is refused (store/database_path.h). A new
+// file's mode is 0666 less the umask. A locked database is waited for, with backoff, at most
+// busy_timeout_ms per open and per call; then the error says the lock was held. Thread-safe: one
 // connection per object, serialised by a mutex; several objects and processes may share the
 // file.
 //
@@ -49,6 +52,7 @@
 // (connections, snapshots), journal (journal mode), rows (rows in and out), inspect (stats,
 // verify); this class composes them.
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -94,6 +98,9 @@ class BenchmarkDatabase {
 
   const std::string& path() const { return path_; }
   bool read_only() const { return read_only_; }
+  /// Why a read-only database is: "it was opened read-only", or what keeps this process from
+  /// writing it (the file or folder, its mode and owner; a read-only mount).
+  const std::string& read_only_reason() const { return read_only_reason_; }
   JournalMode journal_mode() const { return journal_; }
 
   /// The rows of one kind and that kind's coverage bound, of one micro-batch kernel
@@ -136,8 +143,14 @@ class BenchmarkDatabase {
   Status prepare_for_writing(JournalMode requested);
   Status initialise_schema();
 
-  std::string path_;
+  std::string path_;  ///< as the caller gave it: what messages name
+  std::string file_;  ///< the real file, links resolved: what SQLite opens
   bool read_only_ = false;
+  std::string read_only_reason_;
+  /// Opened read-only with locks on a WAL file this process may write: see the destructor.
+  bool hand_back_side_files_ = false;
+  /// While open() runs: every step's waits end here (later calls each wait busy_timeout_ms_).
+  std::optional<std::chrono::steady_clock::time_point> open_deadline_;
   JournalMode journal_ = JournalMode::kDelete;
   int busy_timeout_ms_ = 60000;
   std::mutex mutex_;

@@ -2,12 +2,13 @@
 
 #include <sqlite3.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstddef>
 #include <cstring>
+#include <iterator>
 #include <memory>
 
 namespace ucudnn::store {
@@ -16,11 +17,6 @@ namespace {
 bool exists(const std::string& path) {
   struct stat st {};
   return ::lstat(path.c_str(), &st) == 0;
-}
-
-bool mounted_read_only(const std::string& path) {
-  struct statvfs vfs {};
-  return ::statvfs(path.c_str(), &vfs) == 0 && (vfs.f_flag & ST_RDONLY);
 }
 
 }  // namespace
@@ -62,29 +58,25 @@ Expected<FileKind> file_kind(const std::string& path) {
   }
   sqlite3_int64 size = 0;
   rc = file->pMethods->xFileSize(file, &size);
+  // Read whatever the size says: a file of /proc says 0 and holds text. A short read fills the
+  // rest of the header with zeros.
   unsigned char header[100] = {};
-  if (rc == SQLITE_OK && size >= static_cast<sqlite3_int64>(sizeof header)) {
-    rc = file->pMethods->xRead(file, header, sizeof header, 0);
-  }
+  if (rc == SQLITE_OK) rc = file->pMethods->xRead(file, header, sizeof header, 0);
   file->pMethods->xClose(file);
   sqlite3_free_filename(name);
-  if (rc != SQLITE_OK) return Error{std::string("cannot read it (") + sqlite3_errstr(rc) + ")"};
-  if (size == 0) return FileKind::kEmpty;
-  static const char kMagic[] = "SQLite format 3";  // and its terminating zero byte
-  if (size < static_cast<sqlite3_int64>(sizeof header) || std::memcmp(header, kMagic, sizeof kMagic) != 0) {
-    return FileKind::kNotSqlite;
+  const bool whole_header = rc == SQLITE_OK;
+  if (!whole_header && rc != SQLITE_IOERR_SHORT_READ) {
+    return Error{std::string("cannot read it (") + sqlite3_errstr(rc) + ")"};
   }
+  const bool all_zero = std::all_of(std::begin(header), std::end(header), [](unsigned char c) { return c == 0; });
+  if (size == 0 && !whole_header && all_zero) return FileKind::kEmpty;
+  static const char kMagic[] = "SQLite format 3";  // and its terminating zero byte
+  if (!whole_header || std::memcmp(header, kMagic, sizeof kMagic) != 0) return FileKind::kNotSqlite;
   return header[18] == 2 || header[19] == 2 ? FileKind::kWal : FileKind::kRollback;
 }
 
 SideFiles side_files(const std::string& path) {
   return SideFiles{exists(path + "-journal"), exists(path + "-wal"), exists(path + "-shm")};
-}
-
-bool may_write(const std::string& path, bool exists, bool read_only) {
-  const std::string dir = directory_of(path);
-  return !read_only && !mounted_read_only(dir) && ::access(dir.c_str(), W_OK) == 0 &&
-         (!exists || ::access(path.c_str(), W_OK) == 0);
 }
 
 Status side_files_writable(const std::string& path) {

@@ -31,10 +31,6 @@ struct SideFiles {
 };
 SideFiles side_files(const std::string& path);
 
-/// Whether this process may (and, unless `read_only`, is asked to) write the file, or create it
-/// in its directory.
-bool may_write(const std::string& path, bool exists, bool read_only);
-
 /// A -wal or -shm that this process cannot write makes every write fail with "attempt to write a
 /// readonly database"; this names the file instead (a read-only open of an older ucudnn left such
 /// a -shm behind, with the database's read-only permissions).

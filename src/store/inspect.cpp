@@ -45,6 +45,10 @@ Expected<std::string> verification_problems(sqlite3* db) {
   if (rc != SQLITE_DONE) return Error{"the integrity check could not finish: " + check.error(rc)};
   if (!problem.empty()) return problem;
   UCUDNN_TRY_ASSIGN(const int version, read_schema_version(db));
+  if (version == 0) {
+    return std::string("it holds no tables yet: an empty file, or a database that a process is creating right now "
+                       "(verify it again once that process has stored its first rows)");
+  }
   // Older versions are read as they are where the file was opened read-only (a writable open
   // upgrades them).
   if (version < kOldestSchemaVersion || version > kSchemaVersion) {

@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <cstdio>
 #include <utility>
 
 namespace ucudnn::store {
@@ -15,6 +16,14 @@ std::string sqlite_error(sqlite3* db, int code) {
 bool sqlite_busy(int code) {
   const int primary = code & 0xff;
   return primary == SQLITE_BUSY || primary == SQLITE_LOCKED;
+}
+
+Error still_locked_error(int waited_ms) {
+  char waited[32];  // three digits: "60 s" for the default, whatever part of it an open's first step used
+  std::snprintf(waited, sizeof waited, "%.3g s", waited_ms / 1000.0);
+  return Error{"another process held the database's lock for the whole wait (" + std::string(waited) +
+               "): a writer that is stopped, hung or still busy; nothing was read or written, try again once it "
+               "has finished"};
 }
 
 bool sqlite_corrupt(int code) {

@@ -28,6 +28,10 @@ std::string sqlite_error(sqlite3* db, int code);
 /// True for the result codes that mean "another connection holds a lock: try again".
 bool sqlite_busy(int code);
 
+/// The error for a lock that another connection held through the whole wait of `waited_ms`: it
+/// says that nothing was done, and why waiting failed, not that the file was refused.
+Error still_locked_error(int waited_ms);
+
 /// True for the result codes that mean the file's pages do not hold what SQLite expects.
 bool sqlite_corrupt(int code);
 

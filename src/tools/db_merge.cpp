@@ -41,7 +41,8 @@ int run_merge(const DbOptions& options, std::ostream& out, std::ostream& err) {
   if (!target) return report_error(err, kExitDataError, "--into: " + target.message());
   if ((*target)->read_only()) {
     return report_error(err, kExitDataError,
-                        "--into: benchmark database '" + options.into + "' is read-only: nothing merged");
+                        "--into: benchmark database '" + options.into + "' is read-only (" +
+                            (*target)->read_only_reason() + "): nothing merged");
   }
 
   const auto merged = (*target)->merge_from(**source);

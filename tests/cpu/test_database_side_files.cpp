@@ -170,8 +170,10 @@ TEST(DatabaseSideFiles, AReaderBesideALiveWalWriterReadsItsRowsAndAddsNoFile) {
 }
 
 // The reader closes last: a read-only connection cannot checkpoint, so the writer's -wal and
-// -shm may stay (its committed rows in the -wal, read by every later open); no other file
-// appears, and the next writable open that closes last removes them.
+// -shm may stay (its committed rows in the -wal, read by every later open) where the reader may
+// not write the file (where it may, it hands them back:
+// DatabasePaths.AReaderClosingAfterTheWalWriterLeavesOnlyTheFile); no other file appears, and the
+// next writable open that closes last removes them.
 TEST(DatabaseSideFiles, AReaderClosingAfterTheWalWriterLeavesOnlyTheWritersFiles) {
   TempDir dir;
   const std::string path = (dir.path() / "bench.db").string();

@@ -1,0 +1,108 @@
+#include "store/database_path.h"
+
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+#include "core/input_file.h"
+#include "store/file_state.h"
+
+namespace ucudnn::store {
+namespace {
+
+std::string link_target(const std::string& path) {
+  char target[4096];
+  const ssize_t length = ::readlink(path.c_str(), target, sizeof target);
+  return length > 0 ? std::string(target, static_cast<std::size_t>(length)) : "?";
+}
+
+// The _r lookups: a library's threads may open databases at once.
+std::string user_name(uid_t uid) {
+  passwd entry{};
+  passwd* found = nullptr;
+  char buffer[4096];
+  return ::getpwuid_r(uid, &entry, buffer, sizeof buffer, &found) == 0 && found ? found->pw_name : std::to_string(uid);
+}
+
+std::string group_name(gid_t gid) {
+  group entry{};
+  group* found = nullptr;
+  char buffer[4096];
+  return ::getgrgid_r(gid, &entry, buffer, sizeof buffer, &found) == 0 && found ? found->gr_name : std::to_string(gid);
+}
+
+// "drwxr-xr-x, owner alice:staff": what an administrator compares with the user and group.
+std::string mode_and_owner(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::strerror(errno);
+  char mode[16];
+  std::snprintf(mode, sizeof mode, "mode %04o", static_cast<unsigned>(st.st_mode & 07777));
+  return std::string(mode) + ", owner " + user_name(st.st_uid) + ":" + group_name(st.st_gid);
+}
+
+std::string this_user() {
+  return "this user (" + user_name(::geteuid()) + ", uid " + std::to_string(::geteuid()) + ")";
+}
+
+}  // namespace
+
+Expected<DatabaseFile> resolve_database_file(const std::string& path) {
+  struct stat entry {};
+  if (::lstat(path.c_str(), &entry) != 0) {
+    if (errno == ENOENT) return DatabaseFile{path, false};
+    return Error{std::string("cannot look at it (") + std::strerror(errno) + ")"};
+  }
+  DatabaseFile file{path, true};
+  if (S_ISLNK(entry.st_mode)) {
+    std::unique_ptr<char, decltype(&std::free)> real(::realpath(path.c_str(), nullptr), &std::free);
+    if (!real && errno == ENOENT) {
+      return Error{"is a symbolic link to '" + link_target(path) +
+                   "', which does not exist: a database is never created through a link (whoever made it chose "
+                   "where the file would go); create the database at the link's target, or remove the link"};
+    }
+    if (!real) return Error{std::string("cannot follow its symbolic link (") + std::strerror(errno) + ")"};
+    file.path = real.get();
+  }
+  struct stat st {};
+  if (::stat(file.path.c_str(), &st) != 0) return Error{std::string("cannot look at it (") + std::strerror(errno) + ")"};
+  if (const char* kind = irregular_file_kind(st.st_mode)) {
+    return Error{std::string("is ") + kind + ", not a regular file: a database is a regular file"};
+  }
+  return file;
+}
+
+Expected<DatabaseFile> create_database_file(const DatabaseFile& file) {
+  if (file.exists) return file;
+  // O_EXCL: a link or file made since the look above is never followed or truncated.
+  const int fd = ::open(file.path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+  if (fd < 0 && errno != EEXIST) return Error{std::string("cannot create it (") + std::strerror(errno) + ")"};
+  if (fd >= 0) ::close(fd);
+  return resolve_database_file(file.path);
+}
+
+std::string why_not_writable(const std::string& path, bool exists) {
+  const std::string folder = directory_of(path);
+  struct statvfs vfs {};
+  if (::statvfs(folder.c_str(), &vfs) == 0 && (vfs.f_flag & ST_RDONLY)) {
+    return "its file system is mounted read-only";
+  }
+  if (::access(folder.c_str(), W_OK) != 0) {
+    return this_user() + " may not write the folder '" + folder + "' (" + mode_and_owner(folder) +
+           "), where SQLite keeps the database's journal";
+  }
+  if (exists && ::access(path.c_str(), W_OK) != 0) {
+    return this_user() + " may not write the file (" + mode_and_owner(path) + ")";
+  }
+  return "";
+}
+
+}  // namespace ucudnn::store
