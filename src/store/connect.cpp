@@ -46,8 +46,10 @@ Expected<SqliteConnection> connect(const std::string& path, Access access, int b
   const char* query = access == Access::kImmutable  ? "mode=ro&immutable=1"
                       : access == Access::kReadOnly ? "mode=ro"
                                                     : "";
-  const int flags = SQLITE_OPEN_URI | SQLITE_OPEN_FULLMUTEX |
-                    (access == Access::kReadWrite ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY);
+  const int access_flags = access == Access::kReadWrite           ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+                           : access == Access::kReadWriteExisting ? SQLITE_OPEN_READWRITE
+                                                                  : SQLITE_OPEN_READONLY;
+  const int flags = SQLITE_OPEN_URI | SQLITE_OPEN_FULLMUTEX | access_flags;
   sqlite3* raw = nullptr;
   const int rc = sqlite3_open_v2(sqlite_uri(path, query).c_str(), &raw, flags, nullptr);
   SqliteConnection connection(raw);  // closed on failure too

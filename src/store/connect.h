@@ -10,7 +10,8 @@
 
 namespace ucudnn::store {
 
-enum class Access { kReadOnly, kImmutable, kReadWrite };
+/// kReadWriteExisting: as kReadWrite, but a file that no longer exists is not created.
+enum class Access { kReadOnly, kImmutable, kReadWrite, kReadWriteExisting };
 
 /// A connection to `path` (any characters: a percent-encoded URI), with the busy timeout and
 /// extended result codes set. kReadWrite creates a missing file; kImmutable reads without locks

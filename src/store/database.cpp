@@ -47,7 +47,7 @@ BenchmarkDatabase::~BenchmarkDatabase() {
   if (hand_back_side_files_) {
     const store::SideFiles side = store::side_files(file_);
     if (side.wal || side.shm) {
-      auto writer = store::connect(file_, store::Access::kReadWrite, 0);
+      auto writer = store::connect(file_, store::Access::kReadWriteExisting, 0);
       if (writer) (void)store::first_read(writer->get());
     }
   }
@@ -298,6 +298,51 @@ Status BenchmarkDatabase::verify() {
   if (!done) return done.error().prefixed("benchmark database '" + path_ + "': ");
   if (!problem.empty()) return Error{"benchmark database '" + path_ + "' failed verification: " + problem};
   return Status::success();
+}
+
+Expected<long long> BenchmarkDatabase::store_streamed_rows(const RowSource& source, std::size_t measured_up_to) {
+  const std::string where = "benchmark database '" + path_ + "'";
+  if (read_only_) return Error{where + " is read-only"};
+  long long inserted = 0;
+  std::optional<std::string> refused;  // how the database refused a row, where it did
+  bool source_failed = false;          // the source's own error (a bad line of a table)
+  auto done = transaction(true, [&]() -> Status {
+    refused.reset();
+    UCUDNN_TRY_ASSIGN(store::RowWriter writer, store::RowWriter::prepare(db_.get()));
+    std::size_t index = 0;
+    Status read = source([&](const StoredRow& row) -> Status {
+      Status stored = store::check_row(row, index++);
+      if (!stored) {
+        refused = ": nothing stored: ";
+        return stored;
+      }
+      stored = writer.insert(row);
+      const store::KernelKey kernel{row.identity, row.op, row.layer, row.measurement.micro_batch};
+      if (stored) stored = writer.raise_coverage(kernel, kind_of(row.measurement), measured_up_to);
+      if (!stored) refused = ": store failed: ";
+      return stored;
+    });
+    source_failed = !read.ok() && !refused;
+    UCUDNN_TRY(read);
+    inserted = writer.inserted();
+    return Status::success();
+  });
+  if (done) return inserted;
+  if (source_failed) return done.error();
+  return done.error().prefixed(where + refused.value_or(": store failed: "));
+}
+
+Status BenchmarkDatabase::read_rows(const std::function<Status(store::RowReader&)>& body) {
+  bool body_failed = false;
+  auto done = transaction(false, [&]() -> Status {
+    UCUDNN_TRY_ASSIGN(const int version, store::readable_version(db_.get()));
+    store::RowReader reader(db_.get(), version);
+    Status read = body(reader);
+    body_failed = !read.ok();
+    return read;
+  });
+  if (done || body_failed) return done;
+  return done.error().prefixed("benchmark database '" + path_ + "': ");
 }
 
 }  // namespace ucudnn::store

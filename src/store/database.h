@@ -73,6 +73,8 @@
 
 namespace ucudnn::store {
 
+class RowReader;  // store/rows.h
+
 /// The mode kAuto picks for a path: kDelete on network file systems (NFS, SMB/CIFS, Lustre, GPFS,
 /// CephFS, 9P, FUSE), kWal elsewhere.
 JournalMode journal_mode_for(const std::string& path);
@@ -117,6 +119,15 @@ class BenchmarkDatabase {
   /// (kernel, kind of candidate) they name to `measured_up_to` (default: complete for any limit);
   /// returns how many rows were new. A malformed row (as for store) stores nothing.
   Expected<long long> store_rows(const std::vector<StoredRow>& rows, std::size_t measured_up_to = SIZE_MAX);
+  /// Where store_streamed_rows' rows come from: hands every row, from the first, to its argument
+  /// and returns the first error, its own or its argument's. It may be called again, from the
+  /// start, where another process held the write lock.
+  using RowSource = std::function<Status(const std::function<Status(const StoredRow&)>&)>;
+  /// store_rows for rows read as they are stored (`db import` of a large table): each row checked
+  /// and inserted as it comes, all in one transaction, so that memory holds one row and an error
+  /// anywhere, the source's or a row's, stores nothing. The source's errors are returned as it
+  /// gave them.
+  Expected<long long> store_streamed_rows(const RowSource& source, std::size_t measured_up_to = SIZE_MAX);
 
   /// Copies every row and every coverage bound of `source` into this database in one transaction
   /// (`db merge`): a row this one has is kept as it is, a bound only raised, each (kernel, kind
@@ -127,6 +138,11 @@ class BenchmarkDatabase {
 
   /// Every row, ordered by device, layer, op, micro-batch, algorithm, math type and engine.
   Expected<std::vector<StoredRow>> all_rows();
+  /// Runs `body` in one read transaction with a reader of the rows (`db export`): every query it
+  /// makes sees the same snapshot, and rows are read a layer at a time, not gathered. `body` may be
+  /// run again, from the start, where another process held the lock. Its errors, the reader's
+  /// included, are returned as it gave them.
+  Status read_rows(const std::function<Status(RowReader&)>& body);
   Expected<DatabaseStats> stats();
   /// PRAGMA integrity_check plus the schema checks (version, every table and index, the key
   /// columns of the version); the error says what is wrong. A version-1 file (read-only: a

@@ -95,11 +95,12 @@ std::string why_not_writable(const std::string& path, bool exists) {
   if (::statvfs(folder.c_str(), &vfs) == 0 && (vfs.f_flag & ST_RDONLY)) {
     return "its file system is mounted read-only";
   }
-  if (::access(folder.c_str(), W_OK) != 0) {
+  // The effective user's rights (AT_EACCESS), as open() checks them.
+  if (::faccessat(AT_FDCWD, folder.c_str(), W_OK, AT_EACCESS) != 0) {
     return this_user() + " may not write the folder '" + folder + "' (" + mode_and_owner(folder) +
            "), where SQLite keeps the database's journal";
   }
-  if (exists && ::access(path.c_str(), W_OK) != 0) {
+  if (exists && ::faccessat(AT_FDCWD, path.c_str(), W_OK, AT_EACCESS) != 0) {
     return this_user() + " may not write the file (" + mode_and_owner(path) + ")";
   }
   return "";

@@ -64,10 +64,13 @@ Status check_rows(const std::vector<Measurement>& rows, CandidateKind kind) {
 }
 
 Status check_rows(const std::vector<StoredRow>& rows) {
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    auto checked = check_row(rows[i].measurement);
-    if (!checked) return checked.error().prefixed(which_row(i, rows[i].measurement) + ": ");
-  }
+  for (std::size_t i = 0; i < rows.size(); ++i) UCUDNN_TRY(check_row(rows[i], i));
+  return Status::success();
+}
+
+Status check_row(const StoredRow& row, std::size_t index) {
+  auto checked = check_row(row.measurement);
+  if (!checked) return checked.error().prefixed(which_row(index, row.measurement) + ": ");
   return Status::success();
 }
 
@@ -188,6 +191,99 @@ Expected<std::vector<StoredRow>> read_all_rows(sqlite3* db, int version) {
   };
   std::sort(rows.begin(), rows.end(), [&](const StoredRow& a, const StoredRow& b) { return order(a) < order(b); });
   return rows;
+}
+
+}  // namespace ucudnn::store
+
+namespace ucudnn::store {
+namespace {
+
+// The kernel key's columns but those named in `left_out`: the identity alone, or one layer of one op.
+bool left_out_of(const char* name, const std::vector<std::string>& left_out) {
+  return std::find(left_out.begin(), left_out.end(), name) != left_out.end();
+}
+
+std::vector<ColumnInfo> key_columns_but(const std::vector<std::string>& left_out) {
+  std::vector<ColumnInfo> kept;
+  for (const ColumnInfo& c : columns_of<KernelKey>()) {
+    if (!left_out_of(c.name.c_str(), left_out)) kept.push_back(c);
+  }
+  return kept;
+}
+
+// Binds those columns of `key` to parameters ?1, ?2, ... (the order of key_condition).
+void bind_key_but(Statement& statement, const KernelKey& key, const std::vector<std::string>& left_out) {
+  int index = 1;
+  visit_columns(key, [&](const Column& c, const auto& value) {
+    if (!left_out_of(c.name, left_out)) bind_value(statement, index++, value);
+  });
+}
+
+const std::vector<std::string> kLayerColumns = {"op", "layer", "micro_batch"};  // left: the identity
+const std::vector<std::string> kMicroBatchColumn = {"micro_batch"};            // left: identity, op, layer
+
+}  // namespace
+
+Expected<std::vector<DeviceIdentity>> RowReader::identities() {
+  std::vector<DeviceIdentity> identities;
+  if (version_ == 0) return identities;
+  const std::string columns = column_list(key_columns_but(kLayerColumns));
+  UCUDNN_TRY_ASSIGN(Statement select, Statement::prepare(db_, "SELECT DISTINCT " + columns +
+                                                                  " FROM measurements ORDER BY " + columns));
+  int rc;
+  while ((rc = select.step()) == SQLITE_ROW) {
+    KernelKey key;
+    int index = 0;
+    Status read = Status::success();
+    visit_columns(key, [&](const Column& c, auto& value) {
+      if (!left_out_of(c.name, kLayerColumns) && read.ok()) read = read_value(select, index++, &value);
+    });
+    UCUDNN_TRY(read);
+    identities.push_back(std::move(key.identity));
+  }
+  if (rc != SQLITE_DONE) return step_error(select, rc);
+  return identities;
+}
+
+Expected<std::vector<StoredLayer>> RowReader::layers(const DeviceIdentity& identity) {
+  std::vector<StoredLayer> layers;
+  if (version_ == 0) return layers;
+  UCUDNN_TRY_ASSIGN(Statement select,
+                    Statement::prepare(db_, "SELECT op, layer, COUNT(*) FROM measurements WHERE " +
+                                                key_condition(key_columns_but(kLayerColumns)) +
+                                                " GROUP BY op, layer ORDER BY layer, op"));
+  bind_key_but(select, KernelKey{identity, ConvOp::kForward, "", 0}, kLayerColumns);
+  int rc;
+  while ((rc = select.step()) == SQLITE_ROW) {
+    StoredLayer layer;
+    UCUDNN_TRY(read_value(select, 0, &layer.op));
+    UCUDNN_TRY(read_value(select, 1, &layer.layer));
+    layer.rows = select.column_int(2);
+    layers.push_back(std::move(layer));
+  }
+  if (rc != SQLITE_DONE) return step_error(select, rc);
+  return layers;
+}
+
+Status RowReader::for_each_row(const DeviceIdentity& identity, ConvOp op, const std::string& layer,
+                               const std::function<Status(const StoredRow&)>& visit) {
+  if (version_ == 0) return Status::success();
+  // The unique index's order after (identity, op, layer): SQLite walks the index, sorting nothing.
+  UCUDNN_TRY_ASSIGN(Statement select,
+                    Statement::prepare(db_, "SELECT " + column_list(columns_of<StoredRow>(), version_) +
+                                                " FROM measurements WHERE " +
+                                                key_condition(key_columns_but(kMicroBatchColumn)) +
+                                                " ORDER BY micro_batch, algo, math_type" +
+                                                (version_ < 2 ? "" : ", engine")));
+  bind_key_but(select, KernelKey{identity, op, layer, 0}, kMicroBatchColumn);
+  StoredRow row;  // one row's storage, used again for each
+  int rc;
+  while ((rc = select.step()) == SQLITE_ROW) {
+    UCUDNN_TRY(read_columns(select, &row));
+    UCUDNN_TRY(visit(row));
+  }
+  if (rc != SQLITE_DONE) return step_error(select, rc);
+  return Status::success();
 }
 
 }  // namespace ucudnn::store

@@ -1,8 +1,9 @@
 #pragma once
 // Rows in and out: what a row must be to be stored, writing rows and coverage bounds, one
-// kernel's lookup, and every row read back.
+// kernel's lookup, every row read back, and rows read a layer at a time (RowReader).
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,6 +27,8 @@ std::string describe_row(const Measurement& m);
 Status check_rows(const std::vector<Measurement>& rows, CandidateKind kind);
 /// The same for rows of any kind.
 Status check_rows(const std::vector<StoredRow>& rows);
+/// The same for one row of many, the `index`th (from 0), as rows are stored one at a time.
+Status check_row(const StoredRow& row, std::size_t index);
 
 /// The statements of a write transaction: rows inserted (an existing row is kept, never
 /// replaced) and coverage bounds raised (never lowered). Statements live as long as this object.
@@ -66,5 +69,33 @@ Status check_coverage(const std::vector<CoverageRow>& coverage);
 /// Every row of a file of `version` (1 to 3), ordered by device, layer, op, micro-batch,
 /// algorithm, math type and engine.
 Expected<std::vector<StoredRow>> read_all_rows(sqlite3* db, int version);
+
+/// What a device has rows of: one layer (signature) of one op, and how many rows.
+struct StoredLayer {
+  ConvOp op = ConvOp::kForward;
+  std::string layer;
+  long long rows = 0;
+};
+
+/// Reads rows a layer at a time, as SQLite steps through them: memory does not grow with the
+/// rows. Valid inside one read transaction (BenchmarkDatabase::read_rows), whose snapshot every
+/// query sees. A file of `version` 0 (no ucudnn tables) has nothing.
+class RowReader {
+ public:
+  RowReader(sqlite3* db, int version) : db_(db), version_(version) {}
+
+  /// The device identities that rows are of, ordered as all_rows orders them.
+  Expected<std::vector<DeviceIdentity>> identities();
+  /// The layers of each op that `identity` has rows of, ordered by layer, then op.
+  Expected<std::vector<StoredLayer>> layers(const DeviceIdentity& identity);
+  /// Hands each row of `layer` of `op` on `identity` to `visit`, ordered by micro-batch,
+  /// algorithm, math type and engine; an error of `visit` stops the walk and is returned.
+  Status for_each_row(const DeviceIdentity& identity, ConvOp op, const std::string& layer,
+                      const std::function<Status(const StoredRow&)>& visit);
+
+ private:
+  sqlite3* db_;
+  int version_;
+};
 
 }  // namespace ucudnn::store
