@@ -1,34 +1,27 @@
 #include "optimize/pareto.h"
 
 #include <algorithm>
-#include <optional>
+#include <sstream>
 #include <tuple>
 #include <utility>
+
+#include "optimize/wr_recurrence.h"
 
 namespace ucudnn::optimize {
 namespace {
 
 // The rows the WR program could use (an allowed size within the batch), least workspace first;
 // rows of equal workspace keep the table's order, as fastest_within breaks exact ties.
-std::vector<Measurement> usable_rows_by_workspace(int batch, const std::vector<int>& slot,
-                                                  const std::vector<Measurement>& rows) {
-  std::vector<Measurement> usable;
+std::vector<const Measurement*> usable_rows_by_workspace(int batch, const std::vector<int>& slot,
+                                                         const std::vector<Measurement>& rows) {
+  std::vector<const Measurement*> usable;
   for (const auto& row : rows) {
-    if (row.micro_batch > 0 && row.micro_batch <= batch && slot[row.micro_batch] >= 0) usable.push_back(row);
+    if (row.micro_batch > 0 && row.micro_batch <= batch && slot[row.micro_batch] >= 0) usable.push_back(&row);
   }
-  std::stable_sort(usable.begin(), usable.end(), [](const Measurement& a, const Measurement& b) {
-    return a.workspace_bytes < b.workspace_bytes;
+  std::stable_sort(usable.begin(), usable.end(), [](const Measurement* a, const Measurement* b) {
+    return a->workspace_bytes < b->workspace_bytes;
   });
   return usable;
-}
-
-// The candidates WR uses now: the fastest row so far of each allowed size, in allowed order.
-std::vector<Measurement> candidates_of(const std::vector<std::optional<Measurement>>& fastest) {
-  std::vector<Measurement> candidates;
-  for (const auto& best : fastest) {
-    if (best) candidates.push_back(*best);
-  }
-  return candidates;
 }
 
 // Least workspace first; then the fastest, then the fewest micro-batches. A sweep that keeps a
@@ -56,41 +49,62 @@ std::vector<MicroBatchSplit> pruned_to_front(std::vector<MicroBatchSplit> plans)
 //
 // WR(w) depends only on the fastest row of each size within w. Sweeping the rows in order of
 // workspace keeps those up to date in constant time per row; where a group of equal workspace
-// changes none of them, WR(w) is the plan already found, so the program is not solved again.
+// changes none of them, WR(w) is the plan already found, so the program is not solved again. Where
+// it changes some, T(b) below the smallest size changed is as it was, so only the rest is solved.
 std::vector<MicroBatchSplit> desirable_configurations(int batch, const std::vector<int>& allowed_sizes,
-                                             const std::vector<Measurement>& rows, FrontWork* work) {
+                                             const std::vector<Measurement>& rows, FrontWork* work,
+                                             std::optional<std::chrono::steady_clock::time_point> deadline) {
   FrontWork local;
   FrontWork& counted = work ? *work : local;
   counted = FrontWork{};
   if (batch <= 0) return {};
 
   std::vector<int> slot(static_cast<std::size_t>(batch) + 1, -1);  // size -> index in `fastest`
-  std::vector<std::optional<Measurement>> fastest;
+  std::vector<int> slot_sizes;
   for (int size : allowed_sizes) {
     if (size <= 0 || size > batch || slot[size] >= 0) continue;
-    slot[size] = static_cast<int>(fastest.size());
-    fastest.emplace_back();
+    slot[size] = static_cast<int>(slot_sizes.size());
+    slot_sizes.push_back(size);
   }
-  const std::vector<Measurement> usable = usable_rows_by_workspace(batch, slot, rows);
+  const std::vector<const Measurement*> usable = usable_rows_by_workspace(batch, slot, rows);
   counted.rows_used = usable.size();
 
+  // The fastest row so far of each allowed size: the WR program's candidates, in allowed order.
+  std::vector<const Measurement*> fastest(slot_sizes.size(), nullptr);
+  WrRecurrence program(batch, std::move(slot_sizes));
   std::vector<MicroBatchSplit> plans;
   for (std::size_t begin = 0; begin < usable.size();) {
     std::size_t end = begin;
-    bool changed = false;
-    for (; end < usable.size() && usable[end].workspace_bytes == usable[begin].workspace_bytes; ++end) {
-      auto& best = fastest[slot[usable[end].micro_batch]];
-      if (!best || usable[end].cost_ms() < best->cost_ms()) {  // equal cost, more workspace: no better
-        best = usable[end];
-        changed = true;
+    int smallest_changed = batch + 1;
+    for (; end < usable.size() && usable[end]->workspace_bytes == usable[begin]->workspace_bytes; ++end) {
+      const Measurement& row = *usable[end];
+      const int s = slot[row.micro_batch];
+      if (!fastest[s] || row.cost_ms() < fastest[s]->cost_ms()) {  // equal cost, more workspace: no better
+        fastest[s] = &row;
+        program.set_cost(s, row.cost_ms());
+        smallest_changed = std::min(smallest_changed, row.micro_batch);
       }
     }
     begin = end;
-    if (!changed) continue;
+    if (smallest_changed > batch) continue;
+    // A solve costs microseconds to a second (65,536 sizes): the clock is cheap beside it.
+    if (deadline && std::chrono::steady_clock::now() >= *deadline) {
+      counted.past_deadline = true;
+      return {};
+    }
     ++counted.wr_solves;
-    if (auto plan = optimize_wr_over(batch, candidates_of(fastest))) plans.push_back(std::move(*plan));
+    program.solve_from(smallest_changed);
+    if (program.reachable(batch)) plans.push_back(split_of(program, fastest, CallPricing::kIssued));
   }
   return pruned_to_front(std::move(plans));
+}
+
+Error front_past_time_limit(double limit_seconds) {
+  std::ostringstream text;
+  text << "workspace division: the kernels' fronts of (time, workspace) plans took longer than the time limit of "
+       << limit_seconds << " s (UCUDNN_WD_TIME_LIMIT, ucudnn plan --time-limit): rows at many micro-batch sizes, "
+       << "each size with workspaces of its own, cost a WR solve per row; use the powerOfTwo policy or a longer limit";
+  return Error{text.str()};
 }
 
 }  // namespace ucudnn::optimize

@@ -1,10 +1,9 @@
 #include "optimize/wr_optimizer.h"
 
 #include <algorithm>
-#include <string>
-#include <limits>
-#include <map>
-#include <tuple>
+#include <utility>
+
+#include "optimize/wr_recurrence.h"
 
 namespace ucudnn::optimize {
 
@@ -12,9 +11,23 @@ namespace {
 
 // Whether `row` should replace `best` as the measurement its size runs: cheaper, or as cheap with
 // less workspace (the first of equal rows stays).
-bool better(const Measurement& row, const std::optional<Measurement>& best, CallPricing pricing) {
+bool better(const Measurement& row, const Measurement* best, CallPricing pricing) {
   return !best || row.cost_ms(pricing) < best->cost_ms(pricing) ||
          (row.cost_ms(pricing) == best->cost_ms(pricing) && row.workspace_bytes < best->workspace_bytes);
+}
+
+// The WR program over `candidates` (see optimize_wr_over), each call priced once.
+std::optional<MicroBatchSplit> solve_over(int batch, const std::vector<const Measurement*>& candidates,
+                                          CallPricing pricing) {
+  if (batch <= 0) return std::nullopt;
+  std::vector<int> sizes;
+  sizes.reserve(candidates.size());
+  for (const Measurement* m : candidates) sizes.push_back(m->micro_batch);
+  WrRecurrence program(batch, std::move(sizes));
+  for (int i = 0; i < static_cast<int>(candidates.size()); ++i) program.set_cost(i, candidates[i]->cost_ms(pricing));
+  program.solve_from(1);
+  if (!program.reachable(batch)) return std::nullopt;
+  return split_of(program, candidates, pricing);
 }
 
 }  // namespace
@@ -40,7 +53,7 @@ std::optional<Measurement> fastest_within(const std::vector<Measurement>& rows, 
   std::optional<Measurement> best;
   for (const auto& row : rows) {
     if (row.micro_batch != micro_batch || row.workspace_bytes > workspace_limit) continue;
-    if (better(row, best, pricing)) best = row;
+    if (better(row, best ? &*best : nullptr, pricing)) best = row;
   }
   return best;
 }
@@ -52,71 +65,27 @@ std::optional<MicroBatchSplit> optimize_wr(int batch, const std::vector<int>& al
 
   // The candidate single kernels: the fastest measurement at each allowed size, in one pass.
   std::vector<int> slot(static_cast<std::size_t>(batch) + 1, -1);
-  std::vector<std::optional<Measurement>> fastest;
+  std::vector<const Measurement*> fastest;
   for (int size : allowed_sizes) {
     if (size <= 0 || size > batch || slot[size] >= 0) continue;
     slot[size] = static_cast<int>(fastest.size());
-    fastest.emplace_back();
+    fastest.push_back(nullptr);
   }
   for (const auto& row : rows) {
     if (row.micro_batch <= 0 || row.micro_batch > batch || row.workspace_bytes > workspace_limit) continue;
     const int s = slot[row.micro_batch];
-    if (s >= 0 && better(row, fastest[s], pricing)) fastest[s] = row;
+    if (s >= 0 && better(row, fastest[s], pricing)) fastest[s] = &row;
   }
-  std::vector<Measurement> candidates;
-  for (const auto& best : fastest) {
-    if (best) candidates.push_back(*best);
-  }
-  return optimize_wr_over(batch, candidates, pricing);
+  fastest.erase(std::remove(fastest.begin(), fastest.end(), nullptr), fastest.end());
+  return solve_over(batch, fastest, pricing);
 }
 
 std::optional<MicroBatchSplit> optimize_wr_over(int batch, const std::vector<Measurement>& candidates,
                                                 CallPricing pricing) {
-  if (batch <= 0) return std::nullopt;
-  constexpr double kInfinity = std::numeric_limits<double>::infinity();
-  std::vector<double> time(batch + 1, kInfinity);
-  std::vector<int> calls(batch + 1, 0);
-  std::vector<int> choice(batch + 1, -1);  // index into candidates of the last micro-batch
-  time[0] = 0.0;
-  for (int b = 1; b <= batch; ++b) {
-    for (int i = 0; i < static_cast<int>(candidates.size()); ++i) {
-      const int size = candidates[i].micro_batch;
-      if (size <= 0 || size > b || time[b - size] == kInfinity) continue;
-      const double t = time[b - size] + candidates[i].cost_ms(pricing);
-      const int n = calls[b - size] + 1;
-      if (std::tie(t, n) < std::tie(time[b], calls[b])) {
-        time[b] = t;
-        calls[b] = n;
-        choice[b] = i;
-      }
-    }
-  }
-  if (time[batch] == kInfinity) return std::nullopt;
-
-  // Walk back through the choices and group equal micro-kernels.
-  std::map<std::tuple<int, int, int, std::string>, MicroBatchRun, std::greater<>> grouped;
-  for (int b = batch; b > 0; b -= candidates[choice[b]].micro_batch) {
-    const Measurement& m = candidates[choice[b]];
-    auto& run = grouped[{m.micro_batch, m.algo, m.math_type, m.engine}];
-    run.size = m.micro_batch;
-    run.algo = m.algo;
-    run.math_type = m.math_type;
-    run.engine = m.engine;
-    run.time_ms = m.cost_ms(pricing);
-    run.workspace_bytes = m.workspace_bytes;
-    run.deterministic = m.deterministic;
-    run.host_ms = m.host_ms;
-    ++run.count;
-  }
-
-  MicroBatchSplit plan;
-  plan.batch = batch;
-  for (const auto& entry : grouped) {
-    plan.runs.push_back(entry.second);
-    plan.time_ms += entry.second.time_ms * entry.second.count;
-    plan.workspace_bytes = std::max(plan.workspace_bytes, entry.second.workspace_bytes);
-  }
-  return plan;
+  std::vector<const Measurement*> rows;
+  rows.reserve(candidates.size());
+  for (const auto& candidate : candidates) rows.push_back(&candidate);
+  return solve_over(batch, rows, pricing);
 }
 
 MicroBatchSplit prefer_undivided_within_margin(MicroBatchSplit plan, const std::vector<Measurement>& rows,

@@ -57,7 +57,7 @@ std::optional<Measurement> fastest_within(const std::vector<Measurement>& rows, 
 /// Solves the WR program for `batch`, using only `allowed_sizes` that have measurements within
 /// `workspace_limit`. Among equally fast plans it prefers fewer micro-batches. Returns nothing
 /// when no combination of measured sizes adds up to `batch` within the limit. Cost: one pass over
-/// the rows, then batch x sizes steps.
+/// the rows, then batch x sizes steps, over arrays of numbers (optimize/wr_recurrence.h).
 std::optional<MicroBatchSplit> optimize_wr(int batch, const std::vector<int>& allowed_sizes,
                                   const std::vector<Measurement>& rows, std::size_t workspace_limit,
                                   CallPricing pricing = CallPricing::kIssued);

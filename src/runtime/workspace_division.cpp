@@ -1,6 +1,7 @@
 #include "runtime/workspace_division.h"
 
 #include <algorithm>
+#include <chrono>
 #include <tuple>
 
 #include "core/env_config.h"
@@ -35,7 +36,14 @@ Status WorkspaceDivision::front_of(cudnnHandle_t handle, const ConvKey& key, Bat
   std::vector<int> sizes;
   std::vector<Measurement> rows;
   UCUDNN_TRY(builder_.measured_rows(handle, key, policy, candidates, &sizes, &rows));
-  *front = desirable_configurations(key.batch(), sizes, rows);
+  const auto& config = env_config();
+  const double time_limit = config ? config->wd_time_limit_seconds : kDefaultWdTimeLimitSeconds;
+  optimize::FrontWork work;
+  *front = desirable_configurations(key.batch(), sizes, rows, &work,
+                                    std::chrono::steady_clock::now() +
+                                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                            std::chrono::duration<double>(time_limit)));
+  if (work.past_deadline) return optimize::front_past_time_limit(time_limit);
   if (front->empty()) return Error(ErrorCode::kNotSupported, "no algorithm runs " + key.to_string());
   return Status::success();
 }

@@ -1,6 +1,7 @@
 #include "tools/plan_report.h"
 
 #include <algorithm>
+#include <chrono>
 #include <set>
 #include <utility>
 
@@ -115,12 +116,20 @@ Expected<WdReport> plan_workspace_division(const std::vector<KernelMeasurements>
                                            BatchSizePolicy policy, std::size_t total_workspace,
                                            double time_limit_seconds) {
   std::vector<WdKernel> program;
+  // The fronts, then the search, each within the limit: a hostile table can make either long.
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                            std::chrono::duration<double>(time_limit_seconds));
   for (const auto& kernel : kernels) {
+    optimize::FrontWork work;
+    auto front = desirable_configurations(kernel.batch, measured_allowed_sizes(kernel, policy), kernel.rows, &work,
+                                          deadline);
+    if (work.past_deadline) {
+      return optimize::front_past_time_limit(time_limit_seconds)
+          .prefixed("kernel " + std::to_string(program.size() + 1) + " of " + std::to_string(kernels.size()) + ": ");
+    }
     // A table records each kernel once; a network that repeats a shape would raise its count.
-    program.push_back(WdKernel{kernel_name(kernel), 1,
-                               desirable_configurations(kernel.batch,
-                                                        measured_allowed_sizes(kernel, policy),
-                                                        kernel.rows)});
+    program.push_back(WdKernel{kernel_name(kernel), 1, std::move(front)});
   }
   UCUDNN_TRY_ASSIGN(const auto solution, optimize_wd(program, total_workspace, time_limit_seconds));
 

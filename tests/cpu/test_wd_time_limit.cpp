@@ -7,10 +7,12 @@
 #include <fstream>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "cli_test_support.h"
 #include "core/env_config.h"
 #include "core/units.h"
+#include "optimize/pareto.h"
 #include "folder_namespaces.h"
 
 namespace ucudnn {
@@ -88,6 +90,53 @@ TEST(WdTimeLimit, PlanAnswersAHostileTableWithinItsLimit) {
   } else {
     EXPECT_NE(from_environment.err.find("time limit"), std::string::npos) << from_environment.err;
   }
+}
+
+// A kernel with rows at 3,000 micro-batch sizes, each with a workspace of its own: its front
+// costs a WR solve per row (cubic in the sizes; 65,536 such sizes would take hours). The fronts
+// answer to the limit too: an error naming it, where they ran to the end before.
+TEST(WdTimeLimit, FrontsOfAHostileTableStopAtTheLimitNamingIt) {
+  TempDir dir;
+  std::string csv = "layer,op,microbatch,algo,math_type,time_ms,workspace_bytes\n";
+  for (int size = 1; size <= 3000; ++size) {
+    csv += "c,fwd," + std::to_string(size) + ",1,0," + std::to_string(0.01 + size * 0.001) + "," +
+           std::to_string(3000 - size) + "\n";
+  }
+  const std::string table = dir.write("sizes.csv", csv);
+  const auto result = run({"plan", "--measurements", table, "--policy", "all", "--total-workspace", "1GiB",
+                           "--time-limit", "0.01"});
+  EXPECT_EQ(result.status, 1) << result.out;
+  EXPECT_NE(result.err.find("kernel 1 of 1: workspace division: the kernels' fronts of (time, workspace) plans took "
+                            "longer than the time limit of 0.01 s"),
+            std::string::npos)
+      << result.err;
+}
+
+TEST(WdTimeLimit, AFrontStopsAtAPassedDeadlineAndIsWholeBeforeIt) {
+  std::vector<Measurement> rows;
+  for (int size = 1; size <= 64; ++size) {
+    Measurement m;
+    m.micro_batch = size;
+    m.algo = 1;
+    m.time_ms = 0.5 + size;
+    m.workspace_bytes = static_cast<std::size_t>(64 - size);
+    rows.push_back(m);
+  }
+  std::vector<int> sizes(64);
+  for (int i = 0; i < 64; ++i) sizes[i] = i + 1;
+  optimize::FrontWork unbounded_work, later_work, passed_work;
+  const auto unbounded = optimize::desirable_configurations(64, sizes, rows, &unbounded_work);
+  const auto later = optimize::desirable_configurations(64, sizes, rows, &later_work,
+                                                        std::chrono::steady_clock::now() + std::chrono::hours(1));
+  const auto passed = optimize::desirable_configurations(64, sizes, rows, &passed_work,
+                                                         std::chrono::steady_clock::now() - std::chrono::seconds(1));
+  ASSERT_FALSE(unbounded.empty());
+  EXPECT_FALSE(unbounded_work.past_deadline);
+  EXPECT_EQ(later.size(), unbounded.size());
+  EXPECT_FALSE(later_work.past_deadline);
+  EXPECT_EQ(later_work.wr_solves, unbounded_work.wr_solves);
+  EXPECT_TRUE(passed.empty());
+  EXPECT_TRUE(passed_work.past_deadline);
 }
 
 TEST(WdTimeLimit, ABadLimitOptionIsAUsageErrorNamingIt) {
