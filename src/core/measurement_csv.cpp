@@ -8,11 +8,12 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
-#include <map>
-#include <tuple>
+#include <optional>
+#include <utility>
 
 #include "core/candidates.h"
 #include "core/input_file.h"
+#include "core/line_reader.h"
 #include "core/message_text.h"
 #include "core/utf8.h"
 
@@ -113,6 +114,10 @@ Expected<std::string> parse_engine_field(const std::vector<std::string>& fields)
 
 Expected<Row> parse_row(const std::vector<std::string>& fields) {
   if (fields[0].empty()) return Error{"empty layer name"};
+  if (fields[0].size() > kMaxLayerNameBytes) {
+    return Error{"layer name of " + std::to_string(fields[0].size()) + " bytes is longer than the limit of " +
+                 std::to_string(kMaxLayerNameBytes) + " bytes"};
+  }
   if (!is_valid_utf8(fields[0])) return Error{"layer name is not valid UTF-8"};
   const auto op = parse_conv_op(fields[1]);
   if (!op) return Error{"unknown op '" + excerpt(fields[1]) + "' (expected fwd, bwdd or bwdf)"};
@@ -159,74 +164,172 @@ Expected<Row> parse_row(const std::vector<std::string>& fields) {
   return row;
 }
 
-// What makes two rows the same measurement: a second one is refused, not silently chosen from.
-using RowKey = std::tuple<std::string, ConvOp, int, int, int, std::string>;
+// A row's key within its kernel, packed into 64 bits: micro-batch (17 bits, up to kMaxMicroBatch),
+// math type (4), algo + 1 (11: every kind's algo column is -1 or an algorithm below algo_count)
+// and the number of its engine id among the table's (32).
+std::uint64_t packed_key(const Measurement& m, std::uint32_t engine) {
+  const auto algo = static_cast<std::uint64_t>(m.algo + 1) & 0x7FF;
+  return (((std::uint64_t{engine} << 11 | algo) << 4 | static_cast<std::uint64_t>(m.math_type)) << 17) |
+         static_cast<std::uint64_t>(m.micro_batch);
+}
 
-std::string describe(const RowKey& key) {
-  const std::string& engine = std::get<5>(key);
-  return excerpt(std::get<0>(key)) + " " + short_name(std::get<1>(key)) + " micro-batch " + std::to_string(std::get<2>(key)) +
-         " algo " + std::to_string(std::get<3>(key)) + " math_type " + std::to_string(std::get<4>(key)) +
-         (engine.empty() ? "" : " engine " + engine);
+std::string describe(const std::string& layer, ConvOp op, const Measurement& m) {
+  return excerpt(layer) + " " + short_name(op) + " micro-batch " + std::to_string(m.micro_batch) + " algo " +
+         std::to_string(m.algo) + " math_type " + std::to_string(m.math_type) +
+         (m.engine.empty() ? "" : " engine " + m.engine);
 }
 
 constexpr char kByteOrderMark[] = "\xEF\xBB\xBF";
 
+// A visitor of read_measurement_rows that gathers the rows by kernel, in order of first appearance.
+TableRowVisit gathered_into(std::vector<KernelMeasurements>* kernels) {
+  return [kernels](const TableRules& rules, const TableRow& row) -> Status {
+    if (row.kernel == kernels->size()) kernels->push_back(KernelMeasurements{rules.layer(row.kernel), row.op, 0, {}});
+    KernelMeasurements& kernel = (*kernels)[row.kernel];
+    kernel.rows.push_back(row.measurement);
+    kernel.batch = std::max(kernel.batch, row.measurement.micro_batch);
+    return Status::success();
+  };
+}
+
 }  // namespace
+
+Expected<const TableRow*> TableRules::check_line(const std::string& text) {
+  ++line_number_;
+  const std::string where = source_name_ + ":" + std::to_string(line_number_) + ": ";
+  if (text.size() > kMaxTableLineBytes) {
+    return Error{where + "line longer than " + std::to_string(kMaxTableLineBytes) + " bytes (the limit of a line)"};
+  }
+  // A spreadsheet writes a byte-order mark first.
+  const std::size_t skip = line_number_ == 1 && text.rfind(kByteOrderMark, 0) == 0 ? 3 : 0;
+  const std::string line = text.substr(skip);
+  // C string functions would end a field at a NUL byte.
+  if (line.find('\0') != std::string::npos) return Error{where + "NUL byte in the line"};
+  if (line.find_first_not_of(" \t\r") == std::string::npos) return nullptr;
+  const auto fields = split_fields(line);
+  if (line_number_ == 1 && !fields.empty() && fields[0] == "layer") return nullptr;  // header
+  if (static_cast<int>(fields.size()) < kRequiredColumns) {
+    return Error{where + "expected 7 to 9 comma-separated fields (" +
+                 "layer,op,microbatch,algo,math_type,time_ms,workspace_bytes[,engine[,host_ms]]), got " +
+                 std::to_string(fields.size())};
+  }
+  auto row = parse_row(fields);
+  if (!row) return row.error().prefixed(where);
+
+  auto [found, added] = kernel_index_.try_emplace(short_name(row->op) + ("," + fields[0]), kernels_.size());
+  if (added) kernels_.push_back(Kernel{fields[0], row->op, {}, false});
+  const std::size_t previous = row_.kernel;
+  row_.line = line_number_;
+  row_.kernel = found->second;
+  row_.op = row->op;
+  row_.measurement = std::move(row->measurement);
+  if (memory_ == RowMemory::kLatestKernel && any_row_ && previous != row_.kernel) {
+    Kernel& finished = kernels_[previous];
+    std::unordered_map<std::uint64_t, int>().swap(finished.rows);
+    finished.forgotten = true;
+  }
+  any_row_ = true;
+  UCUDNN_TRY(check_kernel(where));
+  UCUDNN_TRY(check_duplicate(where));
+  return &row_;
+}
+
+Status TableRules::check_kernel(const std::string& where) {
+  const Kernel& kernel = kernels_[row_.kernel];
+  if (!kernel.forgotten) return Status::success();
+  came_back_ = true;
+  return Error{where + "a row of " + excerpt(kernel.layer) + " " + short_name(kernel.op) +
+               " after rows of other layers (here each layer's rows come together)"};
+}
+
+Status TableRules::check_duplicate(const std::string& where) {
+  const Measurement& m = row_.measurement;
+  const auto engine = engines_.try_emplace(m.engine, static_cast<std::uint32_t>(engines_.size())).first->second;
+  Kernel& kernel = kernels_[row_.kernel];
+  const auto [first, inserted] = kernel.rows.emplace(packed_key(m, engine), row_.line);
+  if (inserted) return Status::success();
+  return Error{where + "duplicate row for " + describe(kernel.layer, kernel.op, m) + " (first at line " +
+               std::to_string(first->second) + ")"};
+}
+
+namespace {
+
+// Where a kernel's rows came back at line `reached` after others' (and were forgotten): reads `in`
+// again from its start and checks the lines before `reached` again into `rules`, now keeping every
+// kernel's row keys; `line` is then line `reached` again.
+Status reread_keeping_every_kernel(std::istream& in, const std::string& source_name, int reached,
+                                   std::optional<LineReader>* lines, TableRules* rules, std::string* line) {
+  in.clear();
+  if (!in.seekg(0)) return Error{source_name + ": cannot read it again from its start"};
+  lines->emplace(in, source_name, kMaxTableLineBytes);
+  TableRules every_kernel(source_name, RowMemory::kEveryKernel);
+  bool more = true;
+  for (int n = 1; more && n < reached; ++n) {
+    UCUDNN_TRY_ASSIGN(more, (*lines)->next(line));
+    if (more) UCUDNN_TRY(every_kernel.check_line(*line));
+  }
+  // Rows were handed over by kernel number: the same lines must name the same kernels.
+  bool same = more && every_kernel.kernel_count() == rules->kernel_count();
+  for (std::size_t k = 0; same && k < rules->kernel_count(); ++k) {
+    same = every_kernel.layer(k) == rules->layer(k) && every_kernel.op(k) == rules->op(k);
+  }
+  if (same) {
+    UCUDNN_TRY_ASSIGN(same, (*lines)->next(line));
+  }
+  if (!same) return Error{source_name + ": changed while it was read"};
+  *rules = std::move(every_kernel);
+  return Status::success();
+}
+
+// Reads `in` from its start. Where `in` can be read again from its start (a file), the rules keep
+// one kernel's row keys, and read the table again keeping every kernel's only where a kernel's
+// rows come back after another's (at most once).
+Status read_rows(std::istream& in, const std::string& source_name, bool can_rewind, const TableRowVisit& visit) {
+  std::optional<LineReader> lines(std::in_place, in, source_name, kMaxTableLineBytes);
+  TableRules rules(source_name, can_rewind ? RowMemory::kLatestKernel : RowMemory::kEveryKernel);
+  std::string line;
+  bool any = false;
+  while (true) {
+    UCUDNN_TRY_ASSIGN(const bool more, lines->next(&line));
+    if (!more) break;
+    auto row = rules.check_line(line);
+    if (!row && rules.came_back()) {
+      UCUDNN_TRY(reread_keeping_every_kernel(in, source_name, lines->line_number(), &lines, &rules, &line));
+      row = rules.check_line(line);
+    }
+    UCUDNN_TRY(row);
+    if (*row == nullptr) continue;
+    any = true;
+    UCUDNN_TRY(visit(rules, **row));
+  }
+  if (!any) return Error{source_name + ": no measurement rows"};
+  return Status::success();
+}
+
+}  // namespace
+
+Status read_measurement_rows(std::istream& in, const std::string& source_name, const TableRowVisit& visit) {
+  return read_rows(in, source_name, false, visit);
+}
+
+Status read_measurement_rows(const std::string& path, const TableRowVisit& visit) {
+  UCUDNN_TRY(check_input_file(path, "measurements file"));
+  std::ifstream in(path);
+  if (!in) return Error{"cannot open measurements file '" + path + "': " + std::strerror(errno)};
+  return read_rows(in, path, true, visit);
+}
 
 Expected<std::vector<KernelMeasurements>> parse_measurements_csv(std::istream& in,
                                                                  const std::string& source_name) {
   std::vector<KernelMeasurements> kernels;
-  std::map<std::pair<std::string, ConvOp>, std::size_t> index;
-  std::map<RowKey, int> first_line;
-  std::string line;
-  int line_number = 0;
-  while (std::getline(in, line)) {
-    ++line_number;
-    const std::string where = source_name + ":" + std::to_string(line_number) + ": ";
-    if (line_number == 1 && line.rfind(kByteOrderMark, 0) == 0) line.erase(0, 3);  // spreadsheets write one
-    // getline keeps NUL bytes, but C string functions would end the field there.
-    if (line.find('\0') != std::string::npos) return Error{where + "NUL byte in the line"};
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    const auto fields = split_fields(line);
-    if (line_number == 1 && !fields.empty() && fields[0] == "layer") continue;  // header
-    if (static_cast<int>(fields.size()) < kRequiredColumns) {
-      return Error{where + "expected 7 to 9 comma-separated fields (" +
-                   "layer,op,microbatch,algo,math_type,time_ms,workspace_bytes[,engine[,host_ms]]), got " +
-                   std::to_string(fields.size())};
-    }
-    auto row = parse_row(fields);
-    if (!row) return row.error().prefixed(where);
-    const Measurement& m = row->measurement;
-
-    const RowKey row_key{fields[0], row->op, m.micro_batch, m.algo, m.math_type, m.engine};
-    const auto [first, inserted] = first_line.emplace(row_key, line_number);
-    if (!inserted) {
-      return Error{where + "duplicate row for " + describe(row_key) + " (first at line " +
-                   std::to_string(first->second) + ")"};
-    }
-
-    const auto key = std::make_pair(fields[0], row->op);
-    auto it = index.find(key);
-    if (it == index.end()) {
-      it = index.emplace(key, kernels.size()).first;
-      kernels.push_back(KernelMeasurements{fields[0], row->op, 0, {}});
-    }
-    KernelMeasurements& kernel = kernels[it->second];
-    kernel.rows.push_back(m);
-    kernel.batch = std::max(kernel.batch, m.micro_batch);
-  }
-  if (in.bad()) return Error{source_name + ": read error"};
-  if (kernels.empty()) return Error{source_name + ": no measurement rows"};
+  UCUDNN_TRY(read_measurement_rows(in, source_name, gathered_into(&kernels)));
   return kernels;
 }
 
 Expected<std::vector<KernelMeasurements>> read_measurements_csv(const std::string& path) {
-  UCUDNN_TRY(check_input_file(path, "measurements file"));
-  std::ifstream in(path);
-  if (!in) {
-    return Error{"cannot open measurements file '" + path + "': " + std::strerror(errno)};
-  }
-  return parse_measurements_csv(in, path);
+  std::vector<KernelMeasurements> kernels;
+  UCUDNN_TRY(read_measurement_rows(path, gathered_into(&kernels)));
+  return kernels;
 }
 
 std::string csv_engine_field(const std::string& engine) {

@@ -93,8 +93,12 @@ Expected<std::unique_ptr<BenchmarkDatabase>> BenchmarkDatabase::open(const std::
     // permissions would also break writes once the file is writable again.)
     auto kind = store::file_kind(file->path);
     if (!kind) return kind.error().prefixed(where);
-    auto connection = store::connect_for_reading(file->path, *kind, store::IdleWal::kCopyToMemory, refusal.empty(),
-                                                 remaining_ms(deadline));
+    // A WAL file this process may write is read in place with locks: its -wal and -shm are handed
+    // back when the database closes (the destructor), and memory does not grow with the file. One
+    // it may not write is copied into memory: nothing could remove the side files afterwards.
+    const store::IdleWal idle = refusal.empty() ? store::IdleWal::kWithLocks : store::IdleWal::kCopyToMemory;
+    auto connection =
+        store::connect_for_reading(file->path, *kind, idle, refusal.empty(), remaining_ms(deadline));
     if (!connection) return connection.error().prefixed(where);
     database->db_ = std::move(connection).value();
     database->hand_back_side_files_ = refusal.empty() && *kind == store::FileKind::kWal;
@@ -302,7 +306,7 @@ Status BenchmarkDatabase::verify() {
 
 Expected<long long> BenchmarkDatabase::store_streamed_rows(const RowSource& source, std::size_t measured_up_to) {
   const std::string where = "benchmark database '" + path_ + "'";
-  if (read_only_) return Error{where + " is read-only"};
+  if (read_only_) return Error{where + " is read-only: " + read_only_reason_};
   long long inserted = 0;
   std::optional<std::string> refused;  // how the database refused a row, where it did
   bool source_failed = false;          // the source's own error (a bad line of a table)
@@ -336,7 +340,7 @@ Status BenchmarkDatabase::read_rows(const std::function<Status(store::RowReader&
   bool body_failed = false;
   auto done = transaction(false, [&]() -> Status {
     UCUDNN_TRY_ASSIGN(const int version, store::readable_version(db_.get()));
-    store::RowReader reader(db_.get(), version);
+    store::RowReader reader(db_.get(), version, "benchmark database '" + path_ + "': ");
     Status read = body(reader);
     body_failed = !read.ok();
     return read;

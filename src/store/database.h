@@ -37,15 +37,16 @@
 // file.
 //
 // Reading only (Options::read_only, as db export, stats and verify open it, or a file this
-// process cannot write) writes nothing and creates nothing beside the file (but for the hot
-// journal above). A WAL file that no process has open (no -wal, no -shm: its main file holds
-// every committed row) is copied into memory when opened: a consistent snapshot, as large as the
-// file, that does not see rows others store later (a connection with locks would create a -wal
-// and a -shm that a read-only connection cannot remove). A rollback-journal file is read in place
-// with locks (readers make no journal). A WAL file that a writer has open is read with locks
-// through the writer's -wal and -shm, every row the writer commits included; those files are the
-// writer's: the last writable connection to close removes them, and where a read-only one closes
-// last they stay, their rows read by every open, until a writable open next closes.
+// process cannot write) changes no row and leaves nothing beside the file once closed (the hot
+// journal above aside). A rollback-journal file is read in place with locks (readers make no
+// journal). A WAL file is read in place with locks where this process may write it: SQLite makes
+// a -wal and a -shm while it is open (memory does not grow with the file), and the close hands
+// them back as a writer would (a checkpoint, no row changed) unless another connection still has
+// the file open, which then removes them itself. A WAL file this process may not write, and that
+// no process has open (no -wal, no -shm: its main file holds every committed row), is copied into
+// memory: a consistent snapshot as large as the file, that does not see rows others store later
+// (nothing could remove side files made beside it). One that a writer has open is read with
+// locks through the writer's -wal and -shm, which stay the writer's.
 //
 // Parts, one job each: store/columns.h (every column, named once), schema (CREATE, upgrades,
 // schema checks), file_state and file_probe (the file before it is opened), connect
@@ -140,8 +141,8 @@ class BenchmarkDatabase {
   Expected<std::vector<StoredRow>> all_rows();
   /// Runs `body` in one read transaction with a reader of the rows (`db export`): every query it
   /// makes sees the same snapshot, and rows are read a layer at a time, not gathered. `body` may be
-  /// run again, from the start, where another process held the lock. Its errors, the reader's
-  /// included, are returned as it gave them.
+  /// run again, from the start, where another process held the lock. Its errors are returned as
+  /// it gave them (the reader's name the database).
   Status read_rows(const std::function<Status(RowReader&)>& body);
   Expected<DatabaseStats> stats();
   /// PRAGMA integrity_check plus the schema checks (version, every table and index, the key

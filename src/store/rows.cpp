@@ -227,62 +227,66 @@ const std::vector<std::string> kMicroBatchColumn = {"micro_batch"};            /
 Expected<std::vector<DeviceIdentity>> RowReader::identities() {
   std::vector<DeviceIdentity> identities;
   if (version_ == 0) return identities;
+  const auto failed = [&](const Error& error) { return error.prefixed(where_); };
   const std::string columns = column_list(key_columns_but(kLayerColumns));
-  UCUDNN_TRY_ASSIGN(Statement select, Statement::prepare(db_, "SELECT DISTINCT " + columns +
-                                                                  " FROM measurements ORDER BY " + columns));
+  auto select = Statement::prepare(db_, "SELECT DISTINCT " + columns + " FROM measurements ORDER BY " + columns);
+  if (!select) return failed(select.error());
   int rc;
-  while ((rc = select.step()) == SQLITE_ROW) {
+  while ((rc = select->step()) == SQLITE_ROW) {
     KernelKey key;
     int index = 0;
     Status read = Status::success();
     visit_columns(key, [&](const Column& c, auto& value) {
-      if (!left_out_of(c.name, kLayerColumns) && read.ok()) read = read_value(select, index++, &value);
+      if (!left_out_of(c.name, kLayerColumns) && read.ok()) read = read_value(*select, index++, &value);
     });
-    UCUDNN_TRY(read);
+    if (!read) return failed(read.error());
     identities.push_back(std::move(key.identity));
   }
-  if (rc != SQLITE_DONE) return step_error(select, rc);
+  if (rc != SQLITE_DONE) return failed(step_error(*select, rc));
   return identities;
 }
 
 Expected<std::vector<StoredLayer>> RowReader::layers(const DeviceIdentity& identity) {
   std::vector<StoredLayer> layers;
   if (version_ == 0) return layers;
-  UCUDNN_TRY_ASSIGN(Statement select,
-                    Statement::prepare(db_, "SELECT op, layer, COUNT(*) FROM measurements WHERE " +
-                                                key_condition(key_columns_but(kLayerColumns)) +
-                                                " GROUP BY op, layer ORDER BY layer, op"));
-  bind_key_but(select, KernelKey{identity, ConvOp::kForward, "", 0}, kLayerColumns);
+  const auto failed = [&](const Error& error) { return error.prefixed(where_); };
+  auto select = Statement::prepare(db_, "SELECT op, layer, COUNT(*) FROM measurements WHERE " +
+                                            key_condition(key_columns_but(kLayerColumns)) +
+                                            " GROUP BY op, layer ORDER BY layer, op");
+  if (!select) return failed(select.error());
+  bind_key_but(*select, KernelKey{identity, ConvOp::kForward, "", 0}, kLayerColumns);
   int rc;
-  while ((rc = select.step()) == SQLITE_ROW) {
+  while ((rc = select->step()) == SQLITE_ROW) {
     StoredLayer layer;
-    UCUDNN_TRY(read_value(select, 0, &layer.op));
-    UCUDNN_TRY(read_value(select, 1, &layer.layer));
-    layer.rows = select.column_int(2);
+    Status read = read_value(*select, 0, &layer.op);
+    if (read) read = read_value(*select, 1, &layer.layer);
+    if (!read) return failed(read.error());
+    layer.rows = select->column_int(2);
     layers.push_back(std::move(layer));
   }
-  if (rc != SQLITE_DONE) return step_error(select, rc);
+  if (rc != SQLITE_DONE) return failed(step_error(*select, rc));
   return layers;
 }
 
 Status RowReader::for_each_row(const DeviceIdentity& identity, ConvOp op, const std::string& layer,
                                const std::function<Status(const StoredRow&)>& visit) {
   if (version_ == 0) return Status::success();
+  const auto failed = [&](const Error& error) { return error.prefixed(where_); };
   // The unique index's order after (identity, op, layer): SQLite walks the index, sorting nothing.
-  UCUDNN_TRY_ASSIGN(Statement select,
-                    Statement::prepare(db_, "SELECT " + column_list(columns_of<StoredRow>(), version_) +
-                                                " FROM measurements WHERE " +
-                                                key_condition(key_columns_but(kMicroBatchColumn)) +
-                                                " ORDER BY micro_batch, algo, math_type" +
-                                                (version_ < 2 ? "" : ", engine")));
-  bind_key_but(select, KernelKey{identity, op, layer, 0}, kMicroBatchColumn);
+  auto select = Statement::prepare(db_, "SELECT " + column_list(columns_of<StoredRow>(), version_) +
+                                            " FROM measurements WHERE " +
+                                            key_condition(key_columns_but(kMicroBatchColumn)) +
+                                            " ORDER BY micro_batch, algo, math_type" + (version_ < 2 ? "" : ", engine"));
+  if (!select) return failed(select.error());
+  bind_key_but(*select, KernelKey{identity, op, layer, 0}, kMicroBatchColumn);
   StoredRow row;  // one row's storage, used again for each
   int rc;
-  while ((rc = select.step()) == SQLITE_ROW) {
-    UCUDNN_TRY(read_columns(select, &row));
+  while ((rc = select->step()) == SQLITE_ROW) {
+    const Status read = read_columns(*select, &row);
+    if (!read) return failed(read.error());
     UCUDNN_TRY(visit(row));
   }
-  if (rc != SQLITE_DONE) return step_error(select, rc);
+  if (rc != SQLITE_DONE) return failed(step_error(*select, rc));
   return Status::success();
 }
 

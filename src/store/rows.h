@@ -6,6 +6,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/candidates.h"
@@ -79,23 +80,25 @@ struct StoredLayer {
 
 /// Reads rows a layer at a time, as SQLite steps through them: memory does not grow with the
 /// rows. Valid inside one read transaction (BenchmarkDatabase::read_rows), whose snapshot every
-/// query sees. A file of `version` 0 (no ucudnn tables) has nothing.
+/// query sees. A file of `version` 0 (no ucudnn tables) has nothing. Its own errors start with
+/// `where` (the database's name).
 class RowReader {
  public:
-  RowReader(sqlite3* db, int version) : db_(db), version_(version) {}
+  RowReader(sqlite3* db, int version, std::string where) : db_(db), version_(version), where_(std::move(where)) {}
 
   /// The device identities that rows are of, ordered as all_rows orders them.
   Expected<std::vector<DeviceIdentity>> identities();
   /// The layers of each op that `identity` has rows of, ordered by layer, then op.
   Expected<std::vector<StoredLayer>> layers(const DeviceIdentity& identity);
   /// Hands each row of `layer` of `op` on `identity` to `visit`, ordered by micro-batch,
-  /// algorithm, math type and engine; an error of `visit` stops the walk and is returned.
+  /// algorithm, math type and engine; an error of `visit` stops the walk and is returned as it is.
   Status for_each_row(const DeviceIdentity& identity, ConvOp op, const std::string& layer,
                       const std::function<Status(const StoredRow&)>& visit);
 
  private:
   sqlite3* db_;
   int version_;
+  std::string where_;
 };
 
 }  // namespace ucudnn::store

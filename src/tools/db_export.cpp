@@ -1,10 +1,10 @@
-// `ucudnn db export`: one device's rows of the database as a benchmark table.
+// `ucudnn db export`: one device's rows of the database as a benchmark table, written as they are
+// read (a layer's rows at a time), each line checked by the rules that plan and db import read by.
 #include <algorithm>
 #include <charconv>
 #include <map>
+#include <optional>
 #include <ostream>
-#include <set>
-#include <sstream>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -12,15 +12,19 @@
 
 #include "core/conv_layer.h"
 #include "core/measurement_csv.h"
+#include "core/message_text.h"
 #include "store/database.h"
+#include "store/rows.h"
 #include "tools/cli.h"
 #include "tools/command.h"
 #include "tools/db_subcommands.h"
-#include "tools/table_output.h"
 #include "tools/networks.h"
+#include "tools/table_output.h"
 
 namespace ucudnn::tools::db_subcommands {
 namespace {
+using ucudnn::store::RowReader;
+using ucudnn::store::StoredLayer;
 
 // The shortest decimal text that reads back as the same double, so exports round-trip.
 std::string shortest_double(double value) {
@@ -29,11 +33,12 @@ std::string shortest_double(double value) {
   return std::string(text, result.ptr);
 }
 
-// The rows of the one device identity that the identity options select; with several left, an
-// error that lists them and names the options (the table format has no device columns, and one
-// table holding several devices' rows of a layer would hold the same row twice).
-Expected<std::vector<StoredRow>> rows_of_one_device(const DbOptions& options, std::vector<StoredRow> rows) {
-  if (rows.empty()) return Error{"the database holds no rows: nothing to export"};
+// The one device identity that the identity options select among those the database has rows of
+// (listed in order); with several left, an error that lists them and names the options (the table
+// format has no device columns, and one table holding several devices' rows of a layer would hold
+// the same row twice).
+Expected<DeviceIdentity> one_device(const DbOptions& options, const std::vector<DeviceIdentity>& identities) {
+  if (identities.empty()) return Error{"the database holds no rows: nothing to export"};
   auto selected = [&](const DeviceIdentity& id) {
     return (!options.gpu_name_given->count() || id.gpu_name == options.gpu_name) &&
            (!options.compute_capability_given->count() || id.compute_capability == options.compute_capability) &&
@@ -41,32 +46,23 @@ Expected<std::vector<StoredRow>> rows_of_one_device(const DbOptions& options, st
            (!options.cudnn_version_given->count() || id.cudnn_version == options.cudnn_version) &&
            (!options.cuda_version_given->count() || id.cuda_runtime_version == options.cuda_version);
   };
-  auto tie = [](const DeviceIdentity& id) {
-    return std::tie(id.gpu_name, id.compute_capability, id.sm_count, id.cudnn_version, id.cuda_runtime_version);
-  };
-  auto less = [&](const DeviceIdentity& a, const DeviceIdentity& b) { return tie(a) < tie(b); };
-  std::set<DeviceIdentity, decltype(less)> all(less), chosen(less);
-  std::vector<StoredRow> kept;
-  for (StoredRow& row : rows) {
-    all.insert(row.identity);
-    if (!selected(row.identity)) continue;
-    chosen.insert(row.identity);
-    kept.push_back(std::move(row));
-  }
-  auto listed = [](const auto& identities) {
+  std::vector<DeviceIdentity> chosen;
+  std::copy_if(identities.begin(), identities.end(), std::back_inserter(chosen), selected);
+  auto listed = [](const std::vector<DeviceIdentity>& list) {
     std::string text;
-    for (const DeviceIdentity& id : identities) text += (text.empty() ? "" : "; ") + id.to_string();
+    for (const DeviceIdentity& id : list) text += (text.empty() ? "" : "; ") + id.to_string();
     return text;
   };
   const std::string options_text = "--gpu-name, --compute-capability, --sm-count, --cudnn-version, --cuda-version";
   if (chosen.empty()) {
-    return Error{"no rows of the device selected by " + options_text + "; the database holds rows of: " + listed(all)};
+    return Error{"no rows of the device selected by " + options_text + "; the database holds rows of: " +
+                 listed(identities)};
   }
   if (chosen.size() > 1) {
     return Error{"the database holds rows of " + std::to_string(chosen.size()) + " devices (" + listed(chosen) +
                  "); a table holds one device's rows: choose one with " + options_text};
   }
-  return kept;
+  return chosen.front();
 }
 
 // A layer name the table format can hold: its reader splits at commas and trims blanks.
@@ -76,20 +72,22 @@ bool table_safe(const std::string& name) {
          name.back() != ' ' && name.front() != '\t' && name.back() != '\t' && name != "layer";
 }
 
-struct TableRow {
+// One kernel of the table: a stored layer's rows of one op, under the name the table gives them.
+struct TableKernel {
   std::size_t order = 0;  ///< the layer's place in the network (0 without one)
-  std::string layer;
+  std::string name;
   ConvOp op = ConvOp::kForward;
-  Measurement m;
+  std::string signature;  ///< the layer as stored (ConvKey::layer_signature)
 };
 
-// The rows under the names the table gives layers: the network's layer names (a layer shape the
-// network has several times is written once per name, as a table measured on the network has
-// it), else the layer signatures (db import reads either back with --network).
-Expected<std::vector<TableRow>> named_rows(const DbOptions& options, const std::vector<StoredRow>& rows) {
-  std::vector<TableRow> table;
+// The table's kernels, in the table's order (by the layer's place in the network, name, op; rows
+// within each by micro-batch, algo, math type and engine), named by the network's layer names (a
+// layer shape the network has several times is written once per name, as a table measured on the
+// network has it), else by the layer signatures (db import reads either back with --network).
+Expected<std::vector<TableKernel>> table_kernels(const DbOptions& options, const std::vector<StoredLayer>& layers) {
+  std::vector<TableKernel> kernels;
   if (options.network.empty()) {
-    for (const StoredRow& row : rows) table.push_back(TableRow{0, row.layer, row.op, row.measurement});
+    for (const StoredLayer& layer : layers) kernels.push_back(TableKernel{0, layer.layer, layer.op, layer.layer});
   } else {
     UCUDNN_TRY_ASSIGN(const auto network, resolve_network(options.network));
     std::map<std::pair<ConvOp, std::string>, std::vector<std::pair<std::size_t, std::string>>> names;
@@ -101,42 +99,75 @@ Expected<std::vector<TableRow>> named_rows(const DbOptions& options, const std::
     }
     long long unknown = 0;
     std::string example;
-    for (const StoredRow& row : rows) {
-      const auto found = names.find({row.op, row.layer});
+    for (const StoredLayer& layer : layers) {
+      const auto found = names.find({layer.op, layer.layer});
       if (found == names.end()) {
-        if (unknown++ == 0) example = std::string(short_name(row.op)) + " " + row.layer;
+        if (unknown == 0) example = std::string(short_name(layer.op)) + " " + layer.layer;
+        unknown += layer.rows;
         continue;
       }
-      for (const auto& [order, name] : found->second) table.push_back(TableRow{order, name, row.op, row.measurement});
+      for (const auto& [order, name] : found->second) kernels.push_back(TableKernel{order, name, layer.op, layer.layer});
     }
     if (unknown > 0) {
-      return Error{std::to_string(unknown) + " rows are of layers that network '" + network.name +
-                   "' does not have (the first: " + example +
+      return Error{std::to_string(unknown) + " rows are of layers that network '" + excerpt(network.name) +
+                   "' does not have (the first: " + excerpt(example, 160) +
                    "); export without --network to name layers by their signature"};
     }
   }
-  for (const TableRow& row : table) {
-    if (!table_safe(row.layer)) {
-      return Error{"layer name '" + row.layer + "' cannot be written in the table format (a comma, line break or edge blank)"};
+  for (const TableKernel& kernel : kernels) {
+    if (!table_safe(kernel.name)) {
+      return Error{"layer name '" + excerpt(kernel.name) +
+                   "' cannot be written in the table format (a comma, line break or edge blank)"};
     }
   }
-  std::stable_sort(table.begin(), table.end(), [](const TableRow& a, const TableRow& b) {
-    return std::tie(a.order, a.layer, a.op, a.m.micro_batch, a.m.algo, a.m.math_type, a.m.engine) <
-           std::tie(b.order, b.layer, b.op, b.m.micro_batch, b.m.algo, b.m.math_type, b.m.engine);
+  std::stable_sort(kernels.begin(), kernels.end(), [](const TableKernel& a, const TableKernel& b) {
+    return std::tie(a.order, a.name, a.op) < std::tie(b.order, b.name, b.op);
   });
-  return table;
+  return kernels;
 }
 
-// The table format of tests/data/README.md, which `plan --measurements` and `db import` read.
-std::string rows_to_table(const std::vector<TableRow>& rows) {
-  std::ostringstream csv;
-  csv << "layer,op,microbatch,algo,math_type,time_ms,workspace_bytes,engine,host_ms\n";
-  for (const TableRow& row : rows) {
-    csv << row.layer << ',' << short_name(row.op) << ',' << row.m.micro_batch << ',' << row.m.algo << ','
-        << row.m.math_type << ',' << shortest_double(row.m.time_ms) << ',' << row.m.workspace_bytes << ','
-        << csv_engine_field(row.m.engine) << ',' << shortest_double(row.m.host_ms) << '\n';
+constexpr char kHeader[] = "layer,op,microbatch,algo,math_type,time_ms,workspace_bytes,engine,host_ms";
+
+// One row as a line of the table format of tests/data/README.md (without its line break).
+void format_line(const TableKernel& kernel, const Measurement& m, std::string* line) {
+  *line = kernel.name;
+  *line += ',';
+  *line += short_name(kernel.op);
+  for (const std::string& field :
+       {std::to_string(m.micro_batch), std::to_string(m.algo), std::to_string(m.math_type), shortest_double(m.time_ms),
+        std::to_string(m.workspace_bytes), csv_engine_field(m.engine), shortest_double(m.host_ms)}) {
+    *line += ',';
+    *line += field;
   }
-  return csv.str();
+}
+
+// Writes the table of the device the options select, from one snapshot of the database. Rows
+// stored by an older ucudnn may break today's table rules (a micro-batch above the maximum, a name
+// that is not UTF-8): each line is checked as plan and db import will read it, and the first that
+// fails stops the export before anything is shown.
+Status write_table(const DbOptions& options, RowReader& reader, TableWriter& table) {
+  UCUDNN_TRY(table.restart());  // a read retried after a lock starts over
+  UCUDNN_TRY_ASSIGN(const auto identities, reader.identities());
+  UCUDNN_TRY_ASSIGN(const DeviceIdentity device, one_device(options, identities));
+  UCUDNN_TRY_ASSIGN(const auto layers, reader.layers(device));
+  UCUDNN_TRY_ASSIGN(const auto kernels, table_kernels(options, layers));
+  // Each kernel's rows come together: the rules keep one kernel's.
+  TableRules rules("exported table", RowMemory::kLatestKernel);
+  std::string line = kHeader;
+  const auto checked_and_written = [&]() -> Status {
+    const auto row = rules.check_line(line);
+    if (!row) return row.error().prefixed("the stored rows do not make a table that plan and db import read: ");
+    line += '\n';
+    return table.append(line);
+  };
+  UCUDNN_TRY(checked_and_written());
+  for (const TableKernel& kernel : kernels) {
+    UCUDNN_TRY(reader.for_each_row(device, kernel.op, kernel.signature, [&](const StoredRow& row) -> Status {
+      format_line(kernel, row.measurement, &line);
+      return checked_and_written();
+    }));
+  }
+  return Status::success();
 }
 
 }  // namespace
@@ -146,26 +177,12 @@ int run_export(const DbOptions& options, BenchmarkDatabase& database, std::ostre
     const Status target = check_output(options.output, database.path());
     if (!target) return report_error(err, kExitDataError, target.message());
   }
-  auto rows = database.all_rows();
-  if (!rows) return report_error(err, kExitDataError, rows.message());
-  const auto device = rows_of_one_device(options, std::move(rows).value());
-  if (!device) return report_error(err, kExitDataError, device.message());
-  const auto table = named_rows(options, *device);
+  auto table = TableWriter::create("--output", options.output);
   if (!table) return report_error(err, kExitDataError, table.message());
-  const std::string csv = rows_to_table(*table);  // complete before anything is written
-  // Rows stored by an older ucudnn may break today's table rules (a micro-batch above the
-  // maximum, a name that is not UTF-8): never write a table that plan and db import refuse.
-  std::istringstream reread(csv);
-  const auto readable = parse_measurements_csv(reread, "exported table");
-  if (!readable) {
-    return report_error(err, kExitDataError,
-                        "the stored rows do not make a table that plan and db import read: " + readable.message());
-  }
-  if (options.output.empty()) {
-    out << csv;
-    return kExitOk;
-  }
-  const Status written = write_new_table("--output", options.output, csv);
+  const Status read = database.read_rows([&](RowReader& reader) { return write_table(options, reader, *table); });
+  if (!read) return report_error(err, kExitDataError, read.message());
+  // Only a whole table is shown: linked into place as a new file, or copied to the stream.
+  const Status written = table->commit(&out);
   if (!written) return report_error(err, kExitDataError, written.message());
   return kExitOk;
 }

@@ -1,6 +1,7 @@
 // `ucudnn db import`: stores a recorded benchmark table in the database.
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <ostream>
 #include <string>
@@ -10,6 +11,7 @@
 #include "core/candidate_kinds.h"
 #include "core/conv_layer.h"
 #include "core/measurement_csv.h"
+#include "core/message_text.h"
 #include "core/units.h"
 #include "core/utf8.h"
 #include "store/database.h"
@@ -64,46 +66,67 @@ Expected<DeviceIdentity> identity_of(const DbOptions& options) {
   return identity;
 }
 
-// The table's rows as database rows: each layer name becomes its convolution in the network.
-Expected<std::vector<StoredRow>> rows_of_table(const DbOptions& options, const DeviceIdentity& identity) {
-  UCUDNN_TRY_ASSIGN(const auto kernels, read_measurements_csv(options.table));
-  UCUDNN_TRY_ASSIGN(const auto network, resolve_network(options.network));
-
-  // A layer is named by its name in the network, or by its layer signature (what `db export`
-  // writes without --network).
-  std::map<std::pair<ConvOp, std::string>, const ConvLayerSpec*> by_signature;
-  for (const ConvLayerSpec& spec : network.layers) {
-    for (const ConvOp op : {ConvOp::kForward, ConvOp::kBackwardData, ConvOp::kBackwardFilter}) {
-      const auto key = to_conv_key(spec, op);
-      if (key) by_signature.emplace(std::make_pair(op, key->layer_signature()), &spec);
+// The table's rows as database rows, read a line at a time: each layer name becomes its
+// convolution in the network (by its name there, or by its layer signature, what `db export`
+// writes without --network). Memory: a line, a row, each kernel's signature and the table rules'
+// duplicate check (core/measurement_csv.h).
+class TableRows {
+ public:
+  TableRows(const DbOptions& options, const DeviceIdentity& identity, Network network)
+      : path_(options.table), network_(std::move(network)) {
+    for (const ConvLayerSpec& spec : network_.layers) {
+      for (const ConvOp op : {ConvOp::kForward, ConvOp::kBackwardData, ConvOp::kBackwardFilter}) {
+        const auto key = to_conv_key(spec, op);
+        if (key) by_signature_.emplace(std::make_pair(op, key->layer_signature()), &spec);
+      }
     }
+    row_.identity = identity;
+    row_.measured_at = utc_timestamp();
   }
 
-  const std::string measured_at = utc_timestamp();
-  std::vector<StoredRow> rows;
-  for (const KernelMeasurements& kernel : kernels) {
-    const ConvLayerSpec* spec = find_layer(network, kernel.layer);
-    if (spec == nullptr) {
-      const auto signature = by_signature.find(std::make_pair(kernel.op, kernel.layer));
-      if (signature != by_signature.end()) spec = signature->second;
-    }
-    if (spec == nullptr) {
-      return Error{options.table + ": layer '" + kernel.layer + "' is not a layer of network '" + network.name + "'"};
-    }
-    UCUDNN_TRY_ASSIGN(const ConvKey key, to_conv_key(*spec, kernel.op));
-    for (const Measurement& row : kernel.rows) {
-      StoredRow stored;
-      stored.identity = identity;
-      stored.op = kernel.op;
-      stored.layer = key.with_batch(row.micro_batch).layer_signature();
-      stored.measurement = row;
-      stored.measurement.deterministic = documented_deterministic(kernel.op, row);
-      stored.measured_at = measured_at;
-      rows.push_back(std::move(stored));
-    }
+  /// Hands each row to `store`, from the first line; the table's errors name its line.
+  Status read(const std::function<Status(const StoredRow&)>& store) {
+    signatures_.clear();
+    rows_ = 0;
+    return read_measurement_rows(path_, [&](const TableRules& rules, const TableRow& row) -> Status {
+      if (row.kernel == signatures_.size()) {
+        UCUDNN_TRY_ASSIGN(std::string signature, signature_of(rules.layer(row.kernel), row.op, row.line));
+        signatures_.push_back(std::move(signature));
+      }
+      row_.op = row.op;
+      row_.layer = signatures_[row.kernel];  // N is not in it: one per kernel
+      row_.measurement = row.measurement;
+      row_.measurement.deterministic = documented_deterministic(row.op, row.measurement);
+      ++rows_;
+      return store(row_);
+    });
   }
-  return rows;
-}
+
+  /// The rows the last read() handed over.
+  long long rows() const { return rows_; }
+
+ private:
+  Expected<std::string> signature_of(const std::string& layer, ConvOp op, int line) const {
+    const ConvLayerSpec* spec = find_layer(network_, layer);
+    if (spec == nullptr) {
+      const auto signature = by_signature_.find(std::make_pair(op, layer));
+      if (signature != by_signature_.end()) spec = signature->second;
+    }
+    if (spec == nullptr) {
+      return Error{path_ + ":" + std::to_string(line) + ": layer '" + excerpt(layer) + "' is not a layer of network '" +
+                   excerpt(network_.name) + "'"};
+    }
+    UCUDNN_TRY_ASSIGN(const ConvKey key, to_conv_key(*spec, op));
+    return key.layer_signature();
+  }
+
+  std::string path_;
+  Network network_;
+  std::map<std::pair<ConvOp, std::string>, const ConvLayerSpec*> by_signature_;
+  std::vector<std::string> signatures_;  ///< of each kernel of the table, in order
+  StoredRow row_;                        ///< the row handed over, used again for each
+  long long rows_ = 0;
+};
 
 // The table to import: --measurements FILE, or FILE alone as 0.1 wrote it; never both.
 Expected<std::string> table_to_import(const DbOptions& options) {
@@ -135,13 +158,20 @@ int run_import(DbOptions options, std::ostream& out, std::ostream& err) {
     measured_up_to = *bound;
   }
 
-  const auto rows = rows_of_table(options, *identity);
-  if (!rows) return report_error(err, kExitDataError, rows.message());
+  const auto network = resolve_network(options.network);
+  if (!network) return report_error(err, kExitDataError, network.message());
+  TableRows rows(options, *identity, *network);
+  // The whole table is read once before the database is opened, so that a bad table creates no
+  // file; then again into one transaction, which stores nothing if a line (or the file, changed
+  // since) turns out bad.
+  const Status readable = rows.read([](const StoredRow&) { return Status::success(); });
+  if (!readable) return report_error(err, kExitDataError, readable.message());
   const auto database = open_database(*target);
   if (!database) return report_error(err, kExitDataError, database.message());
-  const auto added = (*database)->store_rows(*rows, measured_up_to);
+  const auto added = (*database)->store_streamed_rows(
+      [&](const std::function<Status(const StoredRow&)>& store) { return rows.read(store); }, measured_up_to);
   if (!added) return report_error(err, kExitDataError, added.message());
-  out << rows->size() << " rows read, " << *added << " new\n";
+  out << rows.rows() << " rows read, " << *added << " new\n";
   return kExitOk;
 }
 

@@ -10,11 +10,11 @@
 #include <map>
 #include <optional>
 #include <set>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "core/input_file.h"
+#include "core/measurement_csv.h"
 #include "core/message_text.h"
 
 namespace ucudnn::tools {
@@ -274,10 +274,18 @@ Expected<Layout> read_layout(const Json& layer) {
   return Error{"\"layout\" must be \"NCHW\" or \"NHWC\", not " + quoted_json(*it)};
 }
 
+// A name longer than tables may hold: every message that quotes a name stays short.
+std::optional<std::string> name_too_long(const std::string& name) {
+  if (name.size() <= kMaxLayerNameBytes) return std::nullopt;
+  return "\"name\" of " + std::to_string(name.size()) + " bytes is longer than the limit of " +
+         std::to_string(kMaxLayerNameBytes) + " bytes";
+}
+
 // Names are the first column of measurement files, which cannot hold commas, line breaks or
 // surrounding blanks.
 std::optional<std::string> name_problem(const std::string& name) {
   if (name.empty()) return "\"name\" must not be empty";
+  if (const auto problem = name_too_long(name)) return problem;
   if (name.find_first_of(",\n\r") != std::string::npos) return "\"name\" must not contain commas or line breaks";
   if (name.front() == ' ' || name.front() == '\t' || name.back() == ' ' || name.back() == '\t') {
     return "\"name\" must not start or end with blanks";
@@ -369,6 +377,7 @@ Expected<Network> parse_network(const Json& root, const std::string& default_nam
   network.name = default_name;
   if (const auto it = root.find("name"); it != root.end()) {
     if (!it->is_string() || it->get<std::string>().empty()) return Error{"\"name\" must be a non-empty string"};
+    if (const auto problem = name_too_long(it->get<std::string>())) return Error{*problem};
     network.name = it->get<std::string>();
   }
   UCUDNN_TRY_ASSIGN(network.batch, read_int(root, "batch", 1, std::nullopt));
@@ -446,12 +455,24 @@ Expected<Network> parse_network_json(const std::string& text, const std::string&
 
 Expected<Network> load_network_file(const std::string& path) {
   UCUDNN_TRY(check_input_file(path, "network file"));
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) return Error{"cannot open network file '" + path + "': " + std::strerror(errno)};
-  std::ostringstream text;
-  text << in.rdbuf();
+  // At most one byte past the limit is read, whatever the file's size says (it may grow).
+  const auto too_large = [&] {
+    return Error{"network file '" + path + "' is larger than " + std::to_string(kMaxNetworkFileBytes / (1024 * 1024)) +
+                 " MiB (the limit of a network file)"};
+  };
+  std::error_code size_unknown;
+  const auto size = std::filesystem::file_size(path, size_unknown);
+  if (!size_unknown && size > kMaxNetworkFileBytes) return too_large();
+  std::string text;
+  char chunk[64 * 1024];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    text.append(chunk, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > kMaxNetworkFileBytes) return too_large();
+  }
   if (in.bad()) return Error{"network file '" + path + "': read error"};
-  return parse_network_json(text.str(), path, std::filesystem::path(path).stem().string());
+  return parse_network_json(text, path, std::filesystem::path(path).stem().string());
 }
 
 Expected<Network> resolve_network(const std::string& name_or_path) {

@@ -55,7 +55,8 @@
 //   - "batch" (optional, default the network's), "count" (optional, default 1): positive.
 // Other keys are errors (a misspelt "strides" is not silently ignored). Layers with the same
 // convolution are merged as above, their counts added. Every error names the file, and the
-// layer where there is one.
+// layer where there is one. Bounded (docs/limits.md): a file above kMaxNetworkFileBytes is refused
+// before it is read, a name (of the network or a layer) above kMaxLayerNameBytes when parsed.
 
 #include <cstddef>
 #include <optional>
@@ -66,6 +67,11 @@
 #include "core/expected.h"
 
 namespace ucudnn::tools {
+
+/// The largest network file read, in bytes: about five times a network of a thousand layers
+/// written one key per line with every key (430 KB), while parsing hostile JSON of this size stays
+/// under 100 MiB (the JSON parser takes up to 40 bytes of memory per byte of input).
+inline constexpr std::size_t kMaxNetworkFileBytes = 2 * 1024 * 1024;
 
 /// A network's distinct convolutions, in order of first use.
 struct Network {

@@ -1,0 +1,28 @@
+#include "core/line_reader.h"
+
+#include <utility>
+
+namespace ucudnn {
+
+LineReader::LineReader(std::istream& in, std::string source_name, std::size_t max_bytes)
+    : in_(in), source_name_(std::move(source_name)), max_bytes_(max_bytes), buffer_(max_bytes + 1, '\0') {}
+
+Expected<bool> LineReader::next(std::string* line) {
+  if (!in_.good()) return false;
+  // istream::getline stores at most max_bytes bytes; one more without a line break sets failbit.
+  // It keeps NUL bytes, and gcount() says how many it took (the line break included).
+  in_.getline(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+  const auto taken = static_cast<std::size_t>(in_.gcount());
+  if (in_.bad()) return Error{source_name_ + ": read error"};
+  if (taken == 0 && in_.eof()) return false;  // nothing after the last line break
+  ++line_number_;
+  if (in_.fail() && !in_.eof()) {
+    return Error{source_name_ + ":" + std::to_string(line_number_) + ": line longer than " +
+                 std::to_string(max_bytes_) + " bytes (the limit of a line)"};
+  }
+  const bool had_break = !in_.eof();
+  line->assign(buffer_.data(), had_break ? taken - 1 : taken);
+  return true;
+}
+
+}  // namespace ucudnn
