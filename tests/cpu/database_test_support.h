@@ -5,14 +5,34 @@
 #include <gtest/gtest.h>
 
 #include <cstddef>
+#include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "core/conv_layer.h"
 #include "core/device_identity.h"
 #include "core/measurement.h"
+#include "store/database.h"
 
 namespace ucudnn::testing {
+
+/// Options of an open: the journal mode, reading only, the wait for a lock.
+inline store::BenchmarkDatabase::Options database_options(JournalMode journal, bool read_only = false,
+                                                   int busy_timeout_ms = 60000) {
+  store::BenchmarkDatabase::Options options;
+  options.journal = journal;
+  options.read_only = read_only;
+  options.busy_timeout_ms = busy_timeout_ms;
+  return options;
+}
+
+/// The names in a folder: what a database left beside itself.
+inline std::set<std::string> names_in(const std::filesystem::path& dir) {
+  std::set<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) names.insert(entry.path().filename().string());
+  return names;
+}
 
 /// The device identity the database tests store their rows under.
 inline DeviceIdentity test_gpu() { return DeviceIdentity{"Test GPU 80GB", 90, 132, 91400, 13000}; }

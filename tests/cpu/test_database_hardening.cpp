@@ -37,7 +37,9 @@ namespace fs = std::filesystem;
 using testing::exists;
 using testing::read_bytes;
 using testing::write_bytes;
+using testing::database_options;
 using testing::layer_key;
+using testing::names_in;
 using testing::rows_for;
 using testing::test_gpu;
 
@@ -56,20 +58,6 @@ std::vector<StoredRow> stored_rows(const DeviceIdentity& identity, int count, in
     rows.push_back(row);
   }
   return rows;
-}
-
-std::set<std::string> names_in(const fs::path& dir) {
-  std::set<std::string> names;
-  for (const auto& entry : fs::directory_iterator(dir)) names.insert(entry.path().filename().string());
-  return names;
-}
-
-BenchmarkDatabase::Options with_journal(JournalMode journal, bool read_only = false, int busy_timeout_ms = 60000) {
-  BenchmarkDatabase::Options options;
-  options.journal = journal;
-  options.read_only = read_only;
-  options.busy_timeout_ms = busy_timeout_ms;
-  return options;
 }
 
 long long row_count(BenchmarkDatabase& db) {
@@ -100,7 +88,7 @@ int in_child(bool as_nobody, Body body) {
 // make it whole again.
 void leave_hot_journal(const std::string& path, int committed) {
   {
-    auto db = BenchmarkDatabase::open(path, with_journal(JournalMode::kDelete));
+    auto db = BenchmarkDatabase::open(path, database_options(JournalMode::kDelete));
     ASSERT_TRUE(db.ok()) << db.message();
     ASSERT_EQ((*db)->store_rows(stored_rows(test_gpu(), committed)).value(), committed);
   }
@@ -137,7 +125,7 @@ TEST(DatabaseHardening, KilledRollbackJournalWriterIsRolledBackWhenLookingAtTheF
   // journal, and never reads the half-written file as if it were whole.
   if (geteuid() == 0) {
     const int status = in_child(true, [&] {
-      auto db = BenchmarkDatabase::open(path, with_journal(JournalMode::kDelete, true));
+      auto db = BenchmarkDatabase::open(path, database_options(JournalMode::kDelete, true));
       if (db.ok()) return 1;
       if (db.message().find(path + "-journal") == std::string::npos) {
         std::fprintf(stderr, "%s\n", db.message().c_str());
@@ -150,7 +138,7 @@ TEST(DatabaseHardening, KilledRollbackJournalWriterIsRolledBackWhenLookingAtTheF
 
   // Looking (db stats, verify, export) rolls it back as SQLite does on a normal open: exactly
   // the committed rows, and a healthy file.
-  auto db = BenchmarkDatabase::open(path, with_journal(JournalMode::kDelete, true));
+  auto db = BenchmarkDatabase::open(path, database_options(JournalMode::kDelete, true));
   ASSERT_TRUE(db.ok()) << db.message();
   EXPECT_EQ(row_count(**db), 400);
   EXPECT_TRUE((*db)->verify().ok()) << (*db)->verify().message();
@@ -163,7 +151,7 @@ TEST(DatabaseHardening, KilledRollbackJournalWriterIsRolledBackWhenWriting) {
   const std::string path = (dir.path() / "killed.db").string();
   leave_hot_journal(path, 250);
   for (JournalMode mode : {JournalMode::kDelete, JournalMode::kAuto}) {
-    auto db = BenchmarkDatabase::open(path, with_journal(mode));
+    auto db = BenchmarkDatabase::open(path, database_options(mode));
     ASSERT_TRUE(db.ok()) << db.message();
     EXPECT_EQ(row_count(**db), 250);
     EXPECT_TRUE((*db)->verify().ok());
@@ -179,14 +167,14 @@ TEST(DatabaseHardening, ImportKilledWhileWritingLeavesOnlyCommittedRows) {
   TempDir dir;
   const std::string path = (dir.path() / "import.db").string();
   {
-    auto db = BenchmarkDatabase::open(path, with_journal(JournalMode::kDelete));
+    auto db = BenchmarkDatabase::open(path, database_options(JournalMode::kDelete));
     ASSERT_TRUE(db.ok()) << db.message();
     ASSERT_EQ((*db)->store_rows(stored_rows(test_gpu(), 1000)).value(), 1000);
   }
   const pid_t pid = fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
-    auto db = BenchmarkDatabase::open(path, with_journal(JournalMode::kDelete));
+    auto db = BenchmarkDatabase::open(path, database_options(JournalMode::kDelete));
     if (!db) _exit(2);
     DeviceIdentity other = test_gpu();
     other.gpu_name = "Killed import";
@@ -204,7 +192,7 @@ TEST(DatabaseHardening, ImportKilledWhileWritingLeavesOnlyCommittedRows) {
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
   ASSERT_TRUE(WIFSIGNALED(status)) << "the import finished before it was killed";
 
-  auto looked = BenchmarkDatabase::open(path, with_journal(JournalMode::kDelete, true));
+  auto looked = BenchmarkDatabase::open(path, database_options(JournalMode::kDelete, true));
   ASSERT_TRUE(looked.ok()) << looked.message();
   EXPECT_EQ(row_count(**looked), 1000);
   EXPECT_TRUE((*looked)->verify().ok());
@@ -224,7 +212,7 @@ TEST(DatabaseHardening, FileNamesWithUriSyntaxOpenTheirOwnFileEveryTime) {
       ASSERT_TRUE(db.ok()) << db.message();
       ASSERT_TRUE((*db)->store(test_gpu(), layer_key(k, 4), CandidateKind::kLegacy, SIZE_MAX, rows_for(4, 2)).ok());
     }
-    auto looked = BenchmarkDatabase::open(path, with_journal(JournalMode::kAuto, true));
+    auto looked = BenchmarkDatabase::open(path, database_options(JournalMode::kAuto, true));
     ASSERT_TRUE(looked.ok()) << looked.message();
     EXPECT_EQ(row_count(**looked), 6);
     EXPECT_TRUE((*looked)->verify().ok());
@@ -240,7 +228,7 @@ TEST(DatabaseHardening, ForeignFileAtAUriLikeNameIsRefusedByteIdentical) {
   TempDir dir;
   // "p%41.db" decoded is "pA.db": let that name be a healthy ucudnn database.
   const std::string decoy = (dir.path() / "pA.db").string();
-  ASSERT_TRUE(BenchmarkDatabase::open(decoy, with_journal(JournalMode::kDelete)).ok());
+  ASSERT_TRUE(BenchmarkDatabase::open(decoy, database_options(JournalMode::kDelete)).ok());
   const std::string decoy_bytes = read_bytes(decoy);
   for (const char* name : kUriLikeNames) {
     SCOPED_TRACE(name);
@@ -269,7 +257,7 @@ TEST(DatabaseHardening, AskingForDeleteWhileAnotherConnectionUsesWalFailsNamingT
   TempDir dir;
   const std::string path = (dir.path() / "wal.db").string();
   {
-    auto db = BenchmarkDatabase::open(path, with_journal(JournalMode::kWal));
+    auto db = BenchmarkDatabase::open(path, database_options(JournalMode::kWal));
     ASSERT_TRUE(db.ok()) << db.message();
     ASSERT_TRUE((*db)->store(test_gpu(), layer_key(1, 4), CandidateKind::kLegacy, SIZE_MAX, rows_for(4, 3)).ok());
   }
@@ -277,7 +265,7 @@ TEST(DatabaseHardening, AskingForDeleteWhileAnotherConnectionUsesWalFailsNamingT
   ASSERT_EQ(sqlite3_open_v2(path.c_str(), &reader, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(reader, "SELECT count(*) FROM measurements", nullptr, nullptr, nullptr), SQLITE_OK);
 
-  auto refused = BenchmarkDatabase::open(path, with_journal(JournalMode::kDelete, false, 300));
+  auto refused = BenchmarkDatabase::open(path, database_options(JournalMode::kDelete, false, 300));
   EXPECT_FALSE(refused.ok()) << "it said delete, and stayed in "
                              << (refused.ok() && refused.value()->journal_mode() == JournalMode::kDelete ? "WAL" : "?");
   if (!refused.ok()) {
@@ -287,7 +275,7 @@ TEST(DatabaseHardening, AskingForDeleteWhileAnotherConnectionUsesWalFailsNamingT
   sqlite3_close(reader);
 
   // Once the other connection has gone, the switch succeeds and the file says so.
-  auto db = BenchmarkDatabase::open(path, with_journal(JournalMode::kDelete, false, 300));
+  auto db = BenchmarkDatabase::open(path, database_options(JournalMode::kDelete, false, 300));
   ASSERT_TRUE(db.ok()) << db.message();
   EXPECT_EQ((*db)->journal_mode(), JournalMode::kDelete);
   EXPECT_EQ(read_bytes(path)[18], 1) << "rollback journal in the header";
@@ -301,7 +289,7 @@ TEST(DatabaseHardening, RefusingCorruptOrForeignWalFilesCreatesNothingBesideThem
   std::mt19937 rng(12);
   const std::string damaged = (dir.path() / "damaged.db").string();
   {
-    auto db = BenchmarkDatabase::open(damaged, with_journal(JournalMode::kWal));
+    auto db = BenchmarkDatabase::open(damaged, database_options(JournalMode::kWal));
     ASSERT_TRUE(db.ok()) << db.message();
     for (int k = 0; k < 40; ++k)
       ASSERT_TRUE((*db)->store(test_gpu(), layer_key(k, 4), CandidateKind::kLegacy, SIZE_MAX, rows_for(4, 6)).ok());
@@ -325,7 +313,7 @@ TEST(DatabaseHardening, RefusingCorruptOrForeignWalFilesCreatesNothingBesideThem
     SCOPED_TRACE(path);
     const std::string before = read_bytes(path);
     for (bool read_only : {false, true}) {
-      auto refused = BenchmarkDatabase::open(path, with_journal(JournalMode::kAuto, read_only));
+      auto refused = BenchmarkDatabase::open(path, database_options(JournalMode::kAuto, read_only));
       ASSERT_FALSE(refused.ok());
       EXPECT_NE(refused.message().find("untouched"), std::string::npos) << refused.message();
     }
@@ -342,7 +330,7 @@ TEST(DatabaseHardening, LookingAtAReadOnlyWalFileLeavesNoSharedMemoryFileBehind)
   ASSERT_EQ(chmod(dir.path().c_str(), 0777), 0);  // others may create files beside the database
   const std::string path = (dir.path() / "ro.db").string();
   {
-    auto db = BenchmarkDatabase::open(path, with_journal(JournalMode::kWal));
+    auto db = BenchmarkDatabase::open(path, database_options(JournalMode::kWal));
     ASSERT_TRUE(db.ok()) << db.message();
     ASSERT_TRUE((*db)->store(test_gpu(), layer_key(1, 4), CandidateKind::kLegacy, SIZE_MAX, rows_for(4, 3)).ok());
   }
@@ -390,7 +378,7 @@ TEST(DatabaseHardening, ASharedMemoryFileThatCannotBeWrittenIsNamed) {
   ASSERT_EQ(chmod(dir.path().c_str(), 0777), 0);
   const std::string path = (dir.path() / "stale.db").string();
   {
-    auto db = BenchmarkDatabase::open(path, with_journal(JournalMode::kWal));
+    auto db = BenchmarkDatabase::open(path, database_options(JournalMode::kWal));
     ASSERT_TRUE(db.ok()) << db.message();
     ASSERT_TRUE((*db)->store(test_gpu(), layer_key(1, 4), CandidateKind::kLegacy, SIZE_MAX, rows_for(4, 3)).ok());
   }
@@ -449,7 +437,7 @@ TEST(DatabaseHardening, AHugeOrGarbageSchemaVersionIsRefusedNamingIt) {
   for (const std::string version : {"99999999999", "2147483648", "1e3", "-1"}) {
     SCOPED_TRACE(version);
     const std::string path = (dir.path() / ("v" + std::to_string(version.size()) + version.substr(0, 1) + ".db")).string();
-    ASSERT_TRUE(BenchmarkDatabase::open(path, with_journal(JournalMode::kDelete)).ok());
+    ASSERT_TRUE(BenchmarkDatabase::open(path, database_options(JournalMode::kDelete)).ok());
     set_schema_version(path, version);
     const std::string before = read_bytes(path);
     Expected<std::unique_ptr<BenchmarkDatabase>> refused = Error{"not run"};
@@ -465,7 +453,7 @@ TEST(DatabaseHardening, ADamagedMetaPageIsReportedAsCorruption) {
   TempDir dir;
   const std::string path = (dir.path() / "meta.db").string();
   {
-    auto db = BenchmarkDatabase::open(path, with_journal(JournalMode::kDelete));
+    auto db = BenchmarkDatabase::open(path, database_options(JournalMode::kDelete));
     ASSERT_TRUE(db.ok()) << db.message();
     ASSERT_TRUE((*db)->store(test_gpu(), layer_key(1, 4), CandidateKind::kLegacy, SIZE_MAX, rows_for(4, 3)).ok());
   }
@@ -502,7 +490,7 @@ TEST(DatabaseHardening, VerifyNamesAMissingTable) {
   for (const std::string table : {"measurements", "coverage"}) {
     const std::string path = (dir.path() / (table + ".db")).string();
     {
-      auto db = BenchmarkDatabase::open(path, with_journal(JournalMode::kDelete));
+      auto db = BenchmarkDatabase::open(path, database_options(JournalMode::kDelete));
       ASSERT_TRUE(db.ok()) << db.message();
       ASSERT_TRUE((*db)->store(test_gpu(), layer_key(1, 4), CandidateKind::kLegacy, SIZE_MAX, rows_for(4, 3)).ok());
     }
@@ -510,7 +498,7 @@ TEST(DatabaseHardening, VerifyNamesAMissingTable) {
     ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
     ASSERT_EQ(sqlite3_exec(raw, ("DROP TABLE " + table).c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
     sqlite3_close(raw);
-    auto db = BenchmarkDatabase::open(path, with_journal(JournalMode::kAuto, true));
+    auto db = BenchmarkDatabase::open(path, database_options(JournalMode::kAuto, true));
     ASSERT_TRUE(db.ok()) << db.message();
     const Status verified = (*db)->verify();
     ASSERT_FALSE(verified.ok()) << "a database without its " << table << " table verified ok";
@@ -621,7 +609,7 @@ std::set<long> sample_reads(long n) {
 // so that every answer reads the file; the last GPU and cuDNN version in every order come last.
 // Returns its stats.
 DatabaseStats fill_for_faults(const std::string& path) {
-  auto db = BenchmarkDatabase::open(path, with_journal(JournalMode::kDelete));
+  auto db = BenchmarkDatabase::open(path, database_options(JournalMode::kDelete));
   EXPECT_TRUE(db.ok()) << db.message();
   const std::string long_layer = "x:t0:0x256x13x13:s43264x169x13x1 w:t0:f0:384x256x3x3 conv:m1:c0:g1:math0:r0:"
                                  "p1x1:u1x1:d1x1 y:t0:0x384x13x13:s64896x169x13x1 #";
@@ -646,7 +634,7 @@ TEST(DatabaseHardening, StatsNeverAnswerFromPartOfADamagedFile) {
   install_faulty_vfs();
   g_garbage = true;
   const DatabaseStats whole = fill_for_faults(path);
-  auto looking = [&] { return BenchmarkDatabase::open(path, with_journal(JournalMode::kDelete, true)); };
+  auto looking = [&] { return BenchmarkDatabase::open(path, database_options(JournalMode::kDelete, true)); };
   long stats_reads = 0;
   {
     auto db = looking();
@@ -680,7 +668,7 @@ TEST(DatabaseHardening, StatsAndVerifyNeverHideAFailedRead) {
   g_garbage = false;
   const DatabaseStats whole = fill_for_faults(path);
   {
-    auto db = BenchmarkDatabase::open(path, with_journal(JournalMode::kDelete));
+    auto db = BenchmarkDatabase::open(path, database_options(JournalMode::kDelete));
     ASSERT_TRUE(db.ok()) << db.message();
     g_reads = 0;
     ASSERT_TRUE((*db)->stats().ok());

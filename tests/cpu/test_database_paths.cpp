@@ -26,24 +26,12 @@ namespace ucudnn {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::database_options;
 using testing::layer_key;
+using testing::names_in;
 using testing::rows_for;
 using testing::TempDir;
 using testing::test_gpu;
-
-BenchmarkDatabase::Options with(JournalMode journal, bool read_only = false, int busy_timeout_ms = 60000) {
-  BenchmarkDatabase::Options options;
-  options.journal = journal;
-  options.read_only = read_only;
-  options.busy_timeout_ms = busy_timeout_ms;
-  return options;
-}
-
-std::set<std::string> names_in(const fs::path& dir) {
-  std::set<std::string> names;
-  for (const auto& entry : fs::directory_iterator(dir)) names.insert(entry.path().filename().string());
-  return names;
-}
 
 void store_one_kernel(BenchmarkDatabase& db, int layer) {
   const Status stored = db.store(test_gpu(), layer_key(layer, 4), CandidateKind::kLegacy, SIZE_MAX, rows_for(4, 3));
@@ -51,7 +39,7 @@ void store_one_kernel(BenchmarkDatabase& db, int layer) {
 }
 
 long long rows_in(const std::string& path) {
-  auto db = BenchmarkDatabase::open(path, with(JournalMode::kAuto, true));
+  auto db = BenchmarkDatabase::open(path, database_options(JournalMode::kAuto, true));
   EXPECT_TRUE(db.ok()) << db.message();
   if (!db.ok()) return -1;
   auto stats = (*db)->stats();
@@ -90,14 +78,14 @@ TEST(DatabasePaths, ALinkToADatabaseWorksForEveryUseAndKeepsTheJournalBesideTheF
   const std::string real = (dir.path() / "real" / "bench.db").string();
   const std::string link = (dir.path() / "link.db").string();
   {
-    auto db = BenchmarkDatabase::open(real, with(JournalMode::kDelete));
+    auto db = BenchmarkDatabase::open(real, database_options(JournalMode::kDelete));
     ASSERT_TRUE(db.ok()) << db.message();
     ASSERT_NO_FATAL_FAILURE(store_one_kernel(**db, 0));
   }
   fs::create_symlink(real, link);
   for (int use = 1; use <= 3; ++use) {
     SCOPED_TRACE("use " + std::to_string(use));
-    auto db = BenchmarkDatabase::open(link, with(JournalMode::kWal));
+    auto db = BenchmarkDatabase::open(link, database_options(JournalMode::kWal));
     ASSERT_TRUE(db.ok()) << db.message();
     EXPECT_FALSE((*db)->read_only()) << (*db)->read_only_reason();
     ASSERT_NO_FATAL_FAILURE(store_one_kernel(**db, use));
@@ -118,7 +106,7 @@ TEST(DatabasePaths, ALinkToNothingIsRefusedAndNothingIsCreatedWhereItPoints) {
   const std::string target = (dir.path() / "planted-target.db").string();
   const std::string link = (dir.path() / "bench.db").string();
   fs::create_symlink(target, link);
-  auto db = BenchmarkDatabase::open(link, with(JournalMode::kAuto));
+  auto db = BenchmarkDatabase::open(link, database_options(JournalMode::kAuto));
   ASSERT_FALSE(db.ok());
   EXPECT_NE(db.message().find("symbolic link to '" + target + "', which does not exist"), std::string::npos)
       << db.message();
@@ -140,7 +128,7 @@ TEST(DatabasePaths, DevicesAndFifosAreRefusedAsDatabasesWithoutBlocking) {
     SCOPED_TRACE(path);
     const int status = as_user(::geteuid(), ::getegid(), [&] {
       for (const bool read_only : {false, true}) {
-        auto db = BenchmarkDatabase::open(path, with(JournalMode::kAuto, read_only));
+        auto db = BenchmarkDatabase::open(path, database_options(JournalMode::kAuto, read_only));
         if (db.ok() || db.message().find("not a regular file") == std::string::npos) return 1;
       }
       return 0;
@@ -173,7 +161,7 @@ TEST(DatabasePaths, ANewDatabaseAndItsJournalFollowTheUmask) {
     const std::string path = (dir.path() / ("umask-" + std::to_string(mask) + ".db")).string();
     const mode_t saved = ::umask(mask);
     {
-      auto db = BenchmarkDatabase::open(path, with(JournalMode::kWal));
+      auto db = BenchmarkDatabase::open(path, database_options(JournalMode::kWal));
       ::umask(saved);
       ASSERT_TRUE(db.ok()) << db.message();
       ASSERT_NO_FATAL_FAILURE(store_one_kernel(**db, 0));
@@ -198,7 +186,7 @@ TEST(DatabasePaths, ASecondMemberOfTheGroupWritesTheDatabaseTheFirstCreated) {
   for (const uid_t user : {kFirst, kSecond}) {
     const int status = as_user(user, kGroup, [&] {
       ::umask(002);
-      auto db = BenchmarkDatabase::open(path, with(JournalMode::kDelete));
+      auto db = BenchmarkDatabase::open(path, database_options(JournalMode::kDelete));
       if (!db.ok() || (*db)->read_only()) return 1;
       const Status stored = (*db)->store(test_gpu(), layer_key(static_cast<int>(user % 10), 4),
                                          CandidateKind::kLegacy, SIZE_MAX, rows_for(4, 3));
@@ -217,7 +205,7 @@ TEST(DatabasePaths, AReadOnlyDatabaseSaysWhichFileOrFolderCannotBeWritten) {
   ASSERT_EQ(chmod(dir.path().c_str(), 0755), 0);
   const std::string path = (dir.path() / "bench.db").string();
   {
-    auto db = BenchmarkDatabase::open(path, with(JournalMode::kDelete));
+    auto db = BenchmarkDatabase::open(path, database_options(JournalMode::kDelete));
     ASSERT_TRUE(db.ok()) << db.message();
     ASSERT_NO_FATAL_FAILURE(store_one_kernel(**db, 0));
   }
@@ -229,7 +217,7 @@ TEST(DatabasePaths, AReadOnlyDatabaseSaysWhichFileOrFolderCannotBeWritten) {
                         Case{0644, "may not write the folder"}}) {
     ASSERT_EQ(chmod(path.c_str(), c.file_mode), 0);
     const int status = as_user(47003, 47003, [&] {
-      auto db = BenchmarkDatabase::open(path, with(JournalMode::kDelete));
+      auto db = BenchmarkDatabase::open(path, database_options(JournalMode::kDelete));
       if (!db.ok() || !(*db)->read_only()) return 1;
       const Status stored =
           (*db)->store(test_gpu(), layer_key(1, 4), CandidateKind::kLegacy, SIZE_MAX, rows_for(4, 3));
@@ -245,7 +233,7 @@ TEST(DatabasePaths, AReadOnlyDatabaseSaysWhichFileOrFolderCannotBeWritten) {
   ASSERT_EQ(chmod(dir.path().c_str(), 0777), 0);
   ASSERT_EQ(chmod(path.c_str(), 0644), 0);
   const int status = as_user(47003, 47003, [&] {
-    auto db = BenchmarkDatabase::open(path, with(JournalMode::kDelete));
+    auto db = BenchmarkDatabase::open(path, database_options(JournalMode::kDelete));
     if (!db.ok()) return 1;
     return (*db)->read_only_reason().find("may not write the file (mode 0644, owner root") != std::string::npos ? 0
                                                                                                                : 3;
@@ -262,7 +250,7 @@ TEST(DatabasePaths, AWriterHoldingTheLockCostsOneWaitAndIsNamedAsSuch) {
   TempDir dir;
   const std::string path = (dir.path() / "bench.db").string();
   {
-    auto db = BenchmarkDatabase::open(path, with(JournalMode::kDelete));
+    auto db = BenchmarkDatabase::open(path, database_options(JournalMode::kDelete));
     ASSERT_TRUE(db.ok()) << db.message();
     ASSERT_NO_FATAL_FAILURE(store_one_kernel(**db, 0));
   }
@@ -273,7 +261,7 @@ TEST(DatabasePaths, AWriterHoldingTheLockCostsOneWaitAndIsNamedAsSuch) {
   for (const bool read_only : {true, false}) {
     SCOPED_TRACE(read_only ? "reading" : "writing");
     const auto start = std::chrono::steady_clock::now();
-    auto db = BenchmarkDatabase::open(path, with(JournalMode::kDelete, read_only, kTimeoutMs));
+    auto db = BenchmarkDatabase::open(path, database_options(JournalMode::kDelete, read_only, kTimeoutMs));
     const auto waited =
         std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
     ASSERT_FALSE(db.ok());
@@ -296,11 +284,11 @@ TEST(DatabasePaths, AWriterHoldingTheLockCostsOneWaitAndIsNamedAsSuch) {
 TEST(DatabasePaths, AReaderClosingAfterTheWalWriterLeavesOnlyTheFile) {
   TempDir dir;
   const std::string path = (dir.path() / "bench.db").string();
-  auto writer = BenchmarkDatabase::open(path, with(JournalMode::kWal));
+  auto writer = BenchmarkDatabase::open(path, database_options(JournalMode::kWal));
   ASSERT_TRUE(writer.ok()) << writer.message();
   ASSERT_NO_FATAL_FAILURE(store_one_kernel(**writer, 0));
   {
-    auto reader = BenchmarkDatabase::open(path, with(JournalMode::kWal, true));
+    auto reader = BenchmarkDatabase::open(path, database_options(JournalMode::kWal, true));
     ASSERT_TRUE(reader.ok()) << reader.message();
     writer->reset();
     auto stats = (*reader)->stats();

@@ -32,21 +32,10 @@ namespace fs = std::filesystem;
 using testing::read_bytes;
 using testing::TempDir;
 using testing::layer_key;
+using testing::database_options;
+using testing::names_in;
 using testing::rows_for;
 using testing::test_gpu;
-
-BenchmarkDatabase::Options options(JournalMode journal, bool read_only) {
-  BenchmarkDatabase::Options o;
-  o.journal = journal;
-  o.read_only = read_only;
-  return o;
-}
-
-std::set<std::string> names_in(const fs::path& dir) {
-  std::set<std::string> names;
-  for (const auto& entry : fs::directory_iterator(dir)) names.insert(entry.path().filename().string());
-  return names;
-}
 
 // Stores `count` rows (3 at micro-batch 4 of layer 1, the rest at micro-batch 8 of layer 2).
 void store_rows(BenchmarkDatabase& db, int count) {
@@ -60,7 +49,7 @@ void store_rows(BenchmarkDatabase& db, int count) {
 std::string make_closed_database(const TempDir& dir, JournalMode journal) {
   const std::string path = (dir.path() / "bench.db").string();
   {
-    auto db = BenchmarkDatabase::open(path, options(journal, false));
+    auto db = BenchmarkDatabase::open(path, database_options(journal, false));
     EXPECT_TRUE(db.ok()) << db.message();
     if (db.ok()) store_rows(**db, 5);
   }
@@ -90,7 +79,7 @@ void expect_reading_leaves_only_the_file(JournalMode journal) {
 
   {
     SCOPED_TRACE("the library, Options::read_only");
-    auto db = BenchmarkDatabase::open(path, options(journal, true));
+    auto db = BenchmarkDatabase::open(path, database_options(journal, true));
     ASSERT_TRUE(db.ok()) << db.message();
     EXPECT_EQ(read_everything(**db), 0) << "1 not read-only, 2 lookup, 3 all_rows, 4 stats, 5 verify";
     // A WAL file this process may write is read in place with locks (memory does not grow with
@@ -152,13 +141,13 @@ TEST(DatabaseSideFiles, ReadingARollbackJournalDatabaseLeavesOnlyTheFile) {
 TEST(DatabaseSideFiles, AReaderBesideALiveWalWriterReadsItsRowsAndAddsNoFile) {
   TempDir dir;
   const std::string path = (dir.path() / "bench.db").string();
-  auto writer = BenchmarkDatabase::open(path, options(JournalMode::kWal, false));
+  auto writer = BenchmarkDatabase::open(path, database_options(JournalMode::kWal, false));
   ASSERT_TRUE(writer.ok()) << writer.message();
   ASSERT_NO_FATAL_FAILURE(store_rows(**writer, 3));
   const std::set<std::string> writers_files = names_in(dir.path());
   ASSERT_EQ(writers_files, (std::set<std::string>{"bench.db", "bench.db-wal", "bench.db-shm"}));
   {
-    auto reader = BenchmarkDatabase::open(path, options(JournalMode::kWal, true));
+    auto reader = BenchmarkDatabase::open(path, database_options(JournalMode::kWal, true));
     ASSERT_TRUE(reader.ok()) << reader.message();
     auto found = (*reader)->lookup(test_gpu(), layer_key(1, 4), CandidateKind::kLegacy);
     ASSERT_TRUE(found.ok()) << found.message();
@@ -182,19 +171,19 @@ TEST(DatabaseSideFiles, AReaderBesideALiveWalWriterReadsItsRowsAndAddsNoFile) {
 TEST(DatabaseSideFiles, AReaderClosingAfterTheWalWriterLeavesOnlyTheWritersFiles) {
   TempDir dir;
   const std::string path = (dir.path() / "bench.db").string();
-  auto writer = BenchmarkDatabase::open(path, options(JournalMode::kWal, false));
+  auto writer = BenchmarkDatabase::open(path, database_options(JournalMode::kWal, false));
   ASSERT_TRUE(writer.ok()) << writer.message();
   ASSERT_NO_FATAL_FAILURE(store_rows(**writer, 5));
   const std::set<std::string> writers_files = names_in(dir.path());
   {
-    auto reader = BenchmarkDatabase::open(path, options(JournalMode::kWal, true));
+    auto reader = BenchmarkDatabase::open(path, database_options(JournalMode::kWal, true));
     ASSERT_TRUE(reader.ok()) << reader.message();
     writer->reset();
     EXPECT_EQ(read_everything(**reader), 0) << "1 not read-only, 2 lookup, 3 all_rows, 4 stats, 5 verify";
   }
   for (const std::string& name : names_in(dir.path())) EXPECT_TRUE(writers_files.count(name)) << name;
   {
-    auto reopened = BenchmarkDatabase::open(path, options(JournalMode::kWal, false));
+    auto reopened = BenchmarkDatabase::open(path, database_options(JournalMode::kWal, false));
     ASSERT_TRUE(reopened.ok()) << reopened.message();
     auto all = (*reopened)->all_rows();
     ASSERT_TRUE(all.ok()) << all.message();
@@ -210,10 +199,10 @@ TEST(DatabaseSideFiles, AReaderClosingAfterTheWalWriterLeavesOnlyTheWritersFiles
 TEST(DatabaseSideFiles, AWriterBesideAReaderOfAnIdleWalFileLeavesOnlyTheFileOnceBothClose) {
   TempDir dir;
   const std::string path = make_closed_database(dir, JournalMode::kWal);
-  auto reader = BenchmarkDatabase::open(path, options(JournalMode::kWal, true));
+  auto reader = BenchmarkDatabase::open(path, database_options(JournalMode::kWal, true));
   ASSERT_TRUE(reader.ok()) << reader.message();
   {
-    auto writer = BenchmarkDatabase::open(path, options(JournalMode::kWal, false));
+    auto writer = BenchmarkDatabase::open(path, database_options(JournalMode::kWal, false));
     ASSERT_TRUE(writer.ok()) << writer.message();
     ASSERT_TRUE((*writer)->store(test_gpu(), layer_key(3, 2), CandidateKind::kLegacy, SIZE_MAX, rows_for(2, 1)).ok());
   }
