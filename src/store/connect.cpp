@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "store/lock_wait.h"
+
 namespace ucudnn::store {
 namespace {
 
@@ -35,7 +37,7 @@ Expected<SqliteConnection> snapshot_in_memory(const std::string& path, int busy_
                          !side.shm && !side.journal;
   if (!unchanged) return SqliteConnection();
   if (copied != SQLITE_DONE) return Error{"cannot read it: " + sqlite_error(file.get(), copied)};
-  sqlite3_busy_timeout(memory.get(), busy_timeout_ms);
+  wait_for_locks(memory.get(), busy_timeout_ms);
   sqlite3_extended_result_codes(memory.get(), 1);
   return memory;
 }
@@ -49,12 +51,14 @@ Expected<SqliteConnection> connect(const std::string& path, Access access, int b
   const int access_flags = access == Access::kReadWrite           ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
                            : access == Access::kReadWriteExisting ? SQLITE_OPEN_READWRITE
                                                                   : SQLITE_OPEN_READONLY;
-  const int flags = SQLITE_OPEN_URI | SQLITE_OPEN_FULLMUTEX | access_flags;
+  // No link is followed: the store opens the real file's path (store/database_path.h), and a link
+  // planted there since is refused rather than followed.
+  const int flags = SQLITE_OPEN_URI | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_NOFOLLOW | access_flags;
   sqlite3* raw = nullptr;
   const int rc = sqlite3_open_v2(sqlite_uri(path, query).c_str(), &raw, flags, nullptr);
   SqliteConnection connection(raw);  // closed on failure too
   if (rc != SQLITE_OK) return Error{"cannot open: " + sqlite_error(raw, rc)};
-  sqlite3_busy_timeout(raw, busy_timeout_ms);
+  wait_for_locks(raw, busy_timeout_ms);
   sqlite3_extended_result_codes(raw, 1);
   return connection;
 }

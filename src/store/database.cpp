@@ -15,20 +15,11 @@
 #include "store/file_state.h"
 #include "store/inspect.h"
 #include "store/journal.h"
+#include "store/lock_wait.h"
 #include "store/rows.h"
 #include "store/schema.h"
 
 namespace ucudnn::store {
-
-namespace {
-
-// What is left of a wait that ends at `deadline`, in milliseconds (0 once it has passed).
-int remaining_ms(std::chrono::steady_clock::time_point deadline) {
-  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-  return static_cast<int>(std::max<std::chrono::milliseconds::rep>(0, left.count()));
-}
-
-}  // namespace
 
 std::string utc_timestamp() {
   const std::time_t now = std::time(nullptr);
@@ -56,7 +47,7 @@ BenchmarkDatabase::~BenchmarkDatabase() {
 Expected<std::unique_ptr<BenchmarkDatabase>> BenchmarkDatabase::open(const std::string& path, const Options& options) {
   const std::string where = "benchmark database '" + path + "': ";
   // One wait for the whole open, however many of its steps meet another process's lock.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(options.busy_timeout_ms);
+  const store::LockWaitDeadline within(store::lock_wait_end(options.busy_timeout_ms));
   auto file = store::resolve_database_file(path);
   if (!file) return file.error().prefixed(where);
   if (!file->exists && (!options.create || options.read_only)) return Error{where + "does not exist"};
@@ -68,7 +59,7 @@ Expected<std::unique_ptr<BenchmarkDatabase>> BenchmarkDatabase::open(const std::
     file = store::create_database_file(*file);
     if (!file) return file.error().prefixed(where);
   }
-  auto probed = store::probe_existing(file->path, refusal.empty(), remaining_ms(deadline));
+  auto probed = store::probe_existing(file->path, refusal.empty(), options.busy_timeout_ms);
   if (!probed) return probed.error().prefixed(where);
 
   std::unique_ptr<BenchmarkDatabase> database(new BenchmarkDatabase());
@@ -77,11 +68,11 @@ Expected<std::unique_ptr<BenchmarkDatabase>> BenchmarkDatabase::open(const std::
   database->busy_timeout_ms_ = options.busy_timeout_ms;
   database->read_only_ = !writable;
   database->read_only_reason_ = options.read_only ? "it was opened read-only" : refusal;
-  database->open_deadline_ = deadline;
   if (writable) {
     auto usable = store::side_files_writable(file->path);
     if (!usable) return usable.error().prefixed(where);
-    auto connection = store::connect(file->path, store::Access::kReadWrite, remaining_ms(deadline));
+    // The file exists by now (created above where it did not): never created again here.
+    auto connection = store::connect(file->path, store::Access::kReadWriteExisting, options.busy_timeout_ms);
     if (!connection) return connection.error().prefixed(where);
     database->db_ = std::move(connection).value();
     auto prepared = database->prepare_for_writing(options.journal);
@@ -98,13 +89,11 @@ Expected<std::unique_ptr<BenchmarkDatabase>> BenchmarkDatabase::open(const std::
     // it may not write is copied into memory: nothing could remove the side files afterwards.
     const store::IdleWal idle = refusal.empty() ? store::IdleWal::kWithLocks : store::IdleWal::kCopyToMemory;
     auto connection =
-        store::connect_for_reading(file->path, *kind, idle, refusal.empty(), remaining_ms(deadline));
+        store::connect_for_reading(file->path, *kind, idle, refusal.empty(), options.busy_timeout_ms);
     if (!connection) return connection.error().prefixed(where);
     database->db_ = std::move(connection).value();
     database->hand_back_side_files_ = refusal.empty() && *kind == store::FileKind::kWal;
   }
-  database->open_deadline_.reset();
-  sqlite3_busy_timeout(database->db_.get(), options.busy_timeout_ms);
   return database;
 }
 
@@ -113,7 +102,6 @@ Status BenchmarkDatabase::prepare_for_writing(JournalMode requested) {
   // said so, but another process may have replaced the file since).
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    sqlite3_busy_timeout(db_.get(), remaining_ms(*open_deadline_));
     const int rc = store::first_read(db_.get());
     if (rc != SQLITE_OK && !sqlite_busy(rc)) return Error{"refused and left untouched: " + sqlite_error(db_.get(), rc)};
   }
@@ -123,8 +111,9 @@ Status BenchmarkDatabase::prepare_for_writing(JournalMode requested) {
     return Status::success();
   });
   if (!checked) return checked.error().prefixed("refused and left untouched: ");
-  journal_ = requested == JournalMode::kAuto ? journal_mode_for(path_) : requested;
-  UCUDNN_TRY(store::apply_journal_mode(db_.get(), journal_, remaining_ms(*open_deadline_)));
+  // The real file's file system: a link on a local disk may lead to NFS, where WAL is unsafe.
+  journal_ = requested == JournalMode::kAuto ? journal_mode_for(file_) : requested;
+  UCUDNN_TRY(store::apply_journal_mode(db_.get(), journal_, busy_timeout_ms_));
   return initialise_schema();
 }
 
@@ -146,11 +135,11 @@ Status BenchmarkDatabase::transaction(bool write, const std::function<Status()>&
   std::lock_guard<std::mutex> lock(mutex_);
   sqlite3* db = db_.get();
   std::mt19937 rng(std::random_device{}());
-  const auto deadline =
-      open_deadline_ ? *open_deadline_ : std::chrono::steady_clock::now() + std::chrono::milliseconds(busy_timeout_ms_);
+  // Every wait of the transaction, its commit's included, ends by one deadline.
+  const auto deadline = store::lock_wait_end(busy_timeout_ms_);
+  const store::LockWaitDeadline within(deadline);
   int backoff_ms = 2;
   while (true) {
-    if (open_deadline_) sqlite3_busy_timeout(db, remaining_ms(deadline));
     auto begun = sqlite_exec(db, write ? "BEGIN IMMEDIATE" : "BEGIN");
     std::string failure;
     int code = SQLITE_OK;

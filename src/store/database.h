@@ -53,7 +53,6 @@
 // (connections, snapshots), journal (journal mode), rows (rows in and out), inspect (stats,
 // verify); this class composes them.
 
-#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -100,6 +99,8 @@ class BenchmarkDatabase {
   BenchmarkDatabase& operator=(const BenchmarkDatabase&) = delete;
 
   const std::string& path() const { return path_; }
+  /// The real file: absolute, links resolved (where SQLite keeps its side files).
+  const std::string& file() const { return file_; }
   bool read_only() const { return read_only_; }
   /// Why a read-only database is: "it was opened read-only", or what keeps this process from
   /// writing it (the file or folder, its mode and owner; a read-only mount).
@@ -161,13 +162,11 @@ class BenchmarkDatabase {
   Status initialise_schema();
 
   std::string path_;  ///< as the caller gave it: what messages name
-  std::string file_;  ///< the real file, links resolved: what SQLite opens
+  std::string file_;  ///< the real file, absolute, links resolved: what SQLite opens
   bool read_only_ = false;
   std::string read_only_reason_;
   /// Opened read-only with locks on a WAL file this process may write: see the destructor.
   bool hand_back_side_files_ = false;
-  /// While open() runs: every step's waits end here (later calls each wait busy_timeout_ms_).
-  std::optional<std::chrono::steady_clock::time_point> open_deadline_;
   JournalMode journal_ = JournalMode::kDelete;
   int busy_timeout_ms_ = 60000;
   std::mutex mutex_;

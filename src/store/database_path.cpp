@@ -58,20 +58,21 @@ std::string this_user() {
 Expected<DatabaseFile> resolve_database_file(const std::string& path) {
   struct stat entry {};
   if (::lstat(path.c_str(), &entry) != 0) {
-    if (errno == ENOENT) return DatabaseFile{path, false};
-    return Error{std::string("cannot look at it (") + std::strerror(errno) + ")"};
+    if (errno != ENOENT) return Error{std::string("cannot look at it (") + std::strerror(errno) + ")"};
+    // A new file: its folder's real path and its name (a missing folder fails at creation).
+    std::unique_ptr<char, decltype(&std::free)> folder(::realpath(directory_of(path).c_str(), nullptr), &std::free);
+    if (!folder) return DatabaseFile{path, false};
+    const std::string name = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
+    return DatabaseFile{std::string(folder.get()) + (std::string(folder.get()) == "/" ? "" : "/") + name, false};
   }
-  DatabaseFile file{path, true};
-  if (S_ISLNK(entry.st_mode)) {
-    std::unique_ptr<char, decltype(&std::free)> real(::realpath(path.c_str(), nullptr), &std::free);
-    if (!real && errno == ENOENT) {
-      return Error{"is a symbolic link to '" + link_target(path) +
-                   "', which does not exist: a database is never created through a link (whoever made it chose "
-                   "where the file would go); create the database at the link's target, or remove the link"};
-    }
-    if (!real) return Error{std::string("cannot follow its symbolic link (") + std::strerror(errno) + ")"};
-    file.path = real.get();
+  std::unique_ptr<char, decltype(&std::free)> real(::realpath(path.c_str(), nullptr), &std::free);
+  if (!real && errno == ENOENT && S_ISLNK(entry.st_mode)) {
+    return Error{"is a symbolic link to '" + link_target(path) +
+                 "', which does not exist: a database is never created through a link (whoever made it chose "
+                 "where the file would go); create the database at the link's target, or remove the link"};
   }
+  if (!real) return Error{std::string("cannot resolve its path (") + std::strerror(errno) + ")"};
+  DatabaseFile file{real.get(), true};
   struct stat st {};
   if (::stat(file.path.c_str(), &st) != 0) return Error{std::string("cannot look at it (") + std::strerror(errno) + ")"};
   if (const char* kind = irregular_file_kind(st.st_mode)) {
@@ -96,6 +97,9 @@ std::string why_not_writable(const std::string& path, bool exists) {
     return "its file system is mounted read-only";
   }
   // The effective user's rights (AT_EACCESS), as open() checks them.
+  if (::faccessat(AT_FDCWD, folder.c_str(), F_OK, AT_EACCESS) != 0) {
+    return "its folder '" + folder + "' cannot be reached (" + std::strerror(errno) + ")";
+  }
   if (::faccessat(AT_FDCWD, folder.c_str(), W_OK, AT_EACCESS) != 0) {
     return this_user() + " may not write the folder '" + folder + "' (" + mode_and_owner(folder) +
            "), where SQLite keeps the database's journal";

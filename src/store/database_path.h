@@ -1,8 +1,9 @@
 #pragma once
-// The file a database path names, before SQLite opens it: links followed to the real file (SQLite
-// keeps its journal, -wal and -shm beside that file, and opens it without following a link), a
-// link that points nowhere refused rather than followed, anything but a regular file refused, a
-// new file created with the user's umask, and why this process may not write it.
+// The file a database path names, before SQLite opens it: its real path (absolute, links
+// resolved: SQLite keeps its journal, -wal and -shm beside the real file, and the store opens that
+// path refusing any link, so that a link planted after this look is never followed), a link that
+// points nowhere refused rather than followed, anything but a regular file refused, a new file
+// created with the user's umask, and why this process may not write it.
 
 #include <string>
 
@@ -11,7 +12,7 @@
 namespace ucudnn::store {
 
 struct DatabaseFile {
-  std::string path;     ///< the real file: links resolved, the path as given where it is none
+  std::string path;     ///< the real file: absolute, links resolved (as given where its folder is missing)
   bool exists = false;  ///< false only for a path that names nothing, link or file
 };
 
@@ -29,8 +30,8 @@ Expected<DatabaseFile> create_database_file(const DatabaseFile& file);
 
 /// Empty where this process may write the file (or create it, where it does not exist) and its
 /// folder (SQLite keeps its journal there); otherwise why not, naming the file or folder, its mode
-/// and owner: "this user (uid 1001) may not write the folder '/shared' (drwxr-xr-x, owner alice:
-/// staff), where SQLite keeps the database's journal".
+/// and owner: "this user (bob, uid 1001) may not write the folder '/shared' (mode 0755, owner
+/// alice:staff), where SQLite keeps the database's journal".
 std::string why_not_writable(const std::string& path, bool exists);
 
 }  // namespace ucudnn::store

@@ -11,6 +11,7 @@
 
 #include "store/database.h"
 #include "store/file_state.h"
+#include "store/lock_wait.h"
 #include "store/sqlite.h"
 
 namespace ucudnn::store {
@@ -31,7 +32,7 @@ Expected<std::string> current_journal_mode(sqlite3* db, const std::string& pragm
 
 Status switch_journal_mode(sqlite3* db, JournalMode wanted, int busy_timeout_ms) {
   const std::string name = journal_name(wanted);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(busy_timeout_ms);
+  const auto deadline = lock_wait_end(busy_timeout_ms);
   std::mt19937 rng(std::random_device{}());
   int backoff_ms = 2;
   std::string last;

@@ -174,7 +174,7 @@ Status write_table(const DbOptions& options, RowReader& reader, TableWriter& tab
 
 int run_export(const DbOptions& options, BenchmarkDatabase& database, std::ostream& out, std::ostream& err) {
   if (!options.output.empty()) {
-    const Status target = check_output(options.output, database.path());
+    const Status target = check_output(options.output, database.file());
     if (!target) return report_error(err, kExitDataError, target.message());
   }
   auto table = TableWriter::create("--output", options.output);

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <ostream>
+#include <random>
 #include <string>
 #include <utility>
 
@@ -39,6 +40,25 @@ bool is_stream(const std::string& output, bool exists, const struct stat& st) {
 std::string parent_folder(const std::string& path) {
   const auto parent = std::filesystem::path(path).parent_path();
   return parent.empty() ? "." : parent.string();
+}
+
+// A new file for reading and writing (a stream's copy is read back), named `folder` + "/" +
+// `prefix` + six random characters, with mode 0666 less the umask (mkstemp's 0600 would need the
+// umask read, which means setting it, process-wide) and closed on exec; *name receives its name.
+int create_unique(const std::string& folder, const std::string& prefix, std::string* name) {
+  static constexpr char kLetters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  std::random_device random;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    std::string candidate = folder + "/" + prefix;
+    for (int i = 0; i < 6; ++i) candidate += kLetters[random() % (sizeof kLetters - 1)];
+    const int fd = ::open(candidate.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
+    if (fd >= 0) {
+      *name = std::move(candidate);
+      return fd;
+    }
+    if (errno != EEXIST) return -1;
+  }
+  return -1;
 }
 
 std::string exists_message(const std::string& option, const std::string& output) {
@@ -78,22 +98,18 @@ Expected<TableWriter> TableWriter::create(const std::string& option, const std::
     std::error_code none;
     auto folder = std::filesystem::temp_directory_path(none);
     const std::string where = none ? "/tmp" : folder.string();
-    std::string temp = where + "/ucudnn-table-XXXXXX";
-    const int fd = ::mkstemp(temp.data());
+    std::string temp;
+    const int fd = create_unique(where, "ucudnn-table-", &temp);
     if (fd < 0) return failed(where);
     ::unlink(temp.c_str());
     return TableWriter(option, output, true, "", fd);
   }
   if (exists) return Error{exists_message(option, output)};
   const std::string where = parent_folder(output);
-  std::string temp = where + "/.ucudnn-table-XXXXXX";
-  const int fd = ::mkstemp(temp.data());
+  std::string temp;
+  const int fd = create_unique(where, ".ucudnn-table-", &temp);
   if (fd < 0) return failed(where);
-  TableWriter writer(option, output, false, temp, fd);
-  const mode_t mask = ::umask(0);  // mkstemp makes 0600; a new file gets what the umask allows
-  ::umask(mask);
-  if (::fchmod(fd, 0666 & ~mask) != 0) return Error{"cannot write '" + output + "': " + std::strerror(errno)};
-  return writer;
+  return TableWriter(option, output, false, temp, fd);
 }
 
 Status TableWriter::append(std::string_view text) {

@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <set>
 #include <string>
 
@@ -60,7 +61,8 @@ int as_user(uid_t uid, gid_t gid, Body body) {
   const pid_t pid = fork();
   if (pid == 0) {
     alarm(30);
-    if (setgroups(0, nullptr) != 0 || setgid(gid) != 0 || setuid(uid) != 0) _exit(100);
+    const bool same_user = uid == ::geteuid() && gid == ::getegid();
+    if (!same_user && (setgroups(0, nullptr) != 0 || setgid(gid) != 0 || setuid(uid) != 0)) _exit(100);
     _exit(body());
   }
   int status = 0;
@@ -297,6 +299,67 @@ TEST(DatabasePaths, AReaderClosingAfterTheWalWriterLeavesOnlyTheFile) {
   }
   EXPECT_EQ(names_in(dir.path()), std::set<std::string>{"bench.db"});
   EXPECT_EQ(rows_in(path), 3);
+}
+
+// The hand-back opens the real file without creating it: a database removed while a reader had
+// it open is not brought back as an empty file.
+TEST(DatabasePaths, TheReadersHandBackNeverRecreatesARemovedDatabase) {
+  TempDir dir;
+  const std::string path = (dir.path() / "bench.db").string();
+  auto writer = BenchmarkDatabase::open(path, database_options(JournalMode::kWal));
+  ASSERT_TRUE(writer.ok()) << writer.message();
+  ASSERT_NO_FATAL_FAILURE(store_one_kernel(**writer, 0));
+  auto reader = BenchmarkDatabase::open(path, database_options(JournalMode::kWal, true));
+  ASSERT_TRUE(reader.ok()) << reader.message();
+  writer->reset();
+  ASSERT_EQ(::unlink(path.c_str()), 0);
+  reader->reset();
+  EXPECT_FALSE(fs::exists(path));
+}
+
+// A row source that fails after storing rows (a bad line found late, or the store refusing a
+// row) stores nothing: the rows already inserted are rolled back with the transaction.
+TEST(DatabasePaths, AStreamedStoreThatFailsPartWayStoresNothing) {
+  TempDir dir;
+  const std::string path = (dir.path() / "bench.db").string();
+  auto db = BenchmarkDatabase::open(path, database_options(JournalMode::kDelete));
+  ASSERT_TRUE(db.ok()) << db.message();
+  auto row_at = [](int micro_batch) {
+    StoredRow row;
+    row.identity = test_gpu();
+    row.layer = "layer-signature";
+    row.measurement.micro_batch = micro_batch;
+    row.measurement.algo = 0;
+    row.measurement.time_ms = 1.0 + micro_batch;
+    row.measured_at = "2026-01-01T00:00:00Z";
+    return row;
+  };
+  auto failing_source = [&](const std::function<Status(const StoredRow&)>& store) -> Status {
+    for (int micro_batch = 1; micro_batch <= 50; ++micro_batch) UCUDNN_TRY(store(row_at(micro_batch)));
+    return Error{"table.csv:52: invalid time_ms 'soon'"};
+  };
+  auto failed = (*db)->store_streamed_rows(failing_source);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.message(), "table.csv:52: invalid time_ms 'soon'");
+  auto refusing_source = [&](const std::function<Status(const StoredRow&)>& store) -> Status {
+    for (int micro_batch = 1; micro_batch <= 50; ++micro_batch) UCUDNN_TRY(store(row_at(micro_batch)));
+    StoredRow bad = row_at(51);
+    bad.measurement.algo = -3;  // a legacy row with a negative algorithm
+    return store(bad);
+  };
+  auto refused = (*db)->store_streamed_rows(refusing_source);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.message().find("nothing stored"), std::string::npos) << refused.message();
+  auto stats = (*db)->stats();
+  ASSERT_TRUE(stats.ok()) << stats.message();
+  EXPECT_EQ(stats->rows, 0);
+  auto good_source = [&](const std::function<Status(const StoredRow&)>& store) -> Status {
+    for (int micro_batch = 1; micro_batch <= 50; ++micro_batch) UCUDNN_TRY(store(row_at(micro_batch)));
+    return Status::success();
+  };
+  auto stored = (*db)->store_streamed_rows(good_source);
+  ASSERT_TRUE(stored.ok()) << stored.message();
+  EXPECT_EQ(*stored, 50);
 }
 
 }  // namespace

@@ -163,12 +163,10 @@ TEST(DatabaseSideFiles, AReaderBesideALiveWalWriterReadsItsRowsAndAddsNoFile) {
   EXPECT_EQ(names_in(dir.path()), std::set<std::string>{"bench.db"});
 }
 
-// The reader closes last: a read-only connection cannot checkpoint, so the writer's -wal and
-// -shm may stay (its committed rows in the -wal, read by every later open) where the reader may
-// not write the file (where it may, it hands them back:
-// DatabasePaths.AReaderClosingAfterTheWalWriterLeavesOnlyTheFile); no other file appears, and the
-// next writable open that closes last removes them.
-TEST(DatabaseSideFiles, AReaderClosingAfterTheWalWriterLeavesOnlyTheWritersFiles) {
+// The reader closes last: its rows are all there, no file but the writer's appears, and the next
+// writable open that closes last leaves only the file. (A reader that may write the file hands
+// the writer's files back itself: DatabasePaths.AReaderClosingAfterTheWalWriterLeavesOnlyTheFile.)
+TEST(DatabaseSideFiles, AReaderClosingAfterTheWalWriterLosesNoRowAndAddsNoFile) {
   TempDir dir;
   const std::string path = (dir.path() / "bench.db").string();
   auto writer = BenchmarkDatabase::open(path, database_options(JournalMode::kWal, false));
