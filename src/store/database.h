@@ -49,9 +49,10 @@
 // locks through the writer's -wal and -shm, which stay the writer's.
 //
 // Parts, one job each: store/columns.h (every column, named once), schema (CREATE, upgrades,
-// schema checks), file_state and file_probe (the file before it is opened), connect
-// (connections, snapshots), journal (journal mode), rows (rows in and out), inspect (stats,
-// verify); this class composes them.
+// schema checks), database_path (the real file, its mode, why it cannot be written), file_state
+// and file_probe (the file before it is opened), connect (connections, snapshots), lock_wait (one
+// deadline for the waits of an operation), journal (journal mode), rows (rows in and out), inspect
+// (stats, verify); this class composes them.
 
 #include <cstddef>
 #include <cstdint>
