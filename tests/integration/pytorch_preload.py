@@ -164,11 +164,23 @@ def run_variant(args, precision, benchmark, deterministic, seed, workdir):
         checks.append((error <= bound, f"{key}: error {error:.2e} against FP64, plain cuDNN's {plain_error:.2e} "
                                        f"(bound {bound:.2e})"))
 
+    # The statistics print several tables, each under its own header ("ucudnn: op convolutions
+    # split ..." first, then the search's): read the rows of the one whose header names the calls.
     stats = {}
+    columns = None
     for line in logs["preloaded"].splitlines():
         words = line.split()
-        if len(words) >= 8 and words[0] == "ucudnn:" and words[1] in ("fwd", "bwdd", "bwdf"):
-            stats[words[1]] = {"calls": int(words[2]), "split": int(words[3]), "plain": int(words[4])}
+        if len(words) >= 3 and words[0] == "ucudnn:" and words[1] == "op":
+            names = []  # "capture s" names one column: a unit joins the word before it
+            for word in words:
+                if word == "s" and names:
+                    names[-1] += " s"
+                else:
+                    names.append(word)
+            columns = {name: i for i, name in enumerate(names)} if words[2] == "convolutions" else None
+        elif columns and len(words) >= len(columns) and words[0] == "ucudnn:" and words[1] in ("fwd", "bwdd", "bwdf"):
+            stats[words[1]] = {name: int(words[columns[column]])
+                               for name, column in (("calls", "convolutions"), ("split", "split"), ("plain", "plain"))}
     for op in ("fwd", "bwdd", "bwdf"):
         calls = stats.get(op, {}).get("calls", 0)
         checks.append((calls > 0, f"UCUDNN_STATS: {calls} {op} convolutions intercepted"))
