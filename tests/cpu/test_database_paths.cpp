@@ -14,6 +14,7 @@
 #include <chrono>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <set>
 #include <string>
 
@@ -280,20 +281,28 @@ TEST(DatabasePaths, AWriterHoldingTheLockCostsOneWaitAndIsNamedAsSuch) {
 
 // ---- item 12: side files a reader leaves ---------------------------------------------------
 
+// A read-only reader of a WAL database whose writer (one kernel stored) closed first: the reader
+// holds the writer's -wal and -shm. Null, with a failure recorded, where an open failed.
+std::unique_ptr<BenchmarkDatabase> reader_left_by_its_writer(const std::string& path) {
+  auto writer = BenchmarkDatabase::open(path, database_options(JournalMode::kWal));
+  EXPECT_TRUE(writer.ok()) << writer.message();
+  if (!writer.ok()) return nullptr;
+  store_one_kernel(**writer, 0);
+  auto reader = BenchmarkDatabase::open(path, database_options(JournalMode::kWal, true));
+  EXPECT_TRUE(reader.ok()) << reader.message();
+  return reader.ok() ? std::move(reader).value() : nullptr;
+}
+
 // A reader that used a WAL writer's -wal and -shm and closes after it, in a process that may
 // write the file, hands them back as the writer would have (the -wal checkpointed, no row
 // changed): only the database is left. They stayed before.
 TEST(DatabasePaths, AReaderClosingAfterTheWalWriterLeavesOnlyTheFile) {
   TempDir dir;
   const std::string path = (dir.path() / "bench.db").string();
-  auto writer = BenchmarkDatabase::open(path, database_options(JournalMode::kWal));
-  ASSERT_TRUE(writer.ok()) << writer.message();
-  ASSERT_NO_FATAL_FAILURE(store_one_kernel(**writer, 0));
   {
-    auto reader = BenchmarkDatabase::open(path, database_options(JournalMode::kWal, true));
-    ASSERT_TRUE(reader.ok()) << reader.message();
-    writer->reset();
-    auto stats = (*reader)->stats();
+    auto reader = reader_left_by_its_writer(path);
+    ASSERT_TRUE(reader);
+    auto stats = reader->stats();
     ASSERT_TRUE(stats.ok()) << stats.message();
     EXPECT_EQ(stats->rows, 3);
   }
@@ -306,14 +315,10 @@ TEST(DatabasePaths, AReaderClosingAfterTheWalWriterLeavesOnlyTheFile) {
 TEST(DatabasePaths, TheReadersHandBackNeverRecreatesARemovedDatabase) {
   TempDir dir;
   const std::string path = (dir.path() / "bench.db").string();
-  auto writer = BenchmarkDatabase::open(path, database_options(JournalMode::kWal));
-  ASSERT_TRUE(writer.ok()) << writer.message();
-  ASSERT_NO_FATAL_FAILURE(store_one_kernel(**writer, 0));
-  auto reader = BenchmarkDatabase::open(path, database_options(JournalMode::kWal, true));
-  ASSERT_TRUE(reader.ok()) << reader.message();
-  writer->reset();
+  auto reader = reader_left_by_its_writer(path);
+  ASSERT_TRUE(reader);
   ASSERT_EQ(::unlink(path.c_str()), 0);
-  reader->reset();
+  reader.reset();
   EXPECT_FALSE(fs::exists(path));
 }
 
