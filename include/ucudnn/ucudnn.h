@@ -241,7 +241,7 @@ typedef enum {
 cudnnStatus_t ucudnnSetSearchMode(UcudnnSearchMode_t mode);
 cudnnStatus_t ucudnnGetSearchMode(UcudnnSearchMode_t* mode);
 /// Looks rows up, after the database of ucudnnSetDatabase, in the read-only system databases
-/// `paths` names (':'-separated, as PATH; empty entries ignored), in order, for the whole process
+/// `paths` names (':'-separated, as PATH; empty entries ignored; at most 32), in order, for the whole process
 /// from now on (overrides UCUDNN_SYSTEM_DATABASES); NULL or "" uses none. A lookup takes the first
 /// database whose rows are complete for the workspace limit; new rows go to the user database
 /// only. System databases are opened read-only and never created: a file that cannot be opened

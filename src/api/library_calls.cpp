@@ -136,7 +136,8 @@ cudnnStatus_t ucudnnSetDatabase(const char* path) {
 
 cudnnStatus_t ucudnnSetSystemDatabases(const char* paths) {
   return at_boundary(__func__, [&]() -> Status {
-    return ucudnn::runtime::PlanBuilder::instance().set_system_databases(ucudnn::split_path_list(paths ? paths : ""));
+    UCUDNN_TRY_ASSIGN(std::vector<std::string> list, ucudnn::parse_system_databases(paths ? paths : ""));
+    return ucudnn::runtime::PlanBuilder::instance().set_system_databases(std::move(list));
   });
 }
 

@@ -132,6 +132,15 @@ std::vector<std::string> split_path_list(const std::string& text) {
   return paths;
 }
 
+Expected<std::vector<std::string>> parse_system_databases(const std::string& text) {
+  std::vector<std::string> paths = split_path_list(text);
+  if (paths.size() > kMaxSystemDatabases) {
+    return Error{"names " + std::to_string(paths.size()) + " databases; at most " +
+                 std::to_string(kMaxSystemDatabases) + " are looked up (each stays open): merge them with `ucudnn db merge`"};
+  }
+  return paths;
+}
+
 Expected<EnvConfig> parse_env_config(const EnvValues& raw) {
   TrimmedTexts texts;
   const EnvValues values = trimmed(raw, &texts);  // from here, null is unset and nothing else is empty
@@ -177,7 +186,11 @@ Expected<EnvConfig> parse_env_config(const EnvValues& raw) {
     if (!parsed) return parsed.error().prefixed("UCUDNN_DATABASE_JOURNAL: ");
     config.database_journal = *parsed;
   }
-  if (values.system_databases) config.system_databases = split_path_list(values.system_databases);
+  if (values.system_databases) {
+    auto parsed = parse_system_databases(values.system_databases);
+    if (!parsed) return parsed.error().prefixed("UCUDNN_SYSTEM_DATABASES: ");
+    config.system_databases = std::move(parsed).value();
+  }
   if (values.benchmark_devices) {
     const auto checked = parse_device_list(values.benchmark_devices);
     if (!checked) {

@@ -18,6 +18,7 @@
 // | UCUDNN_DATABASE_JOURNAL         | auto, wal, delete, truncate, persist             | auto       |
 // | UCUDNN_SYSTEM_DATABASES         | read-only benchmark databases looked up after    | none       |
 // |                                 | UCUDNN_DATABASE, ':'-separated as PATH, in order |            |
+// |                                 | (at most kMaxSystemDatabases, 32)                |            |
 // | UCUDNN_BENCHMARK_DEVICES        | all, or distinct device ordinals "0,2,3" (no     | the handle's|
 // |                                 | empty entry, no leading zero: "0," and "01" are  |            |
 // |                                 | refused)                                         |            |
@@ -115,6 +116,14 @@ Expected<DeviceList> parse_device_list(const std::string& text);
 /// The paths of a ':'-separated list, as PATH separates them, in order; empty entries are
 /// ignored (UCUDNN_SYSTEM_DATABASES, ucudnnSetSystemDatabases).
 std::vector<std::string> split_path_list(const std::string& text);
+
+/// The most system databases a process looks rows up in: each stays open (a descriptor or three)
+/// for the process's life, and a longer list is a mistake, not a layout.
+inline constexpr std::size_t kMaxSystemDatabases = 32;
+
+/// split_path_list of UCUDNN_SYSTEM_DATABASES or ucudnnSetSystemDatabases' argument, refused
+/// where it names more than kMaxSystemDatabases files (the error says how many and the bound).
+Expected<std::vector<std::string>> parse_system_databases(const std::string& text);
 
 /// Parses the given values (null = unset), trimmed and emptied as the table's rule says.
 Expected<EnvConfig> parse_env_config(const EnvValues& values);

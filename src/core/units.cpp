@@ -126,6 +126,12 @@ Expected<std::size_t> parse_byte_size(const std::string& text) {
   if (number.empty() || number == "." || points > 1) {
     return Error{"invalid size " + quoted(text) + ": expected a number with an optional unit such as 64MiB"};
   }
+  // "010MiB": some tools read a leading zero as octal, and the integer options refuse it too ("0"
+  // and "0.5GiB" are not leading zeros).
+  if (number.size() > 1 && number[0] == '0' && number[1] != '.') {
+    return Error{"invalid size " + quoted(text) +
+                 ": it has a leading zero (read as octal by some tools): write the decimal number without it"};
+  }
   if (const AmbiguousUnit* refused = ambiguous_unit(unit)) return ambiguous(text, number, *refused);
   std::uint64_t multiplier = 0;
   if (!unit_multiplier(unit, &multiplier)) {

@@ -1,5 +1,11 @@
 #include "store/columns.h"
 
+#include <sqlite3.h>
+
+#include <limits>
+
+#include "core/message_text.h"
+
 namespace ucudnn::store {
 namespace {
 
@@ -85,41 +91,93 @@ void bind_value(Statement& statement, int index, std::size_t value) {
 void bind_value(Statement& statement, int index, int value) { statement.bind(index, std::int64_t{value}); }
 void bind_value(Statement& statement, int index, bool value) { statement.bind(index, std::int64_t{value ? 1 : 0}); }
 
+namespace {
+
+// SQLite keeps any value in any column: a row written by another program may hold text where a
+// number belongs, or a number no field can hold. Each is refused, never converted.
+const char* value_kind(int type) {
+  switch (type) {
+    case SQLITE_INTEGER: return "an integer";
+    case SQLITE_FLOAT: return "a real number";
+    case SQLITE_TEXT: return "text";
+    case SQLITE_BLOB: return "a blob";
+    default: return "NULL";
+  }
+}
+
+std::string shown(const Statement& statement, int index) {
+  const int type = statement.column_type(index);
+  if (type == SQLITE_TEXT) return "text '" + excerpt(statement.column_text(index)) + "'";
+  if (type == SQLITE_INTEGER) return std::to_string(statement.column_int(index));
+  if (type == SQLITE_FLOAT) return "the real number " + std::to_string(statement.column_double(index));
+  return value_kind(type);
+}
+
+Status expect_type(const Statement& statement, int index, int type, const char* wanted) {
+  const int actual = statement.column_type(index);
+  if (actual == type) return Status::success();
+  return Error{std::string("holds ") + shown(statement, index) + ", not " + wanted};
+}
+
+// An integer from `low` to `high`, as an int64.
+Expected<std::int64_t> integer_in(const Statement& statement, int index, std::int64_t low, std::int64_t high,
+                                  const char* wanted) {
+  UCUDNN_TRY(expect_type(statement, index, SQLITE_INTEGER, wanted));
+  const std::int64_t value = statement.column_int(index);
+  if (value < low || value > high) return Error{"holds " + std::to_string(value) + ", not " + wanted};
+  return value;
+}
+
+}  // namespace
+
 Status read_value(const Statement& statement, int index, std::string* value) {
+  UCUDNN_TRY(expect_type(statement, index, SQLITE_TEXT, "text"));
   *value = statement.column_text(index);
   return Status::success();
 }
 
 Status read_value(const Statement& statement, int index, ConvOp* value) {
+  UCUDNN_TRY(expect_type(statement, index, SQLITE_TEXT, "an op's name"));
   const std::string text = statement.column_text(index);
   const auto op = parse_conv_op(text);
-  if (!op) return Error{"unknown op '" + text + "' in a stored row"};
+  if (!op) return Error{"holds unknown op '" + excerpt(text) + "'"};
   *value = *op;
   return Status::success();
 }
 
 Status read_value(const Statement& statement, int index, double* value) {
+  // A whole number of milliseconds is a number too (SQLite stores 2.0 as the integer 2 in a
+  // column without REAL affinity).
+  const int type = statement.column_type(index);
+  if (type != SQLITE_FLOAT && type != SQLITE_INTEGER) return Error{"holds " + shown(statement, index) + ", not a number"};
   *value = statement.column_double(index);
   return Status::success();
 }
 
 Status read_value(const Statement& statement, int index, std::int64_t* value) {
-  *value = statement.column_int(index);
+  UCUDNN_TRY_ASSIGN(*value, integer_in(statement, index, std::numeric_limits<std::int64_t>::min(),
+                                       std::numeric_limits<std::int64_t>::max(), "an integer"));
   return Status::success();
 }
 
 Status read_value(const Statement& statement, int index, std::size_t* value) {
-  *value = static_cast<std::size_t>(statement.column_int(index));
+  UCUDNN_TRY_ASSIGN(const std::int64_t read, integer_in(statement, index, 0, std::numeric_limits<std::int64_t>::max(),
+                                                        "a size (an integer >= 0)"));
+  *value = static_cast<std::size_t>(read);
   return Status::success();
 }
 
 Status read_value(const Statement& statement, int index, int* value) {
-  *value = static_cast<int>(statement.column_int(index));
+  UCUDNN_TRY_ASSIGN(const std::int64_t read,
+                    integer_in(statement, index, std::numeric_limits<int>::min(), std::numeric_limits<int>::max(),
+                               "a 32-bit integer"));
+  *value = static_cast<int>(read);
   return Status::success();
 }
 
 Status read_value(const Statement& statement, int index, bool* value) {
-  *value = statement.column_int(index) != 0;
+  UCUDNN_TRY_ASSIGN(const std::int64_t read, integer_in(statement, index, 0, 1, "0 or 1"));
+  *value = read != 0;
   return Status::success();
 }
 

@@ -163,14 +163,16 @@ int bind_key_columns(Statement& statement, const Row& row, int version = kSchema
   return index;
 }
 
-/// Reads the row's columns from result columns `first`, `first` + 1, ... of the current row.
+/// Reads the row's columns from result columns `first`, `first` + 1, ... of the current row. A
+/// value its field cannot hold (text for a number, an integer out of its field's range) is an
+/// error naming the column: "column time_ms holds text 'fast', not a number".
 template <typename Row>
 Status read_columns(const Statement& statement, Row* row, int first = 0) {
   int index = first;
   Status status = Status::success();
-  visit_columns(*row, [&](const Column&, auto& value) {
+  visit_columns(*row, [&](const Column& c, auto& value) {
     Status read = read_value(statement, index++, &value);
-    if (status.ok() && !read.ok()) status = std::move(read);
+    if (status.ok() && !read.ok()) status = read.error().prefixed(std::string("column ") + c.name + " ");
   });
   return status;
 }

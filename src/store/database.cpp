@@ -71,11 +71,7 @@ Expected<std::unique_ptr<BenchmarkDatabase>> BenchmarkDatabase::open(const std::
   if (writable) {
     auto usable = store::side_files_writable(file->path);
     if (!usable) return usable.error().prefixed(where);
-    // The file exists by now (created above where it did not): never created again here.
-    auto connection = store::connect(file->path, store::Access::kReadWriteExisting, options.busy_timeout_ms);
-    if (!connection) return connection.error().prefixed(where);
-    database->db_ = std::move(connection).value();
-    auto prepared = database->prepare_for_writing(options.journal);
+    auto prepared = database->prepare_for_writing(options.journal, options.journal_named_by);
     if (!prepared) return prepared.error().prefixed(where);
   } else {
     // Reading only creates nothing beside the file: a WAL file that no process has open is read
@@ -97,24 +93,42 @@ Expected<std::unique_ptr<BenchmarkDatabase>> BenchmarkDatabase::open(const std::
   return database;
 }
 
-Status BenchmarkDatabase::prepare_for_writing(JournalMode requested) {
-  // Nothing, not even the journal mode, changes before the file is known to be ours (the probe
-  // said so, but another process may have replaced the file since).
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    const int rc = store::first_read(db_.get());
-    if (rc != SQLITE_OK && !sqlite_busy(rc)) return Error{"refused and left untouched: " + sqlite_error(db_.get(), rc)};
+Status BenchmarkDatabase::prepare_for_writing(JournalMode requested, const std::string& named_by) {
+  const auto deadline = store::lock_wait_end(busy_timeout_ms_);
+  std::mt19937 rng(std::random_device{}());
+  int backoff_ms = 2;
+  while (true) {
+    // The file exists by now (created by open() where it did not): never created again here.
+    auto connection = store::connect(file_, store::Access::kReadWriteExisting, busy_timeout_ms_);
+    if (!connection) return connection.error();
+    db_ = std::move(connection).value();
+    // Nothing, not even the journal mode, changes before the file is known to be ours (the probe
+    // said so, but another process may have replaced the file since).
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      const int rc = store::first_read(db_.get());
+      if (rc != SQLITE_OK && !sqlite_busy(rc)) return Error{"refused and left untouched: " + sqlite_error(db_.get(), rc)};
+    }
+    int version = 0;
+    auto checked = transaction(false, [&]() -> Status {
+      UCUDNN_TRY_ASSIGN(version, store::read_schema_version(db_.get()));
+      if (version > kSchemaVersion) return Error{"its schema version is newer than this ucudnn's"};
+      return Status::success();
+    });
+    if (!checked) return checked.error().prefixed("refused and left untouched: ");
+    // The real file's file system: a link on a local disk may lead to NFS, where WAL is unsafe.
+    UCUDNN_TRY_ASSIGN(journal_, store::resolve_journal_mode(db_.get(), requested, version == 0, file_));
+    UCUDNN_TRY_ASSIGN(const std::string stays, store::try_journal_mode(db_.get(), journal_));
+    if (stays.empty()) return initialise_schema();
+    if (std::chrono::steady_clock::now() >= deadline) {
+      return Error{std::string("cannot set journal mode '") + store::journal_mode_name(journal_) + "' (" + named_by +
+                   "): " + stays + "; close them, or use the mode the others use"};
+    }
+    // Closed while waiting: another process switching the same file needs it to itself too.
+    db_.reset();
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(1, backoff_ms)(rng)));
+    backoff_ms = std::min(backoff_ms * 2, 200);
   }
-  auto checked = transaction(false, [&]() -> Status {
-    UCUDNN_TRY_ASSIGN(const int version, store::read_schema_version(db_.get()));
-    if (version > kSchemaVersion) return Error{"its schema version is newer than this ucudnn's"};
-    return Status::success();
-  });
-  if (!checked) return checked.error().prefixed("refused and left untouched: ");
-  // The real file's file system: a link on a local disk may lead to NFS, where WAL is unsafe.
-  journal_ = requested == JournalMode::kAuto ? journal_mode_for(file_) : requested;
-  UCUDNN_TRY(store::apply_journal_mode(db_.get(), journal_, busy_timeout_ms_));
-  return initialise_schema();
 }
 
 Status BenchmarkDatabase::initialise_schema() {
@@ -229,33 +243,46 @@ Expected<MergeCounts> BenchmarkDatabase::merge_from(BenchmarkDatabase& source) {
     return Error{from + " is the target itself: nothing to merge"};
   }
   if (read_only_) return Error{into + " is read-only: " + read_only_reason_};
-  // Rows and coverage in one read transaction: a bound read never covers rows that were not.
-  std::vector<StoredRow> rows;
-  std::vector<store::CoverageRow> coverage;
-  auto read = source.transaction(false, [&]() -> Status {
-    rows.clear();
-    coverage.clear();
-    UCUDNN_TRY_ASSIGN(const int version, store::readable_version(source.db_.get()));
-    if (version == 0) return Status::success();
-    UCUDNN_TRY_ASSIGN(rows, store::read_all_rows(source.db_.get(), version));
-    UCUDNN_TRY_ASSIGN(coverage, store::read_all_coverage(source.db_.get(), version));
-    return Status::success();
-  });
-  if (!read) return read.error().prefixed(from + ": ");
-  auto checked = store::check_rows(rows);
-  if (checked) checked = store::check_coverage(coverage);
-  if (!checked) return checked.error().prefixed(from + ": nothing merged: ");
+  // Rows stream from the source's read transaction into this one's write transaction, a row at a
+  // time (memory does not grow with the source); rows and coverage are read in one read
+  // transaction, so a bound read never covers rows that were not. A bad source row anywhere
+  // rolls the whole write back: nothing merged.
   MergeCounts counts;
+  long long rows_read = 0;
+  std::optional<std::string> source_problem;  // where the source failed (prefix), not this file
   auto done = transaction(true, [&]() -> Status {
+    source_problem.reset();
     UCUDNN_TRY_ASSIGN(store::RowWriter writer, store::RowWriter::prepare(db_.get()));
-    for (const StoredRow& row : rows) UCUDNN_TRY(writer.insert(row));
-    for (const store::CoverageRow& bound : coverage) UCUDNN_TRY(writer.raise_coverage(bound));
+    const Status read = source.read_rows([&](store::RowReader& reader) -> Status {
+      rows_read = 0;  // a read retried from the start meets its rows again, inserted already
+      std::size_t index = 0;
+      UCUDNN_TRY(reader.for_each_row([&](const StoredRow& row) -> Status {
+        ++rows_read;
+        const Status checked = store::check_row(row, index++);
+        if (!checked) {
+          source_problem = from + ": nothing merged: ";
+          return checked;
+        }
+        return writer.insert(row);
+      }));
+      return reader.for_each_coverage([&](const store::CoverageRow& bound) -> Status {
+        const Status checked = store::check_coverage({bound});
+        if (!checked) {
+          source_problem = from + ": nothing merged: ";
+          return checked;
+        }
+        return writer.raise_coverage(bound);
+      });
+    });
+    if (!read && !source_problem && read.message().rfind(from, 0) == 0) source_problem = "";
+    UCUDNN_TRY(read);
     counts.rows_added = writer.inserted();
     counts.coverage_raised = writer.coverage_raised();
     return Status::success();
   });
+  if (!done && source_problem) return done.error().prefixed(*source_problem);
   if (!done) return done.error().prefixed(into + ": merge failed, nothing merged: ");
-  counts.rows_present = static_cast<long long>(rows.size()) - counts.rows_added;
+  counts.rows_present = rows_read - counts.rows_added;
   return counts;
 }
 

@@ -76,8 +76,8 @@ namespace ucudnn::store {
 
 class RowReader;  // store/rows.h
 
-/// The mode kAuto picks for a path: kDelete on network file systems (NFS, SMB/CIFS, Lustre, GPFS,
-/// CephFS, 9P, FUSE), kWal elsewhere.
+/// The mode a path's file system suits, which kAuto gives a new file: kDelete on network file
+/// systems (NFS, SMB/CIFS, Lustre, GPFS, CephFS, 9P, FUSE), kWal elsewhere.
 JournalMode journal_mode_for(const std::string& path);
 
 /// The current time in UTC, ISO 8601 ("2026-11-22T14:05:00Z"): what `measured_at` holds.
@@ -86,10 +86,14 @@ std::string utc_timestamp();
 class BenchmarkDatabase {
  public:
   struct Options {
+    /// kAuto: a new file gets the mode its file system suits, an existing one keeps its own
+    /// (store/journal.h); another mode is switched to, or open() fails saying so.
     JournalMode journal = JournalMode::kAuto;
     bool create = true;       ///< create the file if missing
     bool read_only = false;   ///< never write, even if the file is writable
     int busy_timeout_ms = 60000;
+    /// What asked for `journal`, as a failed switch names it: the variable, or a command's option.
+    std::string journal_named_by = "UCUDNN_DATABASE_JOURNAL";
   };
 
   /// Opens (or creates) the database at `path`. Errors name the file and the problem.
@@ -157,9 +161,10 @@ class BenchmarkDatabase {
   /// Runs `body` inside a transaction (BEGIN IMMEDIATE for writes), retrying the whole
   /// transaction with backoff while another connection holds the lock.
   Status transaction(bool write, const std::function<Status()>& body);
-  /// Checks that the file is ours, sets (and confirms) the journal mode and synchronous level of
-  /// a writable connection, and creates or migrates the schema.
-  Status prepare_for_writing(JournalMode requested);
+  /// Connects to the file, checks that it is ours, sets (and confirms) the journal mode and
+  /// synchronous level, and creates or migrates the schema. A switch that other connections hold
+  /// up is tried again with the connection closed meanwhile, until the busy timeout.
+  Status prepare_for_writing(JournalMode requested, const std::string& named_by);
   Status initialise_schema();
 
   std::string path_;  ///< as the caller gave it: what messages name

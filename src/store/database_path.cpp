@@ -53,6 +53,34 @@ std::string this_user() {
   return "this user (" + user_name(::geteuid()) + ", uid " + std::to_string(::geteuid()) + ")";
 }
 
+// The suffix by which SQLite names a database's side files ("-journal", "-wal", "-shm", and a
+// super-journal's "-mjXXXXXXXX"), where `file`'s name ends in one; "" otherwise.
+std::string side_file_suffix(const std::string& file) {
+  const std::string name = file.substr(file.find_last_of('/') == std::string::npos ? 0 : file.find_last_of('/') + 1);
+  for (const char* suffix : {"-journal", "-wal", "-shm"}) {
+    const std::string s(suffix);
+    if (name.size() > s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0) return s;
+  }
+  const std::size_t dash = name.rfind("-mj");
+  if (dash != std::string::npos && dash > 0 && name.size() - dash == 11 &&
+      name.find_first_not_of("0123456789ABCDEFabcdef", dash + 3) == std::string::npos) {
+    return name.substr(dash);
+  }
+  return "";
+}
+
+// A database under a side file's name is deleted (a stale journal) or overwritten by the next
+// open of the file it seems to belong to, read-only commands included.
+Expected<DatabaseFile> refuse_side_file_names(DatabaseFile file) {
+  const std::string suffix = side_file_suffix(file.path);
+  if (suffix.empty()) return file;
+  const std::string owner = file.path.substr(0, file.path.size() - suffix.size());
+  const std::string name = file.path.substr(file.path.find_last_of('/') + 1);
+  return Error{"'" + name + "' is the name SQLite gives the " + suffix.substr(1) + " file of '" + owner +
+               "', and deletes or overwrites whenever '" + owner +
+               "' is opened: choose a name that does not end in -journal, -wal, -shm or -mj plus 8 hex digits"};
+}
+
 }  // namespace
 
 Expected<DatabaseFile> resolve_database_file(const std::string& path) {
@@ -61,9 +89,10 @@ Expected<DatabaseFile> resolve_database_file(const std::string& path) {
     if (errno != ENOENT) return Error{std::string("cannot look at it (") + std::strerror(errno) + ")"};
     // A new file: its folder's real path and its name (a missing folder fails at creation).
     std::unique_ptr<char, decltype(&std::free)> folder(::realpath(directory_of(path).c_str(), nullptr), &std::free);
-    if (!folder) return DatabaseFile{path, false};
+    if (!folder) return refuse_side_file_names(DatabaseFile{path, false});
     const std::string name = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
-    return DatabaseFile{std::string(folder.get()) + (std::string(folder.get()) == "/" ? "" : "/") + name, false};
+    return refuse_side_file_names(
+        DatabaseFile{std::string(folder.get()) + (std::string(folder.get()) == "/" ? "" : "/") + name, false});
   }
   std::unique_ptr<char, decltype(&std::free)> real(::realpath(path.c_str(), nullptr), &std::free);
   if (!real && errno == ENOENT && S_ISLNK(entry.st_mode)) {
@@ -78,7 +107,7 @@ Expected<DatabaseFile> resolve_database_file(const std::string& path) {
   if (const char* kind = irregular_file_kind(st.st_mode)) {
     return Error{std::string("is ") + kind + ", not a regular file: a database is a regular file"};
   }
-  return file;
+  return refuse_side_file_names(file);
 }
 
 Expected<DatabaseFile> create_database_file(const DatabaseFile& file) {

@@ -19,7 +19,9 @@ struct DatabaseFile {
 /// Resolves `path`. Refused, naming it: a directory, a FIFO, a device or a socket (a database is a
 /// regular file: a FIFO would block open(), /dev/null reads as an empty database), and a symbolic
 /// link whose target does not exist: creating the database there would put it wherever whoever
-/// made the link chose (in a shared sticky folder, another user).
+/// made the link chose (in a shared sticky folder, another user); and a real file named as SQLite
+/// names side files ("x.db-journal", "-wal", "-shm", "-mj" + 8 hex digits), which the next open of
+/// "x.db" would delete or overwrite as its own.
 Expected<DatabaseFile> resolve_database_file(const std::string& path);
 
 /// Creates `file` empty where nothing exists yet, with mode 0666 less the umask (SQLite would

@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include "store/rows.h"
 #include "store/schema.h"
 #include "store/sqlite.h"
 
@@ -54,7 +55,10 @@ Expected<std::string> verification_problems(sqlite3* db) {
   if (version < kOldestSchemaVersion || version > kSchemaVersion) {
     return "schema version " + std::to_string(version) + ", expected " + std::to_string(kSchemaVersion);
   }
-  return schema_problems(db, version);
+  UCUDNN_TRY_ASSIGN(problem, schema_problems(db, version));
+  if (!problem.empty()) return problem;
+  // Every row as a lookup reads it: a row no measurement could be is never planned with.
+  return row_problems(db, version);
 }
 
 }  // namespace ucudnn::store

@@ -14,8 +14,9 @@ namespace ucudnn::store {
 /// ucudnn's tables). Every list is read to its end or the whole answer fails.
 Expected<DatabaseStats> read_stats(sqlite3* db);
 
-/// PRAGMA integrity_check, then (where that passed) schema_problems for the file's version; ""
-/// where nothing is wrong, else what is, "; "-separated.
+/// PRAGMA integrity_check, then (where that passed) schema_problems for the file's version, then
+/// row_problems (every row and bound as a lookup reads it); "" where nothing is wrong, else what
+/// is, "; "-separated.
 Expected<std::string> verification_problems(sqlite3* db);
 
 }  // namespace ucudnn::store

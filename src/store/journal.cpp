@@ -3,23 +3,16 @@
 #include <sqlite3.h>
 #include <sys/statfs.h>
 
-#include <algorithm>
-#include <chrono>
-#include <random>
 #include <string>
-#include <thread>
 
 #include "store/database.h"
 #include "store/file_state.h"
-#include "store/lock_wait.h"
 #include "store/sqlite.h"
 
 namespace ucudnn::store {
 namespace {
 
 constexpr const char* kJournalNames[] = {"auto", "wal", "delete", "truncate", "persist"};
-
-const char* journal_name(JournalMode mode) { return kJournalNames[static_cast<int>(mode)]; }
 
 // The journal mode SQLite reports for the connection, or an error.
 Expected<std::string> current_journal_mode(sqlite3* db, const std::string& pragma) {
@@ -30,41 +23,30 @@ Expected<std::string> current_journal_mode(sqlite3* db, const std::string& pragm
   // the statement is finalised here: an unfinished one would hold a lock on the file
 }
 
-Status switch_journal_mode(sqlite3* db, JournalMode wanted, int busy_timeout_ms) {
-  const std::string name = journal_name(wanted);
-  const auto deadline = lock_wait_end(busy_timeout_ms);
-  std::mt19937 rng(std::random_device{}());
-  int backoff_ms = 2;
-  std::string last;
-  while (true) {
-    auto switched = current_journal_mode(db, "PRAGMA journal_mode=" + name);
-    if (switched && *switched == name) {
-      UCUDNN_TRY_ASSIGN(const std::string actual, current_journal_mode(db, "PRAGMA journal_mode"));
-      if (actual == name) return Status::success();
-      last = "it reports '" + actual + "'";
-    } else if (switched) {
-      last = "it stays in '" + *switched + "' mode while other connections have it open";
-    } else if (sqlite_busy(sqlite3_extended_errcode(db))) {
-      const auto actual = current_journal_mode(db, "PRAGMA journal_mode");
-      last = "it stays in '" + (actual ? *actual : std::string("its old")) +
-             "' mode while other connections have it open";
-    } else {
-      return Error{"cannot set journal mode '" + name + "': " + switched.message()};
-    }
-    if (std::chrono::steady_clock::now() >= deadline) {
-      return Error{"cannot set journal mode '" + name + "' (UCUDNN_DATABASE_JOURNAL): " + last +
-                   "; close them, or use the mode the others use"};
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(1, backoff_ms)(rng)));
-    backoff_ms = std::min(backoff_ms * 2, 200);
-  }
-}
-
 }  // namespace
 
-Status apply_journal_mode(sqlite3* db, JournalMode mode, int busy_timeout_ms) {
-  UCUDNN_TRY(switch_journal_mode(db, mode, busy_timeout_ms));
-  return sqlite_exec(db, mode == JournalMode::kWal ? "PRAGMA synchronous=NORMAL" : "PRAGMA synchronous=FULL");
+const char* journal_mode_name(JournalMode mode) { return kJournalNames[static_cast<int>(mode)]; }
+
+Expected<JournalMode> resolve_journal_mode(sqlite3* db, JournalMode requested, bool new_file, const std::string& file) {
+  if (requested != JournalMode::kAuto) return requested;
+  const JournalMode suited = journal_mode_for(file);
+  if (new_file) return suited;
+  // A file's header says WAL or not; delete, truncate and persist are a connection's own choice.
+  UCUDNN_TRY_ASSIGN(const std::string current, current_journal_mode(db, "PRAGMA journal_mode"));
+  if (current == "wal") return suited == JournalMode::kWal ? JournalMode::kWal : JournalMode::kDelete;
+  return JournalMode::kDelete;
+}
+
+Expected<std::string> try_journal_mode(sqlite3* db, JournalMode mode) {
+  const std::string name = journal_mode_name(mode);
+  auto switched = current_journal_mode(db, "PRAGMA journal_mode=" + name);
+  if (!switched && !sqlite_busy(sqlite3_extended_errcode(db))) {
+    return Error{"cannot set journal mode '" + name + "': " + switched.message()};
+  }
+  UCUDNN_TRY_ASSIGN(const std::string actual, current_journal_mode(db, "PRAGMA journal_mode"));
+  if (actual != name) return "it stays in '" + actual + "' mode while other connections have it open";
+  UCUDNN_TRY(sqlite_exec(db, mode == JournalMode::kWal ? "PRAGMA synchronous=NORMAL" : "PRAGMA synchronous=FULL"));
+  return std::string();
 }
 
 JournalMode journal_mode_for(const std::string& path) {

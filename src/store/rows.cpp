@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <limits>
+#include <optional>
 #include <tuple>
 #include <utility>
 
@@ -28,6 +30,10 @@ Status check_row(const Measurement& m) {
   // NaN fails both comparisons: only a finite, non-negative time is stored.
   if (!(m.time_ms >= 0 && m.time_ms <= kMaxTimeMs)) return Error{"its GPU time is not from 0 to 1e9 ms"};
   if (!(m.host_ms >= 0 && m.host_ms <= kMaxTimeMs)) return Error{"its host time is not from 0 to 1e9 ms"};
+  // SQLite's integers are signed 64-bit: a larger size would be stored negative.
+  if (m.workspace_bytes > static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max())) {
+    return Error{"its workspace is beyond 2^63 bytes"};
+  }
   return kind_info(kind_of(m)).check_row(m);
 }
 
@@ -39,6 +45,21 @@ std::string which_row(std::size_t i, const Measurement& m) {
 
 // The rows of a kernel that are of one kind: an engine row has an engine id, a legacy row none.
 std::string of_kind_condition(int parameter) { return " AND (engine <> '') = ?" + std::to_string(parameter); }
+
+// A row read back from a file, which any program may have written: it must be what store() would
+// have stored (of `kind`, where given), or it is refused and named, never planned with.
+Status check_read_row(const Status& read, const StoredRow& row, std::optional<CandidateKind> kind) {
+  if (!read) return read.error().prefixed("a stored row of this kernel cannot be a measurement: its ");
+  Status checked = check_row(row.measurement);
+  if (checked && kind && kind_of(row.measurement) != *kind) {
+    checked = Error{std::string("it is ") + a_kind(kind_of(row.measurement)) + " candidate, not " + a_kind(*kind) +
+                    " one"};
+  }
+  if (!checked) {
+    return checked.error().prefixed("the stored row (" + describe_row(row.measurement) + ") cannot be a measurement: ");
+  }
+  return Status::success();
+}
 
 }  // namespace
 
@@ -124,7 +145,11 @@ Expected<std::optional<KernelLookup>> look_up(sqlite3* db, int version, const Ke
   if (rc == SQLITE_DONE) return std::optional<KernelLookup>();
   if (rc != SQLITE_ROW) return step_error(coverage, rc);
   KernelLookup found;
-  found.measured_up_to = from_stored_bound(coverage.column_int(0));
+  std::int64_t bound = 0;
+  Status bound_read = read_value(coverage, 0, &bound);
+  if (bound_read && bound < 0) bound_read = Error{"holds the negative bound " + std::to_string(bound)};
+  if (!bound_read) return bound_read.error().prefixed("its coverage row's measured_up_to ");
+  found.measured_up_to = from_stored_bound(bound);
   const int kind_parameter = static_cast<int>(columns_of<KernelKey>().size()) + 1;
   UCUDNN_TRY_ASSIGN(Statement rows, Statement::prepare(db, "SELECT " + column_list(columns_of<StoredRow>(), version) +
                                                                " FROM measurements WHERE " +
@@ -134,26 +159,11 @@ Expected<std::optional<KernelLookup>> look_up(sqlite3* db, int version, const Ke
   if (version >= 2) rows.bind(kind_parameter, std::int64_t{static_cast<int>(kind)});
   while ((rc = rows.step()) == SQLITE_ROW) {
     StoredRow row;
-    UCUDNN_TRY(read_columns(rows, &row));
+    UCUDNN_TRY(check_read_row(read_columns(rows, &row), row, kind));
     found.rows.push_back(std::move(row.measurement));
   }
   if (rc != SQLITE_DONE) return step_error(rows, rc);
   return std::optional<KernelLookup>(std::move(found));
-}
-
-Expected<std::vector<CoverageRow>> read_all_coverage(sqlite3* db, int version) {
-  UCUDNN_TRY_ASSIGN(
-      Statement select,
-      Statement::prepare(db, "SELECT " + column_list(columns_of<CoverageRow>(), version) + " FROM coverage"));
-  std::vector<CoverageRow> coverage;
-  int rc;
-  while ((rc = select.step()) == SQLITE_ROW) {
-    CoverageRow row;
-    UCUDNN_TRY(read_columns(select, &row));
-    coverage.push_back(std::move(row));
-  }
-  if (rc != SQLITE_DONE) return step_error(select, rc);
-  return coverage;
 }
 
 Status check_coverage(const std::vector<CoverageRow>& coverage) {
@@ -167,6 +177,39 @@ Status check_coverage(const std::vector<CoverageRow>& coverage) {
     if (row.measured_up_to < 0) return Error{which + ": negative bound " + std::to_string(row.measured_up_to)};
   }
   return Status::success();
+}
+
+Expected<std::string> row_problems(sqlite3* db, int version) {
+  std::string problems;
+  const auto walk = [&](const std::string& table, const std::string& columns,
+                        const std::function<Status(const Statement&)>& check) -> Status {
+    UCUDNN_TRY_ASSIGN(Statement select, Statement::prepare(db, "SELECT " + columns + " FROM " + table));
+    long long bad = 0;
+    std::string first;
+    int rc;
+    while ((rc = select.step()) == SQLITE_ROW) {
+      const Status checked = check(select);
+      if (!checked && bad++ == 0) first = checked.message();
+    }
+    if (rc != SQLITE_DONE) return step_error(select, rc);
+    if (bad > 0) {
+      problems += std::string(problems.empty() ? "" : "; ") + std::to_string(bad) + " row" + (bad == 1 ? "" : "s") +
+                  " of " + table + " cannot be " + (table == "coverage" ? "a coverage bound" : "a measurement") +
+                  ", the first: " + first;
+    }
+    return Status::success();
+  };
+  StoredRow row;
+  UCUDNN_TRY(walk("measurements", column_list(columns_of<StoredRow>(), version), [&](const Statement& select) {
+    return check_read_row(read_columns(select, &row), row, std::nullopt);
+  }));
+  CoverageRow bound;
+  UCUDNN_TRY(walk("coverage", column_list(columns_of<CoverageRow>(), version), [&](const Statement& select) -> Status {
+    const Status read = read_columns(select, &bound);
+    if (!read) return read.error().prefixed("a coverage row's ");
+    return check_coverage({bound});
+  }));
+  return problems;
 }
 
 Expected<std::vector<StoredRow>> read_all_rows(sqlite3* db, int version) {
@@ -284,6 +327,32 @@ Status RowReader::for_each_row(const DeviceIdentity& identity, ConvOp op, const 
   while ((rc = select->step()) == SQLITE_ROW) {
     const Status read = read_columns(*select, &row);
     if (!read) return failed(read.error());
+    UCUDNN_TRY(visit(row));
+  }
+  if (rc != SQLITE_DONE) return failed(step_error(*select, rc));
+  return Status::success();
+}
+
+Status RowReader::for_each_row(const std::function<Status(const StoredRow&)>& visit) {
+  UCUDNN_TRY_ASSIGN(const std::vector<DeviceIdentity> identities, this->identities());
+  for (const DeviceIdentity& identity : identities) {
+    UCUDNN_TRY_ASSIGN(const std::vector<StoredLayer> layers, this->layers(identity));
+    for (const StoredLayer& layer : layers) UCUDNN_TRY(for_each_row(identity, layer.op, layer.layer, visit));
+  }
+  return Status::success();
+}
+
+Status RowReader::for_each_coverage(const std::function<Status(const CoverageRow&)>& visit) {
+  if (version_ == 0) return Status::success();
+  const auto failed = [&](const Error& error) { return error.prefixed(where_); };
+  auto select =
+      Statement::prepare(db_, "SELECT " + column_list(columns_of<CoverageRow>(), version_) + " FROM coverage");
+  if (!select) return failed(select.error());
+  CoverageRow row;
+  int rc;
+  while ((rc = select->step()) == SQLITE_ROW) {
+    const Status read = read_columns(*select, &row);
+    if (!read) return failed(read.error().prefixed("a coverage row's "));
     UCUDNN_TRY(visit(row));
   }
   if (rc != SQLITE_DONE) return failed(step_error(*select, rc));

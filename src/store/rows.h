@@ -60,12 +60,15 @@ class RowWriter {
 /// nullopt where that kind has no coverage row (a version-1 file knows legacy algorithms only).
 Expected<std::optional<KernelLookup>> look_up(sqlite3* db, int version, const KernelKey& kernel, CandidateKind kind);
 
-/// Every coverage row of a file of `version` (1 to 3; a version-1 row is the legacy kind's).
-Expected<std::vector<CoverageRow>> read_all_coverage(sqlite3* db, int version);
-
 /// What a coverage row must be to be merged: a known kind of candidate and a bound >= 0; the error
 /// names the first bad one.
 Status check_coverage(const std::vector<CoverageRow>& coverage);
+
+/// The rows and coverage rows of a file of `version` (1 to 3) that cannot be what store() writes
+/// (a value of the wrong type or out of range, a time outside 0 to 1e9 ms, a legacy row with a
+/// negative algorithm, a negative bound): empty where there is none, else the first of each
+/// table, named, and how many there are (`db verify`). Reads a row at a time.
+Expected<std::string> row_problems(sqlite3* db, int version);
 
 /// Every row of a file of `version` (1 to 3), ordered by device, layer, op, micro-batch,
 /// algorithm, math type and engine.
@@ -94,6 +97,10 @@ class RowReader {
   /// algorithm, math type and engine; an error of `visit` stops the walk and is returned as it is.
   Status for_each_row(const DeviceIdentity& identity, ConvOp op, const std::string& layer,
                       const std::function<Status(const StoredRow&)>& visit);
+  /// Hands every row of the file to `visit`, a layer at a time, in all_rows' order.
+  Status for_each_row(const std::function<Status(const StoredRow&)>& visit);
+  /// Hands every coverage row to `visit`, in the file's order.
+  Status for_each_coverage(const std::function<Status(const CoverageRow&)>& visit);
 
  private:
   sqlite3* db_;

@@ -134,6 +134,8 @@ std::int64_t Statement::column_int(int index) const { return sqlite3_column_int6
 
 double Statement::column_double(int index) const { return sqlite3_column_double(statement_, index); }
 
+int Statement::column_type(int index) const { return sqlite3_column_type(statement_, index); }
+
 std::string Statement::column_text(int index) const {
   const unsigned char* text = sqlite3_column_text(statement_, index);
   return text ? std::string(reinterpret_cast<const char*>(text),

@@ -69,6 +69,9 @@ class Statement {
 
   std::int64_t column_int(int index) const;
   double column_double(int index) const;
+  /// SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT, SQLITE_BLOB or SQLITE_NULL: what the value is,
+  /// whatever the column was declared (SQLite stores any value in any column).
+  int column_type(int index) const;
   std::string column_text(int index) const;
 
  private:

@@ -31,9 +31,16 @@ constexpr const char* kTorchCudnnSnippet =
     "        print(path)\n"
     "        break\n";
 
+// How long a probe or the interpreter's answer may take: a library whose constructor blocks, or
+// an interpreter that hangs, must not make `run` wait forever. (Importing torch from a cold
+// network file system takes seconds; a minute is far beyond that.)
+constexpr int kProbeTimeoutMs = 60000;
+
 // Runs in the forked child: loads `file`, calls the two version functions and answers in lines,
-// "ok", the path loaded, the version and the CUDA runtime version; or "error" and why.
-std::string probe_here(const std::string& file) {
+// "ok", the path loaded, the version and the CUDA runtime version; or "error" and why. Each step
+// is reported first, so that a library that hangs or crashes there is named with it.
+std::string probe_here(const std::string& file, const StepReporter& step) {
+  step("loading '" + file + "'");
   // A namespace of its own: nothing of this process's (its own cuDNN included) answers for it.
   void* handle = dlmopen(LM_ID_NEWLM, file.c_str(), RTLD_LAZY | RTLD_LOCAL);
   if (handle == nullptr) handle = dlopen(file.c_str(), RTLD_LAZY | RTLD_LOCAL);
@@ -48,7 +55,11 @@ std::string probe_here(const std::string& file) {
   if (version == nullptr || cudart == nullptr) {
     return "error\n" + path + " exports no cudnnGetVersion or cudnnGetCudartVersion: it is not a cuDNN";
   }
-  return "ok\n" + path + "\n" + std::to_string(version()) + "\n" + std::to_string(cudart()) + "\n";
+  step("calling cudnnGetVersion of '" + path + "'");
+  const std::size_t cudnn_version = version();
+  step("calling cudnnGetCudartVersion of '" + path + "'");
+  const std::size_t cudart_version = cudart();
+  return "ok\n" + path + "\n" + std::to_string(cudnn_version) + "\n" + std::to_string(cudart_version) + "\n";
 }
 
 std::vector<std::string> lines_of(const std::string& text) {
@@ -68,7 +79,10 @@ bool folder_exists(const fs::path& path) {
   return fs::is_directory(path, ignored);
 }
 
-// The file --cudnn names: the library itself, or the folder holding libcudnn.so.9.
+// The file the program will load for --cudnn: the folder's libcudnn.so.9 (the preload library
+// loads cuDNN by that name from the folder put first on LD_LIBRARY_PATH). A file --cudnn names
+// must be that very file (a link to it included): another one beside it would pass the check
+// while the program loaded the other.
 Expected<std::string> option_file(const std::string& option) {
   if (folder_exists(option)) {
     const fs::path file = fs::path(option) / kCudnnLibraryName;
@@ -76,19 +90,24 @@ Expected<std::string> option_file(const std::string& option) {
     return file.string();
   }
   if (!file_exists(option)) return Error{"--cudnn: no such file or folder '" + option + "'"};
-  // The preload library loads cuDNN by name: its folder must hold that name.
-  const fs::path beside = fs::path(option).parent_path() / kCudnnLibraryName;
-  if (fs::path(option).filename() != kCudnnLibraryName && !file_exists(beside)) {
+  const fs::path loaded = fs::path(option).parent_path() / kCudnnLibraryName;
+  std::error_code ignored;
+  if (!file_exists(loaded)) {
     return Error{"--cudnn: '" + option + "' is not named " + kCudnnLibraryName + ", and its folder has no " +
                  kCudnnLibraryName + " (which the preload library loads by name)"};
   }
-  return option;
+  if (!fs::equivalent(option, loaded, ignored)) {
+    return Error{"--cudnn: the program would load '" + loaded.string() + "', not '" + option +
+                 "' (the preload library loads " + kCudnnLibraryName +
+                 " by name from its folder): name the folder, or make " + kCudnnLibraryName + " that file"};
+  }
+  return loaded.string();
 }
 
 // The libcudnn.so file torch loads, asked of the interpreter `python`; none where torch is absent,
 // has no cuDNN, or the interpreter fails.
 std::optional<std::string> torch_cudnn_file(const std::string& python) {
-  const auto printed = capture_stdout({python, "-c", kTorchCudnnSnippet});
+  const auto printed = capture_stdout({python, "-c", kTorchCudnnSnippet}, kProbeTimeoutMs);
   if (!printed) return std::nullopt;
   const std::vector<std::string> lines = lines_of(*printed);
   if (lines.empty() || lines.front().empty()) return std::nullopt;
@@ -120,7 +139,9 @@ std::string cudnn_version_text(std::size_t version) {
 }
 
 Expected<CudnnLibrary> probe_cudnn(const std::string& file) {
-  UCUDNN_TRY_ASSIGN(const std::string answer, run_in_fork([&file] { return probe_here(file); }));
+  auto answered = run_in_fork([&file](const StepReporter& step) { return probe_here(file, step); }, kProbeTimeoutMs);
+  if (!answered) return answered.error().prefixed("cannot probe cuDNN '" + file + "': ");
+  const std::string& answer = *answered;
   const std::vector<std::string> lines = lines_of(answer);
   if (lines.size() >= 2 && lines[0] == "error") return Error{"cannot load cuDNN: " + lines[1]};
   if (lines.size() != 4 || lines[0] != "ok") return Error{"probing '" + file + "' gave no answer"};

@@ -130,8 +130,8 @@ std::pair<CLI::App*, CommandRunner> add_db_command(CLI::App& app) {
   merge->add_flag("--create", options->create, "Create --into if it does not exist");
   merge
       ->add_option("--journal", options->journal,
-                   "Journal mode of --into: delete (the default: what read-only readers read in place), "
-                   "truncate, persist, wal or auto")
+                   "Journal mode --into is left in: delete (the default: what read-only readers read in place), "
+                   "truncate, persist, wal, or auto (keep the mode an existing file is in)")
       ->type_name("MODE");
 
   return {db, [=](std::ostream& out, std::ostream& err) {

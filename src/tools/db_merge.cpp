@@ -14,6 +14,8 @@ namespace ucudnn::tools::db_subcommands {
 int run_merge(const DbOptions& options, std::ostream& out, std::ostream& err) {
   const auto journal = parse_journal_mode(options.journal);
   if (!journal) return report_error(err, kExitUsageError, "--journal: " + journal.message());
+  if (options.from.empty()) return report_error(err, kExitUsageError, "--from: the path is empty");
+  if (options.into.empty()) return report_error(err, kExitUsageError, "--into: the path is empty");
   // Before either is opened: opening the target for writing could upgrade the source's file.
   if (options.from == options.into || store::same_file(options.from, options.into)) {
     return report_error(err, kExitUsageError,
@@ -37,6 +39,7 @@ int run_merge(const DbOptions& options, std::ostream& out, std::ostream& err) {
   BenchmarkDatabase::Options writing;
   writing.create = options.create;
   writing.journal = *journal;
+  writing.journal_named_by = "--journal";
   const auto target = BenchmarkDatabase::open(options.into, writing);
   if (!target) return report_error(err, kExitDataError, "--into: " + target.message());
   if ((*target)->read_only()) {

@@ -1,6 +1,7 @@
 #include "tools/run_command.h"
 
 #include <cstdlib>
+#include <iostream>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -34,6 +35,8 @@ struct RunOptions {
   std::vector<std::string> command;
   std::vector<std::string> unknown;  ///< words before the program that are not run's options
   // Whether each option was given at all: an empty value is given, and wrong.
+  const CLI::Option* preload_option = nullptr;
+  const CLI::Option* cudnn_option = nullptr;
   const CLI::Option* workspace_limit_option = nullptr;
   const CLI::Option* database_option = nullptr;
   const CLI::Option* policy_option = nullptr;
@@ -45,6 +48,8 @@ struct RunOptions {
 Expected<ChildSettings> checked_settings(const RunOptions& options) {
   ChildSettings settings;
   settings.statistics = !options.no_stats;
+  if (options.preload_option->count() > 0 && options.preload.empty()) return Error{"--preload: the path is empty"};
+  if (options.cudnn_option->count() > 0 && options.cudnn.empty()) return Error{"--cudnn: the path is empty"};
   if (options.workspace_limit_option->count() > 0) {
     const auto limit = parse_byte_size(options.workspace_limit);
     if (!limit) return limit.error().prefixed("--workspace-limit: ");
@@ -52,7 +57,9 @@ Expected<ChildSettings> checked_settings(const RunOptions& options) {
   }
   if (options.database_option->count() > 0) {
     if (options.database.empty()) return Error{"--database: the path is empty"};
-    settings.database = options.database;
+    // Absolute: the program may change folder before it opens the database.
+    std::error_code ignored;
+    settings.database = std::filesystem::absolute(options.database, ignored).string();
   }
   if (options.policy_option->count() > 0) {
     const auto policy = parse_batch_size_policy(options.policy);
@@ -93,6 +100,34 @@ std::string workspace_limit_text(const ChildSettings& settings, const EnvConfig&
   return "the program's";
 }
 
+// The dynamic linker splits LD_PRELOAD at spaces and colons and LD_LIBRARY_PATH at colons and
+// semicolons, with no way to quote them: a path holding one would be split and its halves
+// ignored, and the program would run without ucudnn, or with another cuDNN, saying nothing.
+Status check_list_safe(const std::string& path, const char* separators, const std::string& what,
+                       const char* variable) {
+  const std::size_t at = path.find_first_of(separators);
+  if (at == std::string::npos) return Status::success();
+  const std::string character = path[at] == ' ' ? "a space" : "'" + std::string(1, path[at]) + "'";
+  return Error{what + " '" + path + "' holds " + character + ", at which the dynamic linker splits " + variable +
+               " (it cannot be quoted there): install it, or link it, under a path without spaces, ':' or ';'"};
+}
+
+// What the program will see of ucudnn's variables: the current environment with `settings`'
+// changes. Checked as cudnnCreate will check it in the program, so that a bad value an option
+// replaces is no error, and one the program would meet is named before it starts.
+Expected<EnvConfig> config_seen_by_program(const ChildSettings& settings) {
+  const std::vector<EnvChange> changes =
+      child_environment_changes(settings, [](const char* name) -> const char* { return std::getenv(name); });
+  EnvValues values;
+  for (const EnvVariable& variable : kEnvVariables) {
+    values.*variable.field = std::getenv(variable.name);
+    for (const EnvChange& change : changes) {
+      if (change.name == variable.name) values.*variable.field = change.value ? change.value->c_str() : nullptr;
+    }
+  }
+  return parse_env_config(values);  // `changes` outlives the parse: the values point into it
+}
+
 std::string executable_path() {
   std::error_code ignored;
   return std::filesystem::read_symlink("/proc/self/exe", ignored).string();
@@ -121,19 +156,26 @@ int run_program(const RunOptions& options, std::ostream& out, std::ostream& err)
   }
   const auto settings = checked_settings(options);
   if (!settings) return report_error(err, kExitUsageError, settings.message());
-  const Expected<EnvConfig>& config = env_config();
+  const Expected<EnvConfig> config = config_seen_by_program(*settings);
   if (!config) return report_error(err, kExitUsageError, config.message());
 
   const auto preload = locate_preload_library(options.preload, config->preload_library, executable_path());
   if (!preload) return report_error(err, kExitDataError, preload.message());
+  std::error_code ignored;
+  // Absolute: the program may change folder before the dynamic linker reads LD_PRELOAD.
+  const std::string preload_path = std::filesystem::absolute(*preload, ignored).string();
+  const Status preload_listable = check_list_safe(preload_path, " :", "the preload library", "LD_PRELOAD");
+  if (!preload_listable) return report_error(err, kExitDataError, preload_listable.message());
   const char* library_path = std::getenv("LD_LIBRARY_PATH");
   const auto cudnn = locate_cudnn({options.cudnn, options.command.front(), library_path ? library_path : ""});
   if (!cudnn) return report_error(err, kExitDataError, cudnn.message());
+  const Status cudnn_listable = check_list_safe(cudnn->folder, ":;", "cuDNN's folder", "LD_LIBRARY_PATH");
+  if (!cudnn_listable) return report_error(err, kExitDataError, cudnn_listable.message());
   const Status compatible = check_compatible(*cudnn, *built);
   if (!compatible) return report_error(err, kExitDataError, compatible.message());
 
   ChildSettings child = *settings;
-  child.preload_library = *preload;
+  child.preload_library = preload_path;
   child.cudnn_folder = cudnn->folder;
   const std::vector<EnvChange> changes =
       child_environment_changes(child, [](const char* name) -> const char* { return std::getenv(name); });
@@ -145,15 +187,16 @@ int run_program(const RunOptions& options, std::ostream& out, std::ostream& err)
     return kExitOk;
   }
 
-  err << "ucudnn run: preloading " << *preload << "; cuDNN " << cudnn_version_text(cudnn->version) << " from "
+  err << "ucudnn run: preloading " << preload_path << "; cuDNN " << cudnn_version_text(cudnn->version) << " from "
       << cudnn->folder << "; workspace limit " << workspace_limit_text(child, *config) << '\n';
   out.flush();  // the program writes to the same files after this
   err.flush();
-  const auto exit = run_and_wait(options.command, with_changes(current_environment(), changes));
-  if (!exit) {
-    return report_error(err, kExitCannotRun, "cannot run '" + options.command.front() + "': " + exit.message());
-  }
-  return exit->status;
+  std::cout.flush();
+  std::cerr.flush();
+  // The program takes this process's place: signals, job control and its exit reach the caller
+  // as if it had been started directly.
+  const Error failed = exec_program(options.command, with_changes(current_environment(), changes));
+  return report_error(err, kExitCannotRun, "cannot run '" + options.command.front() + "': " + failed.message);
 }
 
 }  // namespace
@@ -162,11 +205,11 @@ std::pair<CLI::App*, CommandRunner> add_run_command(CLI::App& app) {
   auto options = std::make_shared<RunOptions>();
   CLI::App* run = app.add_subcommand(
       "run", "Run a program (e.g. python3 train.py) with ucudnn preloaded in place of cuDNN's convolutions");
-  run->add_option("--preload", options->preload,
+  options->preload_option = run->add_option("--preload", options->preload,
                   std::string("The preload library (default: UCUDNN_PRELOAD_LIBRARY, else ") + kPreloadLibraryName +
                       " beside this command, installed or built)")
       ->type_name("PATH");
-  run->add_option("--cudnn", options->cudnn,
+  options->cudnn_option = run->add_option("--cudnn", options->cudnn,
                   "The program's cuDNN: a libcudnn.so.9 or its folder (default: a Python interpreter's torch, "
                   "else LD_LIBRARY_PATH, else the dynamic linker's)")
       ->type_name("PATH");
@@ -187,7 +230,9 @@ std::pair<CLI::App*, CommandRunner> add_run_command(CLI::App& app) {
   run->add_option("program", options->command,
                   "The program to run and its arguments, after -- (ucudnn run [OPTIONS] -- PROGRAM [ARGS...])")
       ->type_name("ARG");
-  run->footer("Exit status: the program's (128 + N where signal N ended it); 127 where it could not be started.");
+  run->footer(
+      "The program replaces ucudnn's process (as with env): signals reach it directly, and its exit status is "
+      "the run's; 127 where it could not be started, 1 or 2 (one line) where ucudnn refused to start it.");
   // A program's own options given without -- come back as extras, to be refused with that advice.
   run->allow_extras();
   return {run, [run, options](std::ostream& out, std::ostream& err) {

@@ -71,7 +71,8 @@ std::vector<EnvChange> child_environment_changes(const ChildSettings& settings, 
   changes.push_back({"LD_LIBRARY_PATH", settings.cudnn_folder + (library_path.empty() ? "" : ":" + library_path)});
   if (!settings.statistics) {
     changes.push_back({"UCUDNN_STATS", "0"});
-  } else if (current("UCUDNN_STATS") == nullptr) {
+  } else if (value_of(current, "UCUDNN_STATS").find_first_not_of(" \t\r\n") == std::string::npos) {
+    // Unset, or empty (which means unset): statistics on.
     changes.push_back({"UCUDNN_STATS", "1"});
   }
   if (!settings.workspace_limit.empty()) {
@@ -101,7 +102,7 @@ std::vector<std::string> with_changes(const std::vector<std::string>& environmen
 
 std::string describe(const EnvChange& change) {
   if (!change.value) return "unset " + change.name;
-  return change.name + "=" + shell_quote(*change.value);
+  return "export " + change.name + "=" + shell_quote(*change.value);
 }
 
 }  // namespace ucudnn::tools

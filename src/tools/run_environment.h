@@ -44,7 +44,8 @@ struct ChildSettings {
 using EnvLookup = std::function<const char*(const char* name)>;
 
 /// The changes that make the child's environment from the current one, in the order printed:
-/// LD_PRELOAD, LD_LIBRARY_PATH, UCUDNN_STATS (only where it changes), then the options'. A forced
+/// LD_PRELOAD, LD_LIBRARY_PATH, UCUDNN_STATS (only where it changes; set to 1 where it is unset or
+/// empty), then the options'. A forced
 /// workspace limit removes the deprecated UCUDNN_WORKSPACE_LIMIT, which would contradict it.
 std::vector<EnvChange> child_environment_changes(const ChildSettings& settings, const EnvLookup& current);
 
@@ -52,7 +53,8 @@ std::vector<EnvChange> child_environment_changes(const ChildSettings& settings, 
 std::vector<std::string> with_changes(const std::vector<std::string>& environment,
                                       const std::vector<EnvChange>& changes);
 
-/// One line, without a newline: "NAME=value" with the value shell-quoted, or "unset NAME".
+/// One line, without a newline, that a POSIX shell runs to make the change: "export NAME=value"
+/// with the value shell-quoted, or "unset NAME".
 std::string describe(const EnvChange& change);
 
 }  // namespace ucudnn::tools

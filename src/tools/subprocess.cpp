@@ -1,12 +1,15 @@
 #include "tools/subprocess.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <exception>
 
@@ -24,7 +27,7 @@ std::vector<char*> c_strings(const std::vector<std::string>& words) {
   return pointers;
 }
 
-// The raw wait status of `pid`, waited for through signals.
+// The raw wait status of `pid`, waited for through signals; -1 where it cannot be waited for.
 int wait_for(pid_t pid) {
   int raw = 0;
   while (waitpid(pid, &raw, 0) < 0) {
@@ -33,16 +36,36 @@ int wait_for(pid_t pid) {
   return raw;
 }
 
-ChildExit exit_of(int raw) {
-  if (raw < 0) return {1, false};  // not waited for
-  if (WIFSIGNALED(raw)) return {128 + WTERMSIG(raw), true};
-  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : 1, false};
+// "signal 11 (Segmentation fault)", "status 3".
+std::string how_it_ended(int raw) {
+  if (raw < 0) return "an unknown end (it could not be waited for)";
+  if (WIFSIGNALED(raw)) {
+    const int signal = WTERMSIG(raw);
+    return "signal " + std::to_string(signal) + " (" + strsignal(signal) + ")";
+  }
+  return "status " + std::to_string(WIFEXITED(raw) ? WEXITSTATUS(raw) : -1);
 }
 
-std::string read_all(int fd) {
+bool exited_well(int raw) { return raw >= 0 && WIFEXITED(raw) && WEXITSTATUS(raw) == 0; }
+
+// Everything `pid` writes to `fd` until it closes it, or until `timeout_ms` passed: then the
+// child is killed and *timed_out set.
+std::string read_all(int fd, pid_t pid, int timeout_ms, bool* timed_out) {
   std::string text;
   char buffer[4096];
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  *timed_out = false;
   for (;;) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+    pollfd ready{fd, POLLIN, 0};
+    const int polled = left > 0 ? poll(&ready, 1, static_cast<int>(std::min<long long>(left, 1000000))) : 0;
+    if (polled < 0 && errno == EINTR) continue;
+    if (polled == 0) {
+      *timed_out = true;
+      kill(pid, SIGKILL);
+      return text;
+    }
     const ssize_t n = read(fd, buffer, sizeof buffer);
     if (n > 0) {
       text.append(buffer, static_cast<std::size_t>(n));
@@ -89,43 +112,6 @@ class Pipe {
   int fds_[2];
 };
 
-// SIGINT and SIGQUIT ignored here while a child runs, restored on scope exit; `child_defaults`
-// holds those the child must get back at their default (not the ones already ignored on entry:
-// a program started under nohup stays so).
-class TerminalSignalsIgnored {
- public:
-  TerminalSignalsIgnored() {
-    sigemptyset(&child_defaults_);
-    struct sigaction ignore {};
-    ignore.sa_handler = SIG_IGN;
-    sigemptyset(&ignore.sa_mask);
-    for (int i = 0; i < 2; ++i) {
-      sigaction(kSignals[i], &ignore, &saved_[i]);
-      if (saved_[i].sa_handler != SIG_IGN) sigaddset(&child_defaults_, kSignals[i]);
-    }
-  }
-  ~TerminalSignalsIgnored() {
-    for (int i = 0; i < 2; ++i) sigaction(kSignals[i], &saved_[i], nullptr);
-  }
-  TerminalSignalsIgnored(const TerminalSignalsIgnored&) = delete;
-  TerminalSignalsIgnored& operator=(const TerminalSignalsIgnored&) = delete;
-
-  const sigset_t* child_defaults() const { return &child_defaults_; }
-
- private:
-  static constexpr int kSignals[2] = {SIGINT, SIGQUIT};
-  struct sigaction saved_[2]{};
-  sigset_t child_defaults_;
-};
-
-struct SpawnAttributes {
-  SpawnAttributes() { posix_spawnattr_init(&attributes); }
-  ~SpawnAttributes() { posix_spawnattr_destroy(&attributes); }
-  SpawnAttributes(const SpawnAttributes&) = delete;
-  SpawnAttributes& operator=(const SpawnAttributes&) = delete;
-  posix_spawnattr_t attributes;
-};
-
 struct FileActions {
   FileActions() { posix_spawn_file_actions_init(&actions); }
   ~FileActions() { posix_spawn_file_actions_destroy(&actions); }
@@ -144,24 +130,17 @@ std::string shell_quote(const std::string& word) {
   return quoted + "'";
 }
 
-Expected<ChildExit> run_and_wait(const std::vector<std::string>& argv, const std::vector<std::string>& environment) {
+Error exec_program(const std::vector<std::string>& argv, const std::vector<std::string>& environment) {
   if (argv.empty()) return Error{"no program to run"};
   std::vector<char*> args = c_strings(argv);
   std::vector<char*> envp = c_strings(environment);
-  TerminalSignalsIgnored ignored;
-  SpawnAttributes spawn;
-  posix_spawnattr_setsigdefault(&spawn.attributes, ignored.child_defaults());
-  posix_spawnattr_setflags(&spawn.attributes, POSIX_SPAWN_SETSIGDEF);
-  pid_t pid = 0;
-  // glibc's posix_spawnp reports a failed exec (ENOENT, EACCES, ENOEXEC) here, not as exit 127.
-  const int failed = posix_spawnp(&pid, args[0], nullptr, &spawn.attributes, args.data(), envp.data());
-  if (failed != 0) return Error{std::strerror(failed)};
-  const int raw = wait_for(pid);
-  if (raw < 0) return Error{ErrorCode::kInternal, std::string("waitpid: ") + std::strerror(errno)};
-  return exit_of(raw);
+  // glibc's execvpe looks argv[0] up on PATH and hands a file the kernel refuses (ENOEXEC) to
+  // /bin/sh, as env does.
+  execvpe(args[0], args.data(), envp.data());
+  return Error{std::strerror(errno)};
 }
 
-Expected<std::string> capture_stdout(const std::vector<std::string>& argv) {
+Expected<std::string> capture_stdout(const std::vector<std::string>& argv, int timeout_ms) {
   if (argv.empty()) return Error{"no program to run"};
   Pipe output;
   if (!output.ok()) return Error{ErrorCode::kInternal, std::string("pipe: ") + std::strerror(errno)};
@@ -174,13 +153,16 @@ Expected<std::string> capture_stdout(const std::vector<std::string>& argv) {
   const int failed = posix_spawnp(&pid, args[0], &files.actions, nullptr, args.data(), environ);
   if (failed != 0) return Error{std::strerror(failed)};
   output.close_write();
-  std::string text = read_all(output.read_end());
-  const ChildExit exit = exit_of(wait_for(pid));
-  if (exit.status != 0) return Error{"'" + argv[0] + "' exited with status " + std::to_string(exit.status)};
+  bool timed_out = false;
+  std::string text = read_all(output.read_end(), pid, timeout_ms, &timed_out);
+  const int raw = wait_for(pid);
+  if (timed_out) return Error{"'" + argv[0] + "' gave no answer within " + std::to_string(timeout_ms / 1000) + " s"};
+  if (!exited_well(raw)) return Error{"'" + argv[0] + "' ended with " + how_it_ended(raw)};
   return text;
 }
 
-Expected<std::string> run_in_fork(const std::function<std::string()>& work) {
+Expected<std::string> run_in_fork(const std::function<std::string(const StepReporter&)>& work, int timeout_ms) {
+  // The child writes "step: WHAT" lines as it goes, then "answer" and its answer.
   Pipe result;
   if (!result.ok()) return Error{ErrorCode::kInternal, std::string("pipe: ") + std::strerror(errno)};
   const pid_t pid = fork();
@@ -188,19 +170,32 @@ Expected<std::string> run_in_fork(const std::function<std::string()>& work) {
   if (pid == 0) {
     // The child: no destructors, no stdio flush of the parent's buffers (_exit).
     int status = 0;
+    const int fd = result.write_end();
     try {
-      write_all(result.write_end(), work());
+      const std::string answer = work([fd](const std::string& step) { write_all(fd, "step: " + step + "\n"); });
+      write_all(fd, "answer\n" + answer);
     } catch (const std::exception&) {
       status = 1;
     }
     _exit(status);
   }
   result.close_write();
-  std::string text = read_all(result.read_end());
-  const ChildExit exit = exit_of(wait_for(pid));
-  if (exit.signalled) return Error{"the child process died of signal " + std::to_string(exit.status - 128)};
-  if (exit.status != 0) return Error{"the child process failed"};
-  return text;
+  bool timed_out = false;
+  const std::string text = read_all(result.read_end(), pid, timeout_ms, &timed_out);
+  const int raw = wait_for(pid);
+  const std::size_t answer = text.rfind("answer\n", 0) == 0 ? 0 : text.find("\nanswer\n");
+  const std::string steps = answer == std::string::npos ? text : text.substr(0, answer);
+  const std::size_t last = steps.rfind("step: ");
+  std::string step = last == std::string::npos ? "" : steps.substr(last + 6);
+  if (!step.empty() && step.back() == '\n') step.pop_back();
+  const std::string during = step.empty() ? "" : " while " + step;
+  if (timed_out) {
+    return Error{"the child process gave no answer within " + std::to_string(timeout_ms / 1000) + " s" + during +
+                 " (it was killed)"};
+  }
+  if (!exited_well(raw)) return Error{"the child process ended with " + how_it_ended(raw) + during};
+  if (answer == std::string::npos) return Error{"the child process gave no answer" + during};
+  return text.substr(answer == 0 ? 7 : answer + 8);
 }
 
 }  // namespace ucudnn::tools

@@ -673,6 +673,9 @@ TEST(DatabaseHardening, StatsAndVerifyNeverHideAFailedRead) {
     g_reads = 0;
     ASSERT_TRUE((*db)->stats().ok());
     const long stats_reads = g_reads;
+    // Counted on a verify that follows a verify, as each one of the loop does: the page cache then
+    // holds what it will hold then, so the last read counted is one each of them makes.
+    ASSERT_TRUE((*db)->verify().ok());
     g_reads = 0;
     ASSERT_TRUE((*db)->verify().ok());
     const long verify_reads = g_reads;

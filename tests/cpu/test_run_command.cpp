@@ -16,6 +16,7 @@
 
 #include "core/env_config.h"
 #include "cli_test_support.h"
+#include "run_test_support.h"
 #include "test_helpers.h"
 #include "tools/build_info.h"
 #include "tools/cli.h"
@@ -35,114 +36,19 @@ using testing::run;
 using testing::run_binary;
 using testing::TempDir;
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
-bool has_line(const std::string& text, const std::string& line) {
-  for (const std::string& each : lines_of(text)) {
-    if (each == line) return true;
-  }
-  return false;
-}
-
-std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {
-  args.insert(args.end(), more.begin(), more.end());
-  return args;
-}
-
-// Compiles `source` (C) into the shared library `file`; fails the test where the compiler does.
-void compile_library(const TempDir& dir, const std::string& source, const fs::path& file) {
-  fs::create_directories(file.parent_path());
-  const std::string source_file = dir.write("library.c", source);
-  const std::string command = std::string("'") + UCUDNN_TEST_C_COMPILER + "' -shared -fPIC -o '" + file.string() +
-                              "' '" + source_file + "' 2>&1";
-  ASSERT_EQ(std::system(command.c_str()), 0) << command;
-}
-
-// A C function of no arguments that returns `value`.
-std::string function_returning(const std::string& name, std::size_t value) {
-  return "size_t " + name + "(void) { return " + std::to_string(value) + "; }\n";
-}
-
-// A folder holding a stand-in libcudnn.so.9 whose functions answer these versions.
-std::string stand_in_cudnn(const TempDir& dir, const std::string& folder, std::size_t version,
-                           std::size_t cudart_version) {
-  const fs::path file = dir.path() / folder / tools::kCudnnLibraryName;
-  compile_library(dir,
-                  "#include <stddef.h>\n" + function_returning("cudnnGetVersion", version) +
-                      function_returning("cudnnGetCudartVersion", cudart_version),
-                  file);
-  return file.parent_path().string();
-}
-
-// The versions this build was compiled against, and those a stand-in reports to match them
-// (cuDNN MAJOR.1.0 for CUDA MAJOR.0).
-tools::CompiledVersions built() {
-  const auto versions = tools::compiled_versions();
-  EXPECT_TRUE(versions.has_value()) << "this file is in the CUDA build only";
-  return versions.value_or(tools::CompiledVersions{});
-}
-std::size_t matching_cudnn_version() { return static_cast<std::size_t>(built().cudnn_major) * 10000 + 100; }
-std::size_t matching_cudart_version() { return static_cast<std::size_t>(built().cudart_major) * 1000; }
-
-// A harmless real shared library to preload in place of libucudnn_preload.so.
-std::string stand_in_preload(const TempDir& dir) {
-  const fs::path file = dir.path() / "preload" / "libstand_in_preload.so";
-  compile_library(dir, "int ucudnn_test_stand_in = 1;\n", file);
-  return file.string();
-}
-
-// The real libcudnn.so.9 this test program runs with.
-std::string real_cudnn_library() {
-  std::ifstream maps("/proc/self/maps");
-  for (std::string line; std::getline(maps, line);) {
-    const auto at = line.find('/');
-    if (at != std::string::npos && fs::path(line.substr(at)).filename() == tools::kCudnnLibraryName) {
-      return line.substr(at);
-    }
-  }
-  return "";
-}
-
-// Sets (or, given no value, removes) one variable of this process's environment for a scope.
-class ScopedVariable {
- public:
-  ScopedVariable(const char* name, const std::optional<std::string>& value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value) {
-      setenv(name, value->c_str(), 1);
-    } else {
-      unsetenv(name);
-    }
-  }
-  ~ScopedVariable() {
-    if (old_) {
-      setenv(name_, old_->c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-  ScopedVariable(const ScopedVariable&) = delete;
-  ScopedVariable& operator=(const ScopedVariable&) = delete;
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
-
-// A script standing in for a Python interpreter: it ignores its arguments (the question about
-// torch) and prints `output`, then exits with `status`.
-std::string fake_python(const TempDir& dir, const std::string& folder, const std::string& output, int status) {
-  const fs::path file = dir.path() / folder / "python3";
-  fs::create_directories(file.parent_path());
-  std::ofstream(file) << "#!/bin/sh\necho '" << output << "'\nexit " << status << "\n";
-  fs::permissions(file, fs::perms::owner_all);
-  return file.string();
-}
+using testing::built;
+using testing::compile_library;
+using testing::fake_python;
+using testing::function_returning;
+using testing::has_line;
+using testing::lines_of;
+using testing::matching_cudart_version;
+using testing::matching_cudnn_version;
+using testing::real_cudnn_library;
+using testing::ScopedVariable;
+using testing::stand_in_cudnn;
+using testing::stand_in_preload;
+using testing::with;
 
 TEST(RunCommand, DryRunPrintsThePreloadTheCudnnFolderAndTheForcedLimit) {
   TempDir dir;
@@ -154,9 +60,9 @@ TEST(RunCommand, DryRunPrintsThePreloadTheCudnnFolderAndTheForcedLimit) {
                                 "64MiB", "--", "python3", "train.py", "--lr", "0.1"});
   ASSERT_EQ(result.status, 0) << result.err;
   EXPECT_TRUE(result.err.empty()) << result.err;
-  EXPECT_TRUE(has_line(result.out, "LD_PRELOAD=" + preload)) << result.out;
-  EXPECT_TRUE(has_line(result.out, "LD_LIBRARY_PATH=" + cudnn + ":/opt/other/lib")) << result.out;
-  EXPECT_TRUE(has_line(result.out, "UCUDNN_FORCE_WORKSPACE_LIMIT=64MiB")) << result.out;
+  EXPECT_TRUE(has_line(result.out, "export LD_PRELOAD=" + preload)) << result.out;
+  EXPECT_TRUE(has_line(result.out, "export LD_LIBRARY_PATH=" + cudnn + ":/opt/other/lib")) << result.out;
+  EXPECT_TRUE(has_line(result.out, "export UCUDNN_FORCE_WORKSPACE_LIMIT=64MiB")) << result.out;
   const std::vector<std::string> lines = lines_of(result.out);
   ASSERT_FALSE(lines.empty());
   EXPECT_EQ(lines.back(), "python3 train.py --lr 0.1") << "the command, last; --cudnn given: torch is not asked";
@@ -170,10 +76,10 @@ TEST(RunCommand, DryRunSpellsEachOptionAsItsVariableAndQuotesForTheShell) {
                                 cudnn + "/" + tools::kCudnnLibraryName, "--policy", "ALL", "--candidates", "Engines",
                                 "--database", "/tmp/my runs.db", "--no-stats", "--", "/bin/sh", "-c", "echo \"it's\""});
   ASSERT_EQ(result.status, 0) << result.err;
-  EXPECT_TRUE(has_line(result.out, "UCUDNN_BATCH_SIZE_POLICY=all")) << result.out;
-  EXPECT_TRUE(has_line(result.out, "UCUDNN_CANDIDATES=engines")) << result.out;
-  EXPECT_TRUE(has_line(result.out, "UCUDNN_DATABASE='/tmp/my runs.db'")) << result.out;
-  EXPECT_TRUE(has_line(result.out, "UCUDNN_STATS=0")) << result.out;
+  EXPECT_TRUE(has_line(result.out, "export UCUDNN_BATCH_SIZE_POLICY=all")) << result.out;
+  EXPECT_TRUE(has_line(result.out, "export UCUDNN_CANDIDATES=engines")) << result.out;
+  EXPECT_TRUE(has_line(result.out, "export UCUDNN_DATABASE='/tmp/my runs.db'")) << result.out;
+  EXPECT_TRUE(has_line(result.out, "export UCUDNN_STATS=0")) << result.out;
   EXPECT_EQ(lines_of(result.out).back(), "/bin/sh -c 'echo \"it'\\''s\"'") << result.out;
 }
 
@@ -188,10 +94,10 @@ TEST(RunCommand, KeepsTheEnvironmentUnlessAnOptionReplacesIt) {
   const CliResult result =
       run({"run", "--dry-run", "--preload", preload, "--cudnn", cudnn, "--workspace-limit", "32M", "--", "true"});
   ASSERT_EQ(result.status, 0) << result.err;
-  EXPECT_TRUE(has_line(result.out, "LD_PRELOAD=" + preload + ":/opt/a.so:/opt/b.so")) << "first, once\n" << result.out;
-  EXPECT_TRUE(has_line(result.out, "LD_LIBRARY_PATH=" + cudnn)) << result.out;
+  EXPECT_TRUE(has_line(result.out, "export LD_PRELOAD=" + preload + ":/opt/a.so:/opt/b.so")) << "first, once\n" << result.out;
+  EXPECT_TRUE(has_line(result.out, "export LD_LIBRARY_PATH=" + cudnn)) << result.out;
   EXPECT_EQ(result.out.find("UCUDNN_STATS"), std::string::npos) << "set already: kept\n" << result.out;
-  EXPECT_TRUE(has_line(result.out, "UCUDNN_FORCE_WORKSPACE_LIMIT=32M")) << result.out;
+  EXPECT_TRUE(has_line(result.out, "export UCUDNN_FORCE_WORKSPACE_LIMIT=32M")) << result.out;
   EXPECT_TRUE(has_line(result.out, "unset UCUDNN_WORKSPACE_LIMIT")) << "it would contradict the option\n" << result.out;
 }
 
@@ -203,6 +109,8 @@ TEST(RunCommand, RefusesBadOptionValuesNamingTheOption) {
   expect_error({"run", "--policy", "some", "--", "true"}, kExitUsageError, "--policy: ");
   expect_error({"run", "--candidates", "most", "--", "true"}, kExitUsageError, "--candidates: ");
   expect_error({"run", "--database", "", "--", "true"}, kExitUsageError, "--database: ");
+  expect_error({"run", "--preload", "", "--", "true"}, kExitUsageError, "--preload: the path is empty");
+  expect_error({"run", "--cudnn", "", "--", "true"}, kExitUsageError, "--cudnn: the path is empty");
   expect_error({"run", "--dry-run"}, kExitUsageError, "no program given");
   // The program's own options need -- before the program.
   expect_error({"run", "python3", "-c", "pass"}, kExitUsageError, "'-c' is not an option of `run`: put -- before");
@@ -241,8 +149,8 @@ TEST(RunCommand, FindsTheBuiltPreloadLibraryBesideTheCommand) {
   ASSERT_EQ(result.status, 0) << result.err;
   const std::vector<std::string> lines = lines_of(result.out);
   ASSERT_FALSE(lines.empty());
-  ASSERT_EQ(lines.front().rfind("LD_PRELOAD=", 0), 0u) << result.out;
-  EXPECT_TRUE(fs::equivalent(lines.front().substr(11), UCUDNN_PRELOAD_LIBRARY_PATH)) << result.out;
+  ASSERT_EQ(lines.front().rfind("export LD_PRELOAD=", 0), 0u) << result.out;
+  EXPECT_TRUE(fs::equivalent(lines.front().substr(18), UCUDNN_PRELOAD_LIBRARY_PATH)) << result.out;
 }
 
 TEST(RunCommand, RefusesACudnnOfAnotherMajorVersionWithoutStartingTheProgram) {
@@ -287,7 +195,7 @@ TEST(RunCommand, AsksAPythonInterpreterFirstThenLdLibraryPath) {
   const CliResult asked = run({"run", "--dry-run", "--preload", preload, "--", python, "train.py"});
   ASSERT_EQ(asked.status, 0) << asked.err;
   EXPECT_EQ(lines_of(asked.out).at(1),
-            "LD_LIBRARY_PATH=" + torch_cudnn + ":" + (dir.path() / "missing").string() + "::" + path_cudnn)
+            "export LD_LIBRARY_PATH=" + torch_cudnn + ":" + (dir.path() / "missing").string() + "::" + path_cudnn)
       << "the search path kept as it was, behind\n"
       << asked.out;
 
@@ -295,14 +203,14 @@ TEST(RunCommand, AsksAPythonInterpreterFirstThenLdLibraryPath) {
   const std::string broken = fake_python(dir, "without-torch", "ModuleNotFoundError", 1);
   const CliResult fell_through = run({"run", "--dry-run", "--preload", preload, "--", broken, "train.py"});
   ASSERT_EQ(fell_through.status, 0) << fell_through.err;
-  EXPECT_EQ(lines_of(fell_through.out).at(1).rfind("LD_LIBRARY_PATH=" + path_cudnn + ":", 0), 0u) << fell_through.out;
+  EXPECT_EQ(lines_of(fell_through.out).at(1).rfind("export LD_LIBRARY_PATH=" + path_cudnn + ":", 0), 0u) << fell_through.out;
 
   // Not an interpreter: not asked.
   const std::string not_python = (dir.path() / "with-torch" / "python3-config").string();
   fs::copy_file(python, not_python);
   const CliResult not_asked = run({"run", "--dry-run", "--preload", preload, "--", not_python});
   ASSERT_EQ(not_asked.status, 0) << not_asked.err;
-  EXPECT_EQ(lines_of(not_asked.out).at(1).rfind("LD_LIBRARY_PATH=" + path_cudnn + ":", 0), 0u) << not_asked.out;
+  EXPECT_EQ(lines_of(not_asked.out).at(1).rfind("export LD_LIBRARY_PATH=" + path_cudnn + ":", 0), 0u) << not_asked.out;
 }
 
 TEST(RunCommand, KnowsPythonInterpretersByName) {
@@ -382,11 +290,13 @@ TEST(RunCommand, AProgramThatCannotBeStartedExits127WithTheReason) {
       << absent.err;
 }
 
-TEST(RunCommand, AProgramEndedByASignalExits128PlusTheSignal) {
+TEST(RunCommand, AProgramEndedByASignalEndsTheRunAsAShellSeesIt) {
+  // The program takes the run's place: a shell sees it die of the signal (128 + 15), as with env.
   TempDir dir;
   const std::string preload = stand_in_preload(dir);
   const std::string cudnn = stand_in_cudnn(dir, "cudnn", matching_cudnn_version(), matching_cudart_version());
-  const CliResult result = run({"run", "--preload", preload, "--cudnn", cudnn, "--", "/bin/sh", "-c", "kill -TERM $$"});
+  const ProcessResult result =
+      run_binary(dir, "run --preload '" + preload + "' --cudnn '" + cudnn + "' -- /bin/sh -c 'kill -TERM $$'");
   EXPECT_EQ(result.status, 128 + 15) << result.err;
 }
 

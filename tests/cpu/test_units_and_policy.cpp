@@ -41,6 +41,17 @@ TEST(ByteSizeParser, RefusesABareNumberBelowOneMiB) {
   }
 }
 
+TEST(ByteSizeParser, RefusesALeadingZeroAsTheIntegerOptionsDo) {
+  for (const char* text : {"010MiB", "00", "0064MiB", "01.5GiB", " 08M"}) {
+    const auto size = parse_byte_size(text);
+    ASSERT_FALSE(size.ok()) << text;
+    EXPECT_NE(size.message().find("leading zero"), std::string::npos) << size.message();
+  }
+  EXPECT_EQ(parsed("0"), 0u);
+  EXPECT_EQ(parsed("0B"), 0u);
+  EXPECT_EQ(parsed("0.5GiB"), 512 * kMiB);
+}
+
 TEST(ByteSizeParser, AcceptsBinaryUnits) {
   EXPECT_EQ(parsed("512KiB"), 512 * kKiB);
   EXPECT_EQ(parsed("8MiB"), 8 * kMiB);
