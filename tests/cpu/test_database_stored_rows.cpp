@@ -64,12 +64,18 @@ const Damage kDamages[] = {
     {"UPDATE coverage SET measured_up_to = -5", "negative bound -5"},
 };
 
+// healthy_database with `damage` done to it.
+std::string damaged_database(const TempDir& dir, const std::string& name, const Damage& damage) {
+  const std::string path = healthy_database(dir, name);
+  execute(path, damage.sql);
+  return path;
+}
+
 TEST(StoredRows, ALookupRefusesAndNamesARowThatCannotBeAMeasurement) {
   for (const Damage& damage : kDamages) {
     SCOPED_TRACE(damage.sql);
     TempDir dir;
-    const std::string path = healthy_database(dir, "system.db");
-    execute(path, damage.sql);
+    const std::string path = damaged_database(dir, "system.db", damage);
     auto db = BenchmarkDatabase::open(path, database_options(JournalMode::kDelete, true));
     ASSERT_TRUE(db.ok()) << db.message();
     const auto found = (*db)->lookup(test_gpu(), layer_key(0, 8), CandidateKind::kLegacy);
@@ -83,8 +89,7 @@ TEST(StoredRows, VerifyFindsEveryKindOfBadRowAndCountsThem) {
   for (const Damage& damage : kDamages) {
     SCOPED_TRACE(damage.sql);
     TempDir dir;
-    const std::string path = healthy_database(dir, "system.db");
-    execute(path, damage.sql);
+    const std::string path = damaged_database(dir, "system.db", damage);
     const CliResult verified = run({"db", "verify", "--database", path});
     EXPECT_EQ(verified.status, 1) << verified.out;
     EXPECT_NE(verified.err.find(damage.named), std::string::npos) << verified.err;
@@ -100,8 +105,7 @@ TEST(StoredRows, MergeRefusesABadSourceRowAndMergesNothing) {
   for (const Damage& damage : kDamages) {
     SCOPED_TRACE(damage.sql);
     TempDir dir;
-    const std::string source = healthy_database(dir, "user.db");
-    execute(source, damage.sql);
+    const std::string source = damaged_database(dir, "user.db", damage);
     const std::string target = (dir.path() / "system.db").string();
     const CliResult merged = run({"db", "merge", "--from", source, "--into", target, "--create"});
     EXPECT_EQ(merged.status, 1) << merged.out;

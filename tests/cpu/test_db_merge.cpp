@@ -237,6 +237,8 @@ TEST_F(DbMerge, UsageAndSourceErrorsAreOneLine) {
   const std::string target_bytes = read_bytes(target_);
   expect_error({"db", "merge", "--from", junk, "--into", target_}, tools::kExitDataError, junk);
   expect_error(merge(target_, {"--journal", "fast"}), tools::kExitUsageError, "--journal");
+  expect_error({"db", "merge", "--from", "", "--into", target_}, tools::kExitUsageError, "--from: the path is empty");
+  expect_error({"db", "merge", "--from", junk, "--into", ""}, tools::kExitUsageError, "--into: the path is empty");
   EXPECT_EQ(read_bytes(target_), target_bytes);
 }
 
