@@ -12,6 +12,7 @@
 #include "core/candidate_kinds.h"
 #include "core/env_config.h"
 #include "core/units.h"
+#include "tools/beside_command.h"
 #include "tools/build_info.h"
 #include "tools/cli.h"
 #include "tools/cudnn_locator.h"
@@ -128,11 +129,6 @@ Expected<EnvConfig> config_seen_by_program(const ChildSettings& settings) {
   return parse_env_config(values);  // `changes` outlives the parse: the values point into it
 }
 
-std::string executable_path() {
-  std::error_code ignored;
-  return std::filesystem::read_symlink("/proc/self/exe", ignored).string();
-}
-
 std::vector<std::string> current_environment() {
   std::vector<std::string> entries;
   for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) entries.emplace_back(*entry);
@@ -159,7 +155,7 @@ int run_program(const RunOptions& options, std::ostream& out, std::ostream& err)
   const Expected<EnvConfig> config = config_seen_by_program(*settings);
   if (!config) return report_error(err, kExitUsageError, config.message());
 
-  const auto preload = locate_preload_library(options.preload, config->preload_library, executable_path());
+  const auto preload = locate_preload_library(options.preload, config->preload_library, this_executable());
   if (!preload) return report_error(err, kExitDataError, preload.message());
   std::error_code ignored;
   // Absolute: the program may change folder before the dynamic linker reads LD_PRELOAD.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "tools/beside_command.h"
 #include "tools/subprocess.h"
 
 namespace ucudnn::tools {
@@ -54,13 +55,9 @@ Expected<std::string> locate_preload_library(const std::string& option, const st
     if (is_file(variable)) return variable;
     return Error{"UCUDNN_PRELOAD_LIBRARY: no preload library at '" + variable + "'"};
   }
-  const fs::path folder = fs::path(executable).parent_path();
-  const fs::path installed = (folder / ".." / "lib" / kPreloadLibraryName).lexically_normal();
-  const fs::path built = folder / kPreloadLibraryName;
-  if (is_file(installed)) return installed.string();
-  if (is_file(built)) return built.string();
-  return Error{std::string("no ") + kPreloadLibraryName + " at '" + installed.string() + "' or '" + built.string() +
-               "': name it with --preload or UCUDNN_PRELOAD_LIBRARY"};
+  auto beside = library_beside(kPreloadLibraryName, executable);
+  if (!beside) return Error{beside.message() + ": name it with --preload or UCUDNN_PRELOAD_LIBRARY"};
+  return beside;
 }
 
 std::vector<EnvChange> child_environment_changes(const ChildSettings& settings, const EnvLookup& current) {
