@@ -265,8 +265,9 @@ Expected<MergeCounts> BenchmarkDatabase::merge_from(BenchmarkDatabase& source) {
         }
         return writer.insert(row);
       }));
+      std::size_t bound_index = 0;
       return reader.for_each_coverage([&](const store::CoverageRow& bound) -> Status {
-        const Status checked = store::check_coverage({bound});
+        const Status checked = store::check_coverage_row(bound, bound_index++);
         if (!checked) {
           source_problem = from + ": nothing merged: ";
           return checked;
@@ -353,15 +354,17 @@ Expected<long long> BenchmarkDatabase::store_streamed_rows(const RowSource& sour
 }
 
 Status BenchmarkDatabase::read_rows(const std::function<Status(store::RowReader&)>& body) {
-  bool body_failed = false;
+  std::optional<std::string> body_error;  // the body's last error, returned as it gave it
   auto done = transaction(false, [&]() -> Status {
+    body_error.reset();
     UCUDNN_TRY_ASSIGN(const int version, store::readable_version(db_.get()));
     store::RowReader reader(db_.get(), version, "benchmark database '" + path_ + "': ");
     Status read = body(reader);
-    body_failed = !read.ok();
+    if (!read) body_error = read.message();
     return read;
   });
-  if (done || body_failed) return done;
+  // Any other error (a lock held past the deadline after a retried body included) names this file.
+  if (done || (body_error && done.message() == *body_error)) return done;
   return done.error().prefixed("benchmark database '" + path_ + "': ");
 }
 

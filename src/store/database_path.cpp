@@ -54,15 +54,17 @@ std::string this_user() {
 }
 
 // The suffix by which SQLite names a database's side files ("-journal", "-wal", "-shm", and a
-// super-journal's "-mjXXXXXXXX"), where `file`'s name ends in one; "" otherwise.
+// super-journal's "-mj" and hex digits), where `file`'s name ends in one; "" otherwise.
 std::string side_file_suffix(const std::string& file) {
   const std::string name = file.substr(file.find_last_of('/') == std::string::npos ? 0 : file.find_last_of('/') + 1);
   for (const char* suffix : {"-journal", "-wal", "-shm"}) {
     const std::string s(suffix);
     if (name.size() > s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0) return s;
   }
+  // SQLite names a super-journal "-mj" and 9 hex digits (8 before 3.7.x's "-mj%06X9%02X").
   const std::size_t dash = name.rfind("-mj");
-  if (dash != std::string::npos && dash > 0 && name.size() - dash == 11 &&
+  const std::size_t digits = dash == std::string::npos ? 0 : name.size() - dash - 3;
+  if (dash != std::string::npos && dash > 0 && (digits == 8 || digits == 9) &&
       name.find_first_not_of("0123456789ABCDEFabcdef", dash + 3) == std::string::npos) {
     return name.substr(dash);
   }
@@ -78,7 +80,7 @@ Expected<DatabaseFile> refuse_side_file_names(DatabaseFile file) {
   const std::string name = file.path.substr(file.path.find_last_of('/') + 1);
   return Error{"'" + name + "' is the name SQLite gives the " + suffix.substr(1) + " file of '" + owner +
                "', and deletes or overwrites whenever '" + owner +
-               "' is opened: choose a name that does not end in -journal, -wal, -shm or -mj plus 8 hex digits"};
+               "' is opened: choose a name that does not end in -journal, -wal, -shm or -mj plus hex digits"};
 }
 
 }  // namespace

@@ -20,7 +20,7 @@ struct DatabaseFile {
 /// regular file: a FIFO would block open(), /dev/null reads as an empty database), and a symbolic
 /// link whose target does not exist: creating the database there would put it wherever whoever
 /// made the link chose (in a shared sticky folder, another user); and a real file named as SQLite
-/// names side files ("x.db-journal", "-wal", "-shm", "-mj" + 8 hex digits), which the next open of
+/// names side files ("x.db-journal", "-wal", "-shm", "-mj" + 8 or 9 hex digits), which the next open of
 /// "x.db" would delete or overwrite as its own.
 Expected<DatabaseFile> resolve_database_file(const std::string& path);
 

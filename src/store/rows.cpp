@@ -167,15 +167,17 @@ Expected<std::optional<KernelLookup>> look_up(sqlite3* db, int version, const Ke
 }
 
 Status check_coverage(const std::vector<CoverageRow>& coverage) {
-  for (std::size_t i = 0; i < coverage.size(); ++i) {
-    const CoverageRow& row = coverage[i];
-    const std::string which = "coverage row " + std::to_string(i + 1) + " (" + std::string(short_name(row.kernel.op)) +
-                              " at micro-batch " + std::to_string(row.kernel.micro_batch) + ")";
-    if (row.candidates < 0 || row.candidates >= kCandidateKindCount) {
-      return Error{which + ": unknown kind of candidate " + std::to_string(row.candidates)};
-    }
-    if (row.measured_up_to < 0) return Error{which + ": negative bound " + std::to_string(row.measured_up_to)};
+  for (std::size_t i = 0; i < coverage.size(); ++i) UCUDNN_TRY(check_coverage_row(coverage[i], i));
+  return Status::success();
+}
+
+Status check_coverage_row(const CoverageRow& row, std::size_t index) {
+  const std::string which = "coverage row " + std::to_string(index + 1) + " (" + std::string(short_name(row.kernel.op)) +
+                            " at micro-batch " + std::to_string(row.kernel.micro_batch) + ")";
+  if (row.candidates < 0 || row.candidates >= kCandidateKindCount) {
+    return Error{which + ": unknown kind of candidate " + std::to_string(row.candidates)};
   }
+  if (row.measured_up_to < 0) return Error{which + ": negative bound " + std::to_string(row.measured_up_to)};
   return Status::success();
 }
 
@@ -204,10 +206,11 @@ Expected<std::string> row_problems(sqlite3* db, int version) {
     return check_read_row(read_columns(select, &row), row, std::nullopt);
   }));
   CoverageRow bound;
+  std::size_t index = 0;
   UCUDNN_TRY(walk("coverage", column_list(columns_of<CoverageRow>(), version), [&](const Statement& select) -> Status {
     const Status read = read_columns(select, &bound);
-    if (!read) return read.error().prefixed("a coverage row's ");
-    return check_coverage({bound});
+    if (!read) return read.error().prefixed("coverage row " + std::to_string(++index) + "'s ");
+    return check_coverage_row(bound, index++);
   }));
   return problems;
 }

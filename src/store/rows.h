@@ -63,6 +63,8 @@ Expected<std::optional<KernelLookup>> look_up(sqlite3* db, int version, const Ke
 /// What a coverage row must be to be merged: a known kind of candidate and a bound >= 0; the error
 /// names the first bad one.
 Status check_coverage(const std::vector<CoverageRow>& coverage);
+/// The same for one coverage row of many, the `index`th (from 0), as rows are merged one at a time.
+Status check_coverage_row(const CoverageRow& row, std::size_t index);
 
 /// The rows and coverage rows of a file of `version` (1 to 3) that cannot be what store() writes
 /// (a value of the wrong type or out of range, a time outside 0 to 1e9 ms, a legacy row with a

@@ -6,8 +6,8 @@
 //   1  data error: the measurements file is missing, unreadable or malformed, or a kernel has
 //      no algorithm (or no plan) within the workspace limit
 //   2  usage error: unknown subcommand or option, missing required option, bad size or policy
-// `ucudnn run` exits with its program's status (128 + the signal where a signal ended it), or 127
-// where the program could not be started.
+// `ucudnn run` becomes its program (exec): its exit is the program's, status or signal; it exits
+// 127 where the program could not be started.
 // Every error is exactly one line on `err`, starting with "ucudnn: error: ".
 // Every integer option is declared by add_integer_option: strictly decimal, or a usage error.
 

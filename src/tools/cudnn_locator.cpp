@@ -83,7 +83,11 @@ bool folder_exists(const fs::path& path) {
 // loads cuDNN by that name from the folder put first on LD_LIBRARY_PATH). A file --cudnn names
 // must be that very file (a link to it included): another one beside it would pass the check
 // while the program loaded the other.
-Expected<std::string> option_file(const std::string& option) {
+Expected<std::string> option_file(const std::string& given) {
+  // Absolute: a bare "libcudnn.so.9" means the file here, not the dynamic linker's search.
+  std::error_code failed;
+  const std::string option = fs::absolute(given, failed).string();
+  if (failed) return Error{"--cudnn: cannot make '" + given + "' absolute: " + failed.message()};
   if (folder_exists(option)) {
     const fs::path file = fs::path(option) / kCudnnLibraryName;
     if (!file_exists(file)) return Error{"--cudnn: the folder '" + option + "' has no " + kCudnnLibraryName};

@@ -59,8 +59,9 @@ Expected<ChildSettings> checked_settings(const RunOptions& options) {
   if (options.database_option->count() > 0) {
     if (options.database.empty()) return Error{"--database: the path is empty"};
     // Absolute: the program may change folder before it opens the database.
-    std::error_code ignored;
-    settings.database = std::filesystem::absolute(options.database, ignored).string();
+    std::error_code failed;
+    settings.database = std::filesystem::absolute(options.database, failed).string();
+    if (failed) return Error{"--database: cannot make '" + options.database + "' absolute: " + failed.message()};
   }
   if (options.policy_option->count() > 0) {
     const auto policy = parse_batch_size_policy(options.policy);
@@ -102,15 +103,18 @@ std::string workspace_limit_text(const ChildSettings& settings, const EnvConfig&
 }
 
 // The dynamic linker splits LD_PRELOAD at spaces and colons and LD_LIBRARY_PATH at colons and
-// semicolons, with no way to quote them: a path holding one would be split and its halves
-// ignored, and the program would run without ucudnn, or with another cuDNN, saying nothing.
+// semicolons, and expands $ORIGIN, $LIB and $PLATFORM in both, with no way to quote them: such a
+// path would be split or rewritten, and the program would run without ucudnn, or with another
+// cuDNN, saying nothing.
 Status check_list_safe(const std::string& path, const char* separators, const std::string& what,
                        const char* variable) {
   const std::size_t at = path.find_first_of(separators);
   if (at == std::string::npos) return Status::success();
   const std::string character = path[at] == ' ' ? "a space" : "'" + std::string(1, path[at]) + "'";
-  return Error{what + " '" + path + "' holds " + character + ", at which the dynamic linker splits " + variable +
-               " (it cannot be quoted there): install it, or link it, under a path without spaces, ':' or ';'"};
+  const std::string does = path[at] == '$' ? "expands names after" : "splits";
+  return Error{what + " '" + path + "' holds " + character + ", at which the dynamic linker " + does + " " +
+               variable + " (it cannot be quoted there): install it, or link it, under a path without spaces, "
+               "':', ';' or '$'"};
 }
 
 // What the program will see of ucudnn's variables: the current environment with `settings`'
@@ -157,15 +161,19 @@ int run_program(const RunOptions& options, std::ostream& out, std::ostream& err)
 
   const auto preload = locate_preload_library(options.preload, config->preload_library, this_executable());
   if (!preload) return report_error(err, kExitDataError, preload.message());
-  std::error_code ignored;
+  std::error_code failed;
   // Absolute: the program may change folder before the dynamic linker reads LD_PRELOAD.
-  const std::string preload_path = std::filesystem::absolute(*preload, ignored).string();
-  const Status preload_listable = check_list_safe(preload_path, " :", "the preload library", "LD_PRELOAD");
+  const std::string preload_path = std::filesystem::absolute(*preload, failed).string();
+  if (failed) {
+    return report_error(err, kExitDataError,
+                        "cannot make the preload library's path '" + *preload + "' absolute: " + failed.message());
+  }
+  const Status preload_listable = check_list_safe(preload_path, " :$", "the preload library", "LD_PRELOAD");
   if (!preload_listable) return report_error(err, kExitDataError, preload_listable.message());
   const char* library_path = std::getenv("LD_LIBRARY_PATH");
   const auto cudnn = locate_cudnn({options.cudnn, options.command.front(), library_path ? library_path : ""});
   if (!cudnn) return report_error(err, kExitDataError, cudnn.message());
-  const Status cudnn_listable = check_list_safe(cudnn->folder, ":;", "cuDNN's folder", "LD_LIBRARY_PATH");
+  const Status cudnn_listable = check_list_safe(cudnn->folder, ":;$", "cuDNN's folder", "LD_LIBRARY_PATH");
   if (!cudnn_listable) return report_error(err, kExitDataError, cudnn_listable.message());
   const Status compatible = check_compatible(*cudnn, *built);
   if (!compatible) return report_error(err, kExitDataError, compatible.message());
@@ -191,8 +199,8 @@ int run_program(const RunOptions& options, std::ostream& out, std::ostream& err)
   std::cerr.flush();
   // The program takes this process's place: signals, job control and its exit reach the caller
   // as if it had been started directly.
-  const Error failed = exec_program(options.command, with_changes(current_environment(), changes));
-  return report_error(err, kExitCannotRun, "cannot run '" + options.command.front() + "': " + failed.message);
+  const Error exec_failed = exec_program(options.command, with_changes(current_environment(), changes));
+  return report_error(err, kExitCannotRun, "cannot run '" + options.command.front() + "': " + exec_failed.message);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <thread>
 #include <cstring>
 #include <exception>
 
@@ -48,30 +49,51 @@ std::string how_it_ended(int raw) {
 
 bool exited_well(int raw) { return raw >= 0 && WIFEXITED(raw) && WEXITSTATUS(raw) == 0; }
 
-// Everything `pid` writes to `fd` until it closes it, or until `timeout_ms` passed: then the
-// child is killed and *timed_out set.
-std::string read_all(int fd, pid_t pid, int timeout_ms, bool* timed_out) {
+using Clock = std::chrono::steady_clock;
+
+// Everything a child writes to `fd` until it closes it or `deadline` passes (then *timed_out).
+std::string read_until(int fd, Clock::time_point deadline, bool* timed_out) {
   std::string text;
   char buffer[4096];
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   *timed_out = false;
   for (;;) {
-    const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
-    pollfd ready{fd, POLLIN, 0};
-    const int polled = left > 0 ? poll(&ready, 1, static_cast<int>(std::min<long long>(left, 1000000))) : 0;
-    if (polled < 0 && errno == EINTR) continue;
-    if (polled == 0) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) {
       *timed_out = true;
-      kill(pid, SIGKILL);
       return text;
     }
+    pollfd ready{fd, POLLIN, 0};
+    const int polled = poll(&ready, 1, static_cast<int>(std::min<long long>(left, 1000000)));
+    if (polled < 0 && errno == EINTR) continue;
+    if (polled < 0) {  // cannot wait for it: as good as a timeout, never a read that blocks
+      *timed_out = true;
+      return text;
+    }
+    if (polled == 0) continue;  // the deadline, checked above
     const ssize_t n = read(fd, buffer, sizeof buffer);
     if (n > 0) {
       text.append(buffer, static_cast<std::size_t>(n));
     } else if (n == 0 || errno != EINTR) {
       return text;
     }
+  }
+}
+
+// The raw wait status of `pid`, killed (SIGKILL) where it has not exited by `deadline`; -1 where
+// it cannot be waited for. *killed says whether it was.
+int wait_until(pid_t pid, Clock::time_point deadline, bool* killed) {
+  *killed = false;
+  for (;;) {
+    int raw = 0;
+    const pid_t waited = waitpid(pid, &raw, WNOHANG);
+    if (waited == pid) return raw;
+    if (waited < 0 && errno != EINTR) return -1;
+    if (Clock::now() >= deadline) {
+      kill(pid, SIGKILL);
+      *killed = true;
+      return wait_for(pid);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
 }
 
@@ -153,12 +175,16 @@ Expected<std::string> capture_stdout(const std::vector<std::string>& argv, int t
   const int failed = posix_spawnp(&pid, args[0], &files.actions, nullptr, args.data(), environ);
   if (failed != 0) return Error{std::strerror(failed)};
   output.close_write();
-  bool timed_out = false;
-  std::string text = read_all(output.read_end(), pid, timeout_ms, &timed_out);
-  const int raw = wait_for(pid);
-  if (timed_out) return Error{"'" + argv[0] + "' gave no answer within " + std::to_string(timeout_ms / 1000) + " s"};
-  if (!exited_well(raw)) return Error{"'" + argv[0] + "' ended with " + how_it_ended(raw)};
-  return text;
+  const auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+  bool timed_out = false, killed = false;
+  std::string text = read_until(output.read_end(), deadline, &timed_out);
+  const int raw = wait_until(pid, deadline, &killed);
+  // An answer is an answer once it exited well, whoever still holds the pipe (a grandchild).
+  if (exited_well(raw) && !killed) return text;
+  if (timed_out || killed) {
+    return Error{"'" + argv[0] + "' gave no answer within " + std::to_string(timeout_ms / 1000) + " s"};
+  }
+  return Error{"'" + argv[0] + "' ended with " + how_it_ended(raw)};
 }
 
 Expected<std::string> run_in_fork(const std::function<std::string(const StepReporter&)>& work, int timeout_ms) {
@@ -172,7 +198,11 @@ Expected<std::string> run_in_fork(const std::function<std::string(const StepRepo
     int status = 0;
     const int fd = result.write_end();
     try {
-      const std::string answer = work([fd](const std::string& step) { write_all(fd, "step: " + step + "\n"); });
+      const std::string answer = work([fd](const std::string& step) {
+        std::string line = step;
+        for (char& c : line) c = c == '\n' ? ' ' : c;  // one line a step, whatever a path holds
+        write_all(fd, "step: " + line + "\n");
+      });
       write_all(fd, "answer\n" + answer);
     } catch (const std::exception&) {
       status = 1;
@@ -180,22 +210,25 @@ Expected<std::string> run_in_fork(const std::function<std::string(const StepRepo
     _exit(status);
   }
   result.close_write();
-  bool timed_out = false;
-  const std::string text = read_all(result.read_end(), pid, timeout_ms, &timed_out);
-  const int raw = wait_for(pid);
+  const auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+  bool timed_out = false, killed = false;
+  const std::string text = read_until(result.read_end(), deadline, &timed_out);
+  const int raw = wait_until(pid, deadline, &killed);
+  // Step lines hold no newline of their own (see the child above): the first line that is
+  // exactly "answer" starts the answer.
   const std::size_t answer = text.rfind("answer\n", 0) == 0 ? 0 : text.find("\nanswer\n");
   const std::string steps = answer == std::string::npos ? text : text.substr(0, answer);
   const std::size_t last = steps.rfind("step: ");
   std::string step = last == std::string::npos ? "" : steps.substr(last + 6);
   if (!step.empty() && step.back() == '\n') step.pop_back();
   const std::string during = step.empty() ? "" : " while " + step;
-  if (timed_out) {
+  if (exited_well(raw) && !killed && answer != std::string::npos) return text.substr(answer == 0 ? 7 : answer + 8);
+  if (timed_out || killed) {
     return Error{"the child process gave no answer within " + std::to_string(timeout_ms / 1000) + " s" + during +
                  " (it was killed)"};
   }
   if (!exited_well(raw)) return Error{"the child process ended with " + how_it_ended(raw) + during};
-  if (answer == std::string::npos) return Error{"the child process gave no answer" + during};
-  return text.substr(answer == 0 ? 7 : answer + 8);
+  return Error{"the child process gave no answer" + during};
 }
 
 }  // namespace ucudnn::tools

@@ -46,7 +46,7 @@ TEST(DatabaseNames, ANameSqliteGivesSideFilesIsRefusedByEveryCommand) {
   TempDir dir;
   const std::string source = database_with_rows(dir, "user.db", JournalMode::kDelete);
   const std::string main_file = (dir.path() / "sys.db").string();
-  for (const std::string suffix : {"-journal", "-wal", "-shm", "-mj0123ABCD"}) {
+  for (const std::string suffix : {"-journal", "-wal", "-shm", "-mj1A2B3C94F", "-mj0123ABCD"}) {
     SCOPED_TRACE(suffix);
     const std::string side = main_file + suffix;
     const CliResult merged = run({"db", "merge", "--from", source, "--into", side, "--create"});

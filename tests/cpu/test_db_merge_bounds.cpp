@@ -45,15 +45,6 @@ long peak_kib_of(const std::vector<std::string>& args) {
   return usage.ru_maxrss;
 }
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UCUDNN_TEST_UNDER_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define UCUDNN_TEST_UNDER_ASAN 1
-#endif
-
 TEST(MergeBounds, AMergeStreamsItsSourceInsteadOfHoldingIt) {
 #ifdef UCUDNN_TEST_UNDER_ASAN
   GTEST_SKIP() << "AddressSanitizer keeps freed memory in quarantine: peaks are measured in the plain build";

@@ -11,6 +11,15 @@
 #include <string>
 #include "folder_namespaces.h"
 
+// Defined where the test program runs under AddressSanitizer (g++ and clang spell it apart).
+#if defined(__SANITIZE_ADDRESS__)
+#define UCUDNN_TEST_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UCUDNN_TEST_UNDER_ASAN 1
+#endif
+#endif
+
 namespace ucudnn::testing {
 
 /// The recorded H100 AlexNet table of tests/data.
