@@ -105,7 +105,8 @@ Expected<DatabaseFile> resolve_database_file(const std::string& path) {
   if (!real) return Error{std::string("cannot resolve its path (") + std::strerror(errno) + ")"};
   DatabaseFile file{real.get(), true};
   struct stat st {};
-  if (::stat(file.path.c_str(), &st) != 0) return Error{std::string("cannot look at it (") + std::strerror(errno) + ")"};
+  if (::stat(file.path.c_str(), &st) != 0)
+    return Error{std::string("cannot look at it (") + std::strerror(errno) + ")"};
   if (const char* kind = irregular_file_kind(st.st_mode)) {
     return Error{std::string("is ") + kind + ", not a regular file: a database is a regular file"};
   }

@@ -65,8 +65,7 @@ JournalMode journal_mode_for(const std::string& path) {
     case 0x013111A8UL:  // IBRIX
     case 0x5346414FUL:  // AFS
       return JournalMode::kDelete;
-    default:
-      return JournalMode::kWal;
+    default: return JournalMode::kWal;
   }
 }
 

@@ -6,10 +6,10 @@
 
 #include "core/batch_policy.h"
 #include "core/search_mode.h"
-#include "tools/beside_command.h"
 #include "tools/bench_engine.h"
-#include "tools/command.h"
+#include "tools/beside_command.h"
 #include "tools/cli.h"
+#include "tools/command.h"
 #include "tools/networks.h"
 
 namespace ucudnn::tools {
@@ -65,8 +65,9 @@ int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& err)
 std::pair<CLI::App*, CommandRunner> add_bench_command(CLI::App& app) {
   auto options = std::make_shared<BenchOptions>();
   CLI::App* bench = app.add_subcommand("bench", "Benchmark a network's convolutions into the database (needs a GPU)");
-  const char* networks = "A built-in network (alexnet, resnet18, resnet50, densenet40, vgg16) or a network "
-                         "description file (JSON); required";
+  const char* networks =
+      "A built-in network (alexnet, resnet18, resnet50, densenet40, vgg16) or a network "
+      "description file (JSON); required";
   options->network_given = bench->add_option("--network", options->network, networks)->type_name("NET");
   // --net, as 0.1 named it: still accepted, no longer shown (db import and export say --network).
   options->net_given = bench->add_option("--net", options->network, networks)->group("");
@@ -75,14 +76,16 @@ std::pair<CLI::App*, CommandRunner> add_bench_command(CLI::App& app) {
   bench->add_option("--policy", options->policy, "Micro-batch sizes: all, powerOfTwo, undivided")
       ->type_name("POLICY")
       ->capture_default_str();
-  bench->add_option("--search", options->search,
-                    "How new kernels are benchmarked: fast (only the sizes and candidates that can change the plan "
-                    "under the default workspace limit) or exhaustive (every candidate fully, at every size)")
+  bench
+      ->add_option("--search", options->search,
+                   "How new kernels are benchmarked: fast (only the sizes and candidates that can change the plan "
+                   "under the default workspace limit) or exhaustive (every candidate fully, at every size)")
       ->type_name("MODE")
       ->capture_default_str();
-  bench->add_option("--measurements", options->measurements,
-                    "Also write the network's rows as a measurement table (the CSV `ucudnn plan` reads); "
-                    "an existing file is refused")
+  bench
+      ->add_option("--measurements", options->measurements,
+                   "Also write the network's rows as a measurement table (the CSV `ucudnn plan` reads); "
+                   "an existing file is refused")
       ->type_name("FILE");
   return {bench, [options](std::ostream& out, std::ostream& err) { return run_bench(*options, out, err); }};
 }

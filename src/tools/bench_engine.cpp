@@ -66,15 +66,15 @@ long long timings_so_far() {
 
 // Plans one kernel, which measures the micro-batch sizes of the policy the search asks for, unfiltered, into the
 // database; returns the rows the process now holds for it.
-Expected<KernelMeasurements> benchmark_kernel(UcudnnHandle_t handle, const ConvLayerSpec& layer, ConvOp op,
-                                              int device, BatchSizePolicy policy) {
+Expected<KernelMeasurements> benchmark_kernel(UcudnnHandle_t handle, const ConvLayerSpec& layer, ConvOp op, int device,
+                                              BatchSizePolicy policy) {
   UCUDNN_TRY_ASSIGN(const ConvKey key, to_conv_key(layer, op, device));
   TensorDescriptor x, y;
   FilterDescriptor w;
   ConvolutionDescriptor conv;
-  for (const Status& s : {make_tensor_descriptor(key.x, &x), make_tensor_descriptor(key.y, &y),
-                          make_filter_descriptor(key.w, &w),
-                          make_convolution_descriptor(key.conv, key.conv.math_type, &conv)}) {
+  for (const Status& s :
+       {make_tensor_descriptor(key.x, &x), make_tensor_descriptor(key.y, &y), make_filter_descriptor(key.w, &w),
+        make_convolution_descriptor(key.conv, key.conv.math_type, &conv)}) {
     if (!s.ok()) return s.error().prefixed("layer '" + layer.name + "': ");
   }
   UcudnnPlan plan;

@@ -1,8 +1,8 @@
 // Finds `bench`'s engine (tools/bench_engine.h): linked in, or loaded from the module.
 #include <dlfcn.h>
 
-#include "tools/beside_command.h"
 #include "tools/bench_engine.h"
+#include "tools/beside_command.h"
 
 // Weak: defined only where the engine's object is linked in (the test suite), null elsewhere.
 extern "C" __attribute__((weak)) int ucudnn_tools_bench_engine(const ucudnn::tools::BenchRequest* request,

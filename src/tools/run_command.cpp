@@ -1,8 +1,8 @@
 #include "tools/run_command.h"
 
 #include <cstdlib>
-#include <iostream>
 #include <filesystem>
+#include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -106,14 +106,13 @@ std::string workspace_limit_text(const ChildSettings& settings, const EnvConfig&
 // semicolons, and expands $ORIGIN, $LIB and $PLATFORM in both, with no way to quote them: such a
 // path would be split or rewritten, and the program would run without ucudnn, or with another
 // cuDNN, saying nothing.
-Status check_list_safe(const std::string& path, const char* separators, const std::string& what,
-                       const char* variable) {
+Status check_list_safe(const std::string& path, const char* separators, const std::string& what, const char* variable) {
   const std::size_t at = path.find_first_of(separators);
   if (at == std::string::npos) return Status::success();
   const std::string character = path[at] == ' ' ? "a space" : "'" + std::string(1, path[at]) + "'";
   const std::string does = path[at] == '$' ? "expands names after" : "splits";
-  return Error{what + " '" + path + "' holds " + character + ", at which the dynamic linker " + does + " " +
-               variable + " (it cannot be quoted there): install it, or link it, under a path without spaces, "
+  return Error{what + " '" + path + "' holds " + character + ", at which the dynamic linker " + does + " " + variable +
+               " (it cannot be quoted there): install it, or link it, under a path without spaces, "
                "':', ';' or '$'"};
 }
 
@@ -210,13 +209,14 @@ std::pair<CLI::App*, CommandRunner> add_run_command(CLI::App& app) {
   CLI::App* run = app.add_subcommand(
       "run", "Run a program (e.g. python3 train.py) with ucudnn preloaded in place of cuDNN's convolutions");
   options->preload_option = run->add_option("--preload", options->preload,
-                  std::string("The preload library (default: UCUDNN_PRELOAD_LIBRARY, else ") + kPreloadLibraryName +
-                      " beside this command, installed or built)")
-      ->type_name("PATH");
-  options->cudnn_option = run->add_option("--cudnn", options->cudnn,
-                  "The program's cuDNN: a libcudnn.so.9 or its folder (default: a Python interpreter's torch, "
-                  "else LD_LIBRARY_PATH, else the dynamic linker's)")
-      ->type_name("PATH");
+                                            std::string("The preload library (default: UCUDNN_PRELOAD_LIBRARY, else ") +
+                                                kPreloadLibraryName + " beside this command, installed or built)")
+                                ->type_name("PATH");
+  options->cudnn_option =
+      run->add_option("--cudnn", options->cudnn,
+                      "The program's cuDNN: a libcudnn.so.9 or its folder (default: a Python interpreter's torch, "
+                      "else LD_LIBRARY_PATH, else the dynamic linker's)")
+          ->type_name("PATH");
   const std::string limit_help =
       std::string("Force this workspace limit per kernel on every call (UCUDNN_FORCE_WORKSPACE_LIMIT), e.g. 64MiB; ") +
       kByteSizeUnits;

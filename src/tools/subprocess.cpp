@@ -10,9 +10,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <thread>
 #include <cstring>
 #include <exception>
+#include <thread>
 
 extern char** environ;
 

@@ -57,7 +57,7 @@ inline std::string function_returning(const std::string& name, std::size_t value
 
 // A folder holding a stand-in libcudnn.so.9 whose functions answer these versions.
 inline std::string stand_in_cudnn(const TempDir& dir, const std::string& folder, std::size_t version,
-                           std::size_t cudart_version) {
+                                  std::size_t cudart_version) {
   const fs::path file = dir.path() / folder / tools::kCudnnLibraryName;
   compile_library(dir,
                   "#include <stddef.h>\n" + function_returning("cudnnGetVersion", version) +

@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "cli_test_support.h"
+#include "folder_namespaces.h"
 #include "test_helpers.h"
 #include "tools/bench_engine.h"
-#include "folder_namespaces.h"
 
 namespace ucudnn {
 namespace {
@@ -77,13 +77,16 @@ TEST(BuildTree, BenchSaysInOneLineWhereItsModuleCannotLoad) {
   std::filesystem::copy_file(UCUDNN_CLI_PATH, bin / "ucudnn");
   std::filesystem::permissions(bin / "ucudnn", std::filesystem::perms::owner_all);
   const std::string stub = dir.write("stub.c", "int stand_in_for_cudnn(void) { return 9; }\n");
-  const std::string module = dir.write("module.c", "int stand_in_for_cudnn(void);\n"
-                                                   "int ucudnn_tools_bench_engine(void) { return stand_in_for_cudnn(); }\n");
+  const std::string module = dir.write("module.c",
+                                       "int stand_in_for_cudnn(void);\n"
+                                       "int ucudnn_tools_bench_engine(void) { return stand_in_for_cudnn(); }\n");
   const std::string cc = UCUDNN_TEST_C_COMPILER;
   const std::string folder = dir.path().string();
-  ASSERT_EQ(std::system(("'" + cc + "' -shared -fPIC -o '" + folder + "/libmissingcudnn.so' '" + stub + "'").c_str()), 0);
+  ASSERT_EQ(std::system(("'" + cc + "' -shared -fPIC -o '" + folder + "/libmissingcudnn.so' '" + stub + "'").c_str()),
+            0);
   ASSERT_EQ(std::system(("'" + cc + "' -shared -fPIC -o '" + (bin / tools::kBenchModuleName).string() + "' '" + module +
-                         "' -L'" + folder + "' -lmissingcudnn").c_str()),
+                         "' -L'" + folder + "' -lmissingcudnn")
+                            .c_str()),
             0);
   std::filesystem::remove(dir.path() / "libmissingcudnn.so");
   const std::string command = "'" + (bin / "ucudnn").string() + "' bench --network alexnet --database '" + folder +

@@ -14,9 +14,9 @@
 
 #include "cli_test_support.h"
 #include "database_test_support.h"
+#include "folder_namespaces.h"
 #include "store/database.h"
 #include "test_helpers.h"
-#include "folder_namespaces.h"
 
 namespace ucudnn {
 namespace {
@@ -52,11 +52,13 @@ TEST(DatabaseNames, ANameSqliteGivesSideFilesIsRefusedByEveryCommand) {
     const CliResult merged = run({"db", "merge", "--from", source, "--into", side, "--create"});
     EXPECT_EQ(merged.status, 1) << merged.out;
     EXPECT_TRUE(testing::is_one_error_line(merged.err)) << merged.err;
-    EXPECT_NE(merged.err.find("is the name SQLite gives the " + suffix.substr(1) + " file of '" + main_file + "'"), std::string::npos) << merged.err;
+    EXPECT_NE(merged.err.find("is the name SQLite gives the " + suffix.substr(1) + " file of '" + main_file + "'"),
+              std::string::npos)
+        << merged.err;
     EXPECT_FALSE(testing::exists(side)) << "created anyway";
-    const CliResult imported =
-        run({"db", "import", "--database", side, "--measurements", testing::alexnet_csv_path(), "--network", "alexnet", "--gpu-name", "X",
-             "--compute-capability", "90", "--sm-count", "132", "--cudnn-version", "91400", "--cuda-version", "13000"});
+    const CliResult imported = run({"db", "import", "--database", side, "--measurements", testing::alexnet_csv_path(),
+                                    "--network", "alexnet", "--gpu-name", "X", "--compute-capability", "90",
+                                    "--sm-count", "132", "--cudnn-version", "91400", "--cuda-version", "13000"});
     EXPECT_EQ(imported.status, 1) << imported.err;
     EXPECT_NE(imported.err.find("is the name SQLite gives"), std::string::npos) << imported.err;
     EXPECT_FALSE(testing::exists(side)) << "created anyway";

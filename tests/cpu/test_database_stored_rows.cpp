@@ -11,9 +11,9 @@
 
 #include "cli_test_support.h"
 #include "database_test_support.h"
+#include "folder_namespaces.h"
 #include "store/database.h"
 #include "test_helpers.h"
-#include "folder_namespaces.h"
 
 namespace ucudnn {
 namespace {
@@ -49,8 +49,8 @@ std::string healthy_database(const TempDir& dir, const std::string& name) {
 }
 
 struct Damage {
-  const char* sql;       ///< what another program wrote
-  const char* named;     ///< what the refusal must say
+  const char* sql;    ///< what another program wrote
+  const char* named;  ///< what the refusal must say
 };
 
 // Each way a row or bound can hold what no measurement is.

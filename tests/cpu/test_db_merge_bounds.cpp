@@ -12,9 +12,9 @@
 
 #include "core/env_config.h"
 #include "database_test_support.h"
+#include "folder_namespaces.h"
 #include "store/database.h"
 #include "test_helpers.h"
-#include "folder_namespaces.h"
 
 namespace ucudnn {
 namespace {
@@ -71,8 +71,8 @@ TEST(MergeBounds, AMergeStreamsItsSourceInsteadOfHoldingIt) {
     ASSERT_TRUE((*db)->store_rows(rows).ok());
   }
   const long looking = peak_kib_of({"db", "stats", "--database", source});
-  const long merging = peak_kib_of({"db", "merge", "--from", source, "--into", (dir.path() / "sys.db").string(),
-                                    "--create"});
+  const long merging =
+      peak_kib_of({"db", "merge", "--from", source, "--into", (dir.path() / "sys.db").string(), "--create"});
   ASSERT_GT(looking, 0);
   ASSERT_GT(merging, 0);
   EXPECT_LT(merging - looking, 16 * 1024) << "db merge peaked at " << merging << " KiB, db stats at " << looking;

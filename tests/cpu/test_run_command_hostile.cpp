@@ -18,11 +18,11 @@
 #include <vector>
 
 #include "cli_test_support.h"
+#include "folder_namespaces.h"
 #include "run_test_support.h"
 #include "test_helpers.h"
 #include "tools/cli.h"
 #include "tools/subprocess.h"
-#include "folder_namespaces.h"
 
 namespace ucudnn {
 namespace {
@@ -82,8 +82,9 @@ TEST(RunHostile, RelativePathsArePassedOnAbsolute) {
   EXPECT_TRUE(has_line(result.out, "export UCUDNN_DATABASE=" + (dir.path() / "runs/my.db").string())) << result.out;
   EXPECT_EQ(lines_of(result.out).at(1).rfind("export LD_LIBRARY_PATH=" + cudnn, 0), 0u) << result.out;
   // A bare file name is the file here, not whatever the dynamic linker's search finds.
-  const ProcessResult bare = run_binary(dir, "run --dry-run --preload ../lib/libucudnn_preload.so --cudnn libcudnn.so.9 -- true",
-                                        "cd '" + cudnn + "' && env -u LD_PRELOAD -u LD_LIBRARY_PATH");
+  const ProcessResult bare =
+      run_binary(dir, "run --dry-run --preload ../lib/libucudnn_preload.so --cudnn libcudnn.so.9 -- true",
+                 "cd '" + cudnn + "' && env -u LD_PRELOAD -u LD_LIBRARY_PATH");
   ASSERT_EQ(bare.status, 0) << bare.err;
   EXPECT_EQ(lines_of(bare.out).at(1), "export LD_LIBRARY_PATH=" + cudnn) << bare.out;
 }
@@ -117,7 +118,8 @@ TEST(RunHostile, ABadVariableAnOptionReplacesIsNoErrorButOneTheProgramWouldMeetI
   const std::string preload = stand_in_preload(dir);
   const std::string cudnn = stand_in_cudnn(dir, "cudnn", matching_cudnn_version(), matching_cudart_version());
   const std::string run_dry = "run --dry-run --preload '" + preload + "' --cudnn '" + cudnn + "' ";
-  const ProcessResult limit = run_binary(dir, run_dry + "--workspace-limit 8MiB -- true", "env UCUDNN_WORKSPACE_LIMIT=abc");
+  const ProcessResult limit =
+      run_binary(dir, run_dry + "--workspace-limit 8MiB -- true", "env UCUDNN_WORKSPACE_LIMIT=abc");
   EXPECT_EQ(limit.status, 0) << limit.err;
   EXPECT_TRUE(has_line(limit.out, "unset UCUDNN_WORKSPACE_LIMIT")) << limit.out;
   const ProcessResult stats = run_binary(dir, run_dry + "--no-stats -- true", "env UCUDNN_STATS=2");
@@ -194,8 +196,7 @@ TEST(RunHostile, ACudnnFileThatIsNotTheOneTheProgramLoadsIsRefused) {
   // The folder's libcudnn.so.9, which the program would load, is a cuDNN 8; the file named is a 9.
   const std::string folder = stand_in_cudnn(dir, "lib", 8907, matching_cudart_version());
   const fs::path named = fs::path(folder) / "libcudnn.so.9.1.0";
-  fs::copy_file(stand_in_cudnn(dir, "right", matching_cudnn_version(), matching_cudart_version()) +
-                    "/libcudnn.so.9",
+  fs::copy_file(stand_in_cudnn(dir, "right", matching_cudnn_version(), matching_cudart_version()) + "/libcudnn.so.9",
                 named);
   expect_error({"run", "--dry-run", "--preload", preload, "--cudnn", named.string(), "--", "true"}, kExitDataError,
                "the program would load '" + folder + "/libcudnn.so.9'");
@@ -214,7 +215,8 @@ TEST(RunHostile, ACudnnWhoseVersionCallCrashesIsNamedWithTheStep) {
                   "#include <stddef.h>\n#include <signal.h>\nsize_t cudnnGetVersion(void) { raise(SIGSEGV); return 0; "
                   "}\nsize_t cudnnGetCudartVersion(void) { return 13000; }\n",
                   file);
-  const auto result = run({"run", "--dry-run", "--preload", preload, "--cudnn", file.parent_path().string(), "--", "true"});
+  const auto result =
+      run({"run", "--dry-run", "--preload", preload, "--cudnn", file.parent_path().string(), "--", "true"});
   EXPECT_EQ(result.status, kExitDataError);
   EXPECT_TRUE(is_one_error_line(result.err)) << result.err;
 #ifndef UCUDNN_TEST_UNDER_ASAN  // AddressSanitizer's handler turns the forked child's crash into exit 1
@@ -237,10 +239,12 @@ TEST(RunHostile, ForkedWorkThatHangsIsKilledAtItsTimeoutNamingTheStep) {
   EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(5));
   EXPECT_NE(answer.message().find("no answer within"), std::string::npos) << answer.message();
   EXPECT_NE(answer.message().find("while loading '/opt/hang/libcudnn.so.9'"), std::string::npos) << answer.message();
-  const auto fine = tools::run_in_fork([](const tools::StepReporter& step) {
-    step("answering");
-    return std::string("ok\nanswer\n");
-  }, 5000);
+  const auto fine = tools::run_in_fork(
+      [](const tools::StepReporter& step) {
+        step("answering");
+        return std::string("ok\nanswer\n");
+      },
+      5000);
   ASSERT_TRUE(fine.ok()) << fine.message();
   EXPECT_EQ(*fine, "ok\nanswer\n") << "an answer that holds the marker is still the whole answer";
 }
