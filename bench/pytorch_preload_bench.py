@@ -27,6 +27,10 @@ Modes (--modes, each in a fresh process, torch.backends.cudnn.benchmark=True):
                    -- python3 ...` with --ucudnn (it sets LD_PRELOAD, LD_LIBRARY_PATH, UCUDNN_STATS and
                    UCUDNN_FORCE_WORKSPACE_LIMIT), or those variables set here with only --preload; not
                    among the default modes (name it in --modes)
+  default-same-memory  PyTorch's default path given the memory ucudnn-graph used in the same round:
+                   torch.cuda.set_per_process_memory_fraction(ucudnn's peak reserved / the GPU's
+                   memory); listed after ucudnn-graph (it runs after it); a run out of memory is
+                   reported as such
 The caps and ucudnn's limit are the same --workspace-limit per kernel. Each runs in a fresh process: warm-up iterations (benchmarking happens there), then CUDA
 events around each of --iterations iterations; the median is reported, with the median time the
 host took to issue a step (close to the step's time: the host sets the pace), the peak memory
@@ -50,14 +54,16 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from torch_cudnn import bundled_cudnn_path  # noqa: E402
 from ucudnn_launch import graph_statistics, through_ucudnn  # noqa: E402
 
-MODELS = ("alexnet-convs", "resnet50-fp16", "resnet50-bf16", "resnet18-fp16")
-DEFAULT_BATCH = {"alexnet-convs": 256, "resnet50-fp16": 64, "resnet50-bf16": 64, "resnet18-fp16": 128}
+MODELS = ("alexnet-convs", "resnet50-fp16", "resnet50-bf16", "resnet50-fp32", "resnet18-fp16")
+DEFAULT_BATCH = {"alexnet-convs": 256, "resnet50-fp16": 64, "resnet50-bf16": 64, "resnet50-fp32": 64,
+                 "resnet18-fp16": 128}
 TITLE = {"alexnet-convs": "AlexNet convolutions (FP32)",
          "resnet50-fp16": "ResNet-50 (autocast FP16, channels_last)",
          "resnet50-bf16": "ResNet-50 (autocast BF16, channels_last)",
+         "resnet50-fp32": "ResNet-50 (FP32, PyTorch's default TF32, channels_last)",
          "resnet18-fp16": "ResNet-18 (autocast FP16, channels_last)"}
 DEFAULT_MODES = ("default", "default-capped", "legacy", "legacy-capped", "ucudnn-legacy", "ucudnn-engines")
-MODES = DEFAULT_MODES + ("ucudnn-graph",)
+MODES = DEFAULT_MODES + ("ucudnn-graph", "default-same-memory")
 
 LAYERS = [(3, 96, 11, 4, 2, 224), (96, 256, 5, 1, 2, 27), (256, 384, 3, 1, 1, 13), (384, 384, 3, 1, 1, 13),
           (384, 256, 3, 1, 1, 13)]  # in, out, kernel, stride, pad, input size
@@ -149,13 +155,13 @@ def resnet_step(torch, args, device):
     """ResNet under autocast, channels_last: (step, modules whose gradients to keep)."""
     gen = torch.Generator(device="cpu").manual_seed(1)
     net = resnet18 if args.model.startswith("resnet18") else resnet50
-    dtype = torch.bfloat16 if args.model.endswith("bf16") else torch.float16
+    dtype = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": None}[args.model[-4:]]
     model = net(torch).to(device).to(memory_format=torch.channels_last).train()
     x = torch.randn(args.batch, 3, 224, 224, generator=gen).to(device).contiguous(memory_format=torch.channels_last)
     labels = torch.randint(0, 1000, (args.batch,), generator=gen).to(device)
 
     def step():
-        with torch.autocast("cuda", dtype=dtype):
+        with torch.autocast("cuda", dtype=dtype or torch.float16, enabled=dtype is not None):
             out = model(x)
         loss = torch.nn.functional.cross_entropy(out.float(), labels)
         loss.backward()
@@ -166,7 +172,10 @@ def resnet_step(torch, args, device):
 def worker(args):
     import torch
     torch.backends.cudnn.benchmark = True
-    torch.backends.cudnn.allow_tf32 = False
+    # TF32 off for the exact AlexNet comparison; ResNet-50 FP32 keeps PyTorch's default (on).
+    torch.backends.cudnn.allow_tf32 = args.model == "resnet50-fp32"
+    if args.memory_fraction:
+        torch.cuda.set_per_process_memory_fraction(args.memory_fraction)
     device = torch.device("cuda")
     make = alexnet_step if args.model == "alexnet-convs" else resnet_step
     step, modules = make(torch, args, device)
@@ -200,6 +209,9 @@ def worker(args):
                       "host_median_ms": statistics.median(host_times), "warmup_seconds": warmup_seconds,
                       "first_step_seconds": first_step_seconds,
                       "peak_allocated_bytes": torch.cuda.max_memory_allocated(),
+                      "peak_reserved_bytes": torch.cuda.max_memory_reserved(),
+                      "total_memory_bytes": torch.cuda.get_device_properties(0).total_memory,
+                      "memory_fraction": args.memory_fraction,
                       "tensor_bytes": tensors, "iterations": args.iterations,
                       "torch": torch.__version__, "cudnn": torch.backends.cudnn.version(),
                       "gpu": torch.cuda.get_device_name()}))
@@ -257,6 +269,7 @@ def main():
     parser.add_argument("--log-dir", help="ucudnn modes log their plans (UCUDNN_LOG_LEVEL=info) to DIR/MODE.log")
     parser.add_argument("--modes", default=",".join(DEFAULT_MODES), help="comma-separated, of: " + ", ".join(MODES))
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--memory-fraction", type=float, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.batch is None:
         args.batch = DEFAULT_BATCH[args.model]
@@ -275,10 +288,26 @@ def main():
         sys.exit("pytorch_preload_bench.py: error: the ucudnn-legacy and ucudnn-engines modes need --preload")
     if not args.preload and not args.ucudnn and "ucudnn-graph" in modes:
         sys.exit("pytorch_preload_bench.py: error: the ucudnn-graph mode needs --ucudnn (or --preload)")
+    if "default-same-memory" in modes and ("ucudnn-graph" not in modes or
+                                            modes.index("ucudnn-graph") > modes.index("default-same-memory")):
+        sys.exit("pytorch_preload_bench.py: error: default-same-memory needs ucudnn-graph listed before it")
     runs = {mode: [] for mode in modes}
+    out_of_memory = {mode: 0 for mode in modes}
     for _ in range(args.rounds):
         for mode in modes:  # interleaved: a slow spell of the machine touches every mode alike
-            runs[mode].append(run_mode(args, mode))
+            if mode == "default-same-memory":
+                ucudnn = runs["ucudnn-graph"][-1]
+                args.memory_fraction = ucudnn["peak_reserved_bytes"] / ucudnn["total_memory_bytes"]
+            result = run_mode(args, mode)
+            args.memory_fraction = None
+            if result is None:
+                out_of_memory[mode] += 1
+            else:
+                runs[mode].append(result)
+    for mode in modes:
+        if out_of_memory[mode]:
+            print(f"{mode}: {out_of_memory[mode]} of {args.rounds} processes ran out of memory")
+    modes = [mode for mode in modes if runs[mode]]
     results = {}
     for mode in modes:
         # The process whose median is the median of all processes' medians keeps its profile and
@@ -301,7 +330,8 @@ def main():
           f'forward + backward, median of {args.iterations}{rounds}, limit {args.workspace_limit} per kernel where capped')
     for mode, r in results.items():
         ratios = "  ".join(f'{results[other]["median_ms"] / r["median_ms"]:.2f}x vs {other}'
-                           for other in ("default", "default-capped", "legacy-capped") if other in results and other != mode)
+                           for other in ("default", "default-same-memory", "default-capped", "legacy-capped")
+                           if other in results and other != mode)
         host = f'host {r["host_median_ms"]:6.2f} ms' if "host_median_ms" in r else ""
         spread = r["process_medians_ms"]
         span = f"({min(spread):.2f}-{max(spread):.2f})" if len(spread) > 1 else ""
@@ -330,7 +360,8 @@ def run_mode(args, mode):
     if mode.endswith("-capped"):
         env.update(CUDNN_CONV_WSCAP_DBG=str(parse_mib(args.workspace_limit)))
     command = [sys.executable, __file__, "--worker", "--model", args.model, "--batch", str(args.batch), "--warmup", str(args.warmup),
-               "--iterations", str(args.iterations)] + (["--profile"] if args.profile else [])
+               "--iterations", str(args.iterations)] + (["--profile"] if args.profile else []) + \
+              (["--memory-fraction", repr(args.memory_fraction)] if args.memory_fraction else [])
     if mode == "ucudnn-graph":
         # PyTorch's default path, through ucudnn as a user would run it: `ucudnn run`.
         if args.log_dir:
@@ -345,6 +376,8 @@ def run_mode(args, mode):
             os.makedirs(args.log_dir, exist_ok=True)
             env.update(UCUDNN_LOG_LEVEL="info", UCUDNN_LOG_FILE=os.path.join(args.log_dir, mode + ".log"))
     done = subprocess.run(command, env=env, capture_output=True, text=True)
+    if done.returncode != 0 and args.memory_fraction and "out of memory" in done.stderr:
+        return None  # the framework does not fit the memory it was given
     if done.returncode != 0:
         sys.exit(f"pytorch_preload_bench.py: error: the {mode} run failed: {done.stderr.strip()[-1500:]}")
     result = json.loads(done.stdout.strip().splitlines()[-1])

@@ -236,6 +236,8 @@ Status describe_plan(UcudnnContext* context, const ConvCall& call, std::optional
   return active_planner().describe(request, named_limit, plan);
 }
 
+std::size_t graph_workspace_limit(const UcudnnContext* context) { return context->requested_limit_for(std::nullopt); }
+
 Status graph_workspace(UcudnnContext* context, cudnnHandle_t handle, const ConvKey& key, std::size_t* bytes) {
   UCUDNN_TRY(require_context(context));
   KernelRequest request = request_for_key(context, key);

@@ -68,6 +68,10 @@ Status run_convolution(UcudnnContext* context, const ConvCall& call, int algo, c
 Status describe_plan(UcudnnContext* context, const ConvCall& call, std::optional<std::size_t> named_limit,
                      std::shared_ptr<const ExecutablePlan>* plan);
 
+/// Graph API: the workspace limit a plan of one convolution runs under on this handle (the forced
+/// limit, else the default one): a plan the program built that needs no more runs as it is.
+std::size_t graph_workspace_limit(const UcudnnContext* context);
+
 /// Graph API (a plan of one convolution): the workspace ucudnn's plan for `key` needs under the
 /// handle's limit, which the program then allocates. Not benchmarked while `handle`'s stream is
 /// being captured (then only a plan made before answers).

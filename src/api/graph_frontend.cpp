@@ -139,6 +139,16 @@ int GraphFrontEnd::decide(Plan& plan) {
   // Racing threads may both plan; the planner builds a kernel's plan once and both agree.
   std::size_t bytes = 0;
   const ContextLease context = lookup_(plan.handle);
+  // The program's choice is the incumbent: where its plan fits the limit, it runs as the program
+  // built it (the framework's autotuner chose it among real engines, in its real memory).
+  if (context && plan.cudnn_workspace <= graph_workspace_limit(context.get())) {
+    int expected = Plan::kUndecided;
+    if (plan.state.compare_exchange_strong(expected, Plan::kKept, std::memory_order_acq_rel)) {
+      Statistics::instance().count_graph_plan_kept();
+      return Plan::kKept;
+    }
+    return expected;
+  }
   const cudnnStatus_t planned = at_boundary("graph API planning", [&]() -> Status {
     if (!context) return Error(ErrorCode::kBadParam, "the plan's handle was destroyed");
     return graph_workspace(context.get(), plan.handle, plan.key, &bytes);
@@ -194,7 +204,9 @@ cudnnStatus_t GraphFrontEnd::execute(Execute real, cudnnHandle_t handle, cudnnBa
     return CUDNN_STATUS_SUCCESS;
   });
   if (found != CUDNN_STATUS_SUCCESS) return found;
-  if (!plan || settled_before_use(*plan) != Plan::kUcudnn) return real(handle, descriptor, variant_pack);
+  const int state = plan ? settled_before_use(*plan) : Plan::kCudnn;
+  if (state == Plan::kKept) Statistics::instance().count_graph_execution();
+  if (state != Plan::kUcudnn) return real(handle, descriptor, variant_pack);
   const std::size_t workspace_bytes = plan->workspace.load(std::memory_order_relaxed);
   bool fall_back = false;
   const cudnnStatus_t status = at_boundary("cudnnBackendExecute", [&]() -> Status {

@@ -72,14 +72,17 @@ class GraphFrontEnd {
     std::int64_t uid_x = 0, uid_w = 0, uid_y = 0;
     cudnnHandle_t handle = nullptr;   ///< the plan's handle: whose settings plan it
     std::size_t cudnn_workspace = 0;  ///< what cuDNN's own plan needs (the fallback's)
-    enum State : int { kUndecided, kUcudnn, kCudnn };
+    /// kKept: the program's own plan fits the limit and runs as it is (the incumbent); kUcudnn:
+    /// ucudnn's plan within the limit; kCudnn: cuDNN's as a fallback (planning failed, or the plan
+    /// ran before its workspace was asked).
+    enum State : int { kUndecided, kUcudnn, kKept, kCudnn };
     std::atomic<int> state{kUndecided};
     std::atomic<std::size_t> workspace{0};  ///< ucudnn's, once kUcudnn
   };
 
   void take_over(cudnnBackendDescriptor_t plan);
-  /// Plans `plan` once, when the program asks its workspace: kUcudnn with its workspace, or
-  /// kCudnn where planning fails.
+  /// Decides `plan` once, when the program asks its workspace: kKept where the program's plan
+  /// fits the handle's limit, else kUcudnn with ucudnn's workspace, or kCudnn where planning fails.
   int decide(Plan& plan);
   /// The state of a plan about to run: one whose workspace the program never asked (so it cannot
   /// have allocated ucudnn's) stays cuDNN's.

@@ -41,6 +41,8 @@ void Statistics::count_graph_plan(bool intercepted) {
   (intercepted ? graph_intercepted_ : graph_passed_).fetch_add(1, std::memory_order_relaxed);
 }
 
+void Statistics::count_graph_plan_kept() { graph_kept_.fetch_add(1, std::memory_order_relaxed); }
+
 void Statistics::count_graph_execution() { graph_executions_.fetch_add(1, std::memory_order_relaxed); }
 
 void Statistics::count_dlopen_redirect() { dlopen_redirects_.fetch_add(1, std::memory_order_relaxed); }
@@ -50,6 +52,7 @@ FrontEndCounters Statistics::read_front_ends() const {
   c.legacy_calls = legacy_calls_.load();
   c.graph_plans_intercepted = graph_intercepted_.load();
   c.graph_plans_passed = graph_passed_.load();
+  c.graph_plans_kept = graph_kept_.load();
   c.graph_executions = graph_executions_.load();
   c.dlopen_redirects = dlopen_redirects_.load();
   return c;
@@ -142,7 +145,8 @@ std::string Statistics::report() const {
   add(f.dlopen_redirects > 0, "dlopen");
   out << "ucudnn: front-ends active: " << (active.empty() ? "none" : active) << "\n";
   out << "ucudnn: graph API: " << f.graph_plans_intercepted << " plans intercepted, " << f.graph_plans_passed
-      << " passed through, " << f.graph_executions << " executions\n";
+      << " passed through, " << f.graph_executions << " executions; " << f.graph_plans_kept
+      << " kept as the program built them (their workspace fits the limit)\n";
   if (divisions() > 0) {
     out << "ucudnn: workspace divisions " << divisions() << ", solved in " << division_seconds() << " s\n";
   }

@@ -60,7 +60,8 @@ struct SearchCounters {
 /// Which front-ends reached ucudnn, and what the graph-API front-end did with the plans it saw.
 struct FrontEndCounters {
   long long legacy_calls = 0;           ///< legacy-API calls intercepted (get/find, workspace, convolution)
-  long long graph_plans_intercepted = 0;  ///< execution plans of one convolution, run by ucudnn
+  long long graph_plans_intercepted = 0;  ///< execution plans of one convolution, followed by ucudnn
+  long long graph_plans_kept = 0;  ///< of those, kept as the program built them (their workspace fits the limit)
   long long graph_plans_passed = 0;     ///< the program's other plans, left to cuDNN
   long long graph_executions = 0;       ///< executions of intercepted plans
   long long dlopen_redirects = 0;       ///< dlopen calls of cuDNN answered with ucudnn's layer
@@ -70,6 +71,7 @@ class Statistics {
  public:
   void count_legacy_call();
   void count_graph_plan(bool intercepted);
+  void count_graph_plan_kept();
   void count_graph_execution();
   void count_dlopen_redirect();
   FrontEndCounters read_front_ends() const;
@@ -105,8 +107,8 @@ class Statistics {
   };
   std::array<Atomics, 3> ops_;
   std::atomic<long long> divisions_{0}, division_ns_{0};
-  std::atomic<long long> legacy_calls_{0}, graph_intercepted_{0}, graph_passed_{0}, graph_executions_{0},
-      dlopen_redirects_{0};
+  std::atomic<long long> legacy_calls_{0}, graph_intercepted_{0}, graph_passed_{0}, graph_kept_{0},
+      graph_executions_{0}, dlopen_redirects_{0};
   std::atomic<bool> exit_hook_{false};
 };
 

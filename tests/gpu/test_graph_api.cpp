@@ -1,6 +1,7 @@
 // The graph-API front-end on the GPU: a program that loads cuDNN as TensorFlow does and runs
-// one-convolution graphs (tests/preload/graph_probe.cpp) gets ucudnn's plans, within the limit,
-// with results as close to cuDNN's legacy API as cuDNN's own graph plans are.
+// one-convolution graphs (tests/preload/graph_probe.cpp) keeps its own plans where they fit the
+// limit and gets ucudnn's within it where they do not, with results as close to cuDNN's legacy API
+// as cuDNN's own graph plans are.
 
 #include <gtest/gtest.h>
 
@@ -60,11 +61,28 @@ TEST_F(GraphApiGpu, ATensorFlowStyleProgramsConvolutionsRunThroughUcudnnWithinTh
     EXPECT_EQ(got.ok, 12) << run.output;
     EXPECT_EQ(got.failed, 0) << run.output;
     EXPECT_LE(got.largest_workspace, bytes) << "a plan reported more workspace than the limit\n" << run.output;
-    // Every case's plan was ucudnn's, and ran as such.
+    // Every case's plan was followed and ran; at these limits most of the program's plans do not
+    // fit, and those became ucudnn's.
     EXPECT_GE(stat(run.output, "graph API: ([0-9]+) plans intercepted"), 12) << run.output;
     EXPECT_EQ(stat(run.output, "plans intercepted, [0-9]+ passed through, ([0-9]+) executions"), 12) << run.output;
+    EXPECT_LT(stat(run.output, "executions; ([0-9]+) kept as the program built them"), 12) << run.output;
     EXPECT_NE(run.output.find("front-ends active: legacy API, graph API, dlopen"), std::string::npos) << run.output;
   }
+}
+
+TEST_F(GraphApiGpu, TheProgramsOwnPlansRunAsTheyAreWhereTheyFitTheLimit) {
+  // A limit no plan of the probe reaches: every plan is the program's own, its workspace cuDNN's.
+  const testing::ProbeRun plain = testing::run_graph_probe(kExact);
+  ASSERT_EQ(plain.exit_status, 0) << plain.output;
+  const testing::ProbeRun run = testing::run_graph_probe(std::string(kExact) + " LD_PRELOAD=" +
+                                                         testing::preload_library_path() +
+                                                         " UCUDNN_FORCE_WORKSPACE_LIMIT=16GiB UCUDNN_STATS=1");
+  ASSERT_EQ(run.exit_status, 0) << run.output;
+  const ProbeCases got = cases(run.output);
+  EXPECT_EQ(got.ok, 12) << run.output;
+  EXPECT_EQ(got.largest_workspace, cases(plain.output).largest_workspace) << "a plan's workspace was rewritten";
+  EXPECT_EQ(stat(run.output, "executions; ([0-9]+) kept as the program built them"), 12) << run.output;
+  EXPECT_EQ(stat(run.output, "plans intercepted, [0-9]+ passed through, ([0-9]+) executions"), 12) << run.output;
 }
 
 }  // namespace
