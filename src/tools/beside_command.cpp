@@ -3,16 +3,13 @@
 #include <filesystem>
 
 namespace ucudnn::tools {
-namespace {
 
 namespace fs = std::filesystem;
 
-bool is_file(const fs::path& path) {
+bool is_file(const std::string& path) {
   std::error_code ignored;
   return fs::is_regular_file(path, ignored);
 }
-
-}  // namespace
 
 std::string this_executable() {
   std::error_code ignored;
@@ -23,8 +20,8 @@ Expected<std::string> library_beside(const std::string& name, const std::string&
   const fs::path folder = fs::path(executable).parent_path();
   const fs::path installed = (folder / ".." / "lib" / name).lexically_normal();
   const fs::path built = folder / name;
-  if (is_file(installed)) return installed.string();
-  if (is_file(built)) return built.string();
+  if (is_file(installed.string())) return installed.string();
+  if (is_file(built.string())) return built.string();
   return Error{"no " + name + " at '" + installed.string() + "' or '" + built.string() + "'"};
 }
 

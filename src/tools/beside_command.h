@@ -9,6 +9,9 @@
 
 namespace ucudnn::tools {
 
+/// Whether `path` is a regular file (links followed).
+bool is_file(const std::string& path);
+
 /// This process's executable file (/proc/self/exe), "" where it cannot be read.
 std::string this_executable();
 

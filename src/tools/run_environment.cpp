@@ -1,20 +1,12 @@
 #include "tools/run_environment.h"
 
 #include <algorithm>
-#include <filesystem>
 
 #include "tools/beside_command.h"
 #include "tools/subprocess.h"
 
 namespace ucudnn::tools {
 namespace {
-
-namespace fs = std::filesystem;
-
-bool is_file(const fs::path& path) {
-  std::error_code ignored;
-  return fs::is_regular_file(path, ignored);
-}
 
 // The words of a list separated by any of `separators`, empty ones dropped.
 std::vector<std::string> words_of(const std::string& list, const char* separators) {
