@@ -1,7 +1,8 @@
 // `ucudnn run` under hostile use: paths the dynamic linker would split, relative paths, signals
 // (the program takes the run's place, as with env), dry-run lines a shell can run, variables an
 // option replaces, scripts without "#!", a --cudnn file that is not the one loaded, and a cuDNN
-// probe that crashes or hangs.
+// probe that crashes or hangs. The CUDA build only (UCUDNN_PRELOAD_LIBRARY_PATH): the build
+// without CUDA has no `run`.
 
 #include <gtest/gtest.h>
 #include <signal.h>
