@@ -2,11 +2,8 @@
 
 #include <sqlite3.h>
 
-#include <algorithm>
 #include <chrono>
 #include <ctime>
-#include <random>
-#include <thread>
 
 #include "store/columns.h"
 #include "store/connect.h"
@@ -95,8 +92,7 @@ Expected<std::unique_ptr<BenchmarkDatabase>> BenchmarkDatabase::open(const std::
 
 Status BenchmarkDatabase::prepare_for_writing(JournalMode requested, const std::string& named_by) {
   const auto deadline = store::lock_wait_end(busy_timeout_ms_);
-  std::mt19937 rng(std::random_device{}());
-  int backoff_ms = 2;
+  store::RetryBackoff backoff;
   while (true) {
     // The file exists by now (created by open() where it did not): never created again here.
     auto connection = store::connect(file_, store::Access::kReadWriteExisting, busy_timeout_ms_);
@@ -126,8 +122,7 @@ Status BenchmarkDatabase::prepare_for_writing(JournalMode requested, const std::
     }
     // Closed while waiting: another process switching the same file needs it to itself too.
     db_.reset();
-    std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(1, backoff_ms)(rng)));
-    backoff_ms = std::min(backoff_ms * 2, 200);
+    backoff.pause();
   }
 }
 
@@ -148,11 +143,10 @@ Status BenchmarkDatabase::initialise_schema() {
 Status BenchmarkDatabase::transaction(bool write, const std::function<Status()>& body) {
   std::lock_guard<std::mutex> lock(mutex_);
   sqlite3* db = db_.get();
-  std::mt19937 rng(std::random_device{}());
   // Every wait of the transaction, its commit's included, ends by one deadline.
   const auto deadline = store::lock_wait_end(busy_timeout_ms_);
   const store::LockWaitDeadline within(deadline);
-  int backoff_ms = 2;
+  store::RetryBackoff backoff;
   while (true) {
     auto begun = sqlite_exec(db, write ? "BEGIN IMMEDIATE" : "BEGIN");
     std::string failure;
@@ -177,8 +171,7 @@ Status BenchmarkDatabase::transaction(bool write, const std::function<Status()>&
     if (sqlite3_next_stmt(db, nullptr) != nullptr) return Error{failure + " (a statement is still running)"};
     if (!sqlite_busy(code)) return Error{failure};
     if (std::chrono::steady_clock::now() >= deadline) return store::still_locked_error(busy_timeout_ms_);
-    std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(1, backoff_ms)(rng)));
-    backoff_ms = std::min(backoff_ms * 2, 200);
+    backoff.pause();
   }
 }
 

@@ -53,10 +53,16 @@ std::string this_user() {
   return "this user (" + user_name(::geteuid()) + ", uid " + std::to_string(::geteuid()) + ")";
 }
 
+// The last component of `path` (all of it where it has no '/').
+std::string name_of(const std::string& path) {
+  const std::size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
 // The suffix by which SQLite names a database's side files ("-journal", "-wal", "-shm", and a
 // super-journal's "-mj" and hex digits), where `file`'s name ends in one; "" otherwise.
 std::string side_file_suffix(const std::string& file) {
-  const std::string name = file.substr(file.find_last_of('/') == std::string::npos ? 0 : file.find_last_of('/') + 1);
+  const std::string name = name_of(file);
   for (const char* suffix : {"-journal", "-wal", "-shm"}) {
     const std::string s(suffix);
     if (name.size() > s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0) return s;
@@ -77,8 +83,7 @@ Expected<DatabaseFile> refuse_side_file_names(DatabaseFile file) {
   const std::string suffix = side_file_suffix(file.path);
   if (suffix.empty()) return file;
   const std::string owner = file.path.substr(0, file.path.size() - suffix.size());
-  const std::string name = file.path.substr(file.path.find_last_of('/') + 1);
-  return Error{"'" + name + "' is the name SQLite gives the " + suffix.substr(1) + " file of '" + owner +
+  return Error{"'" + name_of(file.path) + "' is the name SQLite gives the " + suffix.substr(1) + " file of '" + owner +
                "', and deletes or overwrites whenever '" + owner +
                "' is opened: choose a name that does not end in -journal, -wal, -shm or -mj plus hex digits"};
 }
@@ -92,9 +97,8 @@ Expected<DatabaseFile> resolve_database_file(const std::string& path) {
     // A new file: its folder's real path and its name (a missing folder fails at creation).
     std::unique_ptr<char, decltype(&std::free)> folder(::realpath(directory_of(path).c_str(), nullptr), &std::free);
     if (!folder) return refuse_side_file_names(DatabaseFile{path, false});
-    const std::string name = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
     return refuse_side_file_names(
-        DatabaseFile{std::string(folder.get()) + (std::string(folder.get()) == "/" ? "" : "/") + name, false});
+        DatabaseFile{std::string(folder.get()) + (std::string(folder.get()) == "/" ? "" : "/") + name_of(path), false});
   }
   std::unique_ptr<char, decltype(&std::free)> real(::realpath(path.c_str(), nullptr), &std::free);
   if (!real && errno == ENOENT && S_ISLNK(entry.st_mode)) {

@@ -52,4 +52,9 @@ LockClock::time_point lock_wait_end(int timeout_ms) {
   return t_deadline ? std::min(end, *t_deadline) : end;
 }
 
+void RetryBackoff::pause() {
+  std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(1, bound_ms_)(rng_)));
+  bound_ms_ = std::min(bound_ms_ * 2, 200);
+}
+
 }  // namespace ucudnn::store

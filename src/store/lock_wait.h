@@ -5,6 +5,7 @@
 // also ends at the deadline of the innermost LockWaitDeadline in force: one wait per operation.
 
 #include <chrono>
+#include <random>
 
 struct sqlite3;
 
@@ -28,6 +29,17 @@ class LockWaitDeadline {
  private:
   bool had_previous_;
   LockClock::time_point previous_;
+};
+
+/// The pause between tries of a whole step (a transaction, a journal switch): random, up to a
+/// bound that doubles from 2 ms to 200 ms, so that processes retrying at once spread apart.
+class RetryBackoff {
+ public:
+  void pause();
+
+ private:
+  std::mt19937 rng_{std::random_device{}()};
+  int bound_ms_ = 2;
 };
 
 /// When a wait of `timeout_ms` starting now must end: now + timeout_ms, or the thread's deadline

@@ -166,11 +166,6 @@ Expected<std::optional<KernelLookup>> look_up(sqlite3* db, int version, const Ke
   return std::optional<KernelLookup>(std::move(found));
 }
 
-Status check_coverage(const std::vector<CoverageRow>& coverage) {
-  for (std::size_t i = 0; i < coverage.size(); ++i) UCUDNN_TRY(check_coverage_row(coverage[i], i));
-  return Status::success();
-}
-
 Status check_coverage_row(const CoverageRow& row, std::size_t index) {
   const std::string which = "coverage row " + std::to_string(index + 1) + " (" + std::string(short_name(row.kernel.op)) +
                             " at micro-batch " + std::to_string(row.kernel.micro_batch) + ")";

@@ -60,10 +60,8 @@ class RowWriter {
 /// nullopt where that kind has no coverage row (a version-1 file knows legacy algorithms only).
 Expected<std::optional<KernelLookup>> look_up(sqlite3* db, int version, const KernelKey& kernel, CandidateKind kind);
 
-/// What a coverage row must be to be merged: a known kind of candidate and a bound >= 0; the error
-/// names the first bad one.
-Status check_coverage(const std::vector<CoverageRow>& coverage);
-/// The same for one coverage row of many, the `index`th (from 0), as rows are merged one at a time.
+/// What a coverage row must be to be merged or read: a known kind of candidate and a bound >= 0;
+/// the error names it as the `index`th (from 0) of its table.
 Status check_coverage_row(const CoverageRow& row, std::size_t index);
 
 /// The rows and coverage rows of a file of `version` (1 to 3) that cannot be what store() writes
