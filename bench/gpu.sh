@@ -24,6 +24,10 @@
 #   bash bench/gpu.sh compare OLDPACK   there: this build against an older pack (same layout as
 #                            pack/), alternating, on AlexNet and ResNet-50 at 64 MiB (WR) and
 #                            ResNet-50 in WD, to show a change kept the speedups
+#   bash bench/gpu.sh curves [pytorch:MODEL|jax:MODEL ...]   there: step time against memory
+#                            budget, plain framework against `ucudnn run`, per model
+#                            (bench/framework_curves.py), the models spread over the GPUs one
+#                            process per GPU; CURVES_ROUNDS, CURVES_BUDGETS, CURVES_DEADLINE (s)
 #   bash bench/gpu.sh graphapi   there: the graph-API proofs (tests/graph_api/README.md): the
 #                            TensorFlow-style loader plain and through `ucudnn run`, PyTorch's
 #                            OpInfo convolutions and a CUDA-graph-captured step through ucudnn, the
@@ -478,8 +482,41 @@ multigpu() {
   return $status
 }
 
+# Memory-budget curves (bench/framework_curves.py), one model at a time per GPU: the models are
+# dealt round-robin to the visible GPUs, each GPU runs its share in turn. Every model's table,
+# picture and JSON are archived as they finish, with a summary of the tables.
+curves() {
+  local final=${OUT:-$root/gpu-results} out status=0 gpus i
+  out=$(mktemp -d)
+  mkdir -p "$final"
+  export LD_LIBRARY_PATH="$root/pack/lib:${LD_LIBRARY_PATH:-}"
+  local models=("$@")
+  [ ${#models[@]} -gt 0 ] || models=(pytorch:speech-bf16 pytorch:resnet50-fp32 pytorch:deeplabv3-fp32 jax:resnet50-bf16
+                                     pytorch:resnet50-bf16 jax:resnet50-fp32)
+  gpus=$(nvidia-smi --list-gpus | wc -l)
+  nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv > "$out/gpu.txt"
+  for ((i = 0; i < gpus; i++)); do
+    (
+      local j
+      for ((j = i; j < ${#models[@]}; j += gpus)); do
+        local framework=${models[$j]%%:*} model=${models[$j]#*:}
+        CUDA_VISIBLE_DEVICES=$i python3 bench/framework_curves.py --framework "$framework" --model "$model" \
+          --ucudnn "$root/pack/bin/ucudnn" --rounds "${CURVES_ROUNDS:-3}" --budgets "${CURVES_BUDGETS:-auto}" \
+          --deadline "${CURVES_DEADLINE:-0}" --out "$out" > "$out/$framework-$model.log" 2>&1 || echo "$model failed" >> "$out/failed.txt"
+      done
+    ) &
+  done
+  wait
+  cat "$out"/*.md > "$final/curves-summary.md" 2>/dev/null || true
+  [ -f "$out/failed.txt" ] && { cat "$out/failed.txt"; status=1; }
+  tail -n 3 "$out"/*.log
+  tar -czf "$final/curves-results.tar.gz" -C "$out" .
+  return $status
+}
+
 case "${1:-}" in
   pack) pack ;;
+  curves) shift; curves "$@" ;;
   run) run ;;
   pytorch) pytorch ;;
   engines) engines ;;
@@ -490,5 +527,5 @@ case "${1:-}" in
   multigpu) multigpu ;;
   compare) compare "${2:?usage: bash bench/gpu.sh compare OLDPACK}" ;;
   sweep) sweep "${2:-alexnet}" "${3:-8MiB 64MiB 512MiB}" "${4:-undivided powerOfTwo wd}" "${5:-float:NCHW}" ;;
-  *) echo "usage: bash bench/gpu.sh pack|run|pytorch|overhead|graphapi|multigpu|compare OLDPACK|engines|baselines|search|sweep [NETS] [LIMITS] [CONFIGS] [PRECISIONS]" >&2; exit 2 ;;
+  *) echo "usage: bash bench/gpu.sh pack|run|pytorch|curves [FRAMEWORK:MODEL...]|overhead|graphapi|multigpu|compare OLDPACK|engines|baselines|search|sweep [NETS] [LIMITS] [CONFIGS] [PRECISIONS]" >&2; exit 2 ;;
 esac

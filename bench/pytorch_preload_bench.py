@@ -54,14 +54,17 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from torch_cudnn import bundled_cudnn_path  # noqa: E402
 from ucudnn_launch import graph_statistics, through_ucudnn  # noqa: E402
 
-MODELS = ("alexnet-convs", "resnet50-fp16", "resnet50-bf16", "resnet50-fp32", "resnet18-fp16")
+MODELS = ("alexnet-convs", "resnet50-fp16", "resnet50-bf16", "resnet50-fp32", "resnet18-fp16", "speech-bf16",
+          "deeplabv3-fp32")
 DEFAULT_BATCH = {"alexnet-convs": 256, "resnet50-fp16": 64, "resnet50-bf16": 64, "resnet50-fp32": 64,
-                 "resnet18-fp16": 128}
+                 "resnet18-fp16": 128, "speech-bf16": 32, "deeplabv3-fp32": 8}
 TITLE = {"alexnet-convs": "AlexNet convolutions (FP32)",
          "resnet50-fp16": "ResNet-50 (autocast FP16, channels_last)",
          "resnet50-bf16": "ResNet-50 (autocast BF16, channels_last)",
          "resnet50-fp32": "ResNet-50 (FP32, PyTorch's default TF32, channels_last)",
-         "resnet18-fp16": "ResNet-18 (autocast FP16, channels_last)"}
+         "resnet18-fp16": "ResNet-18 (autocast FP16, channels_last)",
+         "speech-bf16": "Conv1d speech stack (autocast BF16, 7 layers, kernels 11-29, 80-1024 channels, 1600 steps)",
+         "deeplabv3-fp32": "DeepLabV3-ResNet50 (torchvision, FP32 with PyTorch's default TF32, 512x512)"}
 DEFAULT_MODES = ("default", "default-capped", "legacy", "legacy-capped", "ucudnn-legacy", "ucudnn-engines")
 MODES = DEFAULT_MODES + ("ucudnn-graph", "default-same-memory")
 
@@ -169,15 +172,70 @@ def resnet_step(torch, args, device):
     return step, [model]
 
 
+# The speech stack: (in channels, out channels, kernel) of its seven Conv1d layers, as acoustic
+# models of the Jasper/QuartzNet kind stack them (80 mel features in, 1600 frames).
+SPEECH_LAYERS = [(80, 256, 11), (256, 256, 13), (256, 384, 17), (384, 512, 21), (512, 640, 25), (640, 768, 29),
+                 (768, 1024, 29)]
+SPEECH_FRAMES = 1600
+
+
+def speech_step(torch, args, device):
+    """The Conv1d stack under BF16 autocast, a per-frame classifier, cross entropy: (step, modules)."""
+    nn = torch.nn
+    gen = torch.Generator(device="cpu").manual_seed(1)
+    layers = []
+    for cin, cout, k in SPEECH_LAYERS:
+        layers += [nn.Conv1d(cin, cout, k, padding=k // 2, bias=False), nn.BatchNorm1d(cout), nn.ReLU(inplace=True)]
+    layers.append(nn.Conv1d(SPEECH_LAYERS[-1][1], 29, 1))  # 29 characters per frame
+    model = nn.Sequential(*layers).to(device).train()
+    x = torch.randn(args.batch, SPEECH_LAYERS[0][0], SPEECH_FRAMES, generator=gen).to(device)
+    labels = torch.randint(0, 29, (args.batch, SPEECH_FRAMES), generator=gen).to(device)
+
+    def step():
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            out = model(x)
+        torch.nn.functional.cross_entropy(out.float(), labels).backward()
+
+    return step, [model]
+
+
+def deeplab_step(torch, args, device):
+    """torchvision's DeepLabV3-ResNet50 (21 classes, no pretrained weights), FP32: (step, modules)."""
+    from torchvision.models.segmentation import deeplabv3_resnet50
+    gen = torch.Generator(device="cpu").manual_seed(1)
+    model = deeplabv3_resnet50(weights=None, weights_backbone=None, num_classes=21).to(device).train()
+    model = model.to(memory_format=torch.channels_last)
+    x = torch.randn(args.batch, 3, 512, 512, generator=gen).to(device).contiguous(memory_format=torch.channels_last)
+    labels = torch.randint(0, 21, (args.batch, 512, 512), generator=gen).to(device)
+
+    def step():
+        torch.nn.functional.cross_entropy(model(x)["out"], labels).backward()
+
+    return step, [model]
+
+
+STEPS = {"alexnet-convs": alexnet_step, "speech-bf16": speech_step, "deeplabv3-fp32": deeplab_step}
+
+
+def set_budget_from_fraction(torch, fraction):
+    """ucudnn's budget for this process: what PyTorch may hold plus what the device held before
+    PyTorch allocated anything (the CUDA context, other processes), read before the first
+    convolution creates ucudnn's handle, which reads UCUDNN_MEMORY_BUDGET."""
+    free, total = torch.cuda.mem_get_info()
+    os.environ["UCUDNN_MEMORY_BUDGET"] = str(int(fraction * total) + (total - free))
+
+
 def worker(args):
     import torch
     torch.backends.cudnn.benchmark = True
     # TF32 off for the exact AlexNet comparison; ResNet-50 FP32 keeps PyTorch's default (on).
-    torch.backends.cudnn.allow_tf32 = args.model == "resnet50-fp32"
+    torch.backends.cudnn.allow_tf32 = args.model in ("resnet50-fp32", "deeplabv3-fp32")
     if args.memory_fraction:
         torch.cuda.set_per_process_memory_fraction(args.memory_fraction)
+        if args.budget_from_fraction:
+            set_budget_from_fraction(torch, args.memory_fraction)
     device = torch.device("cuda")
-    make = alexnet_step if args.model == "alexnet-convs" else resnet_step
+    make = STEPS.get(args.model, resnet_step)
     step, modules = make(torch, args, device)
     # The first steps: where PyTorch's default path and ucudnn benchmark (an empty database).
     torch.cuda.synchronize()
@@ -212,6 +270,7 @@ def worker(args):
                       "peak_reserved_bytes": torch.cuda.max_memory_reserved(),
                       "total_memory_bytes": torch.cuda.get_device_properties(0).total_memory,
                       "memory_fraction": args.memory_fraction,
+                      "memory_budget": os.environ.get("UCUDNN_MEMORY_BUDGET"),
                       "tensor_bytes": tensors, "iterations": args.iterations,
                       "torch": torch.__version__, "cudnn": torch.backends.cudnn.version(),
                       "gpu": torch.cuda.get_device_name()}))
@@ -270,6 +329,7 @@ def main():
     parser.add_argument("--modes", default=",".join(DEFAULT_MODES), help="comma-separated, of: " + ", ".join(MODES))
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--memory-fraction", type=float, help=argparse.SUPPRESS)
+    parser.add_argument("--budget-from-fraction", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.batch is None:
         args.batch = DEFAULT_BATCH[args.model]

@@ -13,6 +13,7 @@
 #include "core/batch_policy.h"
 #include "core/candidates.h"
 #include "core/conv_key.h"
+#include "core/memory_budget.h"
 #include "runtime/owned.h"
 
 struct UcudnnContext {
@@ -26,6 +27,8 @@ struct UcudnnContext {
   std::atomic<int> layer_id{-1};  ///< WD: calls belong to this layer's own segment (-1: shared by shape)
   /// UCUDNN_FORCE_WORKSPACE_LIMIT: caps every limit; set at creation.
   std::optional<std::size_t> forced_workspace_limit;
+  /// UCUDNN_MEMORY_BUDGET: what graph-API plans may take where no limit is forced; set at creation.
+  ucudnn::MemoryBudget memory_budget;
 
   /// The limit to plan under: what the call asks (nullopt: it asks none), capped by the forced one.
   std::size_t requested_limit_for(std::optional<std::size_t> asked) const {

@@ -145,6 +145,7 @@ Status create_context(UcudnnContext** out) {
   context->graph_replay = config->graph_replay;
   context->default_workspace_limit = config->default_workspace_limit;
   context->forced_workspace_limit = config->forced_workspace_limit;
+  context->memory_budget = config->memory_budget;
   *out = context.release();
   return Status::success();
 }
@@ -236,12 +237,39 @@ Status describe_plan(UcudnnContext* context, const ConvCall& call, std::optional
   return active_planner().describe(request, named_limit, plan);
 }
 
-std::size_t graph_workspace_limit(const UcudnnContext* context) { return context->requested_limit_for(std::nullopt); }
+namespace {
 
-Status graph_workspace(UcudnnContext* context, cudnnHandle_t handle, const ConvKey& key, std::size_t* bytes) {
+// The device's free and total memory, asked on `device` (the handle's) whichever is current.
+Status device_memory(int device, std::size_t* free_bytes, std::size_t* total_bytes) {
+  int current = 0;
+  UCUDNN_CHECK_CUDA(cudaGetDevice(&current));
+  if (current != device) UCUDNN_CHECK_CUDA(cudaSetDevice(device));
+  const cudaError_t asked = cudaMemGetInfo(free_bytes, total_bytes);
+  if (current != device) UCUDNN_CHECK_CUDA(cudaSetDevice(current));
+  UCUDNN_CHECK_CUDA(asked);
+  return Status::success();
+}
+
+}  // namespace
+
+Status graph_plan_limit(const UcudnnContext* context, GraphLimit* limit) {
+  UCUDNN_TRY(require_context(context));
+  if (context->forced_workspace_limit || context->memory_budget.kind == MemoryBudget::Kind::kOff) {
+    limit->keep_within = limit->plan_under = context->requested_limit_for(std::nullopt);
+    return Status::success();
+  }
+  std::size_t free_bytes = 0, total_bytes = 0;
+  UCUDNN_TRY(device_memory(context->device, &free_bytes, &total_bytes));
+  limit->keep_within = budget_available(context->memory_budget, free_bytes, total_bytes);
+  limit->plan_under = budget_planning_limit(limit->keep_within);
+  return Status::success();
+}
+
+Status graph_workspace(UcudnnContext* context, cudnnHandle_t handle, const ConvKey& key, std::size_t limit,
+                       std::size_t* bytes) {
   UCUDNN_TRY(require_context(context));
   KernelRequest request = request_for_key(context, key);
-  request.requested_limit = context->requested_limit_for(std::nullopt);
+  request.requested_limit = limit;
   // A plan first asked for while the program captures its stream (it never queried the workspace)
   // is not benchmarked: that would break the capture.
   bool capturing = false;
@@ -250,8 +278,9 @@ Status graph_workspace(UcudnnContext* context, cudnnHandle_t handle, const ConvK
   return active_planner().workspace(request, bytes);
 }
 
-Status run_graph_convolution(UcudnnContext* context, cudnnHandle_t handle, const ConvKey& key, double alpha,
-                             double beta, const ConvBuffers& buffers, void* workspace, std::size_t workspace_bytes) {
+Status run_graph_convolution(UcudnnContext* context, cudnnHandle_t handle, const ConvKey& key, std::size_t limit,
+                             double alpha, double beta, const ConvBuffers& buffers, void* workspace,
+                             std::size_t workspace_bytes) {
   UCUDNN_TRY(require_context(context));
   // One request per thread, reused: assigning the key keeps its vectors' capacity, so a call
   // allocates nothing here (this runs once per intercepted convolution).
@@ -259,7 +288,7 @@ Status run_graph_convolution(UcudnnContext* context, cudnnHandle_t handle, const
   request.key = key;
   read_settings(context, &request);
   request.handle = handle;
-  request.requested_limit = context->requested_limit_for(std::nullopt);
+  request.requested_limit = limit;
   request.available_limit = context->requested_limit_for(workspace_bytes);
   bool capturing = false;
   UCUDNN_TRY(read_stream(handle, &request.stream, &capturing));

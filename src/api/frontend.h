@@ -68,19 +68,29 @@ Status run_convolution(UcudnnContext* context, const ConvCall& call, int algo, c
 Status describe_plan(UcudnnContext* context, const ConvCall& call, std::optional<std::size_t> named_limit,
                      std::shared_ptr<const ExecutablePlan>* plan);
 
-/// Graph API: the workspace limit a plan of one convolution runs under on this handle (the forced
-/// limit, else the default one): a plan the program built that needs no more runs as it is.
-std::size_t graph_workspace_limit(const UcudnnContext* context);
+/// Graph API: what a plan of one convolution may take on this handle now. A plan the program
+/// built that needs no more than `keep_within` runs as it is; ucudnn plans one that needs more
+/// under `plan_under`. The forced limit where set (both); else the memory budget
+/// (core/memory_budget.h: what is free, or left of the program's budget, on the handle's device,
+/// planned under its power-of-two floor); with the budget off, the default limit.
+struct GraphLimit {
+  std::size_t keep_within = 0;
+  std::size_t plan_under = 0;
+};
+Status graph_plan_limit(const UcudnnContext* context, GraphLimit* limit);
 
-/// Graph API (a plan of one convolution): the workspace ucudnn's plan for `key` needs under the
-/// handle's limit, which the program then allocates. Not benchmarked while `handle`'s stream is
-/// being captured (then only a plan made before answers).
-Status graph_workspace(UcudnnContext* context, cudnnHandle_t handle, const ConvKey& key, std::size_t* bytes);
+/// Graph API (a plan of one convolution): the workspace ucudnn's plan for `key` needs under
+/// `limit`, which the program then allocates. Not benchmarked while `handle`'s stream is being
+/// captured (then only a plan made before answers).
+Status graph_workspace(UcudnnContext* context, cudnnHandle_t handle, const ConvKey& key, std::size_t limit,
+                       std::size_t* bytes);
 
-/// Graph API: runs ucudnn's plan for `key` on `handle`'s stream with the program's pointers and
-/// the workspace it allocated for graph_workspace's answer. No fallback here: the caller decides.
-Status run_graph_convolution(UcudnnContext* context, cudnnHandle_t handle, const ConvKey& key, double alpha,
-                             double beta, const ConvBuffers& buffers, void* workspace, std::size_t workspace_bytes);
+/// Graph API: runs ucudnn's plan for `key` under `limit` (graph_workspace's) on `handle`'s stream
+/// with the program's pointers and the workspace it allocated for graph_workspace's answer. No
+/// fallback here: the caller decides.
+Status run_graph_convolution(UcudnnContext* context, cudnnHandle_t handle, const ConvKey& key, std::size_t limit,
+                             double alpha, double beta, const ConvBuffers& buffers, void* workspace,
+                             std::size_t workspace_bytes);
 
 /// Says why handle creation failed, the first time it fails in the process: one line logged as
 /// an error (so whatever UCUDNN_LOG_LEVEL is, but off; to UCUDNN_LOG_FILE where set), naming

@@ -136,25 +136,25 @@ std::shared_ptr<GraphFrontEnd::Plan> GraphFrontEnd::find(cudnnBackendDescriptor_
 int GraphFrontEnd::decide(Plan& plan) {
   int state = plan.state.load(std::memory_order_acquire);
   if (state != Plan::kUndecided) return state;
-  // Racing threads may both plan; the planner builds a kernel's plan once and both agree.
-  std::size_t bytes = 0;
+  const std::lock_guard<std::mutex> one_decision(plan.deciding);
+  state = plan.state.load(std::memory_order_acquire);
+  if (state != Plan::kUndecided) return state;  // decided (or run as cuDNN's) while this waited
   const ContextLease context = lookup_(plan.handle);
-  // The program's choice is the incumbent: where its plan fits the limit, it runs as the program
-  // built it (the framework's autotuner chose it among real engines, in its real memory).
-  if (context && plan.cudnn_workspace <= graph_workspace_limit(context.get())) {
-    int expected = Plan::kUndecided;
-    if (plan.state.compare_exchange_strong(expected, Plan::kKept, std::memory_order_acq_rel)) {
-      Statistics::instance().count_graph_plan_kept();
-      return Plan::kKept;
-    }
-    return expected;
-  }
+  GraphLimit limit;
+  std::size_t bytes = 0;
   const cudnnStatus_t planned = at_boundary("graph API planning", [&]() -> Status {
     if (!context) return Error(ErrorCode::kBadParam, "the plan's handle was destroyed");
-    return graph_workspace(context.get(), plan.handle, plan.key, &bytes);
+    UCUDNN_TRY(graph_plan_limit(context.get(), &limit));
+    // The program's choice is the incumbent: where its plan fits, it runs as the program built it
+    // (the framework's autotuner chose it among real engines, in its real memory).
+    if (plan.cudnn_workspace <= limit.keep_within) return Status::success();
+    return graph_workspace(context.get(), plan.handle, plan.key, limit.plan_under, &bytes);
   });
-  if (planned == CUDNN_STATUS_SUCCESS) {
-    plan.workspace.store(bytes, std::memory_order_relaxed);
+  if (planned == CUDNN_STATUS_SUCCESS && plan.cudnn_workspace <= limit.keep_within) {
+    state = Plan::kKept;
+  } else if (planned == CUDNN_STATUS_SUCCESS) {
+    plan.limit = limit.plan_under;
+    plan.workspace = bytes;
     state = Plan::kUcudnn;
   } else {
     warn_once("graph|" + plan.key.to_string(),
@@ -163,8 +163,11 @@ int GraphFrontEnd::decide(Plan& plan) {
     state = Plan::kCudnn;
   }
   int expected = Plan::kUndecided;
-  plan.state.compare_exchange_strong(expected, state, std::memory_order_acq_rel);
-  return plan.state.load(std::memory_order_acquire);
+  if (plan.state.compare_exchange_strong(expected, state, std::memory_order_acq_rel)) {
+    if (state == Plan::kKept) Statistics::instance().count_graph_plan_kept();
+    return state;
+  }
+  return expected;  // it ran as cuDNN's before this decided
 }
 
 int GraphFrontEnd::settled_before_use(Plan& plan) {
@@ -185,7 +188,7 @@ cudnnStatus_t GraphFrontEnd::get(Get real, cudnnBackendDescriptor_t descriptor, 
     if (name == CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE && type == CUDNN_TYPE_INT64 && requested >= 1 && values) {
       if (const auto plan = find(descriptor)) {
         if (decide(*plan) == Plan::kUcudnn) {
-          *static_cast<int64_t*>(values) = static_cast<int64_t>(plan->workspace.load(std::memory_order_relaxed));
+          *static_cast<int64_t*>(values) = static_cast<int64_t>(plan->workspace);
         }
       }
     } else if (type == CUDNN_TYPE_BACKEND_DESCRIPTOR && count && values) {
@@ -207,7 +210,7 @@ cudnnStatus_t GraphFrontEnd::execute(Execute real, cudnnHandle_t handle, cudnnBa
   const int state = plan ? settled_before_use(*plan) : Plan::kCudnn;
   if (state == Plan::kKept) Statistics::instance().count_graph_execution();
   if (state != Plan::kUcudnn) return real(handle, descriptor, variant_pack);
-  const std::size_t workspace_bytes = plan->workspace.load(std::memory_order_relaxed);
+  const std::size_t workspace_bytes = plan->workspace;
   bool fall_back = false;
   const cudnnStatus_t status = at_boundary("cudnnBackendExecute", [&]() -> Status {
     const std::int64_t uids[3] = {plan->uid_x, plan->uid_w, plan->uid_y};
@@ -224,7 +227,7 @@ cudnnStatus_t GraphFrontEnd::execute(Execute real, cudnnHandle_t handle, cudnnBa
     if (!context) context = lookup_(plan->handle);
     if (!context) return Error(ErrorCode::kBadParam, "neither the call's handle nor the plan's is ucudnn's");
     Statistics::instance().count_graph_execution();
-    const Status ran = run_graph_convolution(context.get(), handle, plan->key, plan->alpha, plan->beta,
+    const Status ran = run_graph_convolution(context.get(), handle, plan->key, plan->limit, plan->alpha, plan->beta,
                                              {pointers[0], pointers[1], pointers[2]}, workspace, workspace_bytes);
     if (!ran.ok() && ran.error().code != ErrorCode::kBadParam && plan->cudnn_workspace <= workspace_bytes) {
       warn_once("graph-run|" + ran.message(),

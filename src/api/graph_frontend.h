@@ -2,8 +2,10 @@
 // The graph-API front-end: cuDNN's backend calls as the LD_PRELOAD layer hands them over, each
 // with cuDNN's own function to call. It follows the program's descriptors (api/graph_records.h)
 // and takes over the execution plans whose graph is one convolution that ucudnn can plan:
-//   - such a plan's CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE is ucudnn's plan's workspace, at
-//     most the handle's limit (planned, and benchmarked if need be, at that first query);
+//   - where the program's own plan needs no more workspace than the handle allows (a forced
+//     limit, else the memory free or left of the budget: graph_plan_limit), it runs as it is;
+//   - otherwise the plan's CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE is ucudnn's plan's workspace,
+//     within that allowance (planned, and benchmarked if need be, at that first query);
 //   - cudnnBackendExecute of it runs ucudnn's plan with the variant pack's pointers (a plan run
 //     before its workspace was asked for stays cuDNN's: the program allocated cuDNN's);
 //   - cudnnBackendPopulateCudaGraph / UpdateCudaGraph of it are refused (NOT_SUPPORTED): cuDNN
@@ -19,6 +21,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <shared_mutex>
 #include <unordered_map>
 
@@ -77,12 +80,16 @@ class GraphFrontEnd {
     /// ran before its workspace was asked).
     enum State : int { kUndecided, kUcudnn, kKept, kCudnn };
     std::atomic<int> state{kUndecided};
-    std::atomic<std::size_t> workspace{0};  ///< ucudnn's, once kUcudnn
+    std::mutex deciding;  ///< one decision per plan, however many threads ask at once
+    // Written once, before `state` leaves kUndecided (release), read after it (acquire).
+    std::size_t limit = 0;      ///< what ucudnn planned under, once kUcudnn
+    std::size_t workspace = 0;  ///< ucudnn's plan's, once kUcudnn
   };
 
   void take_over(cudnnBackendDescriptor_t plan);
   /// Decides `plan` once, when the program asks its workspace: kKept where the program's plan
-  /// fits the handle's limit, else kUcudnn with ucudnn's workspace, or kCudnn where planning fails.
+  /// fits what the handle allows now (api/frontend.h's graph_plan_limit), else kUcudnn with
+  /// ucudnn's workspace under it, or kCudnn where planning fails.
   int decide(Plan& plan);
   /// The state of a plan about to run: one whose workspace the program never asked (so it cannot
   /// have allocated ucudnn's) stays cuDNN's.

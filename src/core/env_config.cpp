@@ -34,6 +34,7 @@ const EnvVariable kEnvVariables[] = {
     {&EnvValues::default_workspace_limit, "UCUDNN_DEFAULT_WORKSPACE_LIMIT"},
     {&EnvValues::forced_workspace_limit, kForcedLimit},
     {&EnvValues::deprecated_workspace_limit, kDeprecatedForcedLimit},
+    {&EnvValues::memory_budget, "UCUDNN_MEMORY_BUDGET"},
     {&EnvValues::total_workspace, "UCUDNN_TOTAL_WORKSPACE_SIZE"},
     {&EnvValues::wd_time_limit, "UCUDNN_WD_TIME_LIMIT"},
     {&EnvValues::candidates, "UCUDNN_CANDIDATES"},
@@ -160,6 +161,11 @@ Expected<EnvConfig> parse_env_config(const EnvValues& raw) {
   UCUDNN_TRY_ASSIGN(config.forced_workspace_limit,
                     parse_forced_workspace_limit(values.forced_workspace_limit, values.deprecated_workspace_limit,
                                                  &config.deprecations));
+  if (values.memory_budget) {
+    auto parsed = parse_memory_budget(values.memory_budget);
+    if (!parsed) return parsed.error().prefixed("UCUDNN_MEMORY_BUDGET: ");
+    config.memory_budget = *parsed;
+  }
   if (values.total_workspace) {
     auto parsed = parse_total_workspace(values.total_workspace);
     if (!parsed) return parsed.error().prefixed("UCUDNN_TOTAL_WORKSPACE_SIZE: ");

@@ -9,6 +9,10 @@
 // | UCUDNN_FORCE_WORKSPACE_LIMIT    | per-kernel limit imposed on every call, whatever  | none       |
 // |                                 | it asks (for programs that cannot be changed)    |            |
 // | UCUDNN_WORKSPACE_LIMIT          | deprecated name of UCUDNN_FORCE_WORKSPACE_LIMIT   | none       |
+// | UCUDNN_MEMORY_BUDGET            | what a graph-API plan may take (it names no     | free       |
+// |                                 | limit): free (the device's free memory), a SIZE |            |
+// |                                 | (the program's budget on the device) or off     |            |
+// |                                 | (the default limit); core/memory_budget.h       |            |
 // | UCUDNN_TOTAL_WORKSPACE_SIZE     | WD mode: one budget for all kernels (units!)     | off (WR)   |
 // | UCUDNN_WD_TIME_LIMIT            | seconds WD's integer program may search; then    | 10         |
 // |                                 | the best plan found (its gap logged) or an error |            |
@@ -49,6 +53,7 @@
 #include "core/expected.h"
 #include "core/journal_mode.h"
 #include "core/logging.h"
+#include "core/memory_budget.h"
 #include "core/search_mode.h"
 #include "core/units.h"
 
@@ -58,6 +63,7 @@ struct EnvConfig {
   BatchSizePolicy policy = BatchSizePolicy::kPowerOfTwo;
   std::size_t default_workspace_limit = std::size_t{64} << 20;
   std::optional<std::size_t> forced_workspace_limit;  ///< UCUDNN_FORCE_WORKSPACE_LIMIT: caps every call's limit
+  MemoryBudget memory_budget;       ///< UCUDNN_MEMORY_BUDGET: what graph-API plans may take
   std::size_t total_workspace = 0;  ///< WD budget; 0: WR mode
   double wd_time_limit_seconds = kDefaultWdTimeLimitSeconds;  ///< UCUDNN_WD_TIME_LIMIT
   CandidateSet candidates = CandidateSet::kBoth;  ///< UCUDNN_CANDIDATES
@@ -82,6 +88,7 @@ struct EnvValues {
   const char* default_workspace_limit = nullptr;
   const char* forced_workspace_limit = nullptr;     ///< UCUDNN_FORCE_WORKSPACE_LIMIT
   const char* deprecated_workspace_limit = nullptr;  ///< UCUDNN_WORKSPACE_LIMIT, its old name
+  const char* memory_budget = nullptr;
   const char* total_workspace = nullptr;
   const char* wd_time_limit = nullptr;
   const char* candidates = nullptr;
@@ -103,7 +110,7 @@ struct EnvVariable {
   const char* name;
 };
 /// Every variable, in the table's order: what env_config() reads, trims and empties alike.
-extern const EnvVariable kEnvVariables[17];
+extern const EnvVariable kEnvVariables[18];
 
 /// UCUDNN_BENCHMARK_DEVICES: "all", or distinct device numbers ("0,2,3"). Whether they exist is
 /// checked against the visible devices by runtime/device_info.h.

@@ -28,6 +28,7 @@ struct RunOptions {
   std::string preload;
   std::string cudnn;
   std::string workspace_limit;
+  std::string memory_budget;
   std::string database;
   std::string policy;
   std::string candidates;
@@ -39,6 +40,7 @@ struct RunOptions {
   const CLI::Option* preload_option = nullptr;
   const CLI::Option* cudnn_option = nullptr;
   const CLI::Option* workspace_limit_option = nullptr;
+  const CLI::Option* memory_budget_option = nullptr;
   const CLI::Option* database_option = nullptr;
   const CLI::Option* policy_option = nullptr;
   const CLI::Option* candidates_option = nullptr;
@@ -55,6 +57,11 @@ Expected<ChildSettings> checked_settings(const RunOptions& options) {
     const auto limit = parse_byte_size(options.workspace_limit);
     if (!limit) return limit.error().prefixed("--workspace-limit: ");
     settings.workspace_limit = options.workspace_limit;
+  }
+  if (options.memory_budget_option->count() > 0) {
+    const auto budget = parse_memory_budget(options.memory_budget);
+    if (!budget) return budget.error().prefixed("--memory-budget: ");
+    settings.memory_budget = options.memory_budget;
   }
   if (options.database_option->count() > 0) {
     if (options.database.empty()) return Error{"--database: the path is empty"};
@@ -95,11 +102,22 @@ Status check_compatible(const CudnnLibrary& cudnn, const CompiledVersions& built
   return Status::success();
 }
 
-// The limit the status line names: the option's, else one already forced by the environment.
+// What the status line says graph-API plans are held to: a forced limit (the option's, else the
+// environment's), else the memory budget.
 std::string workspace_limit_text(const ChildSettings& settings, const EnvConfig& config) {
-  if (!settings.workspace_limit.empty()) return format_byte_size(*parse_byte_size(settings.workspace_limit));
-  if (config.forced_workspace_limit) return format_byte_size(*config.forced_workspace_limit);
-  return "the program's";
+  if (!settings.workspace_limit.empty()) return "workspace limit " + format_byte_size(*parse_byte_size(settings.workspace_limit));
+  if (config.forced_workspace_limit) return "workspace limit " + format_byte_size(*config.forced_workspace_limit);
+  switch (config.memory_budget.kind) {
+    case MemoryBudget::Kind::kFree:
+      return "the program's own plans kept where their workspace fits the device's free memory";
+    case MemoryBudget::Kind::kSize:
+      return "the program's own plans kept where their workspace fits what is left of a " +
+             to_string(config.memory_budget) + " budget";
+    case MemoryBudget::Kind::kOff:
+      break;
+  }
+  return "default workspace limit " + format_byte_size(config.default_workspace_limit) +
+         " for graph-API plans, the program's own for legacy calls";
 }
 
 // The dynamic linker splits LD_PRELOAD at spaces and colons and LD_LIBRARY_PATH at colons and
@@ -191,7 +209,7 @@ int run_program(const RunOptions& options, std::ostream& out, std::ostream& err)
   }
 
   err << "ucudnn run: preloading " << preload_path << "; cuDNN " << cudnn_version_text(cudnn->version) << " from "
-      << cudnn->folder << "; workspace limit " << workspace_limit_text(child, *config) << '\n';
+      << cudnn->folder << "; " << workspace_limit_text(child, *config) << '\n';
   out.flush();  // the program writes to the same files after this
   err.flush();
   std::cout.flush();
@@ -222,6 +240,12 @@ std::pair<CLI::App*, CommandRunner> add_run_command(CLI::App& app) {
       kByteSizeUnits;
   options->workspace_limit_option =
       run->add_option("--workspace-limit", options->workspace_limit, limit_help)->type_name("SIZE");
+  options->memory_budget_option =
+      run->add_option("--memory-budget", options->memory_budget,
+                      "Where no limit is forced: what graph-API plans may take (UCUDNN_MEMORY_BUDGET): free (the "
+                      "default: the device's free memory), a SIZE (the program's budget on the device, e.g. its "
+                      "framework's memory fraction) or off (a fixed 64 MiB default limit)")
+          ->type_name("BUDGET");
   options->database_option =
       run->add_option("--database", options->database, "Benchmark database (UCUDNN_DATABASE)")->type_name("FILE");
   const std::string policy_help = "Micro-batch sizes: all, powerOfTwo, undivided (UCUDNN_BATCH_SIZE_POLICY)";

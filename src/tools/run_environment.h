@@ -35,6 +35,7 @@ struct ChildSettings {
   std::string cudnn_folder;
   bool statistics = true;       ///< false: --no-stats
   std::string workspace_limit;  ///< --workspace-limit, as written
+  std::string memory_budget;    ///< --memory-budget, as written
   std::string database;         ///< --database
   std::string policy;           ///< --policy, canonical spelling
   std::string candidates;       ///< --candidates, canonical spelling

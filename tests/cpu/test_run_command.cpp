@@ -74,8 +74,10 @@ TEST(RunCommand, DryRunSpellsEachOptionAsItsVariableAndQuotesForTheShell) {
   const std::string cudnn = stand_in_cudnn(dir, "cudnn", matching_cudnn_version(), matching_cudart_version());
   const CliResult result = run({"run", "--dry-run", "--preload", preload, "--cudnn",
                                 cudnn + "/" + tools::kCudnnLibraryName, "--policy", "ALL", "--candidates", "Engines",
-                                "--database", "/tmp/my runs.db", "--no-stats", "--", "/bin/sh", "-c", "echo \"it's\""});
+                                "--database", "/tmp/my runs.db", "--memory-budget", "6GiB", "--no-stats", "--",
+                                "/bin/sh", "-c", "echo \"it's\""});
   ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_TRUE(has_line(result.out, "export UCUDNN_MEMORY_BUDGET=6GiB")) << result.out;
   EXPECT_TRUE(has_line(result.out, "export UCUDNN_BATCH_SIZE_POLICY=all")) << result.out;
   EXPECT_TRUE(has_line(result.out, "export UCUDNN_CANDIDATES=engines")) << result.out;
   EXPECT_TRUE(has_line(result.out, "export UCUDNN_DATABASE='/tmp/my runs.db'")) << result.out;
@@ -107,6 +109,8 @@ TEST(RunCommand, RefusesBadOptionValuesNamingTheOption) {
   expect_error({"run", "--workspace-limit", "64", "--", "true"}, kExitUsageError, "--workspace-limit: ");
   expect_error({"run", "--workspace-limit", "", "--", "true"}, kExitUsageError, "--workspace-limit: ");
   expect_error({"run", "--policy", "some", "--", "true"}, kExitUsageError, "--policy: ");
+  expect_error({"run", "--memory-budget", "0", "--", "true"}, kExitUsageError, "--memory-budget: ");
+  expect_error({"run", "--memory-budget", "most", "--", "true"}, kExitUsageError, "--memory-budget: 'most' is not");
   expect_error({"run", "--candidates", "most", "--", "true"}, kExitUsageError, "--candidates: ");
   expect_error({"run", "--database", "", "--", "true"}, kExitUsageError, "--database: ");
   expect_error({"run", "--preload", "", "--", "true"}, kExitUsageError, "--preload: the path is empty");

@@ -85,5 +85,28 @@ TEST_F(GraphApiGpu, TheProgramsOwnPlansRunAsTheyAreWhereTheyFitTheLimit) {
   EXPECT_EQ(stat(run.output, "plans intercepted, [0-9]+ passed through, ([0-9]+) executions"), 12) << run.output;
 }
 
+TEST_F(GraphApiGpu, WithNoLimitForcedTheMemoryBudgetDecidesWhichPlansAreKept) {
+  const testing::ProbeRun plain = testing::run_graph_probe(kExact);
+  ASSERT_EQ(plain.exit_status, 0) << plain.output;
+  const std::string preloaded = std::string(kExact) + " LD_PRELOAD=" + testing::preload_library_path() +
+                                " UCUDNN_FORCE_WORKSPACE_LIMIT= UCUDNN_WORKSPACE_LIMIT= UCUDNN_STATS=1";
+  // The default budget, the device's free memory: the probe's plans all fit, and run as built.
+  const testing::ProbeRun free_memory = testing::run_graph_probe(preloaded + " UCUDNN_MEMORY_BUDGET=");
+  ASSERT_EQ(free_memory.exit_status, 0) << free_memory.output;
+  EXPECT_EQ(cases(free_memory.output).ok, 12) << free_memory.output;
+  EXPECT_EQ(cases(free_memory.output).largest_workspace, cases(plain.output).largest_workspace) << free_memory.output;
+  EXPECT_EQ(stat(free_memory.output, "executions; ([0-9]+) kept as the program built them"), 12) << free_memory.output;
+  // A budget below what the process already holds (its CUDA context alone): nothing is left, so
+  // every plan that needs workspace becomes ucudnn's, within none, and still computes right.
+  const testing::ProbeRun spent = testing::run_graph_probe(preloaded + " UCUDNN_MEMORY_BUDGET=1MiB");
+  ASSERT_EQ(spent.exit_status, 0) << spent.output;
+  const ProbeCases got = cases(spent.output);
+  EXPECT_EQ(got.ok, 12) << spent.output;
+  EXPECT_EQ(got.failed, 0) << spent.output;
+  EXPECT_EQ(got.largest_workspace, 0u) << "a plan took workspace the budget did not leave\n" << spent.output;
+  EXPECT_LT(stat(spent.output, "executions; ([0-9]+) kept as the program built them"), 12) << spent.output;
+  EXPECT_EQ(stat(spent.output, "plans intercepted, [0-9]+ passed through, ([0-9]+) executions"), 12) << spent.output;
+}
+
 }  // namespace
 }  // namespace ucudnn

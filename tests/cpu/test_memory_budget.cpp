@@ -1,0 +1,88 @@
+// UCUDNN_MEMORY_BUDGET (core/memory_budget.h): how it is read, and what a graph-API plan may take
+// under it. The GPU side (plans kept or micro-batched by it) is in tests/gpu/test_graph_api.cpp.
+#include <gtest/gtest.h>
+
+#include <cstddef>
+
+#include "core/env_config.h"
+#include "core/memory_budget.h"
+
+namespace ucudnn {
+namespace {
+
+constexpr std::size_t MiB = std::size_t{1} << 20;
+constexpr std::size_t GiB = std::size_t{1} << 30;
+
+TEST(MemoryBudget, ReadsFreeOffAndSizes) {
+  auto budget = parse_memory_budget("free");
+  ASSERT_TRUE(budget) << budget.message();
+  EXPECT_EQ(budget->kind, MemoryBudget::Kind::kFree);
+  budget = parse_memory_budget("OFF");
+  ASSERT_TRUE(budget) << budget.message();
+  EXPECT_EQ(budget->kind, MemoryBudget::Kind::kOff);
+  budget = parse_memory_budget("6GiB");
+  ASSERT_TRUE(budget) << budget.message();
+  EXPECT_EQ(budget->kind, MemoryBudget::Kind::kSize);
+  EXPECT_EQ(budget->bytes, 6 * GiB);
+  EXPECT_EQ(to_string(*budget), "6 GiB");
+}
+
+TEST(MemoryBudget, RefusesNothingAndNonsenseSayingWhatItTakes) {
+  auto budget = parse_memory_budget("0");
+  ASSERT_FALSE(budget);
+  EXPECT_NE(budget.message().find("0 bytes"), std::string::npos) << budget.message();
+  budget = parse_memory_budget("6GB");
+  ASSERT_FALSE(budget);
+  EXPECT_NE(budget.message().find("not free, off or a size"), std::string::npos) << budget.message();
+  EXPECT_NE(budget.message().find("6GiB"), std::string::npos) << "the size parser's advice\n" << budget.message();
+  EXPECT_FALSE(parse_memory_budget("freely"));
+  EXPECT_FALSE(parse_memory_budget("64"));  // a bare number below 1 MiB, as every size refuses
+}
+
+TEST(MemoryBudget, FreeIsWhatTheDeviceHasFree) {
+  const MemoryBudget free_memory{MemoryBudget::Kind::kFree, 0};
+  EXPECT_EQ(budget_available(free_memory, 3 * GiB, 80 * GiB), 3 * GiB);
+  EXPECT_EQ(budget_available(free_memory, 0, 80 * GiB), 0u);
+}
+
+TEST(MemoryBudget, ASizeIsWhatIsLeftOfItAndNeverMoreThanIsFree) {
+  const MemoryBudget six{MemoryBudget::Kind::kSize, 6 * GiB};
+  // 80 GiB card, 2 GiB in use: 4 GiB left of the budget, though 78 GiB are free.
+  EXPECT_EQ(budget_available(six, 78 * GiB, 80 * GiB), 4 * GiB);
+  // More in use than the budget: nothing left.
+  EXPECT_EQ(budget_available(six, 70 * GiB, 80 * GiB), 0u);
+  // A budget beyond what the card has free: never more than is free.
+  const MemoryBudget large{MemoryBudget::Kind::kSize, 100 * GiB};
+  EXPECT_EQ(budget_available(large, 1 * GiB, 80 * GiB), 1 * GiB);
+}
+
+TEST(MemoryBudget, PlansUnderAPowerOfTwoSoFewLimitsArePlanned) {
+  EXPECT_EQ(budget_planning_limit(0), 0u);
+  EXPECT_EQ(budget_planning_limit(1), 1u);
+  EXPECT_EQ(budget_planning_limit(64 * MiB), 64 * MiB);
+  EXPECT_EQ(budget_planning_limit(64 * MiB + 1), 64 * MiB);
+  EXPECT_EQ(budget_planning_limit(128 * MiB - 1), 64 * MiB);
+  // Memory that comes and goes by a few MiB maps to one limit.
+  EXPECT_EQ(budget_planning_limit(3 * GiB + 5 * MiB), budget_planning_limit(3 * GiB + 900 * MiB));
+  const std::size_t largest = ~std::size_t{0};
+  EXPECT_EQ(budget_planning_limit(largest), std::size_t{1} << 63);
+}
+
+TEST(MemoryBudget, TheVariableIsReadWithTheOthersAndABadValueNamesIt) {
+  EnvValues values;
+  auto config = parse_env_config(values);
+  ASSERT_TRUE(config) << config.message();
+  EXPECT_EQ(config->memory_budget.kind, MemoryBudget::Kind::kFree) << "the default";
+  values.memory_budget = " 12GiB ";
+  config = parse_env_config(values);
+  ASSERT_TRUE(config) << config.message();
+  EXPECT_EQ(config->memory_budget.kind, MemoryBudget::Kind::kSize);
+  EXPECT_EQ(config->memory_budget.bytes, 12 * GiB);
+  values.memory_budget = "plenty";
+  config = parse_env_config(values);
+  ASSERT_FALSE(config);
+  EXPECT_EQ(config.message().rfind("UCUDNN_MEMORY_BUDGET: ", 0), 0u) << config.message();
+}
+
+}  // namespace
+}  // namespace ucudnn
