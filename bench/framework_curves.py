@@ -13,8 +13,8 @@ ucudnn's default (the device's free memory), since JAX takes its whole budget up
 budget ucudnn compared with the memory in use would leave nothing.
 
 --budgets auto: first the unconstrained plain process (it also serves as round 1's plain point),
-then from its peak P (the most allocated in its timed steps) and the memory its tensors hold T: T + (P - T) x (1, 1/2, 1/4, 1/8, 1/16),
-down to where plain runs out of memory. For every budget and round, plain and ucudnn each run in a
+then from its peak P (the most allocated in its timed steps) down: 1.5 P, then 15% less a step,
+plain alone, until plain runs out of memory (that budget included) or six budgets. For every budget and round, plain and ucudnn each run in a
 fresh process, interleaved (round 1 of every budget and side, then round 2, ...), so that a slow
 spell touches both. Through ucudnn the processes share one benchmark database, empty before round
 1: round 1's first step is the cold one, later rounds find their measurements.
@@ -78,7 +78,7 @@ def one_process(args, side, budget, total, database):
     if done.returncode != 0:
         text = done.stderr + done.stdout
         if "out of memory" in text.lower() or "RESOURCE_EXHAUSTED" in text:
-            return {"out_of_memory": True, "wall_seconds": wall}
+            return {"out_of_memory": True, "wall_seconds": wall, "error_tail": text.strip()[-400:]}
         return {"failed": text.strip()[-800:], "wall_seconds": wall}
     result = json.loads(done.stdout.strip().splitlines()[-1])
     result["wall_seconds"] = wall
@@ -240,8 +240,15 @@ def main():
         if "median_ms" not in first:
             raise SystemExit(f"framework_curves.py: error: plain unconstrained failed: {first}")
         peak = first["peak_allocated_bytes"]  # in the timed steps: what the step needs, not what was cached
-        tensors = first.get("tensor_bytes") or 0
-        budgets = [None] + [int(tensors + (peak - tensors) / 2 ** k) for k in range(5)]
+        # Down from 1.5 P by 15% a step, plain alone, until plain runs out of memory (that budget
+        # kept: whether ucudnn runs there is the point) or six budgets; these are round 1's plain.
+        budgets = [None]
+        for step in range(6):
+            budget = int(peak * 1.5 * 0.85 ** step)
+            budgets.append(budget)
+            run("plain", budget, 1)
+            if "median_ms" not in runs[-1]["result"]:
+                break
     else:
         budgets = [None if b == "none" else parse_size(b) for b in args.budgets.split(",")]
     for round_number in range(1, args.rounds + 1):

@@ -27,7 +27,8 @@
 #   bash bench/gpu.sh curves [pytorch:MODEL|jax:MODEL ...]   there: step time against memory
 #                            budget, plain framework against `ucudnn run`, per model
 #                            (bench/framework_curves.py), the models spread over the GPUs one
-#                            process per GPU; CURVES_ROUNDS, CURVES_BUDGETS, CURVES_DEADLINE (s)
+#                            process per GPU; CURVES_ROUNDS, CURVES_BUDGETS, CURVES_DEADLINE (s),
+#                            CURVES_GPUS ("0 1 2": those only); MODEL@none,9GiB,...: its own budgets
 #   bash bench/gpu.sh graphapi   there: the graph-API proofs (tests/graph_api/README.md): the
 #                            TensorFlow-style loader plain and through `ucudnn run`, PyTorch's
 #                            OpInfo convolutions and a CUDA-graph-captured step through ucudnn, the
@@ -486,22 +487,25 @@ multigpu() {
 # dealt round-robin to the visible GPUs, each GPU runs its share in turn. Every model's table,
 # picture and JSON are archived as they finish, with a summary of the tables.
 curves() {
-  local final=${OUT:-$root/gpu-results} out status=0 gpus i
+  local final=${OUT:-$root/gpu-results} out status=0 i
   out=$(mktemp -d)
   mkdir -p "$final"
   export LD_LIBRARY_PATH="$root/pack/lib:${LD_LIBRARY_PATH:-}"
   local models=("$@")
   [ ${#models[@]} -gt 0 ] || models=(pytorch:speech-bf16 pytorch:resnet50-fp32 pytorch:deeplabv3-fp32 jax:resnet50-bf16
                                      pytorch:resnet50-bf16 jax:resnet50-fp32)
-  gpus=$(nvidia-smi --list-gpus | wc -l)
+  local gpus=(${CURVES_GPUS:-$(seq 0 $(($(nvidia-smi --list-gpus | wc -l) - 1)))})
   nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv > "$out/gpu.txt"
-  for ((i = 0; i < gpus; i++)); do
+  for ((i = 0; i < ${#gpus[@]}; i++)); do
     (
       local j
-      for ((j = i; j < ${#models[@]}; j += gpus)); do
-        local framework=${models[$j]%%:*} model=${models[$j]#*:}
-        CUDA_VISIBLE_DEVICES=$i python3 bench/framework_curves.py --framework "$framework" --model "$model" \
-          --ucudnn "$root/pack/bin/ucudnn" --rounds "${CURVES_ROUNDS:-3}" --budgets "${CURVES_BUDGETS:-auto}" \
+      for ((j = i; j < ${#models[@]}; j += ${#gpus[@]})); do
+        # FRAMEWORK:MODEL[@BUDGETS]: budgets of its own (none,9GiB,...) instead of CURVES_BUDGETS.
+        local spec=${models[$j]%%@*} budgets=${CURVES_BUDGETS:-auto}
+        [ "$spec" != "${models[$j]}" ] && budgets=${models[$j]#*@}
+        local framework=${spec%%:*} model=${spec#*:}
+        CUDA_VISIBLE_DEVICES=${gpus[$i]} python3 bench/framework_curves.py --framework "$framework" --model "$model" \
+          --ucudnn "$root/pack/bin/ucudnn" --rounds "${CURVES_ROUNDS:-3}" --budgets "$budgets" \
           --deadline "${CURVES_DEADLINE:-0}" --out "$out" > "$out/$framework-$model.log" 2>&1 || echo "$model failed" >> "$out/failed.txt"
       done
     ) &
