@@ -103,6 +103,17 @@ Status run_plain(UcudnnContext* context, const ConvCall& call, int algo, const v
   return convolve(context->cudnn(), call.op, call.descriptors, algo, alpha, buffers, workspace, workspace_bytes, beta);
 }
 
+// The device's free and total memory, asked on `device` (the handle's) whichever is current.
+Status device_memory(int device, DeviceMemory* memory) {
+  int current = 0;
+  UCUDNN_CHECK_CUDA(cudaGetDevice(&current));
+  if (current != device) UCUDNN_CHECK_CUDA(cudaSetDevice(device));
+  const cudaError_t asked = cudaMemGetInfo(&memory->free, &memory->total);
+  if (current != device) UCUDNN_CHECK_CUDA(cudaSetDevice(current));
+  UCUDNN_CHECK_CUDA(asked);
+  return Status::success();
+}
+
 }  // namespace
 
 Status require_context(const UcudnnContext* context) {
@@ -146,6 +157,9 @@ Status create_context(UcudnnContext** out) {
   context->default_workspace_limit = config->default_workspace_limit;
   context->forced_workspace_limit = config->forced_workspace_limit;
   context->memory_budget = config->memory_budget;
+  DeviceMemory memory;
+  UCUDNN_TRY(device_memory(context->device, &memory));
+  context->device_in_use_at_creation = memory.in_use();
   *out = context.release();
   return Status::success();
 }
@@ -237,31 +251,17 @@ Status describe_plan(UcudnnContext* context, const ConvCall& call, std::optional
   return active_planner().describe(request, named_limit, plan);
 }
 
-namespace {
-
-// The device's free and total memory, asked on `device` (the handle's) whichever is current.
-Status device_memory(int device, std::size_t* free_bytes, std::size_t* total_bytes) {
-  int current = 0;
-  UCUDNN_CHECK_CUDA(cudaGetDevice(&current));
-  if (current != device) UCUDNN_CHECK_CUDA(cudaSetDevice(device));
-  const cudaError_t asked = cudaMemGetInfo(free_bytes, total_bytes);
-  if (current != device) UCUDNN_CHECK_CUDA(cudaSetDevice(current));
-  UCUDNN_CHECK_CUDA(asked);
-  return Status::success();
-}
-
-}  // namespace
-
 Status graph_plan_limit(const UcudnnContext* context, GraphLimit* limit) {
   UCUDNN_TRY(require_context(context));
   if (context->forced_workspace_limit || context->memory_budget.kind == MemoryBudget::Kind::kOff) {
     limit->keep_within = limit->plan_under = context->requested_limit_for(std::nullopt);
     return Status::success();
   }
-  std::size_t free_bytes = 0, total_bytes = 0;
-  UCUDNN_TRY(device_memory(context->device, &free_bytes, &total_bytes));
-  limit->keep_within = budget_available(context->memory_budget, free_bytes, total_bytes);
-  limit->plan_under = budget_planning_limit(limit->keep_within);
+  DeviceMemory now;
+  UCUDNN_TRY(device_memory(context->device, &now));
+  const BudgetLimits budget = budget_limits(context->memory_budget, context->device_in_use_at_creation, now);
+  limit->keep_within = budget.keep_within;
+  limit->plan_under = budget.plan_under;
   return Status::success();
 }
 

@@ -30,17 +30,19 @@ std::string to_string(const MemoryBudget& budget) {
   return format_byte_size(budget.bytes);
 }
 
-std::size_t budget_available(const MemoryBudget& budget, std::size_t device_free, std::size_t device_total) {
-  if (budget.kind != MemoryBudget::Kind::kSize) return device_free;
-  const std::size_t in_use = device_total > device_free ? device_total - device_free : 0;
-  const std::size_t left = budget.bytes > in_use ? budget.bytes - in_use : 0;
-  return std::min(left, device_free);
+BudgetLimits budget_limits(const MemoryBudget& budget, std::size_t in_use_at_creation, const DeviceMemory& now) {
+  const std::size_t whole = budget.kind == MemoryBudget::Kind::kSize ? budget.bytes : now.total;
+  auto left = [whole](std::size_t in_use) { return whole > in_use ? whole - in_use : 0; };
+  BudgetLimits limits;
+  limits.keep_within = left(in_use_at_creation);
+  limits.plan_under = power_of_two_floor(std::min({left(now.in_use()), now.free, limits.keep_within}));
+  return limits;
 }
 
-std::size_t budget_planning_limit(std::size_t available) {
-  if (available == 0) return 0;
+std::size_t power_of_two_floor(std::size_t bytes) {
+  if (bytes == 0) return 0;
   std::size_t power = 1;
-  while (power <= available / 2) power *= 2;
+  while (power <= bytes / 2) power *= 2;
   return power;
 }
 

@@ -27,13 +27,29 @@ struct MemoryBudget {
 Expected<MemoryBudget> parse_memory_budget(const std::string& text);
 std::string to_string(const MemoryBudget& budget);
 
-/// What a graph-API plan may take for workspace under `budget` (kFree or kSize), given the device's
-/// free and total memory now.
-std::size_t budget_available(const MemoryBudget& budget, std::size_t device_free, std::size_t device_total);
+/// The device's memory as cudaMemGetInfo reports it.
+struct DeviceMemory {
+  std::size_t free = 0;
+  std::size_t total = 0;
+  std::size_t in_use() const { return total > free ? total - free : 0; }
+};
 
-/// The limit ucudnn plans a plan that does not fit under: `available` rounded down to a power of
-/// two, so that a kernel sized while memory comes and goes is planned at a few limits, not one
-/// per byte (each limit is a plan, benchmarked once).
-std::size_t budget_planning_limit(std::size_t available);
+/// What a graph-API plan may take under a kFree or kSize budget (kFree: the whole device's
+/// memory is the budget).
+struct BudgetLimits {
+  /// A plan the program built is kept unless its workspace exceeds this: what was left of the
+  /// budget when the handle was made. Only a plan the framework could never fit is replaced, since
+  /// the memory in use later counts the framework's cache, which it reuses for workspace: a plan
+  /// kept that does not fit now is the framework's to drop, as it would without ucudnn.
+  std::size_t keep_within = 0;
+  /// A plan that is replaced is planned under what is left of the budget now (never more than is
+  /// free), rounded down to a power of two: a kernel sized while memory comes and goes is planned
+  /// at a few limits, not one per byte (each limit is a plan, benchmarked once).
+  std::size_t plan_under = 0;
+};
+BudgetLimits budget_limits(const MemoryBudget& budget, std::size_t in_use_at_creation, const DeviceMemory& now);
+
+/// `bytes` rounded down to a power of two (0 stays 0).
+std::size_t power_of_two_floor(std::size_t bytes);
 
 }  // namespace ucudnn

@@ -146,7 +146,7 @@ std::string Statistics::report() const {
   out << "ucudnn: front-ends active: " << (active.empty() ? "none" : active) << "\n";
   out << "ucudnn: graph API: " << f.graph_plans_intercepted << " plans intercepted, " << f.graph_plans_passed
       << " passed through, " << f.graph_executions << " executions; " << f.graph_plans_kept
-      << " kept as the program built them (their workspace fits the limit)\n";
+      << " kept as the program built them (their workspace fits the limit or memory budget)\n";
   if (divisions() > 0) {
     out << "ucudnn: workspace divisions " << divisions() << ", solved in " << division_seconds() << " s\n";
   }

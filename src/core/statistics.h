@@ -61,7 +61,7 @@ struct SearchCounters {
 struct FrontEndCounters {
   long long legacy_calls = 0;           ///< legacy-API calls intercepted (get/find, workspace, convolution)
   long long graph_plans_intercepted = 0;  ///< execution plans of one convolution, followed by ucudnn
-  long long graph_plans_kept = 0;  ///< of those, kept as the program built them (their workspace fits the limit)
+  long long graph_plans_kept = 0;  ///< of those, kept as the program built them (their workspace fits the limit or memory budget)
   long long graph_plans_passed = 0;     ///< the program's other plans, left to cuDNN
   long long graph_executions = 0;       ///< executions of intercepted plans
   long long dlopen_redirects = 0;       ///< dlopen calls of cuDNN answered with ucudnn's layer

@@ -109,10 +109,11 @@ std::string workspace_limit_text(const ChildSettings& settings, const EnvConfig&
   if (config.forced_workspace_limit) return "workspace limit " + format_byte_size(*config.forced_workspace_limit);
   switch (config.memory_budget.kind) {
     case MemoryBudget::Kind::kFree:
-      return "the program's own plans kept where their workspace fits the device's free memory";
+      return "graph-API plans kept as the program built them unless their workspace exceeds the GPU's memory left when "
+             "the program made its cuDNN handle";
     case MemoryBudget::Kind::kSize:
-      return "the program's own plans kept where their workspace fits what is left of a " +
-             to_string(config.memory_budget) + " budget";
+      return "graph-API plans kept as the program built them unless their workspace exceeds what was left of a " +
+             to_string(config.memory_budget) + " budget when the program made its cuDNN handle";
     case MemoryBudget::Kind::kOff:
       break;
   }
@@ -242,9 +243,9 @@ std::pair<CLI::App*, CommandRunner> add_run_command(CLI::App& app) {
       run->add_option("--workspace-limit", options->workspace_limit, limit_help)->type_name("SIZE");
   options->memory_budget_option =
       run->add_option("--memory-budget", options->memory_budget,
-                      "Where no limit is forced: what graph-API plans may take (UCUDNN_MEMORY_BUDGET): free (the "
-                      "default: the device's free memory), a SIZE (the program's budget on the device, e.g. its "
-                      "framework's memory fraction) or off (a fixed 64 MiB default limit)")
+                      "Where no limit is forced, what graph-API plans may take (UCUDNN_MEMORY_BUDGET): free (the "
+                      "default: the GPU's memory), a SIZE (the program's budget on the GPU, e.g. its framework's "
+                      "memory fraction plus about 0.5 GiB of CUDA context) or off (a fixed 64 MiB default limit)")
           ->type_name("BUDGET");
   options->database_option =
       run->add_option("--database", options->database, "Benchmark database (UCUDNN_DATABASE)")->type_name("FILE");

@@ -39,33 +39,43 @@ TEST(MemoryBudget, RefusesNothingAndNonsenseSayingWhatItTakes) {
   EXPECT_FALSE(parse_memory_budget("64"));  // a bare number below 1 MiB, as every size refuses
 }
 
-TEST(MemoryBudget, FreeIsWhatTheDeviceHasFree) {
+TEST(MemoryBudget, FreeKeepsWhatFitsTheMemoryLeftWhenTheHandleWasMade) {
   const MemoryBudget free_memory{MemoryBudget::Kind::kFree, 0};
-  EXPECT_EQ(budget_available(free_memory, 3 * GiB, 80 * GiB), 3 * GiB);
-  EXPECT_EQ(budget_available(free_memory, 0, 80 * GiB), 0u);
+  // 80 GiB card, 4 GiB in use at the handle's creation, 70 GiB in use now (much of it the
+  // framework's cache, which it would reuse for a workspace).
+  const BudgetLimits limits = budget_limits(free_memory, 4 * GiB, DeviceMemory{10 * GiB, 80 * GiB});
+  EXPECT_EQ(limits.keep_within, 76 * GiB) << "only a plan the framework could never fit is replaced";
+  EXPECT_EQ(limits.plan_under, 8 * GiB) << "a replaced plan fits what is free now, to a power of two";
 }
 
-TEST(MemoryBudget, ASizeIsWhatIsLeftOfItAndNeverMoreThanIsFree) {
+TEST(MemoryBudget, ASizeCountsEverythingInUseOnTheDevice) {
   const MemoryBudget six{MemoryBudget::Kind::kSize, 6 * GiB};
-  // 80 GiB card, 2 GiB in use: 4 GiB left of the budget, though 78 GiB are free.
-  EXPECT_EQ(budget_available(six, 78 * GiB, 80 * GiB), 4 * GiB);
-  // More in use than the budget: nothing left.
-  EXPECT_EQ(budget_available(six, 70 * GiB, 80 * GiB), 0u);
-  // A budget beyond what the card has free: never more than is free.
+  // 1 GiB in use at creation, 3 GiB now: keep up to 5 GiB, plan the rest under 2 GiB (3 left).
+  BudgetLimits limits = budget_limits(six, 1 * GiB, DeviceMemory{77 * GiB, 80 * GiB});
+  EXPECT_EQ(limits.keep_within, 5 * GiB);
+  EXPECT_EQ(limits.plan_under, 2 * GiB);
+  // More in use now than the budget: a replaced plan gets no workspace; more in use at creation
+  // than the budget: every plan that needs workspace is replaced.
+  limits = budget_limits(six, 1 * GiB, DeviceMemory{70 * GiB, 80 * GiB});
+  EXPECT_EQ(limits.plan_under, 0u);
+  limits = budget_limits(six, 7 * GiB, DeviceMemory{70 * GiB, 80 * GiB});
+  EXPECT_EQ(limits.keep_within, 0u);
+  EXPECT_EQ(limits.plan_under, 0u);
+  // A budget beyond what the card has free: a replaced plan never gets more than is free.
   const MemoryBudget large{MemoryBudget::Kind::kSize, 100 * GiB};
-  EXPECT_EQ(budget_available(large, 1 * GiB, 80 * GiB), 1 * GiB);
+  limits = budget_limits(large, 1 * GiB, DeviceMemory{1 * GiB + 5, 80 * GiB});
+  EXPECT_EQ(limits.plan_under, 1 * GiB);
 }
 
 TEST(MemoryBudget, PlansUnderAPowerOfTwoSoFewLimitsArePlanned) {
-  EXPECT_EQ(budget_planning_limit(0), 0u);
-  EXPECT_EQ(budget_planning_limit(1), 1u);
-  EXPECT_EQ(budget_planning_limit(64 * MiB), 64 * MiB);
-  EXPECT_EQ(budget_planning_limit(64 * MiB + 1), 64 * MiB);
-  EXPECT_EQ(budget_planning_limit(128 * MiB - 1), 64 * MiB);
+  EXPECT_EQ(power_of_two_floor(0), 0u);
+  EXPECT_EQ(power_of_two_floor(1), 1u);
+  EXPECT_EQ(power_of_two_floor(64 * MiB), 64 * MiB);
+  EXPECT_EQ(power_of_two_floor(64 * MiB + 1), 64 * MiB);
+  EXPECT_EQ(power_of_two_floor(128 * MiB - 1), 64 * MiB);
   // Memory that comes and goes by a few MiB maps to one limit.
-  EXPECT_EQ(budget_planning_limit(3 * GiB + 5 * MiB), budget_planning_limit(3 * GiB + 900 * MiB));
-  const std::size_t largest = ~std::size_t{0};
-  EXPECT_EQ(budget_planning_limit(largest), std::size_t{1} << 63);
+  EXPECT_EQ(power_of_two_floor(3 * GiB + 5 * MiB), power_of_two_floor(3 * GiB + 900 * MiB));
+  EXPECT_EQ(power_of_two_floor(~std::size_t{0}), std::size_t{1} << 63);
 }
 
 TEST(MemoryBudget, TheVariableIsReadWithTheOthersAndABadValueNamesIt) {
