@@ -251,6 +251,8 @@ def worker(args):
         module.zero_grad(set_to_none=False)
     tensors = torch.cuda.memory_allocated()
     torch.cuda.reset_peak_memory_stats()
+    counters = ("num_alloc_retries", "num_device_alloc", "num_device_free")
+    before = {key: torch.cuda.memory_stats().get(key, 0) for key in counters}
     times, host_times = [], []
     for _ in range(args.iterations):
         start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
@@ -262,6 +264,10 @@ def worker(args):
         stop.record()
         stop.synchronize()
         times.append(start.elapsed_time(stop))
+    stats = torch.cuda.memory_stats()
+    # The allocator's retries (freeing its cache to satisfy a request) and device mallocs/frees
+    # over the timed steps: where they grow per step, memory pressure, not the kernels, sets the pace.
+    allocator = {key: stats.get(key, 0) - before[key] for key in counters}
     profile = profile_steps(torch, step, 5) if args.profile else None
     print(json.dumps({"profile": profile, "model": args.model, "batch": args.batch, "median_ms": statistics.median(times), "min_ms": min(times), "max_ms": max(times),
                       "host_median_ms": statistics.median(host_times), "warmup_seconds": warmup_seconds,
@@ -270,7 +276,7 @@ def worker(args):
                       "peak_reserved_bytes": torch.cuda.max_memory_reserved(),
                       "total_memory_bytes": torch.cuda.get_device_properties(0).total_memory,
                       "memory_fraction": args.memory_fraction,
-                      "memory_budget": os.environ.get("UCUDNN_MEMORY_BUDGET"),
+                      "memory_budget": os.environ.get("UCUDNN_MEMORY_BUDGET"), "allocator": allocator,
                       "tensor_bytes": tensors, "iterations": args.iterations,
                       "torch": torch.__version__, "cudnn": torch.backends.cudnn.version(),
                       "gpu": torch.cuda.get_device_name()}))
