@@ -255,6 +255,7 @@ Status graph_plan_limit(const UcudnnContext* context, GraphLimit* limit) {
   UCUDNN_TRY(require_context(context));
   if (context->forced_workspace_limit || context->memory_budget.kind == MemoryBudget::Kind::kOff) {
     limit->keep_within = limit->plan_under = context->requested_limit_for(std::nullopt);
+    limit->is_cap = true;
     return Status::success();
   }
   DeviceMemory now;

@@ -13,6 +13,7 @@
 #include "runtime/backend_graph.h"
 
 namespace ucudnn::api {
+using ucudnn::runtime::read_plan_identity;
 using ucudnn::runtime::read_plan_numerical_notes;
 using ucudnn::runtime::read_plan_workspace;
 
@@ -133,7 +134,16 @@ std::shared_ptr<GraphFrontEnd::Plan> GraphFrontEnd::find(cudnnBackendDescriptor_
   return it == plans_.end() ? nullptr : it->second;
 }
 
-int GraphFrontEnd::decide(Plan& plan) {
+bool GraphFrontEnd::is_the_kernels_stand_in(const Plan& plan, cudnnBackendDescriptor_t descriptor) {
+  std::string identity;
+  const Status read = read_plan_identity(descriptor, &identity);
+  if (!read.ok()) UCUDNN_LOG_DEBUG("graph API: a plan's identity unread (" << read.message() << ")");
+  std::lock_guard<std::mutex> lock(stand_ins_mutex_);
+  const auto [it, first] = stand_ins_.try_emplace(plan.key, identity);
+  return first || (read.ok() && it->second == identity);
+}
+
+int GraphFrontEnd::decide(Plan& plan, cudnnBackendDescriptor_t descriptor) {
   int state = plan.state.load(std::memory_order_acquire);
   if (state != Plan::kUndecided) return state;
   const std::lock_guard<std::mutex> one_decision(plan.deciding);
@@ -142,16 +152,22 @@ int GraphFrontEnd::decide(Plan& plan) {
   const ContextLease context = lookup_(plan.handle);
   GraphLimit limit;
   std::size_t bytes = 0;
+  bool stand_in = true;
   const cudnnStatus_t planned = at_boundary("graph API planning", [&]() -> Status {
     if (!context) return Error(ErrorCode::kBadParam, "the plan's handle was destroyed");
     UCUDNN_TRY(graph_plan_limit(context.get(), &limit));
     // The program's choice is the incumbent: where its plan fits, it runs as the program built it
     // (the framework's autotuner chose it among real engines, in its real memory).
     if (plan.cudnn_workspace <= limit.keep_within) return Status::success();
+    stand_in = limit.is_cap || is_the_kernels_stand_in(plan, descriptor);
+    if (!stand_in) return Status::success();
     return graph_workspace(context.get(), plan.handle, plan.key, limit.plan_under, &bytes);
   });
   if (planned == CUDNN_STATUS_SUCCESS && plan.cudnn_workspace <= limit.keep_within) {
     state = Plan::kKept;
+  } else if (planned == CUDNN_STATUS_SUCCESS && !stand_in) {
+    UCUDNN_LOG_DEBUG("graph API: a plan that does not fit stays cuDNN's: the kernel has its stand-in already");
+    state = Plan::kCudnn;
   } else if (planned == CUDNN_STATUS_SUCCESS) {
     plan.limit = limit.plan_under;
     plan.workspace = bytes;
@@ -187,7 +203,7 @@ cudnnStatus_t GraphFrontEnd::get(Get real, cudnnBackendDescriptor_t descriptor, 
   return guarded("cudnnBackendGetAttribute", [&] {
     if (name == CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE && type == CUDNN_TYPE_INT64 && requested >= 1 && values) {
       if (const auto plan = find(descriptor)) {
-        if (decide(*plan) == Plan::kUcudnn) {
+        if (decide(*plan, descriptor) == Plan::kUcudnn) {
           *static_cast<int64_t*>(values) = static_cast<int64_t>(plan->workspace);
         }
       }

@@ -352,6 +352,20 @@ Status read_plan_workspace(cudnnBackendDescriptor_t plan, std::size_t* bytes) {
   return Status::success();
 }
 
+Status read_plan_identity(cudnnBackendDescriptor_t plan, std::string* identity) {
+  std::int64_t size = 0;
+  UCUDNN_CHECK_CUDNN(
+      cudnnBackendGetAttribute(plan, CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION, CUDNN_TYPE_CHAR, 0, &size, nullptr));
+  if (size <= 0 || size > (std::int64_t{16} << 20)) {
+    return Error(ErrorCode::kInternal, "cuDNN gave a plan serialization of " + std::to_string(size) + " bytes");
+  }
+  std::vector<char> text(static_cast<std::size_t>(size));
+  UCUDNN_CHECK_CUDNN(cudnnBackendGetAttribute(plan, CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION, CUDNN_TYPE_CHAR,
+                                              size, &size, text.data()));
+  identity->assign(text.data(), std::min(text.size(), static_cast<std::size_t>(std::max<std::int64_t>(size, 0))));
+  return Status::success();
+}
+
 CudnnExecutionPlan::~CudnnExecutionPlan() {
   // The plan before the descriptors it was made from.
   plan_.reset();

@@ -75,6 +75,10 @@ class CudnnExecutionPlan {
 Status read_plan_numerical_notes(cudnnBackendDescriptor_t plan, std::set<int>* notes);
 /// The workspace a finalized execution plan reports.
 Status read_plan_workspace(cudnnBackendDescriptor_t plan, std::size_t* bytes);
+/// What tells a finalized plan's engine configuration apart from another of the same graph: cuDNN's
+/// serialization of the plan (its engine, knobs and graph), the same when a program rebuilds the
+/// plan from the same engine and knobs (as XLA does at run time).
+Status read_plan_identity(cudnnBackendDescriptor_t plan, std::string* identity);
 
 /// The byte alignment engine plans require of every pointer.
 inline constexpr std::size_t kEngineAlignment = 16;
