@@ -137,10 +137,8 @@ std::shared_ptr<GraphFrontEnd::Plan> GraphFrontEnd::find(cudnnBackendDescriptor_
 bool GraphFrontEnd::is_the_kernels_stand_in(const Plan& plan, cudnnBackendDescriptor_t descriptor) {
   std::string identity;
   const Status read = read_plan_identity(descriptor, &identity);
-  if (!read.ok()) UCUDNN_LOG_DEBUG("graph API: a plan's identity unread (" << read.message() << ")");
-  std::lock_guard<std::mutex> lock(stand_ins_mutex_);
-  const auto [it, first] = stand_ins_.try_emplace(plan.key, identity);
-  return first || (read.ok() && it->second == identity);
+  if (!read.ok()) UCUDNN_LOG_DEBUG("graph API: a plan's engine configuration unread (" << read.message() << ")");
+  return stand_ins_.stands_in(plan.key, read.ok() ? std::optional<std::string>(std::move(identity)) : std::nullopt);
 }
 
 int GraphFrontEnd::decide(Plan& plan, cudnnBackendDescriptor_t descriptor) {

@@ -28,6 +28,7 @@
 
 #include "api/context.h"
 #include "api/graph_records.h"
+#include "api/graph_stand_ins.h"
 #include "core/conv_key.h"
 
 namespace ucudnn::api {
@@ -93,12 +94,7 @@ class GraphFrontEnd {
   /// workspace under it where the plan is its kernel's stand-in; else kCudnn (not the stand-in,
   /// or planning failed).
   int decide(Plan& plan, cudnnBackendDescriptor_t descriptor);
-  /// Whether a plan that does not fit is its kernel's stand-in: the first such plan of its kernel,
-  /// or one with the same engine configuration (a program rebuilding it). Only the stand-in becomes
-  /// ucudnn's; the others stay cuDNN's, for the framework to drop where they do not fit as it
-  /// would without ucudnn. Replacing them all filled the framework's benchmark with copies of
-  /// ucudnn's plan (PyTorch times only its first ten candidates) and pushed out fitting engines
-  /// it would have chosen.
+  /// Whether a plan that does not fit is its kernel's stand-in (api/graph_stand_ins.h).
   bool is_the_kernels_stand_in(const Plan& plan, cudnnBackendDescriptor_t descriptor);
   /// The state of a plan about to run: one whose workspace the program never asked (so it cannot
   /// have allocated ucudnn's) stays cuDNN's.
@@ -110,9 +106,7 @@ class GraphFrontEnd {
   GraphRecords records_;
   mutable std::shared_mutex mutex_;
   std::unordered_map<cudnnBackendDescriptor_t, std::shared_ptr<Plan>> plans_;
-  std::mutex stand_ins_mutex_;
-  /// Per kernel, the engine configuration (read_plan_identity) of the plan that stands in for it.
-  std::unordered_map<ConvKey, std::string, ConvKeyHash> stand_ins_;
+  GraphStandIns stand_ins_;
 };
 
 }  // namespace ucudnn::api

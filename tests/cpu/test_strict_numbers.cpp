@@ -155,7 +155,7 @@ std::string describe(const EnvConfig& config) {
   std::ostringstream text;
   text << static_cast<int>(config.policy) << '|' << config.default_workspace_limit << '|'
        << (config.forced_workspace_limit ? std::to_string(*config.forced_workspace_limit) : "none") << '|'
-       << config.total_workspace << '|' << static_cast<int>(config.candidates) << '|' << config.database << '|'
+       << to_string(config.memory_budget) << '|' << config.total_workspace << '|' << static_cast<int>(config.candidates) << '|' << config.database << '|'
        << config.wd_time_limit_seconds << '|' << static_cast<int>(config.search) << '|'
        << static_cast<int>(config.database_journal) << '|';
   for (const auto& path : config.system_databases) text << path << ':';
@@ -226,6 +226,7 @@ TEST(StrictEnvironment, SurroundingWhitespaceIsTrimmedForEveryVariable) {
       {"UCUDNN_DEFAULT_WORKSPACE_LIMIT", "8MiB"},
       {"UCUDNN_FORCE_WORKSPACE_LIMIT", "16MiB"},
       {"UCUDNN_WORKSPACE_LIMIT", "16MiB"},
+      {"UCUDNN_MEMORY_BUDGET", "6GiB"},
       {"UCUDNN_TOTAL_WORKSPACE_SIZE", "120MiB"},
       {"UCUDNN_WD_TIME_LIMIT", "2.5"},
       {"UCUDNN_CANDIDATES", "legacy"},

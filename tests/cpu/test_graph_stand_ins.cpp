@@ -1,0 +1,60 @@
+// Which plan of a kernel stands in for it under a memory budget (api/graph_stand_ins.h): the rule
+// that keeps a framework's benchmark free of copies of ucudnn's plan.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "api/graph_stand_ins.h"
+#include "database_test_support.h"
+
+namespace ucudnn::api {
+namespace {
+
+using testing::layer_key;
+
+TEST(GraphStandIns, TheFirstPlanOfAKernelStandsInAndItsRebuildsToo) {
+  GraphStandIns stand_ins;
+  const ConvKey kernel = layer_key(0, 64);
+  EXPECT_TRUE(stand_ins.stands_in(kernel, std::string("engine 7, knobs a")));
+  EXPECT_FALSE(stand_ins.stands_in(kernel, std::string("engine 12"))) << "another engine of the same kernel";
+  EXPECT_FALSE(stand_ins.stands_in(kernel, std::nullopt)) << "unreadable: not the same configuration";
+  EXPECT_TRUE(stand_ins.stands_in(kernel, std::string("engine 7, knobs a"))) << "a rebuild, as XLA's at run time";
+  EXPECT_FALSE(stand_ins.stands_in(kernel, std::string("engine 7, knobs b"))) << "knobs count";
+}
+
+TEST(GraphStandIns, EachKernelHasItsOwn) {
+  GraphStandIns stand_ins;
+  EXPECT_TRUE(stand_ins.stands_in(layer_key(0, 64), std::string("engine 7")));
+  EXPECT_TRUE(stand_ins.stands_in(layer_key(1, 64), std::string("engine 12")));
+  EXPECT_TRUE(stand_ins.stands_in(layer_key(0, 32), std::string("engine 12"))) << "another batch is another kernel";
+  EXPECT_FALSE(stand_ins.stands_in(layer_key(1, 64), std::string("engine 7")));
+}
+
+TEST(GraphStandIns, AnUnreadableFirstPlanStandsInAloneAndNothingMatchesIt) {
+  GraphStandIns stand_ins;
+  const ConvKey kernel = layer_key(2, 16);
+  EXPECT_TRUE(stand_ins.stands_in(kernel, std::nullopt));
+  EXPECT_FALSE(stand_ins.stands_in(kernel, std::nullopt));
+  EXPECT_FALSE(stand_ins.stands_in(kernel, std::string("")));
+}
+
+TEST(GraphStandIns, RacingThreadsAgreeOnOneStandInPerKernel) {
+  GraphStandIns stand_ins;
+  const ConvKey kernel = layer_key(3, 8);
+  std::atomic<int> chosen{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      if (stand_ins.stands_in(kernel, "engine " + std::to_string(t))) ++chosen;
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(chosen.load(), 1);
+}
+
+}  // namespace
+}  // namespace ucudnn::api
