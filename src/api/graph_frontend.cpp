@@ -134,11 +134,13 @@ std::shared_ptr<GraphFrontEnd::Plan> GraphFrontEnd::find(cudnnBackendDescriptor_
   return it == plans_.end() ? nullptr : it->second;
 }
 
-bool GraphFrontEnd::is_the_kernels_stand_in(const Plan& plan, cudnnBackendDescriptor_t descriptor) {
+std::optional<std::size_t> GraphFrontEnd::stand_in_limit(const Plan& plan, cudnnBackendDescriptor_t descriptor,
+                                                         std::size_t limit) {
   std::string identity;
   const Status read = read_plan_identity(descriptor, &identity);
   if (!read.ok()) UCUDNN_LOG_DEBUG("graph API: a plan's engine configuration unread (" << read.message() << ")");
-  return stand_ins_.stands_in(plan.key, read.ok() ? std::optional<std::string>(std::move(identity)) : std::nullopt);
+  return stand_ins_.stands_in(plan.key, read.ok() ? std::optional<std::string>(std::move(identity)) : std::nullopt,
+                              limit);
 }
 
 int GraphFrontEnd::decide(Plan& plan, cudnnBackendDescriptor_t descriptor) {
@@ -157,8 +159,12 @@ int GraphFrontEnd::decide(Plan& plan, cudnnBackendDescriptor_t descriptor) {
     // The program's choice is the incumbent: where its plan fits, it runs as the program built it
     // (the framework's autotuner chose it among real engines, in its real memory).
     if (plan.cudnn_workspace <= limit.keep_within) return Status::success();
-    stand_in = limit.is_cap || is_the_kernels_stand_in(plan, descriptor);
-    if (!stand_in) return Status::success();
+    if (!limit.is_cap) {
+      const std::optional<std::size_t> under = stand_in_limit(plan, descriptor, limit.plan_under);
+      stand_in = under.has_value();
+      if (!stand_in) return Status::success();
+      limit.plan_under = *under;
+    }
     return graph_workspace(context.get(), plan.handle, plan.key, limit.plan_under, &bytes);
   });
   if (planned == CUDNN_STATUS_SUCCESS && plan.cudnn_workspace <= limit.keep_within) {

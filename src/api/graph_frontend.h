@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <string>
 #include <unordered_map>
@@ -94,8 +95,10 @@ class GraphFrontEnd {
   /// workspace under it where the plan is its kernel's stand-in; else kCudnn (not the stand-in,
   /// or planning failed).
   int decide(Plan& plan, cudnnBackendDescriptor_t descriptor);
-  /// Whether a plan that does not fit is its kernel's stand-in (api/graph_stand_ins.h).
-  bool is_the_kernels_stand_in(const Plan& plan, cudnnBackendDescriptor_t descriptor);
+  /// Under a budget, whether a plan that does not fit is its kernel's stand-in, and the limit to
+  /// plan it under (api/graph_stand_ins.h); nullopt: it stays cuDNN's.
+  std::optional<std::size_t> stand_in_limit(const Plan& plan, cudnnBackendDescriptor_t descriptor,
+                                            std::size_t limit);
   /// The state of a plan about to run: one whose workspace the program never asked (so it cannot
   /// have allocated ucudnn's) stays cuDNN's.
   int settled_before_use(Plan& plan);

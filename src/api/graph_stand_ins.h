@@ -6,6 +6,7 @@
 // benchmark times a bounded number of candidates (PyTorch: the first ten), and copies of ucudnn's
 // plan there pushed out the fitting engines it would have chosen. CUDA-free, thread-safe.
 
+#include <cstddef>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -17,18 +18,26 @@ namespace ucudnn::api {
 
 class GraphStandIns {
  public:
-  /// Whether a plan of `kernel` that does not fit stands in for it. `identity` is its engine
-  /// configuration's (runtime/backend_graph.h's read_plan_identity), nullopt where unreadable:
-  /// such a plan stands in only as its kernel's first.
-  bool stands_in(const ConvKey& kernel, const std::optional<std::string>& identity) {
+  /// Whether a plan of `kernel` that does not fit stands in for it, and if so the limit to plan it
+  /// under: `limit` for the kernel's first, the first's for a rebuild (so that a program that sized
+  /// its buffer when it chose the plan, as XLA does, is told the same workspace at run time).
+  /// `identity` is the plan's engine configuration (runtime/backend_graph.h's read_plan_identity),
+  /// nullopt where unreadable: such a plan stands in only as its kernel's first.
+  std::optional<std::size_t> stands_in(const ConvKey& kernel, const std::optional<std::string>& identity,
+                                       std::size_t limit) {
     std::lock_guard<std::mutex> lock(mutex_);
-    const auto [it, first] = chosen_.try_emplace(kernel, identity);
-    return first || (identity && it->second == identity);
+    const auto [it, first] = chosen_.try_emplace(kernel, Chosen{identity, limit});
+    if (first || (identity && it->second.identity == identity)) return it->second.limit;
+    return std::nullopt;
   }
 
  private:
+  struct Chosen {
+    std::optional<std::string> identity;
+    std::size_t limit = 0;
+  };
   std::mutex mutex_;
-  std::unordered_map<ConvKey, std::optional<std::string>, ConvKeyHash> chosen_;
+  std::unordered_map<ConvKey, Chosen, ConvKeyHash> chosen_;
 };
 
 }  // namespace ucudnn::api
