@@ -141,7 +141,16 @@ Status create_context(UcudnnContext** out) {
     UCUDNN_TRY(parse_benchmark_devices(config->benchmark_devices, devices));
   }
   auto context = std::make_unique<UcudnnContext>();
-  UCUDNN_CHECK_CUDA(cudaGetDevice(&context->device));
+  const cudaError_t device_found = cudaGetDevice(&context->device);
+  if (device_found == cudaErrorInsufficientDriver || device_found == cudaErrorNoDevice) {
+    (void)cudaGetLastError();
+    // The usual cause is no driver, or no visible device, not an old driver: say so, not where.
+    return Error(ErrorCode::kExecutionFailed,
+                 std::string("no GPU is usable here (") + cudaGetErrorName(device_found) +
+                     "): no NVIDIA driver is loaded, it is older than this CUDA runtime, or none of its GPUs is "
+                     "visible (CUDA_VISIBLE_DEVICES); cuDNN itself cannot run here either");
+  }
+  UCUDNN_CHECK_CUDA(device_found);
   cudnnHandle_t raw = nullptr;
   UCUDNN_CHECK_CUDNN(cudnnCreate(&raw));
   context->cudnn_handle.reset(raw);

@@ -16,6 +16,7 @@
 #include "tools/build_info.h"
 #include "tools/cli.h"
 #include "tools/cudnn_locator.h"
+#include "tools/gpu_presence.h"
 #include "tools/run_environment.h"
 #include "tools/subprocess.h"
 
@@ -209,6 +210,10 @@ int run_program(const RunOptions& options, std::ostream& out, std::ostream& err)
     return kExitOk;
   }
 
+  if (const std::optional<std::string> missing = missing_gpu()) {
+    err << "ucudnn run: no GPU: " << *missing
+        << "; the program starts anyway, and its cuDNN calls will fail as they would without ucudnn\n";
+  }
   err << "ucudnn run: preloading " << preload_path << "; cuDNN " << cudnn_version_text(cudnn->version) << " from "
       << cudnn->folder << "; " << workspace_limit_text(child, *config) << '\n';
   out.flush();  // the program writes to the same files after this

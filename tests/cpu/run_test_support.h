@@ -17,6 +17,7 @@
 #include "test_helpers.h"
 #include "tools/build_info.h"
 #include "tools/cudnn_locator.h"
+#include "tools/gpu_presence.h"
 
 namespace ucudnn::testing {
 
@@ -26,6 +27,23 @@ inline std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// The lines `run` wrote to stderr after its note on a machine without a GPU, which it writes first
+// exactly where tools::missing_gpu() says one is missing (as on CI); checked here.
+inline std::vector<std::string> lines_after_gpu_note(const std::string& err) {
+  std::vector<std::string> lines = lines_of(err);
+  const std::optional<std::string> missing = tools::missing_gpu();
+  if (!missing) {
+    for (const std::string& line : lines) EXPECT_EQ(line.rfind("ucudnn run: no GPU", 0), std::string::npos) << line;
+    return lines;
+  }
+  EXPECT_FALSE(lines.empty()) << err;
+  if (lines.empty()) return lines;
+  EXPECT_EQ(lines.front(), "ucudnn run: no GPU: " + *missing +
+                               "; the program starts anyway, and its cuDNN calls will fail as they would without ucudnn");
+  lines.erase(lines.begin());
   return lines;
 }
 

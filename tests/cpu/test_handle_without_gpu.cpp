@@ -59,7 +59,9 @@ TEST(UcudnnHandle, CreateReportsAStatusWithoutAGpu) {
   const cudnnStatus_t status = cudnnCreate(&handle);
   EXPECT_NE(status, CUDNN_STATUS_SUCCESS);
   EXPECT_EQ(handle.context, nullptr) << "a failed create leaves the handle null";
-  EXPECT_STRNE(ucudnnGetLastErrorMessage(), "");
+  const std::string message = ucudnnGetLastErrorMessage();
+  EXPECT_NE(message.find("no GPU is usable here"), std::string::npos) << message;
+  EXPECT_EQ(message.find(".cpp:"), std::string::npos) << "the cause, not a source line\n" << message;
 }
 
 TEST(EnvConfig, ParsesPolicyAndLimitStrictly) {

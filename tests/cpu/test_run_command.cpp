@@ -48,6 +48,7 @@ using testing::real_cudnn_library;
 using testing::ScopedVariable;
 using testing::stand_in_cudnn;
 using testing::stand_in_preload;
+using testing::lines_after_gpu_note;
 using testing::with;
 
 TEST(RunCommand, DryRunPrintsThePreloadTheCudnnFolderAndTheForcedLimit) {
@@ -244,9 +245,10 @@ TEST(RunCommand, RunsTheProgramWithTheEnvironmentAndExitsWithItsStatus) {
   const std::string folder = fs::path(cudnn).parent_path().string();
   const std::string status_line =
       "ucudnn run: preloading " + preload + "; cuDNN " + std::to_string(built().cudnn_major);
-  EXPECT_EQ(result.err.rfind(status_line + ".", 0), 0u) << result.err;
-  EXPECT_NE(result.err.find(" from " + folder + "; workspace limit 64 MiB\n"), std::string::npos) << result.err;
-  EXPECT_EQ(lines_of(result.err).size(), 1u) << result.err;
+  const std::vector<std::string> lines = lines_after_gpu_note(result.err);
+  ASSERT_EQ(lines.size(), 1u) << result.err;
+  EXPECT_EQ(lines[0].rfind(status_line + ".", 0), 0u) << result.err;
+  EXPECT_NE(lines[0].find(" from " + folder + "; workspace limit 64 MiB"), std::string::npos) << result.err;
 }
 
 TEST(RunCommand, TheBuiltPreloadLibraryLoadsIntoTheProgram) {
@@ -282,7 +284,7 @@ TEST(RunCommand, AProgramThatCannotBeStartedExits127WithTheReason) {
   const CliResult denied = run({"run", "--preload", preload, "--cudnn", cudnn, "--", not_executable});
   EXPECT_EQ(denied.status, kExitCannotRun);
   EXPECT_EQ(denied.status, 127);
-  const std::vector<std::string> lines = lines_of(denied.err);
+  const std::vector<std::string> lines = lines_after_gpu_note(denied.err);
   ASSERT_EQ(lines.size(), 2u) << "the status line, then the error\n" << denied.err;
   EXPECT_EQ(lines[1], "ucudnn: error: cannot run '" + not_executable + "': Permission denied");
 
@@ -302,6 +304,39 @@ TEST(RunCommand, AProgramEndedByASignalEndsTheRunAsAShellSeesIt) {
   const ProcessResult result =
       run_binary(dir, "run --preload '" + preload + "' --cudnn '" + cudnn + "' -- /bin/sh -c 'kill -TERM $$'");
   EXPECT_EQ(result.status, 128 + 15) << result.err;
+}
+
+
+// A stand-in NVIDIA driver: cuInit returns `init`, cuDeviceGetCount reports `devices`.
+std::string stand_in_driver(const TempDir& dir, const std::string& name, int init, int devices) {
+  const fs::path file = dir.path() / name / "libcuda.so.1";
+  compile_library(dir,
+                  "int cuInit(unsigned int flags) { (void)flags; return " + std::to_string(init) +
+                      "; }\nint cuDeviceGetCount(int* count) { *count = " + std::to_string(devices) + "; return 0; }\n",
+                  file);
+  return file.string();
+}
+
+TEST(RunCommand, SaysWhatIsMissingWhereNoGpuIsVisible) {
+  TempDir dir;
+  EXPECT_EQ(tools::missing_gpu(stand_in_driver(dir, "two", 0, 2)), std::nullopt);
+  const auto none = tools::missing_gpu(stand_in_driver(dir, "none", 0, 0));
+  ASSERT_TRUE(none.has_value());
+  EXPECT_NE(none->find("the NVIDIA driver sees no GPU"), std::string::npos) << *none;
+  const auto hidden = tools::missing_gpu(stand_in_driver(dir, "hidden", 100, 0));
+  ASSERT_TRUE(hidden.has_value());
+  EXPECT_NE(hidden->find("CUDA_ERROR_NO_DEVICE"), std::string::npos) << *hidden;
+  const auto broken = tools::missing_gpu(stand_in_driver(dir, "broken", 999, 0));
+  ASSERT_TRUE(broken.has_value());
+  EXPECT_NE(broken->find("cuInit returned 999"), std::string::npos) << *broken;
+  const auto absent = tools::missing_gpu((dir.path() / "nowhere" / "libcuda.so.1").string());
+  ASSERT_TRUE(absent.has_value());
+  EXPECT_NE(absent->find("no NVIDIA driver is installed"), std::string::npos) << *absent;
+  const fs::path other = dir.path() / "other" / "libcuda.so.1";
+  compile_library(dir, "int unrelated(void) { return 0; }\n", other);
+  const auto impostor = tools::missing_gpu(other.string());
+  ASSERT_TRUE(impostor.has_value());
+  EXPECT_NE(impostor->find("is not an NVIDIA driver"), std::string::npos) << *impostor;
 }
 
 }  // namespace
