@@ -15,6 +15,25 @@ if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
   "$build/bench/ucudnn_conv_benchmark" --workspace-limit 64MiB "$@"
 else
   bash scripts/build.sh ucudnn_cli
-  echo "no GPU found: planning from the recorded H100 measurements (tests/data/h100-alexnet-b256-fp32.csv)"
-  "$build/src/ucudnn" plan --measurements tests/data/h100-alexnet-b256-fp32.csv --workspace-limit 64MiB "$@"
+  table=tests/data/h100-alexnet-b256-fp32.csv
+  cat <<TEXT
+No GPU found: planning from recorded measurements instead of benchmarking live.
+  data      $table: AlexNet's 5 convolutions, batch 256, FP32, measured on an
+            NVIDIA H100 with cuDNN 9.14; cuDNN's legacy algorithms only (no graph-API engines)
+  columns   undivided ms: the fastest algorithm that runs the whole batch within the limit, which
+            is what plain cuDNN runs under it; planned ms: ucudnn's plan under the same limit, each
+            kernel (one operation of one layer) split into micro-batches where that is faster
+TEXT
+  plan_log=$(mktemp)
+  "$build/src/ucudnn" plan --measurements "$table" --workspace-limit 64MiB "$@" | tee "$plan_log"
+  # The README's Results time a training step: the input layer's backward data is not part of it.
+  awk '$1 == "alex_conv1" && $2 == "bwdd" { u -= $4; p -= $5 } $1 == "total" { u += $2; p += $3 }
+       END { if (p > 0) printf "without alex_conv1 bwdd (a training step computes no gradient of the images): %.3f ms undivided, %.3f ms planned, %.2fx\n", u, p, u / p }' "$plan_log"
+  rm -f "$plan_log"
+  cat <<TEXT
+This plan is from measurements of legacy algorithms. Live on a GPU (this command there, or the
+README's Results), ucudnn also plans with cuDNN's graph-API engines and is compared with plain
+legacy cuDNN, cuDNN's best single engine at the limit and the best engines unlimited, on the
+14 kernels of a training step.
+TEXT
 fi
