@@ -100,6 +100,17 @@ int main() {
     return 1;
   }
 
+  // What ucudnn runs for it: the README's plan query, as it stands there.
+  const cudnnTensorDescriptor_t xDesc = d.x, yDesc = d.y;
+  const cudnnFilterDescriptor_t wDesc = d.w;
+  const cudnnConvolutionDescriptor_t convDesc = d.conv;
+  UcudnnPlan plan;
+  cudnnStatus_t status = ucudnnGetPlan(handle, UCUDNN_OP_FORWARD, xDesc, wDesc, convDesc, yDesc,
+                                       UCUDNN_WORKSPACE_LIMIT_DEFAULT, &plan);
+  if (!ok(status, "ucudnnGetPlan") || plan.microBatchCount() < 1 || plan.workspaceBytes > kLimit) return 1;
+  std::printf("consumer: the plan runs %d micro-batches in %zu bytes of workspace\n", plan.microBatchCount(),
+              plan.workspaceBytes);
+
   std::vector<float> a(ys), b(ys);
   cudaMemcpy(a.data(), y_plain, ys * 4, cudaMemcpyDeviceToHost);
   cudaMemcpy(b.data(), y_ucudnn, ys * 4, cudaMemcpyDeviceToHost);
