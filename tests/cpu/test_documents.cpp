@@ -85,6 +85,26 @@ TEST(Documents, EveryRelativeLinkAndAnchorLeadsSomewhere) {
   EXPECT_GT(checked, 50) << "the links were not found at all";
 }
 
+// A table row after a line of text starts a table only as its header (the separator row next):
+// otherwise the row renders as text, as a paragraph inside a table did.
+TEST(Documents, NoTableIsBrokenByALineOfText) {
+  for (const fs::path& file : documents()) {
+    std::vector<std::string> lines;
+    std::istringstream in(read(file));
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    bool fenced = false;
+    for (std::size_t i = 1; i < lines.size(); ++i) {
+      if (lines[i].rfind("```", 0) == 0) fenced = !fenced;
+      if (fenced || lines[i].rfind("|", 0) != 0) continue;
+      const std::string& before = lines[i - 1];
+      if (before.empty() || before.rfind("|", 0) == 0) continue;
+      const bool header = i + 1 < lines.size() && lines[i + 1].rfind("|-", 0) == 0;
+      EXPECT_TRUE(header) << fs::relative(file, kRoot).string() << ":" << i + 1
+                          << ": a table row right after a line of text";
+    }
+  }
+}
+
 TEST(Documents, AnchorsAreMadeAsGitHubMakesThem) {
   EXPECT_EQ(anchor_of("Unmodified programs: `LD_PRELOAD`"), "unmodified-programs-ld_preload");
   EXPECT_EQ(anchor_of("Caffe, TensorFlow and JAX"), "caffe-tensorflow-and-jax");
