@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "tools/bench_command.h"
+#include "tools/cli_suggest.h"
 #include "tools/command.h"
 #include "tools/db_command.h"
 #include "tools/plan_command.h"
@@ -55,15 +56,10 @@ int parse_and_run(const std::vector<std::string>& args, std::ostream& out, std::
   commands.push_back(add_run_command(app));
   commands.push_back(add_version_command(app));
 
-  // CLI11 would call `ucudnn bogus` a missing subcommand; name the word the user typed instead.
-  if (!args.empty() && !args.front().empty() && args.front()[0] != '-') {
-    const bool known = std::any_of(commands.begin(), commands.end(), [&](const auto& command) {
-      return command.first->check_name(args.front());
-    });
-    if (!known) {
-      return report_error(err, kExitUsageError,
-                          "unknown subcommand '" + args.front() + "' (see --help)");
-    }
+  // CLI11 would call `ucudnn bogus` a missing subcommand, `--measurments` a missing
+  // --measurements, and list unexpected words in reverse: name the word the user typed instead.
+  if (const std::optional<std::string> unknown = first_unknown_word(app, args)) {
+    return report_error(err, kExitUsageError, *unknown + " (see --help)");
   }
 
   try {
