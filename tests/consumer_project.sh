@@ -11,6 +11,10 @@ trap 'rm -rf "$work"' EXIT
 log=$work/log
 trap 'cat "$log" >&2' ERR
 cmake --install "$build" --prefix "$work/prefix" >"$log" 2>&1
+# The recorded table comes with the command, and the README's plan line runs on it there.
+table="$work/prefix/share/ucudnn/data/h100-alexnet-b256-fp32.csv"
+[ -f "$table" ] || { echo "consumer_project: the install has no $table" >&2; exit 1; }
+"$work/prefix/bin/ucudnn" plan --measurements "$table" --workspace-limit 64MiB >"$log" 2>&1
 cmake -S "$source/examples/consumer" -B "$work/consumer" -DCMAKE_PREFIX_PATH="$work/prefix" \
   -DCMAKE_BUILD_TYPE=Release >"$log" 2>&1
 cmake --build "$work/consumer" >"$log" 2>&1
