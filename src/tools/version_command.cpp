@@ -7,8 +7,15 @@
 namespace ucudnn::tools {
 
 std::string version_text() {
-  return "ucudnn " + std::to_string(UCUDNN_VERSION_MAJOR) + "." + std::to_string(UCUDNN_VERSION_MINOR) + "." +
-         std::to_string(UCUDNN_VERSION_PATCH) + "\n" + build_description() + "\n";
+  const std::string version = std::to_string(UCUDNN_VERSION_MAJOR) + "." + std::to_string(UCUDNN_VERSION_MINOR) +
+                              "." + std::to_string(UCUDNN_VERSION_PATCH);
+#ifdef UCUDNN_UNRELEASED_CHANGES
+  // The library's version macros stay the release's; the command says the tree holds more.
+  const std::string changes = "+unreleased (changes after " + version + ": CHANGELOG.md, \"Unreleased\")";
+#else
+  const std::string changes;
+#endif
+  return "ucudnn " + version + changes + "\n" + build_description() + "\n";
 }
 
 std::pair<CLI::App*, CommandRunner> add_version_command(CLI::App& app) {
