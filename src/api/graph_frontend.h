@@ -3,9 +3,12 @@
 // with cuDNN's own function to call. It follows the program's descriptors (api/graph_records.h)
 // and takes over the execution plans whose graph is one convolution that ucudnn can plan:
 //   - where the program's own plan needs no more workspace than the handle allows (a forced
-//     limit, else the memory free or left of the budget: graph_plan_limit), it runs as it is;
-//   - otherwise the plan's CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE is ucudnn's plan's workspace,
-//     within that allowance (planned, and benchmarked if need be, at that first query);
+//     limit, else what was left of the memory budget when the handle was made:
+//     graph_plan_limit), it runs as it is;
+//   - otherwise, for a plan that stands in for its kernel (every one under a forced limit, one
+//     per kernel under a budget: api/graph_stand_ins.h), CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE
+//     is ucudnn's plan's workspace, within the limit or what is left of the budget now (planned,
+//     and benchmarked if need be, at that first query); the kernel's other plans stay cuDNN's;
 //   - cudnnBackendExecute of it runs ucudnn's plan with the variant pack's pointers (a plan run
 //     before its workspace was asked for stays cuDNN's: the program allocated cuDNN's);
 //   - cudnnBackendPopulateCudaGraph / UpdateCudaGraph of it are refused (NOT_SUPPORTED): cuDNN

@@ -20,12 +20,9 @@ Expected<MemoryBudget> parse_memory_budget(const std::string& text) {
 
 std::string to_string(const MemoryBudget& budget) {
   switch (budget.kind) {
-    case MemoryBudget::Kind::kFree:
-      return "free";
-    case MemoryBudget::Kind::kOff:
-      return "off";
-    case MemoryBudget::Kind::kSize:
-      break;
+    case MemoryBudget::Kind::kFree: return "free";
+    case MemoryBudget::Kind::kOff: return "off";
+    case MemoryBudget::Kind::kSize: break;
   }
   return format_byte_size(budget.bytes);
 }

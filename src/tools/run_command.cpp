@@ -106,7 +106,9 @@ Status check_compatible(const CudnnLibrary& cudnn, const CompiledVersions& built
 // What the status line says graph-API plans are held to: a forced limit (the option's, else the
 // environment's), else the memory budget.
 std::string workspace_limit_text(const ChildSettings& settings, const EnvConfig& config) {
-  if (!settings.workspace_limit.empty()) return "workspace limit " + format_byte_size(*parse_byte_size(settings.workspace_limit));
+  if (!settings.workspace_limit.empty()) {
+    return "workspace limit " + format_byte_size(*parse_byte_size(settings.workspace_limit));
+  }
   if (config.forced_workspace_limit) return "workspace limit " + format_byte_size(*config.forced_workspace_limit);
   switch (config.memory_budget.kind) {
     case MemoryBudget::Kind::kFree:
