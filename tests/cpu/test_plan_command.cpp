@@ -667,15 +667,26 @@ std::string release_of_version_header() {
 // Whether this build left CUDA out, as `ucudnn --version` says.
 bool built_without_cuda() { return run({"--version"}).out.find("\nbuilt without CUDA") != std::string::npos; }
 
+// Whether the CHANGELOG lists changes as unreleased: then --version says so after the release.
+bool changelog_lists_unreleased_changes() {
+  std::ifstream changelog(std::filesystem::path(UCUDNN_SOURCE_DIR) / "CHANGELOG.md");
+  for (std::string line; std::getline(changelog, line);) {
+    if (line.rfind("## Unreleased", 0) == 0) return true;
+  }
+  return false;
+}
+
 TEST(CliVersion, PrintsTheReleaseAndTheBuild) {
   const std::regex built(R"(built with cuDNN [0-9]+\.[0-9]+\.[0-9]+, CUDA [0-9]+\.[0-9]+|built without CUDA .*)");
+  const std::string release = release_of_version_header();
+  const std::string unreleased = "+unreleased (changes after " + release + ": CHANGELOG.md, \"Unreleased\")";
   for (const auto& args : std::vector<std::vector<std::string>>{{"--version"}, {"version"}}) {
     const CliResult result = run(args);
     EXPECT_EQ(result.status, kExitOk) << args[0];
     EXPECT_TRUE(result.err.empty()) << result.err;
     const auto lines = split_lines(result.out);
     ASSERT_EQ(lines.size(), 2u) << result.out;
-    EXPECT_EQ(lines[0], "ucudnn " + release_of_version_header());
+    EXPECT_EQ(lines[0], "ucudnn " + release + (changelog_lists_unreleased_changes() ? unreleased : ""));
     EXPECT_TRUE(std::regex_match(lines[1], built)) << lines[1];
     EXPECT_EQ(result.out.back(), '\n');
   }
