@@ -166,9 +166,11 @@ Status create_context(UcudnnContext** out) {
   context->default_workspace_limit = config->default_workspace_limit;
   context->forced_workspace_limit = config->forced_workspace_limit;
   context->memory_budget = config->memory_budget;
-  DeviceMemory memory;
-  UCUDNN_TRY(device_memory(context->device, &memory));
-  context->device_in_use_at_creation = memory.in_use();
+  if (!context->forced_workspace_limit && context->memory_budget.kind != MemoryBudget::Kind::kOff) {
+    DeviceMemory memory;  // only a budget needs it (graph_plan_limit)
+    UCUDNN_TRY(device_memory(context->device, &memory));
+    context->device_in_use_at_creation = memory.in_use();
+  }
   *out = context.release();
   return Status::success();
 }

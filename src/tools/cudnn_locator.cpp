@@ -31,11 +31,6 @@ constexpr const char* kTorchCudnnSnippet =
     "        print(path)\n"
     "        break\n";
 
-// How long a probe or the interpreter's answer may take: a library whose constructor blocks, or
-// an interpreter that hangs, must not make `run` wait forever. (Importing torch from a cold
-// network file system takes seconds; a minute is far beyond that.)
-constexpr int kProbeTimeoutMs = 60000;
-
 // Runs in the forked child: loads `file`, calls the two version functions and answers in lines,
 // "ok", the path loaded, the version and the CUDA runtime version; or "error" and why. Each step
 // is reported first, so that a library that hangs or crashes there is named with it.
@@ -111,7 +106,7 @@ Expected<std::string> option_file(const std::string& given) {
 // The libcudnn.so file torch loads, asked of the interpreter `python`; none where torch is absent,
 // has no cuDNN, or the interpreter fails.
 std::optional<std::string> torch_cudnn_file(const std::string& python) {
-  const auto printed = capture_stdout({python, "-c", kTorchCudnnSnippet}, kProbeTimeoutMs);
+  const auto printed = capture_stdout({python, "-c", kTorchCudnnSnippet}, kChildAnswerTimeoutMs);
   if (!printed) return std::nullopt;
   const std::vector<std::string> lines = lines_of(*printed);
   if (lines.empty() || lines.front().empty()) return std::nullopt;
@@ -143,7 +138,8 @@ std::string cudnn_version_text(std::size_t version) {
 }
 
 Expected<CudnnLibrary> probe_cudnn(const std::string& file) {
-  auto answered = run_in_fork([&file](const StepReporter& step) { return probe_here(file, step); }, kProbeTimeoutMs);
+  auto answered =
+      run_in_fork([&file](const StepReporter& step) { return probe_here(file, step); }, kChildAnswerTimeoutMs);
   if (!answered) return answered.error().prefixed("cannot probe cuDNN '" + file + "': ");
   const std::string& answer = *answered;
   const std::vector<std::string> lines = lines_of(answer);

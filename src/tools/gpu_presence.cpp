@@ -7,7 +7,6 @@
 namespace ucudnn::tools {
 namespace {
 
-constexpr int kAskTimeoutMs = 60000;
 using InitFunction = int (*)(unsigned int);
 using CountFunction = int (*)(int*);
 
@@ -33,7 +32,7 @@ std::string ask_driver(const std::string& library, const StepReporter& step) {
 
 std::optional<std::string> missing_gpu(const std::string& driver_library) {
   const auto answered =
-      run_in_fork([&](const StepReporter& step) { return ask_driver(driver_library, step); }, kAskTimeoutMs);
+      run_in_fork([&](const StepReporter& step) { return ask_driver(driver_library, step); }, kChildAnswerTimeoutMs);
   if (!answered) return "asking the NVIDIA driver failed: " + answered.message();
   if (*answered == "ok") return std::nullopt;
   return *answered;

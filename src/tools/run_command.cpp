@@ -105,7 +105,7 @@ Status check_compatible(const CudnnLibrary& cudnn, const CompiledVersions& built
 
 // What the status line says graph-API plans are held to: a forced limit (the option's, else the
 // environment's), else the memory budget.
-std::string workspace_limit_text(const ChildSettings& settings, const EnvConfig& config) {
+std::string what_plans_are_held_to(const ChildSettings& settings, const EnvConfig& config) {
   if (!settings.workspace_limit.empty()) {
     return "workspace limit " + format_byte_size(*parse_byte_size(settings.workspace_limit));
   }
@@ -217,7 +217,7 @@ int run_program(const RunOptions& options, std::ostream& out, std::ostream& err)
         << "; the program starts anyway, and its cuDNN calls will fail as they would without ucudnn\n";
   }
   err << "ucudnn run: preloading " << preload_path << "; cuDNN " << cudnn_version_text(cudnn->version) << " from "
-      << cudnn->folder << "; " << workspace_limit_text(child, *config) << '\n';
+      << cudnn->folder << "; " << what_plans_are_held_to(child, *config) << '\n';
   out.flush();  // the program writes to the same files after this
   err.flush();
   std::cout.flush();

@@ -27,6 +27,12 @@ Error exec_program(const std::vector<std::string>& argv, const std::vector<std::
 /// not exited after `timeout_ms` (then it is killed).
 Expected<std::string> capture_stdout(const std::vector<std::string>& argv, int timeout_ms);
 
+/// How long `run`'s questions to a child may take (a cuDNN or driver probed, a Python interpreter
+/// asked where its cuDNN is): a library whose constructor blocks, or an interpreter that hangs,
+/// must not make `run` wait forever. (Importing torch from a cold network file system takes
+/// seconds; a minute is far beyond that.)
+inline constexpr int kChildAnswerTimeoutMs = 60000;
+
 /// Reports the step a forked child has reached ("loading /x/libcudnn.so.9"), so that a child that
 /// hangs or crashes can be named by what it was doing.
 using StepReporter = std::function<void(const std::string& step)>;

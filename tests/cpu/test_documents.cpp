@@ -11,17 +11,14 @@
 #include <string>
 #include <vector>
 
+#include "test_helpers.h"
+
 namespace {
 
 namespace fs = std::filesystem;
 const fs::path kRoot = UCUDNN_SOURCE_DIR;
 
-std::string read(const fs::path& file) {
-  std::ifstream in(file);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+std::string read(const fs::path& file) { return ucudnn::testing::read_bytes(file.string()); }
 
 // The markdown files a user may open: the top level's, docs/, and the result and example notes.
 std::vector<fs::path> documents() {
