@@ -22,6 +22,7 @@ spell touches both. Through ucudnn the processes share one benchmark database, e
 Writes DIR/MODEL.json (every process) and DIR/MODEL.md (a table: per budget and side, the median
 step over the processes with their range, peak memory, first step; ucudnn's ratio over plain), and
 DIR/MODEL.svg (the curves), after every process: a run cut short at --deadline keeps what finished.
+--merge A.json B.json ... joins parts of one model's curves run apart (other budgets on another GPU).
 """
 import argparse
 import json
@@ -202,11 +203,32 @@ def write(args, runs, budgets, gpu):
         f.write(svg(args, rows))
 
 
+def merge(args):
+    """One model's parts, each measured within one GPU, as one table (budgets from none down)."""
+    parts = []
+    for path in args.merge:
+        try:
+            with open(path) as f:
+                parts.append(json.load(f))
+        except (OSError, ValueError) as error:
+            raise SystemExit(f"framework_curves.py: error: --merge {path}: {error}")
+    names = {(p["framework"], p["model"]) for p in parts}
+    if len(names) != 1:
+        raise SystemExit(f"framework_curves.py: error: --merge joins one model's parts, got {sorted(names)}")
+    args.framework, args.model = names.pop()
+    runs = [run for part in parts for run in part["runs"]]
+    budgets = sorted({run["budget"] for run in runs}, key=lambda b: (0, 0) if b is None else (1, -b))
+    args.rounds = max(run["round"] for run in runs)
+    os.makedirs(args.out, exist_ok=True)
+    write(args, runs, budgets, " + ".join(sorted({p["gpu"] for p in parts if p["gpu"]})) + f" ({len(parts)} parts)")
+    return 0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--framework", choices=("pytorch", "jax"), required=True)
-    parser.add_argument("--model", required=True, help="a model of the framework's bench script")
-    parser.add_argument("--ucudnn", required=True, help="the ucudnn command (pack/bin/ucudnn)")
+    parser.add_argument("--framework", choices=("pytorch", "jax"))
+    parser.add_argument("--model", help="a model of the framework's bench script")
+    parser.add_argument("--ucudnn", help="the ucudnn command (pack/bin/ucudnn)")
     parser.add_argument("--run-args", default="", help="more options for `ucudnn run`, before `--`")
     parser.add_argument("--budgets", default="auto", help="auto, or none and sizes: none,6GiB,3GiB,...")
     parser.add_argument("--rounds", type=int, default=3)
@@ -215,7 +237,15 @@ def main():
     parser.add_argument("--deadline", type=float, default=0, help="start no process after this many seconds (0: none)")
     parser.add_argument("--timeout", type=float, default=300, help="seconds one process may take")
     parser.add_argument("--out", required=True)
+    parser.add_argument("--merge", nargs="+", metavar="JSON",
+                        help="join parts of one model's curves (their MODEL.json, e.g. budgets run on two GPUs) "
+                             "into one table and picture in --out; nothing is run")
     args = parser.parse_args()
+    if args.merge:
+        return merge(args)
+    for name in ("framework", "model", "ucudnn"):
+        if getattr(args, name) is None:
+            raise SystemExit(f"framework_curves.py: error: --{name} is required (or --merge)")
     if not os.path.isfile(args.ucudnn):
         raise SystemExit(f"framework_curves.py: error: --ucudnn {args.ucudnn!r} is not a file")
     os.makedirs(args.out, exist_ok=True)

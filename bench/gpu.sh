@@ -27,11 +27,13 @@
 #   bash bench/gpu.sh curves [pytorch:MODEL|jax:MODEL ...]   there: step time against memory
 #                            budget, plain framework against `ucudnn run`, per model
 #                            (bench/framework_curves.py), the models spread over the GPUs one
-#                            process per GPU; CURVES_ROUNDS, CURVES_BUDGETS, CURVES_DEADLINE (s),
-#                            CURVES_GPUS ("0 1 2": those only); MODEL@none,9GiB,...: its own budgets
+#                            process per GPU; CURVES_ROUNDS, CURVES_BUDGETS, CURVES_DEADLINE (s from the
+#                            start: no process starts later), CURVES_GPUS ("0 1 2": those only); MODEL@none,9GiB,...: its own
+#                            budgets; `framework_curves.py --merge` joins one model's parts
 #   bash bench/gpu.sh graphapi   there: the graph-API proofs (tests/graph_api/README.md): the
 #                            TensorFlow-style loader plain and through `ucudnn run`, PyTorch's
-#                            OpInfo convolutions and a CUDA-graph-captured step through ucudnn, the
+#                            OpInfo convolutions, JAX's convolutions against an FP64 reference
+#                            (tests/integration/jax_conv_accuracy.py), a CUDA-graph-captured step, the
 #                            per-call host cost and the training-step benchmark (GRAPHAPI_STEPS)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -335,6 +337,8 @@ compare() {
 #   opinfo     tests/integration/graph_api_opinfo.py at GRAPHAPI_OPINFO_LIMITS (64KiB,1MiB);
 #              GRAPHAPI_OPINFO_ARGS replaces its options "--max-samples 12 --timeout 200" (at most 12
 #              samples per op and type, 200 s per child; "" runs every sample); a few minutes
+#   jax        tests/integration/jax_conv_accuracy.py at GRAPHAPI_JAX_LIMITS (64KiB,1MiB): JAX's
+#              convolutions plain and through ucudnn against an FP64 reference; a minute or two
 #   cudagraph  tests/integration/graph_api_cuda_graph.py at GRAPHAPI_CUDAGRAPH_LIMITS (1MiB,64MiB)
 #   overhead   bench/graph_call_overhead.py at GRAPHAPI_OVERHEAD_LIMIT (64MiB), ROUNDS processes a side
 #   train      bench/pytorch_preload_bench.py, modes GRAPHAPI_TRAIN_MODES (default,ucudnn-graph), for
@@ -343,7 +347,7 @@ compare() {
 #              GRAPHAPI_ITERATIONS (20) timed steps; one UCUDNN_DATABASE per model (its first
 #              ucudnn process benchmarks, the first-step column shows each round). Several minutes
 #              per model: run one or two models a call (GRAPHAPI_STEPS=train GRAPHAPI_MODELS=...).
-# A call has at most 10 minutes: e.g. GRAPHAPI_STEPS="loader opinfo cudagraph overhead" in one call,
+# A call has at most 10 minutes: e.g. GRAPHAPI_STEPS="loader opinfo jax cudagraph overhead" in one call,
 # then the train step a model or two at a time, each with its own GRAPHAPI_TAG.
 graphapi() {
   local final=${OUT:-$root/gpu-results} out status=0 tag=${GRAPHAPI_TAG:+-$GRAPHAPI_TAG}
@@ -366,7 +370,7 @@ graphapi() {
     { grep -E '^ucudnn: front-ends active:' "$1" || true; } | tail -1 | sed "s/^/$2: /" >> "$summary"
     [[ $line =~ graph\ API:\ ([0-9]+)\ plans ]] && [ "${BASH_REMATCH[1]}" -gt 0 ]
   }
-  for step in ${GRAPHAPI_STEPS:-loader opinfo cudagraph overhead train}; do
+  for step in ${GRAPHAPI_STEPS:-loader opinfo jax cudagraph overhead train}; do
     echo "== $step ($((SECONDS - started)) s)" | tee -a "$summary"
     case $step in
       loader)
@@ -413,6 +417,12 @@ graphapi() {
         { grep -E '^(torch|samples|  nn\.|ucudnn at|\[|ok|FAIL|PASSED|FAILED|SKIPPED| +[0-9]+\.[0-9]+  )' "$out/opinfo.txt" \
             || tail -5 "$out/opinfo.txt"; } | head -80 | sed 's/^/opinfo: /' >> "$summary" || true
         ;;
+      jax)
+        python3 tests/integration/jax_conv_accuracy.py --ucudnn "$ucudnn" --limits "${GRAPHAPI_JAX_LIMITS:-64KiB,1MiB}" \
+          --out "$out/jax" > "$out/jax.txt" 2>&1 || status=1
+        { grep -E '^(jax|plain|ucudnn at|\[|FAIL|PASSED|FAILED|SKIPPED| +[0-9]+\.[0-9]+  |    ucudnn)' "$out/jax.txt" \
+            || tail -5 "$out/jax.txt"; } | head -60 | sed 's/^/jax: /' >> "$summary" || true
+        ;;
       cudagraph)
         local args=()
         read -r -a args <<< "${GRAPHAPI_CUDAGRAPH_ARGS:-}"
@@ -446,7 +456,7 @@ graphapi() {
           rm -f "$out/train-$model.db"*
         done
         ;;
-      *) echo "graphapi: unknown step '$step' (loader opinfo cudagraph overhead train)" | tee -a "$summary"; status=1 ;;
+      *) echo "graphapi: unknown step '$step' (loader opinfo jax cudagraph overhead train)" | tee -a "$summary"; status=1 ;;
     esac
     graphapi_save
   done
@@ -484,10 +494,12 @@ multigpu() {
 }
 
 # Memory-budget curves (bench/framework_curves.py), one model at a time per GPU: the models are
-# dealt round-robin to the visible GPUs, each GPU runs its share in turn. Every model's table,
-# picture and JSON are archived as they finish, with a summary of the tables.
+# dealt round-robin to the visible GPUs, each GPU runs its share in turn into a folder of its own
+# (a model may come twice, with other budgets, on two GPUs). Each GPU's folder is archived after
+# every model (curves-gpuN.tar.gz), so a call cut short keeps what finished; the tables are
+# gathered into curves-summary.md.
 curves() {
-  local final=${OUT:-$root/gpu-results} out status=0 i
+  local final=${OUT:-$root/gpu-results} out status=0 i started=$SECONDS
   out=$(mktemp -d)
   mkdir -p "$final"
   export LD_LIBRARY_PATH="$root/pack/lib:${LD_LIBRARY_PATH:-}"
@@ -498,23 +510,29 @@ curves() {
   nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv > "$out/gpu.txt"
   for ((i = 0; i < ${#gpus[@]}; i++)); do
     (
-      local j
+      local j dir="$out/gpu${gpus[$i]}"
+      mkdir -p "$dir"
       for ((j = i; j < ${#models[@]}; j += ${#gpus[@]})); do
         # FRAMEWORK:MODEL[@BUDGETS]: budgets of its own (none,9GiB,...) instead of CURVES_BUDGETS.
         local spec=${models[$j]%%@*} budgets=${CURVES_BUDGETS:-auto}
         [ "$spec" != "${models[$j]}" ] && budgets=${models[$j]#*@}
-        local framework=${spec%%:*} model=${spec#*:}
+        local framework=${spec%%:*} model=${spec#*:} deadline=0
+        # CURVES_DEADLINE counts from the start of this command: what is left of it for this model.
+        if [ "${CURVES_DEADLINE:-0}" -gt 0 ]; then
+          deadline=$((CURVES_DEADLINE - SECONDS + started))
+          [ "$deadline" -gt 0 ] || { echo "$model: not started (CURVES_DEADLINE reached)" >> "$dir/failed.txt"; continue; }
+        fi
         CUDA_VISIBLE_DEVICES=${gpus[$i]} python3 bench/framework_curves.py --framework "$framework" --model "$model" \
           --ucudnn "$root/pack/bin/ucudnn" --rounds "${CURVES_ROUNDS:-3}" --budgets "$budgets" \
-          --deadline "${CURVES_DEADLINE:-0}" --out "$out" > "$out/$framework-$model.log" 2>&1 || echo "$model failed" >> "$out/failed.txt"
+          --deadline "$deadline" --out "$dir" > "$dir/$framework-$model.log" 2>&1 || echo "$model failed" >> "$dir/failed.txt"
+        tar -czf "$final/curves-gpu${gpus[$i]}.tar.gz" -C "$dir" .
       done
     ) &
   done
   wait
-  cat "$out"/*.md > "$final/curves-summary.md" 2>/dev/null || true
-  [ -f "$out/failed.txt" ] && { cat "$out/failed.txt"; status=1; }
-  tail -n 3 "$out"/*.log
-  tar -czf "$final/curves-results.tar.gz" -C "$out" .
+  cat "$out"/gpu*/*.md > "$final/curves-summary.md" 2>/dev/null || true
+  cat "$out"/gpu*/failed.txt 2>/dev/null && status=1
+  tail -n 3 "$out"/gpu*/*.log
   return $status
 }
 

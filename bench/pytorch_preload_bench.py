@@ -55,15 +55,16 @@ from torch_cudnn import bundled_cudnn_path  # noqa: E402
 from ucudnn_launch import graph_statistics, through_ucudnn  # noqa: E402
 
 MODELS = ("alexnet-convs", "resnet50-fp16", "resnet50-bf16", "resnet50-fp32", "resnet18-fp16", "speech-bf16",
-          "deeplabv3-fp32")
+          "speech-bf16-inference", "deeplabv3-fp32")
 DEFAULT_BATCH = {"alexnet-convs": 256, "resnet50-fp16": 64, "resnet50-bf16": 64, "resnet50-fp32": 64,
-                 "resnet18-fp16": 128, "speech-bf16": 32, "deeplabv3-fp32": 8}
+                 "resnet18-fp16": 128, "speech-bf16": 32, "speech-bf16-inference": 32, "deeplabv3-fp32": 8}
 TITLE = {"alexnet-convs": "AlexNet convolutions (FP32)",
          "resnet50-fp16": "ResNet-50 (autocast FP16, channels_last)",
          "resnet50-bf16": "ResNet-50 (autocast BF16, channels_last)",
          "resnet50-fp32": "ResNet-50 (FP32, PyTorch's default TF32, channels_last)",
          "resnet18-fp16": "ResNet-18 (autocast FP16, channels_last)",
          "speech-bf16": "Conv1d speech stack (autocast BF16, 7 layers, kernels 11-29, 80-1024 channels, 1600 steps)",
+         "speech-bf16-inference": "the same Conv1d speech stack, inference (forward only, torch.inference_mode)",
          "deeplabv3-fp32": "DeepLabV3-ResNet50 (torchvision, FP32 with PyTorch's default TF32, 512x512)"}
 DEFAULT_MODES = ("default", "default-capped", "legacy", "legacy-capped", "ucudnn-legacy", "ucudnn-engines")
 MODES = DEFAULT_MODES + ("ucudnn-graph", "default-same-memory")
@@ -179,15 +180,21 @@ SPEECH_LAYERS = [(80, 256, 11), (256, 256, 13), (256, 384, 17), (384, 512, 21), 
 SPEECH_FRAMES = 1600
 
 
-def speech_step(torch, args, device):
-    """The Conv1d stack under BF16 autocast, a per-frame classifier, cross entropy: (step, modules)."""
+def speech_model(torch, device):
+    """The seven Conv1d layers with BatchNorm and ReLU, then a per-frame classifier."""
     nn = torch.nn
-    gen = torch.Generator(device="cpu").manual_seed(1)
+    torch.manual_seed(1)
     layers = []
     for cin, cout, k in SPEECH_LAYERS:
         layers += [nn.Conv1d(cin, cout, k, padding=k // 2, bias=False), nn.BatchNorm1d(cout), nn.ReLU(inplace=True)]
     layers.append(nn.Conv1d(SPEECH_LAYERS[-1][1], 29, 1))  # 29 characters per frame
-    model = nn.Sequential(*layers).to(device).train()
+    return nn.Sequential(*layers).to(device)
+
+
+def speech_step(torch, args, device):
+    """The Conv1d stack under BF16 autocast, a per-frame classifier, cross entropy: (step, modules)."""
+    gen = torch.Generator(device="cpu").manual_seed(1)
+    model = speech_model(torch, device).train()
     x = torch.randn(args.batch, SPEECH_LAYERS[0][0], SPEECH_FRAMES, generator=gen).to(device)
     labels = torch.randint(0, 29, (args.batch, SPEECH_FRAMES), generator=gen).to(device)
 
@@ -195,6 +202,20 @@ def speech_step(torch, args, device):
         with torch.autocast("cuda", dtype=torch.bfloat16):
             out = model(x)
         torch.nn.functional.cross_entropy(out.float(), labels).backward()
+
+    return step, [model]
+
+
+def speech_inference_step(torch, args, device):
+    """The speech stack's forward alone, as a server runs it: eval mode, inference mode, BF16
+    autocast. Only two activations live at a time, so the workspace is most of what it needs."""
+    gen = torch.Generator(device="cpu").manual_seed(1)
+    model = speech_model(torch, device).eval()
+    x = torch.randn(args.batch, SPEECH_LAYERS[0][0], SPEECH_FRAMES, generator=gen).to(device)
+
+    def step():
+        with torch.inference_mode(), torch.autocast("cuda", dtype=torch.bfloat16):
+            model(x)
 
     return step, [model]
 
@@ -214,7 +235,8 @@ def deeplab_step(torch, args, device):
     return step, [model]
 
 
-STEPS = {"alexnet-convs": alexnet_step, "speech-bf16": speech_step, "deeplabv3-fp32": deeplab_step}
+STEPS = {"alexnet-convs": alexnet_step, "speech-bf16": speech_step, "speech-bf16-inference": speech_inference_step,
+         "deeplabv3-fp32": deeplab_step}
 
 
 def set_budget_from_fraction(torch, fraction):

@@ -14,7 +14,8 @@ import subprocess
 
 from torch_cudnn import bundled_cudnn_path
 
-GRAPH_LINE = re.compile(r"^ucudnn: graph API: (\d+) plans intercepted, (\d+) passed through, (\d+) executions", re.M)
+GRAPH_LINE = re.compile(r"^ucudnn: graph API: (\d+) plans intercepted, (\d+) passed through, (\d+) executions"
+                        r"(?:; (\d+) kept)?", re.M)
 FRONTENDS_LINE = re.compile(r"^ucudnn: front-ends active: (.*)$", re.M)
 OP_ROW = re.compile(r"^ucudnn: (fwd|bwdd|bwdf)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+\S+\s+(\d+)", re.M)
 
@@ -63,8 +64,9 @@ def graph_statistics(text):
     found = GRAPH_LINE.findall(text or "")
     if not found:
         return None
-    plans, passed, executions = (int(v) for v in found[-1])
-    return {"plans_intercepted": plans, "passed_through": passed, "executions": executions}
+    plans, passed, executions, kept = found[-1]
+    return {"plans_intercepted": int(plans), "passed_through": int(passed), "executions": int(executions),
+            "kept": int(kept) if kept else None}
 
 
 def front_ends(text):
