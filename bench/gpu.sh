@@ -79,11 +79,14 @@ run() {
   mkdir -p "$final"
   export LD_LIBRARY_PATH="$root/pack/lib:${LD_LIBRARY_PATH:-}"
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv | tee "$out/gpu.txt"
-  local status=0
+  local status=0 tests_status=0
   UCUDNN_CLI="$root/pack/bin/ucudnn" UCUDNN_PRELOAD_PROBE="$root/pack/bin/ucudnn_preload_probe" UCUDNN_GRAPH_PROBE="$root/pack/bin/ucudnn_graph_probe" \
     UCUDNN_PRELOAD_LIBRARY="$root/pack/lib/libucudnn_preload.so" pack/bin/ucudnn_gpu_tests --gtest_output="xml:$out/gpu-tests.xml" \
-    --gtest_filter="${GPU_TEST_FILTER:-*}" 2>&1 \
-    | tee "$out/gpu-tests.log" || status=1
+    --gtest_filter="${GPU_TEST_FILTER:-*}" ${GPU_TEST_ARGS:-} > "$out/gpu-tests.log" 2>&1 || tests_status=$?
+  cat "$out/gpu-tests.log"
+  # A crash leaves no gtest summary: its status says so (134 abort, 139 segmentation fault).
+  echo "ucudnn_gpu_tests exited with status $tests_status" | tee -a "$out/gpu-tests.log"
+  [ "$tests_status" -eq 0 ] || status=1
   pack/bin/ucudnn_consumer 2>&1 | tee "$out/consumer.txt" || status=1
   # Optimisation time of AlexNet (powerOfTwo): cold on an empty database, then warm. The
   # benchmarker's rows also become a measurement table, and conv2 forward's Pareto front (Fig. 8).

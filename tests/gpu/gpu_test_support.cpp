@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -95,8 +96,13 @@ void GpuTest::SetUp() {
 }
 
 std::uint32_t GpuTest::fresh_seed() {
-  if (const char* fixed = std::getenv("UCUDNN_TEST_SEED")) return static_cast<std::uint32_t>(std::strtoul(fixed, nullptr, 10));
-  return std::random_device{}();
+  const char* fixed = std::getenv("UCUDNN_TEST_SEED");
+  const std::uint32_t seed =
+      fixed ? static_cast<std::uint32_t>(std::strtoul(fixed, nullptr, 10)) : std::random_device{}();
+  // Said before the test uses it: a test that crashes the process still leaves how to repeat it.
+  std::fprintf(stderr, "[ seed   ] UCUDNN_TEST_SEED=%u\n", seed);
+  std::fflush(stderr);
+  return seed;
 }
 
 const char* to_string(Layout layout) {
