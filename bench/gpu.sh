@@ -29,7 +29,8 @@
 #                            (bench/framework_curves.py), the models spread over the GPUs one
 #                            process per GPU; CURVES_ROUNDS, CURVES_BUDGETS, CURVES_DEADLINE (s from the
 #                            start: no process starts later), CURVES_GPUS ("0 1 2": those only); MODEL@none,9GiB,...: its own
-#                            budgets; `framework_curves.py --merge` joins one model's parts
+#                            budgets; CURVES_RUN_ARGS: options for `ucudnn run` (e.g.
+#                            --micro-batch-offers); `framework_curves.py --merge` joins one model's parts
 #   bash bench/gpu.sh graphapi   there: the graph-API proofs (tests/graph_api/README.md): the
 #                            TensorFlow-style loader plain and through `ucudnn run`, PyTorch's
 #                            OpInfo convolutions, JAX's convolutions against an FP64 reference
@@ -526,7 +527,7 @@ curves() {
           [ "$deadline" -gt 0 ] || { echo "$model: not started (CURVES_DEADLINE reached)" >> "$dir/failed.txt"; continue; }
         fi
         CUDA_VISIBLE_DEVICES=${gpus[$i]} python3 bench/framework_curves.py --framework "$framework" --model "$model" \
-          --ucudnn "$root/pack/bin/ucudnn" --rounds "${CURVES_ROUNDS:-3}" --budgets "$budgets" \
+          --ucudnn "$root/pack/bin/ucudnn" --run-args="${CURVES_RUN_ARGS:-}" --rounds "${CURVES_ROUNDS:-3}" --budgets "$budgets" \
           --deadline "$deadline" --out "$dir" > "$dir/$framework-$model.log" 2>&1 || echo "$model failed" >> "$dir/failed.txt"
         tar -czf "$final/curves-gpu${gpus[$i]}.tar.gz" -C "$dir" .
       done

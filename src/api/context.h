@@ -29,6 +29,9 @@ struct UcudnnContext {
   std::optional<std::size_t> forced_workspace_limit;
   /// UCUDNN_MEMORY_BUDGET: what graph-API plans may take where no limit is forced; set at creation.
   ucudnn::MemoryBudget memory_budget;
+  /// UCUDNN_MICRO_BATCH_OFFERS: under a budget, a graph-API program's heuristics also offer
+  /// ucudnn's plan (api/graph_offer.h); set at creation.
+  bool micro_batch_offers = false;
   /// The device's memory in use when the handle was made (the CUDA context, the program's
   /// tensors so far, other processes): what the budget had already lost (core/memory_budget.h).
   std::size_t device_in_use_at_creation = 0;

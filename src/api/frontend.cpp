@@ -166,6 +166,7 @@ Status create_context(UcudnnContext** out) {
   context->default_workspace_limit = config->default_workspace_limit;
   context->forced_workspace_limit = config->forced_workspace_limit;
   context->memory_budget = config->memory_budget;
+  context->micro_batch_offers = config->micro_batch_offers;
   if (!context->forced_workspace_limit && context->memory_budget.kind != MemoryBudget::Kind::kOff) {
     DeviceMemory memory;  // only a budget needs it (graph_plan_limit)
     UCUDNN_TRY(device_memory(context->device, &memory));

@@ -7,6 +7,7 @@
 
 #include "api/frontend.h"
 #include "api/graph_conv_key.h"
+#include "api/graph_offer.h"
 #include "core/internal_call.h"
 #include "core/logging.h"
 #include "core/statistics.h"
@@ -121,6 +122,7 @@ void GraphFrontEnd::take_over(cudnnBackendDescriptor_t descriptor) {
   plan->uid_w = conv.w.uid;
   plan->uid_y = conv.y.uid;
   plan->handle = facts->handle;
+  plan->offer = facts->offer;
   {
     std::unique_lock<std::shared_mutex> lock(mutex_);
     plans_[descriptor] = std::move(plan);
@@ -156,6 +158,13 @@ int GraphFrontEnd::decide(Plan& plan, cudnnBackendDescriptor_t descriptor) {
   const cudnnStatus_t planned = at_boundary("graph API planning", [&]() -> Status {
     if (!context) return Error(ErrorCode::kBadParam, "the plan's handle was destroyed");
     UCUDNN_TRY(graph_plan_limit(context.get(), &limit));
+    if (plan.offer && !limit.is_cap) {
+      // An offer is ucudnn's within half of what is surely free, unless cuDNN's first
+      // configuration, which it copies, fits there itself.
+      limit.keep_within = limit.plan_under = offer_workspace_limit(limit.plan_under);
+      if (plan.cudnn_workspace <= limit.keep_within) return Status::success();
+      return graph_workspace(context.get(), plan.handle, plan.key, limit.plan_under, &bytes);
+    }
     // The program's choice is the incumbent: where its plan fits, it runs as the program built it
     // (the framework's autotuner chose it among real engines, in its real memory).
     if (plan.cudnn_workspace <= limit.keep_within) return Status::success();
@@ -176,6 +185,7 @@ int GraphFrontEnd::decide(Plan& plan, cudnnBackendDescriptor_t descriptor) {
     plan.limit = limit.plan_under;
     plan.workspace = bytes;
     state = Plan::kUcudnn;
+    if (plan.offer) Statistics::instance().count_graph_offer_planned();
   } else {
     warn_once("graph|" + plan.key.to_string(),
               std::string("planning a graph-API ") + short_name(plan.key.op) +
@@ -199,9 +209,38 @@ int GraphFrontEnd::settled_before_use(Plan& plan) {
   return expected;
 }
 
+bool GraphFrontEnd::offers(cudnnBackendDescriptor_t heuristics) const {
+  const auto conv = records_.convolution_of(heuristics);
+  if (!conv) return false;
+  const ContextLease context = lookup_(conv->handle);
+  return context && context->micro_batch_offers && !context->forced_workspace_limit &&
+         context->memory_budget.kind != MemoryBudget::Kind::kOff;
+}
+
 cudnnStatus_t GraphFrontEnd::get(Get real, cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t name,
                                  cudnnBackendAttributeType_t type, int64_t requested, int64_t* count,
                                  void* values) noexcept {
+  if (name == CUDNN_ATTR_ENGINEHEUR_RESULTS && type == CUDNN_TYPE_BACKEND_DESCRIPTOR && !in_internal_call()) {
+    bool offering = false;
+    const cudnnStatus_t asked = guarded("cudnnBackendGetAttribute", [&] {
+      offering = offers(descriptor);
+      return CUDNN_STATUS_SUCCESS;
+    });
+    if (asked != CUDNN_STATUS_SUCCESS) return asked;
+    if (offering) {
+      cudnnBackendDescriptor_t offer = nullptr;
+      const cudnnStatus_t status = get_results_with_offer(real, descriptor, requested, count, values, &offer);
+      if (status != CUDNN_STATUS_SUCCESS || !count || !values || requested <= 0) return status;
+      return guarded("cudnnBackendGetAttribute", [&] {
+        records_.on_get_descriptors(descriptor, name, std::min(*count, requested), values);
+        if (offer) {
+          records_.mark_offer(offer);
+          Statistics::instance().count_graph_offer();
+        }
+        return status;
+      });
+    }
+  }
   const cudnnStatus_t status = real(descriptor, name, type, requested, count, values);
   if (status != CUDNN_STATUS_SUCCESS || in_internal_call()) return status;
   return guarded("cudnnBackendGetAttribute", [&] {

@@ -11,6 +11,9 @@
 //     and benchmarked if need be, at that first query); the kernel's other plans stay cuDNN's;
 //   - cudnnBackendExecute of it runs ucudnn's plan with the variant pack's pointers (a plan run
 //     before its workspace was asked for stays cuDNN's: the program allocated cuDNN's);
+//   - with UCUDNN_MICRO_BATCH_OFFERS under a budget, the heuristics of such a graph also offer a
+//     configuration whose plans are ucudnn's (api/graph_offer.h), planned under half of what is
+//     left now, unless cuDNN's first configuration fits there itself (then kept as cuDNN's);
 //   - cudnnBackendPopulateCudaGraph / UpdateCudaGraph of it are refused (NOT_SUPPORTED): cuDNN
 //     would build its own plan into a graph with less workspace than that plan needs.
 // Everything else reaches cuDNN unchanged, and every call reaches cuDNN first: a descriptor cuDNN
@@ -81,6 +84,7 @@ class GraphFrontEnd {
     std::int64_t uid_x = 0, uid_w = 0, uid_y = 0;
     cudnnHandle_t handle = nullptr;   ///< the plan's handle: whose settings plan it
     std::size_t cudnn_workspace = 0;  ///< what cuDNN's own plan needs (the fallback's)
+    bool offer = false;               ///< built from a micro-batch offer (api/graph_offer.h)
     /// kKept: the program's own plan fits the limit and runs as it is (the incumbent); kUcudnn:
     /// ucudnn's plan within the limit; kCudnn: cuDNN's as a fallback (planning failed, or the plan
     /// ran before its workspace was asked).
@@ -93,6 +97,9 @@ class GraphFrontEnd {
   };
 
   void take_over(cudnnBackendDescriptor_t plan);
+  /// Whether the heuristics `descriptor` of the program's get offer micro-batching: a graph of one
+  /// convolution, on a handle of ucudnn's with offers on and a budget (no cap).
+  bool offers(cudnnBackendDescriptor_t heuristics) const;
   /// Decides `plan` once, when the program asks its workspace: kKept where the program's plan
   /// fits what the handle allows (api/frontend.h's graph_plan_limit); else kUcudnn with ucudnn's
   /// workspace under it where the plan is its kernel's stand-in; else kCudnn (not the stand-in,

@@ -39,6 +39,7 @@ struct GraphRecords::Record {
 
   // Engines, heuristics, configurations and plans: the descriptor they were made from.
   cudnnBackendDescriptor_t source = nullptr;
+  bool offer = false;  ///< a micro-batch offer, or a plan made from one
 
   // Once finalized (or copied out of a finalized one): the convolution of the chain, frozen.
   std::shared_ptr<const GraphConvolution> convolution;
@@ -378,6 +379,8 @@ void GraphRecords::finalize_locked(Record& r) {
       }
       // The chain back to the graph; a link the program did not finalize is followed through.
       const Record* source = find_locked(r.source);
+      // Only a plan made straight from an offer is one; a configuration made anew is cuDNN's.
+      r.offer = r.type == CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR && source && source->offer;
       for (int depth = 0; source && !source->finalized && depth < 4; ++depth) source = find_locked(source->source);
       if (source && source->finalized) r.convolution = source->convolution;
       return;
@@ -412,8 +415,15 @@ void GraphRecords::on_get_descriptors(cudnnBackendDescriptor_t source, cudnnBack
     r.finalized = true;
     r.unsupported = false;
     r.source = nullptr;
+    r.offer = false;
     r.convolution = convolution;
   }
+}
+
+void GraphRecords::mark_offer(cudnnBackendDescriptor_t configuration) {
+  std::unique_lock<std::shared_mutex> lock(mutex_);
+  auto it = records_.find(configuration);
+  if (it != records_.end() && it->second->type == CUDNN_BACKEND_ENGINECFG_DESCRIPTOR) it->second->offer = true;
 }
 
 void GraphRecords::on_destroy(cudnnBackendDescriptor_t descriptor) {
@@ -455,7 +465,15 @@ std::optional<GraphPlanFacts> GraphRecords::plan(cudnnBackendDescriptor_t descri
   GraphPlanFacts facts;
   facts.convolution = r->unsupported ? nullptr : r->convolution;
   facts.handle = r->handle ? r->handle : (facts.convolution ? facts.convolution->handle : nullptr);
+  facts.offer = r->offer;
   return facts;
+}
+
+std::shared_ptr<const GraphConvolution> GraphRecords::convolution_of(cudnnBackendDescriptor_t descriptor) const {
+  std::shared_lock<std::shared_mutex> lock(mutex_);
+  const Record* r = find_locked(descriptor);
+  if (!r || !r->finalized || r->unsupported) return nullptr;
+  return r->convolution;
 }
 
 bool GraphRecords::tracks(cudnnBackendDescriptor_t descriptor) const {

@@ -52,6 +52,7 @@ struct GraphConvolution {
 struct GraphPlanFacts {
   std::shared_ptr<const GraphConvolution> convolution;  ///< null: some other graph
   cudnnHandle_t handle = nullptr;  ///< the plan's handle, else the graph's, else null
+  bool offer = false;              ///< built from a micro-batch offer (api/graph_offer.h)
 };
 
 class GraphRecords {
@@ -68,10 +69,16 @@ class GraphRecords {
   /// (heuristics results, a configuration's engine): they inherit its convolution.
   void on_get_descriptors(cudnnBackendDescriptor_t source, cudnnBackendAttributeName_t name, std::int64_t count,
                           const void* outputs);
+  /// After on_get_descriptors: `configuration` is a micro-batch offer (api/graph_offer.h), and so
+  /// is a plan made from it.
+  void mark_offer(cudnnBackendDescriptor_t configuration);
   void on_destroy(cudnnBackendDescriptor_t descriptor);
   /// After cudnnBackendInitialize: the descriptor keeps its type and nothing else.
   void on_reset(cudnnBackendDescriptor_t descriptor);
 
+  /// The one convolution a finalized graph, engine, heuristics or configuration is made for; null
+  /// for anything else.
+  std::shared_ptr<const GraphConvolution> convolution_of(cudnnBackendDescriptor_t descriptor) const;
   /// A finalized plan's facts; nullopt for a descriptor that is not a recorded, finalized plan.
   std::optional<GraphPlanFacts> plan(cudnnBackendDescriptor_t descriptor) const;
   /// The pointers a finalized variant pack gives for `uids` (null where it gives none) and its

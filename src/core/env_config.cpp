@@ -45,6 +45,7 @@ const EnvVariable kEnvVariables[] = {
     {&EnvValues::benchmark_devices, "UCUDNN_BENCHMARK_DEVICES"},
     {&EnvValues::statistics, "UCUDNN_STATS"},
     {&EnvValues::graph_replay, "UCUDNN_GRAPH_REPLAY"},
+    {&EnvValues::micro_batch_offers, "UCUDNN_MICRO_BATCH_OFFERS"},
     {&EnvValues::log_level, "UCUDNN_LOG_LEVEL"},
     {&EnvValues::log_file, "UCUDNN_LOG_FILE"},
     {&EnvValues::preload_library, "UCUDNN_PRELOAD_LIBRARY"},
@@ -213,6 +214,11 @@ Expected<EnvConfig> parse_env_config(const EnvValues& raw) {
     const std::string text = values.graph_replay;
     if (text != "0" && text != "1") return Error{"UCUDNN_GRAPH_REPLAY: '" + text + "' is not 0 or 1"};
     config.graph_replay = text == "1";
+  }
+  if (values.micro_batch_offers) {
+    const std::string text = values.micro_batch_offers;
+    if (text != "0" && text != "1") return Error{"UCUDNN_MICRO_BATCH_OFFERS: '" + text + "' is not 0 or 1"};
+    config.micro_batch_offers = text == "1";
   }
   if (values.log_level) {
     auto parsed = parse_log_level(values.log_level);

@@ -28,6 +28,8 @@
 // |                                 | refused)                                         |            |
 // | UCUDNN_STATS                    | 1: print per-operation statistics at exit        | 0          |
 // | UCUDNN_GRAPH_REPLAY             | 1: replay recurring calls as CUDA graphs; 0: not  | 1          |
+// | UCUDNN_MICRO_BATCH_OFFERS       | 1: offer a graph-API program's autotuner ucudnn's | 0          |
+// |                                 | plan beside cuDNN's under a budget (graph_offer.h)|            |
 // | UCUDNN_LOG_LEVEL                | off, error, warn, info, debug (or 0-4)           | warn       |
 // | UCUDNN_LOG_FILE                 | append log lines to this file                    | stderr     |
 // | UCUDNN_PRELOAD_LIBRARY          | `ucudnn run` only: the libucudnn_preload.so to   | beside the |
@@ -75,6 +77,7 @@ struct EnvConfig {
                                   ///< cudnnCreate); empty: the handle's own
   bool print_statistics = false;  ///< UCUDNN_STATS
   bool graph_replay = true;       ///< UCUDNN_GRAPH_REPLAY
+  bool micro_batch_offers = false;  ///< UCUDNN_MICRO_BATCH_OFFERS
   LogLevel log_level = LogLevel::kWarn;
   std::string log_file;  ///< empty: stderr
   std::string preload_library;  ///< UCUDNN_PRELOAD_LIBRARY (read by `ucudnn run`); empty: not set
@@ -99,6 +102,7 @@ struct EnvValues {
   const char* benchmark_devices = nullptr;
   const char* statistics = nullptr;
   const char* graph_replay = nullptr;
+  const char* micro_batch_offers = nullptr;
   const char* log_level = nullptr;
   const char* log_file = nullptr;
   const char* preload_library = nullptr;
@@ -110,7 +114,7 @@ struct EnvVariable {
   const char* name;
 };
 /// Every variable, in the table's order: what env_config() reads, trims and empties alike.
-extern const EnvVariable kEnvVariables[18];
+extern const EnvVariable kEnvVariables[19];
 
 /// UCUDNN_BENCHMARK_DEVICES: "all", or distinct device numbers ("0,2,3"). Whether they exist is
 /// checked against the visible devices by runtime/device_info.h.

@@ -43,6 +43,10 @@ void Statistics::count_graph_plan(bool intercepted) {
 
 void Statistics::count_graph_plan_kept() { graph_kept_.fetch_add(1, std::memory_order_relaxed); }
 
+void Statistics::count_graph_offer() { graph_offers_.fetch_add(1, std::memory_order_relaxed); }
+
+void Statistics::count_graph_offer_planned() { graph_offers_planned_.fetch_add(1, std::memory_order_relaxed); }
+
 void Statistics::count_graph_execution() { graph_executions_.fetch_add(1, std::memory_order_relaxed); }
 
 void Statistics::count_dlopen_redirect() { dlopen_redirects_.fetch_add(1, std::memory_order_relaxed); }
@@ -55,6 +59,8 @@ FrontEndCounters Statistics::read_front_ends() const {
   c.graph_plans_kept = graph_kept_.load();
   c.graph_executions = graph_executions_.load();
   c.dlopen_redirects = dlopen_redirects_.load();
+  c.graph_offers = graph_offers_.load();
+  c.graph_offers_planned = graph_offers_planned_.load();
   return c;
 }
 
@@ -147,6 +153,10 @@ std::string Statistics::report() const {
   out << "ucudnn: graph API: " << f.graph_plans_intercepted << " plans intercepted, " << f.graph_plans_passed
       << " passed through, " << f.graph_executions << " executions; " << f.graph_plans_kept
       << " kept as the program built them (their workspace fits the limit or memory budget)\n";
+  if (f.graph_offers > 0) {
+    out << "ucudnn: graph API: " << f.graph_offers << " micro-batch offers, " << f.graph_offers_planned
+        << " of their plans planned by ucudnn (the others: cuDNN's first configuration fits)\n";
+  }
   if (divisions() > 0) {
     out << "ucudnn: workspace divisions " << divisions() << ", solved in " << division_seconds() << " s\n";
   }

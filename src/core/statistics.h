@@ -65,6 +65,8 @@ struct FrontEndCounters {
   long long graph_plans_passed = 0;     ///< the program's other plans, left to cuDNN
   long long graph_executions = 0;       ///< executions of intercepted plans
   long long dlopen_redirects = 0;       ///< dlopen calls of cuDNN answered with ucudnn's layer
+  long long graph_offers = 0;           ///< micro-batch offers added to heuristics results
+  long long graph_offers_planned = 0;   ///< offered plans the program built and ucudnn planned
 };
 
 class Statistics {
@@ -72,6 +74,8 @@ class Statistics {
   void count_legacy_call();
   void count_graph_plan(bool intercepted);
   void count_graph_plan_kept();
+  void count_graph_offer();
+  void count_graph_offer_planned();
   void count_graph_execution();
   void count_dlopen_redirect();
   FrontEndCounters read_front_ends() const;
@@ -107,7 +111,7 @@ class Statistics {
   };
   std::array<Atomics, 3> ops_;
   std::atomic<long long> divisions_{0}, division_ns_{0};
-  std::atomic<long long> legacy_calls_{0}, graph_intercepted_{0}, graph_passed_{0}, graph_kept_{0},
+  std::atomic<long long> legacy_calls_{0}, graph_intercepted_{0}, graph_passed_{0}, graph_kept_{0}, graph_offers_{0}, graph_offers_planned_{0},
       graph_executions_{0}, dlopen_redirects_{0};
   std::atomic<bool> exit_hook_{false};
 };

@@ -158,6 +158,40 @@ TEST(GraphRecords, AHeuristicsConfigurationFinalizedAgainKeepsItsConvolution) {
   EXPECT_NE(records.plan(p.a.at(kPlan2))->convolution, nullptr);
 }
 
+// A micro-batch offer (api/graph_offer.h) marks the plan made from it, and only that plan; the
+// heuristics and configurations answer which convolution they are for.
+TEST(GraphRecords, OnlyAPlanMadeFromTheOfferedConfigurationIsAnOffer) {
+  GraphRecords records;
+  ProgramCalls p(records);
+  p.whole_forward();  // its plan is made from kConfig2
+  EXPECT_FALSE(records.plan(p.a.at(kPlan))->offer);
+  ASSERT_NE(records.convolution_of(p.a.at(kHeur)), nullptr);
+  EXPECT_EQ(records.convolution_of(p.a.at(kHeur))->y.uid, 'y');
+  EXPECT_EQ(records.convolution_of(p.a.at(kPack)), nullptr);
+
+  records.mark_offer(p.a.at(kConfig2));
+  records.mark_offer(p.a.at(kX));  // not a configuration: nothing happens
+  cudnnBackendDescriptor_t offered = p.a.at(kConfig2), other = p.a.at(kConfig);
+  for (auto [slot, config] : {std::pair{kPlan2, offered}, std::pair{kPlan, other}}) {
+    records.on_create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, p.a.at(slot));
+    records.on_set(p.a.at(slot), CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &config);
+    records.on_finalize(p.a.at(slot));
+  }
+  ASSERT_TRUE(records.plan(p.a.at(kPlan2)).has_value());
+  EXPECT_TRUE(records.plan(p.a.at(kPlan2))->offer);
+  EXPECT_NE(records.plan(p.a.at(kPlan2))->convolution, nullptr);
+  EXPECT_FALSE(records.plan(p.a.at(kPlan))->offer);
+  EXPECT_FALSE(records.plan(p.a.at(kX)).has_value());
+
+  // cuDNN filling the configuration again (another heuristics query) makes it cuDNN's.
+  cudnnBackendDescriptor_t refilled[1] = {offered};
+  records.on_get_descriptors(p.a.at(kHeur), CUDNN_ATTR_ENGINEHEUR_RESULTS, 1, refilled);
+  records.on_create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, p.a.at(kPlan2));
+  records.on_set(p.a.at(kPlan2), CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &offered);
+  records.on_finalize(p.a.at(kPlan2));
+  EXPECT_FALSE(records.plan(p.a.at(kPlan2))->offer);
+}
+
 TEST(GraphRecords, AFusedGraphIsNotAConvolution) {
   GraphRecords records;
   ProgramCalls p(records);

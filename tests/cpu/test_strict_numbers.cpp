@@ -160,6 +160,7 @@ std::string describe(const EnvConfig& config) {
        << static_cast<int>(config.database_journal) << '|';
   for (const auto& path : config.system_databases) text << path << ':';
   text << '|' << config.benchmark_devices << '|' << config.print_statistics << '|' << config.graph_replay << '|'
+       << config.micro_batch_offers << '|'
        << static_cast<int>(config.log_level) << '|' << config.log_file << '|' << config.preload_library << '|'
        << config.deprecations.size();
   return text.str();
@@ -237,6 +238,7 @@ TEST(StrictEnvironment, SurroundingWhitespaceIsTrimmedForEveryVariable) {
       {"UCUDNN_BENCHMARK_DEVICES", "0,2"},
       {"UCUDNN_STATS", "1"},
       {"UCUDNN_GRAPH_REPLAY", "0"},
+      {"UCUDNN_MICRO_BATCH_OFFERS", "1"},
       {"UCUDNN_LOG_LEVEL", "debug"},
       {"UCUDNN_LOG_FILE", "/tmp/ucudnn.log"},
       {"UCUDNN_PRELOAD_LIBRARY", "/opt/libucudnn_preload.so"},

@@ -216,7 +216,11 @@ bool run_graph(cudnnHandle_t handle, int op, const Shape& s, bool half, const Bu
   CHECK(CUDNN(cudnnBackendGetAttribute)(heuristics, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR,
                                         count, &count, configs.data()));
   bool ran = false;
-  for (Descriptor config : configs) {
+  // GRAPH_PROBE_CONFIG=i: start at the i-th configuration (1: where ucudnn's offer is, if any).
+  const char* first_text = std::getenv("GRAPH_PROBE_CONFIG");
+  const size_t first = first_text ? static_cast<size_t>(std::strtoul(first_text, nullptr, 10)) : 0;
+  for (size_t i = first; i < configs.size(); ++i) {
+    Descriptor config = configs[i];
     Descriptor plan = create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
     set(plan, static_cast<cudnnBackendAttributeName_t>(400), CUDNN_TYPE_HANDLE, 1, &handle);
     set_descriptor(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, config);
