@@ -275,6 +275,7 @@ Status graph_plan_limit(const UcudnnContext* context, GraphLimit* limit) {
   const BudgetLimits budget = budget_limits(context->memory_budget, context->device_in_use_at_creation, now);
   limit->keep_within = budget.keep_within;
   limit->plan_under = budget.plan_under;
+  limit->reachable = budget.reachable;
   return Status::success();
 }
 

@@ -76,6 +76,7 @@ Status describe_plan(UcudnnContext* context, const ConvCall& call, std::optional
 struct GraphLimit {
   std::size_t keep_within = 0;
   std::size_t plan_under = 0;
+  std::size_t reachable = 0;  ///< under a budget: core/memory_budget.h's
   /// A fixed limit (forced, or the budget off) is a cap: every plan over it is ucudnn's. Under a
   /// budget, one plan per kernel stands in (api/graph_frontend.h).
   bool is_cap = false;

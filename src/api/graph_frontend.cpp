@@ -90,18 +90,18 @@ cudnnStatus_t GraphFrontEnd::finalize(Finalize real, cudnnBackendDescriptor_t de
   if (status != CUDNN_STATUS_SUCCESS || in_internal_call()) return status;
   return guarded("cudnnBackendFinalize", [&] {
     records_.on_finalize(descriptor);
-    take_over(descriptor);
-    return status;
+    return take_over(descriptor) ? status : CUDNN_STATUS_NOT_SUPPORTED;
   });
 }
 
-void GraphFrontEnd::take_over(cudnnBackendDescriptor_t descriptor) {
+bool GraphFrontEnd::take_over(cudnnBackendDescriptor_t descriptor) {
   const std::optional<GraphPlanFacts> facts = records_.plan(descriptor);
-  if (!facts) return;  // not a plan
+  if (!facts) return true;  // not a plan
   const InternalCallScope inside;  // the reads below are ucudnn's own backend calls
   auto pass = [](const std::string& why) {
     Statistics::instance().count_graph_plan(false);
     UCUDNN_LOG_DEBUG("graph API: an execution plan left to cuDNN: " << why);
+    return true;
   };
   if (!facts->convolution) return pass("its graph is not one convolution ucudnn follows");
   const ContextLease context = lookup_(facts->handle);
@@ -123,11 +123,20 @@ void GraphFrontEnd::take_over(cudnnBackendDescriptor_t descriptor) {
   plan->uid_y = conv.y.uid;
   plan->handle = facts->handle;
   plan->offer = facts->offer;
+  if (plan->offer >= 0) {
+    // An offer whose size cuDNN's first configuration (the plan it copies) fits would only repeat it.
+    GraphLimit limit;
+    if (!graph_plan_limit(context.get(), &limit).ok() || limit.is_cap ||
+        plan->cudnn_workspace <= offer_workspace_limit(limit.reachable, plan->offer)) {
+      return false;
+    }
+  }
   {
     std::unique_lock<std::shared_mutex> lock(mutex_);
     plans_[descriptor] = std::move(plan);
   }
   Statistics::instance().count_graph_plan(true);
+  return true;
 }
 
 std::shared_ptr<GraphFrontEnd::Plan> GraphFrontEnd::find(cudnnBackendDescriptor_t plan) const {
@@ -158,10 +167,10 @@ int GraphFrontEnd::decide(Plan& plan, cudnnBackendDescriptor_t descriptor) {
   const cudnnStatus_t planned = at_boundary("graph API planning", [&]() -> Status {
     if (!context) return Error(ErrorCode::kBadParam, "the plan's handle was destroyed");
     UCUDNN_TRY(graph_plan_limit(context.get(), &limit));
-    if (plan.offer && !limit.is_cap) {
-      // An offer is ucudnn's within half of what is surely free, unless cuDNN's first
-      // configuration, which it copies, fits there itself.
-      limit.keep_within = limit.plan_under = offer_workspace_limit(limit.plan_under);
+    if (plan.offer >= 0 && !limit.is_cap) {
+      // An offer is ucudnn's within its size of what the program may reach (where cuDNN's first
+      // configuration, which it copies, fits that, it repeats it: kept).
+      limit.keep_within = limit.plan_under = offer_workspace_limit(limit.reachable, plan.offer);
       if (plan.cudnn_workspace <= limit.keep_within) return Status::success();
       return graph_workspace(context.get(), plan.handle, plan.key, limit.plan_under, &bytes);
     }
@@ -185,7 +194,7 @@ int GraphFrontEnd::decide(Plan& plan, cudnnBackendDescriptor_t descriptor) {
     plan.limit = limit.plan_under;
     plan.workspace = bytes;
     state = Plan::kUcudnn;
-    if (plan.offer) Statistics::instance().count_graph_offer_planned();
+    if (plan.offer >= 0) Statistics::instance().count_graph_offer_planned();
   } else {
     warn_once("graph|" + plan.key.to_string(),
               std::string("planning a graph-API ") + short_name(plan.key.op) +
@@ -228,13 +237,14 @@ cudnnStatus_t GraphFrontEnd::get(Get real, cudnnBackendDescriptor_t descriptor, 
     });
     if (asked != CUDNN_STATUS_SUCCESS) return asked;
     if (offering) {
-      cudnnBackendDescriptor_t offer = nullptr;
-      const cudnnStatus_t status = get_results_with_offer(real, descriptor, requested, count, values, &offer);
+      cudnnBackendDescriptor_t offers[kOffers] = {};
+      const cudnnStatus_t status = get_results_with_offers(real, descriptor, requested, count, values, offers);
       if (status != CUDNN_STATUS_SUCCESS || !count || !values || requested <= 0) return status;
       return guarded("cudnnBackendGetAttribute", [&] {
         records_.on_get_descriptors(descriptor, name, std::min(*count, requested), values);
-        if (offer) {
-          records_.mark_offer(offer);
+        for (int i = 0; i < kOffers; ++i) {
+          if (!offers[i]) continue;
+          records_.mark_offer(offers[i], i);
           Statistics::instance().count_graph_offer();
         }
         return status;

@@ -11,9 +11,9 @@
 //     and benchmarked if need be, at that first query); the kernel's other plans stay cuDNN's;
 //   - cudnnBackendExecute of it runs ucudnn's plan with the variant pack's pointers (a plan run
 //     before its workspace was asked for stays cuDNN's: the program allocated cuDNN's);
-//   - with UCUDNN_MICRO_BATCH_OFFERS under a budget, the heuristics of such a graph also offer a
-//     configuration whose plans are ucudnn's (api/graph_offer.h), planned under half of what is
-//     left now, unless cuDNN's first configuration fits there itself (then kept as cuDNN's);
+//   - with UCUDNN_MICRO_BATCH_OFFERS under a budget, the heuristics of such a graph also offer
+//     configurations whose plans are ucudnn's (api/graph_offer.h), each planned under its size of
+//     what the program may reach; one whose size cuDNN's first configuration fits is refused;
 //   - cudnnBackendPopulateCudaGraph / UpdateCudaGraph of it are refused (NOT_SUPPORTED): cuDNN
 //     would build its own plan into a graph with less workspace than that plan needs.
 // Everything else reaches cuDNN unchanged, and every call reaches cuDNN first: a descriptor cuDNN
@@ -84,7 +84,7 @@ class GraphFrontEnd {
     std::int64_t uid_x = 0, uid_w = 0, uid_y = 0;
     cudnnHandle_t handle = nullptr;   ///< the plan's handle: whose settings plan it
     std::size_t cudnn_workspace = 0;  ///< what cuDNN's own plan needs (the fallback's)
-    bool offer = false;               ///< built from a micro-batch offer (api/graph_offer.h)
+    int offer = -1;                   ///< built from micro-batch offer i (api/graph_offer.h); -1: none
     /// kKept: the program's own plan fits the limit and runs as it is (the incumbent); kUcudnn:
     /// ucudnn's plan within the limit; kCudnn: cuDNN's as a fallback (planning failed, or the plan
     /// ran before its workspace was asked).
@@ -96,7 +96,9 @@ class GraphFrontEnd {
     std::size_t workspace = 0;  ///< ucudnn's plan's, once kUcudnn
   };
 
-  void take_over(cudnnBackendDescriptor_t plan);
+  /// Follows a finalized plan; false where it is an offer that would only repeat cuDNN's first
+  /// configuration (the program is told NOT_SUPPORTED).
+  bool take_over(cudnnBackendDescriptor_t plan);
   /// Whether the heuristics `descriptor` of the program's get offer micro-batching: a graph of one
   /// convolution, on a handle of ucudnn's with offers on and a budget (no cap).
   bool offers(cudnnBackendDescriptor_t heuristics) const;

@@ -5,38 +5,41 @@
 
 namespace ucudnn::api {
 
-cudnnStatus_t get_results_with_offer(GetAttribute real, cudnnBackendDescriptor_t heuristics, int64_t requested,
-                                     int64_t* count, void* values, cudnnBackendDescriptor_t* offer) {
-  *offer = nullptr;
+cudnnStatus_t get_results_with_offers(GetAttribute real, cudnnBackendDescriptor_t heuristics, int64_t requested,
+                                      int64_t* count, void* values, cudnnBackendDescriptor_t (&offers)[kOffers]) {
+  std::fill(std::begin(offers), std::end(offers), nullptr);
   auto plain = [&] {
     return real(heuristics, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, requested, count, values);
   };
   if (!count) return plain();
   if (requested == 0) {
     const cudnnStatus_t status = plain();
-    if (status == CUDNN_STATUS_SUCCESS && *count >= 1) ++*count;
+    if (status == CUDNN_STATUS_SUCCESS && *count >= 1) *count += kOffers;
     return status;
   }
-  if (requested < 2 || !values) return plain();
+  if (requested < kFirstOfferSlot + kOffers + 1 || !values) return plain();
   auto* slots = static_cast<cudnnBackendDescriptor_t*>(values);
-  // cuDNN's results into every slot but the offer's, in order.
+  auto is_offer_slot = [](int64_t i) { return i >= kFirstOfferSlot && i < kFirstOfferSlot + kOffers; };
+  // cuDNN's results into every slot but the offers', in order.
   std::vector<cudnnBackendDescriptor_t> others;
-  others.reserve(static_cast<std::size_t>(requested - 1));
+  others.reserve(static_cast<std::size_t>(requested - kOffers));
   for (int64_t i = 0; i < requested; ++i) {
-    if (i != kOfferSlot) others.push_back(slots[i]);
+    if (!is_offer_slot(i)) others.push_back(slots[i]);
   }
   int64_t filled = 0;
   cudnnStatus_t status = real(heuristics, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR,
-                              requested - 1, &filled, others.data());
+                              requested - kOffers, &filled, others.data());
   if (status != CUDNN_STATUS_SUCCESS || filled < 1) return plain();
-  filled = std::min(filled, requested - 1);
-  // The offer: cuDNN's first result once more.
-  int64_t copied = 0;
-  status = real(heuristics, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &copied,
-                &slots[kOfferSlot]);
-  if (status != CUDNN_STATUS_SUCCESS || copied != 1) return plain();
-  *count = filled + 1;
-  *offer = slots[kOfferSlot];
+  filled = std::min(filled, requested - kOffers);
+  // Each offer: cuDNN's first result once more.
+  for (int i = 0; i < kOffers; ++i) {
+    int64_t copied = 0;
+    status = real(heuristics, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &copied,
+                  &slots[kFirstOfferSlot + i]);
+    if (status != CUDNN_STATUS_SUCCESS || copied != 1) return plain();
+  }
+  *count = filled + kOffers;
+  for (int i = 0; i < kOffers; ++i) offers[i] = slots[kFirstOfferSlot + i];
   return CUDNN_STATUS_SUCCESS;
 }
 

@@ -39,7 +39,7 @@ struct GraphRecords::Record {
 
   // Engines, heuristics, configurations and plans: the descriptor they were made from.
   cudnnBackendDescriptor_t source = nullptr;
-  bool offer = false;  ///< a micro-batch offer, or a plan made from one
+  int offer = -1;  ///< which micro-batch offer this is, or a plan is made from (-1: none)
 
   // Once finalized (or copied out of a finalized one): the convolution of the chain, frozen.
   std::shared_ptr<const GraphConvolution> convolution;
@@ -380,7 +380,7 @@ void GraphRecords::finalize_locked(Record& r) {
       // The chain back to the graph; a link the program did not finalize is followed through.
       const Record* source = find_locked(r.source);
       // Only a plan made straight from an offer is one; a configuration made anew is cuDNN's.
-      r.offer = r.type == CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR && source && source->offer;
+      r.offer = r.type == CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR && source ? source->offer : -1;
       for (int depth = 0; source && !source->finalized && depth < 4; ++depth) source = find_locked(source->source);
       if (source && source->finalized) r.convolution = source->convolution;
       return;
@@ -415,15 +415,15 @@ void GraphRecords::on_get_descriptors(cudnnBackendDescriptor_t source, cudnnBack
     r.finalized = true;
     r.unsupported = false;
     r.source = nullptr;
-    r.offer = false;
+    r.offer = -1;
     r.convolution = convolution;
   }
 }
 
-void GraphRecords::mark_offer(cudnnBackendDescriptor_t configuration) {
+void GraphRecords::mark_offer(cudnnBackendDescriptor_t configuration, int index) {
   std::unique_lock<std::shared_mutex> lock(mutex_);
   auto it = records_.find(configuration);
-  if (it != records_.end() && it->second->type == CUDNN_BACKEND_ENGINECFG_DESCRIPTOR) it->second->offer = true;
+  if (it != records_.end() && it->second->type == CUDNN_BACKEND_ENGINECFG_DESCRIPTOR) it->second->offer = index;
 }
 
 void GraphRecords::on_destroy(cudnnBackendDescriptor_t descriptor) {

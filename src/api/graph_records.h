@@ -52,7 +52,7 @@ struct GraphConvolution {
 struct GraphPlanFacts {
   std::shared_ptr<const GraphConvolution> convolution;  ///< null: some other graph
   cudnnHandle_t handle = nullptr;  ///< the plan's handle, else the graph's, else null
-  bool offer = false;              ///< built from a micro-batch offer (api/graph_offer.h)
+  int offer = -1;                  ///< built from micro-batch offer i (api/graph_offer.h); -1: none
 };
 
 class GraphRecords {
@@ -69,9 +69,9 @@ class GraphRecords {
   /// (heuristics results, a configuration's engine): they inherit its convolution.
   void on_get_descriptors(cudnnBackendDescriptor_t source, cudnnBackendAttributeName_t name, std::int64_t count,
                           const void* outputs);
-  /// After on_get_descriptors: `configuration` is a micro-batch offer (api/graph_offer.h), and so
-  /// is a plan made from it.
-  void mark_offer(cudnnBackendDescriptor_t configuration);
+  /// After on_get_descriptors: `configuration` is micro-batch offer `index` (api/graph_offer.h),
+  /// and so is a plan made from it.
+  void mark_offer(cudnnBackendDescriptor_t configuration, int index);
   void on_destroy(cudnnBackendDescriptor_t descriptor);
   /// After cudnnBackendInitialize: the descriptor keeps its type and nothing else.
   void on_reset(cudnnBackendDescriptor_t descriptor);

@@ -33,6 +33,7 @@ BudgetLimits budget_limits(const MemoryBudget& budget, std::size_t in_use_at_cre
   BudgetLimits limits;
   limits.keep_within = left(in_use_at_creation);
   limits.plan_under = power_of_two_floor(std::min({left(now.in_use()), now.free, limits.keep_within}));
+  limits.reachable = power_of_two_floor(std::min(now.free, limits.keep_within));
   return limits;
 }
 

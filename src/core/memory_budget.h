@@ -46,6 +46,10 @@ struct BudgetLimits {
   /// free), rounded down to a power of two: a kernel sized while memory comes and goes is planned
   /// at a few limits, not one per byte (each limit is a plan, benchmarked once).
   std::size_t plan_under = 0;
+  /// What the program may reach for a workspace, its cache included: what was left of the budget
+  /// when the handle was made, never more than is free now, rounded down to a power of two (the
+  /// largest micro-batch offer's limit, api/graph_offer.h).
+  std::size_t reachable = 0;
 };
 BudgetLimits budget_limits(const MemoryBudget& budget, std::size_t in_use_at_creation, const DeviceMemory& now);
 

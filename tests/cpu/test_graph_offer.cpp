@@ -1,4 +1,4 @@
-// Micro-batch offers (api/graph_offer.h): the heuristics' results with the offer placed second, fed
+// Micro-batch offers (api/graph_offer.h): the heuristics' results with the offers after the first, fed
 // by a stand-in for cuDNN's cudnnBackendGetAttribute (no cuDNN involved: a "configuration" is an
 // int that the stand-in sets to the index of the result it copied in).
 
@@ -15,7 +15,9 @@
 namespace ucudnn {
 namespace {
 
-using api::get_results_with_offer;
+using api::get_results_with_offers;
+using api::kOffers;
+using Offers = cudnnBackendDescriptor_t[kOffers];
 
 // What the stand-in cuDNN has: this many results; and whether a query of one result fails.
 int g_results = 0;
@@ -59,70 +61,71 @@ struct Fixture : ::testing::Test {
 
 using GraphOffer = Fixture;
 
-TEST_F(GraphOffer, TheCountAnswersOneMoreThanCudnnHasAndNoneStaysNone) {
-  cudnnBackendDescriptor_t offer = nullptr;
+TEST_F(GraphOffer, TheCountAnswersThreeMoreThanCudnnHasAndNoneStaysNone) {
+  Offers offers;
   int64_t count = -1;
-  ASSERT_EQ(get_results_with_offer(fake_get, heuristics, 0, &count, nullptr, &offer), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(count, 6);
-  EXPECT_EQ(offer, nullptr);
+  ASSERT_EQ(get_results_with_offers(fake_get, heuristics, 0, &count, nullptr, offers), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(count, 5 + kOffers);
   g_results = 0;
-  ASSERT_EQ(get_results_with_offer(fake_get, heuristics, 0, &count, nullptr, &offer), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(get_results_with_offers(fake_get, heuristics, 0, &count, nullptr, offers), CUDNN_STATUS_SUCCESS);
   EXPECT_EQ(count, 0);
 }
 
-TEST_F(GraphOffer, TheOfferIsACopyOfCudnnsFirstPlacedSecondWithEveryResultOfCudnnsInOrder) {
-  Configurations c(6);
-  cudnnBackendDescriptor_t offer = nullptr;
+TEST_F(GraphOffer, TheOffersAreCopiesOfCudnnsFirstRightAfterItWithEveryResultOfCudnnsInOrder) {
+  Configurations c(8);
+  Offers offers;
   int64_t count = -1;
-  ASSERT_EQ(get_results_with_offer(fake_get, heuristics, 6, &count, c.slots.data(), &offer), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(count, 6);
-  EXPECT_EQ(c.filled, (std::vector<int>{0, 0, 1, 2, 3, 4}));
-  EXPECT_EQ(offer, c.slots[api::kOfferSlot]);
+  ASSERT_EQ(get_results_with_offers(fake_get, heuristics, 8, &count, c.slots.data(), offers), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(count, 8);
+  EXPECT_EQ(c.filled, (std::vector<int>{0, 0, 0, 0, 1, 2, 3, 4}));
+  for (int i = 0; i < kOffers; ++i) EXPECT_EQ(offers[i], c.slots[static_cast<std::size_t>(1 + i)]) << i;
 }
 
-TEST_F(GraphOffer, MoreRoomThanResultsFillsTheResultsAndTheOfferOnly) {
+TEST_F(GraphOffer, MoreRoomThanResultsFillsTheResultsAndTheOffersOnly) {
   g_results = 2;
-  Configurations c(5);
-  cudnnBackendDescriptor_t offer = nullptr;
+  Configurations c(7);
+  Offers offers;
   int64_t count = -1;
-  ASSERT_EQ(get_results_with_offer(fake_get, heuristics, 5, &count, c.slots.data(), &offer), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(count, 3);
-  EXPECT_EQ(c.filled, (std::vector<int>{0, 0, 1, -1, -1}));
-  EXPECT_EQ(offer, c.slots[1]);
+  ASSERT_EQ(get_results_with_offers(fake_get, heuristics, 7, &count, c.slots.data(), offers), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(count, 2 + kOffers);
+  EXPECT_EQ(c.filled, (std::vector<int>{0, 0, 0, 0, 1, -1, -1}));
+  EXPECT_EQ(offers[0], c.slots[1]);
 }
 
-TEST_F(GraphOffer, RoomForOneResultOrNoResultIsCudnnsOwnAnswer) {
-  Configurations one(1);
-  cudnnBackendDescriptor_t offer = nullptr;
+TEST_F(GraphOffer, TooLittleRoomOrNoResultIsCudnnsOwnAnswer) {
+  Configurations three(3);
+  Offers offers;
   int64_t count = -1;
-  ASSERT_EQ(get_results_with_offer(fake_get, heuristics, 1, &count, one.slots.data(), &offer), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(count, 1);
-  EXPECT_EQ(one.filled, (std::vector<int>{0}));
-  EXPECT_EQ(offer, nullptr);
+  ASSERT_EQ(get_results_with_offers(fake_get, heuristics, 3, &count, three.slots.data(), offers), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(count, 3);
+  EXPECT_EQ(three.filled, (std::vector<int>{0, 1, 2}));
+  for (auto* offer : offers) EXPECT_EQ(offer, nullptr);
 
   g_results = 0;
-  Configurations three(3);
-  ASSERT_EQ(get_results_with_offer(fake_get, heuristics, 3, &count, three.slots.data(), &offer), CUDNN_STATUS_SUCCESS);
+  Configurations six(6);
+  ASSERT_EQ(get_results_with_offers(fake_get, heuristics, 6, &count, six.slots.data(), offers), CUDNN_STATUS_SUCCESS);
   EXPECT_EQ(count, 0);
-  EXPECT_EQ(offer, nullptr);
+  for (auto* offer : offers) EXPECT_EQ(offer, nullptr);
 }
 
 TEST_F(GraphOffer, AFailedCopyGivesCudnnsAnswerUnchanged) {
   g_single_fails = true;
-  Configurations c(6);
-  cudnnBackendDescriptor_t offer = reinterpret_cast<cudnnBackendDescriptor_t>(&storage);
+  Configurations c(8);
+  Offers offers;
   int64_t count = -1;
-  ASSERT_EQ(get_results_with_offer(fake_get, heuristics, 6, &count, c.slots.data(), &offer), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(get_results_with_offers(fake_get, heuristics, 8, &count, c.slots.data(), offers), CUDNN_STATUS_SUCCESS);
   EXPECT_EQ(count, 5);
   // What the program reads (the first `count`) is cuDNN's answer; a slot past it may have been
   // filled on the way, as cuDNN fills the slots it is given.
   EXPECT_EQ(std::vector<int>(c.filled.begin(), c.filled.begin() + 5), (std::vector<int>{0, 1, 2, 3, 4}));
-  EXPECT_EQ(offer, nullptr);
+  for (auto* offer : offers) EXPECT_EQ(offer, nullptr);
 }
 
-TEST_F(GraphOffer, TheOffersWorkspaceIsHalfOfWhatIsSurelyFree) {
-  EXPECT_EQ(api::offer_workspace_limit(std::size_t{256} << 20), std::size_t{128} << 20);
-  EXPECT_EQ(api::offer_workspace_limit(0), 0u);
+TEST_F(GraphOffer, EachOfferHalvesTheWorkspaceOfTheOneBefore) {
+  const std::size_t reachable = std::size_t{256} << 20;
+  EXPECT_EQ(api::offer_workspace_limit(reachable, 0), reachable);
+  EXPECT_EQ(api::offer_workspace_limit(reachable, 1), std::size_t{128} << 20);
+  EXPECT_EQ(api::offer_workspace_limit(reachable, 2), std::size_t{64} << 20);
 }
 
 }  // namespace

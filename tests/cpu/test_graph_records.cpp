@@ -164,13 +164,13 @@ TEST(GraphRecords, OnlyAPlanMadeFromTheOfferedConfigurationIsAnOffer) {
   GraphRecords records;
   ProgramCalls p(records);
   p.whole_forward();  // its plan is made from kConfig2
-  EXPECT_FALSE(records.plan(p.a.at(kPlan))->offer);
+  EXPECT_EQ(records.plan(p.a.at(kPlan))->offer, -1);
   ASSERT_NE(records.convolution_of(p.a.at(kHeur)), nullptr);
   EXPECT_EQ(records.convolution_of(p.a.at(kHeur))->y.uid, 'y');
   EXPECT_EQ(records.convolution_of(p.a.at(kPack)), nullptr);
 
-  records.mark_offer(p.a.at(kConfig2));
-  records.mark_offer(p.a.at(kX));  // not a configuration: nothing happens
+  records.mark_offer(p.a.at(kConfig2), 2);
+  records.mark_offer(p.a.at(kX), 1);  // not a configuration: nothing happens
   cudnnBackendDescriptor_t offered = p.a.at(kConfig2), other = p.a.at(kConfig);
   for (auto [slot, config] : {std::pair{kPlan2, offered}, std::pair{kPlan, other}}) {
     records.on_create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, p.a.at(slot));
@@ -178,9 +178,9 @@ TEST(GraphRecords, OnlyAPlanMadeFromTheOfferedConfigurationIsAnOffer) {
     records.on_finalize(p.a.at(slot));
   }
   ASSERT_TRUE(records.plan(p.a.at(kPlan2)).has_value());
-  EXPECT_TRUE(records.plan(p.a.at(kPlan2))->offer);
+  EXPECT_EQ(records.plan(p.a.at(kPlan2))->offer, 2);
   EXPECT_NE(records.plan(p.a.at(kPlan2))->convolution, nullptr);
-  EXPECT_FALSE(records.plan(p.a.at(kPlan))->offer);
+  EXPECT_EQ(records.plan(p.a.at(kPlan))->offer, -1);
   EXPECT_FALSE(records.plan(p.a.at(kX)).has_value());
 
   // cuDNN filling the configuration again (another heuristics query) makes it cuDNN's.
@@ -189,7 +189,7 @@ TEST(GraphRecords, OnlyAPlanMadeFromTheOfferedConfigurationIsAnOffer) {
   records.on_create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, p.a.at(kPlan2));
   records.on_set(p.a.at(kPlan2), CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &offered);
   records.on_finalize(p.a.at(kPlan2));
-  EXPECT_FALSE(records.plan(p.a.at(kPlan2))->offer);
+  EXPECT_EQ(records.plan(p.a.at(kPlan2))->offer, -1);
 }
 
 TEST(GraphRecords, AFusedGraphIsNotAConvolution) {

@@ -54,6 +54,10 @@ TEST(MemoryBudget, ASizeCountsEverythingInUseOnTheDevice) {
   BudgetLimits limits = budget_limits(six, 1 * GiB, DeviceMemory{77 * GiB, 80 * GiB});
   EXPECT_EQ(limits.keep_within, 5 * GiB);
   EXPECT_EQ(limits.plan_under, 2 * GiB);
+  // The program may reach its cache too: what was left at creation (5 GiB) to a power of two,
+  // never more than is free.
+  EXPECT_EQ(limits.reachable, 4 * GiB);
+  EXPECT_EQ(budget_limits(six, 1 * GiB, DeviceMemory{3 * GiB, 80 * GiB}).reachable, 2 * GiB);
   // More in use now than the budget: a replaced plan gets no workspace; more in use at creation
   // than the budget: every plan that needs workspace is replaced.
   limits = budget_limits(six, 1 * GiB, DeviceMemory{70 * GiB, 80 * GiB});
