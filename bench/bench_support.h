@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <string>
 
 #include "ucudnn/ucudnn.h"
@@ -71,6 +72,36 @@ int ucudnn_choice(UcudnnHandle_t h, const Conv& c, int op, size_t* ws) {
   check(cudnnGetConvolutionBackwardFilterWorkspaceSize(h, c.x, c.y, c.conv, c.w, r[0].algo, ws),
         "cudnnGetConvolutionBackwardFilterWorkspaceSize");
   return r[0].algo;
+}
+
+/// One convolution call, bound to a handle (cuDNN's or ucudnn's), a descriptor, an algorithm and a
+/// workspace. `Tensors` has the descriptors x, w, y and their memory x_mem, w_mem, y_mem (forward
+/// naming), and must outlive the call.
+template <typename Handle, typename Tensors>
+std::function<void()> make_launch(Handle handle, const Tensors& t, cudnnConvolutionDescriptor_t conv, int op, int algo,
+                                  void* ws, size_t ws_bytes) {
+  static const float one = 1.0f, zero = 0.0f;
+  return [=, &t]() {
+    switch (op) {
+      case 0:
+        check(cudnnConvolutionForward(handle, &one, t.x, t.x_mem->ptr, t.w, t.w_mem->ptr, conv,
+                                      static_cast<cudnnConvolutionFwdAlgo_t>(algo), ws, ws_bytes, &zero, t.y,
+                                      t.y_mem->ptr),
+              "cudnnConvolutionForward");
+        break;
+      case 1:
+        check(cudnnConvolutionBackwardData(handle, &one, t.w, t.w_mem->ptr, t.y, t.y_mem->ptr, conv,
+                                           static_cast<cudnnConvolutionBwdDataAlgo_t>(algo), ws, ws_bytes, &zero, t.x,
+                                           t.x_mem->ptr),
+              "cudnnConvolutionBackwardData");
+        break;
+      default:
+        check(cudnnConvolutionBackwardFilter(handle, &one, t.x, t.x_mem->ptr, t.y, t.y_mem->ptr, conv,
+                                             static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo), ws, ws_bytes, &zero,
+                                             t.w, t.w_mem->ptr),
+              "cudnnConvolutionBackwardFilter");
+    }
+  };
 }
 
 }  // namespace bench

@@ -8,33 +8,6 @@
 namespace bench {
 namespace {
 
-template <typename Handle>
-std::function<void()> make_launch(Handle handle, const Layer& l, cudnnConvolutionDescriptor_t conv, int op, int algo,
-                                  void* ws, size_t ws_bytes) {
-  static const float one = 1.0f, zero = 0.0f;
-  return [=, &l]() {
-    switch (op) {
-      case 0:
-        check(cudnnConvolutionForward(handle, &one, l.x, l.x_mem->ptr, l.w, l.w_mem->ptr, conv,
-                                      static_cast<cudnnConvolutionFwdAlgo_t>(algo), ws, ws_bytes, &zero, l.y,
-                                      l.y_mem->ptr),
-              "forward");
-        break;
-      case 1:
-        check(cudnnConvolutionBackwardData(handle, &one, l.w, l.w_mem->ptr, l.y, l.y_mem->ptr, conv,
-                                           static_cast<cudnnConvolutionBwdDataAlgo_t>(algo), ws, ws_bytes, &zero,
-                                           l.x, l.x_mem->ptr),
-              "backward data");
-        break;
-      default:
-        check(cudnnConvolutionBackwardFilter(handle, &one, l.x, l.x_mem->ptr, l.y, l.y_mem->ptr, conv,
-                                             static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo), ws, ws_bytes, &zero,
-                                             l.w, l.w_mem->ptr),
-              "backward filter");
-    }
-  };
-}
-
 UcudnnHandle_t make_ucudnn_handle(UcudnnBatchSizePolicy_t policy, UcudnnCandidates_t candidates, size_t limit,
                                   int graph_replay) {
   UcudnnHandle_t handle;

@@ -48,6 +48,7 @@ using bench::check;
 using bench::DeviceMemory;
 using bench::fail;
 using bench::kOpNames;
+using bench::make_launch;
 using bench::ucudnn_choice;
 using bench::write_json;
 
@@ -154,34 +155,6 @@ void destroy_conv(Conv& c) {
   cudnnDestroyFilterDescriptor(c.w);
   cudnnDestroyConvolutionDescriptor(c.conv);
   for (auto conv : c.plain_conv) cudnnDestroyConvolutionDescriptor(conv);
-}
-
-// One convolution call, bound to a handle, algorithm and workspace.
-template <typename Handle>
-std::function<void()> make_launch(Handle handle, const Conv& c, cudnnConvolutionDescriptor_t conv, int op, int algo,
-                                  void* ws, size_t ws_bytes) {
-  static const float one = 1.0f, zero = 0.0f;
-  return [=, &c]() {
-    switch (op) {
-      case 0:
-        check(cudnnConvolutionForward(handle, &one, c.x, c.x_mem->ptr, c.w, c.w_mem->ptr, conv,
-                                      static_cast<cudnnConvolutionFwdAlgo_t>(algo), ws, ws_bytes, &zero, c.y,
-                                      c.y_mem->ptr),
-              "cudnnConvolutionForward");
-        break;
-      case 1:
-        check(cudnnConvolutionBackwardData(handle, &one, c.w, c.w_mem->ptr, c.y, c.y_mem->ptr, conv,
-                                           static_cast<cudnnConvolutionBwdDataAlgo_t>(algo), ws, ws_bytes, &zero, c.x,
-                                           c.x_mem->ptr),
-              "cudnnConvolutionBackwardData");
-        break;
-      default:
-        check(cudnnConvolutionBackwardFilter(handle, &one, c.x, c.x_mem->ptr, c.y, c.y_mem->ptr, conv,
-                                             static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo), ws, ws_bytes, &zero,
-                                             c.w, c.w_mem->ptr),
-              "cudnnConvolutionBackwardFilter");
-    }
-  };
 }
 
 // Plain cuDNN's workspace for an algorithm.

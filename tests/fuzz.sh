@@ -12,7 +12,7 @@ build=${UCUDNN_FUZZ_BUILD_DIR:-build-fuzz}
 scale=${UCUDNN_FUZZ_SCALE:-100}
 [[ "$scale" =~ ^[0-9]+$ ]] || { echo "fuzz: UCUDNN_FUZZ_SCALE must be a whole number (percent), not '$scale'" >&2; exit 2; }
 trap 'echo "fuzz build, tests or targets failed (build folder: $build)" >&2' ERR
-CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS=-O1 \
+CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS=-O1 -DCMAKE_CXX_FLAGS_DEBUG=-g1 \
   -DUCUDNN_SANITIZE=address,undefined -DUCUDNN_BUILD_FUZZERS=ON \
   -DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON -DCMAKE_DISABLE_FIND_PACKAGE_CUDNN=ON
 cmake --build "$build" -j "$(nproc)"

@@ -13,6 +13,7 @@
 #include "core/batch_policy.h"
 #include "core/candidates.h"
 #include "core/conv_key.h"
+#include "core/env_config.h"
 #include "core/memory_budget.h"
 #include "runtime/owned.h"
 
@@ -21,7 +22,7 @@ struct UcudnnContext {
   cudnnHandle_t cudnn() const { return cudnn_handle.get(); }
   int device = 0;                 ///< the CUDA device current when the handle was created
   std::atomic<ucudnn::BatchSizePolicy> policy{ucudnn::BatchSizePolicy::kPowerOfTwo};
-  std::atomic<std::size_t> default_workspace_limit{std::size_t{64} << 20};
+  std::atomic<std::size_t> default_workspace_limit{ucudnn::kDefaultWorkspaceLimit};
   std::atomic<ucudnn::CandidateSet> candidates{ucudnn::CandidateSet::kBoth};  ///< what plans are made of
   std::atomic<bool> graph_replay{true};  ///< recurring calls replayed as CUDA graphs
   std::atomic<int> layer_id{-1};  ///< WD: calls belong to this layer's own segment (-1: shared by shape)

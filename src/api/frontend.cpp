@@ -14,6 +14,7 @@
 #include "core/statistics.h"
 #include "runtime/cuda_status.h"
 #include "runtime/device_info.h"
+#include "runtime/scaling_factors.h"
 
 namespace ucudnn::api {
 using ucudnn::runtime::KernelRequest;
@@ -308,12 +309,8 @@ Status run_graph_convolution(UcudnnContext* context, cudnnHandle_t handle, const
   UCUDNN_TRY(read_stream(handle, &request.stream, &capturing));
   request.may_benchmark = !capturing;
   request.may_replay = !capturing && context->graph_replay.load(std::memory_order_relaxed);
-  // Scaling factors are double for double data, float otherwise (cuDNN's rule).
-  if (key.x.data_type == CUDNN_DATA_DOUBLE) {
-    return active_planner().run(request, &alpha, &beta, buffers, workspace, workspace_bytes);
-  }
-  const float alpha_f = static_cast<float>(alpha), beta_f = static_cast<float>(beta);
-  return active_planner().run(request, &alpha_f, &beta_f, buffers, workspace, workspace_bytes);
+  const runtime::ScalingFactor a(key, alpha), b(key, beta);
+  return active_planner().run(request, a.get(), b.get(), buffers, workspace, workspace_bytes);
 }
 
 cudnnStatus_t report_at_boundary(const char* function, const Status& status) noexcept {

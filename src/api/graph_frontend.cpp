@@ -237,14 +237,14 @@ cudnnStatus_t GraphFrontEnd::get(Get real, cudnnBackendDescriptor_t descriptor, 
     });
     if (asked != CUDNN_STATUS_SUCCESS) return asked;
     if (offering) {
-      cudnnBackendDescriptor_t offers[kOffers] = {};
-      const cudnnStatus_t status = get_results_with_offers(real, descriptor, requested, count, values, offers);
+      cudnnBackendDescriptor_t offered[kOffers] = {};
+      const cudnnStatus_t status = get_results_with_offers(real, descriptor, requested, count, values, offered);
       if (status != CUDNN_STATUS_SUCCESS || !count || !values || requested <= 0) return status;
       return guarded("cudnnBackendGetAttribute", [&] {
         records_.on_get_descriptors(descriptor, name, std::min(*count, requested), values);
         for (int i = 0; i < kOffers; ++i) {
-          if (!offers[i]) continue;
-          records_.mark_offer(offers[i], i);
+          if (!offered[i]) continue;
+          records_.mark_offer(offered[i], i);
           Statistics::instance().count_graph_offer();
         }
         return status;

@@ -1,13 +1,18 @@
 #include "core/conv_layer.h"
 
+#include "core/cudnn_values.h"
+
 namespace ucudnn {
 namespace {
 
-// Values of cuDNN's enums, spelled out so this file needs no cuDNN header.
-constexpr int kTensorNchw = 0;          // CUDNN_TENSOR_NCHW
-constexpr int kTensorNhwc = 1;          // CUDNN_TENSOR_NHWC
-constexpr int kCrossCorrelation = 1;    // CUDNN_CROSS_CORRELATION
-constexpr int kComputeFloat = 0;        // CUDNN_DATA_FLOAT
+using cudnn_values::kCrossCorrelation;
+using cudnn_values::kDataBfloat16;
+using cudnn_values::kDataFloat;
+using cudnn_values::kDataHalf;
+using cudnn_values::kDefaultMath;
+using cudnn_values::kDefaultReorder;
+using cudnn_values::kTensorNchw;
+using cudnn_values::kTensorNhwc;
 
 // Packed strides of dims given in N, C, spatial... order.
 std::vector<int> packed_strides(const std::vector<int>& dims, Layout layout) {
@@ -50,7 +55,7 @@ Expected<ConvKey> to_conv_key(const ConvLayerSpec& spec, ConvOp op, int device) 
   if (spec.channels % spec.groups != 0 || spec.filters % spec.groups != 0) {
     return Error{where + "channels and filters must be divisible by groups"};
   }
-  if (spec.data_type != 0 && spec.data_type != 2 && spec.data_type != 9) {
+  if (spec.data_type != kDataFloat && spec.data_type != kDataHalf && spec.data_type != kDataBfloat16) {
     return Error{where + "data type must be float, half or bfloat16"};
   }
   ConvKey key;
@@ -74,10 +79,10 @@ Expected<ConvKey> to_conv_key(const ConvLayerSpec& spec, ConvOp op, int device) 
   key.y.strides = packed_strides(key.y.dims, spec.layout);
   key.w.format = spec.layout == Layout::kNhwc ? kTensorNhwc : kTensorNchw;
   key.conv.mode = kCrossCorrelation;
-  key.conv.compute_type = kComputeFloat;
+  key.conv.compute_type = kDataFloat;
   key.conv.group_count = spec.groups;
-  key.conv.math_type = 0;     // CUDNN_DEFAULT_MATH
-  key.conv.reorder_type = 0;  // CUDNN_DEFAULT_REORDER
+  key.conv.math_type = kDefaultMath;
+  key.conv.reorder_type = kDefaultReorder;
   key.conv.pads = spec.pad;
   key.conv.strides = spec.stride;
   key.conv.dilations = spec.dilation;

@@ -61,9 +61,12 @@
 
 namespace ucudnn {
 
+/// UCUDNN_DEFAULT_WORKSPACE_LIMIT's default: Caffe2's per-layer limit.
+inline constexpr std::size_t kDefaultWorkspaceLimit = std::size_t{64} << 20;
+
 struct EnvConfig {
   BatchSizePolicy policy = BatchSizePolicy::kPowerOfTwo;
-  std::size_t default_workspace_limit = std::size_t{64} << 20;
+  std::size_t default_workspace_limit = kDefaultWorkspaceLimit;
   std::optional<std::size_t> forced_workspace_limit;  ///< UCUDNN_FORCE_WORKSPACE_LIMIT: caps every call's limit
   MemoryBudget memory_budget;       ///< UCUDNN_MEMORY_BUDGET: what graph-API plans may take
   std::size_t total_workspace = 0;  ///< WD budget; 0: WR mode

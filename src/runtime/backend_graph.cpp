@@ -11,6 +11,7 @@
 #include "core/candidates.h"
 #include "core/logging.h"
 #include "runtime/descriptors.h"
+#include "runtime/scaling_factors.h"
 
 namespace ucudnn::runtime {
 namespace {
@@ -155,15 +156,9 @@ Status make_graph(const ConvKey& key, double alpha, double beta, cudnnHandle_t h
   UCUDNN_TRY(set_descriptor(op, n.w, w));
   UCUDNN_TRY(set_descriptor(op, n.y, y));
   UCUDNN_TRY(set_descriptor(op, n.conv, conv));
-  // Scaling factors are double for double data, float otherwise (cuDNN's rule).
-  if (key.x.data_type == CUDNN_DATA_DOUBLE) {
-    UCUDNN_TRY(set(op, n.alpha, CUDNN_TYPE_DOUBLE, &alpha, 1));
-    UCUDNN_TRY(set(op, n.beta, CUDNN_TYPE_DOUBLE, &beta, 1));
-  } else {
-    const float a = static_cast<float>(alpha), b = static_cast<float>(beta);
-    UCUDNN_TRY(set(op, n.alpha, CUDNN_TYPE_FLOAT, &a, 1));
-    UCUDNN_TRY(set(op, n.beta, CUDNN_TYPE_FLOAT, &b, 1));
-  }
+  const ScalingFactor a(key, alpha), b(key, beta);
+  UCUDNN_TRY(set(op, n.alpha, a.attribute_type(), a.get(), 1));
+  UCUDNN_TRY(set(op, n.beta, b.attribute_type(), b.get(), 1));
   UCUDNN_TRY(finalize(op));
 
   UCUDNN_TRY(create(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR, graph));
@@ -415,10 +410,7 @@ Status CudnnExecutionPlan::build(const ConvKey& key, const std::string& id, doub
   if (!finalized.ok()) {
     return Error(ErrorCode::kNotSupported, "engine configuration " + id + " does not apply: " + finalized.message());
   }
-  std::int64_t workspace = 0, count = 0;
-  UCUDNN_CHECK_CUDNN(cudnnBackendGetAttribute(plan->plan_.get(), CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE,
-                                              CUDNN_TYPE_INT64, 1, &count, &workspace));
-  plan->workspace_bytes_ = static_cast<std::size_t>(workspace);
+  UCUDNN_TRY(read_plan_workspace(plan->plan_.get(), &plan->workspace_bytes_));
   plan->keep_alive_.push_back(std::move(graph));
   plan->keep_alive_.push_back(std::move(engine));
   for (auto& c : choices) plan->keep_alive_.push_back(std::move(c));

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "core/statistics.h"
+#include "runtime/scaling_factors.h"
 
 namespace ucudnn::runtime {
 using ucudnn::optimize::MicroBatchRun;
@@ -46,7 +47,7 @@ Status ExecutablePlan::execute(const CallTarget& target, const void* alpha, cons
     return Error(ErrorCode::kBadParam, "the plan needs " + std::to_string(split_.workspace_bytes) +
                                               " bytes of workspace, the call gave " + std::to_string(workspace_bytes));
   }
-  const bool is_double = key_.x.data_type == CUDNN_DATA_DOUBLE;
+  const bool is_double = scales_in_double(key_);
   const CallSignature signature{buffers.x,       buffers.y,
                                 buffers.w,       workspace,
                                 workspace_bytes, scalar_bits(alpha, is_double),
@@ -71,23 +72,16 @@ Status ExecutablePlan::execute(const CallTarget& target, const void* alpha, cons
 
 Status ExecutablePlan::enqueue(cudnnHandle_t handle, const void* alpha, const void* beta, const ConvBuffers& buffers,
                                void* workspace, std::size_t workspace_bytes) const {
-  // Scaling factors are double for double data, float otherwise (cuDNN's rule).
-  static const float kOneFloat = 1.0f;
-  static const double kOneDouble = 1.0;
-  const bool is_double = key_.x.data_type == CUDNN_DATA_DOUBLE;
-  const void* one = is_double ? static_cast<const void*>(&kOneDouble) : static_cast<const void*>(&kOneFloat);
+  const ScalingFactor one_factor(key_, 1.0);
+  const void* one = one_factor.get();
   const std::size_t x_step = static_cast<std::size_t>(key_.x.strides[0]) * element_size(key_.x.data_type);
   const std::size_t y_step = static_cast<std::size_t>(key_.y.strides[0]) * element_size(key_.y.data_type);
 
   // Null scalars are left to the runners: cuDNN refuses them in legacy calls.
-  const auto read = [is_double](const void* scalar, double absent) {
-    if (!scalar) return absent;
-    return is_double ? *static_cast<const double*>(scalar) : static_cast<double>(*static_cast<const float*>(scalar));
-  };
   CallScaling scaling;
   scaling.given = alpha && beta;
-  scaling.alpha = read(alpha, 1.0);
-  scaling.beta = read(beta, 0.0);
+  scaling.alpha = read_scaling_factor(key_, alpha, 1.0);
+  scaling.beta = read_scaling_factor(key_, beta, 0.0);
   scaling.accumulates = key_.op == ConvOp::kBackwardFilter && split_.micro_batch_count() > 1;
   // Checked before anything is queued: a call that fails half-way would leave the output partly
   // written for the fallback to plain cuDNN (wrong where beta is not 0).

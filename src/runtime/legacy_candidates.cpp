@@ -13,26 +13,13 @@
 #include "runtime/candidate_runtime.h"
 #include "runtime/contenders.h"
 #include "runtime/descriptors.h"
+#include "runtime/scaling_factors.h"
 
 namespace ucudnn::runtime {
 using ucudnn::optimize::MicroBatchRun;
 using ucudnn::optimize::MicroBatchSplit;
 
 namespace {
-
-// Scaling factors are double for double data, float otherwise (cuDNN's rule).
-const void* scalar_one(const ConvKey& key) {
-  static const float kOneFloat = 1.0f;
-  static const double kOneDouble = 1.0;
-  return key.x.data_type == CUDNN_DATA_DOUBLE ? static_cast<const void*>(&kOneDouble)
-                                              : static_cast<const void*>(&kOneFloat);
-}
-const void* scalar_zero(const ConvKey& key) {
-  static const float kZeroFloat = 0.0f;
-  static const double kZeroDouble = 0.0;
-  return key.x.data_type == CUDNN_DATA_DOUBLE ? static_cast<const void*>(&kZeroDouble)
-                                              : static_cast<const void*>(&kZeroFloat);
-}
 
 class LegacyMeasurer final : public KindMeasurer {
  public:
@@ -81,8 +68,9 @@ class LegacyMeasurer final : public KindMeasurer {
 
     std::vector<AlgoPerf> candidates;
     const ConvBuffers buffers = rig_.buffers();
-    const void* alpha = scalar_one(key);
-    const void* beta = scalar_zero(key);
+    const ScalingFactor one(key, 1.0), zero(key, 0.0);
+    const void* alpha = one.get();
+    const void* beta = zero.get();
     if (rig_.settings().mode == SearchMode::kFast) {
       // The heuristics' order puts the likely fastest first, so later ones can be cut short.
       const SearchPhaseClock clock(key.op, SearchPhase::kHeuristics);

@@ -27,6 +27,16 @@ SegmentLayout lay_out_segments(const std::vector<std::size_t>& bytes, std::size_
   return layout;
 }
 
+namespace {
+
+// UCUDNN_WD_TIME_LIMIT, or its default where the environment cannot be read.
+double wd_time_limit_seconds() {
+  const auto& config = env_config();
+  return config ? config->wd_time_limit_seconds : kDefaultWdTimeLimitSeconds;
+}
+
+}  // namespace
+
 bool WdKey::operator<(const WdKey& o) const { return std::tie(layer_id, key) < std::tie(o.layer_id, o.key); }
 
 WorkspaceDivision::WorkspaceDivision(PlanBuilder& builder) : builder_(builder) {}
@@ -36,8 +46,7 @@ Status WorkspaceDivision::front_of(cudnnHandle_t handle, const ConvKey& key, Bat
   std::vector<int> sizes;
   std::vector<Measurement> rows;
   UCUDNN_TRY(builder_.measured_rows(handle, key, policy, candidates, &sizes, &rows));
-  const auto& config = env_config();
-  const double time_limit = config ? config->wd_time_limit_seconds : kDefaultWdTimeLimitSeconds;
+  const double time_limit = wd_time_limit_seconds();
   optimize::FrontWork work;
   *front = desirable_configurations(key.batch(), sizes, rows, &work,
                                     std::chrono::steady_clock::now() +
@@ -180,8 +189,7 @@ Status WorkspaceDivision::divide_locked(cudnnHandle_t handle, Device& device) {
   Problem problem;
   UCUDNN_TRY(build_problem(handle, device, &problem));
   const std::size_t budget = budget_.load();
-  const auto& config = env_config();
-  const double time_limit = config ? config->wd_time_limit_seconds : kDefaultWdTimeLimitSeconds;
+  const double time_limit = wd_time_limit_seconds();
   auto solved = optimize_wd(problem.kernels, budget, time_limit);
   if (!solved) return solved.error().prefixed("workspace division: ");
   if (!solved->optimal) {

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/cudnn_values.h"
 #include "core/input_file.h"
 #include "core/measurement_csv.h"
 #include "core/message_text.h"
@@ -487,16 +488,16 @@ Expected<Network> resolve_network(const std::string& name_or_path) {
 }
 
 std::string data_type_name(int data_type) {
-  switch (data_type) {  // cudnnDataType_t values
-    case 0: return "float";
-    case 2: return "half";
-    case 9: return "bfloat16";
+  switch (data_type) {
+    case cudnn_values::kDataFloat: return "float";
+    case cudnn_values::kDataHalf: return "half";
+    case cudnn_values::kDataBfloat16: return "bfloat16";
     default: return "data type " + std::to_string(data_type);
   }
 }
 
 std::optional<int> data_type_of_name(const std::string& name) {
-  for (int type : {0, 2, 9}) {
+  for (int type : {cudnn_values::kDataFloat, cudnn_values::kDataHalf, cudnn_values::kDataBfloat16}) {
     if (data_type_name(type) == name) return type;
   }
   return std::nullopt;
