@@ -26,6 +26,14 @@ struct CliResult {
   std::string err;
 };
 
+/// `ucudnn plan` of a measurement table under a per-kernel limit (WR) or a total (WD).
+inline std::vector<std::string> plan_args(const std::string& csv, const std::string& limit) {
+  return {"plan", "--measurements", csv, "--workspace-limit", limit};
+}
+inline std::vector<std::string> wd_args(const std::string& csv, const std::string& total) {
+  return {"plan", "--measurements", csv, "--total-workspace", total};
+}
+
 inline CliResult run(const std::vector<std::string>& args) {
   std::ostringstream out, err;
   CliResult result;

@@ -23,13 +23,6 @@ namespace ucudnn::testing {
 
 namespace fs = std::filesystem;
 
-inline std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
 // The lines `run` wrote to stderr after its note on a machine without a GPU, which it writes first
 // exactly where tools::missing_gpu() says one is missing (as on CI); checked here.
 inline std::vector<std::string> lines_after_gpu_note(const std::string& err) {
@@ -52,11 +45,6 @@ inline bool has_line(const std::string& text, const std::string& line) {
     if (each == line) return true;
   }
   return false;
-}
-
-inline std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {
-  args.insert(args.end(), more.begin(), more.end());
-  return args;
 }
 
 // Compiles `source` (C) into the shared library `file`; fails the test where the compiler does.

@@ -39,10 +39,7 @@ using testing::run;
 using testing::run_binary;
 
 
-std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {
-  args.insert(args.end(), more.begin(), more.end());
-  return args;
-}
+using testing::with;
 
 
 

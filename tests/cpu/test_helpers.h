@@ -7,8 +7,11 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
+
 #include "folder_namespaces.h"
 
 // Defined where the test program runs under AddressSanitizer (g++ and clang spell it apart).
@@ -71,5 +74,19 @@ class TempDir {
  private:
   std::filesystem::path path_;
 };
+
+/// The lines of `text`, without their line breaks.
+inline std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+/// `args` followed by `more`: a command line with options added.
+inline std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
 
 }  // namespace ucudnn::testing

@@ -52,13 +52,8 @@ std::string bytes(const char (&text)[N]) {
   return std::string(text, N - 1);
 }
 
-std::vector<std::string> plan_args(const std::string& csv, const std::string& limit) {
-  return {"plan", "--measurements", csv, "--workspace-limit", limit};
-}
-
-std::vector<std::string> wd_args(const std::string& csv, const std::string& total) {
-  return {"plan", "--measurements", csv, "--total-workspace", total};
-}
+using testing::plan_args;
+using testing::wd_args;
 
 class ParserHardening : public ::testing::Test {
  protected:
