@@ -46,8 +46,9 @@ struct BudgetLimits {
   /// free), rounded down to a power of two: a kernel sized while memory comes and goes is planned
   /// at a few limits, not one per byte (each limit is a plan, benchmarked once).
   std::size_t plan_under = 0;
-  /// What the program may reach for a workspace, its cache included: what was left of the budget
-  /// when the handle was made, never more than is free now, rounded down to a power of two (the
+  /// The most the program may get for a workspace: what was left of the budget when the handle
+  /// was made (the framework's later tensors and cache not counted: it may free its cache for a
+  /// workspace), but never more than the GPU has free now, rounded down to a power of two (the
   /// largest micro-batch offer's limit, api/graph_offer.h).
   std::size_t reachable = 0;
 };
