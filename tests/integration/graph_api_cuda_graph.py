@@ -32,8 +32,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ucudnn_launch import (add_launch_arguments, run_child, check_launch_arguments, describe_launch, front_ends,  # noqa: E402
-                           graph_statistics, op_table, statistics_lines, through_ucudnn)
+from ucudnn_launch import (add_launch_arguments, check_launch_arguments, describe_launch, front_ends,  # noqa: E402
+                           graph_statistics, op_table, run_side, statistics_lines)
 
 TOLERANCE = {"fp32": 2e-3, "fp16": 2e-2}
 
@@ -184,18 +184,10 @@ def main():
     runs = ([] if args.no_plain else [("plain", None)]) + [(f"ucudnn-{l}", l) for l in args.limits.split(",") if l]
     failed = 0
     for name, limit in runs:
-        if limit is None:
-            command, child_env = argv, {k: v for k, v in env.items() if k not in ("LD_PRELOAD", "UCUDNN_STATS")}
-        else:
-            command, child_env = through_ucudnn(args, argv, limit, env)
+        if limit is not None:
             print(f"[{name}] {describe_launch(args, limit)}")
-        started = time.perf_counter()
-        done = run_child(command, env=child_env, capture_output=True, text=True, timeout=args.timeout)
-        seconds = time.perf_counter() - started
-        if args.out:
-            os.makedirs(args.out, exist_ok=True)
-            with open(os.path.join(args.out, f"cudagraph-{name}.log"), "w") as f:
-                f.write(f"$ {' '.join(command)}\n--- stdout\n{done.stdout}\n--- stderr\n{done.stderr}")
+        done, seconds = run_side(args, argv, limit, env,
+                                 os.path.join(args.out, f"cudagraph-{name}.log") if args.out else None)
         if done.returncode != 0 or not done.stdout.strip():
             print(f"FAIL [{name}] the run failed ({done.returncode}): {done.stderr.strip()[-2000:]}")
             failed += 1

@@ -44,8 +44,8 @@ import time
 import types
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ucudnn_launch import (add_launch_arguments, run_child, check_launch_arguments, describe_launch, front_ends,  # noqa: E402
-                           graph_statistics, op_table, statistics_lines, through_ucudnn)
+from ucudnn_launch import (add_launch_arguments, check_launch_arguments, describe_launch, front_ends,  # noqa: E402
+                           graph_statistics, op_table, run_side, statistics_lines)
 
 OPS = ("nn.functional.conv1d", "nn.functional.conv2d", "nn.functional.conv3d",
        "nn.functional.conv_transpose1d", "nn.functional.conv_transpose2d", "nn.functional.conv_transpose3d")
@@ -234,21 +234,7 @@ def child(args, extra, limit=None, name="plain"):
     argv += (["--ops", args.ops] if args.ops else []) + ["--device", args.device]
     env = dict(os.environ)
     env.pop("TORCH_CUDNN_V8_API_DISABLED", None)  # PyTorch's default path: the graph API
-    if limit is None:
-        command = argv
-        for variable in ("LD_PRELOAD", "UCUDNN_STATS", "UCUDNN_FORCE_WORKSPACE_LIMIT"):
-            env.pop(variable, None)
-    else:
-        command, env = through_ucudnn(args, argv, limit, env)
-    started = time.perf_counter()
-    done = run_child(command, env=env, capture_output=True, text=True, timeout=args.timeout)
-    seconds = time.perf_counter() - started
-    log = f"$ {' '.join(command)}\n--- stdout\n{done.stdout}\n--- stderr\n{done.stderr}"
-    if args.out:
-        os.makedirs(args.out, exist_ok=True)
-        with open(os.path.join(args.out, f"opinfo-{name}.log"), "w") as f:
-            f.write(log)
-    return done, seconds
+    return run_side(args, argv, limit, env, os.path.join(args.out, f"opinfo-{name}.log") if args.out else None)
 
 
 def max_error(torch, value, reference):

@@ -28,11 +28,10 @@ import os
 import random
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ucudnn_launch import (add_launch_arguments, check_launch_arguments, describe_launch, graph_statistics,  # noqa: E402
-                           op_table, run_child, statistics_lines, through_ucudnn)
+                           op_table, run_side, statistics_lines)
 
 DTYPES = ("float32", "bfloat16", "float16")
 FLOOR = {"float32": 2e-3, "float16": 2e-3, "bfloat16": 1.6e-2}
@@ -125,21 +124,8 @@ def worker(args):
 def child(args, extra, limit=None, name="plain"):
     argv = [sys.executable, os.path.abspath(__file__), "--worker", "--seed", str(args.seed), "--dtypes", args.dtypes]
     argv += extra
-    env = dict(os.environ)
-    if limit is None:
-        command = argv
-        for variable in ("LD_PRELOAD", "UCUDNN_STATS", "UCUDNN_FORCE_WORKSPACE_LIMIT", "UCUDNN_MEMORY_BUDGET"):
-            env.pop(variable, None)
-    else:
-        command, env = through_ucudnn(args, argv, limit, env)
-    started = time.perf_counter()
-    done = run_child(command, env=env, capture_output=True, text=True, timeout=args.timeout)
-    seconds = time.perf_counter() - started
-    if args.out:
-        os.makedirs(args.out, exist_ok=True)
-        with open(os.path.join(args.out, f"jax-accuracy-{name}.log"), "w") as f:
-            f.write(f"$ {' '.join(command)}\n--- stdout\n{done.stdout}\n--- stderr\n{done.stderr}")
-    return done, seconds
+    log = os.path.join(args.out, f"jax-accuracy-{name}.log") if args.out else None
+    return run_side(args, argv, limit, dict(os.environ), log)
 
 
 def compare(np, plain, other):

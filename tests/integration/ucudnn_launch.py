@@ -11,6 +11,7 @@ library loads the cuDNN that PyTorch would have loaded.
 import os
 import re
 import subprocess
+import time
 
 from torch_cudnn import bundled_cudnn_path
 
@@ -96,3 +97,26 @@ def run_child(command, env, capture_output, text, timeout):
             return value.decode(errors="replace") if isinstance(value, bytes) else (value or "")
         return subprocess.CompletedProcess(command, 124, text_of(expired.stdout),
                                            text_of(expired.stderr) + f"\ntimed out after {timeout} s (--timeout)")
+
+
+# What a plain child must not inherit from the caller: anything that brings ucudnn in or sets it up.
+PLAIN_DROPS = ("LD_PRELOAD", "UCUDNN_STATS", "UCUDNN_FORCE_WORKSPACE_LIMIT", "UCUDNN_MEMORY_BUDGET",
+               "UCUDNN_MICRO_BATCH_OFFERS")
+
+
+def run_side(args, argv, limit, env, log_path=None):
+    """One side of a comparison: argv plain (limit None: without ucudnn's variables) or through
+    ucudnn at `limit` (through_ucudnn), output captured, within args.timeout; the command and its
+    output written to log_path where given. (done, seconds)."""
+    if limit is None:
+        command, env = list(argv), {k: v for k, v in env.items() if k not in PLAIN_DROPS}
+    else:
+        command, env = through_ucudnn(args, argv, limit, env)
+    started = time.perf_counter()
+    done = run_child(command, env=env, capture_output=True, text=True, timeout=args.timeout)
+    seconds = time.perf_counter() - started
+    if log_path:
+        os.makedirs(os.path.dirname(log_path), exist_ok=True)
+        with open(log_path, "w") as f:
+            f.write(f"$ {' '.join(command)}\n--- stdout\n{done.stdout}\n--- stderr\n{done.stderr}")
+    return done, seconds
