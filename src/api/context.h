@@ -32,10 +32,7 @@ struct UcudnnContext {
   ucudnn::MemoryBudget memory_budget;
   /// UCUDNN_MICRO_BATCH_OFFERS: under a budget, a graph-API program's heuristics also offer
   /// ucudnn's plan (api/graph_offer.h); set at creation.
-  bool micro_batch_offers = false;
-  /// The device's memory in use when the handle was made (the CUDA context, the program's
-  /// tensors so far, other processes): what the budget had already lost (core/memory_budget.h).
-  std::size_t device_in_use_at_creation = 0;
+  ucudnn::OfferMode micro_batch_offers = ucudnn::OfferMode::kAuto;
 
   /// The limit to plan under: what the call asks (nullopt: it asks none), capped by the forced one.
   std::size_t requested_limit_for(std::optional<std::size_t> asked) const {

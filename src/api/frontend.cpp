@@ -171,7 +171,7 @@ Status create_context(UcudnnContext** out) {
   if (!context->forced_workspace_limit && context->memory_budget.kind != MemoryBudget::Kind::kOff) {
     DeviceMemory memory;  // only a budget needs it (graph_plan_limit)
     UCUDNN_TRY(device_memory(context->device, &memory));
-    context->device_in_use_at_creation = memory.in_use();
+    in_use_at_handle_creation().record(context->device, memory.in_use());
   }
   *out = context.release();
   return Status::success();
@@ -273,7 +273,7 @@ Status graph_plan_limit(const UcudnnContext* context, GraphLimit* limit) {
   }
   DeviceMemory now;
   UCUDNN_TRY(device_memory(context->device, &now));
-  const BudgetLimits budget = budget_limits(context->memory_budget, context->device_in_use_at_creation, now);
+  const BudgetLimits budget = budget_limits(context->memory_budget, in_use_at_handle_creation().lowest(context->device), now);
   limit->keep_within = budget.keep_within;
   limit->plan_under = budget.plan_under;
   limit->reachable = budget.reachable;

@@ -222,8 +222,12 @@ bool GraphFrontEnd::offers(cudnnBackendDescriptor_t heuristics) const {
   const auto conv = records_.convolution_of(heuristics);
   if (!conv) return false;
   const ContextLease context = lookup_(conv->handle);
-  return context && context->micro_batch_offers && !context->forced_workspace_limit &&
-         context->memory_budget.kind != MemoryBudget::Kind::kOff;
+  if (!context || context->micro_batch_offers == OfferMode::kOff || context->forced_workspace_limit ||
+      context->memory_budget.kind == MemoryBudget::Kind::kOff) {
+    return false;
+  }
+  // Asked at each heuristics query (rare, and slower in cuDNN): a framework loaded later counts.
+  return context->micro_batch_offers == OfferMode::kOn || program_takes_offers(loaded_object_names());
 }
 
 cudnnStatus_t GraphFrontEnd::get(Get real, cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t name,

@@ -3,8 +3,8 @@
 // with cuDNN's own function to call. It follows the program's descriptors (api/graph_records.h)
 // and takes over the execution plans whose graph is one convolution that ucudnn can plan:
 //   - where the program's own plan needs no more workspace than the handle allows (a forced
-//     limit, else what was left of the memory budget when the handle was made:
-//     graph_plan_limit), it runs as it is;
+//     limit, else what was left of the memory budget when the process's first handle on the
+//     device was made: graph_plan_limit), it runs as it is;
 //   - otherwise, for a plan that stands in for its kernel (every one under a forced limit, one
 //     per kernel under a budget: api/graph_stand_ins.h), CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE
 //     is ucudnn's plan's workspace, within the limit or what is left of the budget now (planned,

@@ -1,5 +1,7 @@
 #include "api/graph_offer.h"
 
+#include <link.h>
+
 #include <algorithm>
 #include <vector>
 
@@ -41,6 +43,30 @@ cudnnStatus_t get_results_with_offers(GetAttribute real, cudnnBackendDescriptor_
   *count = filled + kOffers;
   for (int i = 0; i < kOffers; ++i) offers[i] = slots[kFirstOfferSlot + i];
   return CUDNN_STATUS_SUCCESS;
+}
+
+bool program_takes_offers(const std::vector<std::string>& loaded_objects) {
+  auto has = [](const std::string& name, const char* part) { return name.find(part) != std::string::npos; };
+  bool pytorch = false;
+  for (const std::string& name : loaded_objects) {
+    if (has(name, "xla") || has(name, "jax") || has(name, "tensorflow")) return false;
+    pytorch = pytorch || name.rfind("libtorch_cuda.so", 0) == 0;
+  }
+  return pytorch;
+}
+
+std::vector<std::string> loaded_object_names() {
+  std::vector<std::string> names;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, std::size_t, void* out) {
+        const std::string path = info->dlpi_name ? info->dlpi_name : "";
+        const std::size_t slash = path.rfind('/');
+        static_cast<std::vector<std::string>*>(out)->push_back(slash == std::string::npos ? path
+                                                                                          : path.substr(slash + 1));
+        return 0;
+      },
+      &names);
+  return names;
 }
 
 }  // namespace ucudnn::api

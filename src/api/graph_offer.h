@@ -6,8 +6,9 @@
 // workspace sizes beside every configuration of cuDNN's, in the program's own memory, and keeps the
 // fastest it can allocate; cuDNN's configurations all stay, in their order.
 //
-// The sizes: what the program may reach (what was left of the budget when the handle was made,
-// never more than is free now, a power of two), then its half and quarter. Where memory is scarce
+// The sizes: what the program may reach (what was left of the budget when the process's first
+// handle on the device was made, never more than is free now, a power of two), then its half and
+// quarter. Where memory is scarce
 // the program cannot allocate the larger ones and drops them (PyTorch allocates the largest
 // workspace among its plans, halves it until the allocation succeeds, and drops the plans above);
 // an offer whose size cuDNN's first configuration fits itself would only repeat it, and is refused
@@ -20,12 +21,16 @@
 // times them.
 //
 // Not for programs that rebuild a plan from its engine and knobs (XLA): an offer has cuDNN's first
-// configuration's, so a rebuild would be cuDNN's plan with the offer's smaller workspace.
+// configuration's, so a rebuild would be cuDNN's plan with the offer's smaller workspace. Hence
+// the default, UCUDNN_MICRO_BATCH_OFFERS=auto: offers where the process has loaded PyTorch's CUDA
+// library and neither XLA nor TensorFlow (program_takes_offers).
 
 #include <cudnn.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace ucudnn::api {
 
@@ -43,6 +48,15 @@ inline constexpr std::int64_t kFirstOfferSlot = 1;
 /// way: exactly cuDNN's answer, every `offers[i]` null.
 cudnnStatus_t get_results_with_offers(GetAttribute real, cudnnBackendDescriptor_t heuristics, int64_t requested,
                                       int64_t* count, void* values, cudnnBackendDescriptor_t (&offers)[kOffers]);
+
+/// Whether a process with these shared objects loaded (file names, no folder) takes offers under
+/// auto: it has PyTorch's CUDA library (libtorch_cuda.so), whose benchmark times the plans it is
+/// given and runs the one it timed, and no library of XLA's, JAX's or TensorFlow's (which rebuild
+/// plans from engine and knobs).
+bool program_takes_offers(const std::vector<std::string>& loaded_objects);
+
+/// The file names of the shared objects loaded in this process (dl_iterate_phdr).
+std::vector<std::string> loaded_object_names();
 
 /// The workspace offer `index` is planned under, from what the program may reach (a power of two).
 inline std::size_t offer_workspace_limit(std::size_t reachable, int index) { return reachable >> index; }

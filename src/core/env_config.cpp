@@ -217,8 +217,10 @@ Expected<EnvConfig> parse_env_config(const EnvValues& raw) {
   }
   if (values.micro_batch_offers) {
     const std::string text = values.micro_batch_offers;
-    if (text != "0" && text != "1") return Error{"UCUDNN_MICRO_BATCH_OFFERS: '" + text + "' is not 0 or 1"};
-    config.micro_batch_offers = text == "1";
+    if (text != "0" && text != "1" && text != "auto") {
+      return Error{"UCUDNN_MICRO_BATCH_OFFERS: '" + text + "' is not 0, 1 or auto"};
+    }
+    config.micro_batch_offers = text == "1" ? OfferMode::kOn : text == "0" ? OfferMode::kOff : OfferMode::kAuto;
   }
   if (values.log_level) {
     auto parsed = parse_log_level(values.log_level);

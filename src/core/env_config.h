@@ -28,8 +28,9 @@
 // |                                 | refused)                                         |            |
 // | UCUDNN_STATS                    | 1: print per-operation statistics at exit        | 0          |
 // | UCUDNN_GRAPH_REPLAY             | 1: replay recurring calls as CUDA graphs; 0: not  | 1          |
-// | UCUDNN_MICRO_BATCH_OFFERS       | 1: offer a graph-API program's autotuner ucudnn's | 0          |
+// | UCUDNN_MICRO_BATCH_OFFERS       | 1: offer a graph-API program's autotuner ucudnn's | auto       |
 // |                                 | plan beside cuDNN's under a budget (graph_offer.h)|            |
+// |                                 | 0: never; auto: where the program is PyTorch      |            |
 // | UCUDNN_LOG_LEVEL                | off, error, warn, info, debug (or 0-4)           | warn       |
 // | UCUDNN_LOG_FILE                 | append log lines to this file                    | stderr     |
 // | UCUDNN_PRELOAD_LIBRARY          | `ucudnn run` only: the libucudnn_preload.so to   | beside the |
@@ -64,6 +65,10 @@ namespace ucudnn {
 /// UCUDNN_DEFAULT_WORKSPACE_LIMIT's default: Caffe2's per-layer limit.
 inline constexpr std::size_t kDefaultWorkspaceLimit = std::size_t{64} << 20;
 
+/// UCUDNN_MICRO_BATCH_OFFERS: whether a graph-API program's heuristics also offer ucudnn's plan
+/// (api/graph_offer.h); kAuto: where the program is PyTorch (api::program_takes_offers).
+enum class OfferMode { kAuto, kOn, kOff };
+
 struct EnvConfig {
   BatchSizePolicy policy = BatchSizePolicy::kPowerOfTwo;
   std::size_t default_workspace_limit = kDefaultWorkspaceLimit;
@@ -80,7 +85,7 @@ struct EnvConfig {
                                   ///< cudnnCreate); empty: the handle's own
   bool print_statistics = false;  ///< UCUDNN_STATS
   bool graph_replay = true;       ///< UCUDNN_GRAPH_REPLAY
-  bool micro_batch_offers = false;  ///< UCUDNN_MICRO_BATCH_OFFERS
+  OfferMode micro_batch_offers = OfferMode::kAuto;  ///< UCUDNN_MICRO_BATCH_OFFERS
   LogLevel log_level = LogLevel::kWarn;
   std::string log_file;  ///< empty: stderr
   std::string preload_library;  ///< UCUDNN_PRELOAD_LIBRARY (read by `ucudnn run`); empty: not set

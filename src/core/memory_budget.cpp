@@ -37,6 +37,24 @@ BudgetLimits budget_limits(const MemoryBudget& budget, std::size_t in_use_at_cre
   return limits;
 }
 
+std::size_t InUseAtHandleCreation::record(int device, std::size_t in_use) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto [at, inserted] = lowest_.try_emplace(device, in_use);
+  if (!inserted) at->second = std::min(at->second, in_use);
+  return at->second;
+}
+
+std::size_t InUseAtHandleCreation::lowest(int device) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto at = lowest_.find(device);
+  return at == lowest_.end() ? 0 : at->second;
+}
+
+InUseAtHandleCreation& in_use_at_handle_creation() {
+  static InUseAtHandleCreation record;
+  return record;
+}
+
 std::size_t power_of_two_floor(std::size_t bytes) {
   if (bytes == 0) return 0;
   std::size_t power = 1;

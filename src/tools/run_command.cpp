@@ -34,6 +34,7 @@ struct RunOptions {
   std::string policy;
   std::string candidates;
   bool micro_batch_offers = false;
+  bool no_micro_batch_offers = false;
   bool no_stats = false;
   bool dry_run = false;
   std::vector<std::string> command;
@@ -53,7 +54,11 @@ struct RunOptions {
 Expected<ChildSettings> checked_settings(const RunOptions& options) {
   ChildSettings settings;
   settings.statistics = !options.no_stats;
-  settings.micro_batch_offers = options.micro_batch_offers;
+  if (options.micro_batch_offers && options.no_micro_batch_offers) {
+    return Error{"--micro-batch-offers and --no-micro-batch-offers: give one of them"};
+  }
+  if (options.micro_batch_offers) settings.micro_batch_offers = "1";
+  if (options.no_micro_batch_offers) settings.micro_batch_offers = "0";
   if (options.preload_option->count() > 0 && options.preload.empty()) return Error{"--preload: the path is empty"};
   if (options.cudnn_option->count() > 0 && options.cudnn.empty()) return Error{"--cudnn: the path is empty"};
   if (options.workspace_limit_option->count() > 0) {
@@ -264,8 +269,11 @@ std::pair<CLI::App*, CommandRunner> add_run_command(CLI::App& app) {
       run->add_option("--candidates", options->candidates, "Plan from: legacy, engines or both (UCUDNN_CANDIDATES)")
           ->type_name("SET");
   run->add_flag("--micro-batch-offers", options->micro_batch_offers,
-                "Under a memory budget, also offer a graph-API program's autotuner ucudnn's micro-batched plan "
-                "beside cuDNN's configurations (UCUDNN_MICRO_BATCH_OFFERS=1); for PyTorch, not for XLA");
+                "Under a memory budget, offer a graph-API program's autotuner ucudnn's micro-batched plans beside "
+                "cuDNN's configurations whatever the program (UCUDNN_MICRO_BATCH_OFFERS=1; by default only where "
+                "it is PyTorch: never for XLA, which rebuilds plans from their engine)");
+  run->add_flag("--no-micro-batch-offers", options->no_micro_batch_offers,
+                "Offer no micro-batched plans (UCUDNN_MICRO_BATCH_OFFERS=0)");
   run->add_flag("--no-stats", options->no_stats, "Do not print ucudnn's statistics at exit (UCUDNN_STATS=0)");
   run->add_flag("--dry-run", options->dry_run, "Print the environment changes and the command instead of running it");
   run->add_option("program", options->command,

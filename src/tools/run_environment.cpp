@@ -69,7 +69,9 @@ std::vector<EnvChange> child_environment_changes(const ChildSettings& settings, 
     if (current("UCUDNN_WORKSPACE_LIMIT") != nullptr) changes.push_back({"UCUDNN_WORKSPACE_LIMIT", std::nullopt});
   }
   if (!settings.memory_budget.empty()) changes.push_back({"UCUDNN_MEMORY_BUDGET", settings.memory_budget});
-  if (settings.micro_batch_offers) changes.push_back({"UCUDNN_MICRO_BATCH_OFFERS", "1"});
+  if (!settings.micro_batch_offers.empty()) {
+    changes.push_back({"UCUDNN_MICRO_BATCH_OFFERS", settings.micro_batch_offers});
+  }
   if (!settings.database.empty()) changes.push_back({"UCUDNN_DATABASE", settings.database});
   if (!settings.policy.empty()) changes.push_back({"UCUDNN_BATCH_SIZE_POLICY", settings.policy});
   if (!settings.candidates.empty()) changes.push_back({"UCUDNN_CANDIDATES", settings.candidates});

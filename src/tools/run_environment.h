@@ -36,7 +36,7 @@ struct ChildSettings {
   bool statistics = true;       ///< false: --no-stats
   std::string workspace_limit;  ///< --workspace-limit, as written
   std::string memory_budget;    ///< --memory-budget, as written
-  bool micro_batch_offers = false;  ///< --micro-batch-offers
+  std::string micro_batch_offers;  ///< "1": --micro-batch-offers, "0": --no-micro-batch-offers
   std::string database;         ///< --database
   std::string policy;           ///< --policy, canonical spelling
   std::string candidates;       ///< --candidates, canonical spelling

@@ -7,9 +7,11 @@
 #include <cudnn.h>
 
 #include <algorithm>
+#include <string>
 #include <vector>
 
 #include "api/graph_offer.h"
+#include "core/env_config.h"
 #include "folder_namespaces.h"
 
 namespace ucudnn {
@@ -126,6 +128,37 @@ TEST_F(GraphOffer, EachOfferHalvesTheWorkspaceOfTheOneBefore) {
   EXPECT_EQ(api::offer_workspace_limit(reachable, 0), reachable);
   EXPECT_EQ(api::offer_workspace_limit(reachable, 1), std::size_t{128} << 20);
   EXPECT_EQ(api::offer_workspace_limit(reachable, 2), std::size_t{64} << 20);
+}
+
+// auto (the default): offers where PyTorch's CUDA library is loaded, never beside XLA's, JAX's or
+// TensorFlow's libraries, which rebuild plans from engine and knobs.
+TEST(GraphOfferMode, AutoOffersToPyTorchAloneAndTheVariableSaysOnOffOrAuto) {
+  using Names = std::vector<std::string>;
+  EXPECT_TRUE(api::program_takes_offers(Names{"", "libc.so.6", "libtorch_cuda.so", "libcudnn.so.9"}));
+  EXPECT_FALSE(api::program_takes_offers(Names{"libc.so.6", "libtorch_cpu.so", "libcudnn.so.9"}));
+  EXPECT_FALSE(api::program_takes_offers(Names{"libtorch_cuda.so", "xla_cuda_plugin.so"}));
+  EXPECT_FALSE(api::program_takes_offers(Names{"libjax_common.so", "libtorch_cuda.so"}));
+  EXPECT_FALSE(api::program_takes_offers(Names{"libtorch_cuda.so", "libtensorflow_framework.so.2"}));
+  EXPECT_FALSE(api::program_takes_offers(Names{}));
+  // This test binary is no PyTorch program; its own objects are listed, itself included.
+  const Names here = api::loaded_object_names();
+  EXPECT_GE(here.size(), 2u);
+  EXPECT_TRUE(std::any_of(here.begin(), here.end(), [](const std::string& n) { return n.rfind("libc.so", 0) == 0; }));
+  EXPECT_FALSE(api::program_takes_offers(here));
+
+  EnvValues values;
+  EXPECT_EQ(parse_env_config(values)->micro_batch_offers, OfferMode::kAuto);
+  values.micro_batch_offers = "auto";
+  EXPECT_EQ(parse_env_config(values)->micro_batch_offers, OfferMode::kAuto);
+  values.micro_batch_offers = "1";
+  EXPECT_EQ(parse_env_config(values)->micro_batch_offers, OfferMode::kOn);
+  values.micro_batch_offers = "0";
+  EXPECT_EQ(parse_env_config(values)->micro_batch_offers, OfferMode::kOff);
+  values.micro_batch_offers = "yes";
+  const auto bad = parse_env_config(values);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("UCUDNN_MICRO_BATCH_OFFERS: 'yes' is not 0, 1 or auto"), std::string::npos)
+      << bad.message();
 }
 
 }  // namespace

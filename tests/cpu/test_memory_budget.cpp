@@ -48,6 +48,21 @@ TEST(MemoryBudget, FreeKeepsWhatFitsTheMemoryLeftWhenTheHandleWasMade) {
   EXPECT_EQ(limits.plan_under, 8 * GiB) << "a replaced plan fits what is free now, to a power of two";
 }
 
+// A later handle (a framework's backward thread, made at the peak of its activations) does not
+// raise the baseline; one made while less was in use lowers it; devices are apart.
+TEST(MemoryBudget, TheBaselineIsTheLeastInUseWhenAnyHandleOnTheDeviceWasMade) {
+  InUseAtHandleCreation record;
+  EXPECT_EQ(record.lowest(0), 0u);
+  EXPECT_EQ(record.record(0, 3 * GiB), 3 * GiB);
+  EXPECT_EQ(record.record(0, 5 * GiB), 3 * GiB);
+  EXPECT_EQ(record.lowest(0), 3 * GiB);
+  EXPECT_EQ(record.record(1, 7 * GiB), 7 * GiB);
+  EXPECT_EQ(record.record(0, 2 * GiB), 2 * GiB);
+  EXPECT_EQ(record.lowest(0), 2 * GiB);
+  EXPECT_EQ(record.lowest(1), 7 * GiB);
+  EXPECT_EQ(record.lowest(2), 0u);
+}
+
 TEST(MemoryBudget, ASizeCountsEverythingInUseOnTheDevice) {
   const MemoryBudget six{MemoryBudget::Kind::kSize, 6 * GiB};
   // 1 GiB in use at creation, 3 GiB now: keep up to 5 GiB, plan the rest under 2 GiB (3 left).

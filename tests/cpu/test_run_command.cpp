@@ -75,10 +75,15 @@ TEST(RunCommand, DryRunSpellsEachOptionAsItsVariableAndQuotesForTheShell) {
   const std::string cudnn = stand_in_cudnn(dir, "cudnn", matching_cudnn_version(), matching_cudart_version());
   const CliResult result = run({"run", "--dry-run", "--preload", preload, "--cudnn",
                                 cudnn + "/" + tools::kCudnnLibraryName, "--policy", "ALL", "--candidates", "Engines",
-                                "--database", "/tmp/my runs.db", "--memory-budget", "6GiB", "--no-stats", "--",
-                                "/bin/sh", "-c", "echo \"it's\""});
+                                "--database", "/tmp/my runs.db", "--memory-budget", "6GiB", "--no-stats",
+                                "--no-micro-batch-offers", "--", "/bin/sh", "-c", "echo \"it's\""});
   ASSERT_EQ(result.status, 0) << result.err;
   EXPECT_TRUE(has_line(result.out, "export UCUDNN_MEMORY_BUDGET=6GiB")) << result.out;
+  EXPECT_TRUE(has_line(result.out, "export UCUDNN_MICRO_BATCH_OFFERS=0")) << result.out;
+  const CliResult offering = run({"run", "--dry-run", "--preload", preload, "--cudnn", cudnn,
+                                  "--micro-batch-offers", "--", "true"});
+  ASSERT_EQ(offering.status, 0) << offering.err;
+  EXPECT_TRUE(has_line(offering.out, "export UCUDNN_MICRO_BATCH_OFFERS=1")) << offering.out;
   EXPECT_TRUE(has_line(result.out, "export UCUDNN_BATCH_SIZE_POLICY=all")) << result.out;
   EXPECT_TRUE(has_line(result.out, "export UCUDNN_CANDIDATES=engines")) << result.out;
   EXPECT_TRUE(has_line(result.out, "export UCUDNN_DATABASE='/tmp/my runs.db'")) << result.out;
@@ -113,6 +118,8 @@ TEST(RunCommand, RefusesBadOptionValuesNamingTheOption) {
   expect_error({"run", "--memory-budget", "0", "--", "true"}, kExitUsageError, "--memory-budget: ");
   expect_error({"run", "--memory-budget", "most", "--", "true"}, kExitUsageError, "--memory-budget: 'most' is not");
   expect_error({"run", "--candidates", "most", "--", "true"}, kExitUsageError, "--candidates: ");
+  expect_error({"run", "--micro-batch-offers", "--no-micro-batch-offers", "--", "true"}, kExitUsageError,
+               "--micro-batch-offers and --no-micro-batch-offers: give one of them");
   expect_error({"run", "--database", "", "--", "true"}, kExitUsageError, "--database: ");
   expect_error({"run", "--preload", "", "--", "true"}, kExitUsageError, "--preload: the path is empty");
   expect_error({"run", "--cudnn", "", "--", "true"}, kExitUsageError, "--cudnn: the path is empty");

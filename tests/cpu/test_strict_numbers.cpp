@@ -160,7 +160,7 @@ std::string describe(const EnvConfig& config) {
        << static_cast<int>(config.database_journal) << '|';
   for (const auto& path : config.system_databases) text << path << ':';
   text << '|' << config.benchmark_devices << '|' << config.print_statistics << '|' << config.graph_replay << '|'
-       << config.micro_batch_offers << '|'
+       << static_cast<int>(config.micro_batch_offers) << '|'
        << static_cast<int>(config.log_level) << '|' << config.log_file << '|' << config.preload_library << '|'
        << config.deprecations.size();
   return text.str();

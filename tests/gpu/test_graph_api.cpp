@@ -110,10 +110,10 @@ TEST_F(GraphApiGpu, WithNoLimitForcedTheMemoryBudgetDecidesWhichPlansAreKept) {
 
 // Micro-batch offers (api/graph_offer.h): the heuristics answer three configurations more, right
 // after cuDNN's first; the probe runs the first offer (GRAPH_PROBE_CONFIG=1), or where it is
-// refused, the next configuration that builds. Where nothing is left of the budget, offers are
-// ucudnn's plans within no workspace and compute right; where the GPU's memory is free, cuDNN's
-// first configuration fits every offer's size, so every offer is refused and the program runs
-// cuDNN's own configurations.
+// refused, the next configuration that builds (cuDNN's first where no later one does). Where
+// nothing is left of the budget, offers are ucudnn's plans within no workspace and compute right;
+// where the GPU's memory is free, cuDNN's first configuration fits every offer's size, so every
+// offer is refused and the program runs cuDNN's own configurations.
 TEST_F(GraphApiGpu, MicroBatchOffersAreUcudnnsPlansWhereCudnnsFirstConfigurationDoesNotFitTheirSize) {
   const std::string preloaded = std::string(kExact) + " LD_PRELOAD=" + testing::preload_library_path() +
                                 " UCUDNN_FORCE_WORKSPACE_LIMIT= UCUDNN_WORKSPACE_LIMIT= UCUDNN_STATS=1" +
@@ -135,7 +135,7 @@ TEST_F(GraphApiGpu, MicroBatchOffersAreUcudnnsPlansWhereCudnnsFirstConfiguration
       << free_memory.output;
   EXPECT_EQ(stat(free_memory.output, "executions; ([0-9]+) kept as the program built them"), 12) << free_memory.output;
 
-  // Offers off: none is made.
+  // Offers left to auto (the default) in a program that is not PyTorch: none is made.
   const testing::ProbeRun off = testing::run_graph_probe(preloaded + " UCUDNN_MEMORY_BUDGET=1MiB");
   EXPECT_NE(off.output.find("graph API:"), std::string::npos) << off.output;
   EXPECT_EQ(off.output.find("micro-batch offers"), std::string::npos) << off.output;

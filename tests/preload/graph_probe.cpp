@@ -216,11 +216,12 @@ bool run_graph(cudnnHandle_t handle, int op, const Shape& s, bool half, const Bu
   CHECK(CUDNN(cudnnBackendGetAttribute)(heuristics, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR,
                                         count, &count, configs.data()));
   bool ran = false;
-  // GRAPH_PROBE_CONFIG=i: start at the i-th configuration (1: where ucudnn's offer is, if any).
+  // GRAPH_PROBE_CONFIG=i: start at the i-th configuration (1: where ucudnn's offer is, if any),
+  // and where none from there builds, go on from the first (cuDNN may have only one).
   const char* first_text = std::getenv("GRAPH_PROBE_CONFIG");
   const size_t first = first_text ? static_cast<size_t>(std::strtoul(first_text, nullptr, 10)) : 0;
-  for (size_t i = first; i < configs.size(); ++i) {
-    Descriptor config = configs[i];
+  for (size_t tried = 0; tried < configs.size(); ++tried) {
+    Descriptor config = configs[(first + tried) % configs.size()];
     Descriptor plan = create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
     set(plan, static_cast<cudnnBackendAttributeName_t>(400), CUDNN_TYPE_HANDLE, 1, &handle);
     set_descriptor(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, config);
