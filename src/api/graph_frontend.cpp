@@ -218,31 +218,52 @@ int GraphFrontEnd::settled_before_use(Plan& plan) {
   return expected;
 }
 
-bool GraphFrontEnd::offers(cudnnBackendDescriptor_t heuristics) const {
+std::optional<std::size_t> GraphFrontEnd::offers(cudnnBackendDescriptor_t heuristics) const {
   const auto conv = records_.convolution_of(heuristics);
-  if (!conv) return false;
+  if (!conv) return std::nullopt;
   const ContextLease context = lookup_(conv->handle);
   if (!context || context->micro_batch_offers == OfferMode::kOff || context->forced_workspace_limit ||
       context->memory_budget.kind == MemoryBudget::Kind::kOff) {
-    return false;
+    return std::nullopt;
   }
   // Asked at each heuristics query (rare, and slower in cuDNN): a framework loaded later counts.
-  return context->micro_batch_offers == OfferMode::kOn || program_takes_offers(loaded_object_names());
+  if (context->micro_batch_offers == OfferMode::kAuto && !program_takes_offers(loaded_object_names())) {
+    return std::nullopt;
+  }
+  GraphLimit limit;
+  if (!graph_plan_limit(context.get(), &limit).ok() || limit.is_cap) return std::nullopt;
+  return limit.reachable;
+}
+
+int GraphFrontEnd::offers_wanted_for(cudnnBackendDescriptor_t heuristics, std::size_t reachable) const {
+  const InternalCallScope inside;  // ucudnn's own backend calls
+  std::size_t first_workspace = 0;
+  const Status read = runtime::read_first_configuration_workspace(heuristics, &first_workspace);
+  if (!read.ok()) {
+    UCUDNN_LOG_DEBUG("graph API: cuDNN's first configuration's workspace unread (" << read.message()
+                                                                                    << "): every offer made");
+    return kOffers;
+  }
+  return offers_wanted(reachable, first_workspace);
 }
 
 cudnnStatus_t GraphFrontEnd::get(Get real, cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t name,
                                  cudnnBackendAttributeType_t type, int64_t requested, int64_t* count,
                                  void* values) noexcept {
   if (name == CUDNN_ATTR_ENGINEHEUR_RESULTS && type == CUDNN_TYPE_BACKEND_DESCRIPTOR && !in_internal_call()) {
-    bool offering = false;
+    int wanted = 0;
     const cudnnStatus_t asked = guarded("cudnnBackendGetAttribute", [&] {
-      offering = offers(descriptor);
+      // Asked again at the query that fills the results: the memory may have moved since the count,
+      // and answering fewer than the count promised is allowed (the program reads the count back).
+      if (const std::optional<std::size_t> reachable = offers(descriptor)) {
+        wanted = offers_wanted_for(descriptor, *reachable);
+      }
       return CUDNN_STATUS_SUCCESS;
     });
     if (asked != CUDNN_STATUS_SUCCESS) return asked;
-    if (offering) {
+    if (wanted > 0) {
       cudnnBackendDescriptor_t offered[kOffers] = {};
-      const cudnnStatus_t status = get_results_with_offers(real, descriptor, requested, count, values, offered);
+      const cudnnStatus_t status = get_results_with_offers(real, descriptor, requested, count, values, wanted, offered);
       if (status != CUDNN_STATUS_SUCCESS || !count || !values || requested <= 0) return status;
       return guarded("cudnnBackendGetAttribute", [&] {
         records_.on_get_descriptors(descriptor, name, std::min(*count, requested), values);

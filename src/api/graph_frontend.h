@@ -11,9 +11,10 @@
 //     and benchmarked if need be, at that first query); the kernel's other plans stay cuDNN's;
 //   - cudnnBackendExecute of it runs ucudnn's plan with the variant pack's pointers (a plan run
 //     before its workspace was asked for stays cuDNN's: the program allocated cuDNN's);
-//   - with UCUDNN_MICRO_BATCH_OFFERS under a budget, the heuristics of such a graph also offer
-//     configurations whose plans are ucudnn's (api/graph_offer.h), each planned under its size of
-//     what the program may reach; one whose size cuDNN's first configuration fits is refused;
+//   - with micro-batch offers (UCUDNN_MICRO_BATCH_OFFERS; by default in a PyTorch program) under a
+//     budget, the heuristics of such a graph also offer configurations whose plans are ucudnn's
+//     (api/graph_offer.h), each planned under its size of what the program may reach, only for
+//     sizes cuDNN's first configuration does not fit (a plan of one it fits is refused);
 //   - cudnnBackendPopulateCudaGraph / UpdateCudaGraph of it are refused (NOT_SUPPORTED): cuDNN
 //     would build its own plan into a graph with less workspace than that plan needs.
 // Everything else reaches cuDNN unchanged, and every call reaches cuDNN first: a descriptor cuDNN
@@ -99,9 +100,13 @@ class GraphFrontEnd {
   /// Follows a finalized plan; false where it is an offer that would only repeat cuDNN's first
   /// configuration (the program is told NOT_SUPPORTED).
   bool take_over(cudnnBackendDescriptor_t plan);
-  /// Whether the heuristics `descriptor` of the program's get offer micro-batching: a graph of one
-  /// convolution, on a handle of ucudnn's with offers on and a budget (no cap).
-  bool offers(cudnnBackendDescriptor_t heuristics) const;
+  /// What the program may reach (BudgetLimits::reachable) where the heuristics `descriptor` of the
+  /// program's get offer micro-batching: a graph of one convolution, on a handle of ucudnn's with
+  /// offers on (or auto, in a PyTorch program) and a budget (no cap); nullopt where they do not.
+  std::optional<std::size_t> offers(cudnnBackendDescriptor_t heuristics) const;
+  /// How many offers to add to the results of `heuristics` (api::offers_wanted): every one where
+  /// cuDNN's first configuration's workspace cannot be read.
+  int offers_wanted_for(cudnnBackendDescriptor_t heuristics, std::size_t reachable) const;
   /// Decides `plan` once, when the program asks its workspace: kKept where the program's plan
   /// fits what the handle allows (api/frontend.h's graph_plan_limit); else kUcudnn with ucudnn's
   /// workspace under it where the plan is its kernel's stand-in; else kCudnn (not the stand-in,

@@ -7,41 +7,49 @@
 
 namespace ucudnn::api {
 
+int offers_wanted(std::size_t reachable, std::size_t first_workspace) {
+  int wanted = 0;
+  for (int i = 0; i < kOffers; ++i) wanted += offer_workspace_limit(reachable, i) < first_workspace ? 1 : 0;
+  return wanted;
+}
+
 cudnnStatus_t get_results_with_offers(GetAttribute real, cudnnBackendDescriptor_t heuristics, int64_t requested,
-                                      int64_t* count, void* values, cudnnBackendDescriptor_t (&offers)[kOffers]) {
+                                      int64_t* count, void* values, int wanted,
+                                      cudnnBackendDescriptor_t (&offers)[kOffers]) {
   std::fill(std::begin(offers), std::end(offers), nullptr);
   auto plain = [&] {
     return real(heuristics, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, requested, count, values);
   };
-  if (!count) return plain();
+  const int n = std::clamp(wanted, 0, kOffers);
+  if (!count || n == 0) return plain();
   if (requested == 0) {
     const cudnnStatus_t status = plain();
-    if (status == CUDNN_STATUS_SUCCESS && *count >= 1) *count += kOffers;
+    if (status == CUDNN_STATUS_SUCCESS && *count >= 1) *count += n;
     return status;
   }
-  if (requested < kFirstOfferSlot + kOffers + 1 || !values) return plain();
+  if (requested < kFirstOfferSlot + n + 1 || !values) return plain();
   auto* slots = static_cast<cudnnBackendDescriptor_t*>(values);
-  auto is_offer_slot = [](int64_t i) { return i >= kFirstOfferSlot && i < kFirstOfferSlot + kOffers; };
-  // cuDNN's results into every slot but the offers', in order.
+  auto is_offer_slot = [n](int64_t i) { return i >= kFirstOfferSlot && i < kFirstOfferSlot + n; };
+  // cuDNN's results into every slot but the offers', in order; each descriptor is filled once.
   std::vector<cudnnBackendDescriptor_t> others;
-  others.reserve(static_cast<std::size_t>(requested - kOffers));
+  others.reserve(static_cast<std::size_t>(requested - n));
   for (int64_t i = 0; i < requested; ++i) {
     if (!is_offer_slot(i)) others.push_back(slots[i]);
   }
   int64_t filled = 0;
   cudnnStatus_t status = real(heuristics, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR,
-                              requested - kOffers, &filled, others.data());
+                              requested - n, &filled, others.data());
   if (status != CUDNN_STATUS_SUCCESS || filled < 1) return plain();
-  filled = std::min(filled, requested - kOffers);
+  filled = std::min<int64_t>(filled, requested - n);
   // Each offer: cuDNN's first result once more.
-  for (int i = 0; i < kOffers; ++i) {
+  for (int i = 0; i < n; ++i) {
     int64_t copied = 0;
     status = real(heuristics, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &copied,
                   &slots[kFirstOfferSlot + i]);
     if (status != CUDNN_STATUS_SUCCESS || copied != 1) return plain();
   }
-  *count = filled + kOffers;
-  for (int i = 0; i < kOffers; ++i) offers[i] = slots[kFirstOfferSlot + i];
+  *count = filled + n;
+  for (int i = 0; i < n; ++i) offers[kOffers - n + i] = slots[kFirstOfferSlot + i];
   return CUDNN_STATUS_SUCCESS;
 }
 

@@ -155,7 +155,7 @@ std::string Statistics::report() const {
       << " kept as the program built them (their workspace fits the limit or memory budget)\n";
   if (f.graph_offers > 0) {
     out << "ucudnn: graph API: " << f.graph_offers << " micro-batch offers, " << f.graph_offers_planned
-        << " of their plans planned by ucudnn (an offer whose size cuDNN's first configuration fits is refused)\n";
+        << " of their plans planned by ucudnn (made only for sizes cuDNN's first configuration does not fit)\n";
   }
   if (divisions() > 0) {
     out << "ucudnn: workspace divisions " << divisions() << ", solved in " << division_seconds() << " s\n";

@@ -347,6 +347,22 @@ Status read_plan_workspace(cudnnBackendDescriptor_t plan, std::size_t* bytes) {
   return Status::success();
 }
 
+Status read_first_configuration_workspace(cudnnBackendDescriptor_t heuristics, std::size_t* bytes) {
+  BackendDescriptor config;
+  UCUDNN_TRY(create(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, &config));
+  cudnnBackendDescriptor_t raw = config.get();
+  std::int64_t count = 0;
+  UCUDNN_CHECK_CUDNN(cudnnBackendGetAttribute(heuristics, CUDNN_ATTR_ENGINEHEUR_RESULTS,
+                                              CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &count, &raw));
+  if (count != 1) return Error(ErrorCode::kNotSupported, "the engine heuristics have no result");
+  std::int64_t workspace = 0;
+  UCUDNN_CHECK_CUDNN(
+      cudnnBackendGetAttribute(raw, CUDNN_ATTR_ENGINECFG_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1, &count, &workspace));
+  if (workspace < 0) return Error(ErrorCode::kInternal, "cuDNN gave a negative workspace");
+  *bytes = static_cast<std::size_t>(workspace);
+  return Status::success();
+}
+
 Status read_plan_identity(cudnnBackendDescriptor_t plan, std::string* identity) {
   std::int64_t size = 0;
   UCUDNN_CHECK_CUDNN(

@@ -75,6 +75,10 @@ class CudnnExecutionPlan {
 Status read_plan_numerical_notes(cudnnBackendDescriptor_t plan, std::set<int>* notes);
 /// The workspace a finalized execution plan reports.
 Status read_plan_workspace(cudnnBackendDescriptor_t plan, std::size_t* bytes);
+/// The workspace the first configuration of finalized engine heuristics needs, read from a
+/// configuration descriptor of ucudnn's own (CUDNN_ATTR_ENGINECFG_WORKSPACE_SIZE, cuDNN 9.2 on), so
+/// that none of the program's descriptors is filled twice.
+Status read_first_configuration_workspace(cudnnBackendDescriptor_t heuristics, std::size_t* bytes);
 /// What tells a finalized plan's engine configuration apart from another of the same graph: cuDNN's
 /// serialization of the plan (its engine, knobs and graph), the same when a program rebuilds the
 /// plan from the same engine and knobs (as XLA does at run time).

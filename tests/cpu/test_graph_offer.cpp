@@ -21,23 +21,31 @@ using api::get_results_with_offers;
 using api::kOffers;
 using Offers = cudnnBackendDescriptor_t[kOffers];
 
-// What the stand-in cuDNN has: this many results; and whether a query of one result fails.
+// What the stand-in cuDNN has: this many results; how many one-result queries succeed before one
+// fails (-1: none fails).
 int g_results = 0;
-bool g_single_fails = false;
-int g_calls = 0;
+int g_single_successes = -1;
+// Second fills of a program's configuration: none may happen (a build that filled cuDNN's first
+// twice, to read its workspace, broke every offer on the H100: PyTorch found no engine at all).
+std::vector<int>* g_fills = nullptr;
+
+constexpr std::size_t MiB = std::size_t{1} << 20;
 
 cudnnStatus_t fake_get(cudnnBackendDescriptor_t, cudnnBackendAttributeName_t name, cudnnBackendAttributeType_t type,
                        int64_t requested, int64_t* count, void* values) {
-  ++g_calls;
   if (name != CUDNN_ATTR_ENGINEHEUR_RESULTS || type != CUDNN_TYPE_BACKEND_DESCRIPTOR) return CUDNN_STATUS_BAD_PARAM;
   if (requested == 0) {
     *count = g_results;
     return CUDNN_STATUS_SUCCESS;
   }
-  if (requested == 1 && g_single_fails) return CUDNN_STATUS_INTERNAL_ERROR;
+  if (requested == 1 && g_single_successes >= 0 && g_single_successes-- == 0) return CUDNN_STATUS_INTERNAL_ERROR;
   const int64_t n = std::min<int64_t>(requested, g_results);
   auto** slots = static_cast<cudnnBackendDescriptor_t*>(values);
-  for (int64_t i = 0; i < n; ++i) *static_cast<int*>(static_cast<void*>(slots[i])) = static_cast<int>(i);
+  for (int64_t i = 0; i < n; ++i) {
+    int* config = static_cast<int*>(static_cast<void*>(slots[i]));
+    if (*config != -1 && g_fills) ++(*g_fills)[0];  // a second fill
+    *config = static_cast<int>(i);
+  }
   *count = n;
   return CUDNN_STATUS_SUCCESS;
 }
@@ -54,9 +62,11 @@ struct Configurations {
 struct Fixture : ::testing::Test {
   void SetUp() override {
     g_results = 5;
-    g_single_fails = false;
-    g_calls = 0;
+    g_single_successes = -1;
+    g_fills = &refills;
   }
+  void TearDown() override { g_fills = nullptr; }
+  std::vector<int> refills{0};
   cudnnBackendDescriptor_t heuristics = reinterpret_cast<cudnnBackendDescriptor_t>(&storage);
   int storage = 0;
 };
@@ -66,10 +76,12 @@ using GraphOffer = Fixture;
 TEST_F(GraphOffer, TheCountAnswersThreeMoreThanCudnnHasAndNoneStaysNone) {
   Offers offers;
   int64_t count = -1;
-  ASSERT_EQ(get_results_with_offers(fake_get, heuristics, 0, &count, nullptr, offers), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(get_results_with_offers(fake_get, heuristics, 0, &count, nullptr, kOffers, offers),
+            CUDNN_STATUS_SUCCESS);
   EXPECT_EQ(count, 5 + kOffers);
   g_results = 0;
-  ASSERT_EQ(get_results_with_offers(fake_get, heuristics, 0, &count, nullptr, offers), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(get_results_with_offers(fake_get, heuristics, 0, &count, nullptr, kOffers, offers),
+            CUDNN_STATUS_SUCCESS);
   EXPECT_EQ(count, 0);
 }
 
@@ -77,10 +89,46 @@ TEST_F(GraphOffer, TheOffersAreCopiesOfCudnnsFirstRightAfterItWithEveryResultOfC
   Configurations c(8);
   Offers offers;
   int64_t count = -1;
-  ASSERT_EQ(get_results_with_offers(fake_get, heuristics, 8, &count, c.slots.data(), offers), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(get_results_with_offers(fake_get, heuristics, 8, &count, c.slots.data(), kOffers, offers),
+            CUDNN_STATUS_SUCCESS);
   EXPECT_EQ(count, 8);
   EXPECT_EQ(c.filled, (std::vector<int>{0, 0, 0, 0, 1, 2, 3, 4}));
   for (int i = 0; i < kOffers; ++i) EXPECT_EQ(offers[i], c.slots[static_cast<std::size_t>(1 + i)]) << i;
+  EXPECT_EQ(refills[0], 0) << "a configuration of the program's was filled twice";
+}
+
+// cuDNN's first needs 100 MiB of the 256 reachable: it fits the 256 and 128 MiB sizes, so only the
+// 64 MiB offer is made; needing 10 MiB it fits all three, and the answer is cuDNN's alone.
+TEST_F(GraphOffer, OnlySizesCudnnsFirstConfigurationDoesNotFitAreOffered) {
+  constexpr std::size_t reachable = 256 * MiB;
+  EXPECT_EQ(api::offers_wanted(reachable, 1024 * MiB), 3);
+  EXPECT_EQ(api::offers_wanted(reachable, 200 * MiB), 2);
+  EXPECT_EQ(api::offers_wanted(reachable, 128 * MiB), 1) << "it fits 128 MiB exactly";
+  EXPECT_EQ(api::offers_wanted(reachable, 64 * MiB), 0);
+  EXPECT_EQ(api::offers_wanted(0, 1), 3) << "nothing reachable: every size is smaller";
+
+  Offers offers;
+  int64_t count = -1;
+  ASSERT_EQ(get_results_with_offers(fake_get, heuristics, 0, &count, nullptr, 1, offers), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(count, 6);
+  Configurations one(6);
+  ASSERT_EQ(get_results_with_offers(fake_get, heuristics, 6, &count, one.slots.data(), 1, offers),
+            CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(count, 6);
+  EXPECT_EQ(one.filled, (std::vector<int>{0, 0, 1, 2, 3, 4}));
+  EXPECT_EQ(offers[0], nullptr);
+  EXPECT_EQ(offers[1], nullptr);
+  EXPECT_EQ(offers[2], one.slots[1]) << "the offer made is the smallest size's";
+
+  ASSERT_EQ(get_results_with_offers(fake_get, heuristics, 0, &count, nullptr, 0, offers), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(count, 5);
+  Configurations none(5);
+  ASSERT_EQ(get_results_with_offers(fake_get, heuristics, 5, &count, none.slots.data(), 0, offers),
+            CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(count, 5);
+  EXPECT_EQ(none.filled, (std::vector<int>{0, 1, 2, 3, 4}));
+  for (auto* offer : offers) EXPECT_EQ(offer, nullptr);
+  EXPECT_EQ(refills[0], 0) << "a configuration of the program's was filled twice";
 }
 
 TEST_F(GraphOffer, MoreRoomThanResultsFillsTheResultsAndTheOffersOnly) {
@@ -88,7 +136,8 @@ TEST_F(GraphOffer, MoreRoomThanResultsFillsTheResultsAndTheOffersOnly) {
   Configurations c(7);
   Offers offers;
   int64_t count = -1;
-  ASSERT_EQ(get_results_with_offers(fake_get, heuristics, 7, &count, c.slots.data(), offers), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(get_results_with_offers(fake_get, heuristics, 7, &count, c.slots.data(), kOffers, offers),
+            CUDNN_STATUS_SUCCESS);
   EXPECT_EQ(count, 2 + kOffers);
   EXPECT_EQ(c.filled, (std::vector<int>{0, 0, 0, 0, 1, -1, -1}));
   EXPECT_EQ(offers[0], c.slots[1]);
@@ -98,29 +147,36 @@ TEST_F(GraphOffer, TooLittleRoomOrNoResultIsCudnnsOwnAnswer) {
   Configurations three(3);
   Offers offers;
   int64_t count = -1;
-  ASSERT_EQ(get_results_with_offers(fake_get, heuristics, 3, &count, three.slots.data(), offers), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(get_results_with_offers(fake_get, heuristics, 3, &count, three.slots.data(), kOffers, offers),
+            CUDNN_STATUS_SUCCESS);
   EXPECT_EQ(count, 3);
   EXPECT_EQ(three.filled, (std::vector<int>{0, 1, 2}));
   for (auto* offer : offers) EXPECT_EQ(offer, nullptr);
 
   g_results = 0;
   Configurations six(6);
-  ASSERT_EQ(get_results_with_offers(fake_get, heuristics, 6, &count, six.slots.data(), offers), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(get_results_with_offers(fake_get, heuristics, 6, &count, six.slots.data(), kOffers, offers),
+            CUDNN_STATUS_SUCCESS);
   EXPECT_EQ(count, 0);
   for (auto* offer : offers) EXPECT_EQ(offer, nullptr);
 }
 
-TEST_F(GraphOffer, AFailedCopyGivesCudnnsAnswerUnchanged) {
-  g_single_fails = true;
-  Configurations c(8);
-  Offers offers;
-  int64_t count = -1;
-  ASSERT_EQ(get_results_with_offers(fake_get, heuristics, 8, &count, c.slots.data(), offers), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(count, 5);
-  // What the program reads (the first `count`) is cuDNN's answer; a slot past it may have been
-  // filled on the way, as cuDNN fills the slots it is given.
-  EXPECT_EQ(std::vector<int>(c.filled.begin(), c.filled.begin() + 5), (std::vector<int>{0, 1, 2, 3, 4}));
-  for (auto* offer : offers) EXPECT_EQ(offer, nullptr);
+// A failed copy on the way: cuDNN's answer unchanged.
+TEST_F(GraphOffer, AFailedCopyOnTheWayGivesCudnnsAnswerUnchanged) {
+  for (int successes : {0, 1, 2}) {
+    g_single_successes = successes;
+    Configurations c(8);
+    Offers offers;
+    int64_t count = -1;
+    ASSERT_EQ(get_results_with_offers(fake_get, heuristics, 8, &count, c.slots.data(), kOffers, offers),
+              CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(count, 5) << successes;
+    // What the program reads (the first `count`) is cuDNN's answer; a slot past it may have been
+    // filled on the way, as cuDNN fills the slots it is given.
+    EXPECT_EQ(std::vector<int>(c.filled.begin(), c.filled.begin() + 5), (std::vector<int>{0, 1, 2, 3, 4}))
+        << successes;
+    for (auto* offer : offers) EXPECT_EQ(offer, nullptr);
+  }
 }
 
 TEST_F(GraphOffer, EachOfferHalvesTheWorkspaceOfTheOneBefore) {

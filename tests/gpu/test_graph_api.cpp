@@ -111,9 +111,10 @@ TEST_F(GraphApiGpu, WithNoLimitForcedTheMemoryBudgetDecidesWhichPlansAreKept) {
 // Micro-batch offers (api/graph_offer.h): the heuristics answer three configurations more, right
 // after cuDNN's first; the probe runs the first offer (GRAPH_PROBE_CONFIG=1), or where it is
 // refused, the next configuration that builds (cuDNN's first where no later one does). Where
-// nothing is left of the budget, offers are ucudnn's plans within no workspace and compute right;
-// where the GPU's memory is free, cuDNN's first configuration fits every offer's size, so every
-// offer is refused and the program runs cuDNN's own configurations.
+// nothing is left of the budget, offers are made where cuDNN's first configuration needs any
+// workspace, are ucudnn's plans within none and compute right; where the GPU's memory is free,
+// cuDNN's first configuration fits every offer's size, so none is made and the program runs
+// cuDNN's own configurations.
 TEST_F(GraphApiGpu, MicroBatchOffersAreUcudnnsPlansWhereCudnnsFirstConfigurationDoesNotFitTheirSize) {
   const std::string preloaded = std::string(kExact) + " LD_PRELOAD=" + testing::preload_library_path() +
                                 " UCUDNN_FORCE_WORKSPACE_LIMIT= UCUDNN_WORKSPACE_LIMIT= UCUDNN_STATS=1" +
@@ -124,15 +125,14 @@ TEST_F(GraphApiGpu, MicroBatchOffersAreUcudnnsPlansWhereCudnnsFirstConfiguration
   const ProbeCases got = cases(spent.output);
   EXPECT_EQ(got.ok, 12) << spent.output;
   EXPECT_EQ(got.largest_workspace, 0u) << "a plan took workspace the budget did not leave\n" << spent.output;
-  EXPECT_GE(stat(spent.output, "graph API: ([0-9]+) micro-batch offers"), 36) << spent.output;
+  EXPECT_GE(stat(spent.output, "graph API: ([0-9]+) micro-batch offers"), 3) << spent.output;
   EXPECT_GE(stat(spent.output, "micro-batch offers, ([0-9]+) of their plans planned by ucudnn"), 1) << spent.output;
 
   const testing::ProbeRun free_memory =
       testing::run_graph_probe(preloaded + " UCUDNN_MICRO_BATCH_OFFERS=1 UCUDNN_MEMORY_BUDGET=");
   ASSERT_EQ(free_memory.exit_status, 0) << free_memory.output;
   EXPECT_EQ(cases(free_memory.output).ok, 12) << free_memory.output;
-  EXPECT_EQ(stat(free_memory.output, "micro-batch offers, ([0-9]+) of their plans planned by ucudnn"), 0)
-      << free_memory.output;
+  EXPECT_LE(stat(free_memory.output, "graph API: ([0-9]+) micro-batch offers"), 0) << free_memory.output;
   EXPECT_EQ(stat(free_memory.output, "executions; ([0-9]+) kept as the program built them"), 12) << free_memory.output;
 
   // Offers left to auto (the default) in a program that is not PyTorch: none is made.
