@@ -110,6 +110,20 @@ Status check_compatible(const CudnnLibrary& cudnn, const CompiledVersions& built
   return Status::success();
 }
 
+// What the status line says of micro-batch offers (the option's, else the environment's), which
+// are made under a memory budget only.
+std::string what_offers_are_made(const ChildSettings& settings, const EnvConfig& config) {
+  OfferMode mode = config.micro_batch_offers;
+  if (settings.micro_batch_offers == "1") mode = OfferMode::kOn;
+  if (settings.micro_batch_offers == "0") mode = OfferMode::kOff;
+  switch (mode) {
+    case OfferMode::kAuto: return "; micro-batched plans offered to the program's autotuner if it is PyTorch";
+    case OfferMode::kOn: return "; micro-batched plans offered to the program's autotuner";
+    case OfferMode::kOff: break;
+  }
+  return "; no micro-batched plans offered";
+}
+
 // What the status line says graph-API plans are held to: a forced limit (the option's, else the
 // environment's), else the memory budget.
 std::string what_plans_are_held_to(const ChildSettings& settings, const EnvConfig& config) {
@@ -120,10 +134,12 @@ std::string what_plans_are_held_to(const ChildSettings& settings, const EnvConfi
   switch (config.memory_budget.kind) {
     case MemoryBudget::Kind::kFree:
       return "graph-API plans kept as the program built them unless their workspace exceeds the GPU's memory left when "
-             "the program made its cuDNN handle";
+             "the program made its first cuDNN handle" +
+             what_offers_are_made(settings, config);
     case MemoryBudget::Kind::kSize:
       return "graph-API plans kept as the program built them unless their workspace exceeds what was left of a " +
-             to_string(config.memory_budget) + " budget when the program made its cuDNN handle";
+             to_string(config.memory_budget) + " budget when the program made its first cuDNN handle" +
+             what_offers_are_made(settings, config);
     case MemoryBudget::Kind::kOff:
       break;
   }

@@ -258,6 +258,27 @@ TEST(RunCommand, RunsTheProgramWithTheEnvironmentAndExitsWithItsStatus) {
   EXPECT_NE(lines[0].find(" from " + folder + "; workspace limit 64 MiB"), std::string::npos) << result.err;
 }
 
+// Under the default budget the status line says which offers the program gets: auto by default,
+// none with --no-micro-batch-offers.
+TEST(RunCommand, TheStatusLineSaysWhetherMicroBatchedPlansAreOffered) {
+  TempDir dir;
+  const std::string preload = stand_in_preload(dir);
+  const std::string cudnn = real_cudnn_library();
+  ASSERT_FALSE(cudnn.empty()) << "this test program links libcudnn.so.9";
+  const std::string clean = "env -u LD_PRELOAD -u UCUDNN_MICRO_BATCH_OFFERS -u UCUDNN_FORCE_WORKSPACE_LIMIT "
+                            "-u UCUDNN_WORKSPACE_LIMIT -u UCUDNN_MEMORY_BUDGET";
+  const std::string run = "run --preload '" + preload + "' --cudnn '" + cudnn + "' ";
+  const ProcessResult automatic = run_binary(dir, run + "-- true", clean);
+  ASSERT_EQ(automatic.status, 0) << automatic.err;
+  EXPECT_NE(automatic.err.find("made its first cuDNN handle; micro-batched plans offered to the program's autotuner "
+                               "if it is PyTorch"),
+            std::string::npos)
+      << automatic.err;
+  const ProcessResult off = run_binary(dir, run + "--no-micro-batch-offers -- true", clean);
+  ASSERT_EQ(off.status, 0) << off.err;
+  EXPECT_NE(off.err.find("; no micro-batched plans offered"), std::string::npos) << off.err;
+}
+
 TEST(RunCommand, TheBuiltPreloadLibraryLoadsIntoTheProgram) {
 #ifdef UCUDNN_SANITIZER_RUNTIME
   GTEST_SKIP() << "an instrumented preload library needs the sanitizer's runtime first on LD_PRELOAD";
