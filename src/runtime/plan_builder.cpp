@@ -152,19 +152,10 @@ PlanBuilder::PlanBuilder(std::shared_ptr<MeasurementSource> source, std::shared_
       database_configured_(true),
       system_databases_configured_(true) {}
 
-const PlanBuilder::CachedPlan* PlanBuilder::find_plan_locked(const ConvKey& key, const PlanSettings& settings) const {
-  auto it = plans_.find(key);
-  if (it == plans_.end()) return nullptr;
-  for (const auto& [cached_settings, cached] : it->second) {
-    if (cached_settings == settings) return &cached;
-  }
-  return nullptr;
-}
-
 bool PlanBuilder::cached_plan(const ConvKey& key, std::size_t workspace_limit, BatchSizePolicy policy,
                          CandidateSet candidates, std::shared_ptr<const ExecutablePlan>* out) {
-  std::lock_guard<std::mutex> lock(plans_mutex_);
-  const CachedPlan* cached = find_plan_locked(key, PlanSettings{workspace_limit, policy, candidates, search_mode()});
+  const std::optional<CachedPlan> cached =
+      plans_.find(key, PlanSettings{workspace_limit, policy, candidates, search_mode()});
   if (!cached || !cached->plan) return false;
   *out = cached->plan;
   return true;
@@ -173,27 +164,13 @@ bool PlanBuilder::cached_plan(const ConvKey& key, std::size_t workspace_limit, B
 Status PlanBuilder::plan(cudnnHandle_t handle, const ConvKey& key, std::size_t workspace_limit, BatchSizePolicy policy,
                     CandidateSet candidates, std::shared_ptr<const ExecutablePlan>* out) {
   const SearchMode search = search_mode();
-  const PlanSettings settings{workspace_limit, policy, candidates, search};
-  {
-    std::lock_guard<std::mutex> lock(plans_mutex_);
-    if (const CachedPlan* cached = find_plan_locked(key, settings)) {
-      if (!cached->plan) return cached->failure;
-      *out = cached->plan;
-      return Status::success();
-    }
-  }
-  std::shared_ptr<const ExecutablePlan> built;
-  Status status = build_plan(handle, key, workspace_limit, policy, candidates, search, &built);
-  std::lock_guard<std::mutex> lock(plans_mutex_);
-  // Another thread may have won the race: use its plan.
-  const CachedPlan* cached = find_plan_locked(key, settings);
-  if (!cached) {
-    auto& entries = plans_[key];
-    entries.emplace_back(settings, CachedPlan{built, status});
-    cached = &entries.back().second;
-  }
-  if (!cached->plan) return cached->failure;
-  *out = cached->plan;
+  const CachedPlan cached = plans_.get_or_build(key, PlanSettings{workspace_limit, policy, candidates, search}, [&] {
+    CachedPlan made;
+    made.failure = build_plan(handle, key, workspace_limit, policy, candidates, search, &made.plan);
+    return made;
+  });
+  if (!cached.plan) return cached.failure;
+  *out = cached.plan;
   return Status::success();
 }
 

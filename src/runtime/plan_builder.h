@@ -24,6 +24,7 @@
 
 #include "core/batch_policy.h"
 #include "core/benchmark_table.h"
+#include "core/bounded_cache.h"
 #include "core/candidates.h"
 #include "core/conv_key.h"
 #include "core/search_mode.h"
@@ -43,6 +44,11 @@ std::vector<int> plannable_sizes(const ConvKey& key, BatchSizePolicy policy);
 
 class PlanBuilder {
  public:
+  /// How many plans (and failures) the builder keeps, the least recently used dropped first: a
+  /// ResNet-50 training step is about 160 kernels at one limit, so room for many networks, limits
+  /// and batch sizes; a dropped plan is rebuilt from the table's rows without measuring.
+  static constexpr std::size_t kPlanCacheCapacity = 4096;
+
   /// The process's plan builder: measures on the GPU; its database is UCUDNN_DATABASE (read on first
   /// use) until set_database, over the read-only UCUDNN_SYSTEM_DATABASES (read on first use) until
   /// set_system_databases. Built in runtime/process_wiring.cpp.
@@ -155,12 +161,9 @@ class PlanBuilder {
   BenchmarkTable table_;
   std::atomic<SearchMode> search_mode_;
 
-  std::mutex plans_mutex_;
   // Keyed by the kernel, then its few settings: a call looks its plan up by reference, without
-  // copying the key (this runs once per convolution call).
-  std::unordered_map<ConvKey, std::vector<std::pair<PlanSettings, CachedPlan>>, ConvKeyHash> plans_;
-  /// The cached plan of `key` under `settings`, or null; under plans_mutex_.
-  const CachedPlan* find_plan_locked(const ConvKey& key, const PlanSettings& settings) const;
+  // copying the key (this runs once per convolution call); one build per entry.
+  BoundedCache<ConvKey, ConvKeyHash, PlanSettings, CachedPlan> plans_{kPlanCacheCapacity};
   // One measurement at a time: concurrent timings on one GPU would disturb each other.
   std::mutex measure_mutex_;
 
