@@ -8,6 +8,7 @@
 #include <new>
 #include <string>
 
+#include "api/kernel_requests.h"
 #include "core/env_config.h"
 #include "core/internal_call.h"
 #include "core/logging.h"
@@ -20,10 +21,8 @@ namespace ucudnn::api {
 using ucudnn::runtime::KernelRequest;
 using ucudnn::runtime::active_planner;
 using ucudnn::runtime::convolve;
-using ucudnn::runtime::cuda_error;
 using ucudnn::runtime::get_algorithms;
 using ucudnn::runtime::parse_benchmark_devices;
-using ucudnn::runtime::read_conv_key;
 using ucudnn::runtime::set_total_workspace;
 using ucudnn::runtime::to_cudnn_status;
 using ucudnn::runtime::virtual_algo;
@@ -32,41 +31,6 @@ using ucudnn::runtime::workspace_size;
 namespace {
 
 thread_local std::string last_error;
-
-// The handle's stream, and whether the caller is capturing it into a CUDA graph of its own.
-Status read_stream(cudnnHandle_t handle, cudaStream_t* stream, bool* capturing) {
-  UCUDNN_CHECK_CUDNN(cudnnGetStream(handle, stream));
-  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-  const cudaError_t queried = cudaStreamIsCapturing(*stream, &capture);
-  if (queried != cudaSuccess) {
-    (void)cudaGetLastError();  // not left for the caller's next error check to find
-    return cuda_error(queried, "cudaStreamIsCapturing", __FILE__, __LINE__);
-  }
-  *capturing = capture != cudaStreamCaptureStatusNone;
-  return Status::success();
-}
-
-// The handle's settings as the planner reads them, once per call.
-void read_settings(const UcudnnContext* context, KernelRequest* request) {
-  request->handle = context->cudnn();
-  request->policy = context->policy.load();
-  request->candidates = context->candidates.load();
-  request->layer_id = context->layer_id.load();
-}
-
-// A kernel as the planner sees it: its key and the handle's settings.
-KernelRequest request_for_key(UcudnnContext* context, ConvKey key) {
-  KernelRequest request;
-  request.key = std::move(key);
-  read_settings(context, &request);
-  return request;
-}
-
-Expected<KernelRequest> request_for(UcudnnContext* context, const ConvCall& call) {
-  ConvKey key;
-  UCUDNN_TRY(read_conv_key(call.op, context->device, call.descriptors, &key));
-  return request_for_key(context, std::move(key));
-}
 
 // The front-end's one fallback: where the planner failed, the call does what plain cuDNN would,
 // with one warning per kind of failure and kernel. Invalid arguments are the caller's to see in
@@ -192,9 +156,7 @@ Status choose_algorithms(UcudnnContext* context, const ConvCall& call, std::opti
   Statistics::instance().count_query(call.op);
   results->clear();
   const Status planned = [&]() -> Status {
-    UCUDNN_TRY_ASSIGN(KernelRequest request, request_for(context, call));
-    request.requested_limit = context->requested_limit_for(named_limit);
-    context->remember_limit(request.key, request.requested_limit);
+    UCUDNN_TRY_ASSIGN(const KernelRequest request, query_request(context, call, named_limit));
     UCUDNN_TRY(active_planner().offer(request, requested, results));
     context->remember_offer(request.key);
     return Status::success();
@@ -213,9 +175,8 @@ Status query_workspace_size(UcudnnContext* context, const ConvCall& call, int al
   if (algo != virtual_algo(call.op)) return workspace_size(context->cudnn(), call.op, call.descriptors, algo, bytes);
   std::size_t requested_limit = context->requested_limit_for(std::nullopt);
   const Status planned = [&]() -> Status {
-    UCUDNN_TRY_ASSIGN(KernelRequest request, request_for(context, call));
-    requested_limit = request.requested_limit =
-        context->remembered(request.key).requested_limit.value_or(requested_limit);
+    UCUDNN_TRY_ASSIGN(const KernelRequest request, remembered_request(context, call));
+    requested_limit = request.requested_limit;
     return active_planner().workspace(request, bytes);
   }();
   if (planned.ok()) return planned;
@@ -230,7 +191,7 @@ Status query_workspace_size(UcudnnContext* context, const ConvCall& call, int al
 Status run_convolution(UcudnnContext* context, const ConvCall& call, int algo, const void* alpha,
                        const ConvBuffers& buffers, void* workspace, std::size_t workspace_bytes, const void* beta) {
   UCUDNN_TRY(require_context(context));
-  Expected<KernelRequest> request = request_for(context, call);
+  Expected<KernelRequest> request = kernel_request(context, call);
   const UcudnnContext::Remembered remembered = request ? context->remembered(request->key) : UcudnnContext::Remembered{};
   if (request && algo != virtual_algo(call.op) && remembered.offered) {
     // Offered the plan, the caller chose a real algorithm (a framework keeping only deterministic
@@ -239,12 +200,7 @@ Status run_convolution(UcudnnContext* context, const ConvCall& call, int algo, c
   }
   const Status planned = [&]() -> Status {
     if (!request) return request.error();
-    request->available_limit = context->requested_limit_for(workspace_bytes);
-    request->requested_limit = remembered.requested_limit.value_or(request->available_limit);
-    bool capturing = false;
-    UCUDNN_TRY(read_stream(context->cudnn(), &request->stream, &capturing));
-    request->may_benchmark = !capturing;
-    request->may_replay = !capturing && context->graph_replay.load(std::memory_order_relaxed);
+    UCUDNN_TRY(complete_convolution_request(context, remembered, workspace_bytes, &*request));
     return active_planner().run(*request, alpha, beta, buffers, workspace, workspace_bytes);
   }();
   if (planned.ok()) return planned;
@@ -256,9 +212,7 @@ Status run_convolution(UcudnnContext* context, const ConvCall& call, int algo, c
 Status describe_plan(UcudnnContext* context, const ConvCall& call, std::optional<std::size_t> named_limit,
                      std::shared_ptr<const ExecutablePlan>* plan) {
   UCUDNN_TRY(require_context(context));
-  UCUDNN_TRY_ASSIGN(KernelRequest request, request_for(context, call));
-  request.requested_limit =
-      context->remembered(request.key).requested_limit.value_or(context->requested_limit_for(std::nullopt));
+  UCUDNN_TRY_ASSIGN(const KernelRequest request, remembered_request(context, call));
   // A limit the query names is capped as a call's would be, so it describes what calls run.
   if (named_limit) named_limit = context->requested_limit_for(named_limit);
   return active_planner().describe(request, named_limit, plan);
@@ -283,13 +237,10 @@ Status graph_plan_limit(const UcudnnContext* context, GraphLimit* limit) {
 Status graph_workspace(UcudnnContext* context, cudnnHandle_t handle, const ConvKey& key, std::size_t limit,
                        std::size_t* bytes) {
   UCUDNN_TRY(require_context(context));
-  KernelRequest request = request_for_key(context, key);
-  request.requested_limit = limit;
   // A plan first asked for while the program captures its stream (it never queried the workspace)
   // is not benchmarked: that would break the capture.
-  bool capturing = false;
-  UCUDNN_TRY(read_stream(handle, &request.stream, &capturing));
-  request.may_benchmark = !capturing;
+  KernelRequest request;
+  UCUDNN_TRY(graph_workspace_request(context, handle, key, limit, &request));
   return active_planner().workspace(request, bytes);
 }
 
@@ -300,15 +251,7 @@ Status run_graph_convolution(UcudnnContext* context, cudnnHandle_t handle, const
   // One request per thread, reused: assigning the key keeps its vectors' capacity, so a call
   // allocates nothing here (this runs once per intercepted convolution).
   thread_local KernelRequest request;
-  request.key = key;
-  read_settings(context, &request);
-  request.handle = handle;
-  request.requested_limit = limit;
-  request.available_limit = context->requested_limit_for(workspace_bytes);
-  bool capturing = false;
-  UCUDNN_TRY(read_stream(handle, &request.stream, &capturing));
-  request.may_benchmark = !capturing;
-  request.may_replay = !capturing && context->graph_replay.load(std::memory_order_relaxed);
+  UCUDNN_TRY(graph_run_request(context, handle, key, limit, workspace_bytes, &request));
   const runtime::ScalingFactor a(key, alpha), b(key, beta);
   return active_planner().run(request, a.get(), b.get(), buffers, workspace, workspace_bytes);
 }

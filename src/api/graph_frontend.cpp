@@ -154,12 +154,12 @@ std::optional<std::size_t> GraphFrontEnd::stand_in_limit(const Plan& plan, cudnn
                               limit);
 }
 
-int GraphFrontEnd::decide(Plan& plan, cudnnBackendDescriptor_t descriptor) {
-  int state = plan.state.load(std::memory_order_acquire);
-  if (state != Plan::kUndecided) return state;
+GraphFrontEnd::PlanState GraphFrontEnd::decide(Plan& plan, cudnnBackendDescriptor_t descriptor) {
+  PlanState state = plan.state.load(std::memory_order_acquire);
+  if (state != PlanState::kUndecided) return state;
   const std::lock_guard<std::mutex> one_decision(plan.deciding);
   state = plan.state.load(std::memory_order_acquire);
-  if (state != Plan::kUndecided) return state;  // decided (or run as cuDNN's) while this waited
+  if (state != PlanState::kUndecided) return state;  // decided (or run as cuDNN's) while this waited
   const ContextLease context = lookup_(plan.handle);
   GraphLimit limit;
   std::size_t bytes = 0;
@@ -186,34 +186,34 @@ int GraphFrontEnd::decide(Plan& plan, cudnnBackendDescriptor_t descriptor) {
     return graph_workspace(context.get(), plan.handle, plan.key, limit.plan_under, &bytes);
   });
   if (planned == CUDNN_STATUS_SUCCESS && plan.cudnn_workspace <= limit.keep_within) {
-    state = Plan::kKept;
+    state = PlanState::kKept;
   } else if (planned == CUDNN_STATUS_SUCCESS && !stand_in) {
     UCUDNN_LOG_DEBUG("graph API: a plan that does not fit stays cuDNN's: the kernel has its stand-in already");
-    state = Plan::kCudnn;
+    state = PlanState::kCudnn;
   } else if (planned == CUDNN_STATUS_SUCCESS) {
     plan.limit = limit.plan_under;
     plan.workspace = bytes;
-    state = Plan::kUcudnn;
+    state = PlanState::kUcudnn;
     if (plan.offer >= 0) Statistics::instance().count_graph_offer_planned();
   } else {
     warn_once("graph|" + plan.key.to_string(),
               std::string("planning a graph-API ") + short_name(plan.key.op) +
                   " convolution failed; cuDNN's own plan runs it: " + last_error_message());
-    state = Plan::kCudnn;
+    state = PlanState::kCudnn;
   }
-  int expected = Plan::kUndecided;
+  PlanState expected = PlanState::kUndecided;
   if (plan.state.compare_exchange_strong(expected, state, std::memory_order_acq_rel)) {
-    if (state == Plan::kKept) Statistics::instance().count_graph_plan_kept();
+    if (state == PlanState::kKept) Statistics::instance().count_graph_plan_kept();
     return state;
   }
   return expected;  // it ran as cuDNN's before this decided
 }
 
-int GraphFrontEnd::settled_before_use(Plan& plan) {
-  int expected = Plan::kUndecided;
-  if (plan.state.compare_exchange_strong(expected, Plan::kCudnn, std::memory_order_acq_rel)) {
+GraphFrontEnd::PlanState GraphFrontEnd::settled_before_use(Plan& plan) {
+  PlanState expected = PlanState::kUndecided;
+  if (plan.state.compare_exchange_strong(expected, PlanState::kCudnn, std::memory_order_acq_rel)) {
     UCUDNN_LOG_DEBUG("graph API: a plan run before its workspace was asked for stays cuDNN's");
-    return Plan::kCudnn;
+    return PlanState::kCudnn;
   }
   return expected;
 }
@@ -281,7 +281,7 @@ cudnnStatus_t GraphFrontEnd::get(Get real, cudnnBackendDescriptor_t descriptor, 
   return guarded("cudnnBackendGetAttribute", [&] {
     if (name == CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE && type == CUDNN_TYPE_INT64 && requested >= 1 && values) {
       if (const auto plan = find(descriptor)) {
-        if (decide(*plan, descriptor) == Plan::kUcudnn) {
+        if (decide(*plan, descriptor) == PlanState::kUcudnn) {
           *static_cast<int64_t*>(values) = static_cast<int64_t>(plan->workspace);
         }
       }
@@ -301,9 +301,9 @@ cudnnStatus_t GraphFrontEnd::execute(Execute real, cudnnHandle_t handle, cudnnBa
     return CUDNN_STATUS_SUCCESS;
   });
   if (found != CUDNN_STATUS_SUCCESS) return found;
-  const int state = plan ? settled_before_use(*plan) : Plan::kCudnn;
-  if (state == Plan::kKept) Statistics::instance().count_graph_execution();
-  if (state != Plan::kUcudnn) return real(handle, descriptor, variant_pack);
+  const PlanState state = plan ? settled_before_use(*plan) : PlanState::kCudnn;
+  if (state == PlanState::kKept) Statistics::instance().count_graph_execution();
+  if (state != PlanState::kUcudnn) return real(handle, descriptor, variant_pack);
   const std::size_t workspace_bytes = plan->workspace;
   bool fall_back = false;
   const cudnnStatus_t status = at_boundary("cudnnBackendExecute", [&]() -> Status {
@@ -342,7 +342,7 @@ cudnnStatus_t GraphFrontEnd::populate_graph(const char* function, PopulateGraph 
     bool refused = false;
     const cudnnStatus_t status = guarded(function, [&] {
       const auto found = find(plan);
-      refused = found && settled_before_use(*found) == Plan::kUcudnn;
+      refused = found && settled_before_use(*found) == PlanState::kUcudnn;
       return CUDNN_STATUS_SUCCESS;
     });
     if (status != CUDNN_STATUS_SUCCESS) return status;

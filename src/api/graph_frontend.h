@@ -78,6 +78,11 @@ class GraphFrontEnd {
                                cudaGraph_t graph) noexcept;
 
  private:
+  /// Who runs a plan ucudnn follows. kKept: the program's own plan fits the limit and runs as it
+  /// is (the incumbent); kUcudnn: ucudnn's plan within the limit; kCudnn: cuDNN's as a fallback
+  /// (planning failed, or the plan ran before its workspace was asked).
+  enum class PlanState { kUndecided, kUcudnn, kKept, kCudnn };
+
   /// An execution plan ucudnn takes over.
   struct Plan {
     ConvKey key;
@@ -86,11 +91,7 @@ class GraphFrontEnd {
     cudnnHandle_t handle = nullptr;   ///< the plan's handle: whose settings plan it
     std::size_t cudnn_workspace = 0;  ///< what cuDNN's own plan needs (the fallback's)
     int offer = -1;                   ///< built from micro-batch offer i (api/graph_offer.h); -1: none
-    /// kKept: the program's own plan fits the limit and runs as it is (the incumbent); kUcudnn:
-    /// ucudnn's plan within the limit; kCudnn: cuDNN's as a fallback (planning failed, or the plan
-    /// ran before its workspace was asked).
-    enum State : int { kUndecided, kUcudnn, kKept, kCudnn };
-    std::atomic<int> state{kUndecided};
+    std::atomic<PlanState> state{PlanState::kUndecided};
     std::mutex deciding;  ///< one decision per plan, however many threads ask at once
     // Written once, before `state` leaves kUndecided (release), read after it (acquire).
     std::size_t limit = 0;      ///< what ucudnn planned under, once kUcudnn
@@ -111,14 +112,14 @@ class GraphFrontEnd {
   /// fits what the handle allows (api/frontend.h's graph_plan_limit); else kUcudnn with ucudnn's
   /// workspace under it where the plan is its kernel's stand-in; else kCudnn (not the stand-in,
   /// or planning failed).
-  int decide(Plan& plan, cudnnBackendDescriptor_t descriptor);
+  PlanState decide(Plan& plan, cudnnBackendDescriptor_t descriptor);
   /// Under a budget, whether a plan that does not fit is its kernel's stand-in, and the limit to
   /// plan it under (api/graph_stand_ins.h); nullopt: it stays cuDNN's.
   std::optional<std::size_t> stand_in_limit(const Plan& plan, cudnnBackendDescriptor_t descriptor,
                                             std::size_t limit);
   /// The state of a plan about to run: one whose workspace the program never asked (so it cannot
   /// have allocated ucudnn's) stays cuDNN's.
-  int settled_before_use(Plan& plan);
+  PlanState settled_before_use(Plan& plan);
   std::shared_ptr<Plan> find(cudnnBackendDescriptor_t plan) const;
   void forget(cudnnBackendDescriptor_t descriptor);
 

@@ -59,8 +59,7 @@ class GraphRecords {
  public:
   /// After the real cudnnBackendCreateDescriptor succeeded.
   void on_create(cudnnBackendDescriptorType_t type, cudnnBackendDescriptor_t descriptor);
-  /// Before (or after) the real cudnnBackendSetAttribute, with the same arguments; only
-  /// recorded when the real call succeeds (the caller passes its status).
+  /// After the real cudnnBackendSetAttribute succeeded, with the same arguments.
   void on_set(cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t name,
               cudnnBackendAttributeType_t type, std::int64_t count, const void* values);
   /// After the real cudnnBackendFinalize succeeded.
