@@ -60,7 +60,7 @@
 #endif
 
 // Everything declared here is the library's public API, exported from libucudnn.so; the rest of
-// the library is hidden (tests/cpu/test_architecture.cpp checks the exported list).
+// the library is hidden (tests/cpu/project/test_architecture.cpp checks the exported list).
 #pragma GCC visibility push(default)
 
 #ifdef __cplusplus

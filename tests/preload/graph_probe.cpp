@@ -5,7 +5,7 @@
 // (one-operation graphs: forward, backward data, backward filter; FP32 NCHW and FP16 NHWC) against
 // the same convolutions through the legacy API, with the workspace each plan reported.
 //
-// Tests run it with and without LD_PRELOAD=libucudnn_preload.so (tests/cpu/test_preload.cpp,
+// Tests run it with and without LD_PRELOAD=libucudnn_preload.so (tests/cpu/preload/test_preload.cpp,
 // tests/gpu/test_graph_api.cpp).
 
 #include <cuda_fp16.h>

@@ -1,0 +1,46 @@
+// The statistics (core/statistics.h) as ucudnnGetStatistics gives them to a program and as the
+// report at exit prints them.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "core/statistics.h"
+#include "ucudnn/ucudnn.h"
+#include "folder_namespaces.h"
+
+namespace {
+
+TEST(Statistics, CountsPerOperationAndReportsThem) {
+  UcudnnStatistics before;
+  ASSERT_EQ(ucudnnGetStatistics(&before), CUDNN_STATUS_SUCCESS);
+  auto& statistics = ucudnn::Statistics::instance();
+  statistics.count_execution(ucudnn::ConvOp::kBackwardData, 4);
+  statistics.count_execution(ucudnn::ConvOp::kBackwardData, 1, /*replayed=*/true);
+  statistics.count_plain(ucudnn::ConvOp::kBackwardData);
+  statistics.count_query(ucudnn::ConvOp::kForward);
+  statistics.add_benchmarking(ucudnn::ConvOp::kBackwardFilter, 0.25, 7);
+  statistics.add_solving(ucudnn::ConvOp::kBackwardFilter, 0.5);
+  statistics.add_division(0.125);
+  UcudnnStatistics after;
+  ASSERT_EQ(ucudnnGetStatistics(&after), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(after.op[UCUDNN_OP_BACKWARD_DATA].convolutionCalls - before.op[UCUDNN_OP_BACKWARD_DATA].convolutionCalls, 3);
+  EXPECT_EQ(after.op[UCUDNN_OP_BACKWARD_DATA].splitCalls - before.op[UCUDNN_OP_BACKWARD_DATA].splitCalls, 1);
+  EXPECT_EQ(after.op[UCUDNN_OP_BACKWARD_DATA].plainCalls - before.op[UCUDNN_OP_BACKWARD_DATA].plainCalls, 1);
+  EXPECT_EQ(after.op[UCUDNN_OP_BACKWARD_DATA].replayedCalls - before.op[UCUDNN_OP_BACKWARD_DATA].replayedCalls, 1);
+  EXPECT_EQ(after.op[UCUDNN_OP_FORWARD].algorithmQueries - before.op[UCUDNN_OP_FORWARD].algorithmQueries, 1);
+  EXPECT_EQ(after.op[UCUDNN_OP_FORWARD].convolutionCalls, before.op[UCUDNN_OP_FORWARD].convolutionCalls);
+  EXPECT_EQ(after.op[UCUDNN_OP_BACKWARD_FILTER].timings - before.op[UCUDNN_OP_BACKWARD_FILTER].timings, 7);
+  EXPECT_NEAR(after.op[UCUDNN_OP_BACKWARD_FILTER].benchmarkSeconds - before.op[UCUDNN_OP_BACKWARD_FILTER].benchmarkSeconds,
+              0.25, 1e-6);
+  EXPECT_NEAR(after.op[UCUDNN_OP_BACKWARD_FILTER].solveSeconds - before.op[UCUDNN_OP_BACKWARD_FILTER].solveSeconds,
+              0.5, 1e-6);
+  EXPECT_EQ(after.divisions - before.divisions, 1);
+  EXPECT_NEAR(after.divisionSeconds - before.divisionSeconds, 0.125, 1e-6);
+
+  const std::string report = statistics.report();
+  EXPECT_NE(report.find("ucudnn: bwdd "), std::string::npos) << report;
+  EXPECT_NE(report.find("workspace divisions"), std::string::npos) << report;
+  EXPECT_EQ(ucudnnGetStatistics(nullptr), CUDNN_STATUS_BAD_PARAM);
+}
+
+}  // namespace
