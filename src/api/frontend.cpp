@@ -227,7 +227,8 @@ Status graph_plan_limit(const UcudnnContext* context, GraphLimit* limit) {
   }
   DeviceMemory now;
   UCUDNN_TRY(device_memory(context->device, &now));
-  const BudgetLimits budget = budget_limits(context->memory_budget, in_use_at_handle_creation().lowest(context->device), now);
+  const BudgetLimits budget =
+      budget_limits(context->memory_budget, in_use_at_handle_creation().lowest(context->device), now);
   limit->keep_within = budget.keep_within;
   limit->plan_under = budget.plan_under;
   limit->reachable = budget.reachable;

@@ -8,14 +8,14 @@
 //
 // The sizes: what the program may reach (what was left of the budget when the process's first
 // handle on the device was made, never more than is free now, a power of two), then its half and
-// quarter. Where memory is scarce
-// the program cannot allocate the larger ones and drops them (PyTorch allocates the largest
-// workspace among its plans, halves it until the allocation succeeds, and drops the plans above);
-// an offer whose size cuDNN's first configuration fits itself would only repeat it, so it is not
-// made (where that configuration's workspace can be read, cuDNN 9.2 on: ucudnn asks the heuristics
-// for it into a descriptor of its own), and is refused when the program builds its plan all the same (NOT_SUPPORTED: the program skips it, as
-// it skips any configuration that does not apply). Where memory is plentiful no offer is made: the
-// results are cuDNN's alone, and a program that times only its first few still times those.
+// quarter. Where memory is scarce the program cannot allocate the larger ones and drops them
+// (PyTorch allocates the largest workspace among its plans, halves it until the allocation
+// succeeds, and drops the plans above). An offer whose size cuDNN's first configuration fits
+// itself would only repeat it, so it is not made (where that configuration's workspace can be
+// read, cuDNN 9.2 on: ucudnn asks the heuristics for it into a descriptor of its own), and a plan
+// built from one all the same is refused (NOT_SUPPORTED: the program skips it, as it skips any
+// configuration that does not apply). Where memory is plentiful no offer is made: the results are
+// cuDNN's alone, and a program that times only its first few still times those.
 //
 // Why right after cuDNN's first: a program that runs the first configuration that works (PyTorch
 // without benchmark mode) still runs cuDNN's first, and reaches the offers only where that one's

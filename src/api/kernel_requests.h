@@ -18,11 +18,14 @@
 #include <cstddef>
 #include <optional>
 
-#include "api/frontend.h"
 #include "api/context.h"
+#include "api/frontend.h"
 #include "runtime/planner.h"
 
 namespace ucudnn::api {
+
+/// A kernel as the planner sees it, before any limit: the call's key and the handle's settings.
+Expected<runtime::KernelRequest> kernel_request(UcudnnContext* context, const ConvCall& call);
 
 Expected<runtime::KernelRequest> query_request(UcudnnContext* context, const ConvCall& call,
                                                std::optional<std::size_t> named_limit);
@@ -37,8 +40,5 @@ Status graph_workspace_request(UcudnnContext* context, cudnnHandle_t handle, con
 /// capacity, so the hot path allocates nothing).
 Status graph_run_request(UcudnnContext* context, cudnnHandle_t handle, const ConvKey& key, std::size_t limit,
                          std::size_t workspace_bytes, runtime::KernelRequest* request);
-
-/// A kernel as the planner sees it, before any limit: the call's key and the handle's settings.
-Expected<runtime::KernelRequest> kernel_request(UcudnnContext* context, const ConvCall& call);
 
 }  // namespace ucudnn::api

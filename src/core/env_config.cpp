@@ -96,6 +96,13 @@ Expected<std::optional<std::size_t>> parse_forced_workspace_limit(const char* fo
 
 }  // namespace
 
+Expected<OfferMode> parse_offer_mode(const std::string& text) {
+  if (text == "1") return OfferMode::kOn;
+  if (text == "0") return OfferMode::kOff;
+  if (text == "auto") return OfferMode::kAuto;
+  return Error{"'" + text + "' is not 0, 1 or auto"};
+}
+
 Expected<DeviceList> parse_device_list(const std::string& text) {
   DeviceList list;
   if (text == "all") {
@@ -216,11 +223,9 @@ Expected<EnvConfig> parse_env_config(const EnvValues& raw) {
     config.graph_replay = text == "1";
   }
   if (values.micro_batch_offers) {
-    const std::string text = values.micro_batch_offers;
-    if (text != "0" && text != "1" && text != "auto") {
-      return Error{"UCUDNN_MICRO_BATCH_OFFERS: '" + text + "' is not 0, 1 or auto"};
-    }
-    config.micro_batch_offers = text == "1" ? OfferMode::kOn : text == "0" ? OfferMode::kOff : OfferMode::kAuto;
+    auto mode = parse_offer_mode(values.micro_batch_offers);
+    if (!mode) return mode.error().prefixed("UCUDNN_MICRO_BATCH_OFFERS: ");
+    config.micro_batch_offers = *mode;
   }
   if (values.log_level) {
     auto parsed = parse_log_level(values.log_level);

@@ -132,6 +132,9 @@ struct DeviceList {
 };
 Expected<DeviceList> parse_device_list(const std::string& text);
 
+/// UCUDNN_MICRO_BATCH_OFFERS's spelling: "1", "0" or "auto" (the error names no variable).
+Expected<OfferMode> parse_offer_mode(const std::string& text);
+
 /// The paths of a ':'-separated list, as PATH separates them, in order; empty entries are
 /// ignored (UCUDNN_SYSTEM_DATABASES, ucudnnSetSystemDatabases).
 std::vector<std::string> split_path_list(const std::string& text);

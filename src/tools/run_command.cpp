@@ -113,9 +113,9 @@ Status check_compatible(const CudnnLibrary& cudnn, const CompiledVersions& built
 // What the status line says of micro-batch offers (the option's, else the environment's), which
 // are made under a memory budget only.
 std::string what_offers_are_made(const ChildSettings& settings, const EnvConfig& config) {
-  OfferMode mode = config.micro_batch_offers;
-  if (settings.micro_batch_offers == "1") mode = OfferMode::kOn;
-  if (settings.micro_batch_offers == "0") mode = OfferMode::kOff;
+  // The option's value was spelled by checked_settings ("1" or "0"), so it parses.
+  const OfferMode mode =
+      settings.micro_batch_offers.empty() ? config.micro_batch_offers : *parse_offer_mode(settings.micro_batch_offers);
   switch (mode) {
     case OfferMode::kAuto: return "; micro-batched plans offered to the program's autotuner if it is PyTorch";
     case OfferMode::kOn: return "; micro-batched plans offered to the program's autotuner";
