@@ -14,10 +14,11 @@ budget ucudnn compared with the memory in use would leave nothing.
 
 --budgets auto: first the unconstrained plain process (it also serves as round 1's plain point),
 then from its peak P (the most allocated in its timed steps) down: 1.5 P, then 15% less a step,
-plain alone, until plain runs out of memory (that budget included) or six budgets. For every budget and round, plain and ucudnn each run in a
-fresh process, interleaved (round 1 of every budget and side, then round 2, ...), so that a slow
-spell touches both. Through ucudnn the processes share one benchmark database, empty before round
-1: round 1's first step is the cold one, later rounds find their measurements.
+plain alone, until plain runs out of memory (that budget included) or six budgets. For every budget
+and round, plain and ucudnn each run in a fresh process, interleaved (round 1 of every budget and
+side, then round 2, ...), so that a slow spell touches both; a budget where both sides ran out of
+memory in round 1 is not run again. Through ucudnn the processes share one benchmark database, empty
+before round 1: round 1's first step is the cold one, later rounds find their measurements.
 
 Writes DIR/MODEL.json (every process) and DIR/MODEL.md (a table: per budget and side, the median
 step over the processes with their range, peak memory, first step; ucudnn's ratio over plain), and
@@ -218,7 +219,11 @@ def merge(args):
     args.framework, args.model = names.pop()
     runs = [run for part in parts for run in part["runs"]]
     budgets = sorted({run["budget"] for run in runs}, key=lambda b: (0, 0) if b is None else (1, -b))
-    args.rounds = max(run["round"] for run in runs)
+    # Parts may repeat a point (more rounds of it elsewhere): the table's "up to N processes".
+    per_point = {}
+    for run in runs:
+        per_point[(run["budget"], run["side"])] = per_point.get((run["budget"], run["side"]), 0) + 1
+    args.rounds = max(per_point.values())
     os.makedirs(args.out, exist_ok=True)
     write(args, runs, budgets, " + ".join(sorted({p["gpu"] for p in parts if p["gpu"]})) + f" ({len(parts)} parts)")
     return 0
@@ -283,6 +288,12 @@ def main():
         budgets = [None if b == "none" else parse_size(b) for b in args.budgets.split(",")]
     for round_number in range(1, args.rounds + 1):
         for budget in budgets:
+            # Where every process of both sides ran out of memory, another round tells nothing new
+            # (and out-of-memory processes are the slowest: the framework retries before it fails).
+            earlier = [r for r in runs if r["budget"] == budget and r["round"] < round_number]
+            if earlier and {r["side"] for r in earlier} == set(SIDES) and all(
+                    r["result"].get("out_of_memory") for r in earlier):
+                continue
             for side in SIDES:
                 if any(r["side"] == side and r["budget"] == budget and r["round"] == round_number for r in runs):
                     continue

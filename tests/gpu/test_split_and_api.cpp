@@ -80,17 +80,19 @@ TEST_F(SplitPlans, LimitForcesSplitAndEveryOpStaysExact) {
   struct Case {
     ConvSpec spec;
     UcudnnConvolutionOp_t op;
+    bool must_pay;  ///< splitting pays at this limit whatever the host's pace
   };
-  // No backward data case, nor conv3 forward: on the H100 their split legacy calls save about as
-  // much GPU time as they cost the host (conv3 backward data: 4 x 16 at 0.21 ms of GPU time
-  // against 0.64 undivided, but about 0.15 ms of host time per call; conv3 forward: 4 x 0.07 ms
-  // against 0.87, with 0.07-0.2 ms of host time per call as measured from run to run), and the
-  // planner counts host time, so whether they split depends on the host's pace that day.
-  // tests/gpu/test_forced_splits.cpp checks split backward data for exactness.
+  // Every case runs within the limit and stays exact; that the plan splits and pays (`must_pay`) is
+  // asserted only where it does whatever the host's pace. The planner counts each call's host time
+  // (50-200 us per legacy call, as measured on the H100 from run to run), so a split of short calls
+  // pays only on a quiet host: conv3 backward filter (4 x 16 at 0.06-0.08 ms of GPU time against
+  // 0.71 undivided) split in every run until one beside three busy GPUs, where it did not. conv3
+  // forward and backward data are at the same edge (tests/gpu/test_forced_splits.cpp checks split
+  // backward data for exactness).
   const Case cases[] = {
-      {alexnet_conv3(), UCUDNN_OP_BACKWARD_FILTER},
-      {alexnet_conv2(), UCUDNN_OP_FORWARD},
-      {alexnet_conv2(), UCUDNN_OP_BACKWARD_FILTER},
+      {alexnet_conv3(), UCUDNN_OP_BACKWARD_FILTER, false},
+      {alexnet_conv2(), UCUDNN_OP_FORWARD, true},
+      {alexnet_conv2(), UCUDNN_OP_BACKWARD_FILTER, true},
   };
   static const float kScales[][2] = {{1.0f, 0.0f}, {0.5f, 0.25f}, {1.0f, 1.0f}};
   for (const Case& c : cases) {
@@ -102,9 +104,13 @@ TEST_F(SplitPlans, LimitForcesSplitAndEveryOpStaysExact) {
       check_op(handle_, plain_, problem, c.op, scale[0], scale[1], rng, &check);
       ASSERT_FALSE(HasFatalFailure());
       ASSERT_TRUE(check.reference_ran);
-      EXPECT_GT(check.plan.microBatchCount(), 1) << "a 16 MiB limit should make splitting pay here";
+      if (c.must_pay) {
+        EXPECT_GT(check.plan.microBatchCount(), 1) << "a 16 MiB limit should make splitting pay here";
+        EXPECT_LT(check.plan.predictedTimeMs, check.plan.undividedTimeMs);
+      } else {
+        EXPECT_LE(check.plan.predictedTimeMs, check.plan.undividedTimeMs);
+      }
       EXPECT_LE(check.plan.workspaceBytes, kLimit);
-      EXPECT_LT(check.plan.predictedTimeMs, check.plan.undividedTimeMs);
       EXPECT_TRUE(check.same_algorithm);
       EXPECT_LE(check.error, tolerance(c.spec, check.same_algorithm));
       std::printf("[ split  ] %s op %d: %d micro-batches, %.3f ms predicted vs %.3f undivided, %zu B, error %.2e\n",
