@@ -10,6 +10,7 @@
 #include "core/units.h"
 #include "optimize/pareto.h"
 #include "runtime/plan_builder.h"
+#include "runtime/plan_making.h"
 
 namespace ucudnn::runtime {
 using ucudnn::optimize::desirable_configurations;
@@ -148,16 +149,13 @@ Status WorkspaceDivision::build_plans(const Device& device, const Problem& probl
     // The front is sorted by workspace. Where the chosen configuration's engines turn out to need
     // more than their rows say (rows recorded before backward filter's beta = 1 need was), the
     // fastest smaller one that fits the same segment runs instead.
-    for (std::size_t c = solution.choice[i] + 1; c-- > 0;) {
-      std::vector<OversizedEngineRun> oversized;
-      const Status built =
-          ExecutablePlan::build(problem.keys[i]->key, segment, policy, front[c], std::nullopt, &plan, &oversized);
-      if (built.ok()) break;
-      if (oversized.empty() || c == 0) return built;
-      warn_once("wd oversized engine " + problem.keys[i]->key.to_string(),
-                "workspace division: " + problem.keys[i]->key.to_string() + ": " + built.message() +
-                    "; a configuration with less workspace runs instead");
-    }
+    std::size_t next = solution.choice[i] + 1;
+    const ProposeSplit propose = [&](const std::vector<OversizedEngineRun>&, Status*) -> std::optional<SplitProposal> {
+      if (next == 0) return std::nullopt;
+      return SplitProposal{front[--next], std::nullopt};
+    };
+    UCUDNN_TRY(build_first_that_fits(problem.keys[i]->key, segment, policy,
+                                     "workspace division runs a configuration with less workspace", propose, &plan));
     plans->push_back(std::move(plan));
   }
   return Status::success();

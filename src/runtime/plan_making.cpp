@@ -1,0 +1,129 @@
+#include "runtime/plan_making.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "core/logging.h"
+#include "core/statistics.h"
+
+namespace ucudnn::runtime {
+using ucudnn::optimize::MicroBatchRun;
+using ucudnn::optimize::MicroBatchSplit;
+using ucudnn::optimize::fastest_within;
+using ucudnn::optimize::optimize_wr;
+using ucudnn::optimize::prefer_undivided_within_margin;
+
+namespace {
+
+// Removes the rows of engine runs found to need more workspace than they were recorded with.
+void drop_engine_rows(const std::vector<OversizedEngineRun>& oversized, std::vector<Measurement>* rows) {
+  auto listed = [&](const Measurement& m) {
+    return std::any_of(oversized.begin(), oversized.end(), [&](const OversizedEngineRun& run) {
+      return m.engine == run.engine && m.micro_batch == run.size;
+    });
+  };
+  rows->erase(std::remove_if(rows->begin(), rows->end(), listed), rows->end());
+}
+
+// Whether two plans make the same calls.
+bool same_calls(const MicroBatchSplit& a, const MicroBatchSplit& b) {
+  if (a.runs.size() != b.runs.size()) return false;
+  for (std::size_t i = 0; i < a.runs.size(); ++i) {
+    const MicroBatchRun& x = a.runs[i];
+    const MicroBatchRun& y = b.runs[i];
+    if (x.size != y.size || x.count != y.count || x.algo != y.algo || x.math_type != y.math_type ||
+        x.engine != y.engine) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// The WR split of `key` over `rows` with calls priced by `pricing` (not yet made ready to run).
+std::optional<MicroBatchSplit> solve_priced(const ConvKey& key, const std::vector<int>& sizes,
+                                            std::size_t workspace_limit, CallPricing pricing,
+                                            const std::vector<Measurement>& rows) {
+  const auto solving = std::chrono::steady_clock::now();
+  auto wr = optimize_wr(key.batch(), sizes, rows, workspace_limit, pricing);
+  if (wr) wr = prefer_undivided_within_margin(std::move(*wr), rows, workspace_limit, pricing);
+  Statistics::instance().add_solving(
+      key.op, std::chrono::duration<double>(std::chrono::steady_clock::now() - solving).count());
+  return wr;
+}
+
+// The plan of `key` over `rows` with calls priced by `pricing`, made ready to run; the rows of
+// engines found oversized are dropped from `rows` and the split solved again.
+Status build_priced(const ConvKey& key, const std::vector<int>& sizes, std::size_t workspace_limit,
+                    BatchSizePolicy policy, CallPricing pricing, std::vector<Measurement>* rows,
+                    std::unique_ptr<ExecutablePlan>* out) {
+  const ProposeSplit propose = [&](const std::vector<OversizedEngineRun>& oversized,
+                                   Status* why_none) -> std::optional<SplitProposal> {
+    drop_engine_rows(oversized, rows);  // so the rounds end
+    auto wr = solve_priced(key, sizes, workspace_limit, pricing, *rows);
+    if (!wr) {
+      *why_none = Error(ErrorCode::kNotSupported, "no algorithm runs " + key.to_string() + " within " +
+                                                      std::to_string(workspace_limit) + " bytes of workspace");
+      return std::nullopt;
+    }
+    SplitProposal proposal{std::move(*wr), std::nullopt};
+    if (auto single = fastest_within(*rows, key.batch(), workspace_limit, pricing)) {
+      proposal.undivided_ms = single->cost_ms(pricing);
+    }
+    return proposal;
+  };
+  return build_first_that_fits(key, workspace_limit, policy, "planning it again without them", propose, out);
+}
+
+}  // namespace
+
+Status build_first_that_fits(const ConvKey& key, std::size_t workspace_limit, BatchSizePolicy policy,
+                             const std::string& retry_note, const ProposeSplit& propose,
+                             std::unique_ptr<ExecutablePlan>* out) {
+  std::vector<OversizedEngineRun> oversized;
+  Status failure = Status::success();
+  while (true) {
+    Status why_none = Status::success();
+    std::optional<SplitProposal> proposal = propose(oversized, &why_none);
+    if (!proposal) return why_none.ok() ? failure : why_none;
+    oversized.clear();
+    failure = ExecutablePlan::build(key, workspace_limit, policy, std::move(proposal->split), proposal->undivided_ms,
+                                    out, &oversized);
+    if (failure.ok() || oversized.empty()) return failure;
+    warn_once("oversized engine " + key.to_string(), key.to_string() + ": " + failure.message() + "; " + retry_note);
+  }
+}
+
+Status make_wr_plan(const ConvKey& key, const std::vector<int>& sizes, std::size_t workspace_limit,
+                    BatchSizePolicy policy, std::vector<Measurement> rows, std::unique_ptr<ExecutablePlan>* out) {
+  std::unique_ptr<ExecutablePlan> plan;
+  UCUDNN_TRY(build_priced(key, sizes, workspace_limit, policy, CallPricing::kIssued, &rows, &plan));
+  // Replayed calls cost the host one launch: planned on GPU time alone, they may split where
+  // issued calls may not. Made only where that plans different calls, and not where it would
+  // make a deterministic kernel nondeterministic (a framework asking for determinism would drop
+  // it). An addition: a replay plan that cannot be made leaves the issued plan to replay.
+  // Checked on the solution, then again on the built plan (building may drop an oversized engine
+  // and solve again).
+  const auto worth_replaying = [&](const MicroBatchSplit& wr) {
+    return !same_calls(wr, plan->split()) && (!plan->split().deterministic() || wr.deterministic());
+  };
+  const auto replay_wr = solve_priced(key, sizes, workspace_limit, CallPricing::kReplayed, rows);
+  std::unique_ptr<ExecutablePlan> replayed;
+  if (replay_wr && worth_replaying(*replay_wr)) {
+    const Status built = build_priced(key, sizes, workspace_limit, policy, CallPricing::kReplayed, &rows, &replayed);
+    if (!built.ok()) warn_once("replay plan " + key.to_string(), "no replay plan: " + built.message());
+  }
+  if (replayed && worth_replaying(replayed->split())) plan->set_replayed_plan(std::move(replayed));
+  *out = std::move(plan);
+  return Status::success();
+}
+
+std::string describe_runs(const MicroBatchSplit& plan) {
+  std::string runs;
+  for (const MicroBatchRun& run : plan.runs) {
+    runs += (runs.empty() ? "" : " + ") + std::to_string(run.count) + " x " + std::to_string(run.size) + " " +
+            describe_candidate(run.algo, run.engine);
+  }
+  return runs;
+}
+
+}  // namespace ucudnn::runtime

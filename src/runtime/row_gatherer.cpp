@@ -1,0 +1,153 @@
+#include "runtime/row_gatherer.h"
+
+#include <chrono>
+#include <map>
+
+#include "core/logging.h"
+#include "core/statistics.h"
+
+namespace ucudnn::runtime {
+namespace {
+
+// Adds the time spent gathering rows (database lookups included) and the timings run to the
+// statistics, on every way out.
+class BenchmarkingAccount {
+ public:
+  BenchmarkingAccount(ConvOp op, const MeasurementSource& source)
+      : op_(op), source_(source), started_(std::chrono::steady_clock::now()), timings_before_(source.timings_run()) {}
+  ~BenchmarkingAccount() {
+    Statistics::instance().add_benchmarking(
+        op_, std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count(),
+        source_.timings_run() - timings_before_);
+  }
+  BenchmarkingAccount(const BenchmarkingAccount&) = delete;
+  BenchmarkingAccount& operator=(const BenchmarkingAccount&) = delete;
+
+ private:
+  ConvOp op_;
+  const MeasurementSource& source_;
+  std::chrono::steady_clock::time_point started_;
+  long long timings_before_;
+};
+
+// Whether the set holds a kind that is not an addition to the others.
+bool has_a_main_kind(CandidateSet set) {
+  for (CandidateKind kind : kinds_of(set)) {
+    if (!kind_info(kind).supplementary) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+Status RowGatherer::gather(const Gathering& what) {
+  const BenchmarkingAccount account(what.key.op, source_);
+  const DeviceDatabase database = databases_.for_device(what.key.device, source_);
+  for (CandidateKind kind : kinds_of(what.candidates)) {
+    const Status gathered = gather_kind(what, kind, database);
+    if (gathered.ok()) continue;
+    const CandidateKindInfo& info = kind_info(kind);
+    if (info.supplementary && has_a_main_kind(what.candidates)) {
+      warn_once(std::string(info.set_name) + "|" + gathered.message(),
+                std::string(info.described) + " not measured: " + gathered.message());
+      continue;
+    }
+    return gathered;  // main kinds first: invalid arguments fail here, with cuDNN's own status
+  }
+  return Status::success();
+}
+
+std::vector<Measurement> RowGatherer::rows(const ConvKey& key, const std::vector<int>& sizes,
+                                           CandidateSet candidates) const {
+  std::vector<Measurement> rows;
+  for (CandidateKind kind : kinds_of(candidates)) {
+    for (int size : sizes) {
+      if (auto entry = table_.entry(key.with_batch(size), kind)) {
+        rows.insert(rows.end(), entry->rows.begin(), entry->rows.end());
+      }
+    }
+  }
+  return rows;
+}
+
+Status RowGatherer::gather_kind(const Gathering& what, CandidateKind kind, const DeviceDatabase& database) {
+  if (missing_sizes(what, kind, database).empty()) return Status::success();
+  std::lock_guard<std::mutex> lock(measure_mutex_);
+  // Another thread may have measured meanwhile.
+  const std::vector<int> missing = missing_sizes(what, kind, database);
+  if (missing.empty()) return Status::success();
+  return measure(what, kind, missing, database);
+}
+
+std::vector<int> RowGatherer::missing_sizes(const Gathering& what, CandidateKind kind,
+                                            const DeviceDatabase& database) {
+  std::vector<int> missing;
+  for (int size : what.sizes) {
+    const ConvKey micro = what.key.with_batch(size);
+    if (table_.complete_rows(micro, kind, what.workspace_limit)) continue;
+    if (promote(micro, kind, what.workspace_limit, database)) continue;
+    missing.push_back(size);
+  }
+  return missing;
+}
+
+bool RowGatherer::promote(const ConvKey& micro, CandidateKind kind, std::size_t workspace_limit,
+                          const DeviceDatabase& database) {
+  if (!database.usable()) return false;
+  const SearchPhaseClock clock(micro.op, SearchPhase::kDatabase);
+  // The first layer complete for the limit; a layer that fails is warned about by the lookup.
+  auto found = database.db->lookup(database.identity, micro, kind, workspace_limit);
+  if (!found) return false;
+  table_.record(micro, kind, found->measured_up_to, found->rows);
+  return true;
+}
+
+Status RowGatherer::measure(const Gathering& what, CandidateKind kind, const std::vector<int>& sizes,
+                            const DeviceDatabase& database) {
+  const ConvKey& key = what.key;
+  MeasureRequest request;
+  request.kind = kind;
+  request.sizes = sizes;
+  request.mode = what.search;
+  request.workspace_limit = what.workspace_limit;
+  for (int size : sizes) {
+    const ConvKey micro = key.with_batch(size);
+    // Rows measured with less workspace stay valid; other kinds' rows are what to beat.
+    if (auto entry = table_.entry(micro, kind)) request.known.emplace(size, entry->rows);
+    for (const CandidateKindInfo& other : candidate_kinds()) {
+      if (other.kind == kind) continue;
+      if (auto entry = table_.entry(micro, other.kind)) {
+        auto& rivals = request.rivals[size];
+        rivals.insert(rivals.end(), entry->rows.begin(), entry->rows.end());
+      }
+    }
+    // The next larger size with rows (of any kind) guides the fast search's order.
+    for (int larger = size + 1; what.search == SearchMode::kFast && larger <= key.batch(); ++larger) {
+      std::vector<Measurement> guide;
+      for (const CandidateKindInfo& any : candidate_kinds()) {
+        if (auto entry = table_.entry(key.with_batch(larger), any.kind)) {
+          guide.insert(guide.end(), entry->rows.begin(), entry->rows.end());
+        }
+      }
+      if (!guide.empty()) {
+        request.guides[size] = std::move(guide);
+        break;
+      }
+    }
+  }
+  std::map<int, MeasuredRows> measured;
+  UCUDNN_TRY(source_.measure(what.handle, key, request, &measured));
+  for (const auto& [size, result] : measured) record(key.with_batch(size), kind, result, database);
+  return Status::success();
+}
+
+void RowGatherer::record(const ConvKey& micro, CandidateKind kind, const MeasuredRows& measured,
+                         const DeviceDatabase& database) {
+  table_.record(micro, kind, measured.measured_up_to, measured.rows);
+  if (!database.writable()) return;
+  const SearchPhaseClock clock(micro.op, SearchPhase::kDatabase);
+  auto stored = database.db->store(database.identity, micro, kind, measured.measured_up_to, measured.rows);
+  if (!stored) warn_once("store " + database.db->user_path(), stored.message() + "; new results stay in memory");
+}
+
+}  // namespace ucudnn::runtime

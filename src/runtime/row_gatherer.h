@@ -1,0 +1,64 @@
+#pragma once
+// Gathers a kernel's benchmark rows at its micro-batch sizes: from the table of rows already
+// gathered, then from the benchmark databases, and only then by measuring through the
+// MeasurementSource (one measurement at a time: concurrent timings on one GPU would disturb each
+// other). New rows go to the table and the user database. Thread-safe.
+
+#include <cudnn.h>
+
+#include <cstddef>
+#include <mutex>
+#include <vector>
+
+#include "core/benchmark_table.h"
+#include "core/candidates.h"
+#include "core/conv_key.h"
+#include "core/search_mode.h"
+#include "runtime/measurement_source.h"
+#include "runtime/plan_databases.h"
+
+namespace ucudnn::runtime {
+
+/// What to gather: `key`'s rows at `sizes`, complete for `workspace_limit`, of each kind of
+/// `candidates`, measured (where they must be) the `search` way with `handle`.
+struct Gathering {
+  cudnnHandle_t handle;
+  const ConvKey& key;
+  std::vector<int> sizes;
+  std::size_t workspace_limit;
+  CandidateSet candidates;
+  SearchMode search;
+};
+
+class RowGatherer {
+ public:
+  RowGatherer(MeasurementSource& source, PlanDatabases& databases) : source_(source), databases_(databases) {}
+  RowGatherer(const RowGatherer&) = delete;
+  RowGatherer& operator=(const RowGatherer&) = delete;
+
+  /// Fills the table with the rows `what` asks for. A kind that is an addition to the set's others
+  /// (engines) and fails is left out with a warning; a main kind's failure is the result.
+  Status gather(const Gathering& what);
+  /// Every row the table holds for `sizes` of `key` and the set's kinds (none measured).
+  std::vector<Measurement> rows(const ConvKey& key, const std::vector<int>& sizes, CandidateSet candidates) const;
+  BenchmarkTable& table() { return table_; }
+
+ private:
+  Status gather_kind(const Gathering& what, CandidateKind kind, const DeviceDatabase& database);
+  /// The sizes whose rows of `kind` are not complete for the limit, after promoting what the
+  /// database has into the table.
+  std::vector<int> missing_sizes(const Gathering& what, CandidateKind kind, const DeviceDatabase& database);
+  /// Copies the database's rows of `micro` and `kind` into the table if they are complete for the limit.
+  bool promote(const ConvKey& micro, CandidateKind kind, std::size_t workspace_limit, const DeviceDatabase& database);
+  /// Measures `sizes` through the source and records the rows in the table and the database.
+  Status measure(const Gathering& what, CandidateKind kind, const std::vector<int>& sizes,
+                 const DeviceDatabase& database);
+  void record(const ConvKey& micro, CandidateKind kind, const MeasuredRows& measured, const DeviceDatabase& database);
+
+  MeasurementSource& source_;
+  PlanDatabases& databases_;
+  BenchmarkTable table_;
+  std::mutex measure_mutex_;
+};
+
+}  // namespace ucudnn::runtime
