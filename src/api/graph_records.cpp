@@ -1,66 +1,87 @@
 #include "api/graph_records.h"
 
 #include <mutex>
+#include <variant>
+
+#include "runtime/backend_attributes.h"
 
 namespace ucudnn::api {
 namespace {
 
-// A variant pack's contents, as the program set them.
-struct VariantPack {
+// What each tracked type of descriptor holds, as the program set it; the fields every record has
+// are in GraphRecords::Record.
+
+struct TensorFields {
+  GraphTensor tensor;
+  bool is_virtual = false, by_value = false, vectorized = false, reordered = false, ragged = false;
+};
+
+struct ConvolutionFields {
+  int compute_type = -1, mode = CUDNN_CROSS_CORRELATION;
+  std::int64_t spatial_dims = -1;
+  std::vector<std::int64_t> pre_pads, post_pads, strides, dilations;
+};
+
+// A convolution operation: what it refers to, until finalize freezes it.
+struct OperationFields {
+  const runtime::ConvolutionOperationAttributes* names;  ///< its attributes (never null)
+  cudnnBackendDescriptor_t x = nullptr, w = nullptr, y = nullptr, conv = nullptr;
+  double alpha = 1.0, beta = 0.0;
+};
+
+struct GraphFields {
+  std::vector<cudnnBackendDescriptor_t> ops;
+  cudnnHandle_t handle = nullptr;
+};
+
+// Engines, heuristics, configurations and plans: the descriptor each was made from.
+struct ChainFields {
+  cudnnBackendDescriptor_t source = nullptr;
+  int offer = -1;                  ///< which micro-batch offer this is, or a plan is made from (-1: none)
+  cudnnHandle_t handle = nullptr;  ///< plans only
+};
+
+struct VariantPackFields {
   std::vector<std::int64_t> uids;
   std::vector<void*> pointers;
   void* workspace = nullptr;
   bool overrides = false;  ///< dynamic-shape overrides or intermediates: not a plain call
 };
 
+using Fields =
+    std::variant<TensorFields, ConvolutionFields, OperationFields, GraphFields, ChainFields, VariantPackFields>;
+
+// The fields of a fresh descriptor of a tracked `type`.
+Fields fields_for(cudnnBackendDescriptorType_t type) {
+  if (const auto* names = runtime::convolution_operation(type)) return OperationFields{names};
+  switch (type) {
+    case CUDNN_BACKEND_TENSOR_DESCRIPTOR: return TensorFields{};
+    case CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR: return ConvolutionFields{};
+    case CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR: return GraphFields{};
+    case CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR: return VariantPackFields{};
+    default: return ChainFields{};  // engines, heuristics, configurations, plans
+  }
+}
+
 }  // namespace
 
 struct GraphRecords::Record {
+  explicit Record(cudnnBackendDescriptorType_t t) : type(t), fields(fields_for(t)) {}
+
   cudnnBackendDescriptorType_t type;
   bool finalized = false;
   bool unsupported = false;  ///< set with something this file does not understand
-
-  // Tensors.
-  GraphTensor tensor;
-  bool is_virtual = false, by_value = false, vectorized = false, reordered = false, ragged = false;
-
-  // Convolution descriptors.
-  int compute_type = -1, mode = CUDNN_CROSS_CORRELATION;
-  std::int64_t spatial_dims = -1;
-  std::vector<std::int64_t> pre_pads, post_pads, strides, dilations;
-
-  // Convolution operations: what they refer to, until finalize freezes it.
-  cudnnBackendDescriptor_t x = nullptr, w = nullptr, y = nullptr, conv = nullptr;
-  double alpha = 1.0, beta = 0.0;
-
-  // Operation graphs.
-  std::vector<cudnnBackendDescriptor_t> ops;
-  cudnnHandle_t handle = nullptr;  ///< graphs and plans
-
-  // Engines, heuristics, configurations and plans: the descriptor they were made from.
-  cudnnBackendDescriptor_t source = nullptr;
-  int offer = -1;  ///< which micro-batch offer this is, or a plan is made from (-1: none)
-
   // Once finalized (or copied out of a finalized one): the convolution of the chain, frozen.
   std::shared_ptr<const GraphConvolution> convolution;
+  Fields fields;
 
-  // Variant packs.
-  VariantPack pack;
+  template <typename T>
+  T* as() { return std::get_if<T>(&fields); }
+  template <typename T>
+  const T* as() const { return std::get_if<T>(&fields); }
 };
 
 namespace {
-
-bool is_operation(cudnnBackendDescriptorType_t type) {
-  return type == CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR ||
-         type == CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR ||
-         type == CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_FILTER_DESCRIPTOR;
-}
-
-ConvOp op_of(cudnnBackendDescriptorType_t type) {
-  if (type == CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR) return ConvOp::kBackwardData;
-  if (type == CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_FILTER_DESCRIPTOR) return ConvOp::kBackwardFilter;
-  return ConvOp::kForward;
-}
 
 // Reads `count` values of the attribute's type; false where the type is not the one expected.
 bool read_int64s(cudnnBackendAttributeType_t type, std::int64_t count, const void* values,
@@ -108,7 +129,7 @@ bool read_descriptor(cudnnBackendAttributeType_t type, std::int64_t count, const
 
 // Tensors: false for an attribute that changes what the tensor means in ways ucudnn does not
 // model (the attribute is then unsupported and the graph passes through).
-bool set_tensor(GraphRecords::Record& r, cudnnBackendAttributeName_t name, cudnnBackendAttributeType_t type,
+bool set_tensor(TensorFields& r, cudnnBackendAttributeName_t name, cudnnBackendAttributeType_t type,
                 std::int64_t count, const void* values) {
   switch (name) {
     case CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT: return true;  // ucudnn checks alignment per call
@@ -142,7 +163,7 @@ bool set_tensor(GraphRecords::Record& r, cudnnBackendAttributeName_t name, cudnn
   }
 }
 
-bool set_convolution(GraphRecords::Record& r, cudnnBackendAttributeName_t name, cudnnBackendAttributeType_t type,
+bool set_convolution(ConvolutionFields& r, cudnnBackendAttributeName_t name, cudnnBackendAttributeType_t type,
                      std::int64_t count, const void* values) {
   switch (name) {
     case CUDNN_ATTR_CONVOLUTION_COMP_TYPE: return read_enum(type, CUDNN_TYPE_DATA_TYPE, count, values, &r.compute_type);
@@ -157,47 +178,17 @@ bool set_convolution(GraphRecords::Record& r, cudnnBackendAttributeName_t name, 
   }
 }
 
-// The three operations name the same roles differently; `role` 'x', 'w', 'y' in forward naming.
-char operation_role(cudnnBackendAttributeName_t name) {
-  switch (name) {
-    case CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X:
-    case CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DX:
-    case CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_X: return 'x';
-    case CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W:
-    case CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_W:
-    case CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DW: return 'w';
-    case CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y:
-    case CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DY:
-    case CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DY: return 'y';
-    case CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC:
-    case CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_CONV_DESC:
-    case CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_CONV_DESC: return 'c';
-    case CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA:
-    case CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_ALPHA:
-    case CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_ALPHA: return 'a';
-    case CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA:
-    case CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_BETA:
-    case CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_BETA: return 'b';
-    default: return 0;
-  }
-}
-
-bool set_operation(GraphRecords::Record& r, cudnnBackendAttributeName_t name, cudnnBackendAttributeType_t type,
+bool set_operation(OperationFields& r, cudnnBackendAttributeName_t name, cudnnBackendAttributeType_t type,
                    std::int64_t count, const void* values) {
-  switch (operation_role(name)) {
-    case 'x': return read_descriptor(type, count, values, &r.x);
-    case 'w': return read_descriptor(type, count, values, &r.w);
-    case 'y': return read_descriptor(type, count, values, &r.y);
-    case 'c': return read_descriptor(type, count, values, &r.conv);
-    case 'a': return read_scalar(type, count, values, &r.alpha);
-    case 'b': return read_scalar(type, count, values, &r.beta);
-    default: return false;
-  }
+  const runtime::ConvolutionOperationAttributes* names = r.names;
+  if (name == names->x) return read_descriptor(type, count, values, &r.x);
+  if (name == names->w) return read_descriptor(type, count, values, &r.w);
+  if (name == names->y) return read_descriptor(type, count, values, &r.y);
+  if (name == names->conv) return read_descriptor(type, count, values, &r.conv);
+  if (name == names->alpha) return read_scalar(type, count, values, &r.alpha);
+  if (name == names->beta) return read_scalar(type, count, values, &r.beta);
+  return false;
 }
-
-// The deprecated handle attributes, by value (cuDNN 9.19's headers mark them deprecated).
-constexpr int kOperationGraphHandle = 800;
-constexpr int kExecutionPlanHandle = 400;
 
 bool read_handle(cudnnBackendAttributeType_t type, std::int64_t count, const void* values, cudnnHandle_t* out) {
   if (type != CUDNN_TYPE_HANDLE || count != 1 || !values) return false;
@@ -205,9 +196,9 @@ bool read_handle(cudnnBackendAttributeType_t type, std::int64_t count, const voi
   return true;
 }
 
-bool set_graph(GraphRecords::Record& r, cudnnBackendAttributeName_t name, cudnnBackendAttributeType_t type,
+bool set_graph(GraphFields& r, cudnnBackendAttributeName_t name, cudnnBackendAttributeType_t type,
                std::int64_t count, const void* values) {
-  if (static_cast<int>(name) == kOperationGraphHandle) return read_handle(type, count, values, &r.handle);
+  if (name == runtime::kOperationGraphHandle) return read_handle(type, count, values, &r.handle);
   switch (name) {
     case CUDNN_ATTR_OPERATIONGRAPH_OPS: {
       if (type != CUDNN_TYPE_BACKEND_DESCRIPTOR || count < 0 || (count > 0 && !values)) return false;
@@ -235,9 +226,9 @@ cudnnBackendAttributeName_t source_attribute(cudnnBackendDescriptorType_t type) 
   }
 }
 
-bool set_plan(GraphRecords::Record& r, cudnnBackendAttributeName_t name, cudnnBackendAttributeType_t type,
+bool set_plan(ChainFields& r, cudnnBackendAttributeName_t name, cudnnBackendAttributeType_t type,
               std::int64_t count, const void* values) {
-  if (static_cast<int>(name) == kExecutionPlanHandle) return read_handle(type, count, values, &r.handle);
+  if (name == runtime::kExecutionPlanHandle) return read_handle(type, count, values, &r.handle);
   switch (name) {
     case CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG: return read_descriptor(type, count, values, &r.source);
     case CUDNN_ATTR_EXECUTION_PLAN_RUN_ONLY_INTERMEDIATE_UIDS:
@@ -247,22 +238,22 @@ bool set_plan(GraphRecords::Record& r, cudnnBackendAttributeName_t name, cudnnBa
   }
 }
 
-bool set_variant_pack(GraphRecords::Record& r, cudnnBackendAttributeName_t name, cudnnBackendAttributeType_t type,
+bool set_variant_pack(VariantPackFields& r, cudnnBackendAttributeName_t name, cudnnBackendAttributeType_t type,
                       std::int64_t count, const void* values) {
   switch (name) {
-    case CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS: return read_int64s(type, count, values, &r.pack.uids);
+    case CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS: return read_int64s(type, count, values, &r.uids);
     case CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS: {
       if (type != CUDNN_TYPE_VOID_PTR || count < 0 || (count > 0 && !values)) return false;
       const auto* pointers = static_cast<void* const*>(values);
-      r.pack.pointers.assign(pointers, pointers + count);
+      r.pointers.assign(pointers, pointers + count);
       return true;
     }
     case CUDNN_ATTR_VARIANT_PACK_WORKSPACE:
       if (type != CUDNN_TYPE_VOID_PTR || count != 1 || !values) return false;
-      r.pack.workspace = *static_cast<void* const*>(values);
+      r.workspace = *static_cast<void* const*>(values);
       return true;
     default:
-      r.pack.overrides = true;  // intermediates, shape overrides: not a plain convolution call
+      r.overrides = true;  // intermediates, shape overrides: not a plain convolution call
       return true;
   }
 }
@@ -288,8 +279,7 @@ bool graph_records_track(cudnnBackendDescriptorType_t type) {
 
 void GraphRecords::on_create(cudnnBackendDescriptorType_t type, cudnnBackendDescriptor_t descriptor) {
   if (!descriptor || !graph_records_track(type)) return;
-  auto record = std::make_shared<Record>();
-  record->type = type;
+  auto record = std::make_shared<Record>(type);
   std::unique_lock<std::shared_mutex> lock(mutex_);
   records_[descriptor] = std::move(record);  // a reused address is a new descriptor
 }
@@ -301,18 +291,20 @@ void GraphRecords::on_set(cudnnBackendDescriptor_t descriptor, cudnnBackendAttri
   if (it == records_.end()) return;
   Record& r = *it->second;
   bool understood = false;
-  switch (r.type) {
-    case CUDNN_BACKEND_TENSOR_DESCRIPTOR: understood = set_tensor(r, name, type, count, values); break;
-    case CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR: understood = set_convolution(r, name, type, count, values); break;
-    case CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR: understood = set_graph(r, name, type, count, values); break;
-    case CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR: understood = set_plan(r, name, type, count, values); break;
-    case CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR: understood = set_variant_pack(r, name, type, count, values); break;
-    case CUDNN_BACKEND_ENGINE_DESCRIPTOR:
-    case CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR:
-    case CUDNN_BACKEND_ENGINECFG_DESCRIPTOR:
-      understood = name != source_attribute(r.type) || read_descriptor(type, count, values, &r.source);
-      break;
-    default: understood = is_operation(r.type) && set_operation(r, name, type, count, values); break;
+  if (auto* tensor = r.as<TensorFields>()) {
+    understood = set_tensor(*tensor, name, type, count, values);
+  } else if (auto* convolution = r.as<ConvolutionFields>()) {
+    understood = set_convolution(*convolution, name, type, count, values);
+  } else if (auto* operation = r.as<OperationFields>()) {
+    understood = set_operation(*operation, name, type, count, values);
+  } else if (auto* graph = r.as<GraphFields>()) {
+    understood = set_graph(*graph, name, type, count, values);
+  } else if (auto* pack = r.as<VariantPackFields>()) {
+    understood = set_variant_pack(*pack, name, type, count, values);
+  } else if (auto* chain = r.as<ChainFields>()) {
+    understood = r.type == CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR
+                     ? set_plan(*chain, name, type, count, values)
+                     : name != source_attribute(r.type) || read_descriptor(type, count, values, &chain->source);
   }
   if (!understood) r.unsupported = true;
 }
@@ -325,10 +317,14 @@ const GraphRecords::Record* GraphRecords::find_locked(cudnnBackendDescriptor_t d
 namespace {
 
 // A finalized tensor ucudnn can hand micro-batches of: real memory, plain layout.
-bool plain_tensor(const GraphRecords::Record* t) {
-  return t && t->type == CUDNN_BACKEND_TENSOR_DESCRIPTOR && t->finalized && !t->unsupported && !t->is_virtual &&
-         !t->by_value && !t->vectorized && !t->reordered && !t->ragged && t->tensor.data_type >= 0 &&
-         !t->tensor.dims.empty() && t->tensor.dims.size() == t->tensor.strides.size();
+const GraphTensor* plain_tensor(const GraphRecords::Record* record) {
+  const TensorFields* t = record ? record->as<TensorFields>() : nullptr;
+  if (!t || !record->finalized || record->unsupported || t->is_virtual || t->by_value || t->vectorized ||
+      t->reordered || t->ragged || t->tensor.data_type < 0 || t->tensor.dims.empty() ||
+      t->tensor.dims.size() != t->tensor.strides.size()) {
+    return nullptr;
+  }
+  return &t->tensor;
 }
 
 }  // namespace
@@ -337,55 +333,51 @@ void GraphRecords::finalize_locked(Record& r) {
   r.finalized = true;
   auto copied = std::move(r.convolution);
   if (r.unsupported) return;
-  if (is_operation(r.type)) {
-    const Record *x = find_locked(r.x), *w = find_locked(r.w), *y = find_locked(r.y), *c = find_locked(r.conv);
-    if (!plain_tensor(x) || !plain_tensor(w) || !plain_tensor(y)) return;
-    if (!c || c->type != CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR || !c->finalized || c->unsupported) return;
+  if (const auto* operation = r.as<OperationFields>()) {
+    const GraphTensor *x = plain_tensor(find_locked(operation->x)), *w = plain_tensor(find_locked(operation->w)),
+                      *y = plain_tensor(find_locked(operation->y));
+    if (!x || !w || !y) return;
+    const Record* c = find_locked(operation->conv);
+    const ConvolutionFields* fields = c ? c->as<ConvolutionFields>() : nullptr;
+    if (!fields || !c->finalized || c->unsupported) return;
     auto conv = std::make_shared<GraphConvolution>();
-    conv->op = op_of(r.type);
-    conv->x = x->tensor;
-    conv->w = w->tensor;
-    conv->y = y->tensor;
-    conv->compute_type = c->compute_type;
-    conv->mode = c->mode;
-    conv->pre_pads = c->pre_pads;
-    conv->post_pads = c->post_pads;
-    conv->strides = c->strides;
-    conv->dilations = c->dilations;
-    conv->alpha = r.alpha;
-    conv->beta = r.beta;
+    conv->op = operation->names->op;
+    conv->x = *x;
+    conv->w = *w;
+    conv->y = *y;
+    conv->compute_type = fields->compute_type;
+    conv->mode = fields->mode;
+    conv->pre_pads = fields->pre_pads;
+    conv->post_pads = fields->post_pads;
+    conv->strides = fields->strides;
+    conv->dilations = fields->dilations;
+    conv->alpha = operation->alpha;
+    conv->beta = operation->beta;
     r.convolution = std::move(conv);
-    return;
-  }
-  switch (r.type) {
-    case CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR: {
-      if (r.ops.size() != 1) return;  // fused graphs pass through
-      const Record* op = find_locked(r.ops.front());
-      if (!op || !op->finalized || !op->convolution) return;
-      auto conv = std::make_shared<GraphConvolution>(*op->convolution);
-      conv->handle = r.handle;
-      r.convolution = std::move(conv);
+  } else if (const auto* graph = r.as<GraphFields>()) {
+    if (graph->ops.size() != 1) return;  // fused graphs pass through
+    const Record* op = find_locked(graph->ops.front());
+    if (!op || !op->finalized || !op->convolution) return;
+    auto conv = std::make_shared<GraphConvolution>(*op->convolution);
+    conv->handle = graph->handle;
+    r.convolution = std::move(conv);
+  } else if (auto* chain = r.as<ChainFields>()) {
+    // A configuration or engine cuDNN copied out and the program finalized again (new knobs)
+    // still means what it was copied from.
+    if (!chain->source) {
+      r.convolution = std::move(copied);
       return;
     }
-    case CUDNN_BACKEND_ENGINE_DESCRIPTOR:
-    case CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR:
-    case CUDNN_BACKEND_ENGINECFG_DESCRIPTOR:
-    case CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR: {
-      // A configuration or engine cuDNN copied out and the program finalized again (new knobs)
-      // still means what it was copied from.
-      if (!r.source) {
-        r.convolution = std::move(copied);
-        return;
-      }
-      // The chain back to the graph; a link the program did not finalize is followed through.
-      const Record* source = find_locked(r.source);
-      // Only a plan made straight from an offer is one; a configuration made anew is cuDNN's.
-      r.offer = r.type == CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR && source ? source->offer : -1;
-      for (int depth = 0; source && !source->finalized && depth < 4; ++depth) source = find_locked(source->source);
-      if (source && source->finalized) r.convolution = source->convolution;
-      return;
+    // The chain back to the graph; a link the program did not finalize is followed through.
+    const Record* source = find_locked(chain->source);
+    const ChainFields* source_chain = source ? source->as<ChainFields>() : nullptr;
+    // Only a plan made straight from an offer is one; a configuration made anew is cuDNN's.
+    chain->offer = r.type == CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR && source_chain ? source_chain->offer : -1;
+    for (int depth = 0; source && !source->finalized && depth < 4; ++depth) {
+      source_chain = source->as<ChainFields>();
+      source = source_chain ? find_locked(source_chain->source) : nullptr;
     }
-    default: return;
+    if (source && source->finalized) r.convolution = source->convolution;
   }
 }
 
@@ -414,8 +406,7 @@ void GraphRecords::on_get_descriptors(cudnnBackendDescriptor_t source, cudnnBack
     Record& r = *it->second;
     r.finalized = true;
     r.unsupported = false;
-    r.source = nullptr;
-    r.offer = -1;
+    if (auto* chain = r.as<ChainFields>()) *chain = ChainFields{};
     r.convolution = convolution;
   }
 }
@@ -423,7 +414,8 @@ void GraphRecords::on_get_descriptors(cudnnBackendDescriptor_t source, cudnnBack
 void GraphRecords::mark_offer(cudnnBackendDescriptor_t configuration, int index) {
   std::unique_lock<std::shared_mutex> lock(mutex_);
   auto it = records_.find(configuration);
-  if (it != records_.end() && it->second->type == CUDNN_BACKEND_ENGINECFG_DESCRIPTOR) it->second->offer = index;
+  if (it == records_.end() || it->second->type != CUDNN_BACKEND_ENGINECFG_DESCRIPTOR) return;
+  if (auto* chain = it->second->as<ChainFields>()) chain->offer = index;
 }
 
 void GraphRecords::on_destroy(cudnnBackendDescriptor_t descriptor) {
@@ -435,26 +427,24 @@ void GraphRecords::on_reset(cudnnBackendDescriptor_t descriptor) {
   std::unique_lock<std::shared_mutex> lock(mutex_);
   auto it = records_.find(descriptor);
   if (it == records_.end()) return;
-  auto fresh = std::make_shared<Record>();
-  fresh->type = it->second->type;
-  it->second = std::move(fresh);
+  it->second = std::make_shared<Record>(it->second->type);
 }
 
 bool GraphRecords::pack_pointers(cudnnBackendDescriptor_t descriptor, const std::int64_t (&uids)[3],
                                  void* (&pointers)[3], void** workspace) const {
   std::shared_lock<std::shared_mutex> lock(mutex_);
   const Record* r = find_locked(descriptor);
-  if (!r || r->type != CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR || !r->finalized || r->unsupported ||
-      r->pack.overrides || r->pack.uids.size() != r->pack.pointers.size()) {
+  const VariantPackFields* pack = r ? r->as<VariantPackFields>() : nullptr;
+  if (!pack || !r->finalized || r->unsupported || pack->overrides || pack->uids.size() != pack->pointers.size()) {
     return false;
   }
   for (int i = 0; i < 3; ++i) {
     pointers[i] = nullptr;
-    for (std::size_t j = 0; j < r->pack.uids.size(); ++j) {
-      if (r->pack.uids[j] == uids[i]) pointers[i] = r->pack.pointers[j];
+    for (std::size_t j = 0; j < pack->uids.size(); ++j) {
+      if (pack->uids[j] == uids[i]) pointers[i] = pack->pointers[j];
     }
   }
-  *workspace = r->pack.workspace;
+  *workspace = pack->workspace;
   return true;
 }
 
@@ -462,10 +452,11 @@ std::optional<GraphPlanFacts> GraphRecords::plan(cudnnBackendDescriptor_t descri
   std::shared_lock<std::shared_mutex> lock(mutex_);
   const Record* r = find_locked(descriptor);
   if (!r || r->type != CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR || !r->finalized) return std::nullopt;
+  const ChainFields& chain = *r->as<ChainFields>();
   GraphPlanFacts facts;
   facts.convolution = r->unsupported ? nullptr : r->convolution;
-  facts.handle = r->handle ? r->handle : (facts.convolution ? facts.convolution->handle : nullptr);
-  facts.offer = r->offer;
+  facts.handle = chain.handle ? chain.handle : (facts.convolution ? facts.convolution->handle : nullptr);
+  facts.offer = chain.offer;
   return facts;
 }
 

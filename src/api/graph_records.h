@@ -5,13 +5,15 @@
 // (create, set, finalize, the getters that copy descriptors out, destroy); cuDNN itself is never
 // asked, so the records are CPU-testable and cost no cuDNN call.
 //
-// A record is kept only for the descriptor types a convolution plan is made of; every other
-// descriptor costs one failed lookup. Finalizing a descriptor freezes what it refers to by value
-// (a program may destroy a tensor once its operation is finalized), and the convolution travels
-// along the chain graph -> engine / heuristics -> engine configuration -> plan as a shared,
-// immutable value. Anything a record does not understand (an unknown attribute, a virtual or
-// by-value tensor, asymmetric padding, dynamic shapes) makes that graph "other": it passes
-// through untouched.
+// A record is kept only for the descriptor types a convolution plan is made of, with the fields of
+// its type (one alternative of a variant per kind: tensor, convolution, operation, graph, the
+// engine-to-plan chain, variant pack); every other descriptor costs one failed lookup. Attribute
+// names come from runtime/backend_attributes.h, the table runtime/backend_graph sets them by.
+// Finalizing a descriptor freezes what it refers to by value (a program may destroy a tensor once
+// its operation is finalized), and the convolution travels along the chain graph -> engine /
+// heuristics -> engine configuration -> plan as a shared, immutable value. Anything a record does
+// not understand (an unknown attribute, a virtual or by-value tensor, asymmetric padding, dynamic
+// shapes) makes that graph "other": it passes through untouched.
 //
 // Thread-safe: one reader-writer lock; lookups (execute's) take it shared.
 

@@ -10,16 +10,12 @@
 
 #include "core/candidates.h"
 #include "core/logging.h"
+#include "runtime/backend_attributes.h"
 #include "runtime/descriptors.h"
 #include "runtime/scaling_factors.h"
 
 namespace ucudnn::runtime {
 namespace {
-
-// The handle attributes are deprecated in cuDNN 9.19's headers but still read by older cuDNN 9
-// releases (9.14 on the GPU machines) for the device: set them by value.
-constexpr auto kOperationGraphHandle = static_cast<cudnnBackendAttributeName_t>(800);
-constexpr auto kExecutionPlanHandle = static_cast<cudnnBackendAttributeName_t>(400);
 
 // Unique ids of the three tensors in every graph and variant pack.
 constexpr std::int64_t kUidX = 'x', kUidW = 'w', kUidY = 'y';
@@ -126,31 +122,7 @@ Status make_graph(const ConvKey& key, double alpha, double beta, cudnnHandle_t h
   UCUDNN_TRY(make_tensor(kUidY, key.y.data_type, widen(key.y.dims), widen(key.y.strides), &y));
   UCUDNN_TRY(make_convolution(key.conv, &conv));
 
-  struct Names {
-    cudnnBackendDescriptorType_t type;
-    cudnnBackendAttributeName_t x, w, y, conv, alpha, beta;
-  };
-  Names n{};
-  switch (key.op) {
-    case ConvOp::kForward:
-      n = {CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X,
-           CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y,
-           CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA,
-           CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA};
-      break;
-    case ConvOp::kBackwardData:
-      n = {CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR,
-           CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DX, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_W,
-           CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DY, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_CONV_DESC,
-           CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_ALPHA, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_BETA};
-      break;
-    case ConvOp::kBackwardFilter:
-      n = {CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_FILTER_DESCRIPTOR,
-           CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_X, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DW,
-           CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DY, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_CONV_DESC,
-           CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_ALPHA, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_BETA};
-      break;
-  }
+  const ConvolutionOperationAttributes& n = convolution_operation(key.op);
   UCUDNN_TRY(create(n.type, &op));
   UCUDNN_TRY(set_descriptor(op, n.x, x));
   UCUDNN_TRY(set_descriptor(op, n.w, w));
