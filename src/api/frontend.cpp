@@ -18,15 +18,6 @@
 #include "runtime/scaling_factors.h"
 
 namespace ucudnn::api {
-using ucudnn::runtime::KernelRequest;
-using ucudnn::runtime::active_planner;
-using ucudnn::runtime::convolve;
-using ucudnn::runtime::get_algorithms;
-using ucudnn::runtime::parse_benchmark_devices;
-using ucudnn::runtime::set_total_workspace;
-using ucudnn::runtime::to_cudnn_status;
-using ucudnn::runtime::virtual_algo;
-using ucudnn::runtime::workspace_size;
 
 namespace {
 
@@ -59,13 +50,14 @@ Status plain_choice(UcudnnContext* context, const ConvCall& call, std::size_t wo
 
 Status run_plain(UcudnnContext* context, const ConvCall& call, int algo, const void* alpha, const ConvBuffers& buffers,
                  void* workspace, std::size_t workspace_bytes, const void* beta) {
-  if (algo == virtual_algo(call.op)) {
+  if (algo == runtime::virtual_algo(call.op)) {
     AlgoPerf choice;
     UCUDNN_TRY(plain_choice(context, call, workspace_bytes, &choice));
     algo = choice.algo;
   }
   Statistics::instance().count_plain(call.op);
-  return convolve(context->cudnn(), call.op, call.descriptors, algo, alpha, buffers, workspace, workspace_bytes, beta);
+  return runtime::convolve(context->cudnn(), call.op, call.descriptors, algo, alpha, buffers, workspace,
+                           workspace_bytes, beta);
 }
 
 // The device's free and total memory, asked on `device` (the handle's) whichever is current.
@@ -89,7 +81,7 @@ Status require_context(const UcudnnContext* context) {
 Status heuristics_within(cudnnHandle_t handle, const ConvCall& call, std::size_t workspace_bytes,
                          std::vector<AlgoPerf>* out) {
   std::vector<AlgoPerf> heuristics;
-  UCUDNN_TRY(get_algorithms(handle, call.op, call.descriptors, &heuristics));
+  UCUDNN_TRY(runtime::get_algorithms(handle, call.op, call.descriptors, &heuristics));
   for (const AlgoPerf& p : heuristics) {
     if (p.status == CUDNN_STATUS_SUCCESS && p.memory <= workspace_bytes) out->push_back(p);
   }
@@ -103,7 +95,7 @@ Status create_context(UcudnnContext** out) {
   if (!config->benchmark_devices.empty()) {  // the syntax is checked already; now the device numbers
     int devices = 0;
     UCUDNN_CHECK_CUDA(cudaGetDeviceCount(&devices));
-    UCUDNN_TRY(parse_benchmark_devices(config->benchmark_devices, devices));
+    UCUDNN_TRY(runtime::parse_benchmark_devices(config->benchmark_devices, devices));
   }
   auto context = std::make_unique<UcudnnContext>();
   const cudaError_t device_found = cudaGetDevice(&context->device);
@@ -122,7 +114,7 @@ Status create_context(UcudnnContext** out) {
   // The WD budget is process-wide: the environment sets it once, ucudnnSetTotalWorkspaceSize after.
   static std::once_flag budget_from_environment;
   std::call_once(budget_from_environment, [&] {
-    if (config->total_workspace > 0) set_total_workspace(config->total_workspace);
+    if (config->total_workspace > 0) runtime::set_total_workspace(config->total_workspace);
   });
   if (config->print_statistics) Statistics::instance().print_at_exit();
   context->policy = config->policy;
@@ -156,8 +148,8 @@ Status choose_algorithms(UcudnnContext* context, const ConvCall& call, std::opti
   Statistics::instance().count_query(call.op);
   results->clear();
   const Status planned = [&]() -> Status {
-    UCUDNN_TRY_ASSIGN(const KernelRequest request, query_request(context, call, named_limit));
-    UCUDNN_TRY(active_planner().offer(request, requested, results));
+    UCUDNN_TRY_ASSIGN(const runtime::KernelRequest request, query_request(context, call, named_limit));
+    UCUDNN_TRY(runtime::active_planner().offer(request, requested, results));
     context->remember_offer(request.key);
     return Status::success();
   }();
@@ -172,12 +164,13 @@ Status choose_algorithms(UcudnnContext* context, const ConvCall& call, std::opti
 
 Status query_workspace_size(UcudnnContext* context, const ConvCall& call, int algo, std::size_t* bytes) {
   UCUDNN_TRY(require_context(context));
-  if (algo != virtual_algo(call.op)) return workspace_size(context->cudnn(), call.op, call.descriptors, algo, bytes);
+  if (algo != runtime::virtual_algo(call.op))
+    return runtime::workspace_size(context->cudnn(), call.op, call.descriptors, algo, bytes);
   std::size_t requested_limit = context->requested_limit_for(std::nullopt);
   const Status planned = [&]() -> Status {
-    UCUDNN_TRY_ASSIGN(const KernelRequest request, remembered_request(context, call));
+    UCUDNN_TRY_ASSIGN(const runtime::KernelRequest request, remembered_request(context, call));
     requested_limit = request.requested_limit;
-    return active_planner().workspace(request, bytes);
+    return runtime::active_planner().workspace(request, bytes);
   }();
   if (planned.ok()) return planned;
   return plain_cudnn_instead(call, planned, [&]() -> Status {
@@ -191,9 +184,10 @@ Status query_workspace_size(UcudnnContext* context, const ConvCall& call, int al
 Status run_convolution(UcudnnContext* context, const ConvCall& call, int algo, const void* alpha,
                        const ConvBuffers& buffers, void* workspace, std::size_t workspace_bytes, const void* beta) {
   UCUDNN_TRY(require_context(context));
-  Expected<KernelRequest> request = kernel_request(context, call);
-  const UcudnnContext::Remembered remembered = request ? context->remembered(request->key) : UcudnnContext::Remembered{};
-  if (request && algo != virtual_algo(call.op) && remembered.offered) {
+  Expected<runtime::KernelRequest> request = kernel_request(context, call);
+  const UcudnnContext::Remembered remembered =
+      request ? context->remembered(request->key) : UcudnnContext::Remembered{};
+  if (request && algo != runtime::virtual_algo(call.op) && remembered.offered) {
     // Offered the plan, the caller chose a real algorithm (a framework keeping only deterministic
     // algorithms, say): its choice stands.
     return run_plain(context, call, algo, alpha, buffers, workspace, workspace_bytes, beta);
@@ -201,7 +195,7 @@ Status run_convolution(UcudnnContext* context, const ConvCall& call, int algo, c
   const Status planned = [&]() -> Status {
     if (!request) return request.error();
     UCUDNN_TRY(complete_convolution_request(context, remembered, workspace_bytes, &*request));
-    return active_planner().run(*request, alpha, beta, buffers, workspace, workspace_bytes);
+    return runtime::active_planner().run(*request, alpha, beta, buffers, workspace, workspace_bytes);
   }();
   if (planned.ok()) return planned;
   return plain_cudnn_instead(call, planned, [&] {
@@ -212,10 +206,10 @@ Status run_convolution(UcudnnContext* context, const ConvCall& call, int algo, c
 Status describe_plan(UcudnnContext* context, const ConvCall& call, std::optional<std::size_t> named_limit,
                      std::shared_ptr<const ExecutablePlan>* plan) {
   UCUDNN_TRY(require_context(context));
-  UCUDNN_TRY_ASSIGN(const KernelRequest request, remembered_request(context, call));
+  UCUDNN_TRY_ASSIGN(const runtime::KernelRequest request, remembered_request(context, call));
   // A limit the query names is capped as a call's would be, so it describes what calls run.
   if (named_limit) named_limit = context->requested_limit_for(named_limit);
-  return active_planner().describe(request, named_limit, plan);
+  return runtime::active_planner().describe(request, named_limit, plan);
 }
 
 Status graph_plan_limit(const UcudnnContext* context, GraphLimit* limit) {
@@ -240,9 +234,9 @@ Status graph_workspace(UcudnnContext* context, cudnnHandle_t handle, const ConvK
   UCUDNN_TRY(require_context(context));
   // A plan first asked for while the program captures its stream (it never queried the workspace)
   // is not benchmarked: that would break the capture.
-  KernelRequest request;
+  runtime::KernelRequest request;
   UCUDNN_TRY(graph_workspace_request(context, handle, key, limit, &request));
-  return active_planner().workspace(request, bytes);
+  return runtime::active_planner().workspace(request, bytes);
 }
 
 Status run_graph_convolution(UcudnnContext* context, cudnnHandle_t handle, const ConvKey& key, std::size_t limit,
@@ -251,10 +245,10 @@ Status run_graph_convolution(UcudnnContext* context, cudnnHandle_t handle, const
   UCUDNN_TRY(require_context(context));
   // One request per thread, reused: assigning the key keeps its vectors' capacity, so a call
   // allocates nothing here (this runs once per intercepted convolution).
-  thread_local KernelRequest request;
+  thread_local runtime::KernelRequest request;
   UCUDNN_TRY(graph_run_request(context, handle, key, limit, workspace_bytes, &request));
   const runtime::ScalingFactor a(key, alpha), b(key, beta);
-  return active_planner().run(request, a.get(), b.get(), buffers, workspace, workspace_bytes);
+  return runtime::active_planner().run(request, a.get(), b.get(), buffers, workspace, workspace_bytes);
 }
 
 cudnnStatus_t report_at_boundary(const char* function, const Status& status) noexcept {
@@ -264,7 +258,7 @@ cudnnStatus_t report_at_boundary(const char* function, const Status& status) noe
     UCUDNN_LOG_DEBUG(last_error);
   } catch (...) {
   }
-  return to_cudnn_status(status);
+  return runtime::to_cudnn_status(status);
 }
 
 cudnnStatus_t report_current_exception(const char* function) noexcept {

@@ -7,11 +7,6 @@
 #include "core/statistics.h"
 
 namespace ucudnn::runtime {
-using ucudnn::optimize::MicroBatchRun;
-using ucudnn::optimize::MicroBatchSplit;
-using ucudnn::optimize::fastest_within;
-using ucudnn::optimize::optimize_wr;
-using ucudnn::optimize::prefer_undivided_within_margin;
 
 namespace {
 
@@ -26,11 +21,11 @@ void drop_engine_rows(const std::vector<OversizedEngineRun>& oversized, std::vec
 }
 
 // Whether two plans make the same calls.
-bool same_calls(const MicroBatchSplit& a, const MicroBatchSplit& b) {
+bool same_calls(const optimize::MicroBatchSplit& a, const optimize::MicroBatchSplit& b) {
   if (a.runs.size() != b.runs.size()) return false;
   for (std::size_t i = 0; i < a.runs.size(); ++i) {
-    const MicroBatchRun& x = a.runs[i];
-    const MicroBatchRun& y = b.runs[i];
+    const optimize::MicroBatchRun& x = a.runs[i];
+    const optimize::MicroBatchRun& y = b.runs[i];
     if (x.size != y.size || x.count != y.count || x.algo != y.algo || x.math_type != y.math_type ||
         x.engine != y.engine) {
       return false;
@@ -40,12 +35,12 @@ bool same_calls(const MicroBatchSplit& a, const MicroBatchSplit& b) {
 }
 
 // The WR split of `key` over `rows` with calls priced by `pricing` (not yet made ready to run).
-std::optional<MicroBatchSplit> solve_priced(const ConvKey& key, const std::vector<int>& sizes,
+std::optional<optimize::MicroBatchSplit> solve_priced(const ConvKey& key, const std::vector<int>& sizes,
                                             std::size_t workspace_limit, CallPricing pricing,
                                             const std::vector<Measurement>& rows) {
   const auto solving = std::chrono::steady_clock::now();
-  auto wr = optimize_wr(key.batch(), sizes, rows, workspace_limit, pricing);
-  if (wr) wr = prefer_undivided_within_margin(std::move(*wr), rows, workspace_limit, pricing);
+  auto wr = optimize::optimize_wr(key.batch(), sizes, rows, workspace_limit, pricing);
+  if (wr) wr = optimize::prefer_undivided_within_margin(std::move(*wr), rows, workspace_limit, pricing);
   Statistics::instance().add_solving(
       key.op, std::chrono::duration<double>(std::chrono::steady_clock::now() - solving).count());
   return wr;
@@ -66,7 +61,7 @@ Status build_priced(const ConvKey& key, const std::vector<int>& sizes, std::size
       return std::nullopt;
     }
     SplitProposal proposal{std::move(*wr), std::nullopt};
-    if (auto single = fastest_within(*rows, key.batch(), workspace_limit, pricing)) {
+    if (auto single = optimize::fastest_within(*rows, key.batch(), workspace_limit, pricing)) {
       proposal.undivided_ms = single->cost_ms(pricing);
     }
     return proposal;
@@ -103,7 +98,7 @@ Status make_wr_plan(const ConvKey& key, const std::vector<int>& sizes, std::size
   // it). An addition: a replay plan that cannot be made leaves the issued plan to replay.
   // Checked on the solution, then again on the built plan (building may drop an oversized engine
   // and solve again).
-  const auto worth_replaying = [&](const MicroBatchSplit& wr) {
+  const auto worth_replaying = [&](const optimize::MicroBatchSplit& wr) {
     return !same_calls(wr, plan->split()) && (!plan->split().deterministic() || wr.deterministic());
   };
   const auto replay_wr = solve_priced(key, sizes, workspace_limit, CallPricing::kReplayed, rows);
@@ -117,9 +112,9 @@ Status make_wr_plan(const ConvKey& key, const std::vector<int>& sizes, std::size
   return Status::success();
 }
 
-std::string describe_runs(const MicroBatchSplit& plan) {
+std::string describe_runs(const optimize::MicroBatchSplit& plan) {
   std::string runs;
-  for (const MicroBatchRun& run : plan.runs) {
+  for (const optimize::MicroBatchRun& run : plan.runs) {
     runs += (runs.empty() ? "" : " + ") + std::to_string(run.count) + " x " + std::to_string(run.size) + " " +
             describe_candidate(run.algo, run.engine);
   }

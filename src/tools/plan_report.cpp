@@ -9,13 +9,6 @@
 #include "optimize/pareto.h"
 
 namespace ucudnn::tools {
-using ucudnn::optimize::WdKernel;
-using ucudnn::optimize::desirable_configurations;
-using ucudnn::optimize::fastest_within;
-using ucudnn::optimize::optimize_wd;
-using ucudnn::optimize::optimize_wr;
-using ucudnn::optimize::prefer_undivided_within_margin;
-
 
 double WrReport::total_time_ms() const {
   double total = 0.0;
@@ -70,19 +63,20 @@ Expected<WrReport> plan_workspace_reuse(const std::vector<KernelMeasurements>& k
     const std::string name = kernel_name(kernel);
     const std::string limit = "the workspace limit of " + format_byte_size(workspace_limit);
     // Without an undivided baseline there is nothing to compare against; say so up front.
-    const auto undivided = fastest_within(kernel.rows, kernel.batch, workspace_limit);
+    const auto undivided = optimize::fastest_within(kernel.rows, kernel.batch, workspace_limit);
     if (!undivided) {
       return Error{name + ": no algorithm within " + limit + " at the full batch of " +
                    std::to_string(kernel.batch)};
     }
-    auto plan = optimize_wr(kernel.batch, measured_allowed_sizes(kernel, policy), kernel.rows,
+    auto plan = optimize::optimize_wr(kernel.batch, measured_allowed_sizes(kernel, policy), kernel.rows,
                             workspace_limit);
     if (!plan) {
       return Error{name + ": no " + to_string(policy) + " micro-batch plan within " + limit};
     }
     // The library's rule: a split must beat the undivided algorithm by more than the noise.
-    report.kernels.push_back(WrKernelReport{kernel.layer, kernel.op, kernel.batch, *undivided,
-                                        prefer_undivided_within_margin(std::move(*plan), kernel.rows, workspace_limit)});
+    report.kernels.push_back(
+        WrKernelReport{kernel.layer, kernel.op, kernel.batch, *undivided,
+                       optimize::prefer_undivided_within_margin(std::move(*plan), kernel.rows, workspace_limit)});
   }
   return report;
 }
@@ -100,7 +94,8 @@ Expected<ParetoReport> pareto_report(const std::vector<KernelMeasurements>& kern
     report.op = *op;
     report.batch = kernel.batch;
     report.policy = policy;
-    report.front = desirable_configurations(kernel.batch, measured_allowed_sizes(kernel, policy), kernel.rows);
+    report.front =
+        optimize::desirable_configurations(kernel.batch, measured_allowed_sizes(kernel, policy), kernel.rows);
     if (report.front.empty()) return Error{"kernel '" + kernel_name + "' has no measurements that cover its batch"};
     for (const Measurement& m : kernel.rows) {
       if (m.micro_batch == kernel.batch) report.undivided.push_back(m);
@@ -115,23 +110,23 @@ Expected<ParetoReport> pareto_report(const std::vector<KernelMeasurements>& kern
 Expected<WdReport> plan_workspace_division(const std::vector<KernelMeasurements>& kernels,
                                            BatchSizePolicy policy, std::size_t total_workspace,
                                            double time_limit_seconds) {
-  std::vector<WdKernel> program;
+  std::vector<optimize::WdKernel> program;
   // The fronts, then the search, each within the limit: a hostile table can make either long.
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                             std::chrono::duration<double>(time_limit_seconds));
   for (const auto& kernel : kernels) {
     optimize::FrontWork work;
-    auto front = desirable_configurations(kernel.batch, measured_allowed_sizes(kernel, policy), kernel.rows, &work,
-                                          deadline);
+    auto front = optimize::desirable_configurations(kernel.batch, measured_allowed_sizes(kernel, policy), kernel.rows,
+                                                    &work, deadline);
     if (work.past_deadline) {
       return optimize::front_past_time_limit(time_limit_seconds)
           .prefixed("kernel " + std::to_string(program.size() + 1) + " of " + std::to_string(kernels.size()) + ": ");
     }
     // A table records each kernel once; a network that repeats a shape would raise its count.
-    program.push_back(WdKernel{kernel_name(kernel), 1, std::move(front)});
+    program.push_back(optimize::WdKernel{kernel_name(kernel), 1, std::move(front)});
   }
-  UCUDNN_TRY_ASSIGN(const auto solution, optimize_wd(program, total_workspace, time_limit_seconds));
+  UCUDNN_TRY_ASSIGN(const auto solution, optimize::optimize_wd(program, total_workspace, time_limit_seconds));
 
   WdReport report;
   report.policy = policy;

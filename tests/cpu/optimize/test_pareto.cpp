@@ -17,22 +17,17 @@
 #include "core/measurement_csv.h"
 #include "optimize/pareto.h"
 #include "optimize/wr_optimizer.h"
+#include "measurement_rows.h"
 #include "test_helpers.h"
 #include "folder_namespaces.h"
 
 namespace ucudnn {
 namespace {
 
+using testing::legacy_row;
+
 constexpr std::size_t kMiB = std::size_t{1} << 20;
 
-Measurement row(int micro_batch, int algo, double time_ms, std::size_t workspace) {
-  Measurement m;
-  m.micro_batch = micro_batch;
-  m.algo = algo;
-  m.time_ms = time_ms;
-  m.workspace_bytes = workspace;
-  return m;
-}
 
 bool is_allowed(const std::vector<int>& allowed, int size) {
   return std::find(allowed.begin(), allowed.end(), size) != allowed.end();
@@ -109,26 +104,16 @@ void expect_valid_cover(const MicroBatchSplit& plan, int batch, const std::vecto
 
 TEST(DesirableConfigurations, MatchTheBruteForceFrontOnRandomTables) {
   std::mt19937 rng(20180404);
-  auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  // Few workspace values, so equal workspaces happen too.
+  const auto workspace = [](std::mt19937& r) -> std::size_t {
+    return testing::uniform(r, 0, 2) == 0 ? 0 : 100 * testing::uniform(r, 1, 8);
+  };
   int empty = 0;
   int multi_point = 0;
   for (int trial = 0; trial < 1500; ++trial) {
-    const int batch = uniform(1, 10);
-    std::vector<int> allowed;
-    for (int size = 1; size <= batch + 1; ++size) {  // batch + 1 must be ignored
-      if (uniform(0, 9) < 6) allowed.push_back(size);
-    }
-    std::vector<Measurement> rows;
-    for (int size = 1; size <= batch + 1; ++size) {
-      if (uniform(0, 9) < 4) continue;  // sizes without measurements
-      for (int n = uniform(1, 3); n > 0; --n) {
-        // Quarter milliseconds add up exactly, so equal times really tie; few workspace values,
-        // so equal workspaces happen too.
-        const std::size_t workspace = uniform(0, 2) == 0 ? 0 : 100 * uniform(1, 8);
-        rows.push_back(row(size, uniform(0, 7), 0.25 * uniform(1, 24), workspace));
-        if (uniform(0, 2) == 0) rows.back().host_ms = 0.25 * uniform(1, 24);  // the longer of the two counts
-      }
-    }
+    const int batch = testing::uniform(rng, 1, 10);
+    const std::vector<int> allowed = testing::random_allowed_sizes(rng, batch);
+    const std::vector<Measurement> rows = testing::random_rows(rng, batch, 1, 24, workspace);
     SCOPED_TRACE("trial " + std::to_string(trial) + ", batch " + std::to_string(batch));
 
     const auto front = desirable_configurations(batch, allowed, rows);
@@ -159,8 +144,8 @@ TEST(DesirableConfigurations, MatchTheBruteForceFrontOnRandomTables) {
 
 TEST(DesirableConfigurations, KeepOneOfEquallyGoodPlans) {
   // 1 x 4 and 2 x 2 both take 2 ms with no workspace: one configuration, the single call.
-  const std::vector<Measurement> rows = {row(2, 0, 1.0, 0), row(4, 0, 2.0, 0), row(4, 1, 1.0, 50),
-                                         row(2, 1, 0.25, 100)};
+  const std::vector<Measurement> rows = {legacy_row(2, 0, 1.0, 0), legacy_row(4, 0, 2.0, 0), legacy_row(4, 1, 1.0, 50),
+                                         legacy_row(2, 1, 0.25, 100)};
   const auto front = desirable_configurations(4, {2, 4}, rows);
   ASSERT_EQ(front.size(), 3u);
   EXPECT_EQ(front[0].workspace_bytes, 0u);
@@ -174,7 +159,7 @@ TEST(DesirableConfigurations, KeepOneOfEquallyGoodPlans) {
 }
 
 TEST(DesirableConfigurations, EmptyWhenNothingCoversTheBatch) {
-  const std::vector<Measurement> rows = {row(4, 0, 1.0, 0), row(8, 0, 1.0, 0)};
+  const std::vector<Measurement> rows = {legacy_row(4, 0, 1.0, 0), legacy_row(8, 0, 1.0, 0)};
   EXPECT_TRUE(desirable_configurations(6, {4, 8}, rows).empty());
   EXPECT_TRUE(desirable_configurations(8, {4}, {}).empty());
   EXPECT_TRUE(desirable_configurations(0, {4}, rows).empty());

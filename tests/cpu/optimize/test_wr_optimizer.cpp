@@ -14,11 +14,14 @@
 #include "core/batch_policy.h"
 #include "core/measurement_csv.h"
 #include "optimize/wr_optimizer.h"
+#include "measurement_rows.h"
 #include "test_helpers.h"
 #include "folder_namespaces.h"
 
 namespace ucudnn {
 namespace {
+
+using testing::legacy_row;
 
 constexpr std::size_t kMiB = std::size_t{1} << 20;
 constexpr double kTimeTolerance = 1e-9;
@@ -64,14 +67,6 @@ std::optional<BruteForceBest> brute_force(int batch, const std::vector<int>& all
   return best;
 }
 
-Measurement row(int micro_batch, int algo, double time_ms, std::size_t workspace) {
-  Measurement m;
-  m.micro_batch = micro_batch;
-  m.algo = algo;
-  m.time_ms = time_ms;
-  m.workspace_bytes = workspace;
-  return m;
-}
 
 // What any plan must satisfy, whatever the optimizer's choices.
 void expect_plan_invariants(const MicroBatchSplit& plan, int batch, const std::vector<int>& allowed,
@@ -111,28 +106,16 @@ void expect_plan_invariants(const MicroBatchSplit& plan, int batch, const std::v
 
 TEST(WrOptimizer, MatchesBruteForceOnRandomTables) {
   std::mt19937 rng(20180521);
-  auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  const auto workspace = [](std::mt19937& r) -> std::size_t {
+    return testing::uniform(r, 0, 3) == 0 ? 0 : static_cast<std::size_t>(testing::uniform(r, 1, 999));
+  };
   int feasible = 0;
   int infeasible = 0;
   for (int trial = 0; trial < 3000; ++trial) {
-    const int batch = uniform(1, 12);
-    std::vector<int> allowed;
-    for (int size = 1; size <= batch + 1; ++size) {  // batch + 1 must be ignored
-      if (uniform(0, 9) < 6) allowed.push_back(size);
-    }
-    std::vector<Measurement> rows;
-    for (int size = 1; size <= batch + 2; ++size) {
-      if (uniform(0, 9) < 4) continue;  // sizes without measurements
-      for (int n = uniform(1, 3); n > 0; --n) {
-        // Quarter milliseconds add up exactly, so equal-time plans really tie.
-        const int workspace = uniform(0, 3) == 0 ? 0 : uniform(1, 999);
-        rows.push_back(row(size, uniform(0, 7), 0.25 * uniform(1, 40),
-                           static_cast<std::size_t>(workspace)));
-        // Some rows with a host time, longer or shorter than the GPU's.
-        if (uniform(0, 2) == 0) rows.back().host_ms = 0.25 * uniform(1, 40);
-      }
-    }
-    const std::size_t limit = static_cast<std::size_t>(uniform(0, 1100));
+    const int batch = testing::uniform(rng, 1, 12);
+    const std::vector<int> allowed = testing::random_allowed_sizes(rng, batch);
+    const std::vector<Measurement> rows = testing::random_rows(rng, batch, 2, 40, workspace);
+    const std::size_t limit = static_cast<std::size_t>(testing::uniform(rng, 0, 1100));
     SCOPED_TRACE("trial " + std::to_string(trial) + ", batch " + std::to_string(batch) +
                  ", limit " + std::to_string(limit));
 
@@ -208,7 +191,7 @@ TEST(WrOptimizer, AlexNetAt64MiBIsAboutThreeTimesFasterThanUndivided) {
 
 TEST(WrOptimizer, PrefersFewerMicroBatchesAmongEquallyFastPlans) {
   // 1 x 4, 2 x 2, 4 x 1 and 2 + 1 + 1 all take 2 ms.
-  const std::vector<Measurement> rows = {row(1, 0, 0.5, 0), row(2, 0, 1.0, 0), row(4, 0, 2.0, 0)};
+  const std::vector<Measurement> rows = {legacy_row(1, 0, 0.5, 0), legacy_row(2, 0, 1.0, 0), legacy_row(4, 0, 2.0, 0)};
   const auto plan = optimize_wr(4, {1, 2, 4}, rows, 0);
   ASSERT_TRUE(plan.has_value());
   EXPECT_DOUBLE_EQ(plan->time_ms, 2.0);
@@ -225,7 +208,7 @@ TEST(WrOptimizer, PrefersFewerMicroBatchesAmongEquallyFastPlans) {
 }
 
 TEST(WrOptimizer, SplitsWhenMicroBatchesAreStrictlyFaster) {
-  const std::vector<Measurement> rows = {row(2, 1, 0.9, 100), row(4, 0, 2.0, 0)};
+  const std::vector<Measurement> rows = {legacy_row(2, 1, 0.9, 100), legacy_row(4, 0, 2.0, 0)};
   const auto plan = optimize_wr(4, {2, 4}, rows, 100);
   ASSERT_TRUE(plan.has_value());
   EXPECT_DOUBLE_EQ(plan->time_ms, 1.8);
@@ -241,8 +224,8 @@ TEST(WrOptimizer, SplitsWhenMicroBatchesAreStrictlyFaster) {
 }
 
 TEST(WrOptimizer, FastestWithinPrefersLessWorkspaceOnTies) {
-  const std::vector<Measurement> rows = {row(8, 1, 1.0, 500), row(8, 2, 1.0, 300),
-                                         row(8, 0, 3.0, 0), row(4, 3, 0.1, 0)};
+  const std::vector<Measurement> rows = {legacy_row(8, 1, 1.0, 500), legacy_row(8, 2, 1.0, 300),
+                                         legacy_row(8, 0, 3.0, 0), legacy_row(4, 3, 0.1, 0)};
   const auto best = fastest_within(rows, 8, 1000);
   ASSERT_TRUE(best.has_value());
   EXPECT_EQ(best->algo, 2);
@@ -290,7 +273,8 @@ TEST(NeverSlowerThanUndivided, SplitBeyondTheMarginIsKept) {
 }
 
 TEST(NeverSlowerThanUndivided, NoUndividedAlgorithmWithinTheLimitKeepsTheSplit) {
-  std::vector<Measurement> rows = {Measurement{8, 0, 0, 2.01, 1 << 21, true, ""}, Measurement{4, 1, 0, 1.0, 0, true, ""}};
+  std::vector<Measurement> rows = {Measurement{8, 0, 0, 2.01, 1 << 21, true, ""},
+                                   Measurement{4, 1, 0, 1.0, 0, true, ""}};
   auto plan = ucudnn::optimize::optimize_wr(8, {4, 8}, rows, 1 << 20);
   ASSERT_TRUE(plan);
   EXPECT_EQ(ucudnn::optimize::prefer_undivided_within_margin(*plan, rows, 1 << 20).micro_batch_count(), 2)

@@ -16,11 +16,14 @@
 #include "store/database.h"
 #include "test_helpers.h"
 #include "folder_namespaces.h"
+#include "measurement_rows.h"
 
 namespace ucudnn {
 namespace {
 
 using testing::alexnet_keys;
+using testing::engine_row;
+using testing::legacy_row;
 using testing::RecordedSource;
 using testing::TempDir;
 
@@ -36,7 +39,8 @@ TEST(CandidateSetting, ParsesEachSpellingAndRefusesOthers) {
   for (CandidateSet set : {CandidateSet::kLegacy, CandidateSet::kEngines, CandidateSet::kBoth}) {
     EXPECT_EQ(*parse_candidate_set(to_string(set)), set);
   }
-  EXPECT_EQ(kinds_of(CandidateSet::kBoth), (std::vector<CandidateKind>{CandidateKind::kLegacy, CandidateKind::kEngine}));
+  EXPECT_EQ(kinds_of(CandidateSet::kBoth),
+            (std::vector<CandidateKind>{CandidateKind::kLegacy, CandidateKind::kEngine}));
   EXPECT_EQ(kinds_of(CandidateSet::kEngines), std::vector<CandidateKind>{CandidateKind::kEngine});
 }
 
@@ -86,30 +90,11 @@ TEST(CandidateKinds, EveryKindHasItsRuntimeHalf) {
   EXPECT_EQ(&kind_runtime(CandidateKind::kEngine), &engine_candidates_runtime());
 }
 
-Measurement engine_row(int micro_batch, double time_ms, std::size_t workspace, const std::string& id) {
-  Measurement m;
-  m.micro_batch = micro_batch;
-  m.algo = -1;
-  m.time_ms = time_ms;
-  m.workspace_bytes = workspace;
-  m.engine = id;
-  return m;
-}
-
-Measurement legacy_row(int micro_batch, int algo, double time_ms, std::size_t workspace) {
-  Measurement m;
-  m.micro_batch = micro_batch;
-  m.algo = algo;
-  m.time_ms = time_ms;
-  m.workspace_bytes = workspace;
-  return m;
-}
-
 TEST(WrOverBothKinds, EngineRowsWinWhereFasterAndCarryTheirId) {
   // Batch 8: legacy algo 1 needs 100 MiB undivided; an engine runs micro-batches of 4 in 2 MiB.
   const std::vector<Measurement> rows = {
       legacy_row(8, 0, 10.0, 0), legacy_row(8, 1, 4.0, 100 * kMiB), legacy_row(4, 0, 5.0, 0),
-      engine_row(4, 1.5, 2 * kMiB, "eng7:k3=1"), engine_row(8, 2.5, 64 * kMiB, "eng9")};
+      engine_row(4, "eng7:k3=1", 1.5, 2 * kMiB), engine_row(8, "eng9", 2.5, 64 * kMiB)};
   auto small = optimize_wr(8, {4, 8}, rows, 8 * kMiB);
   ASSERT_TRUE(small);
   ASSERT_EQ(small->runs.size(), 1u);
@@ -135,8 +120,8 @@ TEST(WrOverBothKinds, EngineRowsWinWhereFasterAndCarryTheirId) {
 }
 
 TEST(WrOverBothKinds, ParetoFrontKeepsEngineConfigurations) {
-  const std::vector<Measurement> rows = {legacy_row(8, 0, 10.0, 0), engine_row(8, 3.0, 32 * kMiB, "eng2"),
-                                         engine_row(4, 1.0, 4 * kMiB, "eng5")};
+  const std::vector<Measurement> rows = {legacy_row(8, 0, 10.0, 0), engine_row(8, "eng2", 3.0, 32 * kMiB),
+                                         engine_row(4, "eng5", 1.0, 4 * kMiB)};
   const auto front = desirable_configurations(8, {4, 8}, rows);
   ASSERT_GE(front.size(), 2u);
   bool engine_seen = false;
@@ -156,7 +141,7 @@ class EngineKinds : public ::testing::Test {
     std::vector<Measurement> rows;
     for (int size : plannable_sizes(key, BatchSizePolicy::kPowerOfTwo)) {
       for (const Measurement& m : source->rows_at(key, size)) rows.push_back(m);
-      rows.push_back(engine_row(size, 0.001 * size, kMiB, "eng42:k1=3"));
+      rows.push_back(engine_row(size, "eng42:k1=3", 0.001 * size, kMiB));
     }
     engine_source->add(key, rows);
   }
@@ -211,7 +196,8 @@ TEST_F(EngineKinds, DatabaseKeepsEachKindsCoverageApart) {
   PlanBuilder second{second_source, db};
   std::vector<int> sizes;
   std::vector<Measurement> rows;
-  ASSERT_TRUE(second.measured_rows(nullptr, key, BatchSizePolicy::kPowerOfTwo, CandidateSet::kBoth, &sizes, &rows).ok());
+  ASSERT_TRUE(
+      second.measured_rows(nullptr, key, BatchSizePolicy::kPowerOfTwo, CandidateSet::kBoth, &sizes, &rows).ok());
   EXPECT_EQ(second_source->calls_for(CandidateKind::kLegacy), 0);
   EXPECT_EQ(second_source->calls_for(CandidateKind::kEngine), 1);
   // A third finds both kinds stored.

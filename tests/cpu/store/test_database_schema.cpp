@@ -28,11 +28,13 @@
 #include "version_1_database.h"
 #include "version_2_database.h"
 #include "folder_namespaces.h"
+#include "measurement_rows.h"
 
 namespace ucudnn {
 namespace {
 
 using testing::layer_key;
+using testing::legacy_row;
 using testing::read_bytes;
 using testing::TempDir;
 using testing::test_gpu;
@@ -41,18 +43,9 @@ using testing::Version1Row;
 
 constexpr std::size_t kMiB = std::size_t{1} << 20;
 
-Measurement legacy(int micro_batch, int algo, double time_ms, std::size_t workspace = 0) {
-  Measurement m;
-  m.micro_batch = micro_batch;
-  m.algo = algo;
-  m.time_ms = time_ms;
-  m.workspace_bytes = workspace;
-  return m;
-}
-
+// An engine's row, nondeterministic: a column the schema must keep.
 Measurement engine(int micro_batch, const std::string& id, double time_ms, std::size_t workspace = 0) {
-  Measurement m = legacy(micro_batch, -1, time_ms, workspace);
-  m.engine = id;
+  Measurement m = testing::engine_row(micro_batch, id, time_ms, workspace);
   m.deterministic = false;
   return m;
 }
@@ -291,7 +284,7 @@ int look_at_version_1(const std::string& path, bool ask_read_only) {
     std::fprintf(stderr, "verify: %s\n", verified.message().c_str());
     return 17;
   }
-  if ((*db)->store(test_gpu(), layer_key(5, 4), CandidateKind::kLegacy, SIZE_MAX, {legacy(4, 0, 1.0)})) return 18;
+  if ((*db)->store(test_gpu(), layer_key(5, 4), CandidateKind::kLegacy, SIZE_MAX, {legacy_row(4, 0, 1.0)})) return 18;
   return 0;
 }
 
@@ -392,7 +385,8 @@ TEST(DatabaseSchema, Version2FileOpenedWritableIsUpgradedLosingNothing) {
     ASSERT_TRUE(db.ok()) << db.message();
     EXPECT_EQ(schema_version(path), "3");
     EXPECT_EQ(stored_rows(path, "engine"), before) << "every row kept";
-    EXPECT_EQ(query(path, "SELECT DISTINCT host_ms FROM measurements"), (std::vector<std::vector<std::string>>{{"0.0"}}));
+    EXPECT_EQ(query(path, "SELECT DISTINCT host_ms FROM measurements"),
+              (std::vector<std::vector<std::string>>{{"0.0"}}));
     EXPECT_EQ(query(path, "SELECT * FROM coverage ORDER BY candidates"), coverage_before);
     EXPECT_TRUE((*db)->verify().ok()) << (*db)->verify().message();
     expect_version_2_lookups(**db);
@@ -404,7 +398,7 @@ TEST(DatabaseSchema, Version2FileOpenedWritableIsUpgradedLosingNothing) {
   // A row with its host time joins them, and reads back with it.
   auto again = BenchmarkDatabase::open(path, rollback_journal());
   ASSERT_TRUE(again.ok()) << again.message();
-  Measurement timed = legacy(8, 1, 0.01);
+  Measurement timed = legacy_row(8, 1, 0.01);
   timed.host_ms = 0.03;
   ASSERT_TRUE((*again)->store(test_gpu(), layer_key(0, 8), CandidateKind::kLegacy, SIZE_MAX, {timed}).ok());
   const auto found = (*again)->lookup(test_gpu(), layer_key(0, 8), CandidateKind::kLegacy);
@@ -456,10 +450,10 @@ TEST(DatabaseSchema, RowsWithoutAValidHostTimeAreRefusedWhole) {
   auto db = BenchmarkDatabase::open((dir.path() / "bad.db").string(), rollback_journal());
   ASSERT_TRUE(db.ok()) << db.message();
   for (const double host : {-1.0, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()}) {
-    Measurement bad = legacy(4, 1, 0.5);
+    Measurement bad = legacy_row(4, 1, 0.5);
     bad.host_ms = host;
     const Status stored =
-        (*db)->store(test_gpu(), layer_key(0, 4), CandidateKind::kLegacy, SIZE_MAX, {legacy(4, 0, 1.0), bad});
+        (*db)->store(test_gpu(), layer_key(0, 4), CandidateKind::kLegacy, SIZE_MAX, {legacy_row(4, 0, 1.0), bad});
     ASSERT_FALSE(stored.ok());
     EXPECT_NE(stored.message().find("host time"), std::string::npos) << stored.message();
     auto found = (*db)->lookup(test_gpu(), layer_key(0, 4), CandidateKind::kLegacy);
@@ -475,10 +469,10 @@ TEST(DatabaseSchema, EngineAndLegacyRowsAreStoredAndCoveredSeparately) {
   auto db = BenchmarkDatabase::open((dir.path() / "kinds.db").string(), rollback_journal());
   ASSERT_TRUE(db.ok()) << db.message();
   const ConvKey key = layer_key(0, 8);
-  ASSERT_TRUE(
-      (*db)
-          ->store(test_gpu(), key, CandidateKind::kLegacy, 64 * kMiB, {legacy(8, 0, 2.0), legacy(8, 1, 1.5, kMiB)})
-          .ok());
+  ASSERT_TRUE((*db)
+                  ->store(test_gpu(), key, CandidateKind::kLegacy, 64 * kMiB,
+                          {legacy_row(8, 0, 2.0), legacy_row(8, 1, 1.5, kMiB)})
+                  .ok());
   auto engines = (*db)->lookup(test_gpu(), key, CandidateKind::kEngine);
   ASSERT_TRUE(engines.ok()) << engines.message();
   EXPECT_FALSE(engines->has_value()) << "legacy rows do not cover engines";
@@ -540,10 +534,10 @@ TEST(DatabaseSchema, ARowOfTheWrongKindOrShapeIsRefusedAndNothingIsStored) {
     std::string detail;
   } cases[] = {
       {CandidateKind::kLegacy,
-       {legacy(4, 0, 1.0), engine(4, "eng1", 1.0)},
+       {legacy_row(4, 0, 1.0), engine(4, "eng1", 1.0)},
        "row 2 (engine eng1 at micro-batch 4) is an engine candidate, not a legacy one"},
       {CandidateKind::kEngine,
-       {legacy(4, 2, 1.0)},
+       {legacy_row(4, 2, 1.0)},
        "row 1 (algo 2 math_type 0 at micro-batch 4) is a legacy candidate, not an engine one"},
       {CandidateKind::kEngine,
        {[] {
@@ -554,7 +548,7 @@ TEST(DatabaseSchema, ARowOfTheWrongKindOrShapeIsRefusedAndNothingIsStored) {
        "algo -1, not 0"},
       {CandidateKind::kEngine, {engine(4, "engine1", 1.0)}, "engine configuration 'engine1'"},
       {CandidateKind::kEngine, {engine(4, "eng01:k2=1", 1.0)}, "not canonical ('eng1:k2=1')"},
-      {CandidateKind::kLegacy, {legacy(4, -1, 1.0)}, "a legacy row needs an algorithm >= 0"},
+      {CandidateKind::kLegacy, {legacy_row(4, -1, 1.0)}, "a legacy row needs an algorithm >= 0"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.detail);
@@ -567,7 +561,7 @@ TEST(DatabaseSchema, ARowOfTheWrongKindOrShapeIsRefusedAndNothingIsStored) {
   // Through store_rows (imports) too.
   StoredRow bad{test_gpu(), ConvOp::kForward, key.layer_signature(), engine(4, "eng1:", 1.0), "2026-01-01T00:00:00Z"};
   StoredRow good = bad;
-  good.measurement = legacy(4, 0, 1.0);
+  good.measurement = legacy_row(4, 0, 1.0);
   const auto imported = (*db)->store_rows({good, bad});
   ASSERT_FALSE(imported.ok());
   EXPECT_NE(imported.message().find("row 2 (engine eng1: at micro-batch 4)"), std::string::npos) << imported.message();
@@ -586,7 +580,7 @@ TEST(DatabaseSchema, StoreRowsRaisesTheCoverageOfEachKindItsRowsName) {
     return StoredRow{test_gpu(), key.op, key.layer_signature(), std::move(m), "2026-01-01T00:00:00Z"};
   };
   const auto added =
-      (*db)->store_rows({row(both, legacy(4, 0, 1.0)), row(both, engine(4, "eng2", 1.0)),
+      (*db)->store_rows({row(both, legacy_row(4, 0, 1.0)), row(both, engine(4, "eng2", 1.0)),
                          row(both, engine(4, "eng2:k1=1", 1.0)), row(engines_only, engine(4, "eng2", 1.0))},
                         16 * kMiB);
   ASSERT_TRUE(added.ok()) << added.message();
