@@ -3,9 +3,13 @@
 // in shape, and rows of several algorithms.
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -32,6 +36,24 @@ inline std::set<std::string> names_in(const std::filesystem::path& dir) {
   std::set<std::string> names;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) names.insert(entry.path().filename().string());
   return names;
+}
+
+/// Runs `body` in a child process that cannot write what its owner made read-only: where the test
+/// runs as root, which may write anything, as the unprivileged user 65534 (`dir` then opened to
+/// all). The child's exit status: `body`'s result, 10 where it could not drop root; -1 where it
+/// could not be run or did not exit.
+inline int exit_status_as_unprivileged(const std::filesystem::path& dir, const std::function<int()>& body) {
+  const bool root = geteuid() == 0;
+  if (root && chmod(dir.c_str(), 0755) != 0) return -1;
+  const pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    if (root && (setgid(65534) != 0 || setuid(65534) != 0)) _exit(10);
+    _exit(body());
+  }
+  int status = 0;
+  if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return -1;
+  return WEXITSTATUS(status);
 }
 
 /// The device identity the database tests store their rows under.

@@ -1,7 +1,7 @@
 #pragma once
 // What the tests of `ucudnn run` share: stand-in cuDNN libraries (exporting only cudnnGetVersion
 // and cudnnGetCudartVersion) and preload libraries compiled with the build's C compiler, a fake
-// Python interpreter, the real cuDNN this test program links, and scoped environment variables.
+// Python interpreter and the real cuDNN this test program links.
 // CUDA build only (UCUDNN_PRELOAD_LIBRARY_PATH).
 
 #include <gtest/gtest.h>
@@ -100,32 +100,6 @@ inline std::string real_cudnn_library() {
   }
   return "";
 }
-
-// Sets (or, given no value, removes) one variable of this process's environment for a scope.
-class ScopedVariable {
- public:
-  ScopedVariable(const char* name, const std::optional<std::string>& value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value) {
-      setenv(name, value->c_str(), 1);
-    } else {
-      unsetenv(name);
-    }
-  }
-  ~ScopedVariable() {
-    if (old_) {
-      setenv(name_, old_->c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-  ScopedVariable(const ScopedVariable&) = delete;
-  ScopedVariable& operator=(const ScopedVariable&) = delete;
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
 
 // A script standing in for a Python interpreter: it ignores its arguments (the question about
 // torch) and prints `output`, then exits with `status`.

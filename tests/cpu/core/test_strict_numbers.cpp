@@ -39,16 +39,6 @@ const char* const kIdentityNumbers[] = {"--compute-capability", "--sm-count", "-
 
 class StrictIntegerOptions : public ::testing::Test {
  protected:
-  void SetUp() override {
-    for (const char* name : {"UCUDNN_DATABASE", "UCUDNN_DATABASE_JOURNAL"}) {
-      if (const char* value = std::getenv(name)) saved_[name] = value;
-      unsetenv(name);
-    }
-  }
-  void TearDown() override {
-    for (const auto& [name, value] : saved_) setenv(name.c_str(), value.c_str(), 1);
-  }
-
   // db import with every identity number right but `option`, which is given as `value`.
   std::vector<std::string> import_args(const std::string& option, const std::string& value) const {
     std::vector<std::string> args = {"db", "import", "--measurements", alexnet_, "--database", db_,
@@ -64,7 +54,9 @@ class StrictIntegerOptions : public ::testing::Test {
   testing::TempDir dir_;
   const std::string db_ = (dir_.path() / "bench.db").string();
   const std::string alexnet_ = testing::alexnet_csv_path();
-  std::map<std::string, std::string> saved_;
+  // Tests pass --database; inherited settings must not change what they see.
+  testing::ScopedVariable no_database_{"UCUDNN_DATABASE", std::nullopt};
+  testing::ScopedVariable no_journal_{"UCUDNN_DATABASE_JOURNAL", std::nullopt};
 };
 
 TEST_F(StrictIntegerOptions, DbImportRefusesEveryNonDecimalSpellingNamingOptionAndValue) {

@@ -213,31 +213,21 @@ TEST(BenchmarkDatabase, ReadOnlyFileServesLookupsAndRefusesWrites) {
   }
   ASSERT_EQ(chmod(path.c_str(), 0444), 0);
   const std::string before = read_bytes(path);
-  // root may write anything, so check as an unprivileged user where the test runs as root.
-  const bool root = geteuid() == 0;
-  if (root) {
-    ASSERT_EQ(chmod(dir.path().c_str(), 0755), 0);
-  }
-  const pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    if (root && (setgid(65534) != 0 || setuid(65534) != 0)) _exit(10);
+  const int status = testing::exit_status_as_unprivileged(dir.path(), [&] {
     auto db = BenchmarkDatabase::open(path);
     if (!db) {
       std::fprintf(stderr, "open: %s\n", db.message().c_str());
-      _exit(11);
+      return 11;
     }
-    if (!db.value()->read_only()) _exit(12);
+    if (!db.value()->read_only()) return 12;
     auto found = db.value()->lookup(test_gpu(), layer_key(1, 1, 4), CandidateKind::kLegacy);
-    if (!found || !found.value() || found.value()->rows.size() != 3) _exit(13);
-    if (db.value()->store(test_gpu(), layer_key(2, 2, 4), CandidateKind::kLegacy, SIZE_MAX, rows_for(4, 1, 1.0)))
-      _exit(14);
-    _exit(0);
-  }
-  int status = 0;
-  ASSERT_EQ(waitpid(pid, &status, 0), pid);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 0) << "10 setuid, 11 open, 12 not read-only, 13 lookup, 14 write accepted";
+    if (!found || !found.value() || found.value()->rows.size() != 3) return 13;
+    if (db.value()->store(test_gpu(), layer_key(2, 2, 4), CandidateKind::kLegacy, SIZE_MAX, rows_for(4, 1, 1.0))) {
+      return 14;
+    }
+    return 0;
+  });
+  EXPECT_EQ(status, 0) << "10 setuid, 11 open, 12 not read-only, 13 lookup, 14 write accepted";
   EXPECT_EQ(read_bytes(path), before);
   // Asked explicitly, a writable file is opened read-only too.
   BenchmarkDatabase::Options options;
@@ -319,7 +309,8 @@ TEST(BenchmarkDatabase, EmptyFileBecomesADatabase) {
   auto db = BenchmarkDatabase::open(path);
   ASSERT_TRUE(db.ok()) << db.message();
   EXPECT_TRUE(db.value()->verify().ok());
-  EXPECT_FALSE(BenchmarkDatabase::open((dir.path() / "missing.db").string(), {JournalMode::kAuto, false, false, 1000}).ok());
+  EXPECT_FALSE(
+      BenchmarkDatabase::open((dir.path() / "missing.db").string(), {JournalMode::kAuto, false, false, 1000}).ok());
   EXPECT_FALSE(BenchmarkDatabase::open(dir.path().string()).ok()) << "a directory";
 }
 

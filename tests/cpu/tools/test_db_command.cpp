@@ -88,22 +88,6 @@ using RowValues = std::tuple<std::string, std::string, int, int, int, double, lo
 
 class DbCommand : public ::testing::Test {
  protected:
-  void SetUp() override {
-    // Tests pass --database; inherited settings must not change what they see. (The tools read
-    // the environment once per process: this holds where each test runs in a process of its own.)
-    for (const char* name : kEnvironment) {
-      if (const char* value = std::getenv(name)) saved_env_[name] = value;
-      unsetenv(name);
-    }
-  }
-  void TearDown() override {
-    for (const char* name : kEnvironment) {
-      const auto saved = saved_env_.find(name);
-      if (saved != saved_env_.end()) setenv(name, saved->second.c_str(), 1);
-      else unsetenv(name);
-    }
-  }
-
   std::vector<std::string> import_args(const std::string& csv, const std::string& network = "alexnet",
                                        const std::string& gpu = "NVIDIA H100 80GB HBM3") const {
     return {"db", "import", "--measurements", csv, "--database", db_, "--network", network, "--gpu-name", gpu,
@@ -116,8 +100,10 @@ class DbCommand : public ::testing::Test {
   testing::TempDir dir_;
   const std::string db_ = (dir_.path() / "bench.db").string();
   const std::string alexnet_ = testing::alexnet_csv_path();
-  static constexpr const char* kEnvironment[] = {"UCUDNN_DATABASE", "UCUDNN_DATABASE_JOURNAL"};
-  std::map<std::string, std::string> saved_env_;
+  // Tests pass --database; inherited settings must not change what they see. (The tools read
+  // the environment once per process: this holds where each test runs in a process of its own.)
+  testing::ScopedVariable no_database_{"UCUDNN_DATABASE", std::nullopt};
+  testing::ScopedVariable no_journal_{"UCUDNN_DATABASE_JOURNAL", std::nullopt};
 };
 
 std::size_t csv_row_count(const std::string& path) {

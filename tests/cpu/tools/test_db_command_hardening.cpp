@@ -58,16 +58,6 @@ std::map<std::pair<std::string, std::string>, Rows> table_of(const std::string& 
 
 class DbCommandHardening : public ::testing::Test {
  protected:
-  void SetUp() override {
-    for (const char* name : {"UCUDNN_DATABASE", "UCUDNN_DATABASE_JOURNAL"}) {
-      if (const char* value = std::getenv(name)) saved_[name] = value;
-      unsetenv(name);
-    }
-  }
-  void TearDown() override {
-    for (const auto& [name, value] : saved_) setenv(name.c_str(), value.c_str(), 1);
-  }
-
   std::vector<std::string> import_args(const std::string& csv, const std::string& db,
                                        const std::string& gpu = "NVIDIA H100 80GB HBM3") const {
     return {"db", "import", "--measurements", csv, "--database", db, "--network", "alexnet", "--gpu-name", gpu,
@@ -83,7 +73,9 @@ class DbCommandHardening : public ::testing::Test {
   testing::TempDir dir_;
   const std::string db_ = (dir_.path() / "bench.db").string();
   const std::string alexnet_ = testing::alexnet_csv_path();
-  std::map<std::string, std::string> saved_;
+  // Tests pass --database; inherited settings must not change what they see.
+  testing::ScopedVariable no_database_{"UCUDNN_DATABASE", std::nullopt};
+  testing::ScopedVariable no_journal_{"UCUDNN_DATABASE_JOURNAL", std::nullopt};
 };
 
 // ---- 4. export onto the database ----------------------------------------------------------------
