@@ -48,18 +48,14 @@ UcudnnSearchStatistics search_statistics() {
 }  // namespace
 
 void accumulate_search(UcudnnSearchPhases* total, const UcudnnSearchPhases& part, int sign) {
-  total->setupSeconds += sign * part.setupSeconds;
-  total->heuristicsSeconds += sign * part.heuristicsSeconds;
-  total->findSeconds += sign * part.findSeconds;
-  total->planBuildSeconds += sign * part.planBuildSeconds;
-  total->timingSeconds += sign * part.timingSeconds;
-  total->databaseSeconds += sign * part.databaseSeconds;
-  total->plansBuilt += sign * part.plansBuilt;
-  total->timedInFull += sign * part.timedInFull;
-  total->cutShort += sign * part.cutShort;
-  total->notTimed += sign * part.notTimed;
-  total->sizesMeasured += sign * part.sizesMeasured;
-  total->sizesSkipped += sign * part.sizesSkipped;
+  // Every field: a field added to the struct is one entry here.
+  using P = UcudnnSearchPhases;
+  static constexpr double P::*kSeconds[] = {&P::setupSeconds,     &P::heuristicsSeconds, &P::findSeconds,
+                                            &P::planBuildSeconds, &P::timingSeconds,     &P::databaseSeconds};
+  static constexpr long long P::*kCounts[] = {&P::plansBuilt, &P::timedInFull,   &P::cutShort,
+                                              &P::notTimed,   &P::sizesMeasured, &P::sizesSkipped};
+  for (const auto field : kSeconds) total->*field += sign * part.*field;
+  for (const auto field : kCounts) total->*field += sign * part.*field;
 }
 
 void plan_plain(Side* side, const std::vector<Layer>& layers,

@@ -27,19 +27,21 @@
 #include <array>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/candidate_kinds.h"
 #include "core/units.h"
+#include "runtime/owned.h"
 #include "runtime/stream_gate.h"
 #include "ucudnn/ucudnn.h"
 #include "bench_support.h"
+#include "command_line.h"
 #include "json_output.h"
 
 namespace {
@@ -51,11 +53,11 @@ using bench::kOpNames;
 using bench::make_launch;
 using bench::ucudnn_choice;
 using bench::write_json;
+namespace runtime = ucudnn::runtime;
 
 enum Mode { kPlain = 0, kUndivided = 1, kSplit = 2, kWd = 3, kEngine = 4 };
 const char* const kModeNames[] = {"plain", "undivided", "split", "wd", "engine"};
 constexpr int kOps = 3, kModes = 5;
-
 
 struct Options {
   std::string data_type = "float", layout = "NCHW", total_text = "64MiB", json_path;
@@ -83,35 +85,116 @@ std::optional<int> parse_options(int argc, char** argv, Options* o) {
       ->check(CLI::NonNegativeNumber);
   app.add_option("--total-workspace", o->total_text, "the WD mode's process-wide budget");
   app.add_option("--json", o->json_path, "also write the results as JSON to this file");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "ucudnn_call_overhead: error: %s\n", e.what());
-    return 2;
-  }
-  return std::nullopt;
+  return bench::parse_command_line(&app, argc, argv);
 }
+
+// The WD mode's budget, from --total-workspace.
+size_t wd_budget(const Options& o) {
+  const auto total = ucudnn::parse_total_workspace(o.total_text);
+  if (!total) fail("--total-workspace: " + total.message());
+  if (*total == 0) fail("--total-workspace must be positive (the WD mode's budget)");
+  return *total;
+}
+
+// ---- Owned CUDA and cuDNN resources -----------------------------------------------------------
+
+// A new cuDNN object from its create call (cudnnCreate, cudnnCreate*Descriptor); the call's name
+// is the error line.
+template <typename Raw>
+Raw create(cudnnStatus_t (*create_call)(Raw*), const char* name) {
+  Raw raw = nullptr;
+  check(create_call(&raw), name);
+  return raw;
+}
+
+// The library's owning descriptor (runtime/owned.h) with one implicit conversion, to the raw
+// descriptor, so that cuDNN's calls and bench_support's templates take it as they take a raw one.
+template <typename Owner>
+struct Descriptor : Owner {
+  operator typename Owner::pointer() const { return this->get(); }  // NOLINT(google-explicit-constructor)
+};
+using OwnedTensor = Descriptor<runtime::TensorDescriptor>;
+using OwnedFilter = Descriptor<runtime::FilterDescriptor>;
+using OwnedConvolution = Descriptor<runtime::ConvolutionDescriptor>;
+
+// A ucudnn handle on a stream, destroyed with this object (runtime/owned.h's Owned takes pointer
+// types; UcudnnHandle_t is a struct around one).
+class UcudnnHandle {
+ public:
+  explicit UcudnnHandle(cudaStream_t stream) {
+    check(cudnnCreate(&handle_), "cudnnCreate(UcudnnHandle_t)");
+    check(cudnnSetStream(handle_, stream), "cudnnSetStream");
+  }
+  ~UcudnnHandle() {
+    if (handle_ != nullptr) (void)cudnnDestroy(handle_);
+  }
+  UcudnnHandle(UcudnnHandle&& other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+  UcudnnHandle& operator=(UcudnnHandle&&) = delete;
+  UcudnnHandle(const UcudnnHandle&) = delete;
+  UcudnnHandle& operator=(const UcudnnHandle&) = delete;
+
+  UcudnnHandle_t get() const { return handle_; }
+
+ private:
+  UcudnnHandle_t handle_;
+};
+
+// A ucudnn handle on `stream` that plans with `candidates` under `policy`.
+UcudnnHandle make_ucudnn_handle(cudaStream_t stream, UcudnnCandidates_t candidates,
+                                std::optional<UcudnnBatchSizePolicy_t> policy = std::nullopt) {
+  UcudnnHandle h(stream);
+  if (policy) check(ucudnnSetBatchSizePolicy(h.get(), *policy), "ucudnnSetBatchSizePolicy");
+  check(ucudnnSetCandidates(h.get(), candidates), "ucudnnSetCandidates");
+  return h;
+}
+
+runtime::CudnnHandle make_plain_handle(cudaStream_t stream) {
+  runtime::CudnnHandle plain(create<cudnnHandle_t>(cudnnCreate, "cudnnCreate"));
+  check(cudnnSetStream(plain.get(), stream), "cudnnSetStream");
+  return plain;
+}
+
+runtime::CudaStream make_stream() {
+  cudaStream_t stream = nullptr;
+  check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+  return runtime::CudaStream(stream);
+}
+
+runtime::CudaEvent make_event() {
+  cudaEvent_t event = nullptr;
+  check(cudaEventCreate(&event), "cudaEventCreate");
+  return runtime::CudaEvent(event);
+}
+
+// The first device's properties; fails where there is none.
+cudaDeviceProp device_properties() {
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) fail("no CUDA device");
+  cudaDeviceProp prop;
+  check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+  return prop;
+}
+
+// ---- The convolution --------------------------------------------------------------------------
 
 // The convolution: descriptors (forward naming: x input, w filter, y output) and device tensors.
 struct Conv {
   cudnnDataType_t data_type = CUDNN_DATA_FLOAT;
   cudnnTensorFormat_t format = CUDNN_TENSOR_NCHW;
-  cudnnTensorDescriptor_t x = nullptr, y = nullptr;
-  cudnnFilterDescriptor_t w = nullptr;
-  cudnnConvolutionDescriptor_t conv = nullptr;  // ucudnn's handles
+  OwnedTensor x, y;
+  OwnedFilter w;
+  OwnedConvolution conv;  // ucudnn's handles
   // Plain cuDNN, one per op: the same settings, with the math type of that op's undivided plan.
-  std::array<cudnnConvolutionDescriptor_t, 3> plain_conv{};
+  std::array<OwnedConvolution, kOps> plain_conv;
   std::unique_ptr<DeviceMemory> x_mem, y_mem, w_mem;
 };
 
-cudnnConvolutionDescriptor_t make_conv_descriptor(const Options& o, const Conv& c) {
-  cudnnConvolutionDescriptor_t conv = nullptr;
-  check(cudnnCreateConvolutionDescriptor(&conv), "cudnnCreateConvolutionDescriptor");
+OwnedConvolution make_conv_descriptor(const Options& o, cudnnDataType_t data_type) {
+  OwnedConvolution conv;
+  conv.reset(create(cudnnCreateConvolutionDescriptor, "cudnnCreateConvolutionDescriptor"));
   check(cudnnSetConvolution2dDescriptor(conv, o.pad, o.pad, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
         "cudnnSetConvolution2dDescriptor");
-  if (c.data_type == CUDNN_DATA_HALF) {
+  if (data_type == CUDNN_DATA_HALF) {
     check(cudnnSetConvolutionMathType(conv, CUDNN_TENSOR_OP_MATH), "cudnnSetConvolutionMathType");
   }
   return conv;
@@ -122,15 +205,15 @@ Conv make_conv(const Options& o) {
   c.data_type = o.data_type == "half" ? CUDNN_DATA_HALF : CUDNN_DATA_FLOAT;
   c.format = o.layout == "NHWC" ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
   const size_t element = c.data_type == CUDNN_DATA_HALF ? 2 : 4;
-  check(cudnnCreateTensorDescriptor(&c.x), "cudnnCreateTensorDescriptor");
-  check(cudnnCreateTensorDescriptor(&c.y), "cudnnCreateTensorDescriptor");
-  check(cudnnCreateFilterDescriptor(&c.w), "cudnnCreateFilterDescriptor");
+  c.x.reset(create(cudnnCreateTensorDescriptor, "cudnnCreateTensorDescriptor"));
+  c.y.reset(create(cudnnCreateTensorDescriptor, "cudnnCreateTensorDescriptor"));
+  c.w.reset(create(cudnnCreateFilterDescriptor, "cudnnCreateFilterDescriptor"));
   check(cudnnSetTensor4dDescriptor(c.x, c.format, c.data_type, o.batch, o.channels, o.size, o.size),
         "cudnnSetTensor4dDescriptor(x)");
   check(cudnnSetFilter4dDescriptor(c.w, c.data_type, c.format, o.filters, o.channels, o.filter_size, o.filter_size),
         "cudnnSetFilter4dDescriptor");
-  c.conv = make_conv_descriptor(o, c);
-  for (auto& conv : c.plain_conv) conv = make_conv_descriptor(o, c);
+  c.conv = make_conv_descriptor(o, c.data_type);
+  for (auto& conv : c.plain_conv) conv = make_conv_descriptor(o, c.data_type);
   int n = 0, k = 0, h = 0, w = 0;
   check(cudnnGetConvolution2dForwardOutputDim(c.conv, c.x, c.w, &n, &k, &h, &w),
         "cudnnGetConvolution2dForwardOutputDim");
@@ -147,14 +230,6 @@ Conv make_conv(const Options& o) {
   check(cudaMemset(c.y_mem->ptr, 0x3c, y_bytes), "cudaMemset");
   check(cudaMemset(c.w_mem->ptr, 0x3c, w_bytes), "cudaMemset");
   return c;
-}
-
-void destroy_conv(Conv& c) {
-  cudnnDestroyTensorDescriptor(c.x);
-  cudnnDestroyTensorDescriptor(c.y);
-  cudnnDestroyFilterDescriptor(c.w);
-  cudnnDestroyConvolutionDescriptor(c.conv);
-  for (auto conv : c.plain_conv) cudnnDestroyConvolutionDescriptor(conv);
 }
 
 // Plain cuDNN's workspace for an algorithm.
@@ -238,11 +313,9 @@ void describe(const UcudnnPlan& plan, Bench* b) {
 // The split mode's handle for one op: the first (limit, policy) under which the planner splits.
 // Candidates: the default limit, just below the undivided plan's workspace, then 64 MiB / 4^k
 // down to 0; powerOfTwo, then all.
-UcudnnHandle_t make_split_handle(const Conv& c, int op, size_t undivided_workspace, cudaStream_t stream, Bench* b) {
-  UcudnnHandle_t h;
-  check(cudnnCreate(&h), "cudnnCreate(UcudnnHandle_t)");
-  check(cudnnSetStream(h, stream), "cudnnSetStream");
-  check(ucudnnSetCandidates(h, UCUDNN_CANDIDATES_LEGACY), "ucudnnSetCandidates");
+UcudnnHandle make_split_handle(const Conv& c, int op, size_t undivided_workspace, cudaStream_t stream, Bench* b) {
+  UcudnnHandle handle = make_ucudnn_handle(stream, UCUDNN_CANDIDATES_LEGACY);
+  const UcudnnHandle_t h = handle.get();
   size_t default_limit = 0;
   check(ucudnnGetDefaultWorkspaceLimit(h, &default_limit), "ucudnnGetDefaultWorkspaceLimit");
   std::vector<size_t> limits = {default_limit};
@@ -266,7 +339,7 @@ UcudnnHandle_t make_split_handle(const Conv& c, int op, size_t undivided_workspa
   }
   check(ucudnnSetBatchSizePolicy(h, b->policy), "ucudnnSetBatchSizePolicy");
   check(ucudnnSetDefaultWorkspaceLimit(h, b->limit), "ucudnnSetDefaultWorkspaceLimit");
-  return h;
+  return handle;
 }
 
 double median(std::vector<double> v) {
@@ -276,40 +349,30 @@ double median(std::vector<double> v) {
 }
 
 struct Events {
-  cudaEvent_t start = nullptr, stop = nullptr;
-  Events() {
-    check(cudaEventCreate(&start), "cudaEventCreate");
-    check(cudaEventCreate(&stop), "cudaEventCreate");
-  }
-  ~Events() {
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-  }
-  Events(const Events&) = delete;
-  Events& operator=(const Events&) = delete;
+  runtime::CudaEvent start = make_event(), stop = make_event();
   double elapsed_us() const {
     float ms = 0;
-    check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
+    check(cudaEventElapsedTime(&ms, start.get(), stop.get()), "cudaEventElapsedTime");
     return 1e3 * ms;
   }
 };
 
 // One repetition of one mode: the live loop (host and GPU wall time), then the gated loop (GPU busy).
 void run_once(Bench& b, const Options& o, cudaStream_t stream, Events& events) {
-  check(cudaEventRecord(events.start, stream), "cudaEventRecord");
+  check(cudaEventRecord(events.start.get(), stream), "cudaEventRecord");
   const auto host_start = std::chrono::steady_clock::now();
   for (int i = 0; i < o.calls; ++i) b.launch();
   const auto host_stop = std::chrono::steady_clock::now();
-  check(cudaEventRecord(events.stop, stream), "cudaEventRecord");
+  check(cudaEventRecord(events.stop.get(), stream), "cudaEventRecord");
   check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
   b.host_us.push_back(std::chrono::duration<double, std::micro>(host_stop - host_start).count() / o.calls);
   b.gpu_us.push_back(events.elapsed_us() / o.calls);
 
-  ucudnn::runtime::StreamGate gate;
+  runtime::StreamGate gate;
   if (!gate.close(stream)) fail("cudaLaunchHostFunc (cannot hold the stream)");
-  check(cudaEventRecord(events.start, stream), "cudaEventRecord");
+  check(cudaEventRecord(events.start.get(), stream), "cudaEventRecord");
   for (int i = 0; i < o.gated_calls; ++i) b.launch();
-  check(cudaEventRecord(events.stop, stream), "cudaEventRecord");
+  check(cudaEventRecord(events.stop.get(), stream), "cudaEventRecord");
   gate.open();
   check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
   if (gate.timed_out()) {
@@ -321,128 +384,170 @@ void run_once(Bench& b, const Options& o, cudaStream_t stream, Events& events) {
 
 void set_budget(size_t bytes) { check(ucudnnSetTotalWorkspaceSize(bytes), "ucudnnSetTotalWorkspaceSize"); }
 
-}  // namespace
+// ---- The run's phases -------------------------------------------------------------------------
 
-int main(int argc, char** argv) {
-  bench::program_name = "ucudnn_call_overhead";
-  Options o;
-  if (const auto done = parse_options(argc, argv, &o)) return *done;
-  const auto total = ucudnn::parse_total_workspace(o.total_text);
-  if (!total) fail("--total-workspace: " + total.message());
-  const size_t budget = *total;
-  if (budget == 0) fail("--total-workspace must be positive (the WD mode's budget)");
+using Benches = std::array<std::array<Bench, kModes>, kOps>;
 
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) fail("no CUDA device");
-  cudaDeviceProp prop;
-  check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
-  cudaStream_t stream = nullptr;
-  check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
-
-  cudnnHandle_t plain;
-  check(cudnnCreate(&plain), "cudnnCreate");
-  check(cudnnSetStream(plain, stream), "cudnnSetStream");
-  UcudnnHandle_t undivided;
-  check(cudnnCreate(&undivided), "cudnnCreate(UcudnnHandle_t)");
-  check(cudnnSetStream(undivided, stream), "cudnnSetStream");
-  check(ucudnnSetBatchSizePolicy(undivided, UCUDNN_BATCH_SIZE_POLICY_UNDIVIDED), "ucudnnSetBatchSizePolicy");
-  check(ucudnnSetCandidates(undivided, UCUDNN_CANDIDATES_LEGACY), "ucudnnSetCandidates");
-  set_budget(0);  // WR for everything but the WD mode, whatever UCUDNN_TOTAL_WORKSPACE_SIZE says
-
-  Conv c = make_conv(o);
-  std::array<std::array<Bench, kModes>, kOps> benches;
-
-  // Undivided first: its plan names the algorithm plain cuDNN runs.
+// Undivided first: its plan names the algorithm (and math type) plain cuDNN runs.
+void prepare_undivided_and_plain(UcudnnHandle_t undivided, cudnnHandle_t plain, Conv& c, Benches* benches) {
   for (int op = 0; op < kOps; ++op) {
-    Bench& b = benches[op][kUndivided];
+    Bench& b = (*benches)[op][kUndivided];
     prepare_ucudnn(undivided, c, op, &b);
     const UcudnnPlan plan = plan_of(undivided, c, op, UCUDNN_WORKSPACE_LIMIT_DEFAULT);
     describe(plan, &b);
     if (plan.runs.empty()) fail(std::string(kOpNames[op]) + ": the undivided plan has no runs");
-    Bench& p = benches[op][kPlain];
+    Bench& p = (*benches)[op][kPlain];
     p.algo = plan.runs[0].algo;
     check(cudnnSetConvolutionMathType(c.plain_conv[op], plan.runs[0].mathType), "cudnnSetConvolutionMathType");
     p.workspace_bytes = plain_workspace(plain, c, op, p.algo);
     p.workspace = std::make_unique<DeviceMemory>(p.workspace_bytes);
     p.plan = "algo " + std::to_string(p.algo) + " math " + std::to_string(static_cast<int>(plan.runs[0].mathType));
   }
+}
 
-  // Split: one handle per op, since the policy that splits may differ between ops.
-  std::array<UcudnnHandle_t, kOps> split_handles;
+// Split: one handle per op, since the policy that splits may differ between ops.
+std::vector<UcudnnHandle> prepare_split(const Conv& c, cudaStream_t stream, Benches* benches) {
+  std::vector<UcudnnHandle> handles;
   for (int op = 0; op < kOps; ++op) {
-    Bench& b = benches[op][kSplit];
-    split_handles[op] = make_split_handle(c, op, benches[op][kUndivided].workspace_bytes, stream, &b);
-    prepare_ucudnn(split_handles[op], c, op, &b);
-    describe(plan_of(split_handles[op], c, op, UCUDNN_WORKSPACE_LIMIT_DEFAULT), &b);
+    Bench& b = (*benches)[op][kSplit];
+    handles.push_back(make_split_handle(c, op, (*benches)[op][kUndivided].workspace_bytes, stream, &b));
+    prepare_ucudnn(handles.back().get(), c, op, &b);
+    describe(plan_of(handles.back().get(), c, op, UCUDNN_WORKSPACE_LIMIT_DEFAULT), &b);
     b.split = b.micro_batches > 1;
   }
+  return handles;
+}
 
-  // WD: the budget set, every op registered by get_v7, one division, then WR again.
+// WD: the budget set, every op registered by get_v7, one division, then WR again.
+UcudnnHandle prepare_wd(const Conv& c, cudaStream_t stream, size_t budget, Benches* benches,
+                        UcudnnWorkspaceDivisionInfo* division) {
   set_budget(budget);
-  UcudnnHandle_t wd;
-  check(cudnnCreate(&wd), "cudnnCreate(UcudnnHandle_t)");
-  check(ucudnnSetCandidates(wd, UCUDNN_CANDIDATES_LEGACY), "ucudnnSetCandidates");
-  check(cudnnSetStream(wd, stream), "cudnnSetStream");
-  for (int op = 0; op < kOps; ++op) prepare_ucudnn(wd, c, op, &benches[op][kWd]);
-  check(ucudnnOptimize(wd), "ucudnnOptimize");
-  UcudnnWorkspaceDivisionInfo division{};
-  check(ucudnnGetWorkspaceDivisionInfo(wd, &division), "ucudnnGetWorkspaceDivisionInfo");
-  for (int op = 0; op < kOps; ++op) describe(plan_of(wd, c, op, UCUDNN_WORKSPACE_LIMIT_DEFAULT), &benches[op][kWd]);
-  set_budget(0);
-
-  // Engine: the undivided plan of the graph API's engines.
-  UcudnnHandle_t engine;
-  check(cudnnCreate(&engine), "cudnnCreate(UcudnnHandle_t)");
-  check(cudnnSetStream(engine, stream), "cudnnSetStream");
-  check(ucudnnSetBatchSizePolicy(engine, UCUDNN_BATCH_SIZE_POLICY_UNDIVIDED), "ucudnnSetBatchSizePolicy");
-  check(ucudnnSetCandidates(engine, UCUDNN_CANDIDATES_ENGINES), "ucudnnSetCandidates");
+  UcudnnHandle wd = make_ucudnn_handle(stream, UCUDNN_CANDIDATES_LEGACY);
+  for (int op = 0; op < kOps; ++op) prepare_ucudnn(wd.get(), c, op, &(*benches)[op][kWd]);
+  check(ucudnnOptimize(wd.get()), "ucudnnOptimize");
+  check(ucudnnGetWorkspaceDivisionInfo(wd.get(), division), "ucudnnGetWorkspaceDivisionInfo");
   for (int op = 0; op < kOps; ++op) {
-    prepare_ucudnn(engine, c, op, &benches[op][kEngine]);
-    describe(plan_of(engine, c, op, UCUDNN_WORKSPACE_LIMIT_DEFAULT), &benches[op][kEngine]);
+    describe(plan_of(wd.get(), c, op, UCUDNN_WORKSPACE_LIMIT_DEFAULT), &(*benches)[op][kWd]);
   }
+  set_budget(0);
+  return wd;
+}
 
-  // Plain's calls, bound now that the workspaces are allocated.
+// Engine: the undivided plan of the graph API's engines.
+UcudnnHandle prepare_engine(const Conv& c, cudaStream_t stream, Benches* benches) {
+  UcudnnHandle engine = make_ucudnn_handle(stream, UCUDNN_CANDIDATES_ENGINES, UCUDNN_BATCH_SIZE_POLICY_UNDIVIDED);
   for (int op = 0; op < kOps; ++op) {
-    Bench& p = benches[op][kPlain];
+    prepare_ucudnn(engine.get(), c, op, &(*benches)[op][kEngine]);
+    describe(plan_of(engine.get(), c, op, UCUDNN_WORKSPACE_LIMIT_DEFAULT), &(*benches)[op][kEngine]);
+  }
+  return engine;
+}
+
+// Plain's calls, bound once its workspaces are allocated.
+void bind_plain_launches(cudnnHandle_t plain, const Conv& c, Benches* benches) {
+  for (int op = 0; op < kOps; ++op) {
+    Bench& p = (*benches)[op][kPlain];
     p.launch = make_launch(plain, c, c.plain_conv[op], op, p.algo, p.workspace->ptr, p.workspace_bytes);
   }
-  // Before each of a mode's loops: the WD budget on for WD, off for the others.
-  auto enter = [&](int mode) { set_budget(mode == kWd ? budget : 0); };
+}
 
-  // One warm-up convolution each (WD's divides and allocates here), then a warm-up loop.
+// Before each of a mode's loops: the WD budget on for WD, off for the others.
+void enter(int mode, size_t budget) { set_budget(mode == kWd ? budget : 0); }
+
+// One warm-up convolution each (WD's divides and allocates here), then a warm-up loop.
+void warm_up(const Options& o, cudaStream_t stream, size_t budget, Benches* benches) {
   for (int op = 0; op < kOps; ++op) {
     for (int mode = 0; mode < kModes; ++mode) {
-      enter(mode);
-      benches[op][mode].launch();
+      enter(mode, budget);
+      (*benches)[op][mode].launch();
       check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-      for (int i = 0; i < o.warmup; ++i) benches[op][mode].launch();
+      for (int i = 0; i < o.warmup; ++i) (*benches)[op][mode].launch();
       check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
     }
   }
+}
+
+// Every repetition runs each mode in turn, so that drift affects all alike.
+void measure(const Options& o, cudaStream_t stream, size_t budget, Benches* benches) {
   Events events;
   for (int rep = 0; rep < o.repetitions; ++rep) {
     for (int op = 0; op < kOps; ++op) {
       for (int mode = 0; mode < kModes; ++mode) {
-        enter(mode);
-        run_once(benches[op][mode], o, stream, events);
+        enter(mode, budget);
+        run_once((*benches)[op][mode], o, stream, events);
       }
     }
   }
   set_budget(0);
+}
 
-  // Report.
-  const int cudnn_version = static_cast<int>(cudnnGetVersion());
-  std::printf("GPU: %s (sm_%d%d), cuDNN %d, %s %s, N=%d C=%d H=W=%d K=%d %dx%d pad %d; median of %d loops of %d calls "
-              "(GPU busy: %d calls queued behind a closed stream)\n",
-              prop.name, prop.major, prop.minor, cudnn_version, o.data_type.c_str(), o.layout.c_str(), o.batch,
-              o.channels, o.size, o.filters, o.filter_size, o.filter_size, o.pad, o.repetitions, o.calls,
-              o.gated_calls);
-  std::printf("WD: budget %s, buffer %s\n", o.total_text.c_str(), ucudnn::format_byte_size(division.bufferBytes).c_str());
+// ---- The report -------------------------------------------------------------------------------
+
+void print_header(const Options& o, const cudaDeviceProp& prop, const UcudnnWorkspaceDivisionInfo& division) {
+  std::printf(
+      "GPU: %s (sm_%d%d), cuDNN %d, %s %s, N=%d C=%d H=W=%d K=%d %dx%d pad %d; median of %d loops of %d calls "
+      "(GPU busy: %d calls queued behind a closed stream)\n",
+      prop.name, prop.major, prop.minor, static_cast<int>(cudnnGetVersion()), o.data_type.c_str(), o.layout.c_str(),
+      o.batch, o.channels, o.size, o.filters, o.filter_size, o.filter_size, o.pad, o.repetitions, o.calls,
+      o.gated_calls);
+  std::printf("WD: budget %s, buffer %s\n", o.total_text.c_str(),
+              ucudnn::format_byte_size(division.bufferBytes).c_str());
+}
+
+// The table's plan column: the plan, what the split mode searched, and where ucudnn did not plan.
+std::string plan_column(int mode, const Bench& b) {
+  std::string plan = b.plan;
+  if (mode == kSplit) {
+    plan += std::string(b.split ? "" : " (no split found)") + ", limit " + ucudnn::format_byte_size(b.limit) + ", " +
+            policy_name(b.policy);
+  }
+  if (mode != kPlain && !b.virtual_algo) plan += " [get_v7 answered a real algorithm: plain cuDNN ran]";
+  return plan;
+}
+
+void print_table(const Benches& benches) {
   std::printf("%-5s %-10s %10s %10s %10s %6s %12s  %s\n", "op", "mode", "host us", "gpu us", "busy us", "micro",
               "ucudnn adds", "plan");
+  for (int op = 0; op < kOps; ++op) {
+    const double plain_host = median(benches[op][kPlain].host_us);
+    for (int mode = 0; mode < kModes; ++mode) {
+      const Bench& b = benches[op][mode];
+      const double host = median(b.host_us), gpu = median(b.gpu_us), busy = median(b.busy_us);
+      char adds[32] = "";
+      if (mode != kPlain) std::snprintf(adds, sizeof adds, "%+.2f us", host - plain_host);
+      std::printf("%-5s %-10s %10.2f %10.2f %10.2f %6d %12s  %s\n", kOpNames[op], kModeNames[mode], host, gpu, busy,
+                  b.micro_batches, adds, plan_column(mode, b).c_str());
+    }
+  }
+}
+
+void print_summary(const Benches& benches) {
+  for (int op = 0; op < kOps; ++op) {
+    std::printf(
+        "%-5s ucudnn adds %.2f us (undivided), %.2f us (split, %d micro-batches), %.2f us (wd) per call over "
+        "plain's %.2f us\n",
+        kOpNames[op], median(benches[op][kUndivided].host_us) - median(benches[op][kPlain].host_us),
+        median(benches[op][kSplit].host_us) - median(benches[op][kPlain].host_us), benches[op][kSplit].micro_batches,
+        median(benches[op][kWd].host_us) - median(benches[op][kPlain].host_us), median(benches[op][kPlain].host_us));
+  }
+}
+
+void warn_about_gate_timeouts(const Benches& benches) {
+  for (int op = 0; op < kOps; ++op) {
+    for (int mode = 0; mode < kModes; ++mode) {
+      if (benches[op][mode].gate_timeouts) {
+        std::fprintf(stderr, "ucudnn_call_overhead: warning: %s %s: %d gated loops timed out (left out of busy us)\n",
+                     kOpNames[op], kModeNames[mode], benches[op][mode].gate_timeouts);
+      }
+    }
+  }
+}
+
+nlohmann::ordered_json to_json(const Options& o, const cudaDeviceProp& prop, size_t budget,
+                               const UcudnnWorkspaceDivisionInfo& division, const Benches& benches) {
   nlohmann::ordered_json json;
   json["gpu"] = prop.name;
-  json["cudnn_version"] = cudnn_version;
+  json["cudnn_version"] = static_cast<int>(cudnnGetVersion());
   json["data_type"] = o.data_type;
   json["layout"] = o.layout;
   json["shape"] = {{"n", o.batch}, {"c", o.channels}, {"h", o.size}, {"w", o.size}, {"k", o.filters},
@@ -457,21 +562,11 @@ int main(int argc, char** argv) {
     nlohmann::ordered_json op_json;
     for (int mode = 0; mode < kModes; ++mode) {
       const Bench& b = benches[op][mode];
-      const double host = median(b.host_us), gpu = median(b.gpu_us), busy = median(b.busy_us);
-      char adds[32] = "";
-      if (mode != kPlain) std::snprintf(adds, sizeof adds, "%+.2f us", host - plain_host);
-      std::string plan = b.plan;
-      if (mode == kSplit) {
-        plan += std::string(b.split ? "" : " (no split found)") + ", limit " + ucudnn::format_byte_size(b.limit) +
-                ", " + policy_name(b.policy);
-      }
-      if (mode != kPlain && !b.virtual_algo) plan += " [get_v7 answered a real algorithm: plain cuDNN ran]";
-      std::printf("%-5s %-10s %10.2f %10.2f %10.2f %6d %12s  %s\n", kOpNames[op], kModeNames[mode], host, gpu, busy,
-                  b.micro_batches, adds, plan.c_str());
+      const double host = median(b.host_us);
       nlohmann::ordered_json m;
       m["host_us_per_call"] = host;
-      m["gpu_us_per_call"] = gpu;
-      m["gpu_busy_us_per_call"] = busy;  // -1: every gated sample timed out
+      m["gpu_us_per_call"] = median(b.gpu_us);
+      m["gpu_busy_us_per_call"] = median(b.busy_us);  // -1: every gated sample timed out
       m["micro_batches"] = b.micro_batches;
       if (mode != kPlain) m["adds_us_per_call"] = host - plain_host;
       m["plan"] = b.plan;
@@ -490,31 +585,42 @@ int main(int argc, char** argv) {
     }
     json["ops"][kOpNames[op]] = op_json;
   }
-  for (int op = 0; op < kOps; ++op) {
-    std::printf("%-5s ucudnn adds %.2f us (undivided), %.2f us (split, %d micro-batches), %.2f us (wd) per call over "
-                "plain's %.2f us\n",
-                kOpNames[op], median(benches[op][kUndivided].host_us) - median(benches[op][kPlain].host_us),
-                median(benches[op][kSplit].host_us) - median(benches[op][kPlain].host_us),
-                benches[op][kSplit].micro_batches,
-                median(benches[op][kWd].host_us) - median(benches[op][kPlain].host_us),
-                median(benches[op][kPlain].host_us));
-  }
-  for (int op = 0; op < kOps; ++op) {
-    for (int mode = 0; mode < kModes; ++mode) {
-      if (benches[op][mode].gate_timeouts) {
-        std::fprintf(stderr, "ucudnn_call_overhead: warning: %s %s: %d gated loops timed out (left out of busy us)\n",
-                     kOpNames[op], kModeNames[mode], benches[op][mode].gate_timeouts);
-      }
-    }
-  }
-  write_json(o.json_path, json);
+  return json;
+}
 
-  check(cudnnDestroy(wd), "cudnnDestroy");
-  check(cudnnDestroy(engine), "cudnnDestroy");
-  for (UcudnnHandle_t h : split_handles) check(cudnnDestroy(h), "cudnnDestroy");
-  check(cudnnDestroy(undivided), "cudnnDestroy");
-  check(cudnnDestroy(plain), "cudnnDestroy");
-  destroy_conv(c);
-  cudaStreamDestroy(stream);
+}  // namespace
+
+int main(int argc, char** argv) {
+  bench::program_name = "ucudnn_call_overhead";
+  Options o;
+  if (const auto done = parse_options(argc, argv, &o)) return *done;
+  const size_t budget = wd_budget(o);
+  const cudaDeviceProp prop = device_properties();
+
+  // Declared in the order they are made, which matters: the first ucudnn handle applies
+  // UCUDNN_TOTAL_WORKSPACE_SIZE, which the set_budget(0) after it overrides.
+  const runtime::CudaStream stream = make_stream();
+  const runtime::CudnnHandle plain = make_plain_handle(stream.get());
+  const UcudnnHandle undivided =
+      make_ucudnn_handle(stream.get(), UCUDNN_CANDIDATES_LEGACY, UCUDNN_BATCH_SIZE_POLICY_UNDIVIDED);
+  set_budget(0);  // WR for everything but the WD mode, whatever UCUDNN_TOTAL_WORKSPACE_SIZE says
+  Conv c = make_conv(o);
+
+  Benches benches;
+  prepare_undivided_and_plain(undivided.get(), plain.get(), c, &benches);
+  const std::vector<UcudnnHandle> split_handles = prepare_split(c, stream.get(), &benches);
+  UcudnnWorkspaceDivisionInfo division{};
+  const UcudnnHandle wd = prepare_wd(c, stream.get(), budget, &benches, &division);
+  const UcudnnHandle engine = prepare_engine(c, stream.get(), &benches);
+  bind_plain_launches(plain.get(), c, &benches);
+
+  warm_up(o, stream.get(), budget, &benches);
+  measure(o, stream.get(), budget, &benches);
+
+  print_header(o, prop, division);
+  print_table(benches);
+  print_summary(benches);
+  warn_about_gate_timeouts(benches);
+  write_json(o.json_path, to_json(o, prop, budget, division, benches));
   return 0;
 }

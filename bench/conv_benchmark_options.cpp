@@ -3,9 +3,9 @@
 
 #include <CLI/CLI.hpp>
 #include <cctype>
-#include <cstdio>
 
 #include "bench_support.h"
+#include "command_line.h"
 #include "core/units.h"
 
 namespace bench {
@@ -54,15 +54,7 @@ std::optional<int> parse_options(int argc, char** argv, Options* o) {
                  "all: plain legacy cuDNN, the best single engine at the limit and unlimited (default); plain: plain "
                  "legacy cuDNN only (a faster run)")
       ->check(CLI::IsMember({"all", "plain"}));
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "ucudnn_conv_benchmark: error: %s\n", e.what());
-    return 2;
-  }
-  return std::nullopt;
+  return parse_command_line(&app, argc, argv);
 }
 
 Settings settings_of(const Options& o) {

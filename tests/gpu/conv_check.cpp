@@ -9,49 +9,108 @@ namespace {
 
 constexpr size_t kReferenceWorkspace = size_t{512} << 20;
 
+// One answer of a get_v7 call, of any op.
+struct Answer {
+  int algo;
+  cudnnStatus_t status;
+  size_t memory;
+};
+
+// cudnnGetConvolution*Algorithm_v7 of `op`, up to 16 answers (kept only where the call succeeds).
+// `Handle` picks the call: plain cuDNN's for a cudnnHandle_t, ucudnn's overload for a UcudnnHandle_t.
+template <typename Handle>
+cudnnStatus_t get_v7(Handle handle, const ConvProblem& p, UcudnnConvolutionOp_t op, std::vector<Answer>* answers) {
+  int returned = 0;
+  auto keep = [&](cudnnStatus_t status, const auto* r) {
+    for (int i = 0; status == CUDNN_STATUS_SUCCESS && i < returned; ++i) {
+      answers->push_back({static_cast<int>(r[i].algo), r[i].status, r[i].memory});
+    }
+    return status;
+  };
+  switch (op) {
+    case UCUDNN_OP_FORWARD: {
+      cudnnConvolutionFwdAlgoPerf_t r[16];
+      return keep(cudnnGetConvolutionForwardAlgorithm_v7(handle, p.x, p.w, p.conv, p.y, 16, &returned, r), r);
+    }
+    case UCUDNN_OP_BACKWARD_DATA: {
+      cudnnConvolutionBwdDataAlgoPerf_t r[16];
+      return keep(cudnnGetConvolutionBackwardDataAlgorithm_v7(handle, p.w, p.y, p.conv, p.x, 16, &returned, r), r);
+    }
+    case UCUDNN_OP_BACKWARD_FILTER: {
+      cudnnConvolutionBwdFilterAlgoPerf_t r[16];
+      return keep(cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle, p.x, p.y, p.conv, p.w, 16, &returned, r), r);
+    }
+  }
+  return CUDNN_STATUS_BAD_PARAM;
+}
+
+// cudnnGetConvolution*WorkspaceSize of `op` through ucudnn.
+cudnnStatus_t ucudnn_workspace_size(UcudnnHandle_t handle, const ConvProblem& p, UcudnnConvolutionOp_t op, int algo,
+                                    size_t* bytes) {
+  switch (op) {
+    case UCUDNN_OP_FORWARD:
+      return cudnnGetConvolutionForwardWorkspaceSize(handle, p.x, p.w, p.conv, p.y,
+                                                     static_cast<cudnnConvolutionFwdAlgo_t>(algo), bytes);
+    case UCUDNN_OP_BACKWARD_DATA:
+      return cudnnGetConvolutionBackwardDataWorkspaceSize(handle, p.w, p.y, p.conv, p.x,
+                                                          static_cast<cudnnConvolutionBwdDataAlgo_t>(algo), bytes);
+    case UCUDNN_OP_BACKWARD_FILTER:
+      return cudnnGetConvolutionBackwardFilterWorkspaceSize(handle, p.x, p.y, p.conv, p.w,
+                                                            static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo), bytes);
+  }
+  return CUDNN_STATUS_BAD_PARAM;
+}
+
+// cudnnConvolution{Forward,BackwardData,BackwardFilter} of `op` (x, w, y in forward naming);
+// `Handle` picks the call as in get_v7.
+template <typename Handle>
+cudnnStatus_t convolution(Handle handle, const ConvProblem& p, UcudnnConvolutionOp_t op, int algo, float alpha,
+                          float beta, void* x, void* w, void* y, void* workspace, size_t workspace_bytes) {
+  switch (op) {
+    case UCUDNN_OP_FORWARD:
+      return cudnnConvolutionForward(handle, &alpha, p.x, x, p.w, w, p.conv,
+                                     static_cast<cudnnConvolutionFwdAlgo_t>(algo), workspace, workspace_bytes, &beta,
+                                     p.y, y);
+    case UCUDNN_OP_BACKWARD_DATA:
+      return cudnnConvolutionBackwardData(handle, &alpha, p.w, w, p.y, y, p.conv,
+                                          static_cast<cudnnConvolutionBwdDataAlgo_t>(algo), workspace, workspace_bytes,
+                                          &beta, p.x, x);
+    case UCUDNN_OP_BACKWARD_FILTER:
+      return cudnnConvolutionBackwardFilter(handle, &alpha, p.x, x, p.y, y, p.conv,
+                                            static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo), workspace,
+                                            workspace_bytes, &beta, p.w, w);
+  }
+  return CUDNN_STATUS_BAD_PARAM;
+}
+
+size_t output_elements(const ConvProblem& p, UcudnnConvolutionOp_t op) {
+  if (op == UCUDNN_OP_FORWARD) return extent(p.y_dims, p.y_strides);
+  if (op == UCUDNN_OP_BACKWARD_DATA) return extent(p.x_dims, p.x_strides);
+  return product(p.w_dims);
+}
+
 }  // namespace
 
 int plain_heuristic_algo(cudnnHandle_t plain, const ConvProblem& p, UcudnnConvolutionOp_t op,
                          size_t workspace_limit) {
-  int n = 0;
-  auto first = [&](const auto* r) {
-    for (int i = 0; i < n; ++i) {
-      if (r[i].status == CUDNN_STATUS_SUCCESS && r[i].memory <= workspace_limit) return static_cast<int>(r[i].algo);
-    }
-    return -1;
-  };
-  if (op == UCUDNN_OP_FORWARD) {
-    cudnnConvolutionFwdAlgoPerf_t r[16];
-    if (cudnnGetConvolutionForwardAlgorithm_v7(plain, p.x, p.w, p.conv, p.y, 16, &n, r)) return -1;
-    return first(r);
+  std::vector<Answer> answers;
+  if (get_v7(plain, p, op, &answers) != CUDNN_STATUS_SUCCESS) return -1;
+  for (const Answer& a : answers) {
+    if (a.status == CUDNN_STATUS_SUCCESS && a.memory <= workspace_limit) return a.algo;
   }
-  if (op == UCUDNN_OP_BACKWARD_DATA) {
-    cudnnConvolutionBwdDataAlgoPerf_t r[16];
-    if (cudnnGetConvolutionBackwardDataAlgorithm_v7(plain, p.w, p.y, p.conv, p.x, 16, &n, r)) return -1;
-    return first(r);
-  }
-  cudnnConvolutionBwdFilterAlgoPerf_t r[16];
-  if (cudnnGetConvolutionBackwardFilterAlgorithm_v7(plain, p.x, p.y, p.conv, p.w, 16, &n, r)) return -1;
-  return first(r);
+  return -1;
 }
 
 cudnnStatus_t plain_convolution(cudnnHandle_t plain, const ConvProblem& p, UcudnnConvolutionOp_t op, int algo,
                                 float alpha, float beta, void* x, void* w, void* y, void* workspace,
                                 size_t workspace_bytes) {
-  switch (op) {
-    case UCUDNN_OP_FORWARD:
-      return cudnnConvolutionForward(plain, &alpha, p.x, x, p.w, w, p.conv, static_cast<cudnnConvolutionFwdAlgo_t>(algo),
-                                     workspace, workspace_bytes, &beta, p.y, y);
-    case UCUDNN_OP_BACKWARD_DATA:
-      return cudnnConvolutionBackwardData(plain, &alpha, p.w, w, p.y, y, p.conv,
-                                          static_cast<cudnnConvolutionBwdDataAlgo_t>(algo), workspace,
-                                          workspace_bytes, &beta, p.x, x);
-    case UCUDNN_OP_BACKWARD_FILTER:
-      return cudnnConvolutionBackwardFilter(plain, &alpha, p.x, x, p.y, y, p.conv,
-                                            static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo), workspace,
-                                            workspace_bytes, &beta, p.w, w);
-  }
-  return CUDNN_STATUS_BAD_PARAM;
+  return convolution(plain, p, op, algo, alpha, beta, x, w, y, workspace, workspace_bytes);
+}
+
+cudnnStatus_t ucudnn_convolution(UcudnnHandle_t handle, const ConvProblem& p, UcudnnConvolutionOp_t op, int algo,
+                                 float alpha, float beta, void* x, void* w, void* y, void* workspace,
+                                 size_t workspace_bytes) {
+  return convolution(handle, p, op, algo, alpha, beta, x, w, y, workspace, workspace_bytes);
 }
 
 double output_error(const ConvProblem& p, UcudnnConvolutionOp_t op, const DeviceArray& got,
@@ -78,81 +137,86 @@ int micro_batched_algo(UcudnnConvolutionOp_t op) {
   return -1;
 }
 
-void check_op(UcudnnHandle_t handle, cudnnHandle_t plain, const ConvProblem& p, UcudnnConvolutionOp_t op,
-              float alpha, float beta, std::mt19937& rng, OpCheck* result) {
-  const cudnnDataType_t type = p.spec.data_type;
-  DeviceArray x(extent(p.x_dims, p.x_strides), type), y(extent(p.y_dims, p.y_strides), type),
-      w(product(p.w_dims), type);
-  ASSERT_TRUE(x.get() && y.get() && w.get()) << "device allocation failed";
+OpTensors::OpTensors(const ConvProblem& p, UcudnnConvolutionOp_t op)
+    : problem(p),
+      op(op),
+      x(extent(p.x_dims, p.x_strides), p.spec.data_type),
+      y(extent(p.y_dims, p.y_strides), p.spec.data_type),
+      w(product(p.w_dims), p.spec.data_type),
+      reference(output_elements(p, op), p.spec.data_type) {}
+
+bool OpTensors::allocated() const { return x.get() && y.get() && w.get(); }
+
+void OpTensors::fill_random(std::mt19937& rng) {
   x.fill_random(rng);
   y.fill_random(rng);
   w.fill_random(rng);
+  reference.copy_from(output());
+}
+
+DeviceArray& OpTensors::output() { return op == UCUDNN_OP_FORWARD ? y : op == UCUDNN_OP_BACKWARD_DATA ? x : w; }
+
+const DeviceArray& OpTensors::output() const {
+  return op == UCUDNN_OP_FORWARD ? y : op == UCUDNN_OP_BACKWARD_DATA ? x : w;
+}
+
+cudnnStatus_t OpTensors::run_reference(cudnnHandle_t plain, int algo, float alpha, float beta, void* workspace,
+                                       size_t workspace_bytes) {
+  void* rx = op == UCUDNN_OP_BACKWARD_DATA ? reference.get() : x.get();
+  void* rw = op == UCUDNN_OP_BACKWARD_FILTER ? reference.get() : w.get();
+  void* ry = op == UCUDNN_OP_FORWARD ? reference.get() : y.get();
+  return plain_convolution(plain, problem, op, algo, alpha, beta, rx, rw, ry, workspace, workspace_bytes);
+}
+
+double OpTensors::error() const { return output_error(problem, op, output(), reference); }
+
+::testing::AssertionResult conv_key_of(const ConvProblem& p, UcudnnConvolutionOp_t op, ucudnn::ConvKey* key) {
+  const ucudnn::Status read =
+      ucudnn::runtime::read_conv_key(static_cast<ucudnn::ConvOp>(op), 0, {p.x, p.w, p.conv, p.y}, key);
+  if (read.ok()) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "read_conv_key: " << read.message();
+}
+
+ucudnn::optimize::MicroBatchRun run_of(int size, int algo, cudnnMathType_t math, const std::string& engine) {
+  return {size, algo, static_cast<int>(math), 1, 0.0, 0, true, engine};
+}
+
+::testing::AssertionResult build_plan(const ucudnn::ConvKey& key, size_t workspace_limit,
+                                      const ucudnn::optimize::MicroBatchSplit& split,
+                                      std::unique_ptr<ucudnn::runtime::ExecutablePlan>* plan) {
+  const ucudnn::Status built = ucudnn::runtime::ExecutablePlan::build(
+      key, workspace_limit, ucudnn::BatchSizePolicy::kAll, split, std::nullopt, plan);
+  if (built.ok()) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "ExecutablePlan::build: " << built.message();
+}
+
+void check_op(UcudnnHandle_t handle, cudnnHandle_t plain, const ConvProblem& p, UcudnnConvolutionOp_t op,
+              float alpha, float beta, std::mt19937& rng, OpCheck* result) {
+  OpTensors t(p, op);
+  ASSERT_TRUE(t.allocated()) << "device allocation failed";
+  ASSERT_TRUE(t.reference.get());
   // The output starts with random values in both runs (beta = 0 must ignore them).
-  DeviceArray& out = op == UCUDNN_OP_FORWARD ? y : op == UCUDNN_OP_BACKWARD_DATA ? x : w;
-  DeviceArray reference(out.elements(), type);
-  ASSERT_TRUE(reference.get());
-  reference.copy_from(out);
+  t.fill_random(rng);
 
   // Through ucudnn, as a framework would call it: the first answer whose status is success.
-  size_t bytes = 0;
-  int returned = 0;
-  auto first_success = [&](const auto* r) {
-    for (int i = 0; i < returned; ++i) {
-      if (r[i].status == CUDNN_STATUS_SUCCESS) result->least_memory = std::min(result->least_memory, r[i].memory);
-    }
-    for (int i = 0; i < returned; ++i) {
-      if (r[i].status == CUDNN_STATUS_SUCCESS) return i;
-    }
-    return -1;
-  };
-  switch (op) {
-    case UCUDNN_OP_FORWARD: {
-      cudnnConvolutionFwdAlgoPerf_t r[16];
-      CUDNN_OK(cudnnGetConvolutionForwardAlgorithm_v7(handle, p.x, p.w, p.conv, p.y, 16, &returned, r));
-      const int i = first_success(r);
-      if (i < 0) return;  // neither ucudnn nor cuDNN has an algorithm
-      result->first_algo = r[i].algo;
-      if (result->first_algo != micro_batched_algo(op)) return;  // planning failed: the test reports it
-      CUDNN_OK(cudnnGetConvolutionForwardWorkspaceSize(handle, p.x, p.w, p.conv, p.y, r[i].algo, &bytes));
-      EXPECT_EQ(bytes, r[i].memory);
-      DeviceArray ws(bytes / 4 + 1, CUDNN_DATA_FLOAT);
-      CUDNN_OK(cudnnConvolutionForward(handle, &alpha, p.x, x.get(), p.w, w.get(), p.conv, r[i].algo, ws.get(), bytes,
-                                       &beta, p.y, y.get()));
-      CUDA_OK(cudaDeviceSynchronize());
-      break;
-    }
-    case UCUDNN_OP_BACKWARD_DATA: {
-      cudnnConvolutionBwdDataAlgoPerf_t r[16];
-      CUDNN_OK(cudnnGetConvolutionBackwardDataAlgorithm_v7(handle, p.w, p.y, p.conv, p.x, 16, &returned, r));
-      const int i = first_success(r);
-      if (i < 0) return;  // neither ucudnn nor cuDNN has an algorithm
-      result->first_algo = r[i].algo;
-      if (result->first_algo != micro_batched_algo(op)) return;  // planning failed: the test reports it
-      CUDNN_OK(cudnnGetConvolutionBackwardDataWorkspaceSize(handle, p.w, p.y, p.conv, p.x, r[i].algo, &bytes));
-      EXPECT_EQ(bytes, r[i].memory);
-      DeviceArray ws(bytes / 4 + 1, CUDNN_DATA_FLOAT);
-      CUDNN_OK(cudnnConvolutionBackwardData(handle, &alpha, p.w, w.get(), p.y, y.get(), p.conv, r[i].algo, ws.get(),
-                                            bytes, &beta, p.x, x.get()));
-      CUDA_OK(cudaDeviceSynchronize());
-      break;
-    }
-    case UCUDNN_OP_BACKWARD_FILTER: {
-      cudnnConvolutionBwdFilterAlgoPerf_t r[16];
-      CUDNN_OK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle, p.x, p.y, p.conv, p.w, 16, &returned, r));
-      const int i = first_success(r);
-      if (i < 0) return;  // neither ucudnn nor cuDNN has an algorithm
-      result->first_algo = r[i].algo;
-      if (result->first_algo != micro_batched_algo(op)) return;  // planning failed: the test reports it
-      CUDNN_OK(cudnnGetConvolutionBackwardFilterWorkspaceSize(handle, p.x, p.y, p.conv, p.w, r[i].algo, &bytes));
-      EXPECT_EQ(bytes, r[i].memory);
-      DeviceArray ws(bytes / 4 + 1, CUDNN_DATA_FLOAT);
-      CUDNN_OK(cudnnConvolutionBackwardFilter(handle, &alpha, p.x, x.get(), p.y, y.get(), p.conv, r[i].algo, ws.get(),
-                                              bytes, &beta, p.w, w.get()));
-      CUDA_OK(cudaDeviceSynchronize());
-      break;
-    }
+  std::vector<Answer> answers;
+  CUDNN_OK(get_v7(handle, p, op, &answers));
+  for (const Answer& a : answers) {
+    if (a.status == CUDNN_STATUS_SUCCESS) result->least_memory = std::min(result->least_memory, a.memory);
   }
-  result->returned = returned;
+  const auto first =
+      std::find_if(answers.begin(), answers.end(), [](const Answer& a) { return a.status == CUDNN_STATUS_SUCCESS; });
+  if (first == answers.end()) return;  // neither ucudnn nor cuDNN has an algorithm
+  result->first_algo = first->algo;
+  if (result->first_algo != micro_batched_algo(op)) return;  // planning failed: the test reports it
+  size_t bytes = 0;
+  CUDNN_OK(ucudnn_workspace_size(handle, p, op, first->algo, &bytes));
+  EXPECT_EQ(bytes, first->memory);
+  DeviceArray ws(bytes / 4 + 1, CUDNN_DATA_FLOAT);
+  CUDNN_OK(
+      ucudnn_convolution(handle, p, op, first->algo, alpha, beta, t.x.get(), t.w.get(), t.y.get(), ws.get(), bytes));
+  CUDA_OK(cudaDeviceSynchronize());
+  result->returned = static_cast<int>(answers.size());
   result->reported_workspace = bytes;
   CUDNN_OK(ucudnnGetPlan(handle, op, p.x, p.w, p.conv, p.y, UCUDNN_WORKSPACE_LIMIT_DEFAULT, &result->plan));
 
@@ -160,18 +224,13 @@ void check_op(UcudnnHandle_t handle, cudnnHandle_t plain, const ConvProblem& p, 
   // run it undivided (so the comparison isolates the splitting), else cuDNN's heuristic choice.
   DeviceArray workspace_ref(kReferenceWorkspace / 4, CUDNN_DATA_FLOAT);
   ASSERT_TRUE(workspace_ref.get());
-  void* ref_out = reference.get();
   std::vector<int> candidates;
   if (!result->plan.runs.empty()) candidates.push_back(result->plan.runs.front().algo);
   candidates.push_back(plain_heuristic_algo(plain, p, op, kReferenceWorkspace));
   for (int algo : candidates) {
     if (algo < 0) continue;
     // The reference writes into its own copy of the output.
-    void* rx = op == UCUDNN_OP_BACKWARD_DATA ? ref_out : x.get();
-    void* rw = op == UCUDNN_OP_BACKWARD_FILTER ? ref_out : w.get();
-    void* ry = op == UCUDNN_OP_FORWARD ? ref_out : y.get();
-    if (plain_convolution(plain, p, op, algo, alpha, beta, rx, rw, ry, workspace_ref.get(), kReferenceWorkspace) ==
-        CUDNN_STATUS_SUCCESS) {
+    if (t.run_reference(plain, algo, alpha, beta, workspace_ref.get(), kReferenceWorkspace) == CUDNN_STATUS_SUCCESS) {
       result->reference_ran = true;
       result->same_algorithm = true;
       for (const auto& run : result->plan.runs) result->same_algorithm &= run.algo == algo;
@@ -180,7 +239,7 @@ void check_op(UcudnnHandle_t handle, cudnnHandle_t plain, const ConvProblem& p, 
   }
   CUDA_OK(cudaDeviceSynchronize());
   if (!result->reference_ran) return;  // plain cuDNN cannot run it either
-  result->error = output_error(p, op, out, reference);
+  result->error = t.error();
 }
 
 }  // namespace ucudnn_test

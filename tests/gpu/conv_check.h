@@ -2,10 +2,19 @@
 // Runs one convolution operation through plain cuDNN and through a UcudnnHandle_t on the same
 // random inputs and the same (random) initial output, and compares.
 
+#include <memory>
+#include <string>
+
+#include "core/conv_key.h"
 #include "gpu_test_support.h"
+#include "runtime/executor.h"
 #include "folder_namespaces.h"
 
 namespace ucudnn_test {
+
+/// The (alpha, beta) pairs the exactness tests run: plain, scaled with some of the old output,
+/// and accumulating.
+inline constexpr float kScales[][2] = {{1.0f, 0.0f}, {0.5f, 0.25f}, {1.0f, 1.0f}};
 
 struct OpCheck {
   bool reference_ran = false;   ///< plain cuDNN could run the problem
@@ -37,11 +46,16 @@ double tolerance(const ConvSpec& spec, bool same_algorithm);
 int plain_heuristic_algo(cudnnHandle_t plain, const ConvProblem& problem, UcudnnConvolutionOp_t op,
                          size_t workspace_limit);
 
-/// Plain cuDNN's convolution call of `op` (x, w, y in forward naming), written out here so the
-/// reference shares no code with the library under test.
+/// Plain cuDNN's convolution call of `op` (x, w, y in forward naming), written out in the tests so
+/// the reference shares no code with the library under test.
 cudnnStatus_t plain_convolution(cudnnHandle_t plain, const ConvProblem& problem, UcudnnConvolutionOp_t op, int algo,
                                 float alpha, float beta, void* x, void* w, void* y, void* workspace,
                                 size_t workspace_bytes);
+
+/// ucudnn's convolution call of `op` (x, w, y in forward naming): its UcudnnHandle_t overload.
+cudnnStatus_t ucudnn_convolution(UcudnnHandle_t handle, const ConvProblem& problem, UcudnnConvolutionOp_t op, int algo,
+                                 float alpha, float beta, void* x, void* w, void* y, void* workspace,
+                                 size_t workspace_bytes);
 
 /// relative_error of an op's output (y, dx or dw) over its logical elements.
 double output_error(const ConvProblem& problem, UcudnnConvolutionOp_t op, const DeviceArray& got,
@@ -49,5 +63,41 @@ double output_error(const ConvProblem& problem, UcudnnConvolutionOp_t op, const 
 
 /// The virtual algorithm value of an op.
 int micro_batched_algo(UcudnnConvolutionOp_t op);
+
+/// One op's device tensors (x, w, y in forward naming, in the problem's data type) and
+/// `reference`, a copy of the op's output (y, dx or dw) for plain cuDNN to write: both runs start
+/// from the same output, which beta reads.
+struct OpTensors {
+  OpTensors(const ConvProblem& problem, UcudnnConvolutionOp_t op);
+
+  /// Whether x, y and w were allocated.
+  bool allocated() const;
+  /// Random x, y and w (drawn in that order), and the reference set to the output's values.
+  void fill_random(std::mt19937& rng);
+  /// The op's output: y, dx or dw.
+  DeviceArray& output();
+  const DeviceArray& output() const;
+  /// Plain cuDNN's `algo` on the same inputs, writing the reference (not synchronised).
+  cudnnStatus_t run_reference(cudnnHandle_t plain, int algo, float alpha, float beta, void* workspace,
+                              size_t workspace_bytes);
+  /// output_error of the output against the reference.
+  double error() const;
+
+  const ConvProblem& problem;
+  const UcudnnConvolutionOp_t op;
+  DeviceArray x, y, w, reference;
+};
+
+/// The ConvKey of `op` on the problem's descriptors (device 0), as the library reads it.
+::testing::AssertionResult conv_key_of(const ConvProblem& problem, UcudnnConvolutionOp_t op, ucudnn::ConvKey* key);
+
+/// One run of a hand-made split: `size` samples in one call of `algo` (-1 with `engine`, an engine
+/// configuration id) at `math`.
+ucudnn::optimize::MicroBatchRun run_of(int size, int algo, cudnnMathType_t math, const std::string& engine = "");
+
+/// An executable plan of a hand-made split (policy `all`, no undivided time).
+::testing::AssertionResult build_plan(const ucudnn::ConvKey& key, size_t workspace_limit,
+                                      const ucudnn::optimize::MicroBatchSplit& split,
+                                      std::unique_ptr<ucudnn::runtime::ExecutablePlan>* plan);
 
 }  // namespace ucudnn_test

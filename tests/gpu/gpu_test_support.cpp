@@ -105,6 +105,30 @@ std::uint32_t GpuTest::fresh_seed() {
   return seed;
 }
 
+void PlainCudnnTest::SetUp() {
+  GpuTest::SetUp();
+  if (IsSkipped()) return;
+  CUDNN_OK(cudnnCreate(&plain_));
+}
+
+void PlainCudnnTest::TearDown() {
+  if (plain_ != nullptr) cudnnDestroy(plain_);
+}
+
+void UcudnnTest::SetUp() {
+  PlainCudnnTest::SetUp();
+  if (IsSkipped() || HasFatalFailure()) return;
+  CUDNN_OK(cudnnCreate(&handle_));
+}
+
+void UcudnnTest::TearDown() {
+  // EXPECT, not ASSERT: the plain handle is still to go.
+  if (handle_ != nullptr) {
+    EXPECT_EQ(cudnnDestroy(handle_), CUDNN_STATUS_SUCCESS) << ucudnnGetLastErrorMessage();
+  }
+  PlainCudnnTest::TearDown();
+}
+
 const char* to_string(Layout layout) {
   switch (layout) {
     case Layout::kNchw: return "NCHW";
@@ -131,6 +155,19 @@ std::string ConvSpec::describe() const {
   list(dilation);
   out << " " << (data_type == CUDNN_DATA_HALF ? "fp16" : data_type == CUDNN_DATA_BFLOAT16 ? "bf16" : "fp32") << " math" << math << " " << to_string(layout);
   return out.str();
+}
+
+ConvSpec square_conv_2d(int n, int c, int k, int size, int filter, int pad) {
+  ConvSpec s;
+  s.n = n;
+  s.c = c;
+  s.k = k;
+  s.spatial = {size, size};
+  s.filter = {filter, filter};
+  s.pad = {pad, pad};
+  s.stride = {1, 1};
+  s.dilation = {1, 1};
+  return s;
 }
 
 ConvProblem::ConvProblem(const ConvSpec& s) : spec(s) {

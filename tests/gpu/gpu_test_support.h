@@ -27,6 +27,22 @@ class GpuTest : public ::testing::Test {
   static std::uint32_t fresh_seed();
 };
 
+/// A GpuTest with a plain cuDNN handle, `plain_`, for the reference runs.
+class PlainCudnnTest : public GpuTest {
+ protected:
+  void SetUp() override;
+  void TearDown() override;
+  cudnnHandle_t plain_ = nullptr;
+};
+
+/// A PlainCudnnTest with a ucudnn handle too, `handle_`, at its defaults. Its destruction is checked.
+class UcudnnTest : public PlainCudnnTest {
+ protected:
+  void SetUp() override;
+  void TearDown() override;
+  UcudnnHandle_t handle_;
+};
+
 enum class Layout { kNchw, kNhwc, kPaddedNchw };
 const char* to_string(Layout layout);
 
@@ -41,6 +57,10 @@ struct ConvSpec {
   Layout layout = Layout::kNchw;
   std::string describe() const;
 };
+
+/// A 2-d convolution of square images and filters: `n` x `c` x `size` x `size` in, `k` filters of
+/// `filter` x `filter`, padded by `pad`, stride and dilation 1 (the other fields at their defaults).
+ConvSpec square_conv_2d(int n, int c, int k, int size, int filter, int pad);
 
 /// Owned descriptors of a ConvSpec, as a framework would make them.
 struct ConvProblem {

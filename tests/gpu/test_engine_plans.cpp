@@ -19,7 +19,7 @@ namespace {
 
 constexpr size_t kWorkspace = size_t{256} << 20;
 
-class EnginePlans : public GpuTest {};
+class EnginePlans : public PlainCudnnTest {};
 
 // A random micro-batch split whose every micro-batch starts 16-byte aligned (engine plans promise
 // cuDNN that much; ucudnn's planner only uses such sizes).
@@ -53,12 +53,8 @@ TEST_F(EnginePlans, RandomSplitsOverOfferedEnginesMatchPlainCudnn) {
   const std::uint32_t seed = fresh_seed();
   SCOPED_TRACE("UCUDNN_TEST_SEED=" + std::to_string(seed));
   std::mt19937 rng(seed);
-  cudnnHandle_t plain;
-  CUDNN_OK(cudnnCreate(&plain));
   DeviceArray workspace(kWorkspace / 4, CUDNN_DATA_FLOAT);
   ASSERT_TRUE(workspace.get());
-  // (1, 0) and (1, 1) are built with the plan; (0.5, 0.25) on its first call.
-  static const float kScales[][2] = {{1.0f, 0.0f}, {0.5f, 0.25f}, {1.0f, 1.0f}};
   int checked = 0, split_checked = 0, no_engine = 0;
   std::set<std::string> engines_seen;
   for (int i = 0; i < 30; ++i) {
@@ -73,11 +69,10 @@ TEST_F(EnginePlans, RandomSplitsOverOfferedEnginesMatchPlainCudnn) {
     if (!p.ok) continue;
     for (int op_index = 0; op_index < 3; ++op_index) {
       const auto op = static_cast<UcudnnConvolutionOp_t>(op_index);
-      const int reference_algo = plain_heuristic_algo(plain, p, op, kWorkspace);
+      const int reference_algo = plain_heuristic_algo(plain_, p, op, kWorkspace);
       if (reference_algo < 0) continue;
       ucudnn::ConvKey key;
-      ASSERT_TRUE(
-          ucudnn::runtime::read_conv_key(static_cast<ucudnn::ConvOp>(op), 0, {p.x, p.w, p.conv, p.y}, &key).ok());
+      ASSERT_TRUE(conv_key_of(p, op, &key));
       // Each micro-batch size runs an offered engine that builds at that size, picked at random.
       ucudnn::optimize::MicroBatchSplit wr;
       wr.batch = spec.n;
@@ -100,44 +95,32 @@ TEST_F(EnginePlans, RandomSplitsOverOfferedEnginesMatchPlainCudnn) {
           break;
         }
         engines_seen.insert(chosen);
-        wr.runs.push_back({size, -1, static_cast<int>(spec.math), 1, 0.0, 0, true, chosen});
+        wr.runs.push_back(run_of(size, -1, spec.math, chosen));
       }
       if (!planned) {
         ++no_engine;
         continue;
       }
       std::unique_ptr<ucudnn::runtime::ExecutablePlan> plan;
-      ASSERT_TRUE(ucudnn::runtime::ExecutablePlan::build(key, kWorkspace, ucudnn::BatchSizePolicy::kAll, wr,
-                                                         std::nullopt, &plan)
-                      .ok());
+      ASSERT_TRUE(build_plan(key, kWorkspace, wr, &plan));
+      // (1, 0) and (1, 1) are built with the plan; (0.5, 0.25) on its first call.
       const auto& scale = kScales[std::uniform_int_distribution<int>(0, 2)(rng)];
       std::string runs;
       for (const auto& r : wr.runs) runs += " " + std::to_string(r.size) + ":" + r.engine;
       SCOPED_TRACE(spec.describe() + " op " + std::to_string(op) + " runs" + runs + " alpha " +
                    std::to_string(scale[0]) + " beta " + std::to_string(scale[1]));
 
-      const cudnnDataType_t type = spec.data_type;
-      DeviceArray x(extent(p.x_dims, p.x_strides), type), y(extent(p.y_dims, p.y_strides), type),
-          w(product(p.w_dims), type);
-      ASSERT_TRUE(x.get() && y.get() && w.get());
-      x.fill_random(rng);
-      y.fill_random(rng);
-      w.fill_random(rng);
-      DeviceArray& out = op == UCUDNN_OP_FORWARD ? y : op == UCUDNN_OP_BACKWARD_DATA ? x : w;
-      DeviceArray reference(out.elements(), type);
-      reference.copy_from(out);
+      OpTensors t(p, op);
+      ASSERT_TRUE(t.allocated());
+      t.fill_random(rng);
       const ucudnn::Status ran =
-          plan->execute(plain, &scale[0], &scale[1], {x.get(), w.get(), y.get()}, workspace.get(), kWorkspace);
+          plan->execute(plain_, &scale[0], &scale[1], {t.x.get(), t.w.get(), t.y.get()}, workspace.get(), kWorkspace);
       ASSERT_TRUE(ran.ok()) << ran.message();
-      void* rx = op == UCUDNN_OP_BACKWARD_DATA ? reference.get() : x.get();
-      void* rw = op == UCUDNN_OP_BACKWARD_FILTER ? reference.get() : w.get();
-      void* ry = op == UCUDNN_OP_FORWARD ? reference.get() : y.get();
-      ASSERT_EQ(plain_convolution(plain, p, op, reference_algo, scale[0], scale[1], rx, rw, ry, workspace.get(),
-                                  kWorkspace),
+      ASSERT_EQ(t.run_reference(plain_, reference_algo, scale[0], scale[1], workspace.get(), kWorkspace),
                 CUDNN_STATUS_SUCCESS);
       CUDA_OK(cudaDeviceSynchronize());
       // Another algorithm than the reference's: cuDNN's cross-algorithm tolerance.
-      EXPECT_LE(output_error(p, op, out, reference), tolerance(spec, false));
+      EXPECT_LE(t.error(), tolerance(spec, false));
       ++checked;
       if (wr.runs.size() > 1) ++split_checked;
     }
@@ -147,21 +130,12 @@ TEST_F(EnginePlans, RandomSplitsOverOfferedEnginesMatchPlainCudnn) {
   EXPECT_GE(checked, 40);
   EXPECT_GE(split_checked, 20);
   EXPECT_GE(engines_seen.size(), 5u) << "cuDNN offered hardly any engine configurations";
-  cudnnDestroy(plain);
 }
 
 TEST_F(EnginePlans, OffersRespectTheCallersMathType) {
   // FP32 with FMA math forbids tensor cores: no offered engine may use them. With default math
   // (TF32 allowed) the offer is a superset.
-  ConvSpec spec;
-  spec.n = 32;
-  spec.c = 64;
-  spec.k = 64;
-  spec.spatial = {28, 28};
-  spec.filter = {3, 3};
-  spec.pad = {1, 1};
-  spec.stride = {1, 1};
-  spec.dilation = {1, 1};
+  ConvSpec spec = square_conv_2d(32, 64, 64, 28, 3, 1);
   spec.layout = Layout::kNhwc;
   spec.math = CUDNN_FMA_MATH;
   ConvProblem strict(spec);
@@ -169,12 +143,8 @@ TEST_F(EnginePlans, OffersRespectTheCallersMathType) {
   ConvProblem relaxed(spec);
   ASSERT_TRUE(strict.ok && relaxed.ok);
   ucudnn::ConvKey strict_key, relaxed_key;
-  ASSERT_TRUE(ucudnn::runtime::read_conv_key(ucudnn::ConvOp::kForward, 0, {strict.x, strict.w, strict.conv, strict.y},
-                                             &strict_key)
-                  .ok());
-  ASSERT_TRUE(ucudnn::runtime::read_conv_key(ucudnn::ConvOp::kForward, 0,
-                                             {relaxed.x, relaxed.w, relaxed.conv, relaxed.y}, &relaxed_key)
-                  .ok());
+  ASSERT_TRUE(conv_key_of(strict, UCUDNN_OP_FORWARD, &strict_key));
+  ASSERT_TRUE(conv_key_of(relaxed, UCUDNN_OP_FORWARD, &relaxed_key));
   std::vector<ucudnn::runtime::EngineOffer> strict_offers, relaxed_offers;
   ASSERT_TRUE(ucudnn::runtime::offer_engines(strict_key, &strict_offers).ok());
   ASSERT_TRUE(ucudnn::runtime::offer_engines(relaxed_key, &relaxed_offers).ok());
@@ -189,21 +159,13 @@ TEST_F(EnginePlans, OffersRespectTheCallersMathType) {
 // filter's beta = 1 need) must not make a plan fail or break its limit: the planner plans again
 // without it. With a limit the engine fits, the plan keeps it and asks for what it truly needs.
 TEST_F(EnginePlans, UnderstatedEngineRowIsPlannedAroundWithinTheLimit) {
-  ConvSpec spec;
-  spec.n = 8;
-  spec.c = 24;
-  spec.k = 40;
-  spec.spatial = {30, 30};
-  spec.filter = {5, 5};
-  spec.pad = {2, 2};
-  spec.stride = {1, 1};
-  spec.dilation = {1, 1};
+  ConvSpec spec = square_conv_2d(8, 24, 40, 30, 5, 2);
   spec.layout = Layout::kNchw;
   spec.math = CUDNN_DEFAULT_MATH;
   ConvProblem p(spec);
   ASSERT_TRUE(p.ok);
   ucudnn::ConvKey key;
-  ASSERT_TRUE(ucudnn::runtime::read_conv_key(ucudnn::ConvOp::kForward, 0, {p.x, p.w, p.conv, p.y}, &key).ok());
+  ASSERT_TRUE(conv_key_of(p, UCUDNN_OP_FORWARD, &key));
   std::vector<ucudnn::runtime::EngineOffer> offers;
   ASSERT_TRUE(ucudnn::runtime::offer_engines(key, &offers).ok());
   std::string hungry;
@@ -230,55 +192,42 @@ TEST_F(EnginePlans, UnderstatedEngineRowIsPlannedAroundWithinTheLimit) {
   ucudnn::runtime::PlanBuilder& builder = ucudnn::runtime::PlanBuilder::instance();
   builder.table().record(key, ucudnn::CandidateKind::kEngine, std::numeric_limits<std::size_t>::max(), {understated});
 
-  cudnnHandle_t handle;
-  CUDNN_OK(cudnnCreate(&handle));
   const auto policy = ucudnn::BatchSizePolicy::kUndivided;
   std::shared_ptr<const ucudnn::runtime::ExecutablePlan> tight, roomy;
   const ucudnn::Status planned_tight =
-      builder.plan(handle, key, needed - 1, policy, ucudnn::CandidateSet::kBoth, &tight);
+      builder.plan(plain_, key, needed - 1, policy, ucudnn::CandidateSet::kBoth, &tight);
   ASSERT_TRUE(planned_tight.ok()) << planned_tight.message();
   EXPECT_LE(tight->split().workspace_bytes, needed - 1);
   for (const auto& run : tight->split().runs) EXPECT_NE(run.engine, hungry);
 
-  const ucudnn::Status planned_roomy = builder.plan(handle, key, needed, policy, ucudnn::CandidateSet::kBoth, &roomy);
+  const ucudnn::Status planned_roomy = builder.plan(plain_, key, needed, policy, ucudnn::CandidateSet::kBoth, &roomy);
   ASSERT_TRUE(planned_roomy.ok()) << planned_roomy.message();
   ASSERT_EQ(roomy->split().runs.size(), 1u);
   EXPECT_EQ(roomy->split().runs.front().engine, hungry);
   EXPECT_EQ(roomy->split().workspace_bytes, needed);
-  cudnnDestroy(handle);
 }
 
 // Every row the benchmarker writes carries the host's time to issue the call beside the GPU's,
 // and a convolution too small to be worth several calls is planned as one: each call costs the
 // host at least a few microseconds, more than such a micro-batch saves on the GPU.
 TEST_F(EnginePlans, RowsCarryHostTimesAndATinyConvolutionIsNotSplit) {
-  ConvSpec spec;
-  spec.n = 64;
-  spec.c = 16;
-  spec.k = 16;
-  spec.spatial = {8, 8};
-  spec.filter = {3, 3};
-  spec.pad = {1, 1};
-  spec.stride = {1, 1};
-  spec.dilation = {1, 1};
+  ConvSpec spec = square_conv_2d(64, 16, 16, 8, 3, 1);
   spec.data_type = CUDNN_DATA_HALF;
   spec.layout = Layout::kNhwc;
   spec.math = CUDNN_DEFAULT_MATH;
   ConvProblem p(spec);
   ASSERT_TRUE(p.ok);
   ucudnn::ConvKey key;
-  ASSERT_TRUE(ucudnn::runtime::read_conv_key(ucudnn::ConvOp::kForward, 0, {p.x, p.w, p.conv, p.y}, &key).ok());
-  cudnnHandle_t handle;
-  CUDNN_OK(cudnnCreate(&handle));
+  ASSERT_TRUE(conv_key_of(p, UCUDNN_OP_FORWARD, &key));
   ucudnn::runtime::PlanBuilder& builder = ucudnn::runtime::PlanBuilder::instance();
   const ucudnn::SearchMode mode = builder.search_mode();
   // The fast search measures the whole batch and stops there: a smaller micro-batch of so tiny a
   // convolution cannot be faster per sample.
   builder.set_search_mode(ucudnn::SearchMode::kFast);
   std::shared_ptr<const ucudnn::runtime::ExecutablePlan> fast_plan;
-  const ucudnn::Status fast_planned = builder.plan(handle, key, std::size_t{64} << 20,
-                                                   ucudnn::BatchSizePolicy::kPowerOfTwo, ucudnn::CandidateSet::kBoth,
-                                                   &fast_plan);
+  const ucudnn::Status fast_planned =
+      builder.plan(plain_, key, std::size_t{64} << 20, ucudnn::BatchSizePolicy::kPowerOfTwo,
+                   ucudnn::CandidateSet::kBoth, &fast_plan);
   ASSERT_TRUE(fast_planned.ok()) << fast_planned.message();
   EXPECT_EQ(fast_plan->split().micro_batch_count(), 1);
   EXPECT_TRUE(builder.table().entry(key.with_batch(spec.n), ucudnn::CandidateKind::kLegacy).has_value());
@@ -287,10 +236,9 @@ TEST_F(EnginePlans, RowsCarryHostTimesAndATinyConvolutionIsNotSplit) {
   // The exhaustive search measures every size (the whole batch's rows reused).
   builder.set_search_mode(ucudnn::SearchMode::kExhaustive);
   std::shared_ptr<const ucudnn::runtime::ExecutablePlan> plan;
-  const ucudnn::Status planned = builder.plan(handle, key, std::size_t{64} << 20, ucudnn::BatchSizePolicy::kPowerOfTwo,
-                                             ucudnn::CandidateSet::kBoth, &plan);
+  const ucudnn::Status planned = builder.plan(plain_, key, std::size_t{64} << 20, ucudnn::BatchSizePolicy::kPowerOfTwo,
+                                              ucudnn::CandidateSet::kBoth, &plan);
   builder.set_search_mode(mode);
-  cudnnDestroy(handle);
   ASSERT_TRUE(planned.ok()) << planned.message();
 
   int rows = 0;
@@ -311,35 +259,23 @@ TEST_F(EnginePlans, RowsCarryHostTimesAndATinyConvolutionIsNotSplit) {
   EXPECT_EQ(plan->split().micro_batch_count(), 1) << "predicted " << plan->split().time_ms << " ms";
 }
 
-class EngineCandidates : public GpuTest {};
+class EngineCandidates : public UcudnnTest {};
 
 TEST_F(EngineCandidates, HandleSetToEnginesPlansWithThemAndStaysExact) {
   const std::uint32_t seed = fresh_seed();
   SCOPED_TRACE("UCUDNN_TEST_SEED=" + std::to_string(seed));
   std::mt19937 rng(seed);
-  UcudnnHandle_t handle;
-  CUDNN_OK(cudnnCreate(&handle));
-  cudnnHandle_t plain;
-  CUDNN_OK(cudnnCreate(&plain));
-  CUDNN_OK(ucudnnSetCandidates(handle, UCUDNN_CANDIDATES_ENGINES));
+  CUDNN_OK(ucudnnSetCandidates(handle_, UCUDNN_CANDIDATES_ENGINES));
   UcudnnCandidates_t read_back = UCUDNN_CANDIDATES_BOTH;
-  CUDNN_OK(ucudnnGetCandidates(handle, &read_back));
+  CUDNN_OK(ucudnnGetCandidates(handle_, &read_back));
   EXPECT_EQ(read_back, UCUDNN_CANDIDATES_ENGINES);
-  EXPECT_EQ(ucudnnSetCandidates(handle, static_cast<UcudnnCandidates_t>(7)), CUDNN_STATUS_BAD_PARAM);
-  EXPECT_EQ(ucudnnGetCandidates(handle, nullptr), CUDNN_STATUS_BAD_PARAM);
-  CUDNN_OK(ucudnnSetDefaultWorkspaceLimit(handle, size_t{8} << 20));
+  EXPECT_EQ(ucudnnSetCandidates(handle_, static_cast<UcudnnCandidates_t>(7)), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(ucudnnGetCandidates(handle_, nullptr), CUDNN_STATUS_BAD_PARAM);
+  CUDNN_OK(ucudnnSetDefaultWorkspaceLimit(handle_, size_t{8} << 20));
 
   // A ResNet-like 3x3 layer in each precision people train with.
   for (cudnnDataType_t type : {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT}) {
-    ConvSpec spec;
-    spec.n = 32;
-    spec.c = 64;
-    spec.k = 64;
-    spec.spatial = {28, 28};
-    spec.filter = {3, 3};
-    spec.pad = {1, 1};
-    spec.stride = {1, 1};
-    spec.dilation = {1, 1};
+    ConvSpec spec = square_conv_2d(32, 64, 64, 28, 3, 1);
     spec.data_type = type;
     spec.math = type == CUDNN_DATA_FLOAT ? CUDNN_FMA_MATH : CUDNN_DEFAULT_MATH;
     spec.layout = type == CUDNN_DATA_FLOAT ? Layout::kNchw : Layout::kNhwc;
@@ -349,7 +285,7 @@ TEST_F(EngineCandidates, HandleSetToEnginesPlansWithThemAndStaysExact) {
       const auto op = static_cast<UcudnnConvolutionOp_t>(op_index);
       SCOPED_TRACE(spec.describe() + " op " + std::to_string(op));
       OpCheck check;
-      check_op(handle, plain, p, op, 1.0f, 0.0f, rng, &check);
+      check_op(handle_, plain_, p, op, 1.0f, 0.0f, rng, &check);
       if (HasFatalFailure()) return;
       ASSERT_EQ(check.first_algo, micro_batched_algo(op)) << ucudnnGetLastErrorMessage();
       ASSERT_FALSE(check.plan.runs.empty());
@@ -362,8 +298,6 @@ TEST_F(EngineCandidates, HandleSetToEnginesPlansWithThemAndStaysExact) {
       EXPECT_LE(check.error, tolerance(spec, check.same_algorithm));
     }
   }
-  cudnnDestroy(plain);
-  CUDNN_OK(cudnnDestroy(handle));
 }
 
 }  // namespace

@@ -15,13 +15,7 @@ namespace {
 
 constexpr size_t kWorkspace = size_t{256} << 20;
 
-class GraphReplay : public GpuTest {};
-
-struct BufferSet {
-  DeviceArray x, y, w;
-  BufferSet(const ConvProblem& p, cudnnDataType_t type)
-      : x(extent(p.x_dims, p.x_strides), type), y(extent(p.y_dims, p.y_strides), type), w(product(p.w_dims), type) {}
-};
+class GraphReplay : public UcudnnTest {};
 
 long long replayed(UcudnnConvolutionOp_t op) {
   return ucudnn::Statistics::instance().read(static_cast<ucudnn::ConvOp>(op)).replayed_calls;
@@ -34,11 +28,9 @@ TEST_F(GraphReplay, ReplayedCallsMatchPlainCudnnOnFreshDataAndTwoBufferSets) {
   const std::uint32_t seed = fresh_seed();
   SCOPED_TRACE("UCUDNN_TEST_SEED=" + std::to_string(seed));
   std::mt19937 rng(seed);
-  cudnnHandle_t plain;
-  CUDNN_OK(cudnnCreate(&plain));
   cudaStream_t stream;
   CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  CUDNN_OK(cudnnSetStream(plain, stream));
+  CUDNN_OK(cudnnSetStream(plain_, stream));
   DeviceArray workspace(kWorkspace / 4, CUDNN_DATA_FLOAT);
   ASSERT_TRUE(workspace.get());
 
@@ -60,42 +52,35 @@ TEST_F(GraphReplay, ReplayedCallsMatchPlainCudnnOnFreshDataAndTwoBufferSets) {
     if (!p.ok) continue;
     for (int op_index = 0; op_index < 3; ++op_index) {
       const auto op = static_cast<UcudnnConvolutionOp_t>(op_index);
-      const int algo = plain_heuristic_algo(plain, p, op, kWorkspace);
+      const int algo = plain_heuristic_algo(plain_, p, op, kWorkspace);
       if (algo < 0) continue;
       ucudnn::ConvKey key;
-      ASSERT_TRUE(
-          ucudnn::runtime::read_conv_key(static_cast<ucudnn::ConvOp>(op), 0, {p.x, p.w, p.conv, p.y}, &key).ok());
+      ASSERT_TRUE(conv_key_of(p, op, &key));
       // Issued calls run the whole batch; replayed ones two micro-batches (so backward filter's
       // accumulation is captured too), unless the replay plan claims more workspace than the calls give.
       const bool replay_fits = i % 2 == 0;
       ucudnn::optimize::MicroBatchSplit whole;
       whole.batch = spec.n;
-      whole.runs.push_back({spec.n, algo, static_cast<int>(spec.math), 1, 0.0, 0, true, ""});
+      whole.runs.push_back(run_of(spec.n, algo, spec.math));
       ucudnn::optimize::MicroBatchSplit halves;
       halves.batch = spec.n;
-      halves.runs.push_back({spec.n / 2, algo, static_cast<int>(spec.math), 1, 0.0, 0, true, ""});
-      halves.runs.push_back({spec.n - spec.n / 2, algo, static_cast<int>(spec.math), 1, 0.0, 0, true, ""});
+      halves.runs.push_back(run_of(spec.n / 2, algo, spec.math));
+      halves.runs.push_back(run_of(spec.n - spec.n / 2, algo, spec.math));
       if (!replay_fits) halves.workspace_bytes = kWorkspace + 1;
       std::unique_ptr<ucudnn::runtime::ExecutablePlan> plan, replay_plan;
-      ASSERT_TRUE(ucudnn::runtime::ExecutablePlan::build(key, kWorkspace, ucudnn::BatchSizePolicy::kAll, whole,
-                                                         std::nullopt, &plan)
-                      .ok());
-      ASSERT_TRUE(ucudnn::runtime::ExecutablePlan::build(key, kWorkspace, ucudnn::BatchSizePolicy::kAll, halves,
-                                                         std::nullopt, &replay_plan)
-                      .ok());
+      ASSERT_TRUE(build_plan(key, kWorkspace, whole, &plan));
+      ASSERT_TRUE(build_plan(key, kWorkspace, halves, &replay_plan));
       plan->set_replayed_plan(std::move(replay_plan));
       SCOPED_TRACE(spec.describe() + " op " + std::to_string(op) + " algo " + std::to_string(algo) +
                    (replay_fits ? ", replay plan split" : ", replay plan over the workspace"));
 
-      const cudnnDataType_t type = spec.data_type;
-      BufferSet sets[2] = {BufferSet(p, type), BufferSet(p, type)};
-      ASSERT_TRUE(sets[0].x.get() && sets[0].y.get() && sets[0].w.get() && sets[1].x.get() && sets[1].y.get() &&
-                  sets[1].w.get());
+      OpTensors sets[2] = {OpTensors(p, op), OpTensors(p, op)};
+      ASSERT_TRUE(sets[0].allocated() && sets[1].allocated());
       // The algorithm may not run at a micro-batch size: not this test's concern (a capture of it
       // would fail and count as a refusal).
       const float one = 1.0f, zero = 0.0f;
       if (replay_fits && !plan->replayed_plan()
-                              .execute(plain, &one, &zero, {sets[0].x.get(), sets[0].w.get(), sets[0].y.get()},
+                              .execute(plain_, &one, &zero, {sets[0].x.get(), sets[0].w.get(), sets[0].y.get()},
                                        workspace.get(), kWorkspace)
                               .ok()) {
         continue;
@@ -104,27 +89,19 @@ TEST_F(GraphReplay, ReplayedCallsMatchPlainCudnnOnFreshDataAndTwoBufferSets) {
       const long long split_before = split(op);
       bool runs = true;
       for (const Call& call : kCalls) {
-        BufferSet& b = sets[call.set];
-        b.x.fill_random(rng);  // fresh data every call: a graph must read it, not remember it
-        b.y.fill_random(rng);
-        b.w.fill_random(rng);
-        DeviceArray& out = op == UCUDNN_OP_FORWARD ? b.y : op == UCUDNN_OP_BACKWARD_DATA ? b.x : b.w;
-        DeviceArray reference(out.elements(), type);
-        reference.copy_from(out);
+        OpTensors& b = sets[call.set];
+        b.fill_random(rng);  // fresh data every call: a graph must read it, not remember it
         const ucudnn::Status status =
-            plan->execute(ucudnn::runtime::CallTarget{plain, stream, true}, &call.alpha, &call.beta,
+            plan->execute(ucudnn::runtime::CallTarget{plain_, stream, true}, &call.alpha, &call.beta,
                           {b.x.get(), b.w.get(), b.y.get()}, workspace.get(), kWorkspace);
         if (!status.ok()) {  // the algorithm does not run at a micro-batch size: not this test's concern
           runs = false;
           break;
         }
-        void* rx = op == UCUDNN_OP_BACKWARD_DATA ? reference.get() : b.x.get();
-        void* rw = op == UCUDNN_OP_BACKWARD_FILTER ? reference.get() : b.w.get();
-        void* ry = op == UCUDNN_OP_FORWARD ? reference.get() : b.y.get();
-        ASSERT_EQ(plain_convolution(plain, p, op, algo, call.alpha, call.beta, rx, rw, ry, workspace.get(), kWorkspace),
+        ASSERT_EQ(b.run_reference(plain_, algo, call.alpha, call.beta, workspace.get(), kWorkspace),
                   CUDNN_STATUS_SUCCESS);
         CUDA_OK(cudaStreamSynchronize(stream));
-        EXPECT_LE(output_error(p, op, out, reference), tolerance(spec, true));
+        EXPECT_LE(b.error(), tolerance(spec, true));
       }
       if (!runs) continue;
       ++plans;
@@ -142,7 +119,7 @@ TEST_F(GraphReplay, ReplayedCallsMatchPlainCudnnOnFreshDataAndTwoBufferSets) {
   EXPECT_GE(plans, 12);
   // cuDNN's legacy calls are capturable (PyTorch captures them too): a refusal is a regression.
   EXPECT_EQ(refused, 0);
-  cudnnDestroy(plain);
+  cudnnSetStream(plain_, nullptr);  // the fixture destroys plain_ after the stream is gone
   cudaStreamDestroy(stream);
 }
 
@@ -150,17 +127,13 @@ TEST_F(GraphReplay, ReplayedCallsMatchPlainCudnnOnFreshDataAndTwoBufferSets) {
 // refused.
 TEST_F(GraphReplay, HandleSwitchesReplayOnAndOff) {
   std::mt19937 rng(fresh_seed());
-  ConvSpec spec;
-  spec.n = 8, spec.c = 16, spec.k = 32, spec.spatial = {20, 20}, spec.filter = {3, 3};
-  spec.pad = {1, 1}, spec.stride = {1, 1}, spec.dilation = {1, 1};
+  const ConvSpec spec = square_conv_2d(8, 16, 32, 20, 3, 1);
   ConvProblem p(spec);
   ASSERT_TRUE(p.ok);
-  UcudnnHandle_t handle;
-  CUDNN_OK(cudnnCreate(&handle));
   int enabled = -1;
-  CUDNN_OK(ucudnnGetGraphReplay(handle, &enabled));
+  CUDNN_OK(ucudnnGetGraphReplay(handle_, &enabled));
   EXPECT_EQ(enabled, 1);
-  EXPECT_EQ(ucudnnSetGraphReplay(handle, 2), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(ucudnnSetGraphReplay(handle_, 2), CUDNN_STATUS_BAD_PARAM);
 
   DeviceArray x(extent(p.x_dims, p.x_strides), spec.data_type), y(extent(p.y_dims, p.y_strides), spec.data_type),
       w(product(p.w_dims), spec.data_type);
@@ -168,24 +141,23 @@ TEST_F(GraphReplay, HandleSwitchesReplayOnAndOff) {
   w.fill_random(rng);
   int returned = 0;
   cudnnConvolutionFwdAlgoPerf_t perf[4];
-  CUDNN_OK(cudnnGetConvolutionForwardAlgorithm_v7(handle, p.x, p.w, p.conv, p.y, 4, &returned, perf));
+  CUDNN_OK(cudnnGetConvolutionForwardAlgorithm_v7(handle_, p.x, p.w, p.conv, p.y, 4, &returned, perf));
   ASSERT_GE(returned, 1);
   size_t bytes = 0;
-  CUDNN_OK(cudnnGetConvolutionForwardWorkspaceSize(handle, p.x, p.w, p.conv, p.y, perf[0].algo, &bytes));
+  CUDNN_OK(cudnnGetConvolutionForwardWorkspaceSize(handle_, p.x, p.w, p.conv, p.y, perf[0].algo, &bytes));
   DeviceArray workspace(bytes / 4 + 1, CUDNN_DATA_FLOAT);
   const float one = 1.0f, zero = 0.0f;
   auto run = [&] {
-    CUDNN_OK(cudnnConvolutionForward(handle, &one, p.x, x.get(), p.w, w.get(), p.conv, perf[0].algo, workspace.get(),
+    CUDNN_OK(cudnnConvolutionForward(handle_, &one, p.x, x.get(), p.w, w.get(), p.conv, perf[0].algo, workspace.get(),
                                      bytes, &zero, p.y, y.get()));
   };
   const long long start = replayed(UCUDNN_OP_FORWARD);
   for (int i = 0; i < 4; ++i) run();
   EXPECT_EQ(replayed(UCUDNN_OP_FORWARD) - start, 3);  // the first call runs directly
-  CUDNN_OK(ucudnnSetGraphReplay(handle, 0));
+  CUDNN_OK(ucudnnSetGraphReplay(handle_, 0));
   for (int i = 0; i < 3; ++i) run();
   EXPECT_EQ(replayed(UCUDNN_OP_FORWARD) - start, 3);
   CUDA_OK(cudaDeviceSynchronize());
-  CUDNN_OK(cudnnDestroy(handle));
 }
 
 }  // namespace

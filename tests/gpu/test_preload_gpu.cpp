@@ -29,50 +29,48 @@ bool forward_statistics(const std::string& output, long long* calls, long long* 
   return false;
 }
 
+// Runs the probe with the library preloaded (a 16 MiB limit, statistics on, planning with
+// `candidates`) and checks what every such run must show against the `plain` run. Leaves the run
+// and its forward split count to the test's own checks.
+void expect_preloaded_matches_plain(const testing::ProbeRun& plain, const std::string& candidates,
+                                    testing::ProbeRun* preloaded, long long* split) {
+  *preloaded = run_probe("LD_PRELOAD=" + testing::preload_library_path() +
+                         " UCUDNN_FORCE_WORKSPACE_LIMIT=16MiB UCUDNN_STATS=1 UCUDNN_CANDIDATES=" + candidates);
+  ASSERT_EQ(preloaded->exit_status, 0) << preloaded->output;
+  ASSERT_EQ(preloaded->values.at("forward"), "CUDNN_STATUS_SUCCESS") << preloaded->output;
+  // The plan is offered first, and its workspace is within the imposed limit.
+  EXPECT_EQ(preloaded->values.at("first_algo"), preloaded->values.at("algo_count")) << preloaded->output;
+  EXPECT_LE(std::stoull(preloaded->values.at("workspace_bytes")), std::size_t{16} << 20);
+  // Same inputs; cuDNN's default math may use TF32 in either run, and an engine is another kernel
+  // than plain cuDNN's (tolerance 5e-3 of the absolute sum, as in the random-convolution tests).
+  // A missing or repeated micro-batch changes the sums by about 25%.
+  const double sum_abs = std::stod(plain.values.at("output_sum_abs"));
+  ASSERT_GT(sum_abs, 0.0);
+  EXPECT_NEAR(std::stod(preloaded->values.at("output_sum_abs")), sum_abs, 5e-3 * sum_abs);
+  EXPECT_NEAR(std::stod(preloaded->values.at("output_sum")), std::stod(plain.values.at("output_sum")), 5e-3 * sum_abs);
+  long long calls = 0;
+  ASSERT_TRUE(forward_statistics(preloaded->output, &calls, split)) << preloaded->output;
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(preloaded->values.at("destroy"), "CUDNN_STATUS_SUCCESS");
+}
+
 TEST_F(PreloadGpu, UnmodifiedProgramGetsSplitConvolutionsWithTheSameResult) {
   const testing::ProbeRun plain = run_probe("");
   ASSERT_EQ(plain.exit_status, 0) << plain.output;
   ASSERT_EQ(plain.values.at("forward"), "CUDNN_STATUS_SUCCESS") << plain.output;
-
-  // Legacy candidates: a graph engine may need no split within the limit (checked below).
-  const testing::ProbeRun preloaded = run_probe("LD_PRELOAD=" + testing::preload_library_path() +
-                                                " UCUDNN_FORCE_WORKSPACE_LIMIT=16MiB UCUDNN_STATS=1 UCUDNN_CANDIDATES=legacy");
-  ASSERT_EQ(preloaded.exit_status, 0) << preloaded.output;
-  ASSERT_EQ(preloaded.values.at("forward"), "CUDNN_STATUS_SUCCESS") << preloaded.output;
-  // The plan is offered first, and its workspace is within the imposed limit.
-  EXPECT_EQ(preloaded.values.at("first_algo"), preloaded.values.at("algo_count")) << preloaded.output;
-  EXPECT_LE(std::stoull(preloaded.values.at("workspace_bytes")), std::size_t{16} << 20);
-  // Same inputs; cuDNN's default math may use TF32 in either run (tolerance 5e-3, as in the
-  // random-convolution tests). A missing or repeated micro-batch changes the sums by about 25%.
-  const double sum_abs = std::stod(plain.values.at("output_sum_abs"));
-  ASSERT_GT(sum_abs, 0.0);
-  EXPECT_NEAR(std::stod(preloaded.values.at("output_sum_abs")), sum_abs, 5e-3 * sum_abs);
-  EXPECT_NEAR(std::stod(preloaded.values.at("output_sum")), std::stod(plain.values.at("output_sum")), 5e-3 * sum_abs);
-  long long calls = 0, split = 0;
-  ASSERT_TRUE(forward_statistics(preloaded.output, &calls, &split)) << preloaded.output;
-  EXPECT_EQ(calls, 1);
+  // Legacy candidates: a graph engine may need no split within the limit.
+  testing::ProbeRun preloaded;
+  long long split = 0;
+  ASSERT_NO_FATAL_FAILURE(expect_preloaded_matches_plain(plain, "legacy", &preloaded, &split));
   EXPECT_EQ(split, 1) << preloaded.output;
-  EXPECT_EQ(preloaded.values.at("destroy"), "CUDNN_STATUS_SUCCESS");
 }
 
 TEST_F(PreloadGpu, UnmodifiedProgramRunsGraphEnginesWithTheSameResult) {
   const testing::ProbeRun plain = run_probe("");
   ASSERT_EQ(plain.exit_status, 0) << plain.output;
-  const testing::ProbeRun engines = run_probe("LD_PRELOAD=" + testing::preload_library_path() +
-                                              " UCUDNN_FORCE_WORKSPACE_LIMIT=16MiB UCUDNN_STATS=1 UCUDNN_CANDIDATES=engines");
-  ASSERT_EQ(engines.exit_status, 0) << engines.output;
-  ASSERT_EQ(engines.values.at("forward"), "CUDNN_STATUS_SUCCESS") << engines.output;
-  EXPECT_EQ(engines.values.at("first_algo"), engines.values.at("algo_count")) << engines.output;
-  EXPECT_LE(std::stoull(engines.values.at("workspace_bytes")), std::size_t{16} << 20);
-  // Another kernel than plain cuDNN's: the cross-algorithm tolerance, on the sums.
-  const double sum_abs = std::stod(plain.values.at("output_sum_abs"));
-  ASSERT_GT(sum_abs, 0.0);
-  EXPECT_NEAR(std::stod(engines.values.at("output_sum_abs")), sum_abs, 5e-3 * sum_abs);
-  EXPECT_NEAR(std::stod(engines.values.at("output_sum")), std::stod(plain.values.at("output_sum")), 5e-3 * sum_abs);
-  long long calls = 0, split = 0;
-  ASSERT_TRUE(forward_statistics(engines.output, &calls, &split)) << engines.output;
-  EXPECT_EQ(calls, 1);
-  EXPECT_EQ(engines.values.at("destroy"), "CUDNN_STATUS_SUCCESS");
+  testing::ProbeRun engines;
+  long long split = 0;
+  expect_preloaded_matches_plain(plain, "engines", &engines, &split);
 }
 
 }  // namespace

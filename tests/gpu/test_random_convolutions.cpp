@@ -12,24 +12,19 @@
 namespace ucudnn_test {
 namespace {
 
-class RandomConvolutions : public GpuTest {};
+class RandomConvolutions : public UcudnnTest {};
 
 TEST_F(RandomConvolutions, EveryOpMatchesPlainCudnnUnderAllAndPowerOfTwo) {
   const std::uint32_t seed = fresh_seed();
   SCOPED_TRACE("UCUDNN_TEST_SEED=" + std::to_string(seed));
   std::mt19937 rng(seed);
-  cudnnHandle_t plain;
-  CUDNN_OK(cudnnCreate(&plain));
-  UcudnnHandle_t handle;
-  CUDNN_OK(cudnnCreate(&handle));
   // Legacy algorithms, so that the reference can run the plan's own (engines: test_engine_plans.cpp).
-  CUDNN_OK(ucudnnSetCandidates(handle, UCUDNN_CANDIDATES_LEGACY));
+  CUDNN_OK(ucudnnSetCandidates(handle_, UCUDNN_CANDIDATES_LEGACY));
 
   static const UcudnnBatchSizePolicy_t kPolicies[] = {UCUDNN_BATCH_SIZE_POLICY_ALL,
                                                       UCUDNN_BATCH_SIZE_POLICY_POWER_OF_TWO};
   static const UcudnnConvolutionOp_t kOps[] = {UCUDNN_OP_FORWARD, UCUDNN_OP_BACKWARD_DATA,
                                                UCUDNN_OP_BACKWARD_FILTER};
-  static const float kScales[][2] = {{1.0f, 0.0f}, {0.5f, 0.25f}, {1.0f, 1.0f}};
   static const size_t kLimits[] = {size_t{64} << 10, size_t{1} << 20, size_t{64} << 20};
 
   const int cases = 24;
@@ -42,16 +37,16 @@ TEST_F(RandomConvolutions, EveryOpMatchesPlainCudnnUnderAllAndPowerOfTwo) {
       continue;
     }
     const size_t limit = kLimits[std::uniform_int_distribution<int>(0, 2)(rng)];
-    CUDNN_OK(ucudnnSetDefaultWorkspaceLimit(handle, limit));
+    CUDNN_OK(ucudnnSetDefaultWorkspaceLimit(handle_, limit));
     for (UcudnnBatchSizePolicy_t policy : kPolicies) {
-      CUDNN_OK(ucudnnSetBatchSizePolicy(handle, policy));
+      CUDNN_OK(ucudnnSetBatchSizePolicy(handle_, policy));
       for (UcudnnConvolutionOp_t op : kOps) {
         for (const auto& scale : kScales) {
           SCOPED_TRACE(spec.describe() + " op " + std::to_string(op) + " policy " + std::to_string(policy) +
                        " limit " + std::to_string(limit) + " alpha " + std::to_string(scale[0]) + " beta " +
                        std::to_string(scale[1]));
           OpCheck check;
-          check_op(handle, plain, problem, op, scale[0], scale[1], rng, &check);
+          check_op(handle_, plain_, problem, op, scale[0], scale[1], rng, &check);
           if (::testing::Test::HasFatalFailure()) return;
           // ucudnn must plan wherever cuDNN offers an algorithm within the limit (where none fits,
           // it rightly leaves the call to plain cuDNN, which runs the framework's own choice).
@@ -81,8 +76,6 @@ TEST_F(RandomConvolutions, EveryOpMatchesPlainCudnnUnderAllAndPowerOfTwo) {
               seed, checked, same_algorithm, split, skipped);
   EXPECT_GE(same_algorithm, checked * 3 / 4) << "most checks must isolate the splitting";
   EXPECT_GE(checked, cases * 2 * 3 * 3 / 2) << "too many cases skipped to say much";
-  CUDNN_OK(cudnnDestroy(handle));
-  cudnnDestroy(plain);
 }
 
 }  // namespace

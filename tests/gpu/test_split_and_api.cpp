@@ -20,16 +20,8 @@ constexpr size_t kLimit = size_t{16} << 20;
 // undivided, only IMPLICIT_GEMM fits 16 MiB; on micro-batches of 16 or fewer,
 // IMPLICIT_PRECOMP_GEMM fits and is about twice as fast (recorded H100 table).
 ConvSpec alexnet_conv3() {
-  ConvSpec s;
+  ConvSpec s = square_conv_2d(64, 256, 384, 13, 3, 1);
   s.math = CUDNN_DEFAULT_MATH;
-  s.n = 64;
-  s.c = 256;
-  s.k = 384;
-  s.spatial = {13, 13};
-  s.filter = {3, 3};
-  s.pad = {1, 1};
-  s.stride = {1, 1};
-  s.dilation = {1, 1};
   return s;
 }
 
@@ -55,24 +47,16 @@ void plain_forward(cudnnHandle_t plain, const ConvProblem& p, int algo, const De
   CUDA_OK(cudaDeviceSynchronize());
 }
 
-class SplitPlans : public GpuTest {
+class SplitPlans : public UcudnnTest {
  protected:
   void SetUp() override {
-    GpuTest::SetUp();
-    if (IsSkipped()) return;
-    ASSERT_EQ(cudnnCreate(&plain_), CUDNN_STATUS_SUCCESS);
-    ASSERT_EQ(cudnnCreate(&handle_), CUDNN_STATUS_SUCCESS);
+    UcudnnTest::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
     ASSERT_EQ(ucudnnSetDefaultWorkspaceLimit(handle_, kLimit), CUDNN_STATUS_SUCCESS);
     // These tests are about splitting, with legacy algorithms the reference can run too; a graph
     // engine may need no split under the same limit (tests/gpu/test_engine_plans.cpp).
     ASSERT_EQ(ucudnnSetCandidates(handle_, UCUDNN_CANDIDATES_LEGACY), CUDNN_STATUS_SUCCESS);
   }
-  void TearDown() override {
-    if (handle_ != nullptr) cudnnDestroy(handle_);
-    if (plain_) cudnnDestroy(plain_);
-  }
-  cudnnHandle_t plain_ = nullptr;
-  UcudnnHandle_t handle_;
 };
 
 TEST_F(SplitPlans, LimitForcesSplitAndEveryOpStaysExact) {
@@ -94,7 +78,6 @@ TEST_F(SplitPlans, LimitForcesSplitAndEveryOpStaysExact) {
       {alexnet_conv2(), UCUDNN_OP_FORWARD, true},
       {alexnet_conv2(), UCUDNN_OP_BACKWARD_FILTER, true},
   };
-  static const float kScales[][2] = {{1.0f, 0.0f}, {0.5f, 0.25f}, {1.0f, 1.0f}};
   for (const Case& c : cases) {
     ConvProblem problem(c.spec);
     ASSERT_TRUE(problem.ok);
@@ -198,23 +181,22 @@ TEST_F(SplitPlans, ConvolutionNeverQueriedIsPlannedOnFirstUse) {
   ConvProblem p(spec);
   ASSERT_TRUE(p.ok);
   std::mt19937 rng(fresh_seed());
-  DeviceArray x(extent(p.x_dims, p.x_strides), CUDNN_DATA_FLOAT), w(product(p.w_dims), CUDNN_DATA_FLOAT),
-      y(extent(p.y_dims, p.y_strides), CUDNN_DATA_FLOAT), y_ref(extent(p.y_dims, p.y_strides), CUDNN_DATA_FLOAT),
-      ws(kLimit / 4, CUDNN_DATA_FLOAT);
-  x.fill_random(rng);
-  w.fill_random(rng);
-  y.fill_random(rng);
-  y_ref.copy_from(y);
+  OpTensors t(p, UCUDNN_OP_FORWARD);
+  DeviceArray ws(kLimit / 4, CUDNN_DATA_FLOAT);
+  t.x.fill_random(rng);
+  t.w.fill_random(rng);
+  t.y.fill_random(rng);
+  t.reference.copy_from(t.y);
   const float alpha = 1.0f, beta = 0.5f;
   // A framework that hard-codes IMPLICIT_GEMM and a 16 MiB workspace, never asking ucudnn.
-  CUDNN_OK(cudnnConvolutionForward(handle_, &alpha, p.x, x.get(), p.w, w.get(), p.conv,
-                                   CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, ws.get(), kLimit, &beta, p.y, y.get()));
+  CUDNN_OK(cudnnConvolutionForward(handle_, &alpha, p.x, t.x.get(), p.w, t.w.get(), p.conv,
+                                   CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, ws.get(), kLimit, &beta, p.y, t.y.get()));
   CUDA_OK(cudaDeviceSynchronize());
   UcudnnPlan plan;
   CUDNN_OK(ucudnnGetPlan(handle_, UCUDNN_OP_FORWARD, p.x, p.w, p.conv, p.y, kLimit, &plan));
   ASSERT_FALSE(plan.runs.empty());
-  plain_forward(plain_, p, plan.runs[0].algo, x, w, alpha, beta, &y_ref);
-  EXPECT_LE(relative_error(y.download(), y_ref.download(), p.y_dims, p.y_strides), tolerance(spec, true));
+  plain_forward(plain_, p, plan.runs[0].algo, t.x, t.w, alpha, beta, &t.reference);
+  EXPECT_LE(t.error(), tolerance(spec, true));
   EXPECT_LE(plan.workspaceBytes, kLimit);
   EXPECT_GT(plan.microBatchCount(), 1);
 }
@@ -230,24 +212,23 @@ TEST_F(SplitPlans, RealAlgorithmChosenOverTheOfferedPlanRunsUnsplit) {
   ASSERT_GT(returned, 0);
   ASSERT_EQ(perf[0].algo, UCUDNN_CONVOLUTION_FWD_ALGO_MICRO_BATCHED);
   std::mt19937 rng(fresh_seed());
-  DeviceArray x(extent(p.x_dims, p.x_strides), CUDNN_DATA_FLOAT), w(product(p.w_dims), CUDNN_DATA_FLOAT),
-      y(extent(p.y_dims, p.y_strides), CUDNN_DATA_FLOAT), y_ref(extent(p.y_dims, p.y_strides), CUDNN_DATA_FLOAT);
-  x.fill_random(rng);
-  w.fill_random(rng);
-  y.fill_random(rng);
-  y_ref.copy_from(y);
+  OpTensors t(p, UCUDNN_OP_FORWARD);
+  t.x.fill_random(rng);
+  t.w.fill_random(rng);
+  t.y.fill_random(rng);
+  t.reference.copy_from(t.y);
   const float alpha = 1.0f, beta = 0.5f;
   UcudnnStatistics before, after;
   CUDNN_OK(ucudnnGetStatistics(&before));
-  CUDNN_OK(cudnnConvolutionForward(handle_, &alpha, p.x, x.get(), p.w, w.get(), p.conv,
-                                   CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, nullptr, 0, &beta, p.y, y.get()));
+  CUDNN_OK(cudnnConvolutionForward(handle_, &alpha, p.x, t.x.get(), p.w, t.w.get(), p.conv,
+                                   CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, nullptr, 0, &beta, p.y, t.y.get()));
   CUDA_OK(cudaDeviceSynchronize());
   CUDNN_OK(ucudnnGetStatistics(&after));
   EXPECT_EQ(after.op[UCUDNN_OP_FORWARD].plainCalls - before.op[UCUDNN_OP_FORWARD].plainCalls, 1);
   EXPECT_EQ(after.op[UCUDNN_OP_FORWARD].splitCalls, before.op[UCUDNN_OP_FORWARD].splitCalls);
   // The same deterministic algorithm on the same data: the same result.
-  plain_forward(plain_, p, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, x, w, alpha, beta, &y_ref);
-  EXPECT_LE(relative_error(y.download(), y_ref.download(), p.y_dims, p.y_strides), 1e-6);
+  plain_forward(plain_, p, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, t.x, t.w, alpha, beta, &t.reference);
+  EXPECT_LE(t.error(), 1e-6);
 }
 
 // The plan runs on the stream set through the implicit cast, without waiting on the host: the
@@ -263,11 +244,10 @@ TEST_F(SplitPlans, RunsOnTheHandleStreamWithoutHostSynchronisation) {
   EXPECT_EQ(seen, stream);
 
   std::mt19937 rng(fresh_seed());
-  DeviceArray x(extent(p.x_dims, p.x_strides), CUDNN_DATA_FLOAT), w(product(p.w_dims), CUDNN_DATA_FLOAT),
-      y(extent(p.y_dims, p.y_strides), CUDNN_DATA_FLOAT), y_ref(extent(p.y_dims, p.y_strides), CUDNN_DATA_FLOAT),
-      ws(kLimit / 4, CUDNN_DATA_FLOAT);
-  x.fill_random(rng);
-  w.fill_random(rng);
+  OpTensors t(p, UCUDNN_OP_FORWARD);
+  DeviceArray ws(kLimit / 4, CUDNN_DATA_FLOAT);
+  t.x.fill_random(rng);
+  t.w.fill_random(rng);
   cudnnConvolutionFwdAlgoPerf_t r[4];
   int returned = 0;
   CUDNN_OK(cudnnGetConvolutionForwardAlgorithm_v7(handle_, p.x, p.w, p.conv, p.y, 4, &returned, r));  // plans now
@@ -294,14 +274,14 @@ TEST_F(SplitPlans, RunsOnTheHandleStreamWithoutHostSynchronisation) {
       },
       &gate));
   const float alpha = 1.0f, beta = 0.0f;
-  CUDNN_OK(cudnnConvolutionForward(handle_, &alpha, p.x, x.get(), p.w, w.get(), p.conv, r[0].algo, ws.get(),
-                                   r[0].memory, &beta, p.y, y.get()));
+  CUDNN_OK(cudnnConvolutionForward(handle_, &alpha, p.x, t.x.get(), p.w, t.w.get(), p.conv, r[0].algo, ws.get(),
+                                   r[0].memory, &beta, p.y, t.y.get()));
   gate.released = true;  // only now may the stream run the convolution
   CUDA_OK(cudaStreamSynchronize(stream));
   EXPECT_FALSE(gate.timed_out.load()) << "cudnnConvolutionForward waited for the stream";
 
-  plain_forward(plain_, p, plan.runs[0].algo, x, w, alpha, beta, &y_ref);
-  EXPECT_LE(relative_error(y.download(), y_ref.download(), p.y_dims, p.y_strides), tolerance(p.spec, true));
+  plain_forward(plain_, p, plan.runs[0].algo, t.x, t.w, alpha, beta, &t.reference);
+  EXPECT_LE(t.error(), tolerance(p.spec, true));
   CUDNN_OK(cudnnSetStream(handle_, nullptr));
   cudaStreamDestroy(stream);
 }
@@ -315,8 +295,7 @@ TEST_F(SplitPlans, HostBoundSplitIsReplayedAndExact) {
   ConvProblem p(alexnet_conv3());
   ASSERT_TRUE(p.ok);
   std::mt19937 rng(fresh_seed());
-  DeviceArray x(extent(p.x_dims, p.x_strides), CUDNN_DATA_FLOAT), w(product(p.w_dims), CUDNN_DATA_FLOAT),
-      y(extent(p.y_dims, p.y_strides), CUDNN_DATA_FLOAT), y_ref(extent(p.y_dims, p.y_strides), CUDNN_DATA_FLOAT);
+  OpTensors t(p, UCUDNN_OP_FORWARD);
   cudnnConvolutionFwdAlgoPerf_t r[4];
   int returned = 0;
   CUDNN_OK(cudnnGetConvolutionForwardAlgorithm_v7(handle_, p.x, p.w, p.conv, p.y, 4, &returned, r));
@@ -338,17 +317,16 @@ TEST_F(SplitPlans, HostBoundSplitIsReplayedAndExact) {
   EXPECT_EQ(r[0].memory, plan.workspaceBytes);
 
   DeviceArray ws(std::max<size_t>(r[0].memory, 4) / 4 + 1, CUDNN_DATA_FLOAT);
-  w.fill_random(rng);
+  t.w.fill_random(rng);
   const float alpha = 1.0f, beta = 0.0f;
   const auto stats = [] { return ucudnn::Statistics::instance().read(ucudnn::ConvOp::kForward); };
   const auto before = stats();
   for (int call = 0; call < 3; ++call) {  // direct, captured and launched, launched
-    x.fill_random(rng);  // fresh data every call: a graph must read it
-    CUDNN_OK(cudnnConvolutionForward(handle_, &alpha, p.x, x.get(), p.w, w.get(), p.conv, r[0].algo, ws.get(),
-                                     r[0].memory, &beta, p.y, y.get()));
-    plain_forward(plain_, p, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, x, w, alpha, beta, &y_ref);
-    EXPECT_LE(relative_error(y.download(), y_ref.download(), p.y_dims, p.y_strides), tolerance(p.spec, false))
-        << "call " << call;
+    t.x.fill_random(rng);  // fresh data every call: a graph must read it
+    CUDNN_OK(cudnnConvolutionForward(handle_, &alpha, p.x, t.x.get(), p.w, t.w.get(), p.conv, r[0].algo, ws.get(),
+                                     r[0].memory, &beta, p.y, t.y.get()));
+    plain_forward(plain_, p, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, t.x, t.w, alpha, beta, &t.reference);
+    EXPECT_LE(t.error(), tolerance(p.spec, false)) << "call " << call;
   }
   const auto after = stats();
   EXPECT_EQ(after.replayed_calls - before.replayed_calls, 2);

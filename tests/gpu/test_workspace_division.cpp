@@ -20,14 +20,7 @@ std::vector<ConvSpec> small_network() {
   std::vector<ConvSpec> layers;
   const int shapes[][5] = {{96, 27, 256, 5, 2}, {256, 13, 384, 3, 1}, {384, 13, 384, 3, 1}, {384, 13, 256, 3, 1}};
   for (const auto& l : shapes) {
-    ConvSpec s;
-    s.n = 64;
-    s.c = l[0];
-    s.spatial = {l[1], l[1]};
-    s.k = l[2];
-    s.filter = {l[3], l[3]};
-    s.pad = {l[4], l[4]};
-    s.stride = s.dilation = {1, 1};
+    ConvSpec s = square_conv_2d(64, l[0], l[2], l[1], l[3], l[4]);
     s.math = CUDNN_DEFAULT_MATH;
     layers.push_back(s);
   }
@@ -43,40 +36,19 @@ class WorkspaceDivisionGpu : public GpuTest {
 // algorithm; returns the relative error.
 double run_and_compare(UcudnnHandle_t handle, cudnnHandle_t plain, const ConvProblem& p, UcudnnConvolutionOp_t op,
                        std::mt19937& rng, UcudnnPlan* plan) {
-  DeviceArray x(extent(p.x_dims, p.x_strides), CUDNN_DATA_FLOAT), y(extent(p.y_dims, p.y_strides), CUDNN_DATA_FLOAT),
-      w(product(p.w_dims), CUDNN_DATA_FLOAT);
-  x.fill_random(rng);
-  y.fill_random(rng);
-  w.fill_random(rng);
-  DeviceArray& out = op == UCUDNN_OP_FORWARD ? y : op == UCUDNN_OP_BACKWARD_DATA ? x : w;
-  DeviceArray reference(out.elements(), CUDNN_DATA_FLOAT);
-  reference.copy_from(out);
+  OpTensors t(p, op);
+  t.fill_random(rng);
   const float alpha = 1.0f, beta = 0.0f;
-  const int algo = micro_batched_algo(op);
-  cudnnStatus_t s = CUDNN_STATUS_SUCCESS;
-  if (op == UCUDNN_OP_FORWARD) {
-    s = cudnnConvolutionForward(handle, &alpha, p.x, x.get(), p.w, w.get(), p.conv,
-                                static_cast<cudnnConvolutionFwdAlgo_t>(algo), nullptr, 0, &beta, p.y, y.get());
-  } else if (op == UCUDNN_OP_BACKWARD_DATA) {
-    s = cudnnConvolutionBackwardData(handle, &alpha, p.w, w.get(), p.y, y.get(), p.conv,
-                                     static_cast<cudnnConvolutionBwdDataAlgo_t>(algo), nullptr, 0, &beta, p.x, x.get());
-  } else {
-    s = cudnnConvolutionBackwardFilter(handle, &alpha, p.x, x.get(), p.y, y.get(), p.conv,
-                                       static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo), nullptr, 0, &beta, p.w,
-                                       w.get());
-  }
+  const cudnnStatus_t s = ucudnn_convolution(handle, p, op, micro_batched_algo(op), alpha, beta, t.x.get(), t.w.get(),
+                                             t.y.get(), nullptr, 0);
   EXPECT_EQ(s, CUDNN_STATUS_SUCCESS) << ucudnnGetLastErrorMessage();
   EXPECT_EQ(ucudnnGetPlan(handle, op, p.x, p.w, p.conv, p.y, UCUDNN_WORKSPACE_LIMIT_DEFAULT, plan),
             CUDNN_STATUS_SUCCESS);
   const size_t ref_bytes = size_t{512} << 20;
   DeviceArray ws(ref_bytes / 4, CUDNN_DATA_FLOAT);
-  void* rx = op == UCUDNN_OP_BACKWARD_DATA ? reference.get() : x.get();
-  void* rw = op == UCUDNN_OP_BACKWARD_FILTER ? reference.get() : w.get();
-  void* ry = op == UCUDNN_OP_FORWARD ? reference.get() : y.get();
-  EXPECT_EQ(plain_convolution(plain, p, op, plan->runs.at(0).algo, alpha, beta, rx, rw, ry, ws.get(), ref_bytes),
-            CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(t.run_reference(plain, plan->runs.at(0).algo, alpha, beta, ws.get(), ref_bytes), CUDNN_STATUS_SUCCESS);
   cudaDeviceSynchronize();
-  return output_error(p, op, out, reference);
+  return t.error();
 }
 
 // Frameworks call ucudnnOptimize after set-up whatever the mode: in WR mode it does nothing.

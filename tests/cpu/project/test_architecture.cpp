@@ -44,11 +44,13 @@ const std::map<std::string, IncludeRule>& folder_rules() {
       // which needs neither CUDA nor cuDNN).
       {"src/tools", {{"core", "optimize", "store"}, {"ucudnn/version.h"}, false}},
       // The benchmarks measure ucudnn through its public header. Besides it: core's vocabulary
-      // (units, layers), the networks the ucudnn command knows, and two GPU helpers shared with the
-      // library: the stream gate that times queued calls and the raw legacy cuDNN calls (for the
-      // plain-cuDNN comparison).
+      // (units, layers), the networks the ucudnn command knows, and three GPU helpers shared with
+      // the library: the stream gate that times queued calls, the raw legacy cuDNN calls (for the
+      // plain-cuDNN comparison) and the owner that frees CUDA and cuDNN resources (runtime/owned.h).
       {"bench",
-       {{"ucudnn", "core"}, {"tools/networks.h", "runtime/stream_gate.h", "runtime/cudnn_shim.h"}, true}},
+       {{"ucudnn", "core"},
+        {"tools/networks.h", "runtime/stream_gate.h", "runtime/cudnn_shim.h", "runtime/owned.h"},
+        true}},
   };
   return rules;
 }
