@@ -1,30 +1,25 @@
-// `ucudnn plan`, in-process through run_cli and once through the real binary.
+// `ucudnn plan` under workspace reuse, in-process through run_cli (workspace division and Pareto
+// fronts: test_plan_command_wd.cpp; the real binary: test_cli_binary.cpp).
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
-#include <iterator>
-#include <limits>
 #include <map>
 #include <regex>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/batch_policy.h"
 #include "core/conv_op.h"
 #include "core/measurement_csv.h"
 #include "optimize/wr_optimizer.h"
-#include "cli_test_support.h"
-#include "test_helpers.h"
+#include "plan_command_support.h"
 #include "tools/cli.h"
 #include "folder_namespaces.h"
 
@@ -33,57 +28,18 @@ namespace {
 
 using testing::CliResult;
 using testing::expect_error;
-using testing::is_one_error_line;
-using testing::run;
-using testing::run_binary;
-using testing::ProcessResult;
-
-using Json = nlohmann::ordered_json;
-
-constexpr std::size_t kLimit64MiB = std::size_t{64} << 20;
-
-
+using testing::Json;
+using testing::keys;
+using testing::kLimit64MiB;
+using testing::lines_of;
+using testing::measured_time;
 using testing::plan_args;
+using testing::plan_json;
+using testing::PlanCommand;
+using testing::run;
+using testing::split_words;
 using testing::wd_args;
 using testing::with;
-using testing::lines_of;
-
-std::vector<std::string> split_words(const std::string& line) {
-  std::istringstream in(line);
-  return {std::istream_iterator<std::string>(in), std::istream_iterator<std::string>()};
-}
-
-
-
-Json plan_json(const std::vector<std::string>& args) {
-  const CliResult result = run(with(args, {"--json"}));
-  EXPECT_EQ(result.status, 0) << result.err;
-  EXPECT_TRUE(result.err.empty()) << result.err;
-  return Json::parse(result.out);
-}
-
-std::vector<std::string> keys(const Json& object) {
-  std::vector<std::string> names;
-  for (const auto& item : object.items()) names.push_back(item.key());
-  return names;
-}
-
-// The quickest row of the table at (size, algo) within the limit; infinity if there is none.
-double measured_time(const KernelMeasurements& kernel, int size, int algo, std::size_t limit) {
-  double best = std::numeric_limits<double>::infinity();
-  for (const auto& row : kernel.rows) {
-    if (row.micro_batch == size && row.workspace_bytes <= limit && (algo < 0 || row.algo == algo)) {
-      best = std::min(best, row.time_ms);
-    }
-  }
-  return best;
-}
-
-class PlanCommand : public ::testing::Test {
- protected:
-  testing::TempDir dir_;
-  const std::string alexnet_ = testing::alexnet_csv_path();
-};
 
 TEST_F(PlanCommand, TableHasARowForEveryKernelAndATotal) {
   const CliResult result = run(plan_args(alexnet_, "64MiB"));
@@ -344,224 +300,6 @@ TEST_F(PlanCommand, ErrorsWithLineBreaksStayOnOneLine) {
 
 // Workspace division: `--total-workspace` instead of `--workspace-limit`.
 
-
-TEST_F(PlanCommand, WdJsonHasTheDocumentedKeysAndAgreesWithTheTable) {
-  const Json json = plan_json(wd_args(alexnet_, "120MiB"));
-  ASSERT_TRUE(json.is_object());
-  EXPECT_EQ(keys(json),
-            (std::vector<std::string>{"mode", "policy", "total_workspace_bytes", "kernels",
-                                      "total_time_ms", "workspace_used_bytes", "variables",
-                                      "solve_ms", "optimal", "gap"}));
-  EXPECT_EQ(json["mode"], "wd");
-  EXPECT_EQ(json["policy"], "powerOfTwo");
-  const std::size_t budget = std::size_t{120} << 20;
-  EXPECT_EQ(json["total_workspace_bytes"].get<std::size_t>(), budget);
-
-  const auto kernels = read_measurements_csv(alexnet_);
-  ASSERT_TRUE(kernels.ok());
-  ASSERT_EQ(json["kernels"].size(), kernels->size());
-  const auto allowed = allowed_micro_batch_sizes(BatchSizePolicy::kPowerOfTwo, 256);
-  double time_sum = 0.0;
-  std::size_t workspace_sum = 0;
-  int configurations = 0;
-  for (std::size_t i = 0; i < kernels->size(); ++i) {
-    const KernelMeasurements& kernel = (*kernels)[i];
-    const Json& entry = json["kernels"][i];
-    SCOPED_TRACE(kernel.layer + " " + short_name(kernel.op));
-    EXPECT_EQ(keys(entry), (std::vector<std::string>{"layer", "op", "batch", "time_ms",
-                                                     "workspace_bytes", "micro_batches",
-                                                     "desirable_configurations"}));
-    EXPECT_EQ(entry["layer"], kernel.layer);  // file order
-    EXPECT_EQ(entry["op"], short_name(kernel.op));
-    EXPECT_EQ(entry["batch"], kernel.batch);
-    EXPECT_TRUE(entry["workspace_bytes"].is_number_unsigned());
-    EXPECT_GE(entry["desirable_configurations"].get<int>(), 1);
-
-    // The micro-batches cover the batch with the fastest rows within the kernel's share.
-    const std::size_t share = entry["workspace_bytes"];
-    int covered = 0;
-    double time = 0.0;
-    for (const auto& run : entry["micro_batches"]) {
-      EXPECT_EQ(keys(run), (std::vector<std::string>{"size", "algo", "count"}));
-      const int size = run["size"];
-      const int count = run["count"];
-      EXPECT_NE(std::find(allowed.begin(), allowed.end(), size), allowed.end()) << size;
-      covered += size * count;
-      time += count * measured_time(kernel, size, run["algo"], share);
-    }
-    EXPECT_EQ(covered, kernel.batch);
-    EXPECT_NEAR(entry["time_ms"].get<double>(), time, 1e-6);
-    time_sum += entry["time_ms"].get<double>();
-    workspace_sum += share;
-    configurations += entry["desirable_configurations"].get<int>();
-  }
-  EXPECT_NEAR(json["total_time_ms"].get<double>(), time_sum, 1e-6);
-  EXPECT_EQ(json["workspace_used_bytes"].get<std::size_t>(), workspace_sum);
-  EXPECT_LE(workspace_sum, budget);
-  EXPECT_EQ(json["variables"].get<int>(), configurations);
-  EXPECT_GE(json["solve_ms"].get<double>(), 0.0);
-}
-
-TEST_F(PlanCommand, WdBeatsWrWithTheSameMemory) {
-  // 15 kernels: 120 MiB divided by need against 8 MiB for each.
-  const Json wd = plan_json(wd_args(alexnet_, "120MiB"));
-  const Json wr = plan_json(plan_args(alexnet_, "8MiB"));
-  EXPECT_LT(wd["total_time_ms"].get<double>(), wr["total_time_ms"].get<double>());
-  // More budget never hurts; the policy applies as in WR.
-  const Json roomy = plan_json(wd_args(alexnet_, "1GiB"));
-  EXPECT_LE(roomy["total_time_ms"].get<double>(), wd["total_time_ms"].get<double>());
-  const Json undivided = plan_json(with(wd_args(alexnet_, "120MiB"), {"--policy", "undivided"}));
-  EXPECT_EQ(undivided["policy"], "undivided");
-  for (const auto& kernel : undivided["kernels"]) {
-    ASSERT_EQ(kernel["micro_batches"].size(), 1u);
-    EXPECT_EQ(kernel["micro_batches"][0]["size"], kernel["batch"]);
-  }
-  EXPECT_GE(undivided["total_time_ms"].get<double>(), wd["total_time_ms"].get<double>());
-}
-
-TEST_F(PlanCommand, WdTableHasARowPerKernelATotalAndTheSolver) {
-  const CliResult result = run(wd_args(alexnet_, "120MiB"));
-  ASSERT_EQ(result.status, 0) << result.err;
-  EXPECT_TRUE(result.err.empty()) << result.err;
-  const auto lines = lines_of(result.out);
-  ASSERT_GE(lines.size(), 4u);
-  EXPECT_EQ(lines[0], "WD plan, policy powerOfTwo, total workspace 120 MiB, 15 kernels");
-  const Json json = plan_json(wd_args(alexnet_, "120MiB"));
-  for (const auto& kernel : json["kernels"]) {
-    const auto found = std::count_if(lines.begin(), lines.end(), [&](const std::string& line) {
-      const auto words = split_words(line);
-      // layer, op, batch, time, workspace (number and unit), configurations, micro-batches
-      return words.size() > 7 && words[0] == kernel["layer"] && words[1] == kernel["op"] &&
-             words[2] == std::to_string(kernel["batch"].get<int>()) &&
-             words[6] == std::to_string(kernel["desirable_configurations"].get<int>());
-    });
-    EXPECT_EQ(found, 1) << kernel.dump();
-  }
-  const auto total = split_words(lines[lines.size() - 2]);
-  ASSERT_GE(total.size(), 2u);
-  EXPECT_EQ(total[0], "total");
-  EXPECT_NEAR(std::stod(total[1]), json["total_time_ms"].get<double>(), 5e-4);
-  EXPECT_EQ(lines.back().rfind("workspace used ", 0), 0u) << lines.back();
-  EXPECT_NE(lines.back().find(" of 120 MiB; " + std::to_string(json["variables"].get<int>()) +
-                              " variables, solved in "),
-            std::string::npos)
-      << lines.back();
-}
-
-TEST_F(PlanCommand, ExactlyOneOfWorkspaceLimitAndTotalWorkspace) {
-  const int usage = kExitUsageError;
-  expect_error({"plan", "--measurements", alexnet_}, usage, "--total-workspace");
-  expect_error({"plan", "--measurements", alexnet_, "--workspace-limit", "8MiB",
-                "--total-workspace", "120MiB"},
-               usage, "--workspace-limit, --total-workspace and --pareto exclude each other");
-  expect_error({"plan", "--measurements", alexnet_, "--workspace-limit", "8MiB", "--pareto", "alex_conv2:fwd"},
-               usage, "exclude each other");
-  expect_error({"plan", "--measurements", alexnet_, "--total-workspace"}, usage,
-               "--total-workspace");
-  expect_error(wd_args(alexnet_, ""), usage, "--total-workspace");
-  expect_error(wd_args(alexnet_, "lots"), usage, "--total-workspace: invalid size 'lots'");
-  expect_error(with(wd_args(alexnet_, "120MiB"), {"--policy", "half"}), usage, "'half'");
-  const CliResult help = run({"plan", "--help"});
-  EXPECT_NE(help.out.find("--total-workspace"), std::string::npos) << help.out;
-}
-
-TEST_F(PlanCommand, BareSmallTotalWorkspaceIsRefused) {
-  // The original μ-cuDNN took megabytes; here a bare number is bytes.
-  expect_error(wd_args(alexnet_, "64"), kExitUsageError,
-               "--total-workspace: 64 bytes is less than 1 MiB; sizes are in bytes unless a "
-               "unit is given (did you mean 64MiB?)");
-  expect_error(wd_args(alexnet_, " 1048575 "), kExitUsageError, "(did you mean 1048575MiB?)");
-  EXPECT_EQ(run(wd_args(alexnet_, "1048576")).status, kExitOk);
-  EXPECT_EQ(run(wd_args(alexnet_, "64MiB")).status, kExitOk);
-  EXPECT_EQ(run(wd_args(alexnet_, "1KiB")).status, kExitOk);  // a unit says it is meant
-  // The same plan whatever the spelling; only the measured solve time differs.
-  Json bytes = plan_json(wd_args(alexnet_, "125829120"));
-  Json mib = plan_json(wd_args(alexnet_, "120MiB"));
-  bytes.erase("solve_ms");
-  mib.erase("solve_ms");
-  EXPECT_EQ(bytes, mib);
-}
-
-TEST_F(PlanCommand, InfeasibleTotalWorkspaceIsADataError) {
-  // Every AlexNet kernel has an algorithm without workspace; these two need 2 and 4 KiB.
-  const std::string csv = dir_.write("hungry.csv",
-                                     "a,fwd,2,1,0,0.5,1024\n"
-                                     "a,fwd,4,1,0,1.0,2048\n"
-                                     "b,bwdd,4,0,0,2.0,4096\n"
-                                     "b,bwdd,4,1,0,1.0,8192\n");
-  expect_error(wd_args(csv, "1KiB"), kExitDataError,
-               "total workspace of 1 KiB is infeasible: the kernels need at least 5 KiB");
-  const Json fits = plan_json(wd_args(csv, "5KiB"));
-  EXPECT_EQ(fits["workspace_used_bytes"], 5120);
-  EXPECT_DOUBLE_EQ(fits["total_time_ms"].get<double>(), 3.0);
-  const Json roomy = plan_json(wd_args(csv, "9KiB"));
-  EXPECT_EQ(roomy["workspace_used_bytes"], 9216);
-  EXPECT_DOUBLE_EQ(roomy["total_time_ms"].get<double>(), 2.0);
-}
-
-// The front printed by --pareto is checked against a second, independent computation: the WR
-// dynamic program under a limit equal to a point's workspace must find exactly that point's time.
-TEST_F(PlanCommand, ParetoFrontMatchesWrPlansAtEachOfItsWorkspaces) {
-  const auto kernels = read_measurements_csv(alexnet_);
-  ASSERT_TRUE(kernels.ok());
-  int checked_kernels = 0;
-  for (const char* name : {"alex_conv2:fwd", "alex_conv1:bwdd", "alex_conv5:bwdf"}) {
-    const Json front = plan_json({"plan", "--measurements", alexnet_, "--pareto", name});
-    ASSERT_EQ(front["mode"], "pareto");
-    ASSERT_GE(front["front"].size(), 2u) << name;
-    const std::string layer = front["layer"], op = front["op"];
-    double previous_time = std::numeric_limits<double>::infinity();
-    long long previous_workspace = -1;
-    for (const auto& point : front["front"]) {
-      const long long workspace = point["workspace_bytes"];
-      const double time = point["time_ms"];
-      EXPECT_GT(workspace, previous_workspace) << name;
-      EXPECT_LT(time, previous_time) << name;
-      previous_workspace = workspace;
-      previous_time = time;
-      int covered = 0;
-      for (const auto& run : point["micro_batches"]) covered += run["size"].get<int>() * run["count"].get<int>();
-      EXPECT_EQ(covered, front["batch"].get<int>()) << name;
-      const Json wr = plan_json(plan_args(alexnet_, std::to_string(workspace)));
-      bool found = false;
-      for (const auto& kernel : wr["kernels"]) {
-        if (kernel["layer"] != layer || kernel["op"] != op) continue;
-        found = true;
-        const double planned = kernel["time_ms"].get<double>();
-        if (std::abs(planned - time) <= 1e-9) continue;
-        // The library's margin: where the whole batch undivided is predicted within
-        // kSplitMargin of the split, the plan runs it undivided instead.
-        EXPECT_EQ(kernel["micro_batches"].size(), 1u) << name << " at " << workspace << " B";
-        EXPECT_GT(planned, time) << name << " at " << workspace << " B";
-        EXPECT_LE(planned * (1.0 - ucudnn::optimize::kSplitMargin), time + 1e-9) << name << " at " << workspace << " B";
-      }
-      EXPECT_TRUE(found) << name;
-    }
-    // The fastest configuration beats (or ties) every single algorithm on the whole batch.
-    ASSERT_FALSE(front["undivided"].empty());
-    EXPECT_LE(previous_time, front["undivided"][0]["time_ms"].get<double>() + 1e-9) << name;
-    ++checked_kernels;
-  }
-  EXPECT_EQ(checked_kernels, 3);
-}
-
-TEST_F(PlanCommand, ParetoTableListsTheFront) {
-  const CliResult table = run({"plan", "--measurements", alexnet_, "--pareto", "alex_conv2:fwd"});
-  ASSERT_EQ(table.status, 0) << table.err;
-  const Json json = plan_json({"plan", "--measurements", alexnet_, "--pareto", "alex_conv2:fwd"});
-  const auto lines = lines_of(table.out);
-  ASSERT_EQ(lines.size(), json["front"].size() + 2) << table.out;  // title, header, one row each
-  EXPECT_NE(lines[0].find("alex_conv2:fwd"), std::string::npos) << lines[0];
-}
-
-TEST_F(PlanCommand, ParetoOfAnUnknownOrMalformedKernelIsAnError) {
-  expect_error({"plan", "--measurements", alexnet_, "--pareto", "alex_conv9:fwd"}, kExitDataError,
-               "--pareto: the measurements have no kernel 'alex_conv9:fwd'");
-  expect_error({"plan", "--measurements", alexnet_, "--pareto", "alex_conv2"}, kExitDataError,
-               "is not LAYER:OP");
-  expect_error({"plan", "--measurements", alexnet_, "--pareto", "alex_conv2:sideways"}, kExitDataError,
-               "is not LAYER:OP");
-}
 
 // ---- engine configurations and --candidates ---------------------------------------------------
 
