@@ -18,15 +18,8 @@
 #include "tools/networks.h"
 #include "folder_namespaces.h"
 
-namespace ucudnn {
+namespace ucudnn::testing {
 namespace {
-
-using testing::CliResult;
-using testing::expect_error;
-using testing::exists;
-using testing::read_bytes;
-using testing::run;
-using testing::TempDir;
 
 constexpr char kHeader[] = "layer,op,microbatch,algo,math_type,time_ms,workspace_bytes,engine,host_ms\n";
 
@@ -258,4 +251,4 @@ TEST_F(StreamedImportExport, AnExportReadsBackAsTheTableImported) {
 }
 
 }  // namespace
-}  // namespace ucudnn
+}  // namespace ucudnn::testing

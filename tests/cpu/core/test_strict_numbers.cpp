@@ -22,12 +22,8 @@
 #include "tools/cli.h"
 #include "folder_namespaces.h"
 
-namespace ucudnn {
+namespace ucudnn::testing {
 namespace {
-
-using testing::CliResult;
-using testing::expect_error;
-using testing::run;
 
 // ---- item 2: integer options are strictly decimal ----------------------------------------------
 
@@ -309,4 +305,4 @@ TEST(StrictSizes, AnUnknownUnitListsTheAcceptedUnits) {  // regression guard
 }
 
 }  // namespace
-}  // namespace ucudnn
+}  // namespace ucudnn::testing

@@ -15,12 +15,8 @@
 #include "optimize/pareto.h"
 #include "folder_namespaces.h"
 
-namespace ucudnn {
+namespace ucudnn::testing {
 namespace {
-
-using testing::run;
-using testing::run_binary;
-using testing::TempDir;
 
 // 40 kernels whose fast configuration needs 1 to 2 TiB more workspace and saves the same time,
 // under an odd budget: which ones fit is a subset sum, which GLPK's branch and bound searched for
@@ -146,4 +142,4 @@ TEST(WdTimeLimit, ABadLimitOptionIsAUsageErrorNamingIt) {
 }
 
 }  // namespace
-}  // namespace ucudnn
+}  // namespace ucudnn::testing

@@ -23,13 +23,10 @@
 #include "test_helpers.h"
 #include "folder_namespaces.h"
 
-namespace ucudnn {
+namespace ucudnn::testing {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::read_bytes;
-using testing::TempDir;
-using testing::write_bytes;
 
 const std::string kExample = std::string(UCUDNN_SOURCE_DIR) + "/examples/caffe_patch";
 
@@ -329,4 +326,4 @@ TEST_F(CaffeBuildScript, UcudnnPrefixMustHoldAnInstalledUcudnn) {
 }
 
 }  // namespace
-}  // namespace ucudnn
+}  // namespace ucudnn::testing

@@ -18,14 +18,8 @@
 #include "folder_namespaces.h"
 #include "measurement_rows.h"
 
-namespace ucudnn {
+namespace ucudnn::testing {
 namespace {
-
-using testing::alexnet_keys;
-using testing::engine_row;
-using testing::legacy_row;
-using testing::RecordedSource;
-using testing::TempDir;
 
 constexpr std::size_t kMiB = std::size_t{1} << 20;
 
@@ -237,4 +231,4 @@ TEST(KnownDefectiveEngines, Engine73IsRefusedOnlyForStridedDilatedVolumeBackward
 }
 
 }  // namespace
-}  // namespace ucudnn
+}  // namespace ucudnn::testing

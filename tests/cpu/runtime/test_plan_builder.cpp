@@ -11,12 +11,8 @@
 #include "test_helpers.h"
 #include "folder_namespaces.h"
 
-namespace ucudnn {
+namespace ucudnn::testing {
 namespace {
-
-using testing::alexnet_keys;
-using testing::RecordedSource;
-using testing::TempDir;
 
 constexpr std::size_t kMiB = std::size_t{1} << 20;
 constexpr BatchSizePolicy kPolicy = BatchSizePolicy::kPowerOfTwo;
@@ -277,4 +273,4 @@ TEST(PlanBuilderReplayPlan, DeterministicKernelGetsNoNondeterministicReplayPlan)
 }
 
 }  // namespace
-}  // namespace ucudnn
+}  // namespace ucudnn::testing

@@ -17,13 +17,8 @@
 #include "ucudnn/ucudnn.h"
 #include "folder_namespaces.h"
 
-namespace ucudnn {
+namespace ucudnn::testing {
 namespace {
-
-using testing::alexnet_keys;
-using testing::read_bytes;
-using testing::RecordedSource;
-using testing::TempDir;
 
 constexpr std::size_t kMiB = std::size_t{1} << 20;
 constexpr BatchSizePolicy kPolicy = BatchSizePolicy::kPowerOfTwo;
@@ -190,4 +185,4 @@ TEST_F(PlanBuilderLayers, TheLibraryCallSetsTheProcesssSystemDatabases) {
 }
 
 }  // namespace
-}  // namespace ucudnn
+}  // namespace ucudnn::testing

@@ -29,19 +29,11 @@
 #include "test_helpers.h"
 #include "folder_namespaces.h"
 
-namespace ucudnn {
+namespace ucudnn::testing {
 namespace {
 
 using ucudnn::testing::TempDir;
 namespace fs = std::filesystem;
-using testing::exists;
-using testing::read_bytes;
-using testing::write_bytes;
-using testing::database_options;
-using testing::layer_key;
-using testing::names_in;
-using testing::rows_for;
-using testing::test_gpu;
 
 // `count` rows of distinct layers for `identity`.
 std::vector<StoredRow> stored_rows(const DeviceIdentity& identity, int count, int first_layer = 0,
@@ -701,4 +693,4 @@ TEST(DatabaseHardening, StatsAndVerifyNeverHideAFailedRead) {
 }
 
 }  // namespace
-}  // namespace ucudnn
+}  // namespace ucudnn::testing

@@ -18,18 +18,10 @@
 #include "store/database.h"
 #include "test_helpers.h"
 
-namespace ucudnn {
+namespace ucudnn::testing {
 namespace {
 
 using store::BenchmarkDatabase;
-using testing::CliResult;
-using testing::database_options;
-using testing::layer_key;
-using testing::read_bytes;
-using testing::rows_for;
-using testing::run;
-using testing::TempDir;
-using testing::test_gpu;
 
 // Byte 18 of an SQLite header: 1 for a rollback journal, 2 for WAL.
 int header_journal(const std::string& path) { return read_bytes(path).size() > 18 ? read_bytes(path)[18] : -1; }
@@ -141,4 +133,4 @@ TEST(DatabaseJournal, AFailedSwitchNamesWhatAskedForTheMode) {
 }
 
 }  // namespace
-}  // namespace ucudnn
+}  // namespace ucudnn::testing

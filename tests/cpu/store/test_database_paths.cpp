@@ -24,16 +24,10 @@
 #include "test_helpers.h"
 #include "folder_namespaces.h"
 
-namespace ucudnn {
+namespace ucudnn::testing {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::database_options;
-using testing::layer_key;
-using testing::names_in;
-using testing::rows_for;
-using testing::TempDir;
-using testing::test_gpu;
 
 void store_one_kernel(BenchmarkDatabase& db, int layer) {
   const Status stored = db.store(test_gpu(), layer_key(layer, 4), CandidateKind::kLegacy, SIZE_MAX, rows_for(4, 3));
@@ -368,4 +362,4 @@ TEST(DatabasePaths, AStreamedStoreThatFailsPartWayStoresNothing) {
 }
 
 }  // namespace
-}  // namespace ucudnn
+}  // namespace ucudnn::testing

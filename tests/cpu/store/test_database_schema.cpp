@@ -30,16 +30,8 @@
 #include "folder_namespaces.h"
 #include "measurement_rows.h"
 
-namespace ucudnn {
+namespace ucudnn::testing {
 namespace {
-
-using testing::layer_key;
-using testing::legacy_row;
-using testing::read_bytes;
-using testing::TempDir;
-using testing::test_gpu;
-using testing::Version1Coverage;
-using testing::Version1Row;
 
 constexpr std::size_t kMiB = std::size_t{1} << 20;
 
@@ -325,8 +317,6 @@ TEST(DatabaseSchema, FileOfANewerVersionIsRefusedUntouched) {
 
 // ---- a version-2 file: rows without host times -------------------------------------------------
 
-using testing::Version2Coverage;
-using testing::Version2Row;
 
 // One kernel with two legacy rows and two engine rows, each kind covered.
 std::string write_version_2(const TempDir& dir, const std::string& name) {
@@ -600,4 +590,4 @@ TEST(DatabaseSchema, VerifyNamesAKeyWithoutTheEngine) {
 }
 
 }  // namespace
-}  // namespace ucudnn
+}  // namespace ucudnn::testing

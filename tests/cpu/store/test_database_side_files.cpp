@@ -25,17 +25,10 @@
 #include "test_helpers.h"
 #include "folder_namespaces.h"
 
-namespace ucudnn {
+namespace ucudnn::testing {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::read_bytes;
-using testing::TempDir;
-using testing::layer_key;
-using testing::database_options;
-using testing::names_in;
-using testing::rows_for;
-using testing::test_gpu;
 
 // Stores `count` rows (3 at micro-batch 4 of layer 1, the rest at micro-batch 8 of layer 2).
 void store_rows(BenchmarkDatabase& db, int count) {
@@ -212,4 +205,4 @@ TEST(DatabaseSideFiles, AWriterBesideAReaderOfAnIdleWalFileLeavesOnlyTheFileOnce
 }
 
 }  // namespace
-}  // namespace ucudnn
+}  // namespace ucudnn::testing

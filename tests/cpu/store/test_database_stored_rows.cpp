@@ -15,17 +15,10 @@
 #include "store/database.h"
 #include "test_helpers.h"
 
-namespace ucudnn {
+namespace ucudnn::testing {
 namespace {
 
 using store::BenchmarkDatabase;
-using testing::CliResult;
-using testing::database_options;
-using testing::layer_key;
-using testing::rows_for;
-using testing::run;
-using testing::TempDir;
-using testing::test_gpu;
 
 // Runs one statement on the file with SQLite itself, as another program would.
 void execute(const std::string& path, const std::string& sql) {
@@ -133,4 +126,4 @@ TEST(StoredRows, AWholeNumberOfMillisecondsIsStillATime) {
 }
 
 }  // namespace
-}  // namespace ucudnn
+}  // namespace ucudnn::testing

@@ -21,17 +21,8 @@
 #include "version_1_database.h"
 #include "folder_namespaces.h"
 
-namespace ucudnn {
+namespace ucudnn::testing {
 namespace {
-
-using testing::CliResult;
-using testing::expect_error;
-using testing::is_one_error_line;
-using testing::layer_key;
-using testing::read_bytes;
-using testing::run;
-using testing::TempDir;
-using testing::test_gpu;
 
 constexpr std::size_t kMiB = std::size_t{1} << 20;
 constexpr std::int64_t kAnyLimit = std::numeric_limits<std::int64_t>::max();
@@ -261,4 +252,4 @@ TEST_F(DbMerge, AVersion1SourceGivesItsLegacyCoverage) {
 }
 
 }  // namespace
-}  // namespace ucudnn
+}  // namespace ucudnn::testing

@@ -16,14 +16,11 @@
 #include "store/database.h"
 #include "test_helpers.h"
 
-namespace ucudnn {
+namespace ucudnn::testing {
 namespace {
 
 using store::BenchmarkDatabase;
 using store::StoredRow;
-using testing::database_options;
-using testing::TempDir;
-using testing::test_gpu;
 
 // Runs the real `ucudnn ARGS`, quietly, and returns its peak resident memory in KiB (-1 where it
 // failed).
@@ -102,4 +99,4 @@ TEST(SystemDatabases, AListLongerThanTheBoundIsRefusedNamingIt) {
 }
 
 }  // namespace
-}  // namespace ucudnn
+}  // namespace ucudnn::testing

@@ -18,13 +18,8 @@
 #include "test_helpers.h"
 #include "folder_namespaces.h"
 
-namespace ucudnn {
+namespace ucudnn::testing {
 namespace {
-
-using testing::layer_key;
-using testing::read_bytes;
-using testing::TempDir;
-using testing::test_gpu;
 
 constexpr std::size_t kMiB = std::size_t{1} << 20;
 
@@ -198,4 +193,4 @@ TEST(SystemDatabasesSetting, IsAColonSeparatedListWhoseEmptyEntriesAreIgnored) {
 }
 
 }  // namespace
-}  // namespace ucudnn
+}  // namespace ucudnn::testing

@@ -16,21 +16,11 @@
 #include "test_helpers.h"
 #include "folder_namespaces.h"
 
-namespace ucudnn {
+namespace ucudnn::testing {
 namespace {
-
-using testing::CliResult;
-using testing::expect_error;
-using testing::is_one_error_line;
-using testing::run;
-using testing::run_binary;
-using testing::plan_args;
-using testing::ProcessResult;
-using testing::with;
 
 using Json = nlohmann::ordered_json;
 
-using testing::lines_of;
 
 // ---- the command as a whole: version, help, option names ---------------------------------------
 
@@ -188,4 +178,4 @@ TEST(CliBinary, GoodInvocationPrintsJsonAndExitsZero) {
 }
 
 }  // namespace
-}  // namespace ucudnn
+}  // namespace ucudnn::testing

@@ -28,20 +28,8 @@
 #include "version_1_database.h"
 #include "folder_namespaces.h"
 
-namespace ucudnn {
+namespace ucudnn::testing {
 namespace {
-
-using testing::CliResult;
-using testing::expect_error;
-using testing::is_one_error_line;
-using testing::ProcessResult;
-using testing::run;
-using testing::run_binary;
-
-
-using testing::with;
-
-
 
 // RFC 4180, written independently of the exporter: quoted fields may hold commas, quotes
 // (doubled) and line breaks.
@@ -582,4 +570,4 @@ TEST_F(DbCommand, TheEnvironmentNamesTheDatabase) {
 }
 
 }  // namespace
-}  // namespace ucudnn
+}  // namespace ucudnn::testing

@@ -31,15 +31,9 @@
 #include "tools/cli.h"
 #include "folder_namespaces.h"
 
-namespace ucudnn {
+namespace ucudnn::testing {
 namespace {
 
-using testing::CliResult;
-using testing::expect_error;
-using testing::is_one_error_line;
-using testing::run;
-using testing::exists;
-using testing::read_bytes;
 namespace fs = std::filesystem;
 
 // Every row of a table, by kernel: (layer, op) -> rows as (micro-batch, algo, math, time, workspace).
@@ -316,4 +310,4 @@ TEST_F(DbCommandHardening, AnImportKilledInRollbackJournalModeLeavesAHealthyData
 }
 
 }  // namespace
-}  // namespace ucudnn
+}  // namespace ucudnn::testing

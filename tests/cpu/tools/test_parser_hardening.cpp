@@ -23,12 +23,8 @@
 #include "tools/cli.h"
 #include "folder_namespaces.h"
 
-namespace ucudnn {
+namespace ucudnn::testing {
 namespace {
-
-using testing::CliResult;
-using testing::expect_error;
-using testing::run;
 
 const char kHeader[] = "layer,op,microbatch,algo,math_type,time_ms,workspace_bytes\n";
 
@@ -52,8 +48,6 @@ std::string bytes(const char (&text)[N]) {
   return std::string(text, N - 1);
 }
 
-using testing::plan_args;
-using testing::wd_args;
 
 class ParserHardening : public ::testing::Test {
  protected:
@@ -384,4 +378,4 @@ TEST_F(ParserHardening, DbImportRefusesDuplicateRows) {
 }
 
 }  // namespace
-}  // namespace ucudnn
+}  // namespace ucudnn::testing

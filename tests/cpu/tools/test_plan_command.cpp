@@ -23,23 +23,8 @@
 #include "tools/cli.h"
 #include "folder_namespaces.h"
 
-namespace ucudnn {
+namespace ucudnn::testing {
 namespace {
-
-using testing::CliResult;
-using testing::expect_error;
-using testing::Json;
-using testing::keys;
-using testing::kLimit64MiB;
-using testing::lines_of;
-using testing::measured_time;
-using testing::plan_args;
-using testing::plan_json;
-using testing::PlanCommand;
-using testing::run;
-using testing::split_words;
-using testing::wd_args;
-using testing::with;
 
 TEST_F(PlanCommand, TableHasARowForEveryKernelAndATotal) {
   const CliResult result = run(plan_args(alexnet_, "64MiB"));
@@ -374,4 +359,4 @@ TEST_F(PlanCommand, CandidatesChooseTheRowsPlannedFrom) {
 }
 
 }  // namespace
-}  // namespace ucudnn
+}  // namespace ucudnn::testing

@@ -18,22 +18,8 @@
 #include "tools/cli.h"
 #include "folder_namespaces.h"
 
-namespace ucudnn {
+namespace ucudnn::testing {
 namespace {
-
-using testing::CliResult;
-using testing::expect_error;
-using testing::Json;
-using testing::keys;
-using testing::lines_of;
-using testing::measured_time;
-using testing::plan_args;
-using testing::plan_json;
-using testing::PlanCommand;
-using testing::run;
-using testing::split_words;
-using testing::wd_args;
-using testing::with;
 
 TEST_F(PlanCommand, WdJsonHasTheDocumentedKeysAndAgreesWithTheTable) {
   const Json json = plan_json(wd_args(alexnet_, "120MiB"));
@@ -254,4 +240,4 @@ TEST_F(PlanCommand, ParetoOfAnUnknownOrMalformedKernelIsAnError) {
 }
 
 }  // namespace
-}  // namespace ucudnn
+}  // namespace ucudnn::testing

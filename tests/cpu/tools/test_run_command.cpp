@@ -23,33 +23,12 @@
 #include "tools/cudnn_locator.h"
 #include "folder_namespaces.h"
 
-namespace ucudnn {
+namespace ucudnn::testing {
 namespace {
 
 namespace fs = std::filesystem;
 
-using testing::CliResult;
-using testing::expect_error;
-using testing::is_one_error_line;
-using testing::ProcessResult;
-using testing::run;
-using testing::run_binary;
-using testing::TempDir;
 
-using testing::built;
-using testing::compile_library;
-using testing::fake_python;
-using testing::function_returning;
-using testing::has_line;
-using testing::lines_of;
-using testing::matching_cudart_version;
-using testing::matching_cudnn_version;
-using testing::real_cudnn_library;
-using testing::ScopedVariable;
-using testing::stand_in_cudnn;
-using testing::stand_in_preload;
-using testing::lines_after_gpu_note;
-using testing::with;
 
 TEST(RunCommand, DryRunPrintsThePreloadTheCudnnFolderAndTheForcedLimit) {
   TempDir dir;
@@ -368,4 +347,4 @@ TEST(RunCommand, SaysWhatIsMissingWhereNoGpuIsVisible) {
 }
 
 }  // namespace
-}  // namespace ucudnn
+}  // namespace ucudnn::testing

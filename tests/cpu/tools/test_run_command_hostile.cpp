@@ -25,25 +25,11 @@
 #include "tools/cli.h"
 #include "tools/subprocess.h"
 
-namespace ucudnn {
+namespace ucudnn::testing {
 namespace {
 
 namespace fs = std::filesystem;
 
-using testing::compile_library;
-using testing::expect_error;
-using testing::has_line;
-using testing::is_one_error_line;
-using testing::lines_of;
-using testing::matching_cudart_version;
-using testing::matching_cudnn_version;
-using testing::ProcessResult;
-using testing::run;
-using testing::run_binary;
-using testing::ScopedVariable;
-using testing::stand_in_cudnn;
-using testing::stand_in_preload;
-using testing::TempDir;
 
 // A real, harmless preload library at `file` (its folder made).
 std::string preload_at(const TempDir& dir, const fs::path& file) {
@@ -251,4 +237,4 @@ TEST(RunHostile, ForkedWorkThatHangsIsKilledAtItsTimeoutNamingTheStep) {
 }
 
 }  // namespace
-}  // namespace ucudnn
+}  // namespace ucudnn::testing
