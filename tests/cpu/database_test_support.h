@@ -39,12 +39,13 @@ inline std::set<std::string> names_in(const std::filesystem::path& dir) {
 }
 
 /// Runs `body` in a child process that cannot write what its owner made read-only: where the test
-/// runs as root, which may write anything, as the unprivileged user 65534 (`dir` then opened to
-/// all). The child's exit status: `body`'s result, 10 where it could not drop root; -1 where it
-/// could not be run or did not exit.
-inline int exit_status_as_unprivileged(const std::filesystem::path& dir, const std::function<int()>& body) {
+/// runs as root, which may write anything, as the unprivileged user 65534 (`open_to_all`, where
+/// given, then opened to all users first). The child's exit status: `body`'s result, 10 where it
+/// could not drop root; -1 where it could not be run or did not exit.
+inline int exit_status_as_unprivileged(const std::function<int()>& body,
+                                       const std::filesystem::path& open_to_all = {}) {
   const bool root = geteuid() == 0;
-  if (root && chmod(dir.c_str(), 0755) != 0) return -1;
+  if (root && !open_to_all.empty() && chmod(open_to_all.c_str(), 0755) != 0) return -1;
   const pid_t pid = fork();
   if (pid < 0) return -1;
   if (pid == 0) {
@@ -54,6 +55,23 @@ inline int exit_status_as_unprivileged(const std::filesystem::path& dir, const s
   int status = 0;
   if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return -1;
   return WEXITSTATUS(status);
+}
+
+/// `count` rows of distinct layers for `identity`.
+inline std::vector<store::StoredRow> stored_rows(const DeviceIdentity& identity, int count, int first_layer = 0,
+                                   const std::string& prefix = "layer-signature-") {
+  std::vector<store::StoredRow> rows;
+  for (int i = 0; i < count; ++i) {
+    store::StoredRow row;
+    row.identity = identity;
+    row.layer = prefix + std::to_string(first_layer + i / 8);
+    row.measurement.micro_batch = 1 + i % 8;
+    row.measurement.algo = 0;
+    row.measurement.time_ms = 0.5 + i;
+    row.measured_at = "2026-01-01T00:00:00Z";
+    rows.push_back(row);
+  }
+  return rows;
 }
 
 /// The device identity the database tests store their rows under.

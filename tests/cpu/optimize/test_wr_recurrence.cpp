@@ -19,6 +19,7 @@
 #include "core/batch_policy.h"
 #include "optimize/pareto.h"
 #include "optimize/wr_optimizer.h"
+#include "test_helpers.h"
 #include "folder_namespaces.h"
 
 namespace ucudnn {
@@ -231,7 +232,7 @@ TEST(WrRecurrence, AgreesWithTheReferenceProgramOnRandomTables) {
   RandomTables random{std::mt19937(29)};
   int planned = 0;
   int split = 0;
-  for (int trial = 0; trial < 600; ++trial) {
+  for (int trial = 0; trial < testing::trials(600); ++trial) {
     const int batch = random.batch();
     const std::vector<int> allowed = random.allowed(batch);
     const std::vector<Measurement> rows = random.rows(batch);
@@ -249,15 +250,15 @@ TEST(WrRecurrence, AgreesWithTheReferenceProgramOnRandomTables) {
     }
   }
   // Plans must be found, and split, for the comparison to mean anything.
-  EXPECT_GT(planned, 400);
-  EXPECT_GT(split, 200);
+  EXPECT_GT(planned, testing::trials(400));
+  EXPECT_GT(split, testing::trials(200));
 }
 
 TEST(WrRecurrence, AgreesWithTheReferenceOnRepeatedAndUnusableSizes) {
   // Several candidates of one size (the scan in order breaks their ties), and sizes no plan can
   // use: 0, negative, larger than the batch.
   RandomTables random{std::mt19937(5)};
-  for (int trial = 0; trial < 300; ++trial) {
+  for (int trial = 0; trial < testing::trials(300); ++trial) {
     const int batch = random.batch();
     std::vector<Measurement> candidates = random.rows(batch);
     std::shuffle(candidates.begin(), candidates.end(), random.rng);
@@ -273,7 +274,7 @@ TEST(WrRecurrence, AgreesWithTheReferenceOnCostsThatAreNotTimes) {
   // No table holds these (times are refused outside 0..1e9), but the program takes any number:
   // NaN and negative costs are scanned in order, as the reference does.
   RandomTables random{std::mt19937(1)};
-  for (int trial = 0; trial < 300; ++trial) {
+  for (int trial = 0; trial < testing::trials(300); ++trial) {
     const int batch = random.batch();
     std::vector<Measurement> candidates;
     for (int size = 1; size <= batch; ++size) {
@@ -317,7 +318,7 @@ TEST(WrRecurrence, EveryMicroBatchSizeAgreesWithTheReference) {
 TEST(WrRecurrence, ParetoFrontsAgreeWithTheReferenceSweep) {
   RandomTables random{std::mt19937(404)};
   int multi_point = 0;
-  for (int trial = 0; trial < 300; ++trial) {
+  for (int trial = 0; trial < testing::trials(300); ++trial) {
     const int batch = random.batch();
     const std::vector<int> allowed = random.allowed(batch);
     const std::vector<Measurement> rows = random.rows(batch);
@@ -334,7 +335,7 @@ TEST(WrRecurrence, ParetoFrontsAgreeWithTheReferenceSweep) {
     }
     if (front.size() > 1) ++multi_point;
   }
-  EXPECT_GT(multi_point, 100);
+  EXPECT_GT(multi_point, testing::trials(100));
 }
 
 }  // namespace

@@ -213,7 +213,7 @@ TEST(BenchmarkDatabase, ReadOnlyFileServesLookupsAndRefusesWrites) {
   }
   ASSERT_EQ(chmod(path.c_str(), 0444), 0);
   const std::string before = read_bytes(path);
-  const int status = testing::exit_status_as_unprivileged(dir.path(), [&] {
+  const int status = testing::exit_status_as_unprivileged([&] {
     auto db = BenchmarkDatabase::open(path);
     if (!db) {
       std::fprintf(stderr, "open: %s\n", db.message().c_str());
@@ -226,7 +226,7 @@ TEST(BenchmarkDatabase, ReadOnlyFileServesLookupsAndRefusesWrites) {
       return 14;
     }
     return 0;
-  });
+  }, dir.path());
   EXPECT_EQ(status, 0) << "10 setuid, 11 open, 12 not read-only, 13 lookup, 14 write accepted";
   EXPECT_EQ(read_bytes(path), before);
   // Asked explicitly, a writable file is opened read-only too.

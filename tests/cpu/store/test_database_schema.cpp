@@ -293,7 +293,7 @@ TEST(DatabaseSchema, ReadOnlyVersion1FileServesLegacyLookupsAndStaysVersion1) {
 
   // A file this process cannot write.
   ASSERT_EQ(chmod(path.c_str(), 0444), 0);
-  const int status = testing::exit_status_as_unprivileged(dir.path(), [&] { return look_at_version_1(path, false); });
+  const int status = testing::exit_status_as_unprivileged([&] { return look_at_version_1(path, false); }, dir.path());
   EXPECT_EQ(status, 0) << "10 setuid, 11 open, 12 not read-only, 13 legacy lookup, 14 engine lookup, "
                                        "15 all_rows, 16 stats, 17 verify, 18 store";
   EXPECT_EQ(read_bytes(path), bytes);
