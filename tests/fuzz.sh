@@ -22,20 +22,39 @@ ctest --test-dir "$build" --output-on-failure -j "$(nproc)"
 
 found="$root/$build/fuzz-found"
 mkdir -p "$found"
-# Inputs per target: the command line runs whole subcommands (files, a database), so fewer.
-for entry in measurement_csv:200000 network_json:200000 sizes_and_env:200000 cli:20000; do
+# Inputs per target: the command line runs whole subcommands (files, a database), so fewer. Each
+# target is one process: they run side by side, as many at a time as there are cores, the longest
+# first.
+cores=$(nproc)
+run_target() {  # TARGET RUNS; the target's status
+  local target=$1 runs=$2 scratch status=0
+  scratch=$(mktemp -d)
+  (cd "$found" && "$root/$build/fuzz/ucudnn_fuzz_$target" -runs="$runs" -max_len=4096 -len_control=0 \
+     -timeout=20 -rss_limit_mb=4096 -print_final_stats=1 "$scratch" "$root/fuzz/corpus/$target" \
+     >"$found/$target.log" 2>&1) || status=$?
+  rm -rf "$scratch"
+  return $status
+}
+targets=() pids=()
+for entry in measurement_csv:200000 cli:20000 network_json:200000 sizes_and_env:200000; do
   target=${entry%%:*}
   runs=$(( ${entry##*:} * scale / 100 ))
-  scratch=$(mktemp -d)
-  log="$found/$target.log"
+  while [ "$(jobs -rp | wc -l)" -ge "$cores" ]; do sleep 1; done
   echo "fuzz: $target, $runs inputs"
-  if ! (cd "$found" && "$root/$build/fuzz/ucudnn_fuzz_$target" -runs="$runs" -max_len=4096 -len_control=0 \
-          -timeout=20 -rss_limit_mb=4096 -print_final_stats=1 "$scratch" "$root/fuzz/corpus/$target" >"$log" 2>&1); then
+  run_target "$target" "$runs" &
+  targets+=("$target") pids+=($!)
+done
+failed=0
+for i in "${!targets[@]}"; do
+  target=${targets[$i]} log="$found/${targets[$i]}.log"
+  if ! wait "${pids[$i]}"; then
     tail -n 60 "$log" >&2
     echo "fuzz: $target failed; the input that broke it is in $found (log: $log)" >&2
-    exit 1
+    failed=1
+    continue
   fi
+  echo "fuzz: $target passed"
   grep -E "^(Done|stat::(new_units_added|slowest_unit_time_sec|peak_rss_mb))" "$log" | sed 's/^/  /'
-  rm -rf "$scratch"
 done
+[ "$failed" -eq 0 ] || exit 1
 echo "fuzz: every target passed"
