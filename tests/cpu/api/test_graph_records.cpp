@@ -6,6 +6,7 @@
 #include <cudnn.h>
 
 #include <array>
+#include <utility>
 #include <vector>
 
 #include "api/graph_conv_key.h"
@@ -338,14 +339,20 @@ TEST(GraphConvKey, TheGraphsConvolutionKeyedAsTheLegacyPathKeysIt) {
   EXPECT_EQ(key.conv.math_type, CUDNN_TENSOR_OP_MATH);
 }
 
-TEST(GraphConvKey, GroupsComeFromTheChannelsAndPackedNchwFiltersAreNchw) {
+// An FP32 3x3 convolution (padding 1) of 4 x 64 x 8 x 8 NCHW into 32 channels, its filter as given.
+GraphConvolution fp32_3x3_from_64_channels(std::vector<std::int64_t> w_dims, std::vector<std::int64_t> w_strides) {
   GraphConvolution c;
   c.x = {'x', CUDNN_DATA_FLOAT, {4, 64, 8, 8}, {4096, 64, 8, 1}};
-  c.w = {'w', CUDNN_DATA_FLOAT, {32, 16, 3, 3}, {144, 9, 3, 1}};
+  c.w = {'w', CUDNN_DATA_FLOAT, std::move(w_dims), std::move(w_strides)};
   c.y = {'y', CUDNN_DATA_FLOAT, {4, 32, 8, 8}, {2048, 64, 8, 1}};
   c.compute_type = CUDNN_DATA_FLOAT;
   c.pre_pads = c.post_pads = {1, 1};
   c.strides = c.dilations = {1, 1};
+  return c;
+}
+
+TEST(GraphConvKey, GroupsComeFromTheChannelsAndPackedNchwFiltersAreNchw) {
+  const GraphConvolution c = fp32_3x3_from_64_channels({32, 16, 3, 3}, {144, 9, 3, 1});
   ConvKey key;
   ASSERT_TRUE(api::graph_conv_key(c, 0, CUDNN_FMA_MATH, &key).ok());
   EXPECT_EQ(key.conv.group_count, 4);
@@ -353,13 +360,7 @@ TEST(GraphConvKey, GroupsComeFromTheChannelsAndPackedNchwFiltersAreNchw) {
 }
 
 TEST(GraphConvKey, WhatTheLegacyDescriptorsCannotSayIsRefusedWithAReason) {
-  GraphConvolution c;
-  c.x = {'x', CUDNN_DATA_FLOAT, {4, 64, 8, 8}, {4096, 64, 8, 1}};
-  c.w = {'w', CUDNN_DATA_FLOAT, {32, 64, 3, 3}, {576, 9, 3, 1}};
-  c.y = {'y', CUDNN_DATA_FLOAT, {4, 32, 8, 8}, {2048, 64, 8, 1}};
-  c.compute_type = CUDNN_DATA_FLOAT;
-  c.pre_pads = c.post_pads = {1, 1};
-  c.strides = c.dilations = {1, 1};
+  const GraphConvolution c = fp32_3x3_from_64_channels({32, 64, 3, 3}, {576, 9, 3, 1});
   ConvKey key;
   GraphConvolution asymmetric = c;
   asymmetric.post_pads = {0, 0};
