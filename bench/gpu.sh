@@ -344,7 +344,8 @@ compare() {
 #   jax        tests/integration/jax_conv_accuracy.py at GRAPHAPI_JAX_LIMITS (64KiB,1MiB): JAX's
 #              convolutions plain and through ucudnn against an FP64 reference; a minute or two
 #   cudagraph  tests/integration/graph_api_cuda_graph.py at GRAPHAPI_CUDAGRAPH_LIMITS (1MiB,64MiB)
-#   overhead   bench/graph_call_overhead.py at GRAPHAPI_OVERHEAD_LIMIT (64MiB), ROUNDS processes a side
+#   overhead   bench/graph_call_overhead.py at GRAPHAPI_OVERHEAD_LIMIT (64MiB), ROUNDS processes a side;
+#              GRAPHAPI_OVERHEAD_ARGS adds its options (e.g. "--calls 200 --repetitions 21")
 #   train      bench/pytorch_preload_bench.py, modes GRAPHAPI_TRAIN_MODES (default,ucudnn-graph), for
 #              GRAPHAPI_MODELS (resnet50-fp16 resnet50-bf16 resnet18-fp16 alexnet-convs) x
 #              GRAPHAPI_TRAIN_LIMITS (64MiB 8MiB), ROUNDS (3) fresh processes per mode interleaved,
@@ -436,8 +437,10 @@ graphapi() {
           | head -60 | sed 's/^/cudagraph: /' >> "$summary" || true
         ;;
       overhead)
+        local overhead_args=()
+        read -r -a overhead_args <<< "${GRAPHAPI_OVERHEAD_ARGS:-}"
         if python3 bench/graph_call_overhead.py --ucudnn "$ucudnn" --limit "${GRAPHAPI_OVERHEAD_LIMIT:-64MiB}" \
-            --rounds "$rounds" --json "$out/overhead.json" > "$out/overhead.txt" 2>&1; then
+            --rounds "$rounds" --json "$out/overhead.json" "${overhead_args[@]}" > "$out/overhead.txt" 2>&1; then
           head -7 "$out/overhead.txt" | sed 's/^/overhead: /' >> "$summary"
           grep -E 'graph API:|WARNING' "$out/overhead.txt" | sed 's/^/overhead: /' >> "$summary" || true
         else
