@@ -44,6 +44,10 @@ std::string format_engine_config(EngineConfigId config) {
 
 Expected<EngineConfigId> parse_engine_config(const std::string& text) {
   const std::string bad = "engine configuration '" + text.substr(0, 80) + "': ";
+  if (text.size() > kMaxEngineIdBytes) {
+    return Error{bad + "its " + std::to_string(text.size()) + " bytes are more than the limit of " +
+                 std::to_string(kMaxEngineIdBytes) + " bytes"};
+  }
   if (text.compare(0, 3, "eng") != 0) return Error{bad + "does not start with 'eng'"};
   std::size_t pos = 3;
   EngineConfigId config;
@@ -63,6 +67,9 @@ Expected<EngineConfigId> parse_engine_config(const std::string& text) {
     if (!read_signed(text, &pos, &value)) return Error{bad + "a knob value is not a number"};
     if (!config.knobs.empty() && config.knobs.back().first >= type) {
       return Error{bad + "knob types must be distinct and ascending"};
+    }
+    if (config.knobs.size() == kMaxEngineKnobs) {
+      return Error{bad + "more than " + std::to_string(kMaxEngineKnobs) + " knobs (the limit of an engine id)"};
     }
     config.knobs.emplace_back(static_cast<int>(type), value);
     if (pos == text.size()) return config;

@@ -6,6 +6,7 @@
 // choices in ascending knob type, ":k<type>=<value>,k<type>=<value>" (e.g. "eng12:k3=1,k17=0").
 // Global indices and knob types are cuDNN's stable enum values, never list positions.
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -28,9 +29,16 @@ struct EngineConfigId {
   }
 };
 
+/// The longest engine configuration id, in bytes, and the most knobs one may choose: cuDNN 9.19 has
+/// 44 knob types, and a choice of every one with 64-bit values fits in some 1.5 KiB. An id beyond
+/// either is refused before it is parsed further (a database row may hold any text).
+inline constexpr std::size_t kMaxEngineIdBytes = 4096;
+inline constexpr std::size_t kMaxEngineKnobs = 64;
+
 /// The canonical id (knobs sorted by type).
 std::string format_engine_config(EngineConfigId config);
-/// Parses an id strictly; the error names what is wrong. format(parse(s)) == s for canonical ids.
+/// Parses an id strictly; the error names what is wrong (an id longer than kMaxEngineIdBytes or
+/// with more than kMaxEngineKnobs knobs included). format(parse(s)) == s for canonical ids.
 Expected<EngineConfigId> parse_engine_config(const std::string& text);
 
 /// Whether cuDNN is known to fail on this engine for this convolution in a way that would harm

@@ -13,6 +13,7 @@ inline constexpr int kTensorNchw = 0;     // CUDNN_TENSOR_NCHW
 inline constexpr int kTensorNhwc = 1;     // CUDNN_TENSOR_NHWC
 inline constexpr int kCrossCorrelation = 1;  // CUDNN_CROSS_CORRELATION
 inline constexpr int kDefaultMath = 0;    // CUDNN_DEFAULT_MATH
+inline constexpr int kFmaMath = 3;        // CUDNN_FMA_MATH, the last cudnnMathType_t
 inline constexpr int kDefaultReorder = 0;  // CUDNN_DEFAULT_REORDER
 
 }  // namespace ucudnn::cudnn_values

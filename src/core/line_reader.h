@@ -18,7 +18,7 @@ class LineReader {
 
   /// The next line, without its line break, in `line`; false at the end of the input. A longer
   /// line is an error naming it and the limit, after reading `max_bytes` + 1 of its bytes; so is a
-  /// failed read.
+  /// failed read, and a CR anywhere but last (the file's lines end with CR alone): both say so.
   Expected<bool> next(std::string* line);
 
   /// The number of the line `next` returned last (1 for the first).

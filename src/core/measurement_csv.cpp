@@ -141,7 +141,8 @@ Expected<Row> parse_row(const std::vector<std::string>& fields) {
       {2, parse_integer(fields[2], 1, kMaxMicroBatch, &microbatch),
        "an integer from 1 to at most " + std::to_string(kMaxMicroBatch)},
       {3, algo_ok, algo_expected},
-      {4, parse_integer(fields[4], 0, 15, &math_type), "an integer from 0 to 15"},
+      {4, parse_integer(fields[4], 0, max_math_type(), &math_type),
+       "an integer from 0 to " + std::to_string(max_math_type())},
       {5, parse_time(fields[5], &time_ms), "milliseconds from 0 to at most 1e9"},
       {6, parse_integer(fields[6], 0, max_workspace, &workspace), "a whole number of bytes"},
       {8, !has_host || parse_time(fields[8], &host_ms), "milliseconds from 0 to at most 1e9"},
@@ -161,6 +162,8 @@ Expected<Row> parse_row(const std::vector<std::string>& fields) {
   row.measurement.workspace_bytes = static_cast<std::size_t>(workspace);
   row.measurement.engine = std::move(engine);
   row.measurement.host_ms = host_ms;
+  // The fields' checks above name their column; this is the rule every reader of rows shares.
+  UCUDNN_TRY(check_measurement(row.op, row.measurement));
   return row;
 }
 

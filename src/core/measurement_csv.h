@@ -28,16 +28,9 @@
 #include "core/conv_op.h"
 #include "core/expected.h"
 #include "core/measurement.h"
+#include "core/row_rules.h"
 
 namespace ucudnn {
-
-/// The largest micro-batch (and so mini-batch) a table may list: far above any convolution's
-/// batch in practice, and it bounds the planner's dynamic program (one entry per sample).
-inline constexpr int kMaxMicroBatch = 65536;
-
-/// The longest time a row may record, in milliseconds (about 11.6 days per call): sums of such
-/// times over any table stay finite.
-inline constexpr double kMaxTimeMs = 1e9;
 
 /// The longest line a table may have, in bytes (its line break not counted): some sixty times the
 /// longest real row (a 1 KiB name, an engine id of a few dozen knobs and seven numbers), and small

@@ -14,6 +14,7 @@ static_assert(kTensorNchw == CUDNN_TENSOR_NCHW);
 static_assert(kTensorNhwc == CUDNN_TENSOR_NHWC);
 static_assert(kCrossCorrelation == CUDNN_CROSS_CORRELATION);
 static_assert(kDefaultMath == CUDNN_DEFAULT_MATH);
+static_assert(kFmaMath == CUDNN_FMA_MATH);
 static_assert(kDefaultReorder == CUDNN_DEFAULT_REORDER);
 
 }  // namespace ucudnn::cudnn_values

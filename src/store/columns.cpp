@@ -132,6 +132,12 @@ Expected<std::int64_t> integer_in(const Statement& statement, int index, std::in
 
 Status read_value(const Statement& statement, int index, std::string* value) {
   UCUDNN_TRY(expect_type(statement, index, SQLITE_TEXT, "text"));
+  // Measured before it is copied: a file may hold a text of a gigabyte in any column.
+  const std::size_t bytes = statement.column_bytes(index);
+  if (bytes > kMaxStoredTextBytes) {
+    return Error{"holds a text of " + std::to_string(bytes) + " bytes, more than the limit of " +
+                 std::to_string(kMaxStoredTextBytes) + " bytes"};
+  }
   *value = statement.column_text(index);
   return Status::success();
 }

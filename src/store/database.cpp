@@ -65,6 +65,7 @@ Expected<std::unique_ptr<BenchmarkDatabase>> BenchmarkDatabase::open(const std::
   database->busy_timeout_ms_ = options.busy_timeout_ms;
   database->read_only_ = !writable;
   database->read_only_reason_ = options.read_only ? "it was opened read-only" : refusal;
+  database->check_schema_ = options.check_schema;
   if (writable) {
     auto usable = store::side_files_writable(file->path);
     if (!usable) return usable.error().prefixed(where);
@@ -86,6 +87,11 @@ Expected<std::unique_ptr<BenchmarkDatabase>> BenchmarkDatabase::open(const std::
     if (!connection) return connection.error().prefixed(where);
     database->db_ = std::move(connection).value();
     database->hand_back_side_files_ = refusal.empty() && *kind == store::FileKind::kWal;
+    auto checked = database->transaction(false, [&]() -> Status {
+      UCUDNN_TRY_ASSIGN(const int version, store::readable_version(database->db_.get()));
+      return database->check_schema(version);
+    });
+    if (!checked) return checked.error().prefixed(where);
   }
   return database;
 }
@@ -109,7 +115,7 @@ Status BenchmarkDatabase::prepare_for_writing(JournalMode requested, const std::
     auto checked = transaction(false, [&]() -> Status {
       UCUDNN_TRY_ASSIGN(version, store::read_schema_version(db_.get()));
       if (version > kSchemaVersion) return Error{"its schema version is newer than this ucudnn's"};
-      return Status::success();
+      return check_schema(version);
     });
     if (!checked) return checked.error().prefixed("refused and left untouched: ");
     // The real file's file system: a link on a local disk may lead to NFS, where WAL is unsafe.
@@ -138,6 +144,17 @@ Status BenchmarkDatabase::initialise_schema() {
     }
     return done;
   });
+}
+
+Status BenchmarkDatabase::check_schema(int version) {
+  if (!check_schema_ || version == 0) return Status::success();
+  UCUDNN_TRY_ASSIGN(const std::string problems, store::schema_problems(db_.get(), version));
+  if (problems.empty()) return Status::success();
+  // Without its unique index, say, a file takes duplicate rows, and a lookup would plan with
+  // whichever came first: never read, never written.
+  return Error{"its schema was changed outside ucudnn (" + problems +
+               "): refused, as its rows could not be trusted to be one per key; `ucudnn db verify` names every "
+               "problem (docs/database.md, Damaged files)"};
 }
 
 Status BenchmarkDatabase::transaction(bool write, const std::function<Status()>& body) {
@@ -195,7 +212,7 @@ Expected<std::optional<BenchmarkDatabase::Lookup>> BenchmarkDatabase::lookup(con
 Status BenchmarkDatabase::store(const DeviceIdentity& identity, const ConvKey& micro_key, CandidateKind kind,
                                 std::size_t measured_up_to, const std::vector<Measurement>& rows) {
   if (read_only_) return Error{"benchmark database '" + path_ + "' is read-only: " + read_only_reason_};
-  auto checked = store::check_rows(rows, kind);
+  auto checked = store::check_rows(rows, micro_key.op, kind);
   if (!checked) return checked.error().prefixed("benchmark database '" + path_ + "': nothing stored: ");
   const store::KernelKey kernel{identity, micro_key.op, micro_key.layer_signature(), micro_key.batch()};
   const std::string now = utc_timestamp();
@@ -268,7 +285,7 @@ Expected<MergeCounts> BenchmarkDatabase::merge_from(BenchmarkDatabase& source) {
         return writer.raise_coverage(bound);
       });
     });
-    if (!read && !source_problem && read.message().rfind(from, 0) == 0) source_problem = "";
+    if (!read && !source_problem && read.message().rfind(from, 0) == 0) source_problem = "nothing merged: ";
     UCUDNN_TRY(read);
     counts.rows_added = writer.inserted();
     counts.coverage_raised = writer.coverage_raised();

@@ -94,6 +94,10 @@ class BenchmarkDatabase {
     int busy_timeout_ms = 60000;
     /// What asked for `journal`, as a failed switch names it: the variable, or a command's option.
     std::string journal_named_by = "UCUDNN_DATABASE_JOURNAL";
+    /// Refuse a file that lacks a table, an index or a key column of its version (its unique
+    /// index dropped, say, so that duplicate rows could reach plans). Off only for `db verify`,
+    /// which opens such a file to say what is wrong with it.
+    bool check_schema = true;
   };
 
   /// Opens (or creates) the database at `path`. Errors name the file and the problem.
@@ -166,11 +170,14 @@ class BenchmarkDatabase {
   /// up is tried again with the connection closed meanwhile, until the busy timeout.
   Status prepare_for_writing(JournalMode requested, const std::string& named_by);
   Status initialise_schema();
+  /// Refuses a file of `version` (>= 1) whose schema lacks a table, index or key column.
+  Status check_schema(int version);
 
   std::string path_;  ///< as the caller gave it: what messages name
   std::string file_;  ///< the real file, absolute, links resolved: what SQLite opens
   bool read_only_ = false;
   std::string read_only_reason_;
+  bool check_schema_ = true;
   /// Opened read-only with locks on a WAL file this process may write: see the destructor.
   bool hand_back_side_files_ = false;
   JournalMode journal_ = JournalMode::kDelete;

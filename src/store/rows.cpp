@@ -12,6 +12,7 @@
 
 #include "core/candidate_kinds.h"
 #include "core/measurement_csv.h"
+#include "core/row_rules.h"
 
 namespace ucudnn::store {
 namespace {
@@ -23,18 +24,6 @@ std::int64_t to_stored_bound(std::size_t bound) {
 }
 std::size_t from_stored_bound(std::int64_t bound) {
   return bound >= kUnbounded ? std::numeric_limits<std::size_t>::max() : static_cast<std::size_t>(bound);
-}
-
-// What a row must be to be stored, so that every stored row reads back as its kind.
-Status check_row(const Measurement& m) {
-  // NaN fails both comparisons: only a finite, non-negative time is stored.
-  if (!(m.time_ms >= 0 && m.time_ms <= kMaxTimeMs)) return Error{"its GPU time is not from 0 to 1e9 ms"};
-  if (!(m.host_ms >= 0 && m.host_ms <= kMaxTimeMs)) return Error{"its host time is not from 0 to 1e9 ms"};
-  // SQLite's integers are signed 64-bit: a larger size would be stored negative.
-  if (m.workspace_bytes > static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max())) {
-    return Error{"its workspace is beyond 2^63 bytes"};
-  }
-  return kind_info(kind_of(m)).check_row(m);
 }
 
 const char* a_kind(CandidateKind kind) { return kind_info(kind).article; }
@@ -50,7 +39,7 @@ std::string of_kind_condition(int parameter) { return " AND (engine <> '') = ?" 
 // have stored (of `kind`, where given), or it is refused and named, never planned with.
 Status check_read_row(const Status& read, const StoredRow& row, std::optional<CandidateKind> kind) {
   if (!read) return read.error().prefixed("a stored row of this kernel cannot be a measurement: its ");
-  Status checked = check_row(row.measurement);
+  Status checked = check_measurement(row.op, row.measurement);
   if (checked && kind && kind_of(row.measurement) != *kind) {
     checked = Error{std::string("it is ") + a_kind(kind_of(row.measurement)) + " candidate, not " + a_kind(*kind) +
                     " one"};
@@ -72,13 +61,13 @@ std::string describe_row(const Measurement& m) {
   return candidate + " at micro-batch " + std::to_string(m.micro_batch);
 }
 
-Status check_rows(const std::vector<Measurement>& rows, CandidateKind kind) {
+Status check_rows(const std::vector<Measurement>& rows, ConvOp op, CandidateKind kind) {
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Measurement& m = rows[i];
     if (kind_of(m) != kind) {
       return Error{which_row(i, m) + " is " + a_kind(kind_of(m)) + " candidate, not " + a_kind(kind) + " one"};
     }
-    auto checked = check_row(m);
+    auto checked = check_measurement(op, m);
     if (!checked) return checked.error().prefixed(which_row(i, m) + ": ");
   }
   return Status::success();
@@ -90,7 +79,7 @@ Status check_rows(const std::vector<StoredRow>& rows) {
 }
 
 Status check_row(const StoredRow& row, std::size_t index) {
-  auto checked = check_row(row.measurement);
+  auto checked = check_measurement(row.op, row.measurement);
   if (!checked) return checked.error().prefixed(which_row(index, row.measurement) + ": ");
   return Status::success();
 }

@@ -21,11 +21,10 @@ namespace ucudnn::store {
 /// A row as a person finds it: "algo 3 math_type 1" or "engine eng12:k3=1", with its micro-batch.
 std::string describe_row(const Measurement& m);
 
-/// Every row of one kind checked before anything is written; the error names the first bad one
-/// ("row 2 (engine eng1: at micro-batch 4): ..."). An engine row has algo -1 and a canonical
-/// engine id (one spelling per configuration, one row per key), a legacy row an algorithm >= 0,
-/// and both finite times from 0 to kMaxTimeMs.
-Status check_rows(const std::vector<Measurement>& rows, CandidateKind kind);
+/// Every row of one kind of `op` checked before anything is written, by the rule every reader
+/// shares (core/row_rules.h); the error names the first bad one ("row 2 (engine eng1: at
+/// micro-batch 4): ...").
+Status check_rows(const std::vector<Measurement>& rows, ConvOp op, CandidateKind kind);
 /// The same for rows of any kind.
 Status check_rows(const std::vector<StoredRow>& rows);
 /// The same for one row of many, the `index`th (from 0), as rows are stored one at a time.

@@ -115,6 +115,13 @@ Expected<int> read_schema_version(sqlite3* db) {
   if (!digits || parsed.ec != std::errc() || parsed.ptr != text.data() + text.size()) {
     return Error{"its schema version '" + text.substr(0, 40) + "' is not a valid version number"};
   }
+  // 0 means a file without tables; one whose meta table says 0 was changed outside ucudnn, and
+  // reading it as empty would hide its rows.
+  if (value < kOldestSchemaVersion) {
+    return Error{"its schema version " + std::to_string(value) + " is not one ucudnn writes (" +
+                 std::to_string(kOldestSchemaVersion) + " to " + std::to_string(kSchemaVersion) +
+                 "): its meta table was changed outside ucudnn"};
+  }
   return value;
 }
 

@@ -143,6 +143,10 @@ std::string Statement::column_text(int index) const {
               : "";
 }
 
+std::size_t Statement::column_bytes(int index) const {
+  return static_cast<std::size_t>(sqlite3_column_bytes(statement_, index));
+}
+
 Error step_error(const Statement& statement, int code) {
   if (sqlite_corrupt(code)) return Error{"the file is corrupt (" + statement.error(code) + ")"};
   return Error{statement.error(code)};

@@ -3,6 +3,7 @@
 // bound parameters (SQL is never assembled from values), and SQLite's errors as Errors. The header
 // declares SQLite's types only, so that including the store does not need SQLite's header.
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -73,6 +74,8 @@ class Statement {
   /// whatever the column was declared (SQLite stores any value in any column).
   int column_type(int index) const;
   std::string column_text(int index) const;
+  /// The size in bytes of a text or blob column, read without copying it.
+  std::size_t column_bytes(int index) const;
 
  private:
   explicit Statement(sqlite3_stmt* statement) : statement_(statement) {}

@@ -32,8 +32,9 @@ using LookingCommand = int (*)(const DbOptions&, BenchmarkDatabase&, std::ostrea
 // Runs `look` on the database opened read-only; a missing --database is a usage error, a
 // database that cannot be opened a data error.
 int run_looking(LookingCommand look, const DbOptions& options, std::ostream& out, std::ostream& err) {
-  const auto target = database_target(options, true);
+  auto target = database_target(options, true);
   if (!target) return report_error(err, kExitUsageError, target.message());
+  target->options.check_schema = look != run_verify;  // verify opens a damaged schema to name its damage
   const auto database = open_database(*target);
   if (!database) return report_error(err, kExitDataError, database.message());
   return look(options, **database, out, err);

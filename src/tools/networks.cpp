@@ -434,7 +434,12 @@ Expected<std::vector<ConvLayerSpec>> merge_identical_layers(const std::vector<Co
       index.emplace(signature, merged.size());
       merged.push_back(layer);
     } else {
-      merged[found->second].count += layer.count;
+      ConvLayerSpec& first = merged[found->second];
+      if (layer.count > INT_MAX - first.count) {
+        return Error{"layer '" + excerpt(layer.name) + "' is the same convolution as layer '" + excerpt(first.name) +
+                     "', and their counts add up to more than " + std::to_string(INT_MAX)};
+      }
+      first.count += layer.count;
     }
   }
   return merged;
@@ -443,11 +448,28 @@ Expected<std::vector<ConvLayerSpec>> merge_identical_layers(const std::vector<Co
 Expected<Network> parse_network_json(const std::string& text, const std::string& source_name,
                                      const std::string& default_name) {
   Json root;
+  // JSON leaves a key given twice in one object to the reader, and nlohmann keeps the last: a
+  // network whose "batch" is 8 and then 9 is refused instead, naming the key.
+  std::vector<std::set<std::string>> open_objects;
+  std::optional<std::string> repeated;
+  const auto note_repeated_keys = [&](int, Json::parse_event_t event, Json& parsed) {
+    if (event == Json::parse_event_t::object_start) open_objects.emplace_back();
+    if (event == Json::parse_event_t::object_end && !open_objects.empty()) open_objects.pop_back();
+    if (event == Json::parse_event_t::key && !open_objects.empty() && !repeated &&
+        !open_objects.back().insert(parsed.get<std::string>()).second) {
+      repeated = parsed.get<std::string>();
+    }
+    return true;
+  };
   try {
-    root = Json::parse(text);
+    root = Json::parse(text, note_repeated_keys);
   } catch (const Json::exception& e) {
     // nlohmann quotes the last token it read, which can be a whole megabyte-long string.
     return Error{source_name + ": invalid JSON: " + excerpt(e.what(), 160)};
+  }
+  if (repeated) {
+    return Error{source_name + ": the key \"" + excerpt(*repeated) +
+                 "\" is given twice in one object: give it once (JSON keeps only one of them)"};
   }
   auto network = parse_network(root, default_name);
   if (!network) return network.error().prefixed(source_name + ": ");

@@ -4,6 +4,7 @@
 // guarantees they had when they held everything (a bad row anywhere stores and writes nothing).
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <filesystem>
 #include <fstream>
@@ -214,11 +215,18 @@ TEST_F(StreamedImportExport, AnExportThatMeetsABadRowLeavesNoOutput) {
     store::StoredRow row;
     row.identity = DeviceIdentity{"X", 90, 132, 91400, 13000};
     row.layer = "zz after every alexnet layer";  // exported last: by layer, then op
-    row.measurement.micro_batch = kMaxMicroBatch * 2;
+    row.measurement.micro_batch = 4;
     row.measurement.time_ms = 1.0;
     row.measured_at = "2026-11-24T00:00:00Z";
     ASSERT_TRUE((*database)->store_rows({row}).ok());
   }
+  // Out of range as another program left it (the store refuses such a row itself).
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(db_.c_str(), &raw), SQLITE_OK);
+  const std::string update =
+      "UPDATE measurements SET micro_batch = " + std::to_string(kMaxMicroBatch * 2) + " WHERE layer = 'zz after every alexnet layer'";
+  EXPECT_EQ(sqlite3_exec(raw, update.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(raw);
+  sqlite3_close(raw);
   const std::string output = (dir_.path() / "out.csv").string();
   expect_error({"db", "export", "--database", db_, "--output", output}, kExitDataError,
                "do not make a table that plan and db import read: exported table:650: invalid microbatch");

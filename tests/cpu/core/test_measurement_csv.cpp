@@ -119,6 +119,31 @@ TEST(MeasurementCsvParser, ToleratesSpacesCarriageReturnsAndBlankLines) {
   EXPECT_EQ(kernels->front().rows[0].workspace_bytes, 8u);
 }
 
+// Issue 46: a table whose lines end with CR alone was refused as one overlong line, or by a field
+// that held the next line, without naming the CR.
+TEST(MeasurementCsvParser, LinesEndingWithCrAloneAreNamedAsSuch) {
+  std::string mac;
+  for (int i = 1; i <= 4; ++i) mac += "a,fwd," + std::to_string(i) + ",0,0,0.5,0\r";
+  expect_error(mac, 1, "a carriage return (CR) inside the line: the file's lines seem to end with CR alone");
+  std::string long_mac;
+  while (long_mac.size() <= kMaxTableLineBytes) long_mac += mac;
+  expect_error(long_mac, 1, "line longer than 65536 bytes (the limit of a line): the file's lines seem to end with CR");
+  // CR LF stays a line break, and a long line without CR says nothing of CR.
+  ASSERT_TRUE(parse("a,fwd,1,0,0,0.5,0\r\na,fwd,2,0,0,0.5,0\r\n").ok());
+  const auto long_line = parse("a" + std::string(kMaxTableLineBytes, 'b') + ",fwd,1,0,0,0.5,0\n");
+  ASSERT_FALSE(long_line.ok());
+  EXPECT_EQ(long_line.message().find("CR"), std::string::npos) << long_line.message();
+}
+
+// Issue 46: every reader checks rows by one rule (core/row_rules.h): a math type beyond
+// CUDNN_FMA_MATH, or forward's virtual algorithm, is refused here as in a database.
+TEST(MeasurementCsvParser, MathTypesBeyondCudnnsAreRefused) {
+  const std::string good = "a,fwd,1,0,0,0.5,0\n";
+  expect_error(good + "a,fwd,2,0,4,0.5,0\n", 2, "math_type '4' (expected an integer from 0 to 3)");
+  expect_error(good + "a,fwd,2," + std::to_string(algo_count(ConvOp::kForward)) + ",0,0.5,0\n", 2, "invalid algo");
+  ASSERT_TRUE(parse(good + "a,fwd,2,0,3,0.5,0\n").ok());
+}
+
 TEST(MeasurementCsvParser, MalformedRowsNameFileLineAndColumn) {
   const std::string good = "a,fwd,1,0,0,0.5,0\n";
   expect_error(good + "a,fwd,x,0,0,0.5,0\n", 2, "microbatch 'x'");

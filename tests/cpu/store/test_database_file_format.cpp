@@ -119,7 +119,13 @@ TEST(DatabaseFileFormat, VerifyNamesAnyKeyColumnTheIndexLacks) {
                               nullptr, nullptr, nullptr);
   sqlite3_close(raw);
   ASSERT_EQ(rc, SQLITE_OK);
-  auto db = BenchmarkDatabase::open(path, rollback_journal());
+  const auto refused = BenchmarkDatabase::open(path, rollback_journal());
+  ASSERT_FALSE(refused.ok()) << "opened to be written past a key without the micro-batch";
+  EXPECT_NE(refused.message().find("the index measurements_key does not hold the micro_batch"), std::string::npos)
+      << refused.message();
+  auto options = rollback_journal();
+  options.check_schema = false;  // as `db verify` opens it
+  auto db = BenchmarkDatabase::open(path, options);
   ASSERT_TRUE(db.ok()) << db.message();
   const Status verified = (*db)->verify();
   ASSERT_FALSE(verified.ok());

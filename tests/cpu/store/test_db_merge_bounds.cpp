@@ -51,10 +51,10 @@ TEST(MergeBounds, AMergeStreamsItsSourceInsteadOfHoldingIt) {
   {
     // 120,000 rows: about 60 MiB held in memory by a merge that reads its source whole.
     std::vector<StoredRow> rows;
-    for (int layer = 0; layer < 400; ++layer) {
+    for (int layer = 0; layer < 500; ++layer) {
       const ConvKey key = testing::layer_key(layer, 1);
       for (int batch = 1; batch <= 30; ++batch) {
-        for (int algo = 0; algo < 10; ++algo) {
+        for (int algo = 0; algo < algo_count(ConvOp::kForward); ++algo) {
           StoredRow row{test_gpu(), ConvOp::kForward, key.layer_signature(), {}, "2026-11-27T00:00:00Z"};
           row.measurement.micro_batch = batch;
           row.measurement.algo = algo;

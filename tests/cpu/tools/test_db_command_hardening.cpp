@@ -148,11 +148,20 @@ TEST_F(DbCommandHardening, ExportRefusesRowsThatTheTableFormatCannotHold) {
     StoredRow row;
     row.identity = DeviceIdentity{"GPU", 90, 132, 91400, 13000};
     row.layer = "big";
-    row.measurement.micro_batch = kMaxMicroBatch * 2;
+    row.measurement.micro_batch = 4;
     row.measurement.time_ms = 1.0;
     row.measured_at = "2026-11-24T00:00:00Z";
     ASSERT_TRUE((*database)->store_rows({row}).ok());
+    row.measurement.micro_batch = kMaxMicroBatch * 2;  // refused by the store, as by the table
+    ASSERT_FALSE((*database)->store_rows({row}).ok());
   }
+  // Made so by another program: export refuses it by the same rule.
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(db_.c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw, ("UPDATE measurements SET micro_batch = " + std::to_string(kMaxMicroBatch * 2)).c_str(),
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(raw);
   const std::string output = (dir_.path() / "big.csv").string();
   expect_error({"db", "export", "--csv", "--database", db_, "--output", output}, kExitDataError,
                "do not make a table that plan and db import read");
@@ -265,9 +274,9 @@ TEST_F(DbCommandHardening, AnImportKilledInRollbackJournalModeLeavesAHealthyData
   big << "layer,op,microbatch,algo,math_type,time_ms,workspace_bytes\n";
   for (int layer = 1; layer <= 5; ++layer) {
     for (const char* op : {"fwd", "bwdd", "bwdf"}) {
-      for (int mb = 1; mb <= 224; ++mb) {
+      for (int mb = 1; mb <= 448; ++mb) {
         for (int algo = 0; algo < 4; ++algo) {
-          for (int math = 0; math < 8; ++math) {
+          for (int math = 0; math < 4; ++math) {
             big << "alex_conv" << layer << ',' << op << ',' << mb << ',' << algo << ',' << math << ",0.5,0\n";
           }
         }

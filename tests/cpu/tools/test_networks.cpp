@@ -478,6 +478,29 @@ TEST(NetworkFile, IdenticalLayersAreMergedAndCounted) {
   EXPECT_EQ(find_layer(net, "a_again"), nullptr);
 }
 
+// Issue 46: nlohmann kept the last of a key given twice, and two layers' counts overflowed.
+TEST(NetworkFile, AKeyGivenTwiceInOneObjectIsRefused) {
+  const std::string layer = R"({"name": "c1", "input": [3, 32, 32], "filters": 8, "kernel": [3, 3]})";
+  expect_json_error(R"({"batch": 8, "batch": 9, "layers": [)" + layer + "]}", {"the key \"batch\" is given twice"});
+  expect_json_error(R"({"batch": 8, "layers": [{"name": "c1", "input": [3, 32, 32], "filters": 8, "filters": 16,
+      "kernel": [3, 3]}]})",
+                    {"the key \"filters\" is given twice"});
+  // The same key in two objects is no repetition.
+  const Network net = parsed(R"({"batch": 8, "layers": [)" + layer + R"(, {"name": "c2", "input": [8, 32, 32],
+      "filters": 8, "kernel": [3, 3]}]})");
+  EXPECT_EQ(net.layers.size(), 2u);
+}
+
+TEST(NetworkFile, CountsOfIdenticalLayersThatWouldOverflowAreRefused) {
+  const std::string shape = R"("input": [16, 8, 8], "filters": 16, "kernel": [3, 3], "pad": 1)";
+  expect_json_error(R"({"batch": 8, "layers": [{"name": "a", )" + shape + R"(, "count": 2147483647},
+      {"name": "b", )" + shape + R"(, "count": 2147483647}]})",
+                    {"layer 'b' is the same convolution as layer 'a'", "more than 2147483647"});
+  const Network most = parsed(R"({"batch": 8, "layers": [{"name": "a", )" + shape + R"(, "count": 2147483646},
+      {"name": "b", )" + shape + R"(}]})");
+  EXPECT_EQ(most.layers.at(0).count, 2147483647);
+}
+
 TEST(NetworkFile, ErrorsNameTheFileTheLayerAndTheProblem) {
   const std::string ok = R"("input": [3, 32, 32], "filters": 8, "kernel": [3, 3])";
   expect_json_error("{\"batch\": 8, ", {"invalid JSON"});

@@ -1,0 +1,190 @@
+// Rows and schemas that another program changed in a database file (issue 46, items 2-5): every
+// reader (lookups, `db verify`, `db merge`) applies the one row rule of core/row_rules.h, bounds
+// the text it copies, refuses a file whose unique index is gone, and never reads a populated file
+// as empty. Each test failed before its fix.
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/candidates.h"
+#include "core/conv_op.h"
+#include "store/database.h"
+#include "database_test_support.h"
+#include "test_helpers.h"
+#include "folder_namespaces.h"
+
+namespace ucudnn::testing {
+namespace {
+
+// Runs `sql` on the file as another program would, outside ucudnn.
+void run_sql(const std::string& path, const std::string& sql) {
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  char* message = nullptr;
+  const int rc = sqlite3_exec(raw, sql.c_str(), nullptr, nullptr, &message);
+  EXPECT_EQ(rc, SQLITE_OK) << sql << ": " << (message ? message : "");
+  sqlite3_free(message);
+  sqlite3_close(raw);
+}
+
+// A database with one kernel's legacy rows at micro-batch 8 (algorithms 0 to 2).
+std::string database_with_rows(const TempDir& dir, const std::string& name) {
+  const std::string path = (dir.path() / name).string();
+  auto database = BenchmarkDatabase::open(path, database_options(JournalMode::kDelete));
+  EXPECT_TRUE(database.ok()) << database.message();
+  if (!database) return path;
+  const Status stored = (*database)->store(test_gpu(), layer_key(0, 8), CandidateKind::kLegacy, SIZE_MAX, rows_for(8, 3));
+  EXPECT_TRUE(stored.ok()) << stored.message();
+  return path;
+}
+
+TEST(UntrustedRows, RowsOutOfRangeAreRefusedByLookupsVerifyAndMerge) {
+  const int forward_count = algo_count(ConvOp::kForward);
+  const struct {
+    std::string change;  // applied to algorithm 1's row
+    std::string named;   // what the error must say
+  } cases[] = {
+      {"algo = " + std::to_string(forward_count), "algo " + std::to_string(forward_count)},  // the virtual one
+      {"algo = 99", "algo 99"},
+      {"math_type = 99", "math type 99"},
+      {"math_type = -7", "math type -7"},
+      {"micro_batch = 0", "micro-batch 0"},
+  };
+  TempDir dir;
+  int number = 0;
+  for (const auto& bad : cases) {
+    SCOPED_TRACE(bad.change);
+    const std::string path = database_with_rows(dir, "bad" + std::to_string(++number) + ".db");
+    run_sql(path, "UPDATE measurements SET " + bad.change + " WHERE algo = 1");
+    auto database = BenchmarkDatabase::open(path, database_options(JournalMode::kDelete, /*read_only=*/true));
+    ASSERT_TRUE(database.ok()) << database.message();
+
+    if (bad.change.rfind("micro_batch", 0) != 0) {  // a row of micro-batch 0 is no row of batch 8's lookup
+      const auto found = (*database)->lookup(test_gpu(), layer_key(0, 8), CandidateKind::kLegacy);
+      ASSERT_FALSE(found.ok()) << "a lookup would plan with it";
+      EXPECT_NE(found.message().find(bad.named), std::string::npos) << found.message();
+    }
+    const Status verified = (*database)->verify();
+    ASSERT_FALSE(verified.ok()) << "db verify passed it";
+    EXPECT_NE(verified.message().find(bad.named), std::string::npos) << verified.message();
+
+    auto target = BenchmarkDatabase::open((dir.path() / ("into" + std::to_string(number) + ".db")).string(),
+                                          database_options(JournalMode::kDelete));
+    ASSERT_TRUE(target.ok()) << target.message();
+    const auto merged = (*target)->merge_from(**database);
+    ASSERT_FALSE(merged.ok()) << "db merge copied it";
+    EXPECT_NE(merged.message().find("nothing merged"), std::string::npos) << merged.message();
+    EXPECT_NE(merged.message().find(bad.named), std::string::npos) << merged.message();
+    const auto rows = (*target)->all_rows();
+    ASSERT_TRUE(rows.ok()) << rows.message();
+    EXPECT_TRUE(rows->empty()) << "a failed merge stores nothing";
+  }
+}
+
+TEST(UntrustedRows, StoringARowOutOfRangeIsRefusedByTheSameRule) {
+  TempDir dir;
+  auto database = BenchmarkDatabase::open((dir.path() / "a.db").string(), database_options(JournalMode::kDelete));
+  ASSERT_TRUE(database.ok()) << database.message();
+  std::vector<Measurement> rows = rows_for(8, 1);
+  rows[0].math_type = 4;  // one past CUDNN_FMA_MATH
+  const Status stored = (*database)->store(test_gpu(), layer_key(0, 8), CandidateKind::kLegacy, SIZE_MAX, rows);
+  ASSERT_FALSE(stored.ok());
+  EXPECT_NE(stored.message().find("math type 4 is not from 0 to 3"), std::string::npos) << stored.message();
+  rows = rows_for(8, 1);
+  rows[0].algo = algo_count(ConvOp::kBackwardFilter);
+  const Status virtual_algo =
+      (*database)->store(test_gpu(), small_layer_key("w", 8, 3, 8, ConvOp::kBackwardFilter), CandidateKind::kLegacy,
+                         SIZE_MAX, rows);
+  ASSERT_FALSE(virtual_algo.ok());
+  EXPECT_NE(virtual_algo.message().find("algo " + std::to_string(algo_count(ConvOp::kBackwardFilter))),
+            std::string::npos)
+      << virtual_algo.message();
+}
+
+TEST(UntrustedRows, AnEngineIdBeyondItsBoundsIsRefusedBeforeItIsParsedOrCopied) {
+  // The bounds of the id itself.
+  std::string many_knobs = "eng1:";
+  for (std::size_t knob = 0; knob <= kMaxEngineKnobs; ++knob) many_knobs += (knob ? ",k" : "k") + std::to_string(knob) + "=0";
+  ASSERT_LE(many_knobs.size(), kMaxEngineIdBytes);
+  const auto knobs = parse_engine_config(many_knobs);
+  ASSERT_FALSE(knobs.ok());
+  EXPECT_NE(knobs.message().find("more than " + std::to_string(kMaxEngineKnobs) + " knobs"), std::string::npos)
+      << knobs.message();
+  const std::string long_id = "eng1:k1=" + std::string(kMaxEngineIdBytes, '1');
+  const auto too_long = parse_engine_config(long_id);
+  ASSERT_FALSE(too_long.ok());
+  EXPECT_NE(too_long.message().find("more than the limit of " + std::to_string(kMaxEngineIdBytes) + " bytes"),
+            std::string::npos)
+      << too_long.message();
+
+  // In a file: refused by its length before it is copied out of SQLite, by lookups, verify and merge.
+  TempDir dir;
+  const std::string path = database_with_rows(dir, "engine.db");
+  run_sql(path, "UPDATE measurements SET algo = -1, engine = 'eng1:k1=' || hex(zeroblob(1000000)) WHERE algo = 1");
+  auto database = BenchmarkDatabase::open(path, database_options(JournalMode::kDelete, /*read_only=*/true));
+  ASSERT_TRUE(database.ok()) << database.message();
+  const auto found = (*database)->lookup(test_gpu(), layer_key(0, 8), CandidateKind::kEngine);
+  EXPECT_TRUE(found.ok()) << "no engine coverage: nothing read, " << found.message();
+  const Status verified = (*database)->verify();
+  ASSERT_FALSE(verified.ok());
+  EXPECT_NE(verified.message().find("column engine holds a text of 2000008 bytes"), std::string::npos)
+      << verified.message();
+  auto target = BenchmarkDatabase::open((dir.path() / "into.db").string(), database_options(JournalMode::kDelete));
+  ASSERT_TRUE(target.ok()) << target.message();
+  const auto merged = (*target)->merge_from(**database);
+  ASSERT_FALSE(merged.ok());
+  EXPECT_NE(merged.message().find("more than the limit of"), std::string::npos) << merged.message();
+}
+
+TEST(UntrustedRows, AFileWithoutItsUniqueIndexIsRefusedForReadingAndWriting) {
+  TempDir dir;
+  const std::string path = database_with_rows(dir, "no-index.db");
+  // A cheaper duplicate of algorithm 1's row, which the dropped index no longer keeps out.
+  run_sql(path,
+          "DROP INDEX measurements_key; INSERT INTO measurements SELECT * FROM measurements WHERE algo = 1; "
+          "UPDATE measurements SET time_ms = 0.001 WHERE rowid = (SELECT max(rowid) FROM measurements)");
+  for (const bool read_only : {true, false}) {
+    SCOPED_TRACE(read_only ? "read-only" : "writable");
+    const auto refused = BenchmarkDatabase::open(path, database_options(JournalMode::kDelete, read_only));
+    ASSERT_FALSE(refused.ok()) << "a lookup would plan with the duplicate";
+    EXPECT_NE(refused.message().find("the index measurements_key is missing"), std::string::npos) << refused.message();
+    EXPECT_NE(refused.message().find("changed outside ucudnn"), std::string::npos) << refused.message();
+  }
+  // `db verify` still opens it, to name what is wrong.
+  auto options = database_options(JournalMode::kDelete, /*read_only=*/true);
+  options.check_schema = false;
+  auto verifying = BenchmarkDatabase::open(path, options);
+  ASSERT_TRUE(verifying.ok()) << verifying.message();
+  const Status verified = (*verifying)->verify();
+  ASSERT_FALSE(verified.ok());
+  EXPECT_NE(verified.message().find("measurements_key is missing"), std::string::npos) << verified.message();
+}
+
+TEST(UntrustedRows, APopulatedFileWhoseSchemaVersionSaysZeroIsNeverReadAsEmpty) {
+  TempDir dir;
+  const std::string path = database_with_rows(dir, "zero.db");
+  run_sql(path, "UPDATE meta SET value = '0' WHERE key = 'schema_version'");
+  for (const bool read_only : {true, false}) {
+    SCOPED_TRACE(read_only ? "read-only" : "writable");
+    const auto refused = BenchmarkDatabase::open(path, database_options(JournalMode::kDelete, read_only));
+    ASSERT_FALSE(refused.ok()) << "its rows would read as none";
+    EXPECT_NE(refused.message().find("schema version 0 is not one ucudnn writes"), std::string::npos)
+        << refused.message();
+  }
+  // Left as it was: its three rows are there for whoever repairs it.
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  sqlite3_stmt* count = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(raw, "SELECT count(*) FROM measurements", -1, &count, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(count), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int(count, 0), 3);
+  sqlite3_finalize(count);
+  sqlite3_close(raw);
+}
+
+}  // namespace
+}  // namespace ucudnn::testing
