@@ -75,9 +75,15 @@ ucudnn::api::GraphFrontEnd& graph() {
 
 }  // namespace
 
-// cuDNN's names are this library's only exports (preload.exports); the plan builder inside is hidden.
+// cuDNN's names are this library's only exports (preload.exports), with its marker; the plan
+// builder inside is hidden.
 #pragma GCC visibility push(default)
 extern "C" {
+
+// What `ucudnn run` looks for before it preloads a file (tools/run_environment.h's
+// kPreloadMarkerSymbol): a library without it is not this layer, whatever its name.
+extern const char ucudnn_preload_layer[];
+const char ucudnn_preload_layer[] = "ucudnn preload layer";
 
 cudnnStatus_t cudnnCreate(cudnnHandle_t* handle) {
   UCUDNN_REAL(cudnnStatus_t (*)(cudnnHandle_t*), cudnnCreate);

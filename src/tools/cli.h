@@ -25,7 +25,8 @@ namespace ucudnn::tools {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitDataError = 1;
 inline constexpr int kExitUsageError = 2;
-inline constexpr int kExitCannotRun = 127;  ///< `ucudnn run`: the program could not be started
+inline constexpr int kExitCannotRun = 126;  ///< `ucudnn run`: the program was found but could not be run
+inline constexpr int kExitNotFound = 127;   ///< `ucudnn run`: the program (or its interpreter) was not found
 
 /// Runs the command line `args` (without the program name); never throws.
 int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);

@@ -3,7 +3,11 @@
 #include <dlfcn.h>
 #include <link.h>
 
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 #include <regex>
 #include <sstream>
@@ -18,6 +22,14 @@ namespace {
 namespace fs = std::filesystem;
 
 using VersionFunction = std::size_t (*)();
+
+// What `run` does where the interpreter gives no answer.
+constexpr const char* kLookingElsewhere =
+    "; looking on LD_LIBRARY_PATH, then in the dynamic linker's search, instead (name the program's cuDNN with "
+    "--cudnn to skip the question)";
+
+// When a question that has not been answered is said to be taking long.
+constexpr int kSlowAnswerNoteMs = 5000;
 
 // Asked of a Python interpreter: the file of the libcudnn.so that torch loads (torch's own bundled
 // copy where it has one), as tests/integration/torch_cudnn.py finds it. Prints nothing where torch
@@ -103,12 +115,58 @@ Expected<std::string> option_file(const std::string& given) {
   return loaded.string();
 }
 
+// A private folder (mode 0700) holding the question as a script, removed with the object. Asked
+// as `python FILE`, Python puts the script's folder first on its path, never the current one, so a
+// torch.py where `run` is started is never imported (as `python -c` would).
+class QuestionScript {
+ public:
+  static Expected<QuestionScript> write(const std::string& text) {
+    std::string pattern = (fs::temp_directory_path() / "ucudnn-question-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) {
+      return Error{"cannot make a folder for the question: " + std::string(std::strerror(errno))};
+    }
+    QuestionScript script(pattern);
+    std::ofstream out(script.file(), std::ios::binary);
+    out << text;
+    out.close();
+    if (!out) return Error{"cannot write the question to '" + script.file() + "'"};
+    return script;
+  }
+  QuestionScript(QuestionScript&& other) noexcept : folder_(std::move(other.folder_)) { other.folder_.clear(); }
+  QuestionScript(const QuestionScript&) = delete;
+  QuestionScript& operator=(const QuestionScript&) = delete;
+  QuestionScript& operator=(QuestionScript&&) = delete;
+  ~QuestionScript() {
+    std::error_code ignored;
+    if (!folder_.empty()) fs::remove_all(folder_, ignored);
+  }
+  std::string file() const { return (fs::path(folder_) / "ucudnn_torch_cudnn.py").string(); }
+
+ private:
+  explicit QuestionScript(std::string folder) : folder_(std::move(folder)) {}
+  std::string folder_;
+};
+
 // The libcudnn.so file torch loads, asked of the interpreter `python`; none where torch is absent,
-// has no cuDNN, or the interpreter fails.
-std::optional<std::string> torch_cudnn_file(const std::string& python) {
-  const auto printed = capture_stdout({python, "-c", kTorchCudnnSnippet}, kChildAnswerTimeoutMs);
-  if (!printed) return std::nullopt;
-  const std::vector<std::string> lines = lines_of(*printed);
+// has no cuDNN, or the interpreter fails. A question that takes long is said to take long, and one
+// that ends without an answer for another reason than torch's absence is said to have, with what
+// `run` does instead.
+std::optional<std::string> torch_cudnn_file(const std::string& python, const Notes& note) {
+  const auto script = QuestionScript::write(kTorchCudnnSnippet);
+  if (!script) {
+    note("cannot ask " + python + " where torch's cuDNN is (" + script.message() + ")" + kLookingElsewhere);
+    return std::nullopt;
+  }
+  const SlowNote slow{kSlowAnswerNoteMs, [&] {
+                        note("still asking " + python + " where torch's cuDNN is (importing torch); it has up to " +
+                             std::to_string(kChildAnswerTimeoutMs / 1000) + " s");
+                      }};
+  const ChildAnswer answer = capture_stdout({python, script->file()}, kChildAnswerTimeoutMs, slow);
+  if (answer.outcome == ChildAnswer::Outcome::kTimedOut || answer.outcome == ChildAnswer::Outcome::kSignalled) {
+    note(answer.why + kLookingElsewhere);
+  }
+  if (answer.outcome != ChildAnswer::Outcome::kAnswered) return std::nullopt;
+  const std::vector<std::string> lines = lines_of(answer.text);
   if (lines.empty() || lines.front().empty()) return std::nullopt;
   return lines.front();
 }
@@ -165,7 +223,8 @@ Expected<CudnnLibrary> locate_cudnn(const CudnnSearch& search) {
   }
   std::string looked;
   if (is_python_interpreter(search.program)) {
-    if (const auto file = torch_cudnn_file(search.program)) return probed_as(*file, search.program + "'s torch");
+    const Notes note = search.note ? search.note : [](const std::string&) {};
+    if (const auto file = torch_cudnn_file(search.program, note)) return probed_as(*file, search.program + "'s torch");
     looked = search.program + "'s torch, ";
   }
   if (const auto file = first_on_path(search.library_path)) return probed_as(*file, "LD_LIBRARY_PATH");

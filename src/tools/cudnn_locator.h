@@ -10,6 +10,7 @@
 // one) can neither answer in its place nor be disturbed.
 
 #include <cstddef>
+#include <functional>
 #include <string>
 
 #include "core/expected.h"
@@ -42,15 +43,20 @@ Expected<CudnnLibrary> probe_cudnn(const std::string& file);
 /// Whether `program` (a name or a path) is a Python interpreter: python, python3, python3.X.
 bool is_python_interpreter(const std::string& program);
 
+/// Receives a line `run` says while it looks (a question to an interpreter that takes long).
+using Notes = std::function<void(const std::string& line)>;
+
 struct CudnnSearch {
   std::string option;        ///< --cudnn: a libcudnn.so.9 file or its folder; empty: look
   std::string program;       ///< the program to run, as given
   std::string library_path;  ///< LD_LIBRARY_PATH as this process has it
+  Notes note;                ///< where notes go (none: said nowhere)
 };
 
 /// The cuDNN the program will use, probed: the --cudnn option; else, for a Python interpreter,
-/// the one torch loads (asked of that interpreter; skipped where torch is absent or the question
-/// fails); else the first libcudnn.so.9 on LD_LIBRARY_PATH; else the dynamic linker's. An error
+/// the one torch loads (asked of that interpreter as `python FILE`, a script in a private folder,
+/// so that nothing of the current folder is imported; skipped where torch is absent or the
+/// question fails, which `note` hears of after 5 s, and at its end unless torch was absent); else the first libcudnn.so.9 on LD_LIBRARY_PATH; else the dynamic linker's. An error
 /// naming where it looked where none is found, or naming the file that cannot be probed.
 Expected<CudnnLibrary> locate_cudnn(const CudnnSearch& search);
 

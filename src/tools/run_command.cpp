@@ -1,5 +1,9 @@
 #include "tools/run_command.h"
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -177,6 +181,63 @@ Expected<EnvConfig> config_seen_by_program(const ChildSettings& settings) {
   return parse_env_config(values);  // `changes` outlives the parse: the values point into it
 }
 
+// Options that contradict each other, or the environment the program will see: micro-batch offers
+// are made under a memory budget only, and a forced workspace limit replaces the budget. Refused
+// where one of the two was given as an option (what the environment alone says is the library's to
+// resolve: the limit wins), naming both.
+Status check_conflicts(const RunOptions& options, const EnvConfig& config) {
+  const bool limit_given = options.workspace_limit_option->count() > 0;
+  const bool budget_given = options.memory_budget_option->count() > 0;
+  const std::string limit = limit_given ? "--workspace-limit" : "UCUDNN_FORCE_WORKSPACE_LIMIT";
+  const std::string budget = budget_given ? "--memory-budget " + options.memory_budget : "UCUDNN_MEMORY_BUDGET=off";
+  const bool forced = config.forced_workspace_limit.has_value();
+  if (options.micro_batch_offers && forced) {
+    return Error{"--micro-batch-offers and " + limit +
+                 ": offers are made under a memory budget, which a forced workspace limit replaces; give one of them"};
+  }
+  if (options.micro_batch_offers && config.memory_budget.kind == MemoryBudget::Kind::kOff) {
+    return Error{"--micro-batch-offers and " + budget + ": offers are made under a memory budget only; give one of them"};
+  }
+  if (budget_given && forced && config.memory_budget.kind != MemoryBudget::Kind::kOff) {
+    return Error{"--memory-budget and " + limit +
+                 ": a forced workspace limit replaces the memory budget; give one of them"};
+  }
+  return Status::success();
+}
+
+// Why the kernel refused the program's arguments and environment (E2BIG), with ucudnn's part in
+// it: a string longer than one may be (MAX_ARG_STRLEN, 32 pages), or all of them together
+// beyond ARG_MAX.
+std::string too_large_for_the_kernel(const std::vector<std::string>& argv, const std::vector<std::string>& environment,
+                                     const std::vector<EnvChange>& changes) {
+  constexpr std::size_t kMaxString = 32 * 4096;  // the kernel's MAX_ARG_STRLEN, its NUL included
+  std::size_t total = 0;
+  const std::string* longest = nullptr;
+  for (const auto* strings : {&argv, &environment}) {
+    for (const std::string& each : *strings) {
+      total += each.size() + 1 + sizeof(char*);
+      if (longest == nullptr || each.size() > longest->size()) longest = &each;
+    }
+  }
+  std::size_t added = 0;
+  std::string changed;
+  for (const EnvChange& change : changes) {
+    if (!change.value) continue;
+    added += change.name.size() + 1 + change.value->size() + 1;
+    if (longest != nullptr && longest->rfind(change.name + "=", 0) == 0) changed = change.name;
+  }
+  if (longest != nullptr && longest->size() + 1 > kMaxString) {
+    const std::string name = longest->substr(0, std::min(longest->find('='), std::size_t{64}));
+    const std::string what = changed.empty() ? "'" + name + "'" : changed + ", with what ucudnn run adds to it,";
+    return what + " is " + std::to_string(longest->size()) + " bytes, more than the kernel takes in one argument or "
+           "variable (" + std::to_string(kMaxString - 1) + "): shorten it";
+  }
+  return "its arguments and environment take " + std::to_string(total) + " bytes with the " + std::to_string(added) +
+         " that ucudnn run sets (" + std::string(changes.empty() ? "" : "LD_PRELOAD, LD_LIBRARY_PATH, UCUDNN_*") +
+         "), more than the kernel takes (ARG_MAX " + std::to_string(sysconf(_SC_ARG_MAX)) +
+         " bytes): shorten the environment or the arguments";
+}
+
 std::vector<std::string> current_environment() {
   std::vector<std::string> entries;
   for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) entries.emplace_back(*entry);
@@ -202,9 +263,16 @@ int run_program(const RunOptions& options, std::ostream& out, std::ostream& err)
   if (!settings) return report_error(err, kExitUsageError, settings.message());
   const Expected<EnvConfig> config = config_seen_by_program(*settings);
   if (!config) return report_error(err, kExitUsageError, config.message());
+  const Status consistent = check_conflicts(options, *config);
+  if (!consistent) return report_error(err, kExitUsageError, consistent.message());
 
   const auto preload = locate_preload_library(options.preload, config->preload_library, this_executable());
   if (!preload) return report_error(err, kExitDataError, preload.message());
+  const std::string preload_named_by = !options.preload.empty()            ? "--preload"
+                                       : !config->preload_library.empty() ? "UCUDNN_PRELOAD_LIBRARY"
+                                                                          : "the preload library beside ucudnn";
+  const Status is_preload_layer = check_preload_layer(*preload, preload_named_by);
+  if (!is_preload_layer) return report_error(err, kExitDataError, is_preload_layer.message());
   std::error_code failed;
   // Absolute: the program may change folder before the dynamic linker reads LD_PRELOAD.
   const std::string preload_path = std::filesystem::absolute(*preload, failed).string();
@@ -215,7 +283,8 @@ int run_program(const RunOptions& options, std::ostream& out, std::ostream& err)
   const Status preload_listable = check_list_safe(preload_path, " :$", "the preload library", "LD_PRELOAD");
   if (!preload_listable) return report_error(err, kExitDataError, preload_listable.message());
   const char* library_path = std::getenv("LD_LIBRARY_PATH");
-  const auto cudnn = locate_cudnn({options.cudnn, options.command.front(), library_path ? library_path : ""});
+  const Notes note = [&err](const std::string& line) { err << "ucudnn run: " << line << std::endl; };
+  const auto cudnn = locate_cudnn({options.cudnn, options.command.front(), library_path ? library_path : "", note});
   if (!cudnn) return report_error(err, kExitDataError, cudnn.message());
   const Status cudnn_listable = check_list_safe(cudnn->folder, ":;$", "cuDNN's folder", "LD_LIBRARY_PATH");
   if (!cudnn_listable) return report_error(err, kExitDataError, cudnn_listable.message());
@@ -247,8 +316,14 @@ int run_program(const RunOptions& options, std::ostream& out, std::ostream& err)
   std::cerr.flush();
   // The program takes this process's place: signals, job control and its exit reach the caller
   // as if it had been started directly.
-  const Error exec_failed = exec_program(options.command, with_changes(current_environment(), changes));
-  return report_error(err, kExitCannotRun, "cannot run '" + options.command.front() + "': " + exec_failed.message);
+  const std::vector<std::string> environment = with_changes(current_environment(), changes);
+  const ExecFailure failed_exec = exec_program(options.command, environment);
+  const std::string message = failed_exec.error == E2BIG
+                                  ? too_large_for_the_kernel(options.command, environment, changes)
+                                  : failed_exec.message;
+  // As env: 127 where the program (or its interpreter) was not found, 126 where it was and could not run.
+  return report_error(err, failed_exec.error == ENOENT ? kExitNotFound : kExitCannotRun,
+                      "cannot run '" + options.command.front() + "': " + message);
 }
 
 }  // namespace
@@ -297,7 +372,8 @@ std::pair<CLI::App*, CommandRunner> add_run_command(CLI::App& app) {
       ->type_name("ARG");
   run->footer(
       "The program replaces ucudnn's process (as with env): signals reach it directly, and its exit status is "
-      "the run's; 127 where it could not be started, 1 or 2 (one line) where ucudnn refused to start it.");
+      "the run's; as env's, 127 where it (or its #! interpreter) was not found and 126 where it was found but could "
+      "not be run; 1 or 2 (one line) where ucudnn refused to start it.");
   // A program's own options given without -- come back as extras, to be refused with that advice.
   run->allow_extras();
   return {run, [run, options](std::ostream& out, std::ostream& err) {

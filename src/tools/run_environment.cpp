@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "tools/beside_command.h"
+#include "tools/elf_symbols.h"
 #include "tools/subprocess.h"
 
 namespace ucudnn::tools {
@@ -50,6 +51,17 @@ Expected<std::string> locate_preload_library(const std::string& option, const st
   auto beside = library_beside(kPreloadLibraryName, executable);
   if (!beside) return Error{beside.message() + ": name it with --preload or UCUDNN_PRELOAD_LIBRARY"};
   return beside;
+}
+
+Status check_preload_layer(const std::string& path, const std::string& given_by) {
+  const std::string which = given_by + ": '" + path + "' is not ucudnn's preload layer: ";
+  const Expected<bool> marked = exports_symbol(path, kPreloadMarkerSymbol);
+  if (!marked) return marked.error().prefixed(which);
+  if (!*marked) {
+    return Error{which + "it is a shared library, but does not export " + std::string(kPreloadMarkerSymbol) +
+                 " (name " + kPreloadLibraryName + " of this ucudnn)"};
+  }
+  return Status::success();
 }
 
 std::vector<EnvChange> child_environment_changes(const ChildSettings& settings, const EnvLookup& current) {

@@ -15,6 +15,15 @@ namespace ucudnn::tools {
 /// The preload library's file name, as the build and the install put it.
 inline constexpr const char* kPreloadLibraryName = "libucudnn_preload.so";
 
+/// The symbol the preload layer exports to be known as itself (preload/preload.cpp defines it): a
+/// library without it is not ucudnn's preload layer, whatever its name.
+inline constexpr const char* kPreloadMarkerSymbol = "ucudnn_preload_layer";
+
+/// Refuses a preload library that is not ucudnn's preload layer (a file that is not a shared
+/// library for this machine, or one that does not export kPreloadMarkerSymbol), saying which and
+/// naming `path` and where it was named (`given_by`: "--preload", "UCUDNN_PRELOAD_LIBRARY", ...).
+Status check_preload_layer(const std::string& path, const std::string& given_by);
+
 /// Where the preload library is: `option` (--preload) if given, else `variable`
 /// (UCUDNN_PRELOAD_LIBRARY) if set, else beside `executable` (this command's own file):
 /// <its folder>/../lib/ as installed, then <its folder>/ as built. An error naming every place

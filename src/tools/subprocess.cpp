@@ -10,8 +10,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <exception>
+#include <iterator>
 #include <thread>
 
 extern char** environ;
@@ -134,6 +137,50 @@ class Pipe {
   int fds_[2];
 };
 
+// The process group of the question being asked (capture_stdout), killed where this process is
+// interrupted meanwhile: it runs in a group of its own, which the terminal's ^C does not reach.
+volatile sig_atomic_t g_question_group = 0;
+constexpr int kInterruptions[] = {SIGINT, SIGTERM, SIGHUP};
+
+extern "C" void kill_question_and_end(int signal) {
+  const pid_t group = g_question_group;
+  if (group > 0) kill(-group, SIGKILL);
+  // Then end as the signal would have: its default action, delivered once this handler returns.
+  struct sigaction default_action {};
+  default_action.sa_handler = SIG_DFL;
+  sigemptyset(&default_action.sa_mask);
+  sigaction(signal, &default_action, nullptr);
+  raise(signal);
+}
+
+// kill_question_and_end for the interruptions whose action is the default (one ignored, as under
+// nohup, stays ignored) while it lives.
+class QuestionGuard {
+ public:
+  explicit QuestionGuard(pid_t group) {
+    g_question_group = group;
+    struct sigaction action {};
+    action.sa_handler = kill_question_and_end;
+    sigemptyset(&action.sa_mask);
+    for (std::size_t i = 0; i < std::size(kInterruptions); ++i) {
+      sigaction(kInterruptions[i], nullptr, &previous_[i]);
+      installed_[i] = previous_[i].sa_handler == SIG_DFL && sigaction(kInterruptions[i], &action, nullptr) == 0;
+    }
+  }
+  ~QuestionGuard() {
+    for (std::size_t i = 0; i < std::size(kInterruptions); ++i) {
+      if (installed_[i]) sigaction(kInterruptions[i], &previous_[i], nullptr);
+    }
+    g_question_group = 0;
+  }
+  QuestionGuard(const QuestionGuard&) = delete;
+  QuestionGuard& operator=(const QuestionGuard&) = delete;
+
+ private:
+  struct sigaction previous_[std::size(kInterruptions)] {};
+  bool installed_[std::size(kInterruptions)] = {};
+};
+
 struct FileActions {
   FileActions() { posix_spawn_file_actions_init(&actions); }
   ~FileActions() { posix_spawn_file_actions_destroy(&actions); }
@@ -152,39 +199,141 @@ std::string shell_quote(const std::string& word) {
   return quoted + "'";
 }
 
-Error exec_program(const std::vector<std::string>& argv, const std::vector<std::string>& environment) {
-  if (argv.empty()) return Error{"no program to run"};
+std::string program_file(const std::string& program) {
+  if (program.find('/') != std::string::npos) return program;
+  const char* path = std::getenv("PATH");
+  // glibc's default where PATH is unset.
+  const std::string folders = path != nullptr ? path : "/bin:/usr/bin";
+  std::size_t start = 0;
+  while (start <= folders.size()) {
+    const std::size_t end = std::min(folders.find(':', start), folders.size());
+    const std::string folder = end > start ? folders.substr(start, end - start) : ".";  // empty: here
+    const std::string file = folder + "/" + program;
+    if (access(file.c_str(), F_OK) == 0) return file;
+    start = end + 1;
+  }
+  return "";
+}
+
+namespace {
+
+// Where exec failed with ENOENT on a file that exists, the kernel could not find its #! interpreter.
+std::string missing_interpreter(const std::string& program) {
+  const std::string file = program_file(program);
+  if (file.empty()) return "";
+  std::ifstream in(file, std::ios::binary);
+  char line[256] = {};
+  in.read(line, sizeof line - 1);
+  const std::string head(line, static_cast<std::size_t>(in.gcount()));
+  if (head.rfind("#!", 0) != 0) return "";
+  const std::size_t from = head.find_first_not_of(" \t", 2);
+  const std::size_t to = from == std::string::npos ? from : head.find_first_of(" \t\r\n", from);
+  const std::string interpreter = from == std::string::npos ? "" : head.substr(from, to - from);
+  return "its interpreter '" + interpreter + "' (its #! line) does not exist";
+}
+
+}  // namespace
+
+ExecFailure exec_program(const std::vector<std::string>& argv, const std::vector<std::string>& environment) {
+  if (argv.empty()) return ExecFailure{EINVAL, "no program to run"};
   std::vector<char*> args = c_strings(argv);
   std::vector<char*> envp = c_strings(environment);
   // glibc's execvpe looks argv[0] up on PATH and hands a file the kernel refuses (ENOEXEC) to
   // /bin/sh, as env does.
   execvpe(args[0], args.data(), envp.data());
-  return Error{std::strerror(errno)};
+  const int error = errno;
+  if (error == ENOENT) {
+    const std::string interpreter = missing_interpreter(argv[0]);
+    if (!interpreter.empty()) return ExecFailure{error, interpreter};
+  }
+  return ExecFailure{error, std::strerror(error)};
 }
 
-Expected<std::string> capture_stdout(const std::vector<std::string>& argv, int timeout_ms) {
-  if (argv.empty()) return Error{"no program to run"};
+ChildAnswer capture_stdout(const std::vector<std::string>& argv, int timeout_ms, const SlowNote& slow) {
+  ChildAnswer answer;
+  if (argv.empty()) {
+    answer.why = "no program to run";
+    return answer;
+  }
+  const std::string name = "'" + argv[0] + "'";
   Pipe output;
-  if (!output.ok()) return Error{ErrorCode::kInternal, std::string("pipe: ") + std::strerror(errno)};
+  if (!output.ok()) {
+    answer.why = std::string("pipe: ") + std::strerror(errno);
+    return answer;
+  }
   FileActions files;
   posix_spawn_file_actions_addopen(&files.actions, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&files.actions, output.write_end(), 1);
   posix_spawn_file_actions_addopen(&files.actions, 2, "/dev/null", O_WRONLY, 0);
+  // A group of its own: whatever the question starts (an interpreter's children) is killed with it.
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attributes, 0);
   std::vector<char*> args = c_strings(argv);
   pid_t pid = 0;
-  const int failed = posix_spawnp(&pid, args[0], &files.actions, nullptr, args.data(), environ);
-  if (failed != 0) return Error{std::strerror(failed)};
-  output.close_write();
-  const auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
-  bool timed_out = false, killed = false;
-  std::string text = read_until(output.read_end(), deadline, &timed_out);
-  const int raw = wait_until(pid, deadline, &killed);
-  // An answer is an answer once it exited well, whoever still holds the pipe (a grandchild).
-  if (exited_well(raw) && !killed) return text;
-  if (timed_out || killed) {
-    return Error{"'" + argv[0] + "' gave no answer within " + std::to_string(timeout_ms / 1000) + " s"};
+  const int failed = posix_spawnp(&pid, args[0], &files.actions, &attributes, args.data(), environ);
+  posix_spawnattr_destroy(&attributes);
+  if (failed != 0) {
+    answer.why = name + " could not be started: " + std::strerror(failed);
+    return answer;
   }
-  return Error{"'" + argv[0] + "' ended with " + how_it_ended(raw)};
+  output.close_write();
+  const QuestionGuard guard(pid);
+  const auto start = Clock::now();
+  const auto deadline = start + std::chrono::milliseconds(timeout_ms);
+  const auto note_at = start + std::chrono::milliseconds(slow.after_ms);
+  bool noted = !slow.say || slow.after_ms <= 0;
+  bool exited = false, open = true, timed_out = false;
+  char buffer[4096];
+  for (;;) {
+    const auto now = Clock::now();
+    if (!noted && now >= note_at) {
+      slow.say();
+      noted = true;
+    }
+    if (now >= deadline) {
+      timed_out = !exited;
+      break;
+    }
+    if (!exited) {
+      // Not reaped (WNOWAIT): its id, and so its group's, stays its own until the group is killed.
+      siginfo_t info{};
+      exited = waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid;
+    }
+    if (!open) {
+      if (exited) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      continue;
+    }
+    pollfd ready{output.read_end(), POLLIN, 0};
+    const int polled = poll(&ready, 1, exited ? 0 : 50);
+    if (polled < 0 && errno == EINTR) continue;
+    if (polled <= 0) {
+      // Exited, and nothing more to read now: a child it left may hold the pipe, never waited for.
+      if (exited || polled < 0) break;
+      continue;
+    }
+    const ssize_t n = read(output.read_end(), buffer, sizeof buffer);
+    if (n > 0) {
+      answer.text.append(buffer, static_cast<std::size_t>(n));
+    } else if (n == 0 || errno != EINTR) {
+      open = false;
+    }
+  }
+  kill(-pid, SIGKILL);  // the group: what the question started, answered or not
+  const int raw = wait_for(pid);
+  if (timed_out) {
+    answer.outcome = ChildAnswer::Outcome::kTimedOut;
+    answer.why = name + " gave no answer within " + std::to_string(timeout_ms / 1000) +
+                 " s (it and the processes it started were killed)";
+  } else if (exited_well(raw)) {
+    answer.outcome = ChildAnswer::Outcome::kAnswered;
+  } else {
+    answer.outcome = raw >= 0 && WIFSIGNALED(raw) ? ChildAnswer::Outcome::kSignalled : ChildAnswer::Outcome::kFailed;
+    answer.why = name + " ended with " + how_it_ended(raw);
+  }
+  return answer;
 }
 
 Expected<std::string> run_in_fork(const std::function<std::string(const StepReporter&)>& work, int timeout_ms) {

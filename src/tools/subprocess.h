@@ -15,17 +15,51 @@ namespace ucudnn::tools {
 /// literally, else in single quotes ('it'\''s').
 std::string shell_quote(const std::string& word);
 
+/// Why exec_program returned: errno, and what it means for this program.
+struct ExecFailure {
+  int error = 0;
+  /// strerror's words, or where they would name the wrong file, what is wrong: a script whose #!
+  /// interpreter is missing ("its interpreter '/usr/bin/x' (its #! line) does not exist").
+  std::string message;
+};
+
 /// Replaces this process with `argv` (argv[0] looked up on PATH; a file without "#!" that the
 /// kernel cannot run is run by /bin/sh, as a shell and env do) under the environment
-/// `environment` ("NAME=value" strings). Returns only where that failed, with strerror's words.
+/// `environment` ("NAME=value" strings). Returns only where that failed.
 /// The program keeps this process's id, so signals, job control and its exit status reach the
 /// caller exactly as if it had been started directly (`ucudnn run` is env with settings).
-Error exec_program(const std::vector<std::string>& argv, const std::vector<std::string>& environment);
+ExecFailure exec_program(const std::vector<std::string>& argv, const std::vector<std::string>& environment);
 
-/// Runs `argv` with this process's environment, its stdin and stderr on /dev/null, and returns
-/// what it wrote to stdout. An error where it could not be started, did not exit with 0, or had
-/// not exited after `timeout_ms` (then it is killed).
-Expected<std::string> capture_stdout(const std::vector<std::string>& argv, int timeout_ms);
+/// The file exec_program would run for `program`: itself where it holds a '/', else the first
+/// file of that name in the folders of PATH; empty where there is none.
+std::string program_file(const std::string& program);
+
+/// How a question put to a child program ended (capture_stdout).
+struct ChildAnswer {
+  enum class Outcome {
+    kAnswered,    ///< it exited with 0: `text` is what it wrote to stdout
+    kFailed,      ///< it could not be started, or exited with another status
+    kSignalled,   ///< a signal ended it
+    kTimedOut,    ///< it had not exited at the deadline: it and its process group were killed
+  };
+  Outcome outcome = Outcome::kFailed;
+  std::string text;  ///< stdout (kAnswered)
+  std::string why;   ///< what happened, for a message (every other outcome)
+};
+
+/// Said once where a child has not answered after `after_ms` (a slow question is not a silent one).
+struct SlowNote {
+  int after_ms = 0;
+  std::function<void()> say;
+};
+
+/// Runs `argv` with this process's environment, its stdin and stderr on /dev/null, in a process
+/// group of its own, and returns what it wrote to stdout. `slow.say` is called once if it has not
+/// answered after `slow.after_ms`; at `timeout_ms` its whole process group is killed (children it
+/// started included), as it is once it has answered (nothing of a question outlives it), and as it
+/// is where this process is interrupted meanwhile (SIGINT, SIGTERM or SIGHUP, which then ends
+/// this process as it would have).
+ChildAnswer capture_stdout(const std::vector<std::string>& argv, int timeout_ms, const SlowNote& slow = {});
 
 /// How long `run`'s questions to a child may take (a cuDNN or driver probed, a Python interpreter
 /// asked where its cuDNN is): a library whose constructor blocks, or an interpreter that hangs,

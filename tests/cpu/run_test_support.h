@@ -18,6 +18,7 @@
 #include "tools/build_info.h"
 #include "tools/cudnn_locator.h"
 #include "tools/gpu_presence.h"
+#include "tools/run_environment.h"
 
 namespace ucudnn::testing {
 
@@ -82,10 +83,11 @@ inline tools::CompiledVersions built() {
 inline std::size_t matching_cudnn_version() { return static_cast<std::size_t>(built().cudnn_major) * 10000 + 100; }
 inline std::size_t matching_cudart_version() { return static_cast<std::size_t>(built().cudart_major) * 1000; }
 
-// A harmless real shared library to preload in place of libucudnn_preload.so.
+// A harmless real shared library to preload in place of libucudnn_preload.so: it exports the
+// preload layer's marker, as `run` checks.
 inline std::string stand_in_preload(const TempDir& dir) {
   const fs::path file = dir.path() / "preload" / "libstand_in_preload.so";
-  compile_library(dir, "int ucudnn_test_stand_in = 1;\n", file);
+  compile_library(dir, std::string("const char ") + tools::kPreloadMarkerSymbol + "[] = \"stand-in\";\n", file);
   return file.string();
 }
 

@@ -248,16 +248,17 @@ TEST(Architecture, LibucudnnExportsExactlyThePublicCApi) {
   EXPECT_FALSE(is_public("cudnnCreate(UcudnnHandle_t*)")) << "the C++ overloads are inline, not exported";
 }
 
-// cuDNN's names, the graph API's among them, and dlopen (which answers cuDNN's main library).
-TEST(Architecture, PreloadExportsCudnnNamesAndDlopenOnly) {
+// cuDNN's names, the graph API's among them, dlopen (which answers cuDNN's main library) and the
+// marker `ucudnn run` checks for.
+TEST(Architecture, PreloadExportsCudnnNamesDlopenAndItsMarkerOnly) {
   const std::vector<std::string> names = exported_symbols(UCUDNN_PRELOAD_LIBRARY_PATH);
   ASSERT_GT(names.size(), 10u);
   for (const auto& n : names) {
-    EXPECT_TRUE(n.rfind("cudnn", 0) == 0 || n == "dlopen") << n;
+    EXPECT_TRUE(n.rfind("cudnn", 0) == 0 || n == "dlopen" || n == "ucudnn_preload_layer") << n;
     EXPECT_EQ(n.find('('), std::string::npos) << n << " is not a C name";
   }
   const std::set<std::string> present(names.begin(), names.end());
-  for (const char* n : {"dlopen", "cudnnBackendExecute", "cudnnBackendFinalize", "cudnnBackendGetAttribute",
+  for (const char* n : {"dlopen", "ucudnn_preload_layer", "cudnnBackendExecute", "cudnnBackendFinalize", "cudnnBackendGetAttribute",
                         "cudnnBackendSetAttribute", "cudnnBackendCreateDescriptor", "cudnnBackendDestroyDescriptor"}) {
     EXPECT_TRUE(present.count(n)) << n << " is not exported";
   }

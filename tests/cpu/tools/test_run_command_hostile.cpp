@@ -33,7 +33,7 @@ namespace fs = std::filesystem;
 
 // A real, harmless preload library at `file` (its folder made).
 std::string preload_at(const TempDir& dir, const fs::path& file) {
-  compile_library(dir, "int ucudnn_test_stand_in = 1;\n", file);
+  compile_library(dir, std::string("const char ") + tools::kPreloadMarkerSymbol + "[] = \"stand-in\";\n", file);
   return file.string();
 }
 
