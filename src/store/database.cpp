@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <cerrno>
 #include <chrono>
 #include <ctime>
 
@@ -42,7 +43,7 @@ BenchmarkDatabase::~BenchmarkDatabase() {
 }
 
 Expected<std::unique_ptr<BenchmarkDatabase>> BenchmarkDatabase::open(const std::string& path, const Options& options) {
-  const std::string where = "benchmark database '" + path + "': ";
+  const std::string where = "benchmark database '" + (options.shown_as.empty() ? path : options.shown_as) + "': ";
   // One wait for the whole open, however many of its steps meet another process's lock.
   const store::LockWaitDeadline within(store::lock_wait_end(options.busy_timeout_ms));
   auto file = store::resolve_database_file(path);
@@ -60,7 +61,7 @@ Expected<std::unique_ptr<BenchmarkDatabase>> BenchmarkDatabase::open(const std::
   if (!probed) return probed.error().prefixed(where);
 
   std::unique_ptr<BenchmarkDatabase> database(new BenchmarkDatabase());
-  database->path_ = path;
+  database->path_ = options.shown_as.empty() ? path : options.shown_as;
   database->file_ = file->path;
   database->busy_timeout_ms_ = options.busy_timeout_ms;
   database->read_only_ = !writable;
@@ -146,6 +147,36 @@ Status BenchmarkDatabase::initialise_schema() {
   });
 }
 
+namespace {
+
+// What SQLite's "database or disk is full" and "disk I/O error" were, where the system says.
+std::string want_of_space(int code, int system_error) {
+  if ((code & 0xff) != SQLITE_FULL && (code & 0xff) != SQLITE_IOERR) return "";
+  if (system_error == EFBIG) return " (the file would pass this process's file size limit, ulimit -f)";
+  if (system_error == ENOSPC || (code & 0xff) == SQLITE_FULL) return " (the disk is full: free space first)";
+  if (system_error == EDQUOT) return " (the disk quota is used up)";
+  return "";
+}
+
+// A write that failed for want of space (a full disk, a file size limit) leaves SQLite's pager in
+// its error state, the file grown and its hot journal beside it, which every later reader must roll
+// back and one who may not write the file cannot (the users of a system database). Reading once
+// rolls it back now, while this process may write it. Returns what the message must add.
+std::string roll_back_what_is_left(sqlite3* db, const std::string& file, int code) {
+  (void)store::first_read(db);
+  std::string added;
+  if ((code & 0xff) == SQLITE_FULL || (code & 0xff) == SQLITE_IOERR) {
+    if (store::side_files(file).journal) {
+      added += "; its unfinished write could not be rolled back and is left in '" + file +
+               "-journal': once there is space, any ucudnn db command run by a user who may write the file rolls "
+               "it back (until then, users who may not write it cannot read it)";
+    }
+  }
+  return added;
+}
+
+}  // namespace
+
 Status BenchmarkDatabase::check_schema(int version) {
   if (!check_schema_ || version == 0) return Status::success();
   UCUDNN_TRY_ASSIGN(const std::string problems, store::schema_problems(db_.get(), version));
@@ -178,7 +209,9 @@ Status BenchmarkDatabase::transaction(bool write, const std::function<Status()>&
         failure = result.message();
       }
       code = sqlite3_extended_errcode(db);  // before ROLLBACK replaces it
+      failure += want_of_space(code, sqlite3_system_errno(db));
       if (!sqlite3_get_autocommit(db)) (void)sqlite_exec(db, "ROLLBACK");
+      if (write) failure += roll_back_what_is_left(db, file_, code);
     } else {
       failure = begun.message();
       code = sqlite3_extended_errcode(db);
@@ -249,7 +282,7 @@ Expected<long long> BenchmarkDatabase::store_rows(const std::vector<StoredRow>& 
 Expected<MergeCounts> BenchmarkDatabase::merge_from(BenchmarkDatabase& source) {
   const std::string into = "benchmark database '" + path_ + "'";
   const std::string from = "benchmark database '" + source.path_ + "'";
-  if (&source == this || store::same_file(source.path_, path_)) {
+  if (&source == this || store::same_file(source.file_, file_)) {
     return Error{from + " is the target itself: nothing to merge"};
   }
   if (read_only_) return Error{into + " is read-only: " + read_only_reason_};

@@ -98,6 +98,9 @@ class BenchmarkDatabase {
     /// index dropped, say, so that duplicate rows could reach plans). Off only for `db verify`,
     /// which opens such a file to say what is wrong with it.
     bool check_schema = true;
+    /// What messages call the file, where not its path: a file made under a temporary name is
+    /// named by the name it will have (tools/new_database.h).
+    std::string shown_as{};
   };
 
   /// Opens (or creates) the database at `path`. Errors name the file and the problem.
@@ -107,6 +110,7 @@ class BenchmarkDatabase {
   BenchmarkDatabase(const BenchmarkDatabase&) = delete;
   BenchmarkDatabase& operator=(const BenchmarkDatabase&) = delete;
 
+  /// The path as the caller gave it (or Options::shown_as): what messages name.
   const std::string& path() const { return path_; }
   /// The real file: absolute, links resolved (where SQLite keeps its side files).
   const std::string& file() const { return file_; }

@@ -2,6 +2,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <map>
 #include <ostream>
 #include <string>
@@ -19,6 +20,7 @@
 #include "tools/command.h"
 #include "tools/db_subcommands.h"
 #include "tools/networks.h"
+#include "tools/new_database.h"
 
 namespace ucudnn::tools::db_subcommands {
 using ucudnn::store::utc_timestamp;
@@ -166,11 +168,26 @@ int run_import(DbOptions options, std::ostream& out, std::ostream& err) {
   // since) turns out bad.
   const Status readable = rows.read([](const StoredRow&) { return Status::success(); });
   if (!readable) return report_error(err, kExitDataError, readable.message());
-  const auto database = open_database(*target);
+  // A new database is made under a temporary name, and named only once the import is whole.
+  std::optional<NewDatabaseFile> fresh;
+  DatabaseTarget opened = *target;
+  if (nothing_at(target->path)) {
+    auto reserved = NewDatabaseFile::reserve(target->path);
+    if (!reserved) return report_error(err, kExitDataError, reserved.message());
+    fresh.emplace(std::move(reserved).value());
+    opened.path = fresh->temporary();
+    opened.options.shown_as = target->path;
+  }
+  auto database = open_database(opened);
   if (!database) return report_error(err, kExitDataError, database.message());
   const auto added = (*database)->store_streamed_rows(
       [&](const std::function<Status(const StoredRow&)>& store) { return rows.read(store); }, measured_up_to);
   if (!added) return report_error(err, kExitDataError, added.message());
+  database->reset();  // closed: its journal or -wal folded in before it is named
+  if (fresh) {
+    const Status named = fresh->publish();
+    if (!named) return report_error(err, kExitDataError, named.message() + ": nothing imported");
+  }
   out << rows.rows() << " rows read, " << *added << " new\n";
   return kExitOk;
 }

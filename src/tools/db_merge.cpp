@@ -1,5 +1,7 @@
 // `ucudnn db merge`: copies one benchmark database (a user's) into another (a shared system one).
+#include <optional>
 #include <ostream>
+#include <utility>
 #include <string>
 
 #include "core/journal_mode.h"
@@ -8,6 +10,7 @@
 #include "tools/cli.h"
 #include "tools/command.h"
 #include "tools/db_subcommands.h"
+#include "tools/new_database.h"
 
 namespace ucudnn::tools::db_subcommands {
 
@@ -40,7 +43,15 @@ int run_merge(const DbOptions& options, std::ostream& out, std::ostream& err) {
   writing.create = options.create;
   writing.journal = *journal;
   writing.journal_named_by = "--journal";
-  const auto target = BenchmarkDatabase::open(options.into, writing);
+  // A new target is made under a temporary name, and named only once the merge is whole.
+  std::optional<NewDatabaseFile> fresh;
+  if (options.create && nothing_at(options.into)) {
+    auto reserved = NewDatabaseFile::reserve(options.into);
+    if (!reserved) return report_error(err, kExitDataError, "--into: " + reserved.message());
+    fresh.emplace(std::move(reserved).value());
+    writing.shown_as = options.into;
+  }
+  auto target = BenchmarkDatabase::open(fresh ? fresh->temporary() : options.into, writing);
   if (!target) return report_error(err, kExitDataError, "--into: " + target.message());
   if ((*target)->read_only()) {
     return report_error(err, kExitDataError,
@@ -50,6 +61,11 @@ int run_merge(const DbOptions& options, std::ostream& out, std::ostream& err) {
 
   const auto merged = (*target)->merge_from(**source);
   if (!merged) return report_error(err, kExitDataError, merged.message());
+  target->reset();  // closed: its journal or -wal folded in before it is named
+  if (fresh) {
+    const Status named = fresh->publish();
+    if (!named) return report_error(err, kExitDataError, "--into: " + named.message() + ": nothing merged");
+  }
   out << "merged '" << options.from << "' into '" << options.into << "': " << merged->rows_added << " rows added, "
       << merged->rows_present << " already there, " << merged->coverage_raised << " coverage bounds raised\n";
   return kExitOk;

@@ -1,3 +1,4 @@
+#include <csignal>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -11,6 +12,10 @@ int main(int argc, char** argv) {
   // Every UCUDNN_* variable is checked once, for every command, as cudnnCreate checks them; `run`
   // checks those the program will see instead (its options replace some).
   if (args.empty() || args.front() != "run") {
+    // A write past the file size limit (ulimit -f) fails with EFBIG, which SQLite reports and
+    // rolls back, instead of killing the command mid-write. Not for `run`: the program it execs
+    // would inherit the setting.
+    std::signal(SIGXFSZ, SIG_IGN);
     const auto& config = ucudnn::env_config();
     if (!config) return ucudnn::tools::report_error(std::cerr, ucudnn::tools::kExitUsageError, config.message());
   }
