@@ -10,6 +10,7 @@
 #include <random>
 #include <utility>
 
+#include "store/database_path.h"
 #include "store/file_state.h"
 
 namespace ucudnn::tools {
@@ -22,6 +23,9 @@ void remove_with_side_files(const std::string& file) {
 }  // namespace
 
 Expected<NewDatabaseFile> NewDatabaseFile::reserve(const std::string& path) {
+  // The checks of any database path first: a name SQLite gives side files, say, is refused.
+  const auto file = store::resolve_database_file(path);
+  if (!file) return file.error().prefixed("benchmark database '" + path + "': ");
   const std::string folder = store::directory_of(path);
   const std::string name = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
   std::random_device seed;

@@ -100,7 +100,12 @@ TEST(StoredRows, MergeRefusesABadSourceRowAndMergesNothing) {
     TempDir dir;
     const std::string source = damaged_database(dir, "user.db", damage);
     const std::string target = (dir.path() / "system.db").string();
-    const CliResult merged = run({"db", "merge", "--from", source, "--into", target, "--create"});
+    const CliResult created = run({"db", "merge", "--from", source, "--into", target, "--create"});
+    EXPECT_EQ(created.status, 1) << created.out;
+    EXPECT_NE(created.err.find(damage.named), std::string::npos) << created.err;
+    EXPECT_FALSE(exists(target)) << "a new target is named only once whole (tools/new_database.h)";
+    ASSERT_TRUE(BenchmarkDatabase::open(target, database_options(JournalMode::kDelete)).ok());
+    const CliResult merged = run({"db", "merge", "--from", source, "--into", target});
     EXPECT_EQ(merged.status, 1) << merged.out;
     EXPECT_NE(merged.err.find(damage.named), std::string::npos) << merged.err;
     auto db = BenchmarkDatabase::open(target, database_options(JournalMode::kDelete, true));
