@@ -39,7 +39,10 @@ Expected<NewDatabaseFile> NewDatabaseFile::reserve(const std::string& path) {
       return NewDatabaseFile(path, temporary);
     }
     if (errno != EEXIST) {
-      return Error{"cannot create a new database in the folder '" + folder + "': " + std::strerror(errno)};
+      const std::string error = std::strerror(errno);
+      const std::string why = store::why_not_writable(path, false);  // the folder's mode and owner, where they are why
+      return Error{"benchmark database '" + path + "' does not exist, and cannot be created: " +
+                   (why.empty() ? error : why)};
     }
   }
   return Error{"cannot find a free temporary name in the folder '" + folder + "'"};
