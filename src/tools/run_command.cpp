@@ -233,9 +233,8 @@ std::string too_large_for_the_kernel(const std::vector<std::string>& argv, const
            "variable (" + std::to_string(kMaxString - 1) + "): shorten it";
   }
   return "its arguments and environment take " + std::to_string(total) + " bytes with the " + std::to_string(added) +
-         " that ucudnn run sets (" + std::string(changes.empty() ? "" : "LD_PRELOAD, LD_LIBRARY_PATH, UCUDNN_*") +
-         "), more than the kernel takes (ARG_MAX " + std::to_string(sysconf(_SC_ARG_MAX)) +
-         " bytes): shorten the environment or the arguments";
+         " that ucudnn run sets (LD_PRELOAD, LD_LIBRARY_PATH, UCUDNN_*), more than the kernel takes (ARG_MAX " +
+         std::to_string(sysconf(_SC_ARG_MAX)) + " bytes): shorten the environment or the arguments";
 }
 
 std::vector<std::string> current_environment() {
