@@ -4,6 +4,7 @@
 
 #include <limits>
 
+#include "core/measurement_csv.h"
 #include "core/message_text.h"
 
 namespace ucudnn::store {
@@ -134,9 +135,9 @@ Status read_value(const Statement& statement, int index, std::string* value) {
   UCUDNN_TRY(expect_type(statement, index, SQLITE_TEXT, "text"));
   // Measured before it is copied: a file may hold a text of a gigabyte in any column.
   const std::size_t bytes = statement.column_bytes(index);
-  if (bytes > kMaxStoredTextBytes) {
+  if (bytes > kMaxTableLineBytes) {
     return Error{"holds a text of " + std::to_string(bytes) + " bytes, more than the limit of " +
-                 std::to_string(kMaxStoredTextBytes) + " bytes"};
+                 std::to_string(kMaxTableLineBytes) + " bytes"};
   }
   *value = statement.column_text(index);
   return Status::success();

@@ -136,9 +136,8 @@ void bind_value(Statement& statement, int index, std::int64_t value);
 void bind_value(Statement& statement, int index, std::size_t value);
 void bind_value(Statement& statement, int index, int value);
 void bind_value(Statement& statement, int index, bool value);
-/// The longest text a column read back may hold, in bytes: that of a table line, which holds
-/// every text of a row (a layer name, an engine id). Longer is refused before it is copied.
-inline constexpr std::size_t kMaxStoredTextBytes = 64 * 1024;
+/// A text longer than a table line (kMaxTableLineBytes), which holds every text of a row, is
+/// refused before it is copied.
 Status read_value(const Statement& statement, int index, std::string* value);
 Status read_value(const Statement& statement, int index, ConvOp* value);
 Status read_value(const Statement& statement, int index, double* value);

@@ -43,7 +43,8 @@ BenchmarkDatabase::~BenchmarkDatabase() {
 }
 
 Expected<std::unique_ptr<BenchmarkDatabase>> BenchmarkDatabase::open(const std::string& path, const Options& options) {
-  const std::string where = "benchmark database '" + (options.shown_as.empty() ? path : options.shown_as) + "': ";
+  const std::string& shown = options.shown_as.empty() ? path : options.shown_as;
+  const std::string where = "benchmark database '" + shown + "': ";
   // One wait for the whole open, however many of its steps meet another process's lock.
   const store::LockWaitDeadline within(store::lock_wait_end(options.busy_timeout_ms));
   auto file = store::resolve_database_file(path);
@@ -61,7 +62,7 @@ Expected<std::unique_ptr<BenchmarkDatabase>> BenchmarkDatabase::open(const std::
   if (!probed) return probed.error().prefixed(where);
 
   std::unique_ptr<BenchmarkDatabase> database(new BenchmarkDatabase());
-  database->path_ = options.shown_as.empty() ? path : options.shown_as;
+  database->path_ = shown;
   database->file_ = file->path;
   database->busy_timeout_ms_ = options.busy_timeout_ms;
   database->read_only_ = !writable;
@@ -149,9 +150,11 @@ Status BenchmarkDatabase::initialise_schema() {
 
 namespace {
 
-// What SQLite's "database or disk is full" and "disk I/O error" were, where the system says.
-std::string want_of_space(int code, int system_error) {
-  if ((code & 0xff) != SQLITE_FULL && (code & 0xff) != SQLITE_IOERR) return "";
+// SQLite's "database or disk is full" and "disk I/O error": how a write fails for want of space.
+bool failed_for_space(int code) { return (code & 0xff) == SQLITE_FULL || (code & 0xff) == SQLITE_IOERR; }
+
+// Which space ran out, where the system says.
+std::string space_that_ran_out(int code, int system_error) {
   if (system_error == EFBIG) return " (the file would pass this process's file size limit, ulimit -f)";
   if (system_error == ENOSPC || (code & 0xff) == SQLITE_FULL) return " (the disk is full: free space first)";
   if (system_error == EDQUOT) return " (the disk quota is used up)";
@@ -162,17 +165,12 @@ std::string want_of_space(int code, int system_error) {
 // its error state, the file grown and its hot journal beside it, which every later reader must roll
 // back and one who may not write the file cannot (the users of a system database). Reading once
 // rolls it back now, while this process may write it. Returns what the message must add.
-std::string roll_back_what_is_left(sqlite3* db, const std::string& file, int code) {
+std::string roll_back_what_is_left(sqlite3* db, const std::string& file) {
   (void)store::first_read(db);
-  std::string added;
-  if ((code & 0xff) == SQLITE_FULL || (code & 0xff) == SQLITE_IOERR) {
-    if (store::side_files(file).journal) {
-      added += "; its unfinished write could not be rolled back and is left in '" + file +
-               "-journal': once there is space, any ucudnn db command run by a user who may write the file rolls "
-               "it back (until then, users who may not write it cannot read it)";
-    }
-  }
-  return added;
+  if (!store::side_files(file).journal) return "";
+  return "; its unfinished write could not be rolled back and is left in '" + file +
+         "-journal': once there is space, any ucudnn db command run by a user who may write the file rolls it back "
+         "(until then, users who may not write it cannot read it)";
 }
 
 }  // namespace
@@ -209,9 +207,10 @@ Status BenchmarkDatabase::transaction(bool write, const std::function<Status()>&
         failure = result.message();
       }
       code = sqlite3_extended_errcode(db);  // before ROLLBACK replaces it
-      failure += want_of_space(code, sqlite3_system_errno(db));
+      const bool no_space = failed_for_space(code);
+      if (no_space) failure += space_that_ran_out(code, sqlite3_system_errno(db));
       if (!sqlite3_get_autocommit(db)) (void)sqlite_exec(db, "ROLLBACK");
-      if (write) failure += roll_back_what_is_left(db, file_, code);
+      if (write && no_space) failure += roll_back_what_is_left(db, file_);
     } else {
       failure = begun.message();
       code = sqlite3_extended_errcode(db);

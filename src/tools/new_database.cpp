@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <random>
 #include <utility>
 
@@ -27,7 +28,7 @@ Expected<NewDatabaseFile> NewDatabaseFile::reserve(const std::string& path) {
   const auto file = store::resolve_database_file(path);
   if (!file) return file.error().prefixed("benchmark database '" + path + "': ");
   const std::string folder = store::directory_of(path);
-  const std::string name = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
+  const std::string name = std::filesystem::path(path).filename().string();
   std::random_device seed;
   std::mt19937_64 random(seed());
   for (int attempt = 0; attempt < 100; ++attempt) {

@@ -199,6 +199,10 @@ std::string shell_quote(const std::string& word) {
   return quoted + "'";
 }
 
+namespace {
+
+// The file exec_program would run for `program`: itself where it holds a '/', else the first
+// file of that name in the folders of PATH (execvpe's search); empty where there is none.
 std::string program_file(const std::string& program) {
   if (program.find('/') != std::string::npos) return program;
   const char* path = std::getenv("PATH");
@@ -214,8 +218,6 @@ std::string program_file(const std::string& program) {
   }
   return "";
 }
-
-namespace {
 
 // Where exec failed with ENOENT on a file that exists, the kernel could not find its #! interpreter.
 std::string missing_interpreter(const std::string& program) {

@@ -30,10 +30,6 @@ struct ExecFailure {
 /// caller exactly as if it had been started directly (`ucudnn run` is env with settings).
 ExecFailure exec_program(const std::vector<std::string>& argv, const std::vector<std::string>& environment);
 
-/// The file exec_program would run for `program`: itself where it holds a '/', else the first
-/// file of that name in the folders of PATH; empty where there is none.
-std::string program_file(const std::string& program);
-
 /// How a question put to a child program ended (capture_stdout).
 struct ChildAnswer {
   enum class Outcome {
