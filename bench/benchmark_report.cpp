@@ -21,7 +21,7 @@ std::string describe_plan(const UcudnnPlan& plan) {
     out += std::to_string(run.count) + " x " + std::to_string(run.size) +
            " " + ucudnn::describe_candidate(run.algo, run.engine);
   }
-  return out;
+  return plan.sumsInFp32 ? out + ", summed in FP32" : out;
 }
 
 // "float NCHW" where every layer has it, else "mixed" (each layer's own is in the kernels' rows).

@@ -337,6 +337,11 @@ typedef struct UcudnnPlanInfo {
   /// holds it; every other call runs `runs`.
   int replayedRunCount;
   int microBatchCount;     ///< cuDNN calls of the plan: the sum of its runs' counts
+  /// 1: a backward filter split whose micro-batches are summed in FP32 (an FP16 or BF16 filter
+  /// gradient: each micro-batch convolved twice, its exact partial added to an FP32 accumulator at
+  /// the workspace's start, converted once at the end); 0: undivided, or summed in the filter's
+  /// own type (FP32, FP64). Added after 0.2.0: written only where structSize covers it.
+  int sumsInFp32;
 } UcudnnPlanInfo;
 
 /// Prepares `info` for ucudnnGetPlan: zeroes it, sets both sizes from this header and the arrays
@@ -523,6 +528,7 @@ struct UcudnnPlan {
   size_t workspaceBytes = 0;
   float predictedTimeMs = 0;
   float undividedTimeMs = -1;
+  bool sumsInFp32 = false;                  ///< see UcudnnPlanInfo::sumsInFp32
   std::vector<UcudnnPlanRun> runs;          ///< larger micro-batches first
   std::vector<UcudnnPlanRun> replayedRuns;  ///< empty: the same as `runs`
   int microBatchCount() const {
@@ -573,6 +579,7 @@ inline cudnnStatus_t ucudnnGetPlan(UcudnnHandle_t handle, UcudnnConvolutionOp_t 
   plan->workspaceBytes = info.workspaceBytes;
   plan->predictedTimeMs = info.predictedTimeMs;
   plan->undividedTimeMs = info.undividedTimeMs;
+  plan->sumsInFp32 = info.sumsInFp32 != 0;
   plan->runs = copy_runs(runs.data(), info.runCount);
   plan->replayedRuns = copy_runs(replayed.data(), info.replayedRunCount);
   return status;

@@ -86,6 +86,7 @@ Status write_plan_info(const PlanSummary& summary, const MicroBatchSplit& plan, 
   info->runCount = static_cast<int>(plan.runs.size());
   info->replayedRunCount = replayed ? static_cast<int>(replayed->runs.size()) : 0;
   info->microBatchCount = plan.micro_batch_count();
+  if (info->structSize >= kPlanInfoSizeV2) info->sumsInFp32 = plan.sums_in_fp32 ? 1 : 0;
   UCUDNN_TRY(check_room("runs", info->runs, info->runCapacity, info->runCount));
   UCUDNN_TRY(check_room("replayed runs", info->replayedRuns, info->replayedRunCapacity, info->replayedRunCount));
   if (info->runs) UCUDNN_TRY(check_engine_ids(plan));

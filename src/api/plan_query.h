@@ -33,6 +33,9 @@ struct PlanSummary {
   float undivided_time_ms = -1;
 };
 
+/// What came after 0.2.0 at UcudnnPlanInfo's end: written only where the caller's structSize covers it.
+constexpr std::size_t kPlanInfoSizeV2 = offsetof(UcudnnPlanInfo, sumsInFp32) + sizeof(int);
+
 /// Fills `info` (passed by check_plan_info): the summary and the counts, then the runs of `plan`
 /// and of `replayed` (null: the same as `plan`, replayedRunCount 0) into the caller's arrays.
 /// An array given but smaller than its count, or an engine id longer than UCUDNN_ENGINE_ID_MAX

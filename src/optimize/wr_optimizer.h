@@ -42,6 +42,9 @@ struct MicroBatchSplit {
   std::vector<MicroBatchRun> runs;  ///< larger micro-batches first
   double time_ms = 0.0;             ///< predicted: the sum of the runs' times
   std::size_t workspace_bytes = 0;  ///< the largest workspace of any run
+  /// Backward filter's micro-batches summed in FP32 (optimize/filter_sums.h): set by the plan
+  /// that runs the split, from its kernel.
+  bool sums_in_fp32 = false;
 
   int micro_batch_count() const;
   /// The host's time to issue every call of the plan.

@@ -59,6 +59,7 @@ struct CallScaling {
   double alpha = 1.0;
   double beta = 0.0;
   bool accumulates = false;  ///< later micro-batches run with beta = 1 (backward filter, split)
+  bool sums_in_fp32 = false;  ///< every micro-batch runs with beta = 0 and beta = -1 (runtime/fp32_filter_sums.h)
 };
 
 /// One call of a run on one micro-batch.

@@ -146,4 +146,10 @@ Status convolve(cudnnHandle_t handle, ConvOp op, const ConvDescriptors& d, int a
   return Status::success();
 }
 
+Status transform_tensor(cudnnHandle_t handle, const void* alpha, cudnnTensorDescriptor_t x_desc, const void* x,
+                        const void* beta, cudnnTensorDescriptor_t y_desc, void* y) {
+  UCUDNN_CHECK_CUDNN(cudnnTransformTensor(handle, alpha, x_desc, x, beta, y_desc, y));
+  return Status::success();
+}
+
 }  // namespace ucudnn::runtime

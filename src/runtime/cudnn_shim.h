@@ -45,4 +45,9 @@ Status workspace_size(cudnnHandle_t handle, ConvOp op, const ConvDescriptors& d,
 Status convolve(cudnnHandle_t handle, ConvOp op, const ConvDescriptors& d, int algo, const void* alpha,
                 const ConvBuffers& buffers, void* workspace, std::size_t workspace_bytes, const void* beta);
 
+/// cudnnTransformTensor: y = alpha x + beta y, elementwise, converting between the descriptors'
+/// data types (backward filter's FP32 sums, optimize/filter_sums.h).
+Status transform_tensor(cudnnHandle_t handle, const void* alpha, cudnnTensorDescriptor_t x_desc, const void* x,
+                        const void* beta, cudnnTensorDescriptor_t y_desc, void* y);
+
 }  // namespace ucudnn::runtime

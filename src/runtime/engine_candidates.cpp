@@ -3,7 +3,8 @@
 //
 // Engine plans hold their scaling factors (the graph API has no per-call alpha and beta): a plan's
 // runner builds those for alpha = 1, beta = 0 and, for backward filter's accumulating
-// micro-batches, beta = 1 with the plan; any other pair is built on its first call and kept.
+// micro-batches, beta = 1 (beta = -1 where the split sums in FP32) with the plan; any other pair
+// is built on its first call and kept.
 //
 // The fast search takes the offers in the order runtime/contenders.h gives (the next larger size's
 // front first, then cuDNN's order: its heuristics rank them) and stops after kSearchPatience
@@ -140,7 +141,8 @@ class EngineRunner final : public KindRunner {
     const ScaledExecutionPlans* accumulating = nullptr;
     UCUDNN_TRY(runner->plans_for(1.0, 0.0, &plain));
     const bool accumulates = key.op == ConvOp::kBackwardFilter && wr.micro_batch_count() > 1;
-    if (accumulates) UCUDNN_TRY(runner->plans_for(1.0, 1.0, &accumulating));
+    // Summed in FP32, a split's second call of each micro-batch has beta = -1 instead.
+    if (accumulates) UCUDNN_TRY(runner->plans_for(1.0, wr.sums_in_fp32 ? -1.0 : 1.0, &accumulating));
     // An engine may need more workspace with beta = 1 than with beta = 0: the plan asks for what
     // its calls need, within the limit.
     std::vector<OversizedEngineRun> over;
@@ -172,8 +174,13 @@ class EngineRunner final : public KindRunner {
     if (!scaling.given) return Error(ErrorCode::kBadParam, "engine plans need the call's alpha and beta");
     const ScaledExecutionPlans* first_plans = nullptr;
     const ScaledExecutionPlans* accumulate_plans = nullptr;
-    UCUDNN_TRY(plans_for(scaling.alpha, scaling.beta, &first_plans));
-    if (scaling.accumulates) UCUDNN_TRY(plans_for(scaling.alpha, 1.0, &accumulate_plans));
+    if (scaling.sums_in_fp32) {
+      UCUDNN_TRY(plans_for(scaling.alpha, 0.0, &first_plans));
+      UCUDNN_TRY(plans_for(scaling.alpha, -1.0, &accumulate_plans));
+    } else {
+      UCUDNN_TRY(plans_for(scaling.alpha, scaling.beta, &first_plans));
+      if (scaling.accumulates) UCUDNN_TRY(plans_for(scaling.alpha, 1.0, &accumulate_plans));
+    }
     if (!engine_aligned(buffers.x) || !engine_aligned(buffers.w) || !engine_aligned(buffers.y) ||
         !engine_aligned(workspace)) {
       return Error(ErrorCode::kNotSupported, "engine plans need 16-byte aligned pointers");

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "core/statistics.h"
+#include "optimize/filter_sums.h"
 #include "runtime/scaling_factors.h"
 
 namespace ucudnn::runtime {
@@ -19,15 +20,26 @@ Status ExecutablePlan::build(const ConvKey& key, std::size_t workspace_limit, Ba
   plan->policy_ = policy;
   plan->undivided_time_ms_ = undivided_time_ms;
   plan->split_ = std::move(wr);
+  // A split of a half-precision filter gradient sums in FP32: the accumulator comes first in the
+  // workspace, the runs' calls get what is left.
+  plan->split_.sums_in_fp32 = optimize::sums_in_fp32(key) && plan->split_.micro_batch_count() > 1;
+  const std::size_t accumulator = plan->split_.sums_in_fp32 ? optimize::fp32_sum_bytes(key) : 0;
+  if (accumulator > workspace_limit) {
+    return Error(ErrorCode::kNotSupported, "the FP32 sums of " + key.to_string() + " need " +
+                                               std::to_string(accumulator) + " bytes, over the limit of " +
+                                               std::to_string(workspace_limit));
+  }
+  if (plan->split_.sums_in_fp32) UCUDNN_TRY(Fp32FilterSums::make(key, &plan->sums_));
   for (const CandidateKindInfo& info : candidate_kinds()) {
     const auto& runs = plan->split_.runs;
     const bool has_runs =
         std::any_of(runs.begin(), runs.end(), [&](const MicroBatchRun& run) { return run.kind() == info.kind; });
     if (!has_runs) continue;
     std::unique_ptr<KindRunner>& runner = plan->runners_[static_cast<std::size_t>(info.kind)];
-    UCUDNN_TRY(kind_runtime(info.kind).make_runner(key, plan->split_, workspace_limit, &runner, oversized));
+    UCUDNN_TRY(kind_runtime(info.kind).make_runner(key, plan->split_, workspace_limit - accumulator, &runner,
+                                                   oversized));
     // The plan asks for what its calls need, within the limit (the runner refuses more).
-    plan->split_.workspace_bytes = std::max(plan->split_.workspace_bytes, runner->workspace_bytes());
+    plan->split_.workspace_bytes = std::max(plan->split_.workspace_bytes, accumulator + runner->workspace_bytes());
   }
   *out = std::move(plan);
   return Status::success();
@@ -82,11 +94,43 @@ Status ExecutablePlan::enqueue(cudnnHandle_t handle, const void* alpha, const vo
   scaling.given = alpha && beta;
   scaling.alpha = read_scaling_factor(key_, alpha, 1.0);
   scaling.beta = read_scaling_factor(key_, beta, 0.0);
-  scaling.accumulates = key_.op == ConvOp::kBackwardFilter && split_.micro_batch_count() > 1;
+  scaling.accumulates = key_.op == ConvOp::kBackwardFilter && split_.micro_batch_count() > 1 && !sums_;
+  scaling.sums_in_fp32 = sums_ != nullptr;
+  if (sums_ && !scaling.given) return Error(ErrorCode::kBadParam, "a split summed in FP32 needs alpha and beta");
+  const std::size_t accumulator = sums_ ? optimize::fp32_sum_bytes(key_) : 0;
+  void* const call_workspace = static_cast<char*>(workspace) + accumulator;
+  const std::size_t call_workspace_bytes = workspace_bytes - accumulator;  // execute() checked the size
   // Checked before anything is queued: a call that fails half-way would leave the output partly
   // written for the fallback to plain cuDNN (wrong where beta is not 0).
   for (const auto& runner : runners_) {
-    if (runner) UCUDNN_TRY(runner->check_call(scaling, buffers, workspace, workspace_bytes));
+    if (runner) UCUDNN_TRY(runner->check_call(scaling, buffers, call_workspace, call_workspace_bytes));
+  }
+  if (sums_) {
+    // Micro-batch i's run and its first sample.
+    std::vector<std::pair<std::size_t, std::size_t>> micro_batches;
+    std::size_t first_sample = 0;
+    for (std::size_t r = 0; r < split_.runs.size(); ++r) {
+      for (int i = 0; i < split_.runs[r].count; ++i) {
+        micro_batches.emplace_back(r, first_sample);
+        first_sample += static_cast<std::size_t>(split_.runs[r].size);
+      }
+    }
+    const ScalingFactor zero(key_, 0.0), minus_one(key_, -1.0);
+    return sums_->run(handle, static_cast<int>(micro_batches.size()), scaling.beta, buffers.w, workspace,
+                      [&](int index, double call_beta) {
+                        const auto [r, sample] = micro_batches[static_cast<std::size_t>(index)];
+                        MicroBatchCall call;
+                        call.buffers.x = static_cast<char*>(buffers.x) + sample * x_step;
+                        call.buffers.y = static_cast<char*>(buffers.y) + sample * y_step;
+                        call.buffers.w = buffers.w;
+                        call.alpha = alpha;
+                        call.beta = call_beta == 0.0 ? zero.get() : minus_one.get();
+                        call.alpha_value = scaling.alpha;
+                        call.beta_value = call_beta;
+                        call.workspace = call_workspace;
+                        call.workspace_bytes = call_workspace_bytes;
+                        return runners_[static_cast<std::size_t>(split_.runs[r].kind())]->enqueue(handle, r, call);
+                      });
   }
 
   std::size_t offset = 0;

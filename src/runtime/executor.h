@@ -25,6 +25,7 @@
 #include "runtime/candidate_runtime.h"
 #include "runtime/cuda_status.h"
 #include "runtime/cudnn_shim.h"
+#include "runtime/fp32_filter_sums.h"
 #include "runtime/graph_replay.h"
 
 namespace ucudnn::runtime {
@@ -41,7 +42,8 @@ class ExecutablePlan {
 
   /// Runs the plan as a sequence of cuDNN calls on micro-batches, all on the target's stream and
   /// without host synchronisation. Forward and backward data are split along N; backward filter
-  /// accumulates: the first micro-batch uses the caller's beta, every later one beta = 1. Where
+  /// accumulates: the first micro-batch uses the caller's beta, every later one beta = 1, except
+  /// a half-precision filter gradient's, summed in FP32 (runtime/fp32_filter_sums.h). Where
   /// the target allows it, a call seen before with the same buffers and scalars is a graph launch
   /// of the replay plan's calls (where there is one and the workspace holds it), else of this one's.
   Status execute(const CallTarget& target, const void* alpha, const void* beta, const ConvBuffers& buffers,
@@ -83,6 +85,7 @@ class ExecutablePlan {
   std::optional<double> undivided_time_ms_;
   /// The runner of each kind the plan has runs of (null for the others), by CandidateKind.
   std::array<std::unique_ptr<KindRunner>, kCandidateKindCount> runners_;
+  std::unique_ptr<Fp32FilterSums> sums_;  ///< null: the split sums in the filter's type (or is undivided)
   std::unique_ptr<ExecutablePlan> replayed_;  ///< null: recurring calls replay this plan
   mutable GraphReplay replay_;  ///< after replayed_: its graphs go before the plans they captured
 };

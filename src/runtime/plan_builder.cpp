@@ -6,6 +6,7 @@
 #include "core/env_config.h"
 #include "core/logging.h"
 #include "core/statistics.h"
+#include "optimize/filter_sums.h"
 #include "optimize/size_search.h"
 #include "runtime/plan_making.h"
 
@@ -94,11 +95,8 @@ Status PlanBuilder::build_plan(cudnnHandle_t handle, const ConvKey& key, const P
 }
 
 std::vector<int> plannable_sizes(const ConvKey& key, BatchSizePolicy policy) {
-  // Backward filter adds the micro-batches' partial gradients in the filter's own type. In half
-  // precision that loses most digits where the partial sums cancel, as batch normalisation makes
-  // them (PyTorch's ResNet-18 under FP16 autocast: 10-20% error in every weight gradient).
-  const bool half_filter = key.w.data_type == CUDNN_DATA_HALF || key.w.data_type == CUDNN_DATA_BFLOAT16;
-  if (key.op == ConvOp::kBackwardFilter && half_filter) return {key.batch()};
+  // Half-precision backward filter splits too: its micro-batches are summed in FP32
+  // (optimize/filter_sums.h), never in the filter's own type.
   // cudaMalloc gives 256-byte aligned buffers; keep every micro-batch on a 16-byte boundary.
   constexpr long long kAlignment = 16;
   const std::vector<long long> bytes_per_sample = {
@@ -121,7 +119,8 @@ Status PlanBuilder::search_sizes(cudnnHandle_t handle, const ConvKey& key, const
     what.sizes = {size};
     UCUDNN_TRY(gatherer_.gather(what));
     searched->push_back(size);
-    const std::vector<Measurement> rows = gatherer_.rows(key, *searched, settings.candidates);
+    const std::vector<Measurement> rows =
+        optimize::priced_for_split_sums(key, gatherer_.rows(key, *searched, settings.candidates));
     // Planned both ways (a replayed plan may split where an issued one does not): smaller sizes
     // are left out only where neither could gain from them.
     bool may_help = false;

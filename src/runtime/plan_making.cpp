@@ -5,6 +5,7 @@
 
 #include "core/logging.h"
 #include "core/statistics.h"
+#include "optimize/filter_sums.h"
 
 namespace ucudnn::runtime {
 
@@ -39,8 +40,9 @@ std::optional<optimize::MicroBatchSplit> solve_priced(const ConvKey& key, const 
                                             std::size_t workspace_limit, CallPricing pricing,
                                             const std::vector<Measurement>& rows) {
   const auto solving = std::chrono::steady_clock::now();
-  auto wr = optimize::optimize_wr(key.batch(), sizes, rows, workspace_limit, pricing);
-  if (wr) wr = optimize::prefer_undivided_within_margin(std::move(*wr), rows, workspace_limit, pricing);
+  const std::vector<Measurement> priced = optimize::priced_for_split_sums(key, rows);
+  auto wr = optimize::optimize_wr(key.batch(), sizes, priced, workspace_limit, pricing);
+  if (wr) wr = optimize::prefer_undivided_within_margin(std::move(*wr), priced, workspace_limit, pricing);
   Statistics::instance().add_solving(
       key.op, std::chrono::duration<double>(std::chrono::steady_clock::now() - solving).count());
   return wr;
@@ -118,7 +120,7 @@ std::string describe_runs(const optimize::MicroBatchSplit& plan) {
     runs += (runs.empty() ? "" : " + ") + std::to_string(run.count) + " x " + std::to_string(run.size) + " " +
             describe_candidate(run.algo, run.engine);
   }
-  return runs;
+  return plan.sums_in_fp32 ? runs + ", summed in FP32" : runs;
 }
 
 }  // namespace ucudnn::runtime

@@ -8,6 +8,7 @@
 #include "core/logging.h"
 #include "core/statistics.h"
 #include "core/units.h"
+#include "optimize/filter_sums.h"
 #include "optimize/pareto.h"
 #include "runtime/plan_builder.h"
 #include "runtime/plan_making.h"
@@ -49,7 +50,7 @@ Status WorkspaceDivision::front_of(cudnnHandle_t handle, const ConvKey& key, Bat
   UCUDNN_TRY(builder_.measured_rows(handle, key, policy, candidates, &sizes, &rows));
   const double time_limit = wd_time_limit_seconds();
   optimize::FrontWork work;
-  *front = desirable_configurations(key.batch(), sizes, rows, &work,
+  *front = desirable_configurations(key.batch(), sizes, optimize::priced_for_split_sums(key, std::move(rows)), &work,
                                     std::chrono::steady_clock::now() +
                                         std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                             std::chrono::duration<double>(time_limit)));

@@ -1,0 +1,214 @@
+// A half-precision backward filter split summed in FP32 (runtime/fp32_filter_sums.h) against an
+// FP64 reference computed on the host: for FP16 and BF16, NCHW and NHWC, grouped, dilated, strided,
+// 1-d and 3-d kernels, split into many micro-batches of a legacy algorithm and of an engine, the
+// split's error must be within twice the error of the same algorithm run undivided by plain cuDNN
+// (the bound of docs/how-it-works.md). Error: the largest absolute difference over the largest
+// reference value; the undivided call's error is floored at half the type's unit roundoff, what
+// its one rounding alone may give.
+
+#include <cmath>
+#include <vector>
+
+#include "conv_check.h"
+#include "core/conv_key.h"
+#include "runtime/backend_graph.h"
+#include "runtime/executor.h"
+#include "folder_namespaces.h"
+
+namespace ucudnn_test {
+namespace {
+
+constexpr size_t kWorkspace = size_t{256} << 20;
+
+class Fp32FilterSums : public PlainCudnnTest {};
+
+ConvSpec spec_of(int n, int c, int k, std::vector<int> spatial, std::vector<int> filter, int pad, int stride,
+                 int dilation, int groups, cudnnDataType_t type, Layout layout) {
+  ConvSpec s;
+  s.n = n;
+  s.c = c;
+  s.k = k;
+  s.groups = groups;
+  s.spatial = spatial;
+  s.filter = filter;
+  s.pad.assign(spatial.size(), pad);
+  s.stride.assign(spatial.size(), stride);
+  s.dilation.assign(spatial.size(), dilation);
+  s.data_type = type;
+  s.math = CUDNN_DEFAULT_MATH;
+  s.layout = layout;
+  if (spatial.size() == 2 && spatial[0] == 1) s.pad[0] = 0;  // 1-d: no padding along the unit height
+  return s;
+}
+
+// alpha dw + beta dw_old in FP64 from the values the GPU holds (half and bfloat16 convert exactly).
+std::vector<double> reference_filter_gradient(const ConvProblem& p, const std::vector<float>& x,
+                                              const std::vector<float>& dy, const std::vector<float>& dw_old,
+                                              double alpha, double beta) {
+  const ConvSpec& s = p.spec;
+  const int nd = static_cast<int>(s.spatial.size());
+  const int cg = s.c / s.groups, kg = s.k / s.groups;
+  std::vector<int> out(p.y_dims.begin() + 2, p.y_dims.end());
+  const size_t filter_spatial = [&] {
+    size_t v = 1;
+    for (int f : s.filter) v *= static_cast<size_t>(f);
+    return v;
+  }();
+  const bool krsc = s.layout == Layout::kNhwc;
+  auto w_offset = [&](int k, int c, size_t f) {
+    return krsc ? (static_cast<size_t>(k) * filter_spatial + f) * cg + c
+                : (static_cast<size_t>(k) * cg + c) * filter_spatial + f;
+  };
+  std::vector<double> sum(static_cast<size_t>(s.k) * cg * filter_spatial, 0.0);
+  size_t out_count = 1;
+  for (int o : out) out_count *= static_cast<size_t>(o);
+  std::vector<int> o_index(nd), f_index(nd), i_index(nd);
+  for (int n = 0; n < s.n; ++n) {
+    for (int k = 0; k < s.k; ++k) {
+      const int g = k / kg;
+      for (size_t o_flat = 0; o_flat < out_count; ++o_flat) {
+        size_t rest = o_flat;
+        for (int d = nd - 1; d >= 0; --d) {
+          o_index[d] = static_cast<int>(rest % out[d]);
+          rest /= out[d];
+        }
+        size_t dy_off = static_cast<size_t>(n) * p.y_strides[0] + static_cast<size_t>(k) * p.y_strides[1];
+        for (int d = 0; d < nd; ++d) dy_off += static_cast<size_t>(o_index[d]) * p.y_strides[2 + d];
+        const double g_out = dy[dy_off];
+        if (g_out == 0.0) continue;
+        for (size_t f = 0; f < filter_spatial; ++f) {
+          size_t frest = f;
+          bool inside = true;
+          for (int d = nd - 1; d >= 0; --d) {
+            f_index[d] = static_cast<int>(frest % s.filter[d]);
+            frest /= s.filter[d];
+          }
+          for (int d = 0; d < nd; ++d) {
+            i_index[d] = o_index[d] * s.stride[d] - s.pad[d] + f_index[d] * s.dilation[d];
+            inside = inside && i_index[d] >= 0 && i_index[d] < s.spatial[d];
+          }
+          if (!inside) continue;
+          size_t x_off = static_cast<size_t>(n) * p.x_strides[0];
+          for (int d = 0; d < nd; ++d) x_off += static_cast<size_t>(i_index[d]) * p.x_strides[2 + d];
+          for (int c = 0; c < cg; ++c) {
+            sum[w_offset(k, c, f)] += g_out * x[x_off + static_cast<size_t>(g * cg + c) * p.x_strides[1]];
+          }
+        }
+      }
+    }
+  }
+  for (size_t i = 0; i < sum.size(); ++i) sum[i] = alpha * sum[i] + beta * dw_old[i];
+  return sum;
+}
+
+double error_against(const std::vector<float>& got, const std::vector<double>& want) {
+  double max_diff = 0, max_ref = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    const double diff = std::fabs(static_cast<double>(got[i]) - want[i]);
+    if (std::isnan(diff)) return INFINITY;
+    max_diff = std::max(max_diff, diff);
+    max_ref = std::max(max_ref, std::fabs(want[i]));
+  }
+  return max_ref > 0 ? max_diff / max_ref : max_diff;
+}
+
+// `n` samples in micro-batches of 1, 2 and 3 in turn (many partial sums), all of one candidate.
+ucudnn::optimize::MicroBatchSplit many_micro_batches(int n, int algo, const std::string& engine) {
+  ucudnn::optimize::MicroBatchSplit split;
+  split.batch = n;
+  int left = n, turn = 0;
+  while (left > 0) {
+    const int size = std::min(left, 1 + turn++ % 3);
+    split.runs.push_back(run_of(size, algo, CUDNN_DEFAULT_MATH, engine));
+    left -= size;
+  }
+  return split;
+}
+
+TEST_F(Fp32FilterSums, SplitHalfFilterGradientsAreWithinTwiceOneUndividedCallsError) {
+  const std::uint32_t seed = fresh_seed();
+  SCOPED_TRACE("UCUDNN_TEST_SEED=" + std::to_string(seed));
+  std::mt19937 rng(seed);
+  DeviceArray workspace(kWorkspace / 4, CUDNN_DATA_FLOAT);
+  ASSERT_TRUE(workspace.get());
+  struct Shape {
+    const char* name;
+    int n, c, k;
+    std::vector<int> spatial, filter;
+    int pad, stride, dilation, groups;
+  };
+  const Shape shapes[] = {
+      {"plain 3x3", 24, 16, 32, {12, 12}, {3, 3}, 1, 1, 1, 1},
+      {"grouped", 24, 16, 32, {10, 10}, {3, 3}, 1, 1, 1, 4},
+      {"dilated", 24, 8, 16, {14, 14}, {3, 3}, 2, 1, 2, 1},
+      {"strided 7x7 C=3", 24, 3, 16, {20, 20}, {7, 7}, 3, 2, 1, 1},
+      {"1-d", 24, 16, 16, {1, 40}, {1, 5}, 2, 1, 1, 1},
+      {"3-d", 12, 8, 8, {6, 6, 6}, {3, 3, 3}, 1, 1, 1, 1},
+  };
+  int checked = 0, engines_checked = 0;
+  double worst_ratio = 0;
+  for (const Shape& shape : shapes) {
+    for (cudnnDataType_t type : {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16}) {
+      for (Layout layout : {Layout::kNchw, Layout::kNhwc}) {
+        const ConvSpec spec = spec_of(shape.n, shape.c, shape.k, shape.spatial, shape.filter, shape.pad,
+                                      shape.stride, shape.dilation, shape.groups, type, layout);
+        ConvProblem p(spec);
+        if (!p.ok) continue;
+        const auto op = UCUDNN_OP_BACKWARD_FILTER;
+        const int algo = plain_heuristic_algo(plain_, p, op, kWorkspace);
+        if (algo < 0) continue;
+        ucudnn::ConvKey key;
+        ASSERT_TRUE(conv_key_of(p, op, &key));
+        const auto& scale = kScales[checked % 2];  // beta 0, then beta 0.25 (the old values count)
+        SCOPED_TRACE(std::string(shape.name) + " " + spec.describe() + " algo " + std::to_string(algo) + " beta " +
+                     std::to_string(scale[1]));
+        OpTensors t(p, op);
+        ASSERT_TRUE(t.allocated());
+        t.fill_random(rng);
+        const std::vector<float> x = t.x.download(), dy = t.y.download(), dw_old = t.w.download();
+        DeviceArray old_w(t.w.elements(), type);
+        ASSERT_TRUE(old_w.get());
+        old_w.copy_from(t.w);
+        const std::vector<double> want = reference_filter_gradient(p, x, dy, dw_old, scale[0], scale[1]);
+
+        ASSERT_EQ(t.run_reference(plain_, algo, scale[0], scale[1], workspace.get(), kWorkspace),
+                  CUDNN_STATUS_SUCCESS);
+        CUDA_OK(cudaDeviceSynchronize());
+        const double unit_roundoff = type == CUDNN_DATA_HALF ? std::ldexp(1.0, -11) : std::ldexp(1.0, -8);
+        const double undivided = std::max(error_against(t.reference.download(), want), unit_roundoff / 2);
+
+        // Each candidate: the legacy algorithm, then the first engine offered that runs the split.
+        std::vector<ucudnn::optimize::MicroBatchSplit> splits = {many_micro_batches(spec.n, algo, "")};
+        std::vector<ucudnn::runtime::EngineOffer> offers;
+        if (ucudnn::runtime::offer_engines(key.with_batch(1), &offers).ok()) {
+          for (const auto& offer : offers) {
+            splits.push_back(many_micro_batches(spec.n, -1, offer.id));
+            break;
+          }
+        }
+        for (const auto& split : splits) {
+          std::unique_ptr<ucudnn::runtime::ExecutablePlan> plan;
+          if (!build_plan(key, kWorkspace, split, &plan)) continue;
+          ASSERT_TRUE(plan->split().sums_in_fp32);
+          t.w.copy_from(old_w);  // the values beta reads, as the reference read them
+          const ucudnn::Status ran = plan->execute(plain_, &scale[0], &scale[1], {t.x.get(), t.w.get(), t.y.get()},
+                                                   workspace.get(), kWorkspace);
+          if (!ran.ok()) continue;  // an algorithm that does not run at some micro-batch size
+          CUDA_OK(cudaDeviceSynchronize());
+          const double split_error = error_against(t.w.download(), want);
+          EXPECT_LE(split_error, 2 * undivided) << (split.runs.front().engine.empty() ? "legacy" : "engine");
+          worst_ratio = std::max(worst_ratio, split_error / undivided);
+          ++checked;
+          if (!split.runs.front().engine.empty()) ++engines_checked;
+        }
+      }
+    }
+  }
+  std::printf("[ fp32 sums ] seed %u: %d splits checked (%d of engines), worst error %.2fx the undivided call's\n",
+              seed, checked, engines_checked, worst_ratio);
+  EXPECT_GE(checked, 30);
+  EXPECT_GE(engines_checked, 8);
+}
+
+}  // namespace
+}  // namespace ucudnn_test
