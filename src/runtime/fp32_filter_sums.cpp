@@ -11,7 +11,9 @@ namespace {
 
 // A packed filter as a 4-d tensor of one row: the sums are elementwise, so the filter's format
 // does not matter as long as both tensors share it.
-TensorLayout flat(int data_type, int elements) { return TensorLayout{data_type, {1, 1, 1, elements}, {elements, elements, elements, 1}}; }
+TensorLayout flat(int data_type, int elements) {
+  return TensorLayout{data_type, {1, 1, 1, elements}, {elements, elements, elements, 1}};
+}
 
 }  // namespace
 

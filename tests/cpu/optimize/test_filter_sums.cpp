@@ -87,7 +87,9 @@ TEST(Fp32FilterSums, TheProgramSplitsWhereThePricedPiecesStillWinAndTheAccumulat
   const ConvKey key = first_layer(cudnn_values::kDataBfloat16);
   const std::size_t per_sample = 880 * 1024;
   std::vector<Measurement> rows = {legacy_row(64, 0, 2.8, 0)};
-  for (int size : {1, 2, 4, 8, 16, 32, 64}) rows.push_back(legacy_row(size, 1, 0.3 * size / 64 + 0.005, per_sample * size));
+  for (int size : {1, 2, 4, 8, 16, 32, 64}) {
+    rows.push_back(legacy_row(size, 1, 0.3 * size / 64 + 0.005, per_sample * size));
+  }
   const std::vector<int> sizes = {1, 2, 4, 8, 16, 32, 64};
   const std::vector<Measurement> priced = optimize::priced_for_split_sums(key, rows);
   const std::size_t accumulator = optimize::fp32_sum_bytes(key);
