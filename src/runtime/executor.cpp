@@ -105,56 +105,43 @@ Status ExecutablePlan::enqueue(cudnnHandle_t handle, const void* alpha, const vo
   for (const auto& runner : runners_) {
     if (runner) UCUDNN_TRY(runner->check_call(scaling, buffers, call_workspace, call_workspace_bytes));
   }
-  if (sums_) {
-    // Micro-batch i's run and its first sample.
-    std::vector<std::pair<std::size_t, std::size_t>> micro_batches;
-    std::size_t first_sample = 0;
-    for (std::size_t r = 0; r < split_.runs.size(); ++r) {
-      for (int i = 0; i < split_.runs[r].count; ++i) {
-        micro_batches.emplace_back(r, first_sample);
-        first_sample += static_cast<std::size_t>(split_.runs[r].size);
-      }
-    }
-    const ScalingFactor zero(key_, 0.0), minus_one(key_, -1.0);
-    return sums_->run(handle, static_cast<int>(micro_batches.size()), scaling.beta, buffers.w, workspace,
-                      [&](int index, double call_beta) {
-                        const auto [r, sample] = micro_batches[static_cast<std::size_t>(index)];
-                        MicroBatchCall call;
-                        call.buffers.x = static_cast<char*>(buffers.x) + sample * x_step;
-                        call.buffers.y = static_cast<char*>(buffers.y) + sample * y_step;
-                        call.buffers.w = buffers.w;
-                        call.alpha = alpha;
-                        call.beta = call_beta == 0.0 ? zero.get() : minus_one.get();
-                        call.alpha_value = scaling.alpha;
-                        call.beta_value = call_beta;
-                        call.workspace = call_workspace;
-                        call.workspace_bytes = call_workspace_bytes;
-                        return runners_[static_cast<std::size_t>(split_.runs[r].kind())]->enqueue(handle, r, call);
-                      });
-  }
-
+  const ScalingFactor zero(key_, 0.0), minus_one(key_, -1.0);
+  if (sums_) UCUDNN_TRY(sums_->start(handle, scaling.beta, buffers.w, workspace));
   std::size_t offset = 0;
   bool first = true;
   for (std::size_t r = 0; r < split_.runs.size(); ++r) {
     const MicroBatchRun& run = split_.runs[r];
     const KindRunner& runner = *runners_[static_cast<std::size_t>(run.kind())];
     for (int i = 0; i < run.count; ++i) {
-      const bool accumulate = key_.op == ConvOp::kBackwardFilter && !first;
       MicroBatchCall call;
       call.buffers.x = static_cast<char*>(buffers.x) + offset * x_step;
       call.buffers.y = static_cast<char*>(buffers.y) + offset * y_step;
       call.buffers.w = buffers.w;
       call.alpha = alpha;
-      call.beta = accumulate ? one : beta;
       call.alpha_value = scaling.alpha;
-      call.beta_value = accumulate ? 1.0 : scaling.beta;
-      call.workspace = workspace;
-      call.workspace_bytes = workspace_bytes;
-      UCUDNN_TRY(runner.enqueue(handle, r, call));
+      call.workspace = call_workspace;
+      call.workspace_bytes = call_workspace_bytes;
+      if (sums_) {
+        // The partial rounded (H), then what the rounding lost, each added in FP32.
+        call.beta = zero.get();
+        call.beta_value = 0.0;
+        UCUDNN_TRY(runner.enqueue(handle, r, call));
+        UCUDNN_TRY(sums_->add(handle, buffers.w, workspace, first && scaling.beta == 0.0));
+        call.beta = minus_one.get();
+        call.beta_value = -1.0;
+        UCUDNN_TRY(runner.enqueue(handle, r, call));
+        UCUDNN_TRY(sums_->add(handle, buffers.w, workspace, false));
+      } else {
+        const bool accumulate = key_.op == ConvOp::kBackwardFilter && !first;
+        call.beta = accumulate ? one : beta;
+        call.beta_value = accumulate ? 1.0 : scaling.beta;
+        UCUDNN_TRY(runner.enqueue(handle, r, call));
+      }
       offset += static_cast<std::size_t>(run.size);
       first = false;
     }
   }
+  if (sums_) UCUDNN_TRY(sums_->finish(handle, workspace, buffers.w));
   return Status::success();
 }
 

@@ -31,25 +31,20 @@ Status Fp32FilterSums::make(const ConvKey& key, std::unique_ptr<Fp32FilterSums>*
   return Status::success();
 }
 
-Status Fp32FilterSums::run(cudnnHandle_t handle, int micro_batches, double beta, void* dw, void* accumulator,
-                           const std::function<Status(int, double)>& convolve) const {
-  // Half and bfloat16 tensors take float scaling factors.
-  const float zero = 0.0f, one = 1.0f, caller_beta = static_cast<float>(beta);
-  bool empty = true;  // the accumulator holds nothing yet
-  if (beta != 0.0) {
-    // The caller's beta times the filter gradient's old values, before the first partial
-    // overwrites them.
-    UCUDNN_TRY(transform_tensor(handle, &caller_beta, in_filter_type_.get(), dw, &zero, in_fp32_.get(), accumulator));
-    empty = false;
-  }
-  for (int i = 0; i < micro_batches; ++i) {
-    UCUDNN_TRY(convolve(i, 0.0));  // dw = H, the partial rounded to the filter's type
-    UCUDNN_TRY(transform_tensor(handle, &one, in_filter_type_.get(), dw, empty ? &zero : &one, in_fp32_.get(),
-                                accumulator));
-    empty = false;
-    UCUDNN_TRY(convolve(i, -1.0));  // dw = the partial - H, rounded: what H lost
-    UCUDNN_TRY(transform_tensor(handle, &one, in_filter_type_.get(), dw, &one, in_fp32_.get(), accumulator));
-  }
+// Half and bfloat16 tensors take float scaling factors.
+Status Fp32FilterSums::start(cudnnHandle_t handle, double beta, const void* dw, void* accumulator) const {
+  if (beta == 0.0) return Status::success();
+  const float zero = 0.0f, caller_beta = static_cast<float>(beta);
+  return transform_tensor(handle, &caller_beta, in_filter_type_.get(), dw, &zero, in_fp32_.get(), accumulator);
+}
+
+Status Fp32FilterSums::add(cudnnHandle_t handle, const void* dw, void* accumulator, bool first) const {
+  const float zero = 0.0f, one = 1.0f;
+  return transform_tensor(handle, &one, in_filter_type_.get(), dw, first ? &zero : &one, in_fp32_.get(), accumulator);
+}
+
+Status Fp32FilterSums::finish(cudnnHandle_t handle, const void* accumulator, void* dw) const {
+  const float zero = 0.0f, one = 1.0f;
   return transform_tensor(handle, &one, in_fp32_.get(), accumulator, &zero, in_filter_type_.get(), dw);
 }
 

@@ -3,12 +3,12 @@
 // is priced): each micro-batch convolved into the filter gradient with beta = 0 and again with
 // beta = -1, each result added to an FP32 accumulator, which is converted to the filter's type
 // once at the end. The accumulator is the first fp32_sum_bytes(key) of the call's workspace; the
-// convolutions get the rest. Nothing is synchronised with the host.
+// convolutions get the rest (runtime/executor.cpp queues them between these steps). Nothing is
+// synchronised with the host.
 
 #include <cudnn.h>
 
 #include <cstddef>
-#include <functional>
 #include <memory>
 
 #include "core/conv_key.h"
@@ -22,11 +22,14 @@ class Fp32FilterSums {
   /// The descriptors of `key`'s filter gradient as a flat tensor, in its type and in FP32.
   static Status make(const ConvKey& key, std::unique_ptr<Fp32FilterSums>* out);
 
-  /// Queues a call of the split. `convolve(micro_batch_index, beta)` queues micro-batch i's
-  /// convolution into `dw` with the caller's alpha and the given beta (0 or -1), on the
-  /// accumulator-free workspace. `beta` is the caller's (null: 0); `micro_batches` at least 2.
-  Status run(cudnnHandle_t handle, int micro_batches, double beta, void* dw, void* accumulator,
-             const std::function<Status(int, double)>& convolve) const;
+  /// Starts a call's sum: the accumulator (the workspace's first fp32_sum_bytes) becomes the
+  /// caller's beta times `dw`'s old values; nothing where beta is 0 (the first add then sets it).
+  Status start(cudnnHandle_t handle, double beta, const void* dw, void* accumulator) const;
+  /// Adds `dw` (a micro-batch's call just wrote it) to the accumulator; `first`: it holds nothing
+  /// yet, so it is set instead.
+  Status add(cudnnHandle_t handle, const void* dw, void* accumulator, bool first) const;
+  /// Writes the accumulator into `dw`, in dw's type.
+  Status finish(cudnnHandle_t handle, const void* accumulator, void* dw) const;
 
  private:
   Fp32FilterSums() = default;
