@@ -305,6 +305,10 @@ typedef struct UcudnnMicroBatchRun {
   /// "" for a legacy algorithm, else the graph-API engine configuration
   /// ("eng<global index>:k<knob type>=<value>,..."), NUL-terminated.
   char engine[UCUDNN_ENGINE_ID_MAX];
+  /// Output-channel pieces each call runs as: 1, or P > 1 cuDNN calls per micro-batch, each on
+  /// K / P output channels (slices of y and of the filter, no copies). Added after 0.2.0: written
+  /// only where runStructSize covers it.
+  int channelPieces;
 } UcudnnMicroBatchRun;
 
 /// The plan ucudnn runs for one convolution, filled by ucudnnGetPlan.
@@ -516,6 +520,7 @@ struct UcudnnPlanRun {
   float timeMs = 0;
   size_t workspaceBytes = 0;
   std::string engine;  ///< "" for a legacy algorithm
+  int channelPieces = 1;  ///< see UcudnnMicroBatchRun::channelPieces
 };
 
 /// UcudnnPlanInfo with its runs in vectors, for C++ callers (see UcudnnPlanInfo for the fields).
@@ -569,6 +574,7 @@ inline cudnnStatus_t ucudnnGetPlan(UcudnnHandle_t handle, UcudnnConvolutionOp_t 
       to[i].timeMs = from[i].timeMs;
       to[i].workspaceBytes = from[i].workspaceBytes;
       to[i].engine = from[i].engine;
+      to[i].channelPieces = from[i].channelPieces > 0 ? from[i].channelPieces : 1;  // 0: a library before it
     }
     return to;
   };

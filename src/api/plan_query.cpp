@@ -38,7 +38,8 @@ Status check_engine_ids(const MicroBatchSplit& plan) {
   return Status::success();
 }
 
-// Each run written whole (version 1's fields), `stride` bytes apart: the caller's element size.
+// Each run written whole (version 1's fields, and version 2's where the caller's element holds
+// them), `stride` bytes apart: the caller's element size.
 void copy_runs(const MicroBatchSplit& plan, UcudnnMicroBatchRun* runs, std::size_t stride) {
   if (!runs) return;
   auto* out = reinterpret_cast<unsigned char*>(runs);
@@ -51,7 +52,8 @@ void copy_runs(const MicroBatchSplit& plan, UcudnnMicroBatchRun* runs, std::size
     r.timeMs = static_cast<float>(run.time_ms);
     r.workspaceBytes = run.workspace_bytes;
     std::memcpy(r.engine, run.engine.c_str(), run.engine.size() + 1);  // fits: check_engine_ids
-    std::memcpy(out, &r, kMicroBatchRunSizeV1);
+    r.channelPieces = run.pieces;
+    std::memcpy(out, &r, stride >= kMicroBatchRunSizeV2 ? kMicroBatchRunSizeV2 : kMicroBatchRunSizeV1);
     out += stride;
   }
 }

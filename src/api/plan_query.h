@@ -35,6 +35,8 @@ struct PlanSummary {
 
 /// What came after 0.2.0 at UcudnnPlanInfo's end: written only where the caller's structSize covers it.
 constexpr std::size_t kPlanInfoSizeV2 = offsetof(UcudnnPlanInfo, sumsInFp32) + sizeof(int);
+/// The same for UcudnnMicroBatchRun: written only where the caller's runStructSize covers it.
+constexpr std::size_t kMicroBatchRunSizeV2 = offsetof(UcudnnMicroBatchRun, channelPieces) + sizeof(int);
 
 /// Fills `info` (passed by check_plan_info): the summary and the counts, then the runs of `plan`
 /// and of `replayed` (null: the same as `plan`, replayedRunCount 0) into the caller's arrays.

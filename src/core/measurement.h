@@ -23,6 +23,9 @@ struct Measurement {
   bool deterministic = true;
   std::string engine;           ///< empty: the legacy algorithm; else an engine configuration id
   double host_ms = 0.0;         ///< median host time to issue one call; 0: not measured (older rows)
+  /// 1: one call on the whole kernel. P > 1: a row the planner made from a row of the kernel's
+  /// output-channel piece (optimize/channel_pieces.h), P calls; never stored as such.
+  int pieces = 1;
 
   /// What one call costs in a plan's sequence. Issued by the host, the longer of the two: the GPU
   /// cannot run a call before the host has issued it. Replayed, the GPU's time alone.
@@ -31,7 +34,7 @@ struct Measurement {
   }
   /// Whether two rows measure the same candidate (at whatever micro-batch).
   bool same_candidate(const Measurement& o) const {
-    return algo == o.algo && math_type == o.math_type && engine == o.engine;
+    return algo == o.algo && math_type == o.math_type && engine == o.engine && pieces == o.pieces;
   }
 };
 

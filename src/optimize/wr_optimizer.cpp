@@ -101,7 +101,8 @@ MicroBatchSplit prefer_undivided_within_margin(MicroBatchSplit plan, const std::
   MicroBatchSplit undivided;
   undivided.batch = plan.batch;
   undivided.runs.push_back(MicroBatchRun{plan.batch, whole->algo, whole->math_type, 1, whole_ms,
-                                         whole->workspace_bytes, whole->deterministic, whole->engine, whole->host_ms});
+                                         whole->workspace_bytes, whole->deterministic, whole->engine, whole->host_ms,
+                                         whole->pieces});
   undivided.time_ms = whole_ms;
   undivided.workspace_bytes = whole->workspace_bytes;
   return undivided;

@@ -33,6 +33,7 @@ struct MicroBatchRun {
   bool deterministic = true;
   std::string engine;  ///< empty: the legacy algorithm; else the engine configuration id
   double host_ms = 0.0;  ///< the host's time to issue one call (0: not measured)
+  int pieces = 1;        ///< output-channel pieces each micro-batch runs as (optimize/channel_pieces.h)
 
   CandidateKind kind() const { return kind_of_candidate(engine); }
 };

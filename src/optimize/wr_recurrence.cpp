@@ -144,10 +144,10 @@ void WrRecurrence::solve_by_size(int b) {
 MicroBatchSplit split_of(const WrRecurrence& program, const std::vector<const Measurement*>& rows,
                          CallPricing pricing) {
   // Walk back through the choices and group equal micro-kernels.
-  std::map<std::tuple<int, int, int, std::string>, MicroBatchRun, std::greater<>> grouped;
+  std::map<std::tuple<int, int, int, std::string, int>, MicroBatchRun, std::greater<>> grouped;
   for (int b = program.batch(); b > 0; b -= rows[program.last(b)]->micro_batch) {
     const Measurement& m = *rows[program.last(b)];
-    auto& run = grouped[{m.micro_batch, m.algo, m.math_type, m.engine}];
+    auto& run = grouped[{m.micro_batch, m.algo, m.math_type, m.engine, m.pieces}];
     run.size = m.micro_batch;
     run.algo = m.algo;
     run.math_type = m.math_type;
@@ -156,6 +156,7 @@ MicroBatchSplit split_of(const WrRecurrence& program, const std::vector<const Me
     run.workspace_bytes = m.workspace_bytes;
     run.deterministic = m.deterministic;
     run.host_ms = m.host_ms;
+    run.pieces = m.pieces;
     ++run.count;
   }
 

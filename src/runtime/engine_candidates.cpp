@@ -18,6 +18,7 @@
 
 #include "core/logging.h"
 #include "core/statistics.h"
+#include "optimize/channel_pieces.h"
 #include "runtime/backend_graph.h"
 #include "runtime/benchmark_rig.h"
 #include "runtime/candidate_runtime.h"
@@ -135,12 +136,18 @@ class EngineRunner final : public KindRunner {
     std::unique_ptr<EngineRunner> runner(new EngineRunner());
     runner->key_ = key;
     for (const MicroBatchRun& run : wr.runs) {
-      runner->runs_.push_back(Run{run.size, run.kind() == CandidateKind::kEngine ? run.engine : std::string()});
+      runner->runs_.push_back(
+          Run{run.size, run.kind() == CandidateKind::kEngine ? run.engine : std::string(), run.pieces});
     }
     const ScaledExecutionPlans* plain = nullptr;
     const ScaledExecutionPlans* accumulating = nullptr;
     UCUDNN_TRY(runner->plans_for(1.0, 0.0, &plain));
-    const bool accumulates = key.op == ConvOp::kBackwardFilter && wr.micro_batch_count() > 1;
+    // Backward data's later output-channel pieces add to dx as backward filter's later micro-batches to dw.
+    const bool data_pieces = key.op == ConvOp::kBackwardData &&
+                             std::any_of(wr.runs.begin(), wr.runs.end(), [](const MicroBatchRun& run) {
+                               return run.kind() == CandidateKind::kEngine && run.pieces > 1;
+                             });
+    const bool accumulates = (key.op == ConvOp::kBackwardFilter && wr.micro_batch_count() > 1) || data_pieces;
     // Summed in FP32, a split's second call of each micro-batch has beta = -1 instead.
     if (accumulates) UCUDNN_TRY(runner->plans_for(1.0, wr.sums_in_fp32 ? -1.0 : 1.0, &accumulating));
     // An engine may need more workspace with beta = 1 than with beta = 0: the plan asks for what
@@ -206,6 +213,7 @@ class EngineRunner final : public KindRunner {
   struct Run {
     int size = 0;
     std::string engine;  ///< empty: a run of another kind
+    int pieces = 1;      ///< output-channel pieces (optimize/channel_pieces.h)
   };
   /// The engine plans of every run (null for runs of other kinds) for one pair of scaling factors.
   struct ScaledExecutionPlans {
@@ -229,7 +237,8 @@ class EngineRunner final : public KindRunner {
     for (const Run& run : runs_) {
       std::unique_ptr<CudnnExecutionPlan> plan;
       if (!run.engine.empty()) {
-        UCUDNN_TRY(CudnnExecutionPlan::build(key_.with_batch(run.size), run.engine, alpha, beta, &plan));
+        const ConvKey shape = run.pieces > 1 ? optimize::channel_piece_key(key_, run.pieces) : key_;
+        UCUDNN_TRY(CudnnExecutionPlan::build(shape.with_batch(run.size), run.engine, alpha, beta, &plan));
         built->workspace_bytes = std::max(built->workspace_bytes, plan->workspace_bytes());
       }
       built->by_run.push_back(std::move(plan));

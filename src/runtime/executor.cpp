@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "core/statistics.h"
+#include "optimize/channel_pieces.h"
 #include "optimize/filter_sums.h"
 #include "runtime/scaling_factors.h"
 
@@ -94,7 +95,12 @@ Status ExecutablePlan::enqueue(cudnnHandle_t handle, const void* alpha, const vo
   scaling.given = alpha && beta;
   scaling.alpha = read_scaling_factor(key_, alpha, 1.0);
   scaling.beta = read_scaling_factor(key_, beta, 0.0);
-  scaling.accumulates = key_.op == ConvOp::kBackwardFilter && split_.micro_batch_count() > 1 && !sums_;
+  // Backward filter's later micro-batches add to dw, backward data's later channel pieces to dx.
+  const bool data_pieces = key_.op == ConvOp::kBackwardData &&
+                           std::any_of(split_.runs.begin(), split_.runs.end(),
+                                       [](const MicroBatchRun& run) { return run.pieces > 1; });
+  scaling.accumulates =
+      (key_.op == ConvOp::kBackwardFilter && split_.micro_batch_count() > 1 && !sums_) || data_pieces;
   scaling.sums_in_fp32 = sums_ != nullptr;
   if (sums_ && !scaling.given) return Error(ErrorCode::kBadParam, "a split summed in FP32 needs alpha and beta");
   const std::size_t accumulator = sums_ ? optimize::fp32_sum_bytes(key_) : 0;
@@ -125,23 +131,45 @@ Status ExecutablePlan::enqueue(cudnnHandle_t handle, const void* alpha, const vo
         // The partial rounded (H), then what the rounding lost, each added in FP32.
         call.beta = zero.get();
         call.beta_value = 0.0;
-        UCUDNN_TRY(runner.enqueue(handle, r, call));
+        UCUDNN_TRY(enqueue_pieces(handle, runner, r, call, one));
         UCUDNN_TRY(sums_->add(handle, buffers.w, workspace, first && scaling.beta == 0.0));
         call.beta = minus_one.get();
         call.beta_value = -1.0;
-        UCUDNN_TRY(runner.enqueue(handle, r, call));
+        UCUDNN_TRY(enqueue_pieces(handle, runner, r, call, one));
         UCUDNN_TRY(sums_->add(handle, buffers.w, workspace, false));
       } else {
         const bool accumulate = key_.op == ConvOp::kBackwardFilter && !first;
         call.beta = accumulate ? one : beta;
         call.beta_value = accumulate ? 1.0 : scaling.beta;
-        UCUDNN_TRY(runner.enqueue(handle, r, call));
+        UCUDNN_TRY(enqueue_pieces(handle, runner, r, call, one));
       }
       offset += static_cast<std::size_t>(run.size);
       first = false;
     }
   }
   if (sums_) UCUDNN_TRY(sums_->finish(handle, workspace, buffers.w));
+  return Status::success();
+}
+
+Status ExecutablePlan::enqueue_pieces(cudnnHandle_t handle, const KindRunner& runner, std::size_t r,
+                                      MicroBatchCall call, const void* one) const {
+  const int pieces = split_.runs[r].pieces;
+  if (pieces <= 1) return runner.enqueue(handle, r, call);
+  char* const y = static_cast<char*>(call.buffers.y);
+  char* const w = static_cast<char*>(call.buffers.w);
+  const std::size_t y_element = element_size(key_.y.data_type);
+  const std::size_t w_element = element_size(key_.w.data_type);
+  for (int p = 0; p < pieces; ++p) {
+    const optimize::PieceOffsets offsets = optimize::channel_piece_offsets(key_, pieces, p);
+    call.buffers.y = y + offsets.y_elements * y_element;
+    call.buffers.w = w + offsets.w_elements * w_element;
+    // Backward data's pieces each add their channels' share to the same dx.
+    if (p > 0 && key_.op == ConvOp::kBackwardData) {
+      call.beta = one;
+      call.beta_value = 1.0;
+    }
+    UCUDNN_TRY(runner.enqueue(handle, r, call));
+  }
   return Status::success();
 }
 

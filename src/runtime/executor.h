@@ -77,6 +77,10 @@ class ExecutablePlan {
   /// The plan's cuDNN calls, queued on `handle`'s stream.
   Status enqueue(cudnnHandle_t handle, const void* alpha, const void* beta, const ConvBuffers& buffers,
                  void* workspace, std::size_t workspace_bytes) const;
+  /// One micro-batch's call of run `r`: each of its output-channel pieces on its slices of y and
+  /// the filter (optimize/channel_pieces.h), or the call itself where the run has none.
+  Status enqueue_pieces(cudnnHandle_t handle, const KindRunner& runner, std::size_t r, MicroBatchCall call,
+                        const void* one) const;
 
   ConvKey key_;
   std::size_t workspace_limit_ = 0;

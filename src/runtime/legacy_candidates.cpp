@@ -9,6 +9,7 @@
 
 #include "core/logging.h"
 #include "core/statistics.h"
+#include "optimize/channel_pieces.h"
 #include "runtime/benchmark_rig.h"
 #include "runtime/candidate_runtime.h"
 #include "runtime/contenders.h"
@@ -164,28 +165,34 @@ Status make_legacy_measurer(BenchmarkRig& rig, std::unique_ptr<KindMeasurer>* ou
   return Status::success();
 }
 
-// A plan's legacy runs: the descriptors of their micro-batch sizes and math types, made once.
+// A plan's legacy runs: the descriptors of their micro-batch sizes, output-channel pieces and math
+// types, made once.
 class LegacyRunner final : public KindRunner {
  public:
   static Status make(const ConvKey& key, const MicroBatchSplit& wr, std::unique_ptr<KindRunner>* out) {
     std::unique_ptr<LegacyRunner> runner(new LegacyRunner());
     runner->op_ = key.op;
-    UCUDNN_TRY(make_filter_descriptor(key.w, &runner->filter_));
     runner->runs_.resize(wr.runs.size());
     for (std::size_t r = 0; r < wr.runs.size(); ++r) {
       const MicroBatchRun& run = wr.runs[r];
       if (run.kind() != CandidateKind::kLegacy) continue;
-      if (!runner->x_by_size_.count(run.size)) {
-        const ConvKey micro = key.with_batch(run.size);
-        UCUDNN_TRY(make_tensor_descriptor(micro.x, &runner->x_by_size_[run.size]));
-        UCUDNN_TRY(make_tensor_descriptor(micro.y, &runner->y_by_size_[run.size]));
+      const ConvKey shape = run.pieces > 1 ? optimize::channel_piece_key(key, run.pieces) : key;
+      const std::pair<int, int> size_and_pieces{run.size, run.pieces};
+      if (!runner->x_by_size_.count(size_and_pieces)) {
+        const ConvKey micro = shape.with_batch(run.size);
+        UCUDNN_TRY(make_tensor_descriptor(micro.x, &runner->x_by_size_[size_and_pieces]));
+        UCUDNN_TRY(make_tensor_descriptor(micro.y, &runner->y_by_size_[size_and_pieces]));
+      }
+      if (!runner->filter_by_pieces_.count(run.pieces)) {
+        UCUDNN_TRY(make_filter_descriptor(shape.w, &runner->filter_by_pieces_[run.pieces]));
       }
       if (!runner->conv_by_math_.count(run.math_type)) {
         UCUDNN_TRY(make_convolution_descriptor(key.conv, run.math_type, &runner->conv_by_math_[run.math_type]));
       }
-      runner->runs_[r] = Run{ConvDescriptors{runner->x_by_size_.at(run.size).get(), runner->filter_.get(),
+      runner->runs_[r] = Run{ConvDescriptors{runner->x_by_size_.at(size_and_pieces).get(),
+                                             runner->filter_by_pieces_.at(run.pieces).get(),
                                              runner->conv_by_math_.at(run.math_type).get(),
-                                             runner->y_by_size_.at(run.size).get()},
+                                             runner->y_by_size_.at(size_and_pieces).get()},
                              run.algo};
     }
     *out = std::move(runner);
@@ -211,8 +218,8 @@ class LegacyRunner final : public KindRunner {
     int algo = 0;
   };
   ConvOp op_ = ConvOp::kForward;
-  FilterDescriptor filter_;
-  std::map<int, TensorDescriptor> x_by_size_, y_by_size_;
+  std::map<int, FilterDescriptor> filter_by_pieces_;
+  std::map<std::pair<int, int>, TensorDescriptor> x_by_size_, y_by_size_;  ///< by micro-batch size and pieces
   std::map<int, ConvolutionDescriptor> conv_by_math_;
   std::vector<Run> runs_;  ///< by the plan's run index; only legacy runs are filled
 };

@@ -1,11 +1,13 @@
 #include "runtime/plan_builder.h"
 
+#include <algorithm>
 #include <chrono>
 #include <limits>
 
 #include "core/env_config.h"
 #include "core/logging.h"
 #include "core/statistics.h"
+#include "optimize/channel_pieces.h"
 #include "optimize/filter_sums.h"
 #include "optimize/size_search.h"
 #include "runtime/plan_making.h"
@@ -73,9 +75,10 @@ Status PlanBuilder::build_plan(cudnnHandle_t handle, const ConvKey& key, const P
   const auto started = std::chrono::steady_clock::now();
   std::vector<int> sizes;
   UCUDNN_TRY(search_sizes(handle, key, plannable_sizes(key, settings.policy), settings, &sizes));
+  std::vector<Measurement> rows = gatherer_.rows(key, sizes, settings.candidates);
+  UCUDNN_TRY(add_channel_piece_rows(handle, key, settings, &sizes, &rows));
   std::unique_ptr<ExecutablePlan> plan;
-  UCUDNN_TRY(make_wr_plan(key, sizes, settings.workspace_limit, settings.policy,
-                          gatherer_.rows(key, sizes, settings.candidates), &plan));
+  UCUDNN_TRY(make_wr_plan(key, sizes, settings.workspace_limit, settings.policy, std::move(rows), &plan));
 
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   const ExecutablePlan& replayed = plan->replayed_plan();
@@ -132,6 +135,28 @@ Status PlanBuilder::search_sizes(cudnnHandle_t handle, const ConvKey& key, const
       const long long skipped = static_cast<long long>(sizes.size() - searched->size());
       if (skipped > 0) Statistics::instance().count_search(key.op, SearchCount::kSizesSkipped, skipped);
       break;
+    }
+  }
+  return Status::success();
+}
+
+Status PlanBuilder::add_channel_piece_rows(cudnnHandle_t handle, const ConvKey& key, const PlanSettings& settings,
+                                          std::vector<int>* sizes, std::vector<Measurement>* rows) {
+  for (int pieces : optimize::channel_piece_counts(key)) {
+    if (!optimize::limit_costs_speed(key, *sizes, *rows, settings.workspace_limit)) break;
+    const ConvKey piece = optimize::channel_piece_key(key, pieces);
+    std::vector<int> piece_sizes;
+    // Pieces are an addition: a piece cuDNN or the source cannot measure leaves the plan as it was.
+    const Status searched = search_sizes(handle, piece, plannable_sizes(piece, settings.policy), settings, &piece_sizes);
+    if (!searched.ok()) {
+      UCUDNN_LOG_DEBUG("no output-channel pieces for " << key.to_string() << ": " << searched.message());
+      break;
+    }
+    const std::vector<Measurement> piece_rows =
+        optimize::rows_from_pieces(gatherer_.rows(piece, piece_sizes, settings.candidates), pieces);
+    rows->insert(rows->end(), piece_rows.begin(), piece_rows.end());
+    for (int size : piece_sizes) {
+      if (std::find(sizes->begin(), sizes->end(), size) == sizes->end()) sizes->push_back(size);
     }
   }
   return Status::success();

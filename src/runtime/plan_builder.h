@@ -126,6 +126,12 @@ class PlanBuilder {
   Status search_sizes(cudnnHandle_t handle, const ConvKey& key, const std::vector<int>& sizes,
                       const PlanSettings& settings, std::vector<int>* searched);
 
+  /// Adds to `rows` (at `sizes`) the rows of `key`'s output-channel pieces (optimize/channel_pieces.h),
+  /// gathered as the kernel's own, for as many piece counts, from the fewest up, as the limit
+  /// still costs the kernel speed (optimize::limit_costs_speed).
+  Status add_channel_piece_rows(cudnnHandle_t handle, const ConvKey& key, const PlanSettings& settings,
+                                std::vector<int>* sizes, std::vector<Measurement>* rows);
+
   const std::shared_ptr<MeasurementSource> source_;
   PlanDatabases databases_;
   RowGatherer gatherer_{*source_, databases_};

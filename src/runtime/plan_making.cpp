@@ -28,7 +28,7 @@ bool same_calls(const optimize::MicroBatchSplit& a, const optimize::MicroBatchSp
     const optimize::MicroBatchRun& x = a.runs[i];
     const optimize::MicroBatchRun& y = b.runs[i];
     if (x.size != y.size || x.count != y.count || x.algo != y.algo || x.math_type != y.math_type ||
-        x.engine != y.engine) {
+        x.engine != y.engine || x.pieces != y.pieces) {
       return false;
     }
   }
@@ -118,7 +118,8 @@ std::string describe_runs(const optimize::MicroBatchSplit& plan) {
   std::string runs;
   for (const optimize::MicroBatchRun& run : plan.runs) {
     runs += (runs.empty() ? "" : " + ") + std::to_string(run.count) + " x " + std::to_string(run.size) + " " +
-            describe_candidate(run.algo, run.engine);
+            describe_candidate(run.algo, run.engine) +
+            (run.pieces > 1 ? " in " + std::to_string(run.pieces) + " channel pieces" : "");
   }
   return plan.sums_in_fp32 ? runs + ", summed in FP32" : runs;
 }

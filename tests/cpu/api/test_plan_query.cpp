@@ -122,6 +122,32 @@ TEST(PlanQuery, ALargerRunStructIsWrittenAtItsStride) {
   EXPECT_EQ(runs[1].added_later, 77);
 }
 
+// A run's output-channel pieces, written where the caller's run struct holds them; an older caller's
+// (version 1's size) keeps its bytes beyond what it knows.
+TEST(PlanQuery, ChannelPiecesAreWrittenWhereTheCallersRunStructHoldsThem) {
+  MicroBatchRun pieced = run(8, 4, 1);
+  pieced.pieces = 4;
+  const MicroBatchSplit issued = plan_of({pieced, run(4, 1, 0)});
+  UcudnnMicroBatchRun runs[2];
+  UcudnnPlanInfo info;
+  ucudnnInitPlanInfo(&info, runs, 2, nullptr, 0);
+  ASSERT_TRUE(write_plan_info(summary(), issued, nullptr, &info).ok());
+  EXPECT_EQ(runs[0].channelPieces, 4);
+  EXPECT_EQ(runs[1].channelPieces, 1);
+
+  std::vector<unsigned char> v1_runs(2 * kMicroBatchRunSizeV1 + 16, 0x5a);
+  ucudnnInitPlanInfo(&info, reinterpret_cast<UcudnnMicroBatchRun*>(v1_runs.data()), 2, nullptr, 0);
+  info.runStructSize = kMicroBatchRunSizeV1;
+  ASSERT_TRUE(check_plan_info(&info).ok());
+  ASSERT_TRUE(write_plan_info(summary(), issued, nullptr, &info).ok());
+  UcudnnMicroBatchRun second{};
+  std::memcpy(&second, v1_runs.data() + kMicroBatchRunSizeV1, kMicroBatchRunSizeV1);
+  EXPECT_EQ(second.size, 4) << "the second run at the older stride";
+  for (std::size_t i = 2 * kMicroBatchRunSizeV1; i < v1_runs.size(); ++i) {
+    EXPECT_EQ(v1_runs[i], 0x5a) << "nothing written past the caller's runs, byte " << i;
+  }
+}
+
 TEST(PlanQuery, AnEngineIdThatDoesNotFitFailsRatherThanBeingCut) {
   const std::string longest(UCUDNN_ENGINE_ID_MAX - 1, '7');
   UcudnnMicroBatchRun runs[1];

@@ -40,7 +40,7 @@ TEST_F(PlanBuilderTest, PlansFromRecordedRowsWithinTheLimit) {
   int covered = 0;
   for (const auto& run : plan->split().runs) covered += run.size * run.count;
   EXPECT_EQ(covered, 256);
-  EXPECT_EQ(source->calls(), 1);
+  EXPECT_EQ(source->calls_for(conv2_forward()), 1);
   EXPECT_GT(builder.timings_run(), 0);
   EXPECT_EQ(builder.timings_run(), source->timings_run());
 }
@@ -52,7 +52,7 @@ TEST_F(PlanBuilderTest, SecondPlanIsACacheHitThatAsksTheSourceNothing) {
   const long long timings = builder.timings_run();
   ASSERT_TRUE(builder.plan(nullptr, conv2_forward(), 64 * kMiB, kPolicy, kCandidates, &second).ok());
   EXPECT_EQ(first, second) << "the same plan object";
-  EXPECT_EQ(source->calls(), 1);
+  EXPECT_EQ(source->calls_for(conv2_forward()), 1);
   EXPECT_EQ(builder.timings_run(), timings);
   ASSERT_TRUE(builder.cached_plan(conv2_forward(), 64 * kMiB, kPolicy, kCandidates, &cached));
   EXPECT_EQ(cached, first);
@@ -134,7 +134,7 @@ TEST(PlanBuilderTables, EachBuilderHasItsOwnTable) {
   std::shared_ptr<const ExecutablePlan> plan;
   ASSERT_TRUE(a.plan(nullptr, conv2_forward(), 64 * kMiB, kPolicy, kCandidates, &plan).ok());
   ASSERT_TRUE(b.plan(nullptr, conv2_forward(), 64 * kMiB, kPolicy, kCandidates, &plan).ok());
-  EXPECT_EQ(source->calls(), 2);
+  EXPECT_EQ(source->calls_for(conv2_forward()), 2);
   EXPECT_GT(a.table().size(), 0u);
   EXPECT_EQ(a.table().size(), b.table().size());
 }
@@ -160,13 +160,13 @@ TEST(PlanBuilderDatabase, RowsInTheDatabaseAreUsedWithoutMeasuringAndMeasuredRow
   builder.set_search_mode(SearchMode::kExhaustive);
   std::shared_ptr<const ExecutablePlan> plan;
   ASSERT_TRUE(builder.plan(nullptr, stored_key, 64 * kMiB, kPolicy, kCandidates, &plan).ok());
-  EXPECT_EQ(source->calls(), 0) << "promoted from the database";
+  EXPECT_EQ(source->calls_for(stored_key), 0) << "promoted from the database";
   EXPECT_EQ(builder.timings_run(), 0);
   EXPECT_EQ(builder.table().entry(stored_key.with_batch(256), CandidateKind::kLegacy)->rows.size(),
             recorded->rows_at(stored_key, 256).size());
 
   ASSERT_TRUE(builder.plan(nullptr, measured_key, 64 * kMiB, kPolicy, kCandidates, &plan).ok());
-  EXPECT_EQ(source->calls(), 1);
+  EXPECT_EQ(source->calls_for(measured_key), 1);
   for (int size : plannable_sizes(measured_key, kPolicy)) {
     auto found = db->lookup(RecordedSource::recorded_identity(), measured_key.with_batch(size), CandidateKind::kLegacy);
     ASSERT_TRUE(found.ok()) << found.message();
@@ -180,7 +180,7 @@ TEST(PlanBuilderDatabase, RowsInTheDatabaseAreUsedWithoutMeasuringAndMeasuredRow
   PlanBuilder other(fresh, db);
   ASSERT_TRUE(other.plan(nullptr, measured_key, 64 * kMiB, kPolicy, kCandidates, &plan).ok());
   ASSERT_TRUE(other.plan(nullptr, stored_key, 32 * kMiB, kPolicy, kCandidates, &plan).ok());
-  EXPECT_EQ(fresh->calls(), 0);
+  EXPECT_EQ(fresh->calls_for(measured_key) + fresh->calls_for(stored_key), 0);
 }
 
 TEST(PlanBuilderDatabase, BoundBelowTheLimitIsMeasuredAgain) {
@@ -201,9 +201,9 @@ TEST(PlanBuilderDatabase, BoundBelowTheLimitIsMeasuredAgain) {
   builder.set_search_mode(SearchMode::kExhaustive);
   std::shared_ptr<const ExecutablePlan> plan;
   ASSERT_TRUE(builder.plan(nullptr, key, 8 * kMiB, kPolicy, kCandidates, &plan).ok());
-  EXPECT_EQ(source->calls(), 0);
+  EXPECT_EQ(source->calls_for(key), 0);
   ASSERT_TRUE(builder.plan(nullptr, key, 64 * kMiB, kPolicy, kCandidates, &plan).ok());
-  EXPECT_EQ(source->calls(), 1);
+  EXPECT_EQ(source->calls_for(key), 1);
   EXPECT_EQ(db->lookup(RecordedSource::recorded_identity(), key.with_batch(256), CandidateKind::kLegacy).value()->measured_up_to, SIZE_MAX);
 }
 

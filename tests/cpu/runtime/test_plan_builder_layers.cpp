@@ -99,13 +99,13 @@ TEST_F(PlanBuilderLayers, AKernelWhoseRowsAreInASystemDatabaseIsNotMeasured) {
   std::vector<Measurement> rows;
   ASSERT_TRUE(builder.measured_rows(nullptr, in_system(), kPolicy, kCandidates, &sizes, &rows).ok());
   EXPECT_EQ(builder.timings_run(), 0) << "nothing benchmarked: the system database has every row";
-  EXPECT_EQ(source_->calls(), 0);
+  EXPECT_EQ(source_->calls_for(in_system()), 0);
   EXPECT_EQ(builder.table().entry(in_system().with_batch(256), CandidateKind::kLegacy)->rows.size(),
             source_->rows_at(in_system(), 256).size());
   EXPECT_FALSE(holds_every_size(user_path_, in_system())) << "rows looked up are not copied to the user database";
 
   ASSERT_TRUE(builder.plan(nullptr, measured(), 64 * kMiB, kPolicy, kCandidates, &plan).ok());
-  EXPECT_EQ(source_->calls(), 1);
+  EXPECT_EQ(source_->calls_for(measured()), 1);
   EXPECT_GT(builder.timings_run(), 0);
   EXPECT_TRUE(holds_every_size(user_path_, measured())) << "measured rows go to the user database";
   EXPECT_FALSE(holds_every_size(system_path_, measured()));
@@ -128,7 +128,7 @@ TEST_F(PlanBuilderLayers, WithoutAUserDatabaseMeasuredRowsStayInMemory) {
   ASSERT_TRUE(builder.plan(nullptr, in_system(), 64 * kMiB, kPolicy, kCandidates, &plan).ok());
   EXPECT_EQ(builder.timings_run(), 0);
   ASSERT_TRUE(builder.plan(nullptr, measured(), 64 * kMiB, kPolicy, kCandidates, &plan).ok());
-  EXPECT_EQ(source_->calls(), 1);
+  EXPECT_EQ(source_->calls_for(measured()), 1);
   EXPECT_EQ(read_bytes(system_path_), system_bytes_) << "never written to a system file";
 }
 
@@ -163,7 +163,7 @@ TEST_F(PlanBuilderLayers, SystemDatabasesThatCannotBeOpenedAreNamedAndTheOthersU
   without.set_search_mode(SearchMode::kExhaustive);  // every size in one request
   ASSERT_TRUE(without.set_system_databases({}).ok()) << "none";
   ASSERT_TRUE(without.plan(nullptr, in_system(), 64 * kMiB, kPolicy, kCandidates, &plan).ok());
-  EXPECT_EQ(fresh->calls(), 1) << "no system database any more: measured";
+  EXPECT_EQ(fresh->calls_for(in_system()), 1) << "no system database any more: measured";
 }
 
 // The process's setting: what opens is used, what does not is named in the last error message.

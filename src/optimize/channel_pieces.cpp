@@ -1,0 +1,80 @@
+#include "optimize/channel_pieces.h"
+
+#include <limits>
+
+#include "core/cudnn_values.h"
+#include "optimize/filter_sums.h"
+#include "optimize/wr_optimizer.h"
+
+namespace ucudnn::optimize {
+
+namespace {
+
+// Tensor cores take channels in multiples of 8, and 8 half-precision channels are 16 bytes.
+constexpr int kChannelGranule = 8;
+constexpr int kPieceCounts[] = {2, 4, 8};
+
+bool supported_type(int data_type) {
+  return data_type == cudnn_values::kDataFloat || data_type == cudnn_values::kDataDouble ||
+         data_type == cudnn_values::kDataHalf || data_type == cudnn_values::kDataBfloat16;
+}
+
+}  // namespace
+
+std::vector<int> channel_piece_counts(const ConvKey& key) {
+  std::vector<int> counts;
+  if (key.conv.group_count != 1 || key.w.dims.empty() || key.y.dims.size() < 2 || key.y.strides.size() < 2) {
+    return counts;
+  }
+  if (!supported_type(key.x.data_type) || !supported_type(key.w.data_type) || !supported_type(key.y.data_type)) {
+    return counts;
+  }
+  const bool exact_sum =
+      key.x.data_type == cudnn_values::kDataFloat || key.x.data_type == cudnn_values::kDataDouble;
+  if (key.op == ConvOp::kBackwardData && !exact_sum) return counts;
+  const int channels = key.w.dims[0];
+  if (channels != key.y.dims[1]) return counts;
+  for (int pieces : kPieceCounts) {
+    if (channels % pieces == 0 && (channels / pieces) % kChannelGranule == 0) counts.push_back(pieces);
+  }
+  return counts;
+}
+
+ConvKey channel_piece_key(const ConvKey& key, int pieces) {
+  ConvKey piece = key;
+  piece.w.dims[0] = key.w.dims[0] / pieces;
+  piece.y.dims[1] = key.y.dims[1] / pieces;
+  return piece;
+}
+
+PieceOffsets channel_piece_offsets(const ConvKey& key, int pieces, int index) {
+  const std::size_t channels = static_cast<std::size_t>(key.w.dims[0] / pieces) * static_cast<std::size_t>(index);
+  std::size_t per_output_channel = 1;  // the filter's elements of one output channel
+  for (std::size_t d = 1; d < key.w.dims.size(); ++d) per_output_channel *= static_cast<std::size_t>(key.w.dims[d]);
+  return PieceOffsets{channels * static_cast<std::size_t>(key.y.strides[1]), channels * per_output_channel};
+}
+
+bool limit_costs_speed(const ConvKey& key, const std::vector<int>& sizes, const std::vector<Measurement>& rows,
+                       std::size_t workspace_limit) {
+  const std::vector<Measurement> priced = priced_for_split_sums(key, rows);
+  for (CallPricing pricing : {CallPricing::kIssued, CallPricing::kReplayed}) {
+    const std::optional<Measurement> fastest =
+        fastest_within(priced, key.batch(), std::numeric_limits<std::size_t>::max(), pricing);
+    if (!fastest) return false;
+    const std::optional<MicroBatchSplit> plan = optimize_wr(key.batch(), sizes, priced, workspace_limit, pricing);
+    if (!plan || plan->time_ms * (1.0 - kSplitMargin) > fastest->cost_ms(pricing)) return true;
+  }
+  return false;
+}
+
+std::vector<Measurement> rows_from_pieces(const std::vector<Measurement>& piece_rows, int pieces) {
+  std::vector<Measurement> rows = piece_rows;
+  for (Measurement& row : rows) {
+    row.pieces = pieces;
+    row.time_ms *= pieces;
+    row.host_ms *= pieces;
+  }
+  return rows;
+}
+
+}  // namespace ucudnn::optimize

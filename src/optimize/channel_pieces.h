@@ -1,0 +1,53 @@
+#pragma once
+// Output-channel pieces: a convolution split across its output channels K instead of (or as well
+// as) its batch, for algorithms whose workspace grows with K and does not fit the limit even on
+// one sample (a transposed copy of the filter, a K-sized tile buffer).
+//
+// Piece i of P computes output channels [i K/P, (i+1) K/P): the filter's rows of those channels
+// (contiguous in KCRS and KRSC) and the matching slice of y (dy), a strided view of the caller's
+// tensor: no copies. Forward and backward filter write disjoint slices, so each piece is exact and
+// runs with the caller's alpha and beta. Backward data sums the pieces' contributions into dx: the
+// first with the caller's beta, the others with beta = 1; that changes only the order of FP32
+// additions, so it is offered for FP32 and FP64 only (half precision would round every piece).
+//
+// A piece is itself a convolution, keyed completely (its y strides are the whole tensor's), so it
+// is benchmarked, stored and looked up as any kernel: no new database fields. The planner turns
+// its rows into rows of the whole kernel (P calls each) and plans over them with the rest.
+// CUDA-free.
+
+#include <cstddef>
+#include <vector>
+
+#include "core/conv_key.h"
+#include "core/measurement.h"
+
+namespace ucudnn::optimize {
+
+/// The piece counts `key` may be split into: 2, 4 and 8 where each piece keeps a multiple of 8
+/// output channels (tensor cores' granule, and 16-byte aligned slices); none for grouped
+/// convolutions, other data types than FP32, FP64, FP16 and BF16, or half-precision backward data.
+std::vector<int> channel_piece_counts(const ConvKey& key);
+
+/// The kernel of one of `pieces` pieces of `key` (which channel_piece_counts allows): K / pieces
+/// output channels, y's strides kept.
+ConvKey channel_piece_key(const ConvKey& key, int pieces);
+
+/// Element offsets of piece `index` of `pieces` from the start of y (dy) and of the filter (dw).
+struct PieceOffsets {
+  std::size_t y_elements = 0;
+  std::size_t w_elements = 0;
+};
+PieceOffsets channel_piece_offsets(const ConvKey& key, int pieces, int index);
+
+/// Whether the workspace limit costs `key` speed that pieces might win back: the fastest of its
+/// rows on the whole batch, whatever its workspace, beats the best WR plan over `rows` at `sizes`
+/// within `workspace_limit` by more than kSplitMargin (issued or replayed), or no plan fits.
+/// False where no row of the whole batch is known.
+bool limit_costs_speed(const ConvKey& key, const std::vector<int>& sizes, const std::vector<Measurement>& rows,
+                       std::size_t workspace_limit);
+
+/// Rows of the whole kernel from rows of its piece kernel: each runs all `pieces` pieces one after
+/// another, so `pieces` times the GPU and host time of one, with one piece's workspace.
+std::vector<Measurement> rows_from_pieces(const std::vector<Measurement>& piece_rows, int pieces);
+
+}  // namespace ucudnn::optimize

@@ -1,0 +1,104 @@
+// The plan builder with output-channel pieces (optimize/channel_pieces.h) on recorded rows: a
+// kernel whose fast algorithm needs more than the limit at every micro-batch size gets its pieces
+// measured as kernels of their own and runs them where they win; where the fast algorithm fits,
+// no piece is ever asked for.
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "core/cudnn_values.h"
+#include "optimize/channel_pieces.h"
+#include "runtime/plan_builder.h"
+#include "measurement_rows.h"
+#include "recorded_source.h"
+#include "folder_namespaces.h"
+
+namespace ucudnn {
+namespace {
+
+using testing::legacy_row;
+using testing::RecordedSource;
+
+constexpr std::size_t kMiB = std::size_t{1} << 20;
+constexpr BatchSizePolicy kPolicy = BatchSizePolicy::kPowerOfTwo;
+
+// ResNet-50's layer4 3x3 convolution at batch 64, FP32 NCHW: 512 -> 512 channels on 7 x 7.
+ConvKey layer4_conv2() {
+  ConvKey key;
+  key.op = ConvOp::kForward;
+  key.x.data_type = key.y.data_type = key.w.data_type = cudnn_values::kDataFloat;
+  key.x.dims = {64, 512, 7, 7};
+  key.x.strides = {512 * 49, 49, 7, 1};
+  key.y.dims = {64, 512, 7, 7};
+  key.y.strides = {512 * 49, 49, 7, 1};
+  key.w.dims = {512, 512, 3, 3};
+  key.conv.compute_type = cudnn_values::kDataFloat;
+  key.conv.pads = {1, 1};
+  key.conv.strides = {1, 1};
+  key.conv.dilations = {1, 1};
+  key.conv.mode = cudnn_values::kCrossCorrelation;
+  return key;
+}
+
+// Rows of a kernel with `channels` of the 512 output channels, as cuDNN's algo 1 behaves on the
+// H200: a transposed filter (channels x 512 x 9 x 4 bytes) beside the micro-batch's own share;
+// algo 0 needs nothing and is 8x slower.
+std::vector<Measurement> rows_with(int channels) {
+  std::vector<Measurement> rows;
+  const std::size_t filter = static_cast<std::size_t>(channels) * 512 * 9 * 4;
+  for (int size = 64; size >= 1; size /= 2) {
+    const double share = static_cast<double>(channels) / 512.0;
+    rows.push_back(legacy_row(size, 1, 0.0002 + 0.0014 * size * share, filter + 200'000 * static_cast<std::size_t>(size)));
+    rows.push_back(legacy_row(size, 0, 0.012 * size * share, 0));
+  }
+  return rows;
+}
+
+class ChannelPiecePlans : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    source->add(key, rows_with(512));
+    for (int pieces : optimize::channel_piece_counts(key)) {
+      source->add(optimize::channel_piece_key(key, pieces), rows_with(512 / pieces));
+    }
+  }
+  const ConvKey key = layer4_conv2();
+  std::shared_ptr<RecordedSource> source = std::make_shared<RecordedSource>();
+  PlanBuilder builder{source, nullptr};
+};
+
+TEST_F(ChannelPiecePlans, AFastAlgorithmOverTheLimitRunsInPiecesThatFit) {
+  std::shared_ptr<const runtime::ExecutablePlan> plan;
+  const Status planned = builder.plan(nullptr, key, 8 * kMiB, kPolicy, CandidateSet::kLegacy, &plan);
+  ASSERT_TRUE(planned.ok()) << planned.message();
+  ASSERT_FALSE(plan->split().runs.empty());
+  EXPECT_LE(plan->split().workspace_bytes, 8 * kMiB);
+  for (const auto& run : plan->split().runs) {
+    EXPECT_EQ(run.algo, 1) << "the fast algorithm, in pieces";
+    EXPECT_GT(run.pieces, 1);
+  }
+  // The whole 512-channel filter alone (9.4 MB) is over the limit: algo 0 would run undivided.
+  ASSERT_TRUE(plan->undivided_time_ms());
+  EXPECT_LT(plan->split().time_ms, *plan->undivided_time_ms() * 0.5);
+  EXPECT_GE(source->calls_for(optimize::channel_piece_key(key, 2)), 1) << "pieces measured as a kernel";
+}
+
+TEST_F(ChannelPiecePlans, WhereTheFastAlgorithmFitsNoPieceIsMeasured) {
+  std::shared_ptr<const runtime::ExecutablePlan> plan;
+  ASSERT_TRUE(builder.plan(nullptr, key, 64 * kMiB, kPolicy, CandidateSet::kLegacy, &plan).ok());
+  for (const auto& run : plan->split().runs) EXPECT_EQ(run.pieces, 1);
+  for (int pieces : optimize::channel_piece_counts(key)) {
+    EXPECT_EQ(source->calls_for(optimize::channel_piece_key(key, pieces)), 0) << pieces << " pieces";
+  }
+}
+
+TEST_F(ChannelPiecePlans, PieceCountsStopOnceThePlanIsWithinTheMarginOfTheUnlimitedSpeed) {
+  std::shared_ptr<const runtime::ExecutablePlan> plan;
+  ASSERT_TRUE(builder.plan(nullptr, key, 8 * kMiB, kPolicy, CandidateSet::kLegacy, &plan).ok());
+  // Two pieces (4.7 MB of filter each) already run near algo 1's unlimited speed.
+  EXPECT_EQ(source->calls_for(optimize::channel_piece_key(key, 8)), 0);
+}
+
+}  // namespace
+}  // namespace ucudnn

@@ -1,0 +1,137 @@
+// Output-channel pieces (optimize/channel_pieces.h) on the GPU: random convolutions, each op cut
+// into 2, 4 or 8 pieces of its output channels (and at random into micro-batches as well), run by
+// the executor with a legacy algorithm plain cuDNN runs and with the first engine cuDNN offers for
+// the piece, against plain cuDNN's algorithm on the whole batch and all channels. Forward and
+// backward filter pieces write disjoint slices; backward data's add into dx (FP32 only). Layouts
+// NCHW, NHWC and padded NCHW; FP32 (FMA and default math), FP16 and BF16; 2-d and 3-d; alpha/beta.
+// Tolerances: conv_check.h's (the same algorithm: 1e-4 FP32 FMA, 5e-3 TF32, 1e-2 FP16, 2e-2
+// BF16; an engine against a legacy algorithm: 5e-2, which a wrong slice exceeds by far).
+
+#include <algorithm>
+
+#include "conv_check.h"
+#include "core/conv_key.h"
+#include "optimize/channel_pieces.h"
+#include "runtime/backend_graph.h"
+#include "runtime/executor.h"
+#include "folder_namespaces.h"
+
+namespace ucudnn_test {
+namespace {
+
+constexpr size_t kWorkspace = size_t{256} << 20;
+
+class ChannelPieces : public PlainCudnnTest {};
+
+// A random convolution with output channels that split into pieces of 8 or more.
+ConvSpec piece_spec(std::mt19937& rng) {
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  ConvSpec spec = random_spec(rng);
+  spec.groups = 1;
+  spec.c = pick(1, 40);
+  static const int kChannels[] = {16, 32, 48, 64};
+  spec.k = kChannels[pick(0, 3)];
+  const int type = pick(0, 9);
+  if (type < 2) {
+    spec.data_type = CUDNN_DATA_HALF;
+    spec.math = CUDNN_DEFAULT_MATH;
+  } else if (type < 4) {
+    spec.data_type = CUDNN_DATA_BFLOAT16;
+    spec.math = CUDNN_DEFAULT_MATH;
+  } else {
+    spec.data_type = CUDNN_DATA_FLOAT;
+    spec.math = type < 7 ? CUDNN_FMA_MATH : CUDNN_DEFAULT_MATH;
+  }
+  return spec;
+}
+
+// The batch in micro-batches of random sizes (one call of the whole batch half of the time).
+ucudnn::optimize::MicroBatchSplit pieces_split(int n, int pieces, int algo, cudnnMathType_t math,
+                                               const std::string& engine, std::mt19937& rng) {
+  ucudnn::optimize::MicroBatchSplit split;
+  split.batch = n;
+  const bool divide = n > 1 && std::uniform_int_distribution<int>(0, 1)(rng) == 1;
+  for (int left = n; left > 0;) {
+    const int size = divide ? std::uniform_int_distribution<int>(1, left == n ? left - 1 : left)(rng) : left;
+    auto run = run_of(size, algo, math, engine);
+    run.pieces = pieces;
+    split.runs.push_back(run);
+    left -= size;
+  }
+  return split;
+}
+
+TEST_F(ChannelPieces, PiecesOfOutputChannelsMatchPlainCudnnOnTheWholeKernel) {
+  const std::uint32_t seed = fresh_seed();
+  SCOPED_TRACE("UCUDNN_TEST_SEED=" + std::to_string(seed));
+  std::mt19937 rng(seed);
+  DeviceArray workspace(kWorkspace / 4, CUDNN_DATA_FLOAT);
+  ASSERT_TRUE(workspace.get());
+  int checked = 0, engines_checked = 0, data_checked = 0, refused = 0;
+  for (int i = 0; i < 60; ++i) {
+    const ConvSpec spec = piece_spec(rng);
+    ConvProblem p(spec);
+    if (!p.ok) continue;
+    for (int op_index = 0; op_index < 3; ++op_index) {
+      const auto op = static_cast<UcudnnConvolutionOp_t>(op_index);
+      ucudnn::ConvKey key;
+      ASSERT_TRUE(conv_key_of(p, op, &key));
+      const std::vector<int> counts = ucudnn::optimize::channel_piece_counts(key);
+      if (op == UCUDNN_OP_BACKWARD_DATA && spec.data_type != CUDNN_DATA_FLOAT) {
+        EXPECT_TRUE(counts.empty()) << "half-precision backward data would round every piece's sum";
+        continue;
+      }
+      ASSERT_FALSE(counts.empty()) << spec.describe();
+      const int pieces = counts[std::uniform_int_distribution<std::size_t>(0, counts.size() - 1)(rng)];
+      const int algo = plain_heuristic_algo(plain_, p, op, kWorkspace);
+      if (algo < 0) continue;
+      const ucudnn::ConvKey piece = ucudnn::optimize::channel_piece_key(key, pieces);
+      std::vector<ucudnn::optimize::MicroBatchSplit> splits = {
+          pieces_split(spec.n, pieces, algo, spec.math, "", rng)};
+      std::vector<ucudnn::runtime::EngineOffer> offers;
+      if (ucudnn::runtime::offer_engines(piece.with_batch(1), &offers).ok() && !offers.empty()) {
+        splits.push_back(pieces_split(spec.n, pieces, -1, spec.math, offers.front().id, rng));
+      }
+      const auto& scale = kScales[std::uniform_int_distribution<int>(0, 2)(rng)];
+      OpTensors t(p, op);
+      ASSERT_TRUE(t.allocated());
+      t.fill_random(rng);
+      ASSERT_EQ(t.run_reference(plain_, algo, scale[0], scale[1], workspace.get(), kWorkspace), CUDNN_STATUS_SUCCESS);
+      DeviceArray start(t.output().elements(), spec.data_type);  // what beta reads, for each plan
+      ASSERT_TRUE(start.get());
+      start.copy_from(t.output());
+      for (const auto& split : splits) {
+        const bool engine = !split.runs.front().engine.empty();
+        SCOPED_TRACE(spec.describe() + " op " + std::to_string(op) + " in " + std::to_string(pieces) +
+                     " pieces, " + std::to_string(split.runs.size()) + " micro-batches, " +
+                     (engine ? split.runs.front().engine : "algo " + std::to_string(algo)) + ", beta " +
+                     std::to_string(scale[1]));
+        std::unique_ptr<ucudnn::runtime::ExecutablePlan> plan;
+        if (!build_plan(key, kWorkspace, split, &plan)) {
+          ++refused;
+          continue;
+        }
+        t.output().copy_from(start);
+        const ucudnn::Status ran =
+            plan->execute(plain_, &scale[0], &scale[1], {t.x.get(), t.w.get(), t.y.get()}, workspace.get(), kWorkspace);
+        if (!ran.ok()) {  // cuDNN refuses the strided slice with this algorithm
+          ++refused;
+          continue;
+        }
+        CUDA_OK(cudaDeviceSynchronize());
+        EXPECT_LE(t.error(), tolerance(spec, !engine));
+        ++checked;
+        if (engine) ++engines_checked;
+        if (op == UCUDNN_OP_BACKWARD_DATA) ++data_checked;
+      }
+    }
+  }
+  std::printf("[ pieces ] seed %u: %d piece plans checked (%d of engines, %d backward data), %d refused by cuDNN\n",
+              seed, checked, engines_checked, data_checked, refused);
+  EXPECT_GE(checked, 60);
+  EXPECT_GE(engines_checked, 10);
+  EXPECT_GE(data_checked, 10);
+}
+
+}  // namespace
+}  // namespace ucudnn_test
