@@ -1,7 +1,7 @@
-// The plan builder with output-channel pieces (optimize/channel_pieces.h) on recorded rows: a
-// kernel whose fast algorithm needs more than the limit at every micro-batch size gets its pieces
-// measured as kernels of their own and runs them where they win; where the fast algorithm fits,
-// no piece is ever asked for.
+// The plan builder with output-channel pieces (optimize/channel_pieces.h) on recorded rows: under
+// the exhaustive search, a kernel whose fast algorithm needs more than the limit at every
+// micro-batch size gets its pieces measured as kernels of their own and runs them where they win;
+// where the fast algorithm fits, and under the fast search, no piece is ever asked for.
 
 #include <gtest/gtest.h>
 
@@ -58,6 +58,7 @@ std::vector<Measurement> rows_with(int channels) {
 class ChannelPiecePlans : public ::testing::Test {
  protected:
   void SetUp() override {
+    builder.set_search_mode(SearchMode::kExhaustive);
     source->add(key, rows_with(512));
     for (int pieces : optimize::channel_piece_counts(key)) {
       source->add(optimize::channel_piece_key(key, pieces), rows_with(512 / pieces));
@@ -87,6 +88,16 @@ TEST_F(ChannelPiecePlans, AFastAlgorithmOverTheLimitRunsInPiecesThatFit) {
 TEST_F(ChannelPiecePlans, WhereTheFastAlgorithmFitsNoPieceIsMeasured) {
   std::shared_ptr<const runtime::ExecutablePlan> plan;
   ASSERT_TRUE(builder.plan(nullptr, key, 64 * kMiB, kPolicy, CandidateSet::kLegacy, &plan).ok());
+  for (const auto& run : plan->split().runs) EXPECT_EQ(run.pieces, 1);
+  for (int pieces : optimize::channel_piece_counts(key)) {
+    EXPECT_EQ(source->calls_for(optimize::channel_piece_key(key, pieces)), 0) << pieces << " pieces";
+  }
+}
+
+TEST_F(ChannelPiecePlans, TheFastSearchNeverLooksForPieces) {
+  builder.set_search_mode(SearchMode::kFast);
+  std::shared_ptr<const runtime::ExecutablePlan> plan;
+  ASSERT_TRUE(builder.plan(nullptr, key, 8 * kMiB, kPolicy, CandidateSet::kLegacy, &plan).ok());
   for (const auto& run : plan->split().runs) EXPECT_EQ(run.pieces, 1);
   for (int pieces : optimize::channel_piece_counts(key)) {
     EXPECT_EQ(source->calls_for(optimize::channel_piece_key(key, pieces)), 0) << pieces << " pieces";
