@@ -28,6 +28,9 @@ namespace ucudnn::optimize {
 /// convolutions, other data types than FP32, FP64, FP16 and BF16, or half-precision backward data.
 std::vector<int> channel_piece_counts(const ConvKey& key);
 
+/// The most pieces the fast search looks at (the exhaustive search: every count).
+inline constexpr int kFastSearchPieces = 2;
+
 /// The kernel of one of `pieces` pieces of `key` (which channel_piece_counts allows): K / pieces
 /// output channels, y's strides kept.
 ConvKey channel_piece_key(const ConvKey& key, int pieces);
