@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <iterator>
 
 #include "core/logging.h"
 #include "core/statistics.h"
@@ -63,7 +64,11 @@ Status build_priced(const ConvKey& key, const std::vector<int>& sizes, std::size
       return std::nullopt;
     }
     SplitProposal proposal{std::move(*wr), std::nullopt};
-    if (auto single = optimize::fastest_within(*rows, key.batch(), workspace_limit, pricing)) {
+    // Reported against one call of the whole kernel: rows in output-channel pieces make several.
+    std::vector<Measurement> whole_kernel;
+    std::copy_if(rows->begin(), rows->end(), std::back_inserter(whole_kernel),
+                 [](const Measurement& m) { return m.pieces == 1; });
+    if (auto single = optimize::fastest_within(whole_kernel, key.batch(), workspace_limit, pricing)) {
       proposal.undivided_ms = single->cost_ms(pricing);
     }
     return proposal;

@@ -81,6 +81,7 @@ TEST_F(ChannelPiecePlans, AFastAlgorithmOverTheLimitRunsInPiecesThatFit) {
   }
   // The whole 512-channel filter alone (9.4 MB) is over the limit: algo 0 would run undivided.
   ASSERT_TRUE(plan->undivided_time_ms());
+  EXPECT_DOUBLE_EQ(*plan->undivided_time_ms(), 0.012 * 64) << "one call of the whole kernel (algo 0), not pieces";
   EXPECT_LT(plan->split().time_ms, *plan->undivided_time_ms() * 0.5);
   EXPECT_GE(source->calls_for(optimize::channel_piece_key(key, 2)), 1) << "pieces measured as a kernel";
 }
