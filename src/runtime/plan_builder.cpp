@@ -148,7 +148,8 @@ Status PlanBuilder::add_channel_piece_rows(cudnnHandle_t handle, const ConvKey& 
   // engines), while looking at every count in every precision took the fast search 1.4 to 2.7
   // times as long (bench/results/h200/channel-pieces/). The exhaustive search looks at all.
   const bool exhaustive = settings.search == SearchMode::kExhaustive;
-  const bool single_precision = key.y.data_type == cudnn_values::kDataFloat || key.y.data_type == cudnn_values::kDataDouble;
+  const bool single_precision =
+      key.y.data_type == cudnn_values::kDataFloat || key.y.data_type == cudnn_values::kDataDouble;
   if (!exhaustive && !single_precision) return Status::success();
   for (int pieces : optimize::channel_piece_counts(key)) {
     if (!exhaustive && pieces > optimize::kFastSearchPieces) break;
@@ -156,7 +157,8 @@ Status PlanBuilder::add_channel_piece_rows(cudnnHandle_t handle, const ConvKey& 
     const ConvKey piece = optimize::channel_piece_key(key, pieces);
     std::vector<int> piece_sizes;
     // Pieces are an addition: a piece cuDNN or the source cannot measure leaves the plan as it was.
-    const Status searched = search_sizes(handle, piece, plannable_sizes(piece, settings.policy), settings, &piece_sizes);
+    const Status searched =
+        search_sizes(handle, piece, plannable_sizes(piece, settings.policy), settings, &piece_sizes);
     if (!searched.ok()) {
       UCUDNN_LOG_DEBUG("no output-channel pieces for " << key.to_string() << ": " << searched.message());
       break;

@@ -49,7 +49,8 @@ std::vector<Measurement> rows_with(int channels) {
   const std::size_t filter = static_cast<std::size_t>(channels) * 512 * 9 * 4;
   for (int size = 64; size >= 1; size /= 2) {
     const double share = static_cast<double>(channels) / 512.0;
-    rows.push_back(legacy_row(size, 1, 0.0002 + 0.0014 * size * share, filter + 200'000 * static_cast<std::size_t>(size)));
+    const std::size_t workspace = filter + 200'000 * static_cast<std::size_t>(size);
+    rows.push_back(legacy_row(size, 1, 0.0002 + 0.0014 * size * share, workspace));
     rows.push_back(legacy_row(size, 0, 0.012 * size * share, 0));
   }
   return rows;
