@@ -19,8 +19,7 @@ std::string describe_plan(const UcudnnPlan& plan) {
   for (const auto& run : plan.runs) {
     if (!out.empty()) out += " + ";
     out += std::to_string(run.count) + " x " + std::to_string(run.size) +
-           " " + ucudnn::describe_candidate(run.algo, run.engine) +
-           (run.channelPieces > 1 ? " in " + std::to_string(run.channelPieces) + " channel pieces" : "");
+           " " + ucudnn::describe_candidate(run.algo, run.engine, run.channelPieces);
   }
   return plan.sumsInFp32 ? out + ", summed in FP32" : out;
 }

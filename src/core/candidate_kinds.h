@@ -74,5 +74,9 @@ const char* to_string(CandidateKind kind);
 inline std::string describe_candidate(int algo, const std::string& engine) {
   return kind_info(kind_of_candidate(engine)).describe(algo, engine);
 }
+/// The same for a plan's run in output-channel pieces: "eng71 in 2 channel pieces" (1: as above).
+inline std::string describe_candidate(int algo, const std::string& engine, int pieces) {
+  return describe_candidate(algo, engine) + (pieces > 1 ? " in " + std::to_string(pieces) + " channel pieces" : "");
+}
 
 }  // namespace ucudnn

@@ -1,5 +1,6 @@
 #include "optimize/channel_pieces.h"
 
+#include <algorithm>
 #include <limits>
 
 #include "core/cudnn_values.h"
@@ -13,6 +14,11 @@ namespace {
 // Tensor cores take channels in multiples of 8, and 8 half-precision channels are 16 bytes.
 constexpr int kChannelGranule = 8;
 constexpr int kPieceCounts[] = {2, 4, 8};
+
+// FP32 and FP64: where reordering additions is exact enough, and where pieces paid.
+bool single_or_double(const ConvKey& key) {
+  return key.x.data_type == cudnn_values::kDataFloat || key.x.data_type == cudnn_values::kDataDouble;
+}
 
 bool supported_type(int data_type) {
   return data_type == cudnn_values::kDataFloat || data_type == cudnn_values::kDataDouble ||
@@ -29,14 +35,21 @@ std::vector<int> channel_piece_counts(const ConvKey& key) {
   if (!supported_type(key.x.data_type) || !supported_type(key.w.data_type) || !supported_type(key.y.data_type)) {
     return counts;
   }
-  const bool exact_sum =
-      key.x.data_type == cudnn_values::kDataFloat || key.x.data_type == cudnn_values::kDataDouble;
-  if (key.op == ConvOp::kBackwardData && !exact_sum) return counts;
+  if (key.op == ConvOp::kBackwardData && !single_or_double(key)) return counts;
   const int channels = key.w.dims[0];
   if (channels != key.y.dims[1]) return counts;
   for (int pieces : kPieceCounts) {
     if (channels % pieces == 0 && (channels / pieces) % kChannelGranule == 0) counts.push_back(pieces);
   }
+  return counts;
+}
+
+std::vector<int> channel_piece_counts_to_search(const ConvKey& key, SearchMode search) {
+  std::vector<int> counts = channel_piece_counts(key);
+  if (search == SearchMode::kExhaustive) return counts;
+  if (!single_or_double(key)) return {};
+  counts.erase(std::remove_if(counts.begin(), counts.end(), [](int pieces) { return pieces > kFastSearchPieces; }),
+               counts.end());
   return counts;
 }
 

@@ -20,6 +20,7 @@
 
 #include "core/conv_key.h"
 #include "core/measurement.h"
+#include "core/search_mode.h"
 
 namespace ucudnn::optimize {
 
@@ -30,6 +31,13 @@ std::vector<int> channel_piece_counts(const ConvKey& key);
 
 /// The most pieces the fast search looks at (the exhaustive search: every count).
 inline constexpr int kFastSearchPieces = 2;
+
+/// The piece counts a search of `key` looks at: exhaustive, every count channel_piece_counts
+/// allows; fast, those up to kFastSearchPieces of FP32 and FP64 kernels only. On the H200 (cuDNN
+/// 9.14) pieces won only there (AlexNet and ResNet-18/50 at 8 MiB, mostly backward data and filter
+/// engines), while looking at every count in every precision took the fast search 1.4 to 2.7
+/// times as long (bench/results/h200/channel-pieces/).
+std::vector<int> channel_piece_counts_to_search(const ConvKey& key, SearchMode search);
 
 /// The kernel of one of `pieces` pieces of `key` (which channel_piece_counts allows): K / pieces
 /// output channels, y's strides kept.

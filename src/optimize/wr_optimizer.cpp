@@ -38,6 +38,12 @@ int MicroBatchSplit::micro_batch_count() const {
   return n;
 }
 
+bool MicroBatchSplit::later_calls_accumulate(ConvOp op) const {
+  if (op == ConvOp::kBackwardFilter) return micro_batch_count() > 1;
+  return op == ConvOp::kBackwardData &&
+         std::any_of(runs.begin(), runs.end(), [](const MicroBatchRun& run) { return run.pieces > 1; });
+}
+
 double MicroBatchSplit::host_ms() const {
   double total = 0.0;
   for (const auto& run : runs) total += run.host_ms * run.count;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/candidate_kinds.h"
+#include "core/conv_op.h"
 #include "core/measurement.h"
 
 namespace ucudnn::optimize {
@@ -48,6 +49,9 @@ struct MicroBatchSplit {
   bool sums_in_fp32 = false;
 
   int micro_batch_count() const;
+  /// Whether the plan's later calls add to the output the first wrote (beta = 1): a backward
+  /// filter split across micro-batches, or backward data run in output-channel pieces.
+  bool later_calls_accumulate(ConvOp op) const;
   /// The host's time to issue every call of the plan.
   double host_ms() const;
   /// Whether every run's algorithm is deterministic.

@@ -142,14 +142,10 @@ class EngineRunner final : public KindRunner {
     const ScaledExecutionPlans* plain = nullptr;
     const ScaledExecutionPlans* accumulating = nullptr;
     UCUDNN_TRY(runner->plans_for(1.0, 0.0, &plain));
-    // Backward data's later output-channel pieces add to dx as backward filter's later micro-batches to dw.
-    const bool data_pieces = key.op == ConvOp::kBackwardData &&
-                             std::any_of(wr.runs.begin(), wr.runs.end(), [](const MicroBatchRun& run) {
-                               return run.kind() == CandidateKind::kEngine && run.pieces > 1;
-                             });
-    const bool accumulates = (key.op == ConvOp::kBackwardFilter && wr.micro_batch_count() > 1) || data_pieces;
     // Summed in FP32, a split's second call of each micro-batch has beta = -1 instead.
-    if (accumulates) UCUDNN_TRY(runner->plans_for(1.0, wr.sums_in_fp32 ? -1.0 : 1.0, &accumulating));
+    if (wr.later_calls_accumulate(key.op)) {
+      UCUDNN_TRY(runner->plans_for(1.0, wr.sums_in_fp32 ? -1.0 : 1.0, &accumulating));
+    }
     // An engine may need more workspace with beta = 1 than with beta = 0: the plan asks for what
     // its calls need, within the limit.
     std::vector<OversizedEngineRun> over;

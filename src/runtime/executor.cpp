@@ -95,12 +95,8 @@ Status ExecutablePlan::enqueue(cudnnHandle_t handle, const void* alpha, const vo
   scaling.given = alpha && beta;
   scaling.alpha = read_scaling_factor(key_, alpha, 1.0);
   scaling.beta = read_scaling_factor(key_, beta, 0.0);
-  // Backward filter's later micro-batches add to dw, backward data's later channel pieces to dx.
-  const bool data_pieces = key_.op == ConvOp::kBackwardData &&
-                           std::any_of(split_.runs.begin(), split_.runs.end(),
-                                       [](const MicroBatchRun& run) { return run.pieces > 1; });
-  scaling.accumulates =
-      (key_.op == ConvOp::kBackwardFilter && split_.micro_batch_count() > 1 && !sums_) || data_pieces;
+  // Summed in FP32, backward filter's later micro-batches run with beta = 0 and -1 instead.
+  scaling.accumulates = split_.later_calls_accumulate(key_.op) && !sums_;
   scaling.sums_in_fp32 = sums_ != nullptr;
   if (sums_ && !scaling.given) return Error(ErrorCode::kBadParam, "a split summed in FP32 needs alpha and beta");
   const std::size_t accumulator = sums_ ? optimize::fp32_sum_bytes(key_) : 0;

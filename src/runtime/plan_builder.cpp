@@ -4,7 +4,6 @@
 #include <chrono>
 #include <limits>
 
-#include "core/cudnn_values.h"
 #include "core/env_config.h"
 #include "core/logging.h"
 #include "core/statistics.h"
@@ -143,16 +142,7 @@ Status PlanBuilder::search_sizes(cudnnHandle_t handle, const ConvKey& key, const
 
 Status PlanBuilder::add_channel_piece_rows(cudnnHandle_t handle, const ConvKey& key, const PlanSettings& settings,
                                           std::vector<int>* sizes, std::vector<Measurement>* rows) {
-  // The fast search looks at two pieces of FP32 and FP64 kernels only: on the H200 (cuDNN 9.14)
-  // pieces won only there (AlexNet and ResNet-18/50 at 8 MiB, mostly backward data and filter
-  // engines), while looking at every count in every precision took the fast search 1.4 to 2.7
-  // times as long (bench/results/h200/channel-pieces/). The exhaustive search looks at all.
-  const bool exhaustive = settings.search == SearchMode::kExhaustive;
-  const bool single_precision =
-      key.y.data_type == cudnn_values::kDataFloat || key.y.data_type == cudnn_values::kDataDouble;
-  if (!exhaustive && !single_precision) return Status::success();
-  for (int pieces : optimize::channel_piece_counts(key)) {
-    if (!exhaustive && pieces > optimize::kFastSearchPieces) break;
+  for (int pieces : optimize::channel_piece_counts_to_search(key, settings.search)) {
     if (!optimize::limit_costs_speed(key, *sizes, *rows, settings.workspace_limit)) break;
     const ConvKey piece = optimize::channel_piece_key(key, pieces);
     std::vector<int> piece_sizes;

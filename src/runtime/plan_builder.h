@@ -128,8 +128,8 @@ class PlanBuilder {
 
   /// Adds to `rows` (at `sizes`) the rows of `key`'s output-channel pieces (optimize/channel_pieces.h),
   /// gathered as the kernel's own, for as many piece counts, from the fewest up, as the limit
-  /// still costs the kernel speed (optimize::limit_costs_speed); the fast search only two pieces
-  /// of FP32 and FP64 kernels.
+  /// still costs the kernel speed (optimize::limit_costs_speed), among the counts the search looks
+  /// at (optimize::channel_piece_counts_to_search).
   Status add_channel_piece_rows(cudnnHandle_t handle, const ConvKey& key, const PlanSettings& settings,
                                 std::vector<int>* sizes, std::vector<Measurement>* rows);
 

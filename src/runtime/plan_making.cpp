@@ -123,8 +123,7 @@ std::string describe_runs(const optimize::MicroBatchSplit& plan) {
   std::string runs;
   for (const optimize::MicroBatchRun& run : plan.runs) {
     runs += (runs.empty() ? "" : " + ") + std::to_string(run.count) + " x " + std::to_string(run.size) + " " +
-            describe_candidate(run.algo, run.engine) +
-            (run.pieces > 1 ? " in " + std::to_string(run.pieces) + " channel pieces" : "");
+            describe_candidate(run.algo, run.engine, run.pieces);
   }
   return plan.sums_in_fp32 ? runs + ", summed in FP32" : runs;
 }

@@ -72,6 +72,8 @@ TEST(CandidateKinds, EachKindSaysWhatItsRowsMayBe) {
 
   EXPECT_EQ(describe_candidate(3, ""), "algo 3");
   EXPECT_EQ(describe_candidate(-1, "eng7:k3=1"), "eng7:k3=1");
+  EXPECT_EQ(describe_candidate(1, "", 1), "algo 1");
+  EXPECT_EQ(describe_candidate(-1, "eng71", 2), "eng71 in 2 channel pieces");
 }
 
 TEST(CandidateKinds, EnginesAreAnAdditionAndOnlyLegacyRowsAreAlgorithmNumbers) {

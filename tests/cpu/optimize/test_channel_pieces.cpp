@@ -60,6 +60,40 @@ TEST(ChannelPieces, PieceCountsKeepEightChannelsAPieceAndSkipWhatCannotBeCutExac
   EXPECT_EQ(optimize::channel_piece_counts(int8), (V{}));
 }
 
+TEST(ChannelPieces, TheFastSearchLooksAtTwoPiecesOfFp32AndFp64KernelsAndTheExhaustiveAtEvery) {
+  using V = std::vector<int>;
+  const ConvKey fp32 = kernel(ConvOp::kForward, cudnn_values::kDataFloat, 64);
+  EXPECT_EQ(optimize::channel_piece_counts_to_search(fp32, SearchMode::kFast), (V{2}));
+  EXPECT_EQ(optimize::channel_piece_counts_to_search(fp32, SearchMode::kExhaustive), (V{2, 4, 8}));
+  const ConvKey fp64 = kernel(ConvOp::kBackwardData, cudnn_values::kDataDouble, 32);
+  EXPECT_EQ(optimize::channel_piece_counts_to_search(fp64, SearchMode::kFast), (V{2}));
+  const ConvKey half = kernel(ConvOp::kBackwardFilter, cudnn_values::kDataHalf, 64, true);
+  EXPECT_EQ(optimize::channel_piece_counts_to_search(half, SearchMode::kFast), (V{}));
+  EXPECT_EQ(optimize::channel_piece_counts_to_search(half, SearchMode::kExhaustive), (V{2, 4, 8}));
+  ConvKey grouped = fp32;
+  grouped.conv.group_count = 2;
+  EXPECT_EQ(optimize::channel_piece_counts_to_search(grouped, SearchMode::kExhaustive), (V{}));
+}
+
+TEST(ChannelPieces, LaterCallsAccumulateInSplitFilterGradientsAndDataGradientPieces) {
+  optimize::MicroBatchSplit whole;
+  whole.runs.push_back(optimize::MicroBatchRun{});
+  whole.runs[0].size = 32;
+  whole.runs[0].count = 1;
+  optimize::MicroBatchSplit split = whole;
+  split.runs[0].size = 16;
+  split.runs[0].count = 2;
+  optimize::MicroBatchSplit pieced = whole;
+  pieced.runs[0].pieces = 2;
+  EXPECT_FALSE(whole.later_calls_accumulate(ConvOp::kBackwardFilter));
+  EXPECT_TRUE(split.later_calls_accumulate(ConvOp::kBackwardFilter));
+  EXPECT_FALSE(split.later_calls_accumulate(ConvOp::kBackwardData)) << "micro-batches of dx are disjoint";
+  EXPECT_FALSE(split.later_calls_accumulate(ConvOp::kForward));
+  EXPECT_TRUE(pieced.later_calls_accumulate(ConvOp::kBackwardData)) << "pieces add into one dx";
+  EXPECT_FALSE(pieced.later_calls_accumulate(ConvOp::kForward)) << "pieces write disjoint slices of y";
+  EXPECT_FALSE(pieced.later_calls_accumulate(ConvOp::kBackwardFilter)) << "and of dw";
+}
+
 TEST(ChannelPieces, APieceIsAKernelOfItsOwnWithTheWholeTensorsStrides) {
   const ConvKey key = kernel(ConvOp::kForward, cudnn_values::kDataFloat, 64);
   const ConvKey piece = optimize::channel_piece_key(key, 4);
