@@ -406,6 +406,20 @@ typedef struct UcudnnStatistics {
 } UcudnnStatistics;
 cudnnStatus_t ucudnnGetStatistics(UcudnnStatistics* statistics);
 
+/// Which splits beyond micro-batches ran, per operation, since the process started.
+typedef struct UcudnnSplitKinds {
+  long long channelPieceCalls;  ///< convolution calls whose plan cut the output channels into pieces
+  long long fp32SumCalls;       ///< half-precision backward filter calls whose micro-batches' filter
+                                ///< gradients were summed in FP32
+} UcudnnSplitKinds;
+/// Set `structSize` to sizeof(UcudnnSplitStatistics) before the call: a later release may add
+/// fields at the end, and fills only what the caller's size holds.
+typedef struct UcudnnSplitStatistics {
+  size_t structSize;
+  UcudnnSplitKinds op[3];
+} UcudnnSplitStatistics;
+cudnnStatus_t ucudnnGetSplitStatistics(UcudnnSplitStatistics* statistics);
+
 /// Where the benchmark searches' time went, per operation, since the process started.
 typedef struct UcudnnSearchPhases {
   double setupSeconds;          ///< buffers, random fill, workspace allocation, descriptors

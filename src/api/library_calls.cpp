@@ -263,6 +263,23 @@ cudnnStatus_t ucudnnGetStatistics(UcudnnStatistics* statistics) {
   });
 }
 
+cudnnStatus_t ucudnnGetSplitStatistics(UcudnnSplitStatistics* statistics) {
+  return at_boundary(__func__, [&]() -> Status {
+    if (!statistics) return Error(ErrorCode::kBadParam, "statistics is null");
+    if (statistics->structSize < sizeof(UcudnnSplitStatistics)) {
+      return Error(ErrorCode::kBadParam, "UcudnnSplitStatistics.structSize is " + std::to_string(statistics->structSize) +
+                                             ", not sizeof(UcudnnSplitStatistics) (" +
+                                             std::to_string(sizeof(UcudnnSplitStatistics)) + ")");
+    }
+    for (int op = 0; op < 3; ++op) {
+      const ucudnn::OpCounters c = ucudnn::Statistics::instance().read(static_cast<ucudnn::ConvOp>(op));
+      statistics->op[op].channelPieceCalls = c.channel_piece_calls;
+      statistics->op[op].fp32SumCalls = c.fp32_sum_calls;
+    }
+    return Status::success();
+  });
+}
+
 cudnnStatus_t ucudnnGetSearchStatistics(UcudnnSearchStatistics* statistics) {
   return at_boundary(__func__, [&]() -> Status {
     using ucudnn::SearchCount;

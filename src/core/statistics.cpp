@@ -16,10 +16,12 @@ Statistics& Statistics::instance() {
   return *statistics;
 }
 
-void Statistics::count_execution(ConvOp op, int micro_batches, bool replayed) {
+void Statistics::count_execution(ConvOp op, const ExecutedSplit& split, bool replayed) {
   Atomics& a = ops_[static_cast<int>(op)];
   a.convolution_calls.fetch_add(1, std::memory_order_relaxed);
-  if (micro_batches > 1) a.split_calls.fetch_add(1, std::memory_order_relaxed);
+  if (split.micro_batches > 1) a.split_calls.fetch_add(1, std::memory_order_relaxed);
+  if (split.channel_pieces) a.channel_piece_calls.fetch_add(1, std::memory_order_relaxed);
+  if (split.fp32_sums) a.fp32_sum_calls.fetch_add(1, std::memory_order_relaxed);
   if (replayed) a.replayed_calls.fetch_add(1, std::memory_order_relaxed);
 }
 
@@ -105,6 +107,8 @@ OpCounters Statistics::read(ConvOp op) const {
   c.convolution_calls = a.convolution_calls.load();
   c.split_calls = a.split_calls.load();
   c.replayed_calls = a.replayed_calls.load();
+  c.channel_piece_calls = a.channel_piece_calls.load();
+  c.fp32_sum_calls = a.fp32_sum_calls.load();
   c.captures = a.captures.load();
   c.capture_seconds = static_cast<double>(a.capture_ns.load()) * 1e-9;
   c.plain_calls = a.plain_calls.load();
@@ -117,13 +121,14 @@ OpCounters Statistics::read(ConvOp op) const {
 
 std::string Statistics::report() const {
   std::ostringstream out;
-  out << "ucudnn: op    convolutions      split   replayed   captured  capture s      plain    queries    timings  "
-         "benchmark s  solve s\n";
+  out << "ucudnn: op    convolutions      split     pieces  fp32-sums   replayed   captured  capture s      plain    "
+         "queries    timings  benchmark s  solve s\n";
   for (ConvOp op : {ConvOp::kForward, ConvOp::kBackwardData, ConvOp::kBackwardFilter}) {
     const OpCounters c = read(op);
     char line[256];
-    std::snprintf(line, sizeof(line), "ucudnn: %-5s %12lld %10lld %10lld %10lld %10.3f %10lld %10lld %10lld %12.3f %8.3f\n",
-                  short_name(op), c.convolution_calls, c.split_calls, c.replayed_calls, c.captures, c.capture_seconds,
+    std::snprintf(line, sizeof(line), "ucudnn: %-5s %12lld %10lld %10lld %10lld %10lld %10lld %10.3f %10lld %10lld %10lld %12.3f %8.3f\n",
+                  short_name(op), c.convolution_calls, c.split_calls, c.channel_piece_calls, c.fp32_sum_calls,
+                  c.replayed_calls, c.captures, c.capture_seconds,
                   c.plain_calls, c.algorithm_queries, c.timings, c.benchmark_seconds, c.solve_seconds);
     out << line;
   }

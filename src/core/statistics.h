@@ -18,6 +18,9 @@ struct OpCounters {
   long long convolution_calls = 0;  ///< convolution calls intercepted
   long long split_calls = 0;        ///< ... that ran as more than one micro-batch
   long long replayed_calls = 0;     ///< ... that ran as a replayed CUDA graph
+  long long channel_piece_calls = 0;  ///< ... whose plan cut the output channels into pieces
+  long long fp32_sum_calls = 0;     ///< ... whose micro-batches were summed in FP32 (half-precision
+                                    ///< backward filter)
   long long captures = 0;           ///< CUDA graphs captured (each also counts as replayed)
   double capture_seconds = 0;       ///< host time spent capturing and instantiating them
   long long plain_calls = 0;        ///< ... that ran as plain cuDNN (planning failed, or the caller
@@ -26,6 +29,13 @@ struct OpCounters {
   long long timings = 0;            ///< candidate timings run by the benchmarker
   double benchmark_seconds = 0;     ///< measuring (database lookups included)
   double solve_seconds = 0;         ///< WR dynamic programs and WD integer programs
+};
+
+/// What one convolution call ran as.
+struct ExecutedSplit {
+  int micro_batches = 1;
+  bool channel_pieces = false;  ///< some micro-batch ran in output-channel pieces
+  bool fp32_sums = false;       ///< the micro-batches' filter gradients were summed in FP32
 };
 
 /// Where a search spends its time: each is timed where it happens (runtime/), per operation.
@@ -82,7 +92,7 @@ class Statistics {
 
   static Statistics& instance();
 
-  void count_execution(ConvOp op, int micro_batches, bool replayed = false);
+  void count_execution(ConvOp op, const ExecutedSplit& split, bool replayed = false);
   void add_capture(ConvOp op, double seconds);
   void count_plain(ConvOp op);
   void count_query(ConvOp op);
@@ -104,7 +114,8 @@ class Statistics {
 
  private:
   struct Atomics {
-    std::atomic<long long> convolution_calls{0}, split_calls{0}, replayed_calls{0}, plain_calls{0}, algorithm_queries{0}, timings{0};
+    std::atomic<long long> convolution_calls{0}, split_calls{0}, replayed_calls{0}, plain_calls{0}, algorithm_queries{0},
+        timings{0}, channel_piece_calls{0}, fp32_sum_calls{0};
     std::atomic<long long> benchmark_ns{0}, solve_ns{0}, captures{0}, capture_ns{0};
     std::array<std::atomic<long long>, static_cast<int>(SearchPhase::kCount)> search_ns{};
     std::array<std::atomic<long long>, static_cast<int>(SearchCount::kCount)> search_counts{};

@@ -1,5 +1,6 @@
 #include "optimize/channel_pieces.h"
 
+#include <algorithm>
 #include <limits>
 
 #include "core/cudnn_values.h"
@@ -14,7 +15,7 @@ namespace {
 constexpr int kChannelGranule = 8;
 constexpr int kPieceCounts[] = {2, 4, 8};
 
-// FP32 and FP64: where reordering additions is exact enough.
+// FP32 and FP64: where reordering additions is exact enough, and where pieces paid.
 bool single_or_double(const ConvKey& key) {
   return key.x.data_type == cudnn_values::kDataFloat || key.x.data_type == cudnn_values::kDataDouble;
 }
@@ -44,8 +45,12 @@ std::vector<int> channel_piece_counts(const ConvKey& key) {
 }
 
 std::vector<int> channel_piece_counts_to_search(const ConvKey& key, SearchMode search) {
-  if (search != SearchMode::kExhaustive) return {};
-  return channel_piece_counts(key);
+  std::vector<int> counts = channel_piece_counts(key);
+  if (search == SearchMode::kExhaustive) return counts;
+  if (!single_or_double(key)) return {};
+  counts.erase(std::remove_if(counts.begin(), counts.end(), [](int pieces) { return pieces > kFastSearchPieces; }),
+               counts.end());
+  return counts;
 }
 
 ConvKey channel_piece_key(const ConvKey& key, int pieces) {

@@ -29,11 +29,14 @@ namespace ucudnn::optimize {
 /// convolutions, other data types than FP32, FP64, FP16 and BF16, or half-precision backward data.
 std::vector<int> channel_piece_counts(const ConvKey& key);
 
+/// The most pieces the fast search looks at (the exhaustive search: every count).
+inline constexpr int kFastSearchPieces = 2;
+
 /// The piece counts a search of `key` looks at: exhaustive, every count channel_piece_counts
-/// allows; fast, none. Two pieces of FP32 kernels in the fast search won 10-15% at 8 MiB on the
-/// H200 (bench/results/h200/channel-pieces/), but with them the GPU test
-/// WorkspaceDivisionGpu.SharedSegmentIsOrderedAcrossStreamsAndLayerIdsSeparateIt hung on that
-/// GPU, for a cause not yet found; the fast search stays as the GPU suite last passed it.
+/// allows; fast, those up to kFastSearchPieces of FP32 and FP64 kernels only. On the H200 (cuDNN
+/// 9.14) pieces won only there (AlexNet and ResNet-18/50 at 8 MiB, mostly backward data and filter
+/// engines), while looking at every count in every precision took the fast search 1.4 to 2.7
+/// times as long (bench/results/h200/channel-pieces/).
 std::vector<int> channel_piece_counts_to_search(const ConvKey& key, SearchMode search);
 
 /// The kernel of one of `pieces` pieces of `key` (which channel_piece_counts allows): K / pieces

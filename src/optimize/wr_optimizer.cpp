@@ -38,10 +38,13 @@ int MicroBatchSplit::micro_batch_count() const {
   return n;
 }
 
+bool MicroBatchSplit::in_channel_pieces() const {
+  return std::any_of(runs.begin(), runs.end(), [](const MicroBatchRun& run) { return run.pieces > 1; });
+}
+
 bool MicroBatchSplit::later_calls_accumulate(ConvOp op) const {
   if (op == ConvOp::kBackwardFilter) return micro_batch_count() > 1;
-  return op == ConvOp::kBackwardData &&
-         std::any_of(runs.begin(), runs.end(), [](const MicroBatchRun& run) { return run.pieces > 1; });
+  return op == ConvOp::kBackwardData && in_channel_pieces();
 }
 
 double MicroBatchSplit::host_ms() const {

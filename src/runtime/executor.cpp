@@ -78,7 +78,9 @@ Status ExecutablePlan::execute(const CallTarget& target, const void* alpha, cons
         return captured.enqueue(handle, alpha, beta, buffers, workspace, workspace_bytes);
       }));
   const ExecutablePlan& ran = outcome.replayed && !outcome.of_direct ? captured : *this;
-  Statistics::instance().count_execution(key_.op, ran.split_.micro_batch_count(), outcome.replayed);
+  Statistics::instance().count_execution(
+      key_.op, ExecutedSplit{ran.split_.micro_batch_count(), ran.split_.in_channel_pieces(), ran.split_.sums_in_fp32},
+      outcome.replayed);
   if (outcome.captured) Statistics::instance().add_capture(key_.op, outcome.capture_seconds);
   return Status::success();
 }

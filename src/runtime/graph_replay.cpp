@@ -46,6 +46,11 @@ Status capture_resources(int device, CaptureResources** out) {
 
 }  // namespace
 
+void GraphReplay::prepare(int device) {
+  CaptureResources* resources = nullptr;
+  if (!capture_resources(device, &resources).ok()) (void)cudaGetLastError();
+}
+
 Status GraphReplay::capture(int device, const std::function<Status(cudnnHandle_t)>& enqueue, CudaGraphExec* out) {
   CaptureResources* resources = nullptr;
   UCUDNN_TRY(capture_resources(device, &resources));

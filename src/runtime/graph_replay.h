@@ -55,6 +55,7 @@ class GraphReplay {
         return launch(graph->exec, target.stream);  // under the lock: a store() may evict it
       case ReplayAction::kRunDirectly:
         lock.unlock();
+        prepare(device);
         return direct(target.handle);
       case ReplayAction::kCapture:
         break;
@@ -88,6 +89,11 @@ class GraphReplay {
   }
 
  private:
+  /// Makes the device's capture handle and stream, if they are not made yet, at a call's first
+  /// sight rather than at its capture: cudnnCreate loads modules, which waits for the whole device,
+  /// and by the call's recurrence the caller's streams may hold work that waits for the host (a
+  /// host function), which would then never finish. A failure is left for the capture to report.
+  static void prepare(int device);
   static Status capture(int device, const std::function<Status(cudnnHandle_t)>& enqueue, CudaGraphExec* out);
   static Status launch(const CudaGraphExec& graph, cudaStream_t stream);
   static void note_refusal(const Status& why);

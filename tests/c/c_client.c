@@ -22,6 +22,7 @@ void ucudnn_c_client_run(UcudnnCClientReport* report) {
   UcudnnPlanInfo plan;
   UcudnnMicroBatchRun runs[4];
   UcudnnStatistics statistics;
+  UcudnnSplitStatistics split_statistics;
   /* A table indexed by algorithm, the virtual one included. */
   float time_by_algorithm[CUDNN_CONVOLUTION_FWD_ALGO_COUNT + 1];
   int returned = 0;
@@ -64,5 +65,8 @@ void ucudnn_c_client_run(UcudnnCClientReport* report) {
   (void)time_by_algorithm[UCUDNN_CONVOLUTION_FWD_ALGO_MICRO_BATCHED];
 
   report->statisticsStatus = (int)ucudnnGetStatistics(&statistics);
+  memset(&split_statistics, 0, sizeof split_statistics);
+  split_statistics.structSize = sizeof split_statistics;
+  report->splitStatisticsStatus = (int)ucudnnGetSplitStatistics(&split_statistics);
   report->databaseStatus = (int)ucudnnGetDatabase(NULL, 0, NULL);
 }

@@ -27,6 +27,7 @@ typedef struct UcudnnCClientReport {
   int virtualAlgorithms[3]; /* the *_MICRO_BATCHED values (forward: through its case label) */
   int algorithmTableSize;   /* CUDNN_CONVOLUTION_FWD_ALGO_COUNT + 1 entries */
   int statisticsStatus;     /* ucudnnGetStatistics */
+  int splitStatisticsStatus; /* ucudnnGetSplitStatistics with structSize set */
   int databaseStatus;       /* ucudnnGetDatabase, a length query */
 } UcudnnCClientReport;
 

@@ -68,6 +68,10 @@ TEST_F(ChannelPieces, PiecesOfOutputChannelsMatchPlainCudnnOnTheWholeKernel) {
   DeviceArray workspace(kWorkspace / 4, CUDNN_DATA_FLOAT);
   ASSERT_TRUE(workspace.get());
   int checked = 0, engines_checked = 0, data_checked = 0, refused = 0;
+  UcudnnSplitStatistics kinds_before{sizeof(UcudnnSplitStatistics), {}};
+  CUDNN_OK(ucudnnGetSplitStatistics(&kinds_before));
+  long long piece_calls_before = 0;
+  for (int op = 0; op < 3; ++op) piece_calls_before += kinds_before.op[op].channelPieceCalls;
   for (int i = 0; i < 60; ++i) {
     const ConvSpec spec = piece_spec(rng);
     ConvProblem p(spec);
@@ -126,6 +130,11 @@ TEST_F(ChannelPieces, PiecesOfOutputChannelsMatchPlainCudnnOnTheWholeKernel) {
       }
     }
   }
+  UcudnnSplitStatistics kinds{sizeof(UcudnnSplitStatistics), {}};
+  CUDNN_OK(ucudnnGetSplitStatistics(&kinds));
+  long long piece_calls = 0;
+  for (int op = 0; op < 3; ++op) piece_calls += kinds.op[op].channelPieceCalls;
+  EXPECT_EQ(piece_calls - piece_calls_before, checked) << "the statistics count every call run in pieces";
   std::printf("[ pieces ] seed %u: %d piece plans checked (%d of engines, %d backward data), %d refused by cuDNN\n",
               seed, checked, engines_checked, data_checked, refused);
   EXPECT_GE(checked, 60);

@@ -146,6 +146,9 @@ TEST_F(Fp32FilterSums, SplitHalfFilterGradientsAreWithinTwiceOneUndividedCallsEr
       {"3-d", 12, 8, 8, {6, 6, 6}, {3, 3, 3}, 1, 1, 1, 1},
   };
   int checked = 0, engines_checked = 0;
+  UcudnnSplitStatistics kinds_before{sizeof(UcudnnSplitStatistics), {}};
+  CUDNN_OK(ucudnnGetSplitStatistics(&kinds_before));
+  const long long fp32_sums_before = kinds_before.op[UCUDNN_OP_BACKWARD_FILTER].fp32SumCalls;
   double worst_ratio = 0;
   for (const Shape& shape : shapes) {
     for (cudnnDataType_t type : {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16}) {
@@ -201,6 +204,10 @@ TEST_F(Fp32FilterSums, SplitHalfFilterGradientsAreWithinTwiceOneUndividedCallsEr
       }
     }
   }
+  UcudnnSplitStatistics kinds{sizeof(UcudnnSplitStatistics), {}};
+  CUDNN_OK(ucudnnGetSplitStatistics(&kinds));
+  EXPECT_EQ(kinds.op[UCUDNN_OP_BACKWARD_FILTER].fp32SumCalls - fp32_sums_before, checked)
+      << "the statistics count every call summed in FP32";
   std::printf("[ fp32 sums ] seed %u: %d splits checked (%d of engines), worst error %.2fx the undivided call's\n",
               seed, checked, engines_checked, worst_ratio);
   EXPECT_GE(checked, 30);

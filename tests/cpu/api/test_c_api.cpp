@@ -50,6 +50,7 @@ TEST(CApi, ACProgramsCallsRefuseANullHandleCleanly) {
       << report.uninitializedPlanMessage;
   EXPECT_EQ(report.nullHandlePlanStatus, CUDNN_STATUS_BAD_PARAM) << "checked struct, then the handle";
   EXPECT_EQ(report.statisticsStatus, CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(report.splitStatisticsStatus, CUDNN_STATUS_SUCCESS);
   EXPECT_EQ(report.databaseStatus, CUDNN_STATUS_SUCCESS);
 }
 

@@ -60,12 +60,15 @@ TEST(ChannelPieces, PieceCountsKeepEightChannelsAPieceAndSkipWhatCannotBeCutExac
   EXPECT_EQ(optimize::channel_piece_counts(int8), (V{}));
 }
 
-TEST(ChannelPieces, OnlyTheExhaustiveSearchLooksForPieces) {
+TEST(ChannelPieces, TheFastSearchLooksAtTwoPiecesOfFp32AndFp64KernelsAndTheExhaustiveAtEvery) {
   using V = std::vector<int>;
   const ConvKey fp32 = kernel(ConvOp::kForward, cudnn_values::kDataFloat, 64);
-  EXPECT_EQ(optimize::channel_piece_counts_to_search(fp32, SearchMode::kFast), (V{}));
+  EXPECT_EQ(optimize::channel_piece_counts_to_search(fp32, SearchMode::kFast), (V{2}));
   EXPECT_EQ(optimize::channel_piece_counts_to_search(fp32, SearchMode::kExhaustive), (V{2, 4, 8}));
+  const ConvKey fp64 = kernel(ConvOp::kBackwardData, cudnn_values::kDataDouble, 32);
+  EXPECT_EQ(optimize::channel_piece_counts_to_search(fp64, SearchMode::kFast), (V{2}));
   const ConvKey half = kernel(ConvOp::kBackwardFilter, cudnn_values::kDataHalf, 64, true);
+  EXPECT_EQ(optimize::channel_piece_counts_to_search(half, SearchMode::kFast), (V{}));
   EXPECT_EQ(optimize::channel_piece_counts_to_search(half, SearchMode::kExhaustive), (V{2, 4, 8}));
   ConvKey grouped = fp32;
   grouped.conv.group_count = 2;

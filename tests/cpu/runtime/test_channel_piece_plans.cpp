@@ -96,13 +96,22 @@ TEST_F(ChannelPiecePlans, WhereTheFastAlgorithmFitsNoPieceIsMeasured) {
   }
 }
 
-TEST_F(ChannelPiecePlans, TheFastSearchNeverLooksForPieces) {
+TEST_F(ChannelPiecePlans, TheFastSearchLooksAtTwoPiecesOfSinglePrecisionKernelsOnly) {
   builder.set_search_mode(SearchMode::kFast);
   std::shared_ptr<const runtime::ExecutablePlan> plan;
   ASSERT_TRUE(builder.plan(nullptr, key, 8 * kMiB, kPolicy, CandidateSet::kLegacy, &plan).ok());
-  for (const auto& run : plan->split().runs) EXPECT_EQ(run.pieces, 1);
-  for (int pieces : optimize::channel_piece_counts(key)) {
-    EXPECT_EQ(source->calls_for(optimize::channel_piece_key(key, pieces)), 0) << pieces << " pieces";
+  EXPECT_GE(source->calls_for(optimize::channel_piece_key(key, 2)), 1);
+  EXPECT_EQ(source->calls_for(optimize::channel_piece_key(key, 4)), 0);
+  EXPECT_EQ(source->calls_for(optimize::channel_piece_key(key, 8)), 0);
+  for (const auto& run : plan->split().runs) EXPECT_EQ(run.pieces, 2);
+
+  // The same kernel in FP16: its pieces never won on the GPU, so the fast search does not look.
+  ConvKey half = key;
+  half.x.data_type = half.y.data_type = half.w.data_type = cudnn_values::kDataHalf;
+  source->add(half, rows_with(512));
+  ASSERT_TRUE(builder.plan(nullptr, half, 8 * kMiB, kPolicy, CandidateSet::kLegacy, &plan).ok());
+  for (int pieces : optimize::channel_piece_counts(half)) {
+    EXPECT_EQ(source->calls_for(optimize::channel_piece_key(half, pieces)), 0) << pieces << " pieces";
   }
 }
 
