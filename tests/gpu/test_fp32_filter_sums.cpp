@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "conv_check.h"
+#include "fp64_reference.h"
 #include "core/conv_key.h"
 #include "runtime/backend_graph.h"
 #include "runtime/executor.h"
@@ -39,77 +40,6 @@ ConvSpec spec_of(int n, int c, int k, std::vector<int> spatial, std::vector<int>
   s.layout = layout;
   if (spatial.size() == 2 && spatial[0] == 1) s.pad[0] = 0;  // 1-d: no padding along the unit height
   return s;
-}
-
-// alpha dw + beta dw_old in FP64 from the values the GPU holds (half and bfloat16 convert exactly).
-std::vector<double> reference_filter_gradient(const ConvProblem& p, const std::vector<float>& x,
-                                              const std::vector<float>& dy, const std::vector<float>& dw_old,
-                                              double alpha, double beta) {
-  const ConvSpec& s = p.spec;
-  const int nd = static_cast<int>(s.spatial.size());
-  const int cg = s.c / s.groups, kg = s.k / s.groups;
-  std::vector<int> out(p.y_dims.begin() + 2, p.y_dims.end());
-  const size_t filter_spatial = [&] {
-    size_t v = 1;
-    for (int f : s.filter) v *= static_cast<size_t>(f);
-    return v;
-  }();
-  const bool krsc = s.layout == Layout::kNhwc;
-  auto w_offset = [&](int k, int c, size_t f) {
-    return krsc ? (static_cast<size_t>(k) * filter_spatial + f) * cg + c
-                : (static_cast<size_t>(k) * cg + c) * filter_spatial + f;
-  };
-  std::vector<double> sum(static_cast<size_t>(s.k) * cg * filter_spatial, 0.0);
-  size_t out_count = 1;
-  for (int o : out) out_count *= static_cast<size_t>(o);
-  std::vector<int> o_index(nd), f_index(nd), i_index(nd);
-  for (int n = 0; n < s.n; ++n) {
-    for (int k = 0; k < s.k; ++k) {
-      const int g = k / kg;
-      for (size_t o_flat = 0; o_flat < out_count; ++o_flat) {
-        size_t rest = o_flat;
-        for (int d = nd - 1; d >= 0; --d) {
-          o_index[d] = static_cast<int>(rest % out[d]);
-          rest /= out[d];
-        }
-        size_t dy_off = static_cast<size_t>(n) * p.y_strides[0] + static_cast<size_t>(k) * p.y_strides[1];
-        for (int d = 0; d < nd; ++d) dy_off += static_cast<size_t>(o_index[d]) * p.y_strides[2 + d];
-        const double g_out = dy[dy_off];
-        if (g_out == 0.0) continue;
-        for (size_t f = 0; f < filter_spatial; ++f) {
-          size_t frest = f;
-          bool inside = true;
-          for (int d = nd - 1; d >= 0; --d) {
-            f_index[d] = static_cast<int>(frest % s.filter[d]);
-            frest /= s.filter[d];
-          }
-          for (int d = 0; d < nd; ++d) {
-            i_index[d] = o_index[d] * s.stride[d] - s.pad[d] + f_index[d] * s.dilation[d];
-            inside = inside && i_index[d] >= 0 && i_index[d] < s.spatial[d];
-          }
-          if (!inside) continue;
-          size_t x_off = static_cast<size_t>(n) * p.x_strides[0];
-          for (int d = 0; d < nd; ++d) x_off += static_cast<size_t>(i_index[d]) * p.x_strides[2 + d];
-          for (int c = 0; c < cg; ++c) {
-            sum[w_offset(k, c, f)] += g_out * x[x_off + static_cast<size_t>(g * cg + c) * p.x_strides[1]];
-          }
-        }
-      }
-    }
-  }
-  for (size_t i = 0; i < sum.size(); ++i) sum[i] = alpha * sum[i] + beta * dw_old[i];
-  return sum;
-}
-
-double error_against(const std::vector<float>& got, const std::vector<double>& want) {
-  double max_diff = 0, max_ref = 0;
-  for (size_t i = 0; i < want.size(); ++i) {
-    const double diff = std::fabs(static_cast<double>(got[i]) - want[i]);
-    if (std::isnan(diff)) return INFINITY;
-    max_diff = std::max(max_diff, diff);
-    max_ref = std::max(max_ref, std::fabs(want[i]));
-  }
-  return max_ref > 0 ? max_diff / max_ref : max_diff;
 }
 
 // `n` samples in micro-batches of 1, 2 and 3 in turn (many partial sums), all of one candidate.
@@ -172,13 +102,13 @@ TEST_F(Fp32FilterSums, SplitHalfFilterGradientsAreWithinTwiceOneUndividedCallsEr
         DeviceArray old_w(t.w.elements(), type);
         ASSERT_TRUE(old_w.get());
         old_w.copy_from(t.w);
-        const std::vector<double> want = reference_filter_gradient(p, x, dy, dw_old, scale[0], scale[1]);
+        const std::vector<double> want =
+            fp64_reference(p, UCUDNN_OP_BACKWARD_FILTER, x, dy, dw_old, dw_old, scale[0], scale[1]);
 
         ASSERT_EQ(t.run_reference(plain_, algo, scale[0], scale[1], workspace.get(), kWorkspace),
                   CUDNN_STATUS_SUCCESS);
         CUDA_OK(cudaDeviceSynchronize());
-        const double unit_roundoff = type == CUDNN_DATA_HALF ? std::ldexp(1.0, -11) : std::ldexp(1.0, -8);
-        const double undivided = std::max(error_against(t.reference.download(), want), unit_roundoff / 2);
+        const double undivided = std::max(error_against(t.reference.download(), want), half_unit_roundoff(type));
 
         // The legacy algorithm, then the first engine offered at micro-batch 1.
         std::vector<ucudnn::optimize::MicroBatchSplit> splits = {many_micro_batches(spec.n, algo, "")};
