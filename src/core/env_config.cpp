@@ -37,6 +37,7 @@ const EnvVariable kEnvVariables[] = {
     {&EnvValues::memory_budget, "UCUDNN_MEMORY_BUDGET"},
     {&EnvValues::total_workspace, "UCUDNN_TOTAL_WORKSPACE_SIZE"},
     {&EnvValues::wd_time_limit, "UCUDNN_WD_TIME_LIMIT"},
+    {&EnvValues::job_wait, "UCUDNN_JOB_WAIT"},
     {&EnvValues::candidates, "UCUDNN_CANDIDATES"},
     {&EnvValues::database, "UCUDNN_DATABASE"},
     {&EnvValues::search, "UCUDNN_SEARCH"},
@@ -183,6 +184,11 @@ Expected<EnvConfig> parse_env_config(const EnvValues& raw) {
     auto parsed = parse_time_limit_seconds(values.wd_time_limit);
     if (!parsed) return parsed.error().prefixed("UCUDNN_WD_TIME_LIMIT: ");
     config.wd_time_limit_seconds = *parsed;
+  }
+  if (values.job_wait) {
+    auto parsed = parse_time_limit_seconds(values.job_wait);
+    if (!parsed) return parsed.error().prefixed("UCUDNN_JOB_WAIT: ");
+    config.job_wait_seconds = *parsed;
   }
   if (values.candidates) {
     auto parsed = parse_candidate_set(values.candidates);

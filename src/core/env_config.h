@@ -69,6 +69,9 @@ inline constexpr std::size_t kDefaultWorkspaceLimit = std::size_t{64} << 20;
 /// (api/graph_offer.h); kAuto: where the program is PyTorch (api::program_takes_offers).
 enum class OfferMode { kAuto, kOn, kOff };
 
+/// UCUDNN_JOB_WAIT's default: longer than one kernel's benchmark with every engine.
+inline constexpr double kDefaultJobWaitSeconds = 300.0;
+
 struct EnvConfig {
   BatchSizePolicy policy = BatchSizePolicy::kPowerOfTwo;
   std::size_t default_workspace_limit = kDefaultWorkspaceLimit;
@@ -76,6 +79,9 @@ struct EnvConfig {
   MemoryBudget memory_budget;       ///< UCUDNN_MEMORY_BUDGET: what graph-API plans may take
   std::size_t total_workspace = 0;  ///< WD budget; 0: WR mode
   double wd_time_limit_seconds = kDefaultWdTimeLimitSeconds;  ///< UCUDNN_WD_TIME_LIMIT
+  /// UCUDNN_JOB_WAIT: how long a process waits for another's benchmark of the same kernel (the
+  /// database's claim, store/measurement_claims.h) before it measures on its own.
+  double job_wait_seconds = kDefaultJobWaitSeconds;
   CandidateSet candidates = CandidateSet::kBoth;  ///< UCUDNN_CANDIDATES
   std::string database;           ///< empty: no database
   SearchMode search = SearchMode::kFast;  ///< UCUDNN_SEARCH
@@ -102,6 +108,7 @@ struct EnvValues {
   const char* memory_budget = nullptr;
   const char* total_workspace = nullptr;
   const char* wd_time_limit = nullptr;
+  const char* job_wait = nullptr;
   const char* candidates = nullptr;
   const char* database = nullptr;
   const char* search = nullptr;
@@ -122,7 +129,7 @@ struct EnvVariable {
   const char* name;
 };
 /// Every variable, in the table's order: what env_config() reads, trims and empties alike.
-extern const EnvVariable kEnvVariables[19];
+extern const EnvVariable kEnvVariables[20];
 
 /// UCUDNN_BENCHMARK_DEVICES: "all", or distinct device numbers ("0,2,3"). Whether they exist is
 /// checked against the visible devices by runtime/device_info.h.

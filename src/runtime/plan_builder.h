@@ -78,6 +78,8 @@ class PlanBuilder {
   /// How new kernels are benchmarked from now on (initially UCUDNN_SEARCH's). Plans made under
   /// the other mode stay cached under it.
   void set_search_mode(SearchMode mode) { search_mode_.store(mode); }
+  /// How long to wait for another process's benchmark of the same work (UCUDNN_JOB_WAIT otherwise).
+  void set_job_wait(double seconds) { gatherer_.set_job_wait(seconds); }
   SearchMode search_mode() const { return search_mode_.load(); }
 
   /// Uses the database at `path` from now on (empty: none) as the user database, the one new rows

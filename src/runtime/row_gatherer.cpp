@@ -2,9 +2,12 @@
 
 #include <chrono>
 #include <map>
+#include <thread>
 
+#include "core/env_config.h"
 #include "core/logging.h"
 #include "core/statistics.h"
+#include "store/measurement_claims.h"
 
 namespace ucudnn::runtime {
 namespace {
@@ -36,6 +39,12 @@ bool has_a_main_kind(CandidateSet set) {
     if (!kind_info(kind).supplementary) return true;
   }
   return false;
+}
+
+// UCUDNN_JOB_WAIT, or its default where the environment cannot be read.
+double job_wait_seconds() {
+  const auto& config = env_config();
+  return config ? config->job_wait_seconds : kDefaultJobWaitSeconds;
 }
 
 }  // namespace
@@ -76,7 +85,47 @@ Status RowGatherer::gather_kind(const Gathering& what, CandidateKind kind, const
   // Another thread may have measured meanwhile.
   const std::vector<int> missing = missing_sizes(what, kind, database);
   if (missing.empty()) return Status::success();
-  return measure(what, kind, missing, database);
+  return measure_once_per_job(what, kind, missing, database);
+}
+
+Status RowGatherer::measure_once_per_job(const Gathering& what, CandidateKind kind, std::vector<int> sizes,
+                                         const DeviceDatabase& database) {
+  if (!database.writable()) return measure(what, kind, sizes, database);
+  store::MeasurementClaims claims(database.db->user()->file());
+  const auto started = std::chrono::steady_clock::now();
+  const double wait = job_wait_seconds_.load() >= 0 ? job_wait_seconds_.load() : job_wait_seconds();
+  const auto bound = std::chrono::duration<double>(wait);
+  for (;;) {
+    // The work, as every process of the job names it: the same kernel, kind, sizes and limit.
+    std::string work = database.identity.to_string() + "|" + what.key.to_string() + "|" + kind_info(kind).name +
+                       "|" + std::to_string(what.workspace_limit) + "|" + to_string(what.search) + "|";
+    for (int size : sizes) work += std::to_string(size) + ",";
+    switch (claims.try_take(work)) {
+      case store::ClaimOutcome::kTaken: {
+        // A holder stores its rows before it releases: taken after one did, the rows are there.
+        const std::vector<int> still_missing = missing_sizes(what, kind, database);
+        const Status measured =
+            still_missing.empty() ? Status::success() : measure(what, kind, still_missing, database);
+        claims.release(work);
+        return measured;
+      }
+      case store::ClaimOutcome::kUnavailable:
+        return measure(what, kind, sizes, database);
+      case store::ClaimOutcome::kHeld:
+        break;
+    }
+    if (claims.clear_if_orphaned(work)) continue;
+    if (std::chrono::steady_clock::now() - started > bound) {
+      warn_once("job wait " + claims.folder(),
+                "another process has been benchmarking " + what.key.to_string() + " for over " +
+                    std::to_string(wait) + " s (its claim in " + claims.folder() +
+                    ", UCUDNN_JOB_WAIT); measuring here too");
+      return measure(what, kind, sizes, database);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    sizes = missing_sizes(what, kind, database);  // the holder's rows, as it stores them
+    if (sizes.empty()) return Status::success();
+  }
 }
 
 std::vector<int> RowGatherer::missing_sizes(const Gathering& what, CandidateKind kind,

@@ -6,6 +6,7 @@
 
 #include <cudnn.h>
 
+#include <atomic>
 #include <cstddef>
 #include <mutex>
 #include <vector>
@@ -42,6 +43,8 @@ class RowGatherer {
   /// Every row the table holds for `sizes` of `key` and the set's kinds (none measured).
   std::vector<Measurement> rows(const ConvKey& key, const std::vector<int>& sizes, CandidateSet candidates) const;
   BenchmarkTable& table() { return table_; }
+  /// Overrides UCUDNN_JOB_WAIT for this gatherer.
+  void set_job_wait(double seconds) { job_wait_seconds_.store(seconds); }
 
  private:
   Status gather_kind(const Gathering& what, CandidateKind kind, const DeviceDatabase& database);
@@ -50,6 +53,11 @@ class RowGatherer {
   std::vector<int> missing_sizes(const Gathering& what, CandidateKind kind, const DeviceDatabase& database);
   /// Copies the database's rows of `micro` and `kind` into the table if they are complete for the limit.
   bool promote(const ConvKey& micro, CandidateKind kind, std::size_t workspace_limit, const DeviceDatabase& database);
+  /// Measures `sizes` once per job: where the user database is writable, under its claim on this
+  /// work (store/measurement_claims.h); while another process holds the claim, waits for the rows
+  /// it stores, up to UCUDNN_JOB_WAIT, then measures alone.
+  Status measure_once_per_job(const Gathering& what, CandidateKind kind, std::vector<int> sizes,
+                              const DeviceDatabase& database);
   /// Measures `sizes` through the source and records the rows in the table and the database.
   Status measure(const Gathering& what, CandidateKind kind, const std::vector<int>& sizes,
                  const DeviceDatabase& database);
@@ -59,6 +67,7 @@ class RowGatherer {
   PlanDatabases& databases_;
   BenchmarkTable table_;
   std::mutex measure_mutex_;
+  std::atomic<double> job_wait_seconds_{-1};  ///< negative: UCUDNN_JOB_WAIT
 };
 
 }  // namespace ucudnn::runtime

@@ -144,7 +144,7 @@ std::string describe(const EnvConfig& config) {
   text << static_cast<int>(config.policy) << '|' << config.default_workspace_limit << '|'
        << (config.forced_workspace_limit ? std::to_string(*config.forced_workspace_limit) : "none") << '|'
        << to_string(config.memory_budget) << '|' << config.total_workspace << '|' << static_cast<int>(config.candidates) << '|' << config.database << '|'
-       << config.wd_time_limit_seconds << '|' << static_cast<int>(config.search) << '|'
+       << config.wd_time_limit_seconds << '|' << config.job_wait_seconds << '|' << static_cast<int>(config.search) << '|'
        << static_cast<int>(config.database_journal) << '|';
   for (const auto& path : config.system_databases) text << path << ':';
   text << '|' << config.benchmark_devices << '|' << config.print_statistics << '|' << config.graph_replay << '|'
@@ -218,6 +218,7 @@ TEST(StrictEnvironment, SurroundingWhitespaceIsTrimmedForEveryVariable) {
       {"UCUDNN_MEMORY_BUDGET", "6GiB"},
       {"UCUDNN_TOTAL_WORKSPACE_SIZE", "120MiB"},
       {"UCUDNN_WD_TIME_LIMIT", "2.5"},
+      {"UCUDNN_JOB_WAIT", "30"},
       {"UCUDNN_CANDIDATES", "legacy"},
       {"UCUDNN_DATABASE", "/tmp/a.db"},
       {"UCUDNN_SEARCH", "exhaustive"},

@@ -1,0 +1,222 @@
+// The processes of a job sharing one database (store/measurement_claims.h): planning the same
+// network at once, they benchmark each piece of work once and agree on every plan; a leader killed
+// while benchmarking is taken over at once, and one that hangs is waited for only up to the bound.
+// Processes are forked, as the database's own many-writer tests do; the recorded AlexNet table
+// stands in for the GPU, each measurement taking a few milliseconds so that they overlap.
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "recorded_source.h"
+#include "runtime/plan_builder.h"
+#include "store/database.h"
+#include "store/measurement_claims.h"
+#include "test_helpers.h"
+#include "folder_namespaces.h"
+
+namespace ucudnn::testing {
+namespace {
+
+constexpr std::size_t kLimit = std::size_t{8} << 20;
+
+// The recorded source, slowed down, writing a line per measurement to a log shared by every process
+// (O_APPEND: whole lines) for each that yields rows, or never returning (a leader that hangs).
+class LoggedSource : public MeasurementSource {
+ public:
+  LoggedSource(std::string log, bool hang) : recorded_(RecordedSource::alexnet()), log_(std::move(log)), hang_(hang) {}
+  Status identify(int device, DeviceIdentity* identity) override { return recorded_->identify(device, identity); }
+  Status measure(cudnnHandle_t handle, const ConvKey& key, const MeasureRequest& request,
+                 std::map<int, MeasuredRows>* out) override {
+    std::ostringstream line;
+    line << key.to_string() << " kind " << static_cast<int>(request.kind) << " sizes";
+    for (int size : request.sizes) line << ' ' << size;
+    line << '\n';
+    if (hang_) {
+      std::ofstream(log_, std::ios::app) << line.str() << std::flush;
+      while (true) pause();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    const Status measured = recorded_->measure(handle, key, request, out);
+    // Work that yields rows; what the recording lacks (output-channel pieces) fails in every
+    // process that asks, as a convolution cuDNN refuses would: failures are not stored.
+    if (measured.ok()) std::ofstream(log_, std::ios::app) << line.str() << std::flush;
+    return measured;
+  }
+  long long timings_run() const override { return recorded_->timings_run(); }
+
+ private:
+  std::shared_ptr<RecordedSource> recorded_;
+  std::string log_;
+  bool hang_;
+};
+
+std::string describe(const optimize::MicroBatchSplit& split) {
+  std::string text;
+  for (const auto& run : split.runs) {
+    text += std::to_string(run.count) + "x" + std::to_string(run.size) + " algo " + std::to_string(run.algo) + " " +
+            run.engine + "; ";
+  }
+  return text;
+}
+
+// One member of the job: plans AlexNet's kernels against the database and writes its plans to
+// `plans` (one line each). Runs in a forked child; exits 0 on success.
+[[noreturn]] void member(const std::string& database, const std::string& log, const std::string& plans, bool hang,
+                         double job_wait) {
+  auto db = BenchmarkDatabase::open(database);
+  if (!db) {
+    std::fprintf(stderr, "member: %s\n", db.message().c_str());
+    _exit(2);
+  }
+  runtime::PlanBuilder builder(std::make_shared<LoggedSource>(log, hang), std::move(db.value()), {});
+  builder.set_search_mode(SearchMode::kFast);
+  if (job_wait >= 0) builder.set_job_wait(job_wait);
+  std::ofstream out(plans);
+  for (const ConvKey& key : alexnet_keys()) {
+    std::shared_ptr<const runtime::ExecutablePlan> plan;
+    const Status planned =
+        builder.plan(nullptr, key, kLimit, BatchSizePolicy::kPowerOfTwo, CandidateSet::kLegacy, &plan);
+    if (!planned.ok()) {
+      std::fprintf(stderr, "member: %s\n", planned.message().c_str());
+      _exit(3);
+    }
+    out << key.to_string() << ": " << describe(plan->split()) << '\n';
+  }
+  out.close();
+  _exit(out ? 0 : 4);
+}
+
+pid_t start_member(const std::string& database, const std::string& log, const std::string& plans, bool hang = false,
+                   double job_wait = -1) {
+  const pid_t pid = fork();
+  if (pid == 0) member(database, log, plans, hang, job_wait);
+  return pid;
+}
+
+// Kills a member on every way out of a test (a hung leader would outlive a failed assertion).
+class Killed {
+ public:
+  explicit Killed(pid_t pid) : pid_(pid) {}
+  ~Killed() {
+    if (pid_ <= 0) return;
+    kill(pid_, SIGKILL);
+    int status = 0;
+    waitpid(pid_, &status, 0);
+  }
+  Killed(const Killed&) = delete;
+  Killed& operator=(const Killed&) = delete;
+
+ private:
+  pid_t pid_;
+};
+
+bool exited_cleanly(pid_t pid) {
+  int status = 0;
+  return waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+std::vector<std::string> lines_of(const std::string& path) {
+  std::vector<std::string> lines;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+std::string text_of(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+long long rows_in(const std::string& database) {
+  auto db = BenchmarkDatabase::open(database);
+  if (!db) return -1;
+  auto stats = db.value()->stats();
+  return stats ? stats.value().rows : -1;
+}
+
+// Waits up to `seconds` for the first claim to appear in `folder`.
+bool claim_appears(const std::string& folder, double seconds) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < until) {
+    std::error_code ignored;
+    if (std::filesystem::exists(folder, ignored) && !std::filesystem::is_empty(folder, ignored)) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return false;
+}
+
+TEST(JobSharing, SixteenProcessesPlanningOneNetworkBenchmarkEachWorkOnceAndAgree) {
+  TempDir dir;
+  // Alone first: the work one process does, and its plans.
+  const std::string alone_db = (dir.path() / "alone.db").string(), alone_log = (dir.path() / "alone.log").string();
+  const std::string alone_plans = (dir.path() / "alone.plans").string();
+  ASSERT_TRUE(exited_cleanly(start_member(alone_db, alone_log, alone_plans)));
+  const std::vector<std::string> alone_work = lines_of(alone_log);
+  ASSERT_GT(alone_work.size(), 15u);
+
+  constexpr int kMembers = 16;
+  const std::string db = (dir.path() / "job.db").string(), log = (dir.path() / "job.log").string();
+  std::vector<pid_t> members;
+  for (int i = 0; i < kMembers; ++i) {
+    members.push_back(start_member(db, log, (dir.path() / ("member" + std::to_string(i))).string()));
+  }
+  for (pid_t pid : members) EXPECT_TRUE(exited_cleanly(pid)) << "a member failed (its line above)";
+
+  const std::vector<std::string> work = lines_of(log);
+  const std::set<std::string> distinct(work.begin(), work.end());
+  EXPECT_EQ(distinct.size(), work.size()) << "some work was benchmarked twice:\n" << text_of(log);
+  EXPECT_EQ(distinct, std::set<std::string>(alone_work.begin(), alone_work.end()))
+      << "the job measured other work than one process alone";
+  const std::string plans = text_of(alone_plans);
+  for (int i = 0; i < kMembers; ++i) {
+    EXPECT_EQ(text_of((dir.path() / ("member" + std::to_string(i))).string()), plans) << "member " << i;
+  }
+  EXPECT_EQ(rows_in(db), rows_in(alone_db)) << "rows lost or duplicated";
+  EXPECT_TRUE(std::filesystem::is_empty(db + ".claims")) << "every claim is released";
+}
+
+TEST(JobSharing, ALeaderKilledWhileBenchmarkingIsTakenOverAtOnce) {
+  TempDir dir;
+  const std::string db = (dir.path() / "job.db").string(), log = (dir.path() / "job.log").string();
+  {
+    const Killed leader(start_member(db, log, (dir.path() / "leader").string(), /*hang=*/true));
+    ASSERT_TRUE(claim_appears(db + ".claims", 30)) << "the leader never claimed its first kernel";
+  }
+  ASSERT_FALSE(std::filesystem::is_empty(db + ".claims")) << "the killed leader's claim is left behind";
+
+  const auto started = std::chrono::steady_clock::now();
+  ASSERT_TRUE(exited_cleanly(start_member(db, log, (dir.path() / "next").string())));
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  EXPECT_LT(seconds, 60.0) << "the next member waited for a dead leader (UCUDNN_JOB_WAIT is 300 s)";
+  EXPECT_GT(rows_in(db), 0);
+  EXPECT_TRUE(std::filesystem::is_empty(db + ".claims"));
+}
+
+TEST(JobSharing, ALeaderThatHangsIsWaitedForOnlyUpToTheBound) {
+  TempDir dir;
+  const std::string db = (dir.path() / "job.db").string(), log = (dir.path() / "job.log").string();
+  const Killed leader(start_member(db, log, (dir.path() / "leader").string(), /*hang=*/true));
+  ASSERT_TRUE(claim_appears(db + ".claims", 30));
+  const auto started = std::chrono::steady_clock::now();
+  const pid_t next = start_member(db, log, (dir.path() / "next").string(), /*hang=*/false, /*job_wait=*/0.5);
+  ASSERT_TRUE(exited_cleanly(next));
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  EXPECT_GE(seconds, 0.5) << "the next member did not wait for the living leader";
+  EXPECT_LT(seconds, 30.0);
+  EXPECT_GT(rows_in(db), 0) << "it measured on its own";
+  // The hung leader's first work, then the next member's own measuring of that same work.
+  const std::vector<std::string> work = lines_of(log);
+  ASSERT_GE(work.size(), 2u);
+  EXPECT_EQ(work[0], work[1]);
+}
+
+}  // namespace
+}  // namespace ucudnn::testing
