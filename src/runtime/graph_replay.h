@@ -53,10 +53,12 @@ class GraphReplay {
         outcome->replayed = true;
         outcome->of_direct = graph->of_direct;
         return launch(graph->exec, target.stream);  // under the lock: a store() may evict it
-      case ReplayAction::kRunDirectly:
+      case ReplayAction::kRunDirectly: {
+        const bool may_capture_later = !cache_.refused();
         lock.unlock();
-        prepare(device);
+        if (may_capture_later) prepare(device);
         return direct(target.handle);
+      }
       case ReplayAction::kCapture:
         break;
     }

@@ -8,8 +8,8 @@
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
+#include <ctime>
 #include <fstream>
-#include <sstream>
 
 namespace ucudnn::store {
 namespace {
