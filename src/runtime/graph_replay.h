@@ -54,9 +54,11 @@ class GraphReplay {
         outcome->of_direct = graph->of_direct;
         return launch(graph->exec, target.stream);  // under the lock: a store() may evict it
       case ReplayAction::kRunDirectly: {
-        const bool may_capture_later = !cache_.refused();
+        // Once per plan: calls whose buffers never recur run here every time.
+        const bool prepare_now = !prepared_ && !cache_.refused();
+        prepared_ = prepared_ || prepare_now;
         lock.unlock();
-        if (may_capture_later) prepare(device);
+        if (prepare_now) prepare(device);
         return direct(target.handle);
       }
       case ReplayAction::kCapture:
@@ -108,6 +110,7 @@ class GraphReplay {
 
   mutable std::mutex mutex_;
   ReplayCache<CapturedGraph> cache_;
+  bool prepared_ = false;  ///< prepare() was called for this plan's device
 };
 
 }  // namespace ucudnn::runtime

@@ -22,7 +22,9 @@ std::vector<double> fp64_reference(const ConvProblem& p, UcudnnConvolutionOp_t o
 /// The largest absolute difference over the largest reference magnitude (infinite on a NaN).
 double error_against(const std::vector<float>& got, const std::vector<double>& want);
 
-/// Half the unit roundoff of `type`: the least error one rounding of the output may give.
-double half_unit_roundoff(cudnnDataType_t type);
+/// Half the unit roundoff of what `spec` computes in: its data type, or TF32 for FP32 with
+/// default math (cuDNN may choose TF32 for one shape and not another). The least error one
+/// undivided call may give: the floor of the accuracy bound.
+double half_unit_roundoff(const ConvSpec& spec);
 
 }  // namespace ucudnn_test

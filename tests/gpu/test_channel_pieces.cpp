@@ -27,7 +27,6 @@ namespace {
 
 constexpr size_t kWorkspace = size_t{256} << 20;
 constexpr double kHostMultiplyAdds = 2e7;  // an FP64 reference of well under a second
-constexpr double kTf32HalfUnitRoundoff = 1.0 / 4096;  // TF32 keeps 10 mantissa bits
 
 class ChannelPieces : public PlainCudnnTest {};
 
@@ -147,10 +146,8 @@ TEST_F(ChannelPieces, PiecesOfOutputChannelsMatchPlainCudnnOnTheWholeKernel) {
         ++checked;
         if (!want.empty() && !engine) {
           // The undivided call of the same algorithm is plain cuDNN's reference run.
-          const double floor = spec.data_type == CUDNN_DATA_FLOAT && spec.math != CUDNN_FMA_MATH
-                                   ? kTf32HalfUnitRoundoff  // default math lets cuDNN choose TF32 per shape
-                                   : half_unit_roundoff(spec.data_type);
-          const double undivided_error = std::max(error_against(t.reference.download(), want), floor);
+          const double undivided_error =
+              std::max(error_against(t.reference.download(), want), half_unit_roundoff(spec));
           const double pieces_error = error_against(t.output().download(), want);
           EXPECT_LE(pieces_error, 2 * undivided_error) << "FP64 bound";
           worst_ratio = std::max(worst_ratio, pieces_error / undivided_error);
