@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <ctime>
 #include <fstream>
+#include <sstream>
 
 namespace ucudnn::store {
 namespace {
@@ -25,6 +26,11 @@ std::string hashed(const std::string& text) {
   std::snprintf(name, sizeof(name), "%016llx", static_cast<unsigned long long>(h));
   return name;
 }
+
+// A claim's text, "host pid\n", fits: host names are at most 255 bytes.
+constexpr std::size_t kClaimBytes = 512;
+// Linux's PID_MAX_LIMIT: a larger number names no process.
+constexpr long kLargestPid = 4194304;
 
 std::string host_name() {
   char name[256] = {};
@@ -61,14 +67,19 @@ bool MeasurementClaims::clear_if_orphaned(const std::string& what) {
   const std::string file = file_of(what);
   std::ifstream in(file);
   if (!in) return false;  // gone already: the next try takes it
+  // Only as much as a claim holds: a file planted in the folder may be anything.
+  char head[kClaimBytes] = {};
+  in.read(head, sizeof(head) - 1);
+  std::istringstream text(std::string(head, static_cast<std::size_t>(in.gcount())));
   std::string host;
   long pid = 0;
-  in >> host >> pid;
-  if (in && !host.empty() && pid > 0) {
+  text >> host >> pid;
+  if (text && !host.empty() && pid > 0 && pid <= kLargestPid) {
     if (host != host_name()) return false;  // another host's: its waiters' bound decides
     if (kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) return false;  // still running
   } else {
-    // Empty: its holder may be between creating and writing it; orphaned only once it is old.
+    // Empty (or not a claim): its holder may be between creating and writing it; orphaned only
+    // once it is old.
     struct stat st {};
     if (stat(file.c_str(), &st) != 0 || time(nullptr) - st.st_mtime < 10) return false;
   }

@@ -58,6 +58,11 @@ TEST(MeasurementClaims, ADeadHoldersClaimIsClearedOnlyWhereItsDeathIsKnown) {
 
   write_file(claims.file_of("work"), "");
   EXPECT_FALSE(claims.clear_if_orphaned("work")) << "an empty claim may be one being written";
+  write_file(claims.file_of("work"), host + " 99999999999\n");
+  EXPECT_FALSE(claims.clear_if_orphaned("work")) << "a number no process has is not a claim, and it is new";
+  write_file(claims.file_of("work"), std::string(1 << 20, 'x'));
+  EXPECT_FALSE(claims.clear_if_orphaned("work")) << "a planted file that is no claim is kept while it is new";
+  EXPECT_EQ(claims.try_take("work"), store::ClaimOutcome::kHeld);
 }
 
 TEST(MeasurementClaims, AFileWithTheFoldersNameMakesClaimsUnavailableAndIsLeftAsItWas) {
