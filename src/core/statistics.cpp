@@ -133,17 +133,18 @@ std::string Statistics::report() const {
     out << line;
   }
   out << "ucudnn: op    search s: setup  heuristics     find  plan build   timing  database | plans built"
-         "  timed  cut short  not timed  sizes  sizes skipped\n";
+         "  timed  cut short  not timed  sizes  sizes skipped  new batches\n";
   for (ConvOp op : {ConvOp::kForward, ConvOp::kBackwardData, ConvOp::kBackwardFilter}) {
     const SearchCounters s = read_search(op);
     char line[256];
     std::snprintf(line, sizeof(line),
-                  "ucudnn: %-5s %15.3f %11.3f %8.3f %11.3f %8.3f %9.3f | %11lld %6lld %10lld %10lld %6lld %14lld\n",
+                  "ucudnn: %-5s %15.3f %11.3f %8.3f %11.3f %8.3f %9.3f | %11lld %6lld %10lld %10lld %6lld %14lld %12lld\n",
                   short_name(op), s.phase(SearchPhase::kSetup), s.phase(SearchPhase::kHeuristics),
                   s.phase(SearchPhase::kFind), s.phase(SearchPhase::kPlanBuild), s.phase(SearchPhase::kTiming),
                   s.phase(SearchPhase::kDatabase), s.count(SearchCount::kPlansBuilt),
                   s.count(SearchCount::kTimedInFull), s.count(SearchCount::kCutShort), s.count(SearchCount::kNotTimed),
-                  s.count(SearchCount::kSizesMeasured), s.count(SearchCount::kSizesSkipped));
+                  s.count(SearchCount::kSizesMeasured), s.count(SearchCount::kSizesSkipped),
+                  s.count(SearchCount::kNewBatchSizes));
     out << line;
   }
   const FrontEndCounters f = read_front_ends();

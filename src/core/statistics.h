@@ -57,6 +57,7 @@ enum class SearchCount {
   kNotTimed,         ///< candidates offered but not timed (the fast search's bound)
   kSizesMeasured,    ///< micro-batch sizes measured
   kSizesSkipped,     ///< micro-batch sizes the fast search found could not improve the plan
+  kNewBatchSizes,    ///< batch sizes planned over the powers of two other batch sizes measured
   kCount
 };
 

@@ -27,6 +27,16 @@ std::vector<int> search_ladder(const std::vector<int>& sizes, BatchSizePolicy po
   return halving;
 }
 
+std::vector<int> shared_size_ladder(const std::vector<int>& sizes, int batch) {
+  std::vector<int> ladder;
+  for (int size : sizes) {
+    if (size > 0 && size <= batch && (size & (size - 1)) == 0) ladder.push_back(size);
+  }
+  std::sort(ladder.rbegin(), ladder.rend());
+  ladder.erase(std::unique(ladder.begin(), ladder.end()), ladder.end());
+  return ladder;
+}
+
 bool smaller_sizes_may_help(int batch, const std::vector<int>& measured_sizes, const std::vector<Measurement>& rows,
                             std::size_t workspace_limit, CallPricing pricing, double margin) {
   if (measured_sizes.empty()) return true;

@@ -23,6 +23,12 @@ namespace ucudnn::optimize {
 /// the other policies' sizes being a ladder already.
 std::vector<int> search_ladder(const std::vector<int>& sizes, BatchSizePolicy policy);
 
+/// The ladder of a batch size new to a kernel already measured at other batch sizes: the powers of
+/// two of `sizes` at or below `batch`, largest first. Powers of two are the sizes every batch size
+/// shares (33 = 32 + 1), so rows measured for one batch plan the next, and an inference server's
+/// batch sizes 1..256 measure nine sizes in all; the batch itself is measured only where it is one.
+std::vector<int> shared_size_ladder(const std::vector<int>& sizes, int batch);
+
 /// Whether sizes smaller than the smallest of `measured_sizes` could improve, by more than
 /// `margin`, the best plan of `batch` within `workspace_limit` over `rows` of the measured sizes,
 /// under `pricing`. True where that plan does not exist yet or the smallest size has no rows.

@@ -14,6 +14,7 @@
 
 namespace ucudnn::runtime {
 using ucudnn::optimize::search_ladder;
+using ucudnn::optimize::shared_size_ladder;
 using ucudnn::optimize::smaller_sizes_may_help;
 
 namespace {
@@ -118,7 +119,7 @@ Status PlanBuilder::search_sizes(cudnnHandle_t handle, const ConvKey& key, const
     return gatherer_.gather(what);
   }
   searched->clear();
-  for (int size : search_ladder(sizes, settings.policy)) {
+  for (int size : fast_search_ladder(what, sizes, settings.policy)) {
     what.sizes = {size};
     UCUDNN_TRY(gatherer_.gather(what));
     searched->push_back(size);
@@ -138,6 +139,20 @@ Status PlanBuilder::search_sizes(cudnnHandle_t handle, const ConvKey& key, const
     }
   }
   return Status::success();
+}
+
+std::vector<int> PlanBuilder::fast_search_ladder(const Gathering& what, const std::vector<int>& sizes,
+                                                 BatchSizePolicy policy) {
+  const int batch = what.key.batch();
+  if (policy == BatchSizePolicy::kUndivided || gatherer_.holds(what, batch)) return search_ladder(sizes, policy);
+  const std::vector<int> shared = shared_size_ladder(sizes, batch);
+  for (int size : shared) {
+    if (size < batch && gatherer_.holds(what, size)) {
+      Statistics::instance().count_search(what.key.op, SearchCount::kNewBatchSizes);
+      return shared;
+    }
+  }
+  return search_ladder(sizes, policy);
 }
 
 Status PlanBuilder::add_channel_piece_rows(cudnnHandle_t handle, const ConvKey& key, const PlanSettings& settings,

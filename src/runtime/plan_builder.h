@@ -128,6 +128,12 @@ class PlanBuilder {
   Status search_sizes(cudnnHandle_t handle, const ConvKey& key, const std::vector<int>& sizes,
                       const PlanSettings& settings, std::vector<int>* searched);
 
+  /// The order the fast search gathers `what.key`'s `sizes` in: the whole batch first
+  /// (optimize::search_ladder), or, for a batch size new to a kernel whose rows the table or
+  /// databases hold at a smaller power of two, the powers of two only
+  /// (optimize::shared_size_ladder), so that other batch sizes' rows plan it.
+  std::vector<int> fast_search_ladder(const Gathering& what, const std::vector<int>& sizes, BatchSizePolicy policy);
+
   /// Adds to `rows` (at `sizes`) the rows of `key`'s output-channel pieces (optimize/channel_pieces.h),
   /// gathered as the kernel's own, for as many piece counts, from the fewest up, as the limit
   /// still costs the kernel speed (optimize::limit_costs_speed), among the counts the search looks

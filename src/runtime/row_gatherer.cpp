@@ -66,6 +66,17 @@ Status RowGatherer::gather(const Gathering& what) {
   return Status::success();
 }
 
+bool RowGatherer::holds(const Gathering& what, int size) {
+  const DeviceDatabase database = databases_.for_device(what.key.device, source_);
+  const Gathering one{what.handle, what.key, {size}, what.workspace_limit, what.candidates, what.search};
+  const bool main_kind = has_a_main_kind(what.candidates);
+  for (CandidateKind kind : kinds_of(what.candidates)) {
+    if (main_kind && kind_info(kind).supplementary) continue;
+    if (!missing_sizes(one, kind, database).empty()) return false;
+  }
+  return true;
+}
+
 std::vector<Measurement> RowGatherer::rows(const ConvKey& key, const std::vector<int>& sizes,
                                            CandidateSet candidates) const {
   std::vector<Measurement> rows;

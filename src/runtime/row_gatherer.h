@@ -40,6 +40,9 @@ class RowGatherer {
   /// Fills the table with the rows `what` asks for. A kind that is an addition to the set's others
   /// (engines) and fails is left out with a warning; a main kind's failure is the result.
   Status gather(const Gathering& what);
+  /// Whether the table or the databases hold complete rows of `size` for what `what` asks (of its
+  /// main kinds: an addition such as engines may be missing), measuring nothing.
+  bool holds(const Gathering& what, int size);
   /// Every row the table holds for `sizes` of `key` and the set's kinds (none measured).
   std::vector<Measurement> rows(const ConvKey& key, const std::vector<int>& sizes, CandidateSet candidates) const;
   BenchmarkTable& table() { return table_; }

@@ -86,6 +86,15 @@ class RecordedSource : public MeasurementSource {
     std::lock_guard<std::mutex> lock(mutex_);
     return sizes_asked_;
   }
+  /// The sizes asked for `key` (any batch; not its output-channel pieces), in order.
+  std::vector<int> sizes_asked_for(const ConvKey& key) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<int> sizes;
+    for (const auto& [asked, size] : sized_asks_) {
+      if (same(asked, key)) sizes.push_back(size);
+    }
+    return sizes;
+  }
   /// The rows the plan builder said it knew at the last call, per size.
   std::map<int, std::vector<Measurement>> last_known() const {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -106,6 +115,7 @@ class RecordedSource : public MeasurementSource {
     const std::map<int, std::vector<Measurement>>& known = request.known;
     std::lock_guard<std::mutex> lock(mutex_);
     sizes_asked_.insert(sizes_asked_.end(), sizes.begin(), sizes.end());
+    for (int size : sizes) sized_asks_.emplace_back(key, size);
     ++calls_;
     asked_.push_back(key);
     kinds_asked_.push_back(kind);
@@ -171,6 +181,7 @@ class RecordedSource : public MeasurementSource {
   std::vector<ConvKey> asked_;
   std::vector<CandidateKind> kinds_asked_;
   std::vector<int> sizes_asked_;
+  std::vector<std::pair<ConvKey, int>> sized_asks_;
   std::map<int, std::vector<Measurement>> last_known_;
 };
 
