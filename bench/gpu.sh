@@ -31,6 +31,13 @@
 #                            start: no process starts later), CURVES_GPUS ("0 1 2": those only); MODEL@none,9GiB,...: its own
 #                            budgets; CURVES_RUN_ARGS: options for `ucudnn run` (e.g.
 #                            --micro-batch-offers); `framework_curves.py --merge` joins one model's parts
+#   bash bench/gpu.sh newshapes   there: what a new batch size costs an inference loop: the legacy
+#                            API (bench/new_batch_sizes.cpp: ucudnn's planning against cuDNN's Find,
+#                            NEWSHAPES_NETS="NET:TYPE:LAYOUT:BATCHES ...") and PyTorch (bench/pytorch_new_shapes.py:
+#                            its benchmark mode, its heuristics and ucudnn, NEWSHAPES_TORCH_BATCHES)
+#   bash bench/gpu.sh job   there: one multi-rank PyTorch job through `ucudnn run` and one database
+#                            (bench/pytorch_job.py), 1 rank then JOB_RANKS (default: 2) on an empty
+#                            database, then JOB_RANKS again on the filled one; the database verified
 #   bash bench/gpu.sh graphapi   there: the graph-API proofs (tests/graph_api/README.md): the
 #                            TensorFlow-style loader plain and through `ucudnn run`, PyTorch's
 #                            OpInfo convolutions, JAX's convolutions against an FP64 reference
@@ -44,11 +51,11 @@ pack() {
   cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DUCUDNN_PORTABLE_RPATH=ON >/dev/null
   # What the GPU machine runs, not the CPU suite (CI builds and runs that).
   cmake --build build-gpu -j "$(nproc)" --target ucudnn_gpu_tests ucudnn_preload_probe ucudnn_graph_probe ucudnn_cli ucudnn \
-    ucudnn_preload ucudnn_bench ucudnn_conv_benchmark ucudnn_call_overhead ucudnn_legacy_plan_cache >/dev/null
+    ucudnn_preload ucudnn_bench ucudnn_conv_benchmark ucudnn_call_overhead ucudnn_legacy_plan_cache ucudnn_new_batch_sizes >/dev/null
   rm -rf pack && mkdir -p pack/bin pack/lib
   cp build-gpu/tests/ucudnn_gpu_tests build-gpu/tests/ucudnn_preload_probe build-gpu/tests/ucudnn_graph_probe build-gpu/src/ucudnn \
      build-gpu/bench/ucudnn_conv_benchmark build-gpu/bench/ucudnn_call_overhead \
-     build-gpu/bench/ucudnn_legacy_plan_cache pack/bin/
+     build-gpu/bench/ucudnn_legacy_plan_cache build-gpu/bench/ucudnn_new_batch_sizes pack/bin/
   cp -P build-gpu/src/libucudnn.so* build-gpu/src/libucudnn_preload.so build-gpu/src/libucudnn_bench.so pack/lib/
   # The README's quick start: a project of its own, built against the installed package.
   cmake --install build-gpu --prefix build-gpu/install >/dev/null
@@ -543,8 +550,58 @@ curves() {
   return $status
 }
 
+# New batch sizes: each network's forward convolutions over batch sizes in turn on the legacy API,
+# then PyTorch ResNet-50 inference, into newshapes-results.tar.gz.
+newshapes() {
+  local final=${OUT:-$root/gpu-results} out status=0
+  out=$(mktemp -d)
+  mkdir -p "$final"
+  export LD_LIBRARY_PATH="$root/pack/lib:${LD_LIBRARY_PATH:-}"
+  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$out/gpu.txt"
+  for spec in ${NEWSHAPES_NETS:-alexnet:float:NCHW:1-64,96,128,192,256 resnet50:half:NHWC:1-64,96,128,192,256}; do
+    IFS=: read -r net type layout batches <<< "$spec"
+    env -u UCUDNN_DATABASE pack/bin/ucudnn_new_batch_sizes --net "$net" --data-type "$type" --layout "$layout" \
+      --workspace-limit "${NEWSHAPES_LIMIT:-8MiB}" --batches "$batches" \
+      --json "$out/legacy-$net-$type-$layout.json" > "$out/legacy-$net-$type-$layout.txt" 2>&1 || status=1
+    tail -n 3 "$out/legacy-$net-$type-$layout.txt"
+    tar -czf "$final/newshapes-results.tar.gz" -C "$out" .
+  done
+  if [ "${NEWSHAPES_TORCH:-1}" = 1 ]; then
+    python3 bench/pytorch_new_shapes.py --ucudnn "$root/pack/bin/ucudnn" --workspace-limit "${NEWSHAPES_LIMIT:-8MiB}" \
+      --batches "${NEWSHAPES_TORCH_BATCHES:-1-64,96,128,192,256}" --json "$out/pytorch.json" --log-dir "$out/pytorch-logs" \
+      > "$out/pytorch.txt" 2>&1 || status=1
+    tail -n 8 "$out/pytorch.txt"
+  fi
+  tar -czf "$final/newshapes-results.tar.gz" -C "$out" .
+  return $status
+}
+
+# A multi-rank job: 1 rank, then JOB_RANKS, on empty databases; JOB_RANKS again on the second
+# (it should measure nothing); each database verified and counted.
+job() {
+  local final=${OUT:-$root/gpu-results} out status=0 ranks=${JOB_RANKS:-2}
+  out=$(mktemp -d)
+  mkdir -p "$final"
+  nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader > "$out/gpu.txt"
+  # Libraries from disk and CUDA's start, once, so that the first run's first step is not a cold machine's.
+  python3 -c "import torch; torch.nn.Conv2d(3, 8, 3).cuda()(torch.randn(1, 3, 8, 8).cuda()); torch.cuda.synchronize()"
+  for run in "1 one" "$ranks many" "$ranks again"; do
+    read -r n name <<< "$run"
+    local db="$out/job-$n.db"
+    pack/bin/ucudnn run --workspace-limit "${JOB_LIMIT:-8MiB}" --database "$db" -- \
+      python3 bench/pytorch_job.py --ranks "$n" --steps "${JOB_STEPS:-20}" --out "$out/$name" 2>&1 \
+      | tee "$out/$name.txt" || status=1
+    { pack/bin/ucudnn db verify --database "$db"; pack/bin/ucudnn db stats --database "$db"; } \
+      > "$out/$name-db.txt" 2>&1 || status=1
+    tar -czf "$final/job-results.tar.gz" -C "$out" .
+  done
+  return $status
+}
+
 case "${1:-}" in
   pack) pack ;;
+  newshapes) newshapes ;;
+  job) job ;;
   curves) shift; curves "$@" ;;
   run) run ;;
   pytorch) pytorch ;;
@@ -556,5 +613,5 @@ case "${1:-}" in
   multigpu) multigpu ;;
   compare) compare "${2:?usage: bash bench/gpu.sh compare OLDPACK}" ;;
   sweep) sweep "${2:-alexnet}" "${3:-8MiB 64MiB 512MiB}" "${4:-undivided powerOfTwo wd}" "${5:-float:NCHW}" ;;
-  *) echo "usage: bash bench/gpu.sh pack|run|pytorch|curves [FRAMEWORK:MODEL...]|overhead|graphapi|multigpu|compare OLDPACK|engines|baselines|search|sweep [NETS] [LIMITS] [CONFIGS] [PRECISIONS]" >&2; exit 2 ;;
+  *) echo "usage: bash bench/gpu.sh pack|run|newshapes|job|pytorch|curves [FRAMEWORK:MODEL...]|overhead|graphapi|multigpu|compare OLDPACK|engines|baselines|search|sweep [NETS] [LIMITS] [CONFIGS] [PRECISIONS]" >&2; exit 2 ;;
 esac

@@ -10,6 +10,7 @@
 #include "optimize/channel_pieces.h"
 #include "optimize/filter_sums.h"
 #include "optimize/size_search.h"
+#include "optimize/wr_optimizer.h"
 #include "runtime/plan_making.h"
 
 namespace ucudnn::runtime {
@@ -119,7 +120,25 @@ Status PlanBuilder::search_sizes(cudnnHandle_t handle, const ConvKey& key, const
     return gatherer_.gather(what);
   }
   searched->clear();
-  for (int size : fast_search_ladder(what, sizes, settings.policy)) {
+  UCUDNN_TRY(walk_ladder(what, fast_search_ladder(what, sizes, settings.policy), sizes.size(), settings, searched));
+  // Shared sizes that cannot make the batch (a layer whose samples align only in fours, at batch
+  // 63): the batch's own search, from the whole batch down.
+  const std::vector<Measurement> rows =
+      optimize::priced_for_split_sums(key, gatherer_.rows(key, *searched, settings.candidates));
+  if (optimize::optimize_wr(key.batch(), *searched, rows, settings.workspace_limit, CallPricing::kIssued)) {
+    return Status::success();
+  }
+  std::vector<int> rest;
+  for (int size : search_ladder(sizes, settings.policy)) {
+    if (std::find(searched->begin(), searched->end(), size) == searched->end()) rest.push_back(size);
+  }
+  return walk_ladder(what, rest, sizes.size(), settings, searched);
+}
+
+Status PlanBuilder::walk_ladder(Gathering& what, const std::vector<int>& ladder, std::size_t policy_sizes,
+                                const PlanSettings& settings, std::vector<int>* searched) {
+  const ConvKey& key = what.key;
+  for (int size : ladder) {
     what.sizes = {size};
     UCUDNN_TRY(gatherer_.gather(what));
     searched->push_back(size);
@@ -133,7 +152,7 @@ Status PlanBuilder::search_sizes(cudnnHandle_t handle, const ConvKey& key, const
                                                     optimize::kSearchMargin);
     }
     if (!may_help) {
-      const long long skipped = static_cast<long long>(sizes.size() - searched->size());
+      const long long skipped = static_cast<long long>(policy_sizes) - static_cast<long long>(searched->size());
       if (skipped > 0) Statistics::instance().count_search(key.op, SearchCount::kSizesSkipped, skipped);
       break;
     }
@@ -146,6 +165,8 @@ std::vector<int> PlanBuilder::fast_search_ladder(const Gathering& what, const st
   const int batch = what.key.batch();
   if (policy == BatchSizePolicy::kUndivided || gatherer_.holds(what, batch)) return search_ladder(sizes, policy);
   const std::vector<int> shared = shared_size_ladder(sizes, batch);
+  // Powers of two make every multiple of the smallest (alignment may leave out the smallest ones).
+  if (shared.empty() || batch % shared.back() != 0) return search_ladder(sizes, policy);
   for (int size : shared) {
     if (size < batch && gatherer_.holds(what, size)) {
       Statistics::instance().count_search(what.key.op, SearchCount::kNewBatchSizes);

@@ -128,6 +128,10 @@ class PlanBuilder {
   Status search_sizes(cudnnHandle_t handle, const ConvKey& key, const std::vector<int>& sizes,
                       const PlanSettings& settings, std::vector<int>* searched);
 
+  /// Gathers `ladder`'s sizes in turn into `searched` while smaller sizes may still improve the
+  /// plan (optimize::smaller_sizes_may_help); `policy_sizes` of the policy in all.
+  Status walk_ladder(Gathering& what, const std::vector<int>& ladder, std::size_t policy_sizes,
+                     const PlanSettings& settings, std::vector<int>* searched);
   /// The order the fast search gathers `what.key`'s `sizes` in: the whole batch first
   /// (optimize::search_ladder), or, for a batch size new to a kernel whose rows the table or
   /// databases hold at a smaller power of two, the powers of two only

@@ -122,5 +122,26 @@ TEST(NewBatchSizes, WithoutSharedSizesAndUnderTheUndividedPolicyTheWholeBatchCom
   EXPECT_EQ(source->sizes_asked(), (std::vector<int>{100, 80, 64, 96}));
 }
 
+// AlexNet's conv1 aligns its FP32 samples only in fours: a batch its shared sizes cannot make
+// (63) is searched from the whole batch; one they can make (60) is planned over them.
+TEST(NewBatchSizes, ABatchTheSharedSizesCannotMakeIsSearchedWhole) {
+  auto source = std::make_shared<RecordedSource>();
+  const ConvKey kernel = alexnet_keys()[0];  // conv1 forward
+  ASSERT_EQ(plannable_sizes(kernel.with_batch(63), kPolicy), (std::vector<int>{4, 8, 16, 32, 63}));
+  auto row = [](int size, double ms) { return Measurement{size, 0, 0, ms, 0, true, "", 0.0}; };
+  source->add(kernel, {row(63, 0.63), row(60, 0.6), row(32, 0.33), row(16, 0.17), row(8, 0.09), row(4, 0.05)});
+  PlanBuilder builder{source, nullptr};
+  builder.set_search_mode(SearchMode::kFast);
+  plan_for(builder, kernel.with_batch(32), 8 * kMiB);
+  auto plan = plan_for(builder, kernel.with_batch(63), 8 * kMiB);
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(planned_samples(plan->split()), 63);
+  EXPECT_EQ(source->sizes_asked_for(kernel), (std::vector<int>{32, 63}));
+  plan = plan_for(builder, kernel.with_batch(60), 8 * kMiB);
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(planned_samples(plan->split()), 60);
+  EXPECT_EQ(source->sizes_asked_for(kernel), (std::vector<int>{32, 63, 16, 8, 4})) << "60 = 32 + 16 + 8 + 4";
+}
+
 }  // namespace
 }  // namespace ucudnn::testing
