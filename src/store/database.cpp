@@ -1,6 +1,7 @@
 #include "store/database.h"
 
 #include <sqlite3.h>
+#include <sys/stat.h>
 
 #include <cerrno>
 #include <chrono>
@@ -55,6 +56,17 @@ Expected<std::unique_ptr<BenchmarkDatabase>> BenchmarkDatabase::open(const std::
   const bool writable = refusal.empty() && !options.read_only;
   if (!file->exists) {
     if (!writable) return Error{where + "does not exist, and cannot be created: " + refusal};
+    // A side file without its database: one renamed or deleted while a process had it open, which
+    // may still be writing there. SQLite would take it for the new file's own (replaying another
+    // database's pages into it, or failing with "disk I/O error").
+    const store::SideFiles side = store::side_files(file->path);
+    if (side.journal || side.wal || side.shm) {
+      const std::string name = file->path + (side.wal ? "-wal" : side.shm ? "-shm" : "-journal");
+      return Error{where + "does not exist, but its side file '" + name +
+                   "' does (left by a process that had the database open when it was renamed or deleted, and "
+                   "may still be writing it): no new database is made beside it; remove its side files once no "
+                   "process has them open (`fuser` tells)"};
+    }
     file = store::create_database_file(*file);
     if (!file) return file.error().prefixed(where);
   }
@@ -73,6 +85,11 @@ Expected<std::unique_ptr<BenchmarkDatabase>> BenchmarkDatabase::open(const std::
     if (!usable) return usable.error().prefixed(where);
     auto prepared = database->prepare_for_writing(options.journal, options.journal_named_by);
     if (!prepared) return prepared.error().prefixed(where);
+    struct stat opened {};
+    if (stat(file->path.c_str(), &opened) == 0) {
+      database->opened_device_ = opened.st_dev;
+      database->opened_inode_ = opened.st_ino;
+    }
   } else {
     // Reading only creates nothing beside the file: a WAL file that no process has open is read
     // as a snapshot in memory. (A connection with locks would create a -wal and a -shm, which a
@@ -186,8 +203,24 @@ Status BenchmarkDatabase::check_schema(int version) {
                "problem (docs/database.md, Damaged files)"};
 }
 
+std::string BenchmarkDatabase::moved_since_opened() const {
+  if (opened_inode_ == 0) return "";
+  struct stat now {};
+  if (stat(file_.c_str(), &now) != 0) {
+    return errno == ENOENT ? "'" + file_ + "' was renamed or deleted after this process opened it" : "";
+  }
+  if (now.st_dev == opened_device_ && now.st_ino == opened_inode_) return "";
+  return "'" + file_ + "' is another file than the one this process opened (renamed or deleted since, and replaced)";
+}
+
 Status BenchmarkDatabase::transaction(bool write, const std::function<Status()>& body) {
   std::lock_guard<std::mutex> lock(mutex_);
+  // SQLite would go on writing to the file it has open, which no other process finds at that
+  // name any more (WAL mode; rollback mode refuses, calling it read-only): refuse, naming why.
+  if (write) {
+    const std::string moved = moved_since_opened();
+    if (!moved.empty()) return Error{moved + "; nothing was written to either file"};
+  }
   sqlite3* db = db_.get();
   // Every wait of the transaction, its commit's included, ends by one deadline.
   const auto deadline = store::lock_wait_end(busy_timeout_ms_);

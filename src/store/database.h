@@ -54,6 +54,8 @@
 // deadline for the waits of an operation), journal (journal mode), rows (rows in and out), inspect
 // (stats, verify); this class composes them.
 
+#include <sys/types.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -177,8 +179,14 @@ class BenchmarkDatabase {
   /// Refuses a file of `version` (>= 1) whose schema lacks a table, index or key column.
   Status check_schema(int version);
 
+  /// Why a write must not start: the file that `file_` names now is not the one opened (renamed
+  /// or deleted since, maybe replaced). Empty where it still is.
+  std::string moved_since_opened() const;
+
   std::string path_;  ///< as the caller gave it: what messages name
   std::string file_;  ///< the real file, absolute, links resolved: what SQLite opens
+  dev_t opened_device_ = 0;  ///< the file opened for writing (0: not opened for writing)
+  ino_t opened_inode_ = 0;
   bool read_only_ = false;
   std::string read_only_reason_;
   bool check_schema_ = true;

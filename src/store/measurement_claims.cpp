@@ -32,10 +32,16 @@ constexpr std::size_t kClaimBytes = 512;
 // Linux's PID_MAX_LIMIT: a larger number names no process.
 constexpr long kLargestPid = 4194304;
 
+// Where a process id means this process: the host and the PID namespace. Containers on one host
+// may share a name and a database folder yet number their processes apart; a process id of
+// another namespace says nothing here, so its claim is waited for, never cleared.
 std::string host_name() {
   char name[256] = {};
-  if (gethostname(name, sizeof(name) - 1) != 0 || name[0] == '\0') return "unknown-host";
-  return name;
+  if (gethostname(name, sizeof(name) - 1) != 0 || name[0] == '\0') std::snprintf(name, sizeof(name), "unknown-host");
+  char space[64] = {};
+  const ssize_t length = readlink("/proc/self/ns/pid", space, sizeof(space) - 1);  // "pid:[4026531836]"
+  if (length <= 0) return name;
+  return std::string(name) + "#" + std::string(space, static_cast<std::size_t>(length));
 }
 
 }  // namespace

@@ -2,8 +2,8 @@
 // Claims on measuring a kernel, shared by the processes that use one database (the ranks of a job):
 // the first to need a kernel's rows takes its claim and benchmarks it, the others wait for the rows
 // it stores. A claim is a file in `<database file>.claims/`, created exclusively (O_EXCL: atomic on
-// local file systems and on NFS from version 3), holding its holder's host and process id; the
-// holder removes it once its rows are stored (runtime/row_gatherer.cpp).
+// local file systems and on NFS from version 3), holding its holder's host, PID namespace and
+// process id; the holder removes it once its rows are stored (runtime/row_gatherer.cpp).
 
 #include <string>
 
@@ -36,7 +36,7 @@ class MeasurementClaims {
   std::string folder_;
 };
 
-/// This process's name in a claim: "host pid".
+/// This process's name in a claim: "host#pid-namespace pid" ("host pid" where /proc is not there).
 std::string claim_holder();
 
 }  // namespace ucudnn::store

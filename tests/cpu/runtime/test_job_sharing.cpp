@@ -5,7 +5,9 @@
 // stands in for the GPU, each measurement taking a few milliseconds so that they overlap.
 
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -101,6 +103,47 @@ pid_t start_member(const std::string& database, const std::string& log, const st
   return pid;
 }
 
+// Where a member runs: as the test, or in a network, mount or PID namespace of its own (a
+// container's view of the host). In its own mount namespace it sees the database's folder bound at
+// another path, and names the database by that path.
+enum class Place { kHere, kOwnNetwork, kOwnMounts, kOwnPids };
+
+// Exit status of a member whose namespace could not be made (not permitted here).
+constexpr int kNoNamespace = 77;
+
+pid_t start_member_in(Place place, const std::filesystem::path& dir, const std::string& log,
+                      const std::string& plans) {
+  const pid_t pid = fork();
+  if (pid != 0) return pid;
+  std::string database = (dir / "job.db").string();
+  switch (place) {
+    case Place::kHere:
+      break;
+    case Place::kOwnNetwork:
+      if (unshare(CLONE_NEWNET) != 0) _exit(kNoNamespace);
+      break;
+    case Place::kOwnMounts: {
+      const std::string elsewhere = (dir / ("elsewhere-" + std::to_string(getpid()))).string();
+      if (mkdir(elsewhere.c_str(), 0700) != 0 || unshare(CLONE_NEWNS) != 0 ||
+          mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+          mount(dir.c_str(), elsewhere.c_str(), nullptr, MS_BIND, nullptr) != 0) {
+        _exit(kNoNamespace);
+      }
+      database = elsewhere + "/job.db";
+      break;
+    }
+    case Place::kOwnPids: {
+      if (unshare(CLONE_NEWPID) != 0) _exit(kNoNamespace);
+      const pid_t first = fork();  // process 1 of the new namespace
+      if (first == 0) member(database, log, plans, false, -1);
+      int status = 0;
+      waitpid(first, &status, 0);
+      _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
+    }
+  }
+  member(database, log, plans, false, -1);
+}
+
 // Kills a member on every way out of a test (a hung leader would outlive a failed assertion).
 class Killed {
  public:
@@ -179,6 +222,53 @@ TEST(JobSharing, SixteenProcessesPlanningOneNetworkBenchmarkEachWorkOnceAndAgree
   for (int i = 0; i < kMembers; ++i) {
     EXPECT_EQ(text_of((dir.path() / ("member" + std::to_string(i))).string()), plans) << "member " << i;
   }
+  EXPECT_EQ(rows_in(db), rows_in(alone_db)) << "rows lost or duplicated";
+  EXPECT_TRUE(std::filesystem::is_empty(db + ".claims")) << "every claim is released";
+}
+
+// Members in network, mount and PID namespaces of their own (containers of one host sharing a
+// folder): the database's locks and the claims hold across them, so the job still benchmarks
+// each piece of work once and agrees on every plan.
+TEST(JobSharing, MembersInOtherNetworkMountAndPidNamespacesShareTheWorkAsOneJob) {
+  TempDir dir;
+  const std::string alone_db = (dir.path() / "alone.db").string(), alone_log = (dir.path() / "alone.log").string();
+  const std::string alone_plans = (dir.path() / "alone.plans").string();
+  ASSERT_TRUE(exited_cleanly(start_member(alone_db, alone_log, alone_plans)));
+  const std::vector<std::string> alone_work = lines_of(alone_log);
+
+  const std::filesystem::path job_dir = dir.path() / "job";
+  std::filesystem::create_directory(job_dir);
+  const std::string log = (dir.path() / "job.log").string();
+  const Place places[] = {Place::kHere, Place::kOwnNetwork, Place::kOwnMounts, Place::kOwnPids};
+  constexpr int kMembers = 12;
+  std::vector<pid_t> members;
+  for (int i = 0; i < kMembers; ++i) {
+    members.push_back(start_member_in(places[i % 4], job_dir, log, (dir.path() / ("member" + std::to_string(i))).string()));
+  }
+  bool refused = false;
+  for (pid_t pid : members) {
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    refused = refused || (WIFEXITED(status) && WEXITSTATUS(status) == kNoNamespace);
+    EXPECT_TRUE(WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == kNoNamespace))
+        << "a member failed (its line above)";
+  }
+  if (refused) GTEST_SKIP() << "namespaces (unshare, mount) are not permitted here";
+  int bound_elsewhere = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(job_dir)) {
+    bound_elsewhere += entry.path().filename().string().rfind("elsewhere-", 0) == 0;
+  }
+  EXPECT_EQ(bound_elsewhere, kMembers / 4) << "each member of its own mounts named the database elsewhere";
+
+  const std::vector<std::string> work = lines_of(log);
+  const std::set<std::string> distinct(work.begin(), work.end());
+  EXPECT_EQ(distinct.size(), work.size()) << "some work was benchmarked twice:\n" << text_of(log);
+  EXPECT_EQ(distinct, std::set<std::string>(alone_work.begin(), alone_work.end()));
+  const std::string plans = text_of(alone_plans);
+  for (int i = 0; i < kMembers; ++i) {
+    EXPECT_EQ(text_of((dir.path() / ("member" + std::to_string(i))).string()), plans) << "member " << i;
+  }
+  const std::string db = (job_dir / "job.db").string();
   EXPECT_EQ(rows_in(db), rows_in(alone_db)) << "rows lost or duplicated";
   EXPECT_TRUE(std::filesystem::is_empty(db + ".claims")) << "every claim is released";
 }

@@ -3,6 +3,7 @@
 // touched where the claim folder's name is taken.
 
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -63,6 +64,49 @@ TEST(MeasurementClaims, ADeadHoldersClaimIsClearedOnlyWhereItsDeathIsKnown) {
   write_file(claims.file_of("work"), std::string(1 << 20, 'x'));
   EXPECT_FALSE(claims.clear_if_orphaned("work")) << "a planted file that is no claim is kept while it is new";
   EXPECT_EQ(claims.try_take("work"), store::ClaimOutcome::kHeld);
+}
+
+// Containers on one host may share its name and a database folder but not their process ids: a
+// claim taken in another PID namespace names that namespace, so a process here never takes its
+// holder's id for one of its own (dead or alive) and waits for it instead of clearing it.
+TEST(MeasurementClaims, AClaimFromAnotherPidNamespaceIsWaitedForNeverCleared) {
+  TempDir dir;
+  const std::string database = (dir.path() / "job.db").string();
+  int pipe_ends[2];
+  ASSERT_EQ(pipe(pipe_ends), 0);
+  const pid_t child = fork();
+  if (child == 0) {
+    close(pipe_ends[0]);
+    if (unshare(CLONE_NEWPID) != 0) _exit(77);  // not permitted here
+    const pid_t inner = fork();                 // the first process of the new namespace
+    if (inner == 0) {
+      store::MeasurementClaims claims(database);
+      const bool taken = claims.try_take("work") == store::ClaimOutcome::kTaken;
+      const std::string holder = store::claim_holder();
+      _exit(taken && write(pipe_ends[1], holder.data(), holder.size()) == static_cast<ssize_t>(holder.size()) ? 0 : 1);
+    }
+    int status = 0;
+    waitpid(inner, &status, 0);
+    _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
+  }
+  close(pipe_ends[1]);
+  char text[512] = {};
+  const ssize_t got = read(pipe_ends[0], text, sizeof(text) - 1);
+  close(pipe_ends[0]);
+  int status = 0;
+  waitpid(child, &status, 0);
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 77) GTEST_SKIP() << "unshare(CLONE_NEWPID) is not permitted here";
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0 && got > 0);
+  const std::string inner_holder(text, static_cast<std::size_t>(got));
+  EXPECT_EQ(inner_holder.substr(inner_holder.find(' ')), " 1") << "the namespace's first process";
+  const std::string here = store::claim_holder();
+  EXPECT_NE(inner_holder.substr(0, inner_holder.find(' ')), here.substr(0, here.find(' ')))
+      << "another PID namespace is another place for process ids";
+  // The holder has exited, and process 1 of this namespace runs: neither tells anything here.
+  store::MeasurementClaims claims(database);
+  EXPECT_FALSE(claims.clear_if_orphaned("work"));
+  EXPECT_EQ(claims.try_take("work"), store::ClaimOutcome::kHeld);
+  EXPECT_EQ(read_file(claims.file_of("work")), inner_holder + "\n");
 }
 
 TEST(MeasurementClaims, AFileWithTheFoldersNameMakesClaimsUnavailableAndIsLeftAsItWas) {
