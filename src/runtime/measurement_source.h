@@ -56,6 +56,10 @@ class MeasurementSource {
   virtual Status measure(cudnnHandle_t handle, const ConvKey& key, const MeasureRequest& request,
                          std::map<int, MeasuredRows>* out) = 0;
 
+  /// How many micro-batch sizes of a kernel of `device` one request measures side by side (one per
+  /// benchmark GPU): what a process of a job takes at a time of sizes gathered together.
+  virtual std::size_t sizes_at_once(int /*device*/) { return 1; }
+
   /// Frees what the source kept between requests for the same convolution (its buffers and
   /// workspace on the GPU); the plan builder calls it once a kernel's rows are gathered.
   virtual void release() {}

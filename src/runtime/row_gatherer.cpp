@@ -1,5 +1,6 @@
 #include "runtime/row_gatherer.h"
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <thread>
@@ -103,38 +104,55 @@ Status RowGatherer::measure_once_per_job(const Gathering& what, CandidateKind ki
                                          const DeviceDatabase& database) {
   if (!database.writable()) return measure(what, kind, sizes, database);
   store::MeasurementClaims claims(database.db->user()->file());
-  const auto started = std::chrono::steady_clock::now();
+  auto waiting_since = std::chrono::steady_clock::now();  // what this process measured is no wait
   const double wait = job_wait_seconds_.load() >= 0 ? job_wait_seconds_.load() : job_wait_seconds();
   const auto bound = std::chrono::duration<double>(wait);
+  // The work, as every process of the job names it: the same kernel, kind, limit, search and
+  // micro-batch size. One claim per size: sizes gathered together (the exhaustive search,
+  // workspace division) are shared out among the processes that need them at once.
+  const std::string kernel = database.identity.to_string() + "|" + what.key.to_string() + "|" + kind_info(kind).name +
+                             "|" + std::to_string(what.workspace_limit) + "|" + to_string(what.search) + "|";
   for (;;) {
-    // The work, as every process of the job names it: the same kernel, kind, sizes and limit.
-    std::string work = database.identity.to_string() + "|" + what.key.to_string() + "|" + kind_info(kind).name +
-                       "|" + std::to_string(what.workspace_limit) + "|" + to_string(what.search) + "|";
-    for (int size : sizes) work += std::to_string(size) + ",";
-    switch (claims.try_take(work)) {
-      case store::ClaimOutcome::kTaken: {
-        // A holder stores its rows before it releases: taken after one did, the rows are there.
-        const std::vector<int> still_missing = missing_sizes(what, kind, database);
-        const Status measured =
-            still_missing.empty() ? Status::success() : measure(what, kind, still_missing, database);
-        claims.release(work);
-        return measured;
+    // As many sizes as the source measures side by side (one per benchmark GPU), the largest free
+    // ones first: a process that arrives while another measures takes the next sizes.
+    const std::size_t at_once = std::max<std::size_t>(1, source_.sizes_at_once(what.key.device));
+    std::vector<int> taken;
+    for (auto size = sizes.rbegin(); size != sizes.rend() && taken.size() < at_once; ++size) {
+      const std::string work = kernel + std::to_string(*size);
+      switch (claims.try_take(work)) {
+        case store::ClaimOutcome::kTaken:
+          taken.push_back(*size);
+          break;
+        case store::ClaimOutcome::kUnavailable:
+          for (int mine : taken) claims.release(kernel + std::to_string(mine));
+          return measure(what, kind, sizes, database);
+        case store::ClaimOutcome::kHeld:
+          if (claims.clear_if_orphaned(work) && claims.try_take(work) == store::ClaimOutcome::kTaken) {
+            taken.push_back(*size);
+          }
+          break;
       }
-      case store::ClaimOutcome::kUnavailable:
-        return measure(what, kind, sizes, database);
-      case store::ClaimOutcome::kHeld:
-        break;
     }
-    if (claims.clear_if_orphaned(work)) continue;
-    if (std::chrono::steady_clock::now() - started > bound) {
+    if (!taken.empty()) {
+      // A holder stores its rows before it releases: taken after one did, the rows are there.
+      Gathering mine{what.handle, what.key, taken, what.workspace_limit, what.candidates, what.search};
+      const std::vector<int> still_missing = missing_sizes(mine, kind, database);
+      const Status measured =
+          still_missing.empty() ? Status::success() : measure(what, kind, still_missing, database);
+      for (int size : taken) claims.release(kernel + std::to_string(size));
+      if (!measured.ok()) return measured;
+      waiting_since = std::chrono::steady_clock::now();
+    } else if (std::chrono::steady_clock::now() - waiting_since > bound) {
       warn_once("job wait " + claims.folder(),
                 "another process has been benchmarking " + what.key.to_string() + " for over " +
                     std::to_string(wait) + " s (its claim in " + claims.folder() +
                     ", UCUDNN_JOB_WAIT); measuring here too");
       return measure(what, kind, sizes, database);
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    sizes = missing_sizes(what, kind, database);  // the holder's rows, as it stores them
+    Gathering rest{what.handle, what.key, sizes, what.workspace_limit, what.candidates, what.search};
+    sizes = missing_sizes(rest, kind, database);  // the other holders' rows, as they store them
     if (sizes.empty()) return Status::success();
   }
 }

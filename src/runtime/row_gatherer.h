@@ -56,9 +56,10 @@ class RowGatherer {
   std::vector<int> missing_sizes(const Gathering& what, CandidateKind kind, const DeviceDatabase& database);
   /// Copies the database's rows of `micro` and `kind` into the table if they are complete for the limit.
   bool promote(const ConvKey& micro, CandidateKind kind, std::size_t workspace_limit, const DeviceDatabase& database);
-  /// Measures `sizes` once per job: where the user database is writable, under its claim on this
-  /// work (store/measurement_claims.h); while another process holds the claim, waits for the rows
-  /// it stores, up to UCUDNN_JOB_WAIT, then measures alone.
+  /// Measures `sizes` once per job: where the user database is writable, each size under its
+  /// claim (store/measurement_claims.h), so that processes needing the same sizes at once share
+  /// them out; sizes another process holds are waited for (their rows, as it stores them), up to
+  /// UCUDNN_JOB_WAIT, then measured here too.
   Status measure_once_per_job(const Gathering& what, CandidateKind kind, std::vector<int> sizes,
                               const DeviceDatabase& database);
   /// Measures `sizes` through the source and records the rows in the table and the database.

@@ -67,6 +67,21 @@ class RecordedSource : public MeasurementSource {
     limit_ = bytes;
   }
 
+  /// What sizes_at_once() answers (as a source of several benchmark GPUs would).
+  void set_sizes_at_once(std::size_t n) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    at_once_ = n;
+  }
+  std::size_t sizes_at_once(int) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return at_once_;
+  }
+  /// The most sizes one measure() call asked for.
+  std::size_t most_sizes_asked_at_once() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return most_at_once_;
+  }
+
   /// measure() calls, in all and for one kernel.
   int calls() const {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -116,6 +131,7 @@ class RecordedSource : public MeasurementSource {
     std::lock_guard<std::mutex> lock(mutex_);
     sizes_asked_.insert(sizes_asked_.end(), sizes.begin(), sizes.end());
     for (int size : sizes) sized_asks_.emplace_back(key, size);
+    most_at_once_ = std::max(most_at_once_, sizes.size());
     ++calls_;
     asked_.push_back(key);
     kinds_asked_.push_back(kind);
@@ -182,8 +198,15 @@ class RecordedSource : public MeasurementSource {
   std::vector<CandidateKind> kinds_asked_;
   std::vector<int> sizes_asked_;
   std::vector<std::pair<ConvKey, int>> sized_asks_;
+  std::size_t at_once_ = 1, most_at_once_ = 0;
   std::map<int, std::vector<Measurement>> last_known_;
 };
+
+/// `sizes` in ascending order.
+inline std::vector<int> sorted(std::vector<int> sizes) {
+  std::sort(sizes.begin(), sizes.end());
+  return sizes;
+}
 
 /// The AlexNet kernels of the recording, in order: conv1..conv5, each fwd, bwdd, bwdf.
 inline std::vector<ConvKey> alexnet_keys() {

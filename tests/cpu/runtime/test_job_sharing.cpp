@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -45,11 +46,21 @@ class LoggedSource : public MeasurementSource {
       std::ofstream(log_, std::ios::app) << line.str() << std::flush;
       while (true) pause();
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    // A few milliseconds per size, as a GPU takes longer for more sizes.
+    std::this_thread::sleep_for(std::chrono::milliseconds(5 * static_cast<int>(request.sizes.size())));
     const Status measured = recorded_->measure(handle, key, request, out);
     // Work that yields rows; what the recording lacks (output-channel pieces) fails in every
-    // process that asks, as a convolution cuDNN refuses would: failures are not stored.
-    if (measured.ok()) std::ofstream(log_, std::ios::app) << line.str() << std::flush;
+    // process that asks, as a convolution cuDNN refuses would: failures are not stored. Beside the
+    // log of calls, one line per size measured and the process that measured it.
+    if (measured.ok()) {
+      std::ofstream(log_, std::ios::app) << line.str() << std::flush;
+      std::ostringstream sizes;
+      for (int size : request.sizes) {
+        sizes << key.to_string() << " kind " << static_cast<int>(request.kind) << " size " << size << " by "
+              << getpid() << '\n';
+      }
+      std::ofstream(log_ + ".sizes", std::ios::app) << sizes.str() << std::flush;
+    }
     return measured;
   }
   long long timings_run() const override { return recorded_->timings_run(); }
@@ -72,14 +83,14 @@ std::string describe(const optimize::MicroBatchSplit& split) {
 // One member of the job: plans AlexNet's kernels against the database and writes its plans to
 // `plans` (one line each). Runs in a forked child; exits 0 on success.
 [[noreturn]] void member(const std::string& database, const std::string& log, const std::string& plans, bool hang,
-                         double job_wait) {
+                         double job_wait, SearchMode search = SearchMode::kFast) {
   auto db = BenchmarkDatabase::open(database);
   if (!db) {
     std::fprintf(stderr, "member: %s\n", db.message().c_str());
     _exit(2);
   }
   runtime::PlanBuilder builder(std::make_shared<LoggedSource>(log, hang), std::move(db.value()), {});
-  builder.set_search_mode(SearchMode::kFast);
+  builder.set_search_mode(search);
   if (job_wait >= 0) builder.set_job_wait(job_wait);
   std::ofstream out(plans);
   for (const ConvKey& key : alexnet_keys()) {
@@ -97,9 +108,9 @@ std::string describe(const optimize::MicroBatchSplit& split) {
 }
 
 pid_t start_member(const std::string& database, const std::string& log, const std::string& plans, bool hang = false,
-                   double job_wait = -1) {
+                   double job_wait = -1, SearchMode search = SearchMode::kFast) {
   const pid_t pid = fork();
-  if (pid == 0) member(database, log, plans, hang, job_wait);
+  if (pid == 0) member(database, log, plans, hang, job_wait, search);
   return pid;
 }
 
@@ -224,6 +235,46 @@ TEST(JobSharing, SixteenProcessesPlanningOneNetworkBenchmarkEachWorkOnceAndAgree
   }
   EXPECT_EQ(rows_in(db), rows_in(alone_db)) << "rows lost or duplicated";
   EXPECT_TRUE(std::filesystem::is_empty(db + ".claims")) << "every claim is released";
+}
+
+// The exhaustive search gathers every size of a kernel at once: the members that need a kernel
+// together share its sizes out (one claim per size), so each size is measured once and the
+// kernels' sizes are measured by several members, not one.
+TEST(JobSharing, SizesGatheredTogetherAreSharedOutAmongTheMembers) {
+  TempDir dir;
+  const std::string alone_db = (dir.path() / "alone.db").string(), alone_log = (dir.path() / "alone.log").string();
+  const std::string alone_plans = (dir.path() / "alone.plans").string();
+  ASSERT_TRUE(exited_cleanly(start_member(alone_db, alone_log, alone_plans, false, -1, SearchMode::kExhaustive)));
+  std::set<std::string> alone_sizes;
+  for (const std::string& line : lines_of(alone_log + ".sizes")) alone_sizes.insert(line.substr(0, line.find(" by ")));
+  ASSERT_GT(alone_sizes.size(), 100u);
+
+  constexpr int kMembers = 6;
+  const std::string db = (dir.path() / "job.db").string(), log = (dir.path() / "job.log").string();
+  std::vector<pid_t> members;
+  for (int i = 0; i < kMembers; ++i) {
+    members.push_back(start_member(db, log, (dir.path() / ("member" + std::to_string(i))).string(), false, -1,
+                                   SearchMode::kExhaustive));
+  }
+  for (pid_t pid : members) EXPECT_TRUE(exited_cleanly(pid)) << "a member failed (its line above)";
+
+  std::set<std::string> sizes;
+  std::map<std::string, std::set<std::string>> measurers;  // kernel and kind -> the members that measured its sizes
+  for (const std::string& line : lines_of(log + ".sizes")) {
+    const std::string work = line.substr(0, line.find(" by "));
+    EXPECT_TRUE(sizes.insert(work).second) << "measured twice: " << work;
+    measurers[work.substr(0, work.find(" size "))].insert(line.substr(line.find(" by ") + 4));
+  }
+  EXPECT_EQ(sizes, alone_sizes) << "the job measured other sizes than one process alone";
+  int shared_out = 0;
+  for (const auto& [kernel, who] : measurers) shared_out += who.size() > 1;
+  EXPECT_GT(shared_out, 0) << "every kernel's sizes were measured by one member";
+  const std::string plans = text_of(alone_plans);
+  for (int i = 0; i < kMembers; ++i) {
+    EXPECT_EQ(text_of((dir.path() / ("member" + std::to_string(i))).string()), plans) << "member " << i;
+  }
+  EXPECT_EQ(rows_in(db), rows_in(alone_db)) << "rows lost or duplicated";
+  std::printf("[ job ] %d of %zu kernels' sizes measured by more than one member\n", shared_out, measurers.size());
 }
 
 // Members in network, mount and PID namespaces of their own (containers of one host sharing a

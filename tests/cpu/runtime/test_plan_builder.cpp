@@ -166,7 +166,8 @@ TEST(PlanBuilderDatabase, RowsInTheDatabaseAreUsedWithoutMeasuringAndMeasuredRow
             recorded->rows_at(stored_key, 256).size());
 
   ASSERT_TRUE(builder.plan(nullptr, measured_key, 64 * kMiB, kPolicy, kCandidates, &plan).ok());
-  EXPECT_EQ(source->calls_for(measured_key), 1);
+  EXPECT_EQ(sorted(source->sizes_asked_for(measured_key)), plannable_sizes(measured_key, kPolicy))
+      << "each size measured once (one claim, and one request, per size)";
   for (int size : plannable_sizes(measured_key, kPolicy)) {
     auto found = db->lookup(RecordedSource::recorded_identity(), measured_key.with_batch(size), CandidateKind::kLegacy);
     ASSERT_TRUE(found.ok()) << found.message();
@@ -181,6 +182,24 @@ TEST(PlanBuilderDatabase, RowsInTheDatabaseAreUsedWithoutMeasuringAndMeasuredRow
   ASSERT_TRUE(other.plan(nullptr, measured_key, 64 * kMiB, kPolicy, kCandidates, &plan).ok());
   ASSERT_TRUE(other.plan(nullptr, stored_key, 32 * kMiB, kPolicy, kCandidates, &plan).ok());
   EXPECT_EQ(fresh->calls_for(measured_key) + fresh->calls_for(stored_key), 0);
+}
+
+// With a database (so under the job's claims), sizes gathered together are measured as many at a
+// time as the source measures side by side: one GPU, one size; UCUDNN_BENCHMARK_DEVICES=all on
+// three GPUs, three.
+TEST(PlanBuilderDatabase, SizesAreMeasuredAsManyAtATimeAsTheSourceMeasuresSideBySide) {
+  for (std::size_t at_once : {std::size_t{1}, std::size_t{3}}) {
+    TempDir dir;
+    std::shared_ptr<BenchmarkDatabase> db = std::move(BenchmarkDatabase::open((dir.path() / "a.db").string()).value());
+    auto source = RecordedSource::alexnet();
+    source->set_sizes_at_once(at_once);
+    PlanBuilder builder(source, db);
+    builder.set_search_mode(SearchMode::kExhaustive);
+    std::shared_ptr<const ExecutablePlan> plan;
+    ASSERT_TRUE(builder.plan(nullptr, conv2_forward(), 64 * kMiB, kPolicy, kCandidates, &plan).ok());
+    EXPECT_EQ(source->most_sizes_asked_at_once(), at_once);
+    EXPECT_EQ(sorted(source->sizes_asked_for(conv2_forward())), plannable_sizes(conv2_forward(), kPolicy));
+  }
 }
 
 TEST(PlanBuilderDatabase, BoundBelowTheLimitIsMeasuredAgain) {
@@ -203,7 +222,7 @@ TEST(PlanBuilderDatabase, BoundBelowTheLimitIsMeasuredAgain) {
   ASSERT_TRUE(builder.plan(nullptr, key, 8 * kMiB, kPolicy, kCandidates, &plan).ok());
   EXPECT_EQ(source->calls_for(key), 0);
   ASSERT_TRUE(builder.plan(nullptr, key, 64 * kMiB, kPolicy, kCandidates, &plan).ok());
-  EXPECT_EQ(source->calls_for(key), 1);
+  EXPECT_EQ(sorted(source->sizes_asked_for(key)), plannable_sizes(key, kPolicy)) << "each size measured again, once";
   EXPECT_EQ(db->lookup(RecordedSource::recorded_identity(), key.with_batch(256), CandidateKind::kLegacy).value()->measured_up_to, SIZE_MAX);
 }
 
