@@ -32,6 +32,27 @@ Status device_identity(int device, DeviceIdentity* identity) {
   return Status::success();
 }
 
+Expected<std::string> device_uuid(int device) {
+  static std::mutex mutex;
+  static std::map<int, std::string> cache;  // asked at every measurement of a job's kernel
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = cache.find(device);
+  if (it == cache.end()) {
+    cudaDeviceProp prop{};
+    const cudaError_t error = cudaGetDeviceProperties(&prop, device);
+    if (error != cudaSuccess) return Error{std::string("cudaGetDeviceProperties: ") + cudaGetErrorString(error)};
+    std::string uuid = "GPU-";
+    static const char kHex[] = "0123456789abcdef";
+    for (char byte : prop.uuid.bytes) {
+      const auto b = static_cast<unsigned char>(byte);
+      uuid += kHex[b >> 4];
+      uuid += kHex[b & 15];
+    }
+    it = cache.emplace(device, uuid).first;
+  }
+  return it->second;
+}
+
 Expected<std::vector<int>> parse_benchmark_devices(const std::string& text, int device_count) {
   const std::string setting = "UCUDNN_BENCHMARK_DEVICES='" + text + "': ";
   const Expected<DeviceList> list = parse_device_list(text);

@@ -14,6 +14,10 @@ namespace ucudnn::runtime {
 /// The identity of a device (cached per process).
 Status device_identity(int device, DeviceIdentity* identity);
 
+/// The device's UUID as "GPU-" and 32 hex digits: one physical GPU, whatever process or
+/// container sees it under which ordinal.
+Expected<std::string> device_uuid(int device);
+
 /// The devices UCUDNN_BENCHMARK_DEVICES names (syntax: core's parse_device_list): "all" is every
 /// visible device; each ordinal must be below `device_count`.
 Expected<std::vector<int>> parse_benchmark_devices(const std::string& text, int device_count);

@@ -138,6 +138,16 @@ void GpuMeasurementSource::measure_spread(const std::vector<int>& devices, const
   }
 }
 
+std::string GpuMeasurementSource::measuring_gpus(int device) {
+  std::string gpus;
+  for (int d : benchmark_devices(device)) {
+    auto uuid = device_uuid(d);
+    if (!uuid) return "unknown GPU";  // never empty: an unknown GPU may be anyone's
+    gpus += (gpus.empty() ? "" : ",") + *uuid;
+  }
+  return gpus;
+}
+
 std::vector<int> GpuMeasurementSource::benchmark_devices(int handle_device) {
   const auto& config = env_config();
   if (!config || config->benchmark_devices.empty()) return {handle_device};

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <sstream>
 #include <thread>
 
 #include "core/env_config.h"
@@ -46,6 +47,13 @@ bool has_a_main_kind(CandidateSet set) {
 double job_wait_seconds() {
   const auto& config = env_config();
   return config ? config->job_wait_seconds : kDefaultJobWaitSeconds;
+}
+
+// Takes the claim on `work`, clearing it first where its holder is known to be gone.
+store::ClaimOutcome take(store::MeasurementClaims& claims, const std::string& work) {
+  const store::ClaimOutcome outcome = claims.try_take(work);
+  if (outcome == store::ClaimOutcome::kHeld && claims.clear_if_orphaned(work)) return claims.try_take(work);
+  return outcome;
 }
 
 }  // namespace
@@ -112,26 +120,44 @@ Status RowGatherer::measure_once_per_job(const Gathering& what, CandidateKind ki
   // workspace division) are shared out among the processes that need them at once.
   const std::string kernel = database.identity.to_string() + "|" + what.key.to_string() + "|" + kind_info(kind).name +
                              "|" + std::to_string(what.workspace_limit) + "|" + to_string(what.search) + "|";
+  // Only one process per GPU measures the kernel at a time (timings side by side on one GPU slow
+  // each other): a claim per GPU the source measures on, taken before any size.
+  std::vector<std::string> gpu_works;
+  std::istringstream gpus(source_.measuring_gpus(what.key.device));
+  for (std::string gpu; std::getline(gpus, gpu, ',');) {
+    if (!gpu.empty()) gpu_works.push_back(kernel + "on " + gpu);
+  }
+  // As many sizes at a time as the source measures side by side (one per benchmark GPU).
+  const std::size_t at_once = std::max<std::size_t>(1, source_.sizes_at_once(what.key.device));
   for (;;) {
-    // As many sizes as the source measures side by side (one per benchmark GPU), the largest free
-    // ones first: a process that arrives while another measures takes the next sizes.
-    const std::size_t at_once = std::max<std::size_t>(1, source_.sizes_at_once(what.key.device));
+    std::vector<std::string> held;  // this round's claims: the GPUs', then the sizes'
     std::vector<int> taken;
-    for (auto size = sizes.rbegin(); size != sizes.rend() && taken.size() < at_once; ++size) {
-      const std::string work = kernel + std::to_string(*size);
-      switch (claims.try_take(work)) {
-        case store::ClaimOutcome::kTaken:
-          taken.push_back(*size);
-          break;
-        case store::ClaimOutcome::kUnavailable:
-          for (int mine : taken) claims.release(kernel + std::to_string(mine));
-          return measure(what, kind, sizes, database);
-        case store::ClaimOutcome::kHeld:
-          if (claims.clear_if_orphaned(work) && claims.try_take(work) == store::ClaimOutcome::kTaken) {
-            taken.push_back(*size);
-          }
-          break;
+    bool unavailable = false, gpus_free = true;
+    for (const std::string& work : gpu_works) {
+      const store::ClaimOutcome outcome = take(claims, work);
+      if (outcome == store::ClaimOutcome::kTaken) {
+        held.push_back(work);
+        continue;
       }
+      unavailable = outcome == store::ClaimOutcome::kUnavailable;
+      gpus_free = false;
+      break;
+    }
+    // The largest free sizes first: a process that arrives while another measures takes the next.
+    for (auto size = sizes.rbegin(); gpus_free && size != sizes.rend() && taken.size() < at_once; ++size) {
+      const std::string work = kernel + std::to_string(*size);
+      const store::ClaimOutcome outcome = take(claims, work);
+      if (outcome == store::ClaimOutcome::kTaken) {
+        held.push_back(work);
+        taken.push_back(*size);
+      } else if (outcome == store::ClaimOutcome::kUnavailable) {
+        unavailable = true;
+        break;
+      }
+    }
+    if (unavailable) {
+      for (const std::string& work : held) claims.release(work);
+      return measure(what, kind, sizes, database);
     }
     if (!taken.empty()) {
       // A holder stores its rows before it releases: taken after one did, the rows are there.
@@ -139,16 +165,18 @@ Status RowGatherer::measure_once_per_job(const Gathering& what, CandidateKind ki
       const std::vector<int> still_missing = missing_sizes(mine, kind, database);
       const Status measured =
           still_missing.empty() ? Status::success() : measure(what, kind, still_missing, database);
-      for (int size : taken) claims.release(kernel + std::to_string(size));
+      for (const std::string& work : held) claims.release(work);
       if (!measured.ok()) return measured;
       waiting_since = std::chrono::steady_clock::now();
-    } else if (std::chrono::steady_clock::now() - waiting_since > bound) {
-      warn_once("job wait " + claims.folder(),
-                "another process has been benchmarking " + what.key.to_string() + " for over " +
-                    std::to_string(wait) + " s (its claim in " + claims.folder() +
-                    ", UCUDNN_JOB_WAIT); measuring here too");
-      return measure(what, kind, sizes, database);
     } else {
+      for (const std::string& work : held) claims.release(work);
+      if (std::chrono::steady_clock::now() - waiting_since > bound) {
+        warn_once("job wait " + claims.folder(),
+                  "another process has been benchmarking " + what.key.to_string() + " for over " +
+                      std::to_string(wait) + " s (its claim in " + claims.folder() +
+                      ", UCUDNN_JOB_WAIT); measuring here too");
+        return measure(what, kind, sizes, database);
+      }
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     Gathering rest{what.handle, what.key, sizes, what.workspace_limit, what.candidates, what.search};

@@ -11,12 +11,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
 #include <thread>
+#include <tuple>
 
 #include "recorded_source.h"
 #include "runtime/plan_builder.h"
@@ -34,8 +36,10 @@ constexpr std::size_t kLimit = std::size_t{8} << 20;
 // (O_APPEND: whole lines) for each that yields rows, or never returning (a leader that hangs).
 class LoggedSource : public MeasurementSource {
  public:
-  LoggedSource(std::string log, bool hang) : recorded_(RecordedSource::alexnet()), log_(std::move(log)), hang_(hang) {}
+  LoggedSource(std::string log, bool hang, std::string gpus = "")
+      : recorded_(RecordedSource::alexnet()), log_(std::move(log)), hang_(hang), gpus_(std::move(gpus)) {}
   Status identify(int device, DeviceIdentity* identity) override { return recorded_->identify(device, identity); }
+  std::string measuring_gpus(int) override { return gpus_; }
   Status measure(cudnnHandle_t handle, const ConvKey& key, const MeasureRequest& request,
                  std::map<int, MeasuredRows>* out) override {
     std::ostringstream line;
@@ -47,8 +51,14 @@ class LoggedSource : public MeasurementSource {
       while (true) pause();
     }
     // A few milliseconds per size, as a GPU takes longer for more sizes.
+    const auto began = std::chrono::steady_clock::now();  // CLOCK_MONOTONIC: one clock for every process
     std::this_thread::sleep_for(std::chrono::milliseconds(5 * static_cast<int>(request.sizes.size())));
     const Status measured = recorded_->measure(handle, key, request, out);
+    const auto ended = std::chrono::steady_clock::now();
+    std::ostringstream span;
+    span << key.to_string() << " kind " << static_cast<int>(request.kind) << '|' << getpid() << '|'
+         << began.time_since_epoch().count() << '|' << ended.time_since_epoch().count() << '\n';
+    std::ofstream(log_ + ".spans", std::ios::app) << span.str() << std::flush;
     // Work that yields rows; what the recording lacks (output-channel pieces) fails in every
     // process that asks, as a convolution cuDNN refuses would: failures are not stored. Beside the
     // log of calls, one line per size measured and the process that measured it.
@@ -69,6 +79,7 @@ class LoggedSource : public MeasurementSource {
   std::shared_ptr<RecordedSource> recorded_;
   std::string log_;
   bool hang_;
+  std::string gpus_;
 };
 
 std::string describe(const optimize::MicroBatchSplit& split) {
@@ -83,13 +94,13 @@ std::string describe(const optimize::MicroBatchSplit& split) {
 // One member of the job: plans AlexNet's kernels against the database and writes its plans to
 // `plans` (one line each). Runs in a forked child; exits 0 on success.
 [[noreturn]] void member(const std::string& database, const std::string& log, const std::string& plans, bool hang,
-                         double job_wait, SearchMode search = SearchMode::kFast) {
+                         double job_wait, SearchMode search = SearchMode::kFast, const std::string& gpus = "") {
   auto db = BenchmarkDatabase::open(database);
   if (!db) {
     std::fprintf(stderr, "member: %s\n", db.message().c_str());
     _exit(2);
   }
-  runtime::PlanBuilder builder(std::make_shared<LoggedSource>(log, hang), std::move(db.value()), {});
+  runtime::PlanBuilder builder(std::make_shared<LoggedSource>(log, hang, gpus), std::move(db.value()), {});
   builder.set_search_mode(search);
   if (job_wait >= 0) builder.set_job_wait(job_wait);
   std::ofstream out(plans);
@@ -108,9 +119,9 @@ std::string describe(const optimize::MicroBatchSplit& split) {
 }
 
 pid_t start_member(const std::string& database, const std::string& log, const std::string& plans, bool hang = false,
-                   double job_wait = -1, SearchMode search = SearchMode::kFast) {
+                   double job_wait = -1, SearchMode search = SearchMode::kFast, const std::string& gpus = "") {
   const pid_t pid = fork();
-  if (pid == 0) member(database, log, plans, hang, job_wait, search);
+  if (pid == 0) member(database, log, plans, hang, job_wait, search, gpus);
   return pid;
 }
 
@@ -274,7 +285,52 @@ TEST(JobSharing, SizesGatheredTogetherAreSharedOutAmongTheMembers) {
     EXPECT_EQ(text_of((dir.path() / ("member" + std::to_string(i))).string()), plans) << "member " << i;
   }
   EXPECT_EQ(rows_in(db), rows_in(alone_db)) << "rows lost or duplicated";
+  EXPECT_TRUE(std::filesystem::is_empty(db + ".claims")) << "every claim is released";
   std::printf("[ job ] %d of %zu kernels' sizes measured by more than one member\n", shared_out, measurers.size());
+}
+
+// Members measuring on one GPU (UUIDs in common) never measure one kernel side by side: timings
+// on one GPU at once would slow each other. Each size is still measured once.
+TEST(JobSharing, MembersOfOneGpuNeverMeasureOneKernelSideBySide) {
+  TempDir dir;
+  constexpr int kMembers = 4;
+  const std::string db = (dir.path() / "job.db").string(), log = (dir.path() / "job.log").string();
+  const std::string gpus[kMembers] = {"GPU-aa", "GPU-bb,GPU-aa", "GPU-aa", "GPU-aa"};
+  std::vector<pid_t> members;
+  for (int i = 0; i < kMembers; ++i) {
+    members.push_back(start_member(db, log, (dir.path() / ("member" + std::to_string(i))).string(), false, -1,
+                                   SearchMode::kExhaustive, gpus[i]));
+  }
+  for (pid_t pid : members) EXPECT_TRUE(exited_cleanly(pid)) << "a member failed (its line above)";
+  // Per kernel and kind, each member's measuring spans; those of different members must not overlap.
+  std::map<std::string, std::vector<std::tuple<long long, long long, std::string>>> spans;
+  for (const std::string& line : lines_of(log + ".spans")) {
+    std::istringstream fields(line);
+    std::string work, pid, began, ended;
+    std::getline(fields, work, '|');
+    std::getline(fields, pid, '|');
+    std::getline(fields, began, '|');
+    std::getline(fields, ended, '|');
+    spans[work].emplace_back(std::stoll(began), std::stoll(ended), pid);
+  }
+  ASSERT_FALSE(spans.empty());
+  int side_by_side = 0;
+  for (auto& [work, list] : spans) {
+    std::sort(list.begin(), list.end());
+    for (std::size_t i = 1; i < list.size(); ++i) {
+      if (std::get<2>(list[i]) != std::get<2>(list[i - 1]) && std::get<0>(list[i]) < std::get<1>(list[i - 1])) {
+        ++side_by_side;
+        ADD_FAILURE() << work << ": members " << std::get<2>(list[i - 1]) << " and " << std::get<2>(list[i])
+                      << " measured it at once on one GPU";
+      }
+    }
+  }
+  EXPECT_EQ(side_by_side, 0);
+  std::set<std::string> sizes;
+  for (const std::string& line : lines_of(log + ".sizes")) {
+    EXPECT_TRUE(sizes.insert(line.substr(0, line.find(" by "))).second) << "measured twice: " << line;
+  }
+  EXPECT_TRUE(std::filesystem::is_empty(db + ".claims"));
 }
 
 // Members in network, mount and PID namespaces of their own (containers of one host sharing a
