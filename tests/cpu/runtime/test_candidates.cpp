@@ -193,7 +193,9 @@ TEST_F(EngineKinds, DatabaseKeepsEachKindsCoverageApart) {
   ASSERT_TRUE(
       second.measured_rows(nullptr, key, BatchSizePolicy::kPowerOfTwo, CandidateSet::kBoth, &sizes, &rows).ok());
   EXPECT_EQ(second_source->calls_for(CandidateKind::kLegacy), 0);
-  EXPECT_EQ(second_source->calls_for(CandidateKind::kEngine), 1);
+  EXPECT_GT(second_source->calls_for(CandidateKind::kEngine), 0);
+  EXPECT_EQ(sorted(second_source->sizes_asked_for(key)), plannable_sizes(key, BatchSizePolicy::kPowerOfTwo))
+      << "engines measured at each size once";
   // A third finds both kinds stored.
   auto third_source = std::make_shared<RecordedSource>();
   PlanBuilder third{third_source, db};
