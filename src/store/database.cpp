@@ -7,6 +7,7 @@
 #include <chrono>
 #include <ctime>
 
+#include "core/logging.h"
 #include "store/columns.h"
 #include "store/connect.h"
 #include "store/database_path.h"
@@ -14,6 +15,7 @@
 #include "store/file_state.h"
 #include "store/inspect.h"
 #include "store/journal.h"
+#include "store/lock_scope.h"
 #include "store/lock_wait.h"
 #include "store/rows.h"
 #include "store/schema.h"
@@ -89,6 +91,12 @@ Expected<std::unique_ptr<BenchmarkDatabase>> BenchmarkDatabase::open(const std::
     if (stat(file->path.c_str(), &opened) == 0) {
       database->opened_device_ = opened.st_dev;
       database->opened_inode_ = opened.st_ino;
+    }
+    const std::string local_locks = store::host_local_locks(file->path);
+    if (!local_locks.empty()) {
+      warn_once("local locks " + file->path,
+                where + local_locks + ": processes on other hosts writing it at the same time can damage it "
+                        "(give each host its own database and merge them: docs/database.md, Shared file systems)");
     }
   } else {
     // Reading only creates nothing beside the file: a WAL file that no process has open is read
