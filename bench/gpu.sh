@@ -35,9 +35,9 @@
 #                            API (bench/new_batch_sizes.cpp: ucudnn's planning against cuDNN's Find,
 #                            NEWSHAPES_NETS="NET:TYPE:LAYOUT:BATCHES ...") and PyTorch (bench/pytorch_new_shapes.py:
 #                            its benchmark mode, its heuristics and ucudnn, NEWSHAPES_TORCH_BATCHES)
-#   bash bench/gpu.sh job   there: one multi-rank PyTorch job through `ucudnn run` and one database
-#                            (bench/pytorch_job.py), 1 rank then JOB_RANKS (default: 2) on an empty
-#                            database, then JOB_RANKS again on the filled one; the database verified
+#   bash bench/gpu.sh cluster   there: one multi-rank PyTorch job through `ucudnn run` and one
+#                            database (bench/pytorch_job.py), 1 rank then CLUSTER_RANKS (default 2, and
+#                            4 on 4 GPUs) on empty databases, then the last again on its filled one
 #   bash bench/gpu.sh graphapi   there: the graph-API proofs (tests/graph_api/README.md): the
 #                            TensorFlow-style loader plain and through `ucudnn run`, PyTorch's
 #                            OpInfo convolutions, JAX's convolutions against an FP64 reference
@@ -576,24 +576,32 @@ newshapes() {
   return $status
 }
 
-# A multi-rank job: 1 rank, then JOB_RANKS, on empty databases; JOB_RANKS again on the second
-# (it should measure nothing); each database verified and counted.
-job() {
-  local final=${OUT:-$root/gpu-results} out status=0 ranks=${JOB_RANKS:-2}
+# A multi-rank job (bench/pytorch_job.py): 1 rank, then each count of CLUSTER_RANKS (default: 2,
+# and 4 where the machine has 4 GPUs; ranks beyond the GPUs share them) on empty databases, then the
+# last count again on its filled database (it should measure nothing); each database verified.
+cluster() {
+  local final=${OUT:-$root/gpu-results} out status=0 gpus counts last
   out=$(mktemp -d)
   mkdir -p "$final"
   nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader > "$out/gpu.txt"
+  gpus=$(wc -l < "$out/gpu.txt")
+  counts=${CLUSTER_RANKS:-2}
+  [ -z "${CLUSTER_RANKS:-}" ] && [ "$gpus" -ge 4 ] && counts="2 4"
+  last=${counts##* }
   # Libraries from disk and CUDA's start, once, so that the first run's first step is not a cold machine's.
   python3 -c "import torch; torch.nn.Conv2d(3, 8, 3).cuda()(torch.randn(1, 3, 8, 8).cuda()); torch.cuda.synchronize()"
-  for run in "1 one" "$ranks many" "$ranks again"; do
+  local runs=("1 ranks-1")
+  for n in $counts; do runs+=("$n ranks-$n"); done
+  runs+=("$last again")
+  for run in "${runs[@]}"; do
     read -r n name <<< "$run"
     local db="$out/job-$n.db"
-    pack/bin/ucudnn run --workspace-limit "${JOB_LIMIT:-8MiB}" --database "$db" -- \
-      python3 bench/pytorch_job.py --ranks "$n" --steps "${JOB_STEPS:-20}" --out "$out/$name" 2>&1 \
+    pack/bin/ucudnn run --workspace-limit "${CLUSTER_LIMIT:-8MiB}" --database "$db" -- \
+      python3 bench/pytorch_job.py --ranks "$n" --steps "${CLUSTER_STEPS:-20}" --out "$out/$name" 2>&1 \
       | tee "$out/$name.txt" || status=1
     { pack/bin/ucudnn db verify --database "$db"; pack/bin/ucudnn db stats --database "$db"; } \
       > "$out/$name-db.txt" 2>&1 || status=1
-    tar -czf "$final/job-results.tar.gz" -C "$out" .
+    tar -czf "$final/cluster-results.tar.gz" -C "$out" .
   done
   return $status
 }
@@ -601,7 +609,7 @@ job() {
 case "${1:-}" in
   pack) pack ;;
   newshapes) newshapes ;;
-  job) job ;;
+  cluster) cluster ;;
   curves) shift; curves "$@" ;;
   run) run ;;
   pytorch) pytorch ;;
@@ -613,5 +621,5 @@ case "${1:-}" in
   multigpu) multigpu ;;
   compare) compare "${2:?usage: bash bench/gpu.sh compare OLDPACK}" ;;
   sweep) sweep "${2:-alexnet}" "${3:-8MiB 64MiB 512MiB}" "${4:-undivided powerOfTwo wd}" "${5:-float:NCHW}" ;;
-  *) echo "usage: bash bench/gpu.sh pack|run|newshapes|job|pytorch|curves [FRAMEWORK:MODEL...]|overhead|graphapi|multigpu|compare OLDPACK|engines|baselines|search|sweep [NETS] [LIMITS] [CONFIGS] [PRECISIONS]" >&2; exit 2 ;;
+  *) echo "usage: bash bench/gpu.sh pack|run|newshapes|cluster|pytorch|curves [FRAMEWORK:MODEL...]|overhead|graphapi|multigpu|compare OLDPACK|engines|baselines|search|sweep [NETS] [LIMITS] [CONFIGS] [PRECISIONS]" >&2; exit 2 ;;
 esac
