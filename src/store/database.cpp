@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
@@ -60,9 +61,11 @@ Expected<std::unique_ptr<BenchmarkDatabase>> BenchmarkDatabase::open(const std::
     if (!writable) return Error{where + "does not exist, and cannot be created: " + refusal};
     // A side file without its database: one renamed or deleted while a process had it open, which
     // may still be writing there. SQLite would take it for the new file's own (replaying another
-    // database's pages into it, or failing with "disk I/O error").
+    // database's pages into it, or failing with "disk I/O error"). Side files come after their
+    // database: seen first, then the database, it is another process's new one (a job's processes
+    // all create it at once), opened as it is.
     const store::SideFiles side = store::side_files(file->path);
-    if (side.journal || side.wal || side.shm) {
+    if ((side.journal || side.wal || side.shm) && ::access(file->path.c_str(), F_OK) != 0) {
       const std::string name = file->path + (side.wal ? "-wal" : side.shm ? "-shm" : "-journal");
       return Error{where + "does not exist, but its side file '" + name +
                    "' does (left by a process that had the database open when it was renamed or deleted, and "
