@@ -218,34 +218,56 @@ bool claim_appears(const std::string& folder, double seconds) {
   return false;
 }
 
-TEST(JobSharing, SixteenProcessesPlanningOneNetworkBenchmarkEachWorkOnceAndAgree) {
-  TempDir dir;
-  // Alone first: the work one process does, and its plans.
-  const std::string alone_db = (dir.path() / "alone.db").string(), alone_log = (dir.path() / "alone.log").string();
-  const std::string alone_plans = (dir.path() / "alone.plans").string();
-  ASSERT_TRUE(exited_cleanly(start_member(alone_db, alone_log, alone_plans)));
-  const std::vector<std::string> alone_work = lines_of(alone_log);
-  ASSERT_GT(alone_work.size(), 15u);
+// One process planning alone against a new database: what a job's members must match.
+struct Alone {
+  std::string db, log, plans;
+  bool ran = false;
+};
+Alone plan_alone(const std::filesystem::path& dir, SearchMode search = SearchMode::kFast) {
+  Alone alone{(dir / "alone.db").string(), (dir / "alone.log").string(), (dir / "alone.plans").string()};
+  alone.ran = exited_cleanly(start_member(alone.db, alone.log, alone.plans, false, -1, search));
+  return alone;
+}
 
-  constexpr int kMembers = 16;
-  const std::string db = (dir.path() / "job.db").string(), log = (dir.path() / "job.log").string();
-  std::vector<pid_t> members;
-  for (int i = 0; i < kMembers; ++i) {
-    members.push_back(start_member(db, log, (dir.path() / ("member" + std::to_string(i))).string()));
-  }
-  for (pid_t pid : members) EXPECT_TRUE(exited_cleanly(pid)) << "a member failed (its line above)";
+// Where member `i` writes its plans.
+std::string member_plans(const std::filesystem::path& dir, int i) {
+  return (dir / ("member" + std::to_string(i))).string();
+}
 
-  const std::vector<std::string> work = lines_of(log);
+// The job benchmarked the work one process alone does, each piece once.
+void expect_each_work_once(const std::string& log, const Alone& alone) {
+  const std::vector<std::string> work = lines_of(log), alone_work = lines_of(alone.log);
   const std::set<std::string> distinct(work.begin(), work.end());
   EXPECT_EQ(distinct.size(), work.size()) << "some work was benchmarked twice:\n" << text_of(log);
   EXPECT_EQ(distinct, std::set<std::string>(alone_work.begin(), alone_work.end()))
       << "the job measured other work than one process alone";
-  const std::string plans = text_of(alone_plans);
-  for (int i = 0; i < kMembers; ++i) {
-    EXPECT_EQ(text_of((dir.path() / ("member" + std::to_string(i))).string()), plans) << "member " << i;
-  }
-  EXPECT_EQ(rows_in(db), rows_in(alone_db)) << "rows lost or duplicated";
+}
+
+// Every member planned what one process alone does, the job's database holds the same rows, and
+// every claim is released.
+void expect_members_agree_with(const Alone& alone, const std::filesystem::path& dir, int members,
+                               const std::string& db) {
+  const std::string plans = text_of(alone.plans);
+  for (int i = 0; i < members; ++i) EXPECT_EQ(text_of(member_plans(dir, i)), plans) << "member " << i;
+  EXPECT_EQ(rows_in(db), rows_in(alone.db)) << "rows lost or duplicated";
   EXPECT_TRUE(std::filesystem::is_empty(db + ".claims")) << "every claim is released";
+}
+
+TEST(JobSharing, SixteenProcessesPlanningOneNetworkBenchmarkEachWorkOnceAndAgree) {
+  TempDir dir;
+  // Alone first: the work one process does, and its plans.
+  const Alone alone = plan_alone(dir.path());
+  ASSERT_TRUE(alone.ran);
+  ASSERT_GT(lines_of(alone.log).size(), 15u);
+
+  constexpr int kMembers = 16;
+  const std::string db = (dir.path() / "job.db").string(), log = (dir.path() / "job.log").string();
+  std::vector<pid_t> members;
+  for (int i = 0; i < kMembers; ++i) members.push_back(start_member(db, log, member_plans(dir.path(), i)));
+  for (pid_t pid : members) EXPECT_TRUE(exited_cleanly(pid)) << "a member failed (its line above)";
+
+  expect_each_work_once(log, alone);
+  expect_members_agree_with(alone, dir.path(), kMembers, db);
 }
 
 // The exhaustive search gathers every size of a kernel at once: the members that need a kernel
@@ -253,19 +275,17 @@ TEST(JobSharing, SixteenProcessesPlanningOneNetworkBenchmarkEachWorkOnceAndAgree
 // kernels' sizes are measured by several members, not one.
 TEST(JobSharing, SizesGatheredTogetherAreSharedOutAmongTheMembers) {
   TempDir dir;
-  const std::string alone_db = (dir.path() / "alone.db").string(), alone_log = (dir.path() / "alone.log").string();
-  const std::string alone_plans = (dir.path() / "alone.plans").string();
-  ASSERT_TRUE(exited_cleanly(start_member(alone_db, alone_log, alone_plans, false, -1, SearchMode::kExhaustive)));
+  const Alone alone = plan_alone(dir.path(), SearchMode::kExhaustive);
+  ASSERT_TRUE(alone.ran);
   std::set<std::string> alone_sizes;
-  for (const std::string& line : lines_of(alone_log + ".sizes")) alone_sizes.insert(line.substr(0, line.find(" by ")));
+  for (const std::string& line : lines_of(alone.log + ".sizes")) alone_sizes.insert(line.substr(0, line.find(" by ")));
   ASSERT_GT(alone_sizes.size(), 100u);
 
   constexpr int kMembers = 6;
   const std::string db = (dir.path() / "job.db").string(), log = (dir.path() / "job.log").string();
   std::vector<pid_t> members;
   for (int i = 0; i < kMembers; ++i) {
-    members.push_back(start_member(db, log, (dir.path() / ("member" + std::to_string(i))).string(), false, -1,
-                                   SearchMode::kExhaustive));
+    members.push_back(start_member(db, log, member_plans(dir.path(), i), false, -1, SearchMode::kExhaustive));
   }
   for (pid_t pid : members) EXPECT_TRUE(exited_cleanly(pid)) << "a member failed (its line above)";
 
@@ -280,12 +300,7 @@ TEST(JobSharing, SizesGatheredTogetherAreSharedOutAmongTheMembers) {
   int shared_out = 0;
   for (const auto& [kernel, who] : measurers) shared_out += who.size() > 1;
   EXPECT_GT(shared_out, 0) << "every kernel's sizes were measured by one member";
-  const std::string plans = text_of(alone_plans);
-  for (int i = 0; i < kMembers; ++i) {
-    EXPECT_EQ(text_of((dir.path() / ("member" + std::to_string(i))).string()), plans) << "member " << i;
-  }
-  EXPECT_EQ(rows_in(db), rows_in(alone_db)) << "rows lost or duplicated";
-  EXPECT_TRUE(std::filesystem::is_empty(db + ".claims")) << "every claim is released";
+  expect_members_agree_with(alone, dir.path(), kMembers, db);
   std::printf("[ job ] %d of %zu kernels' sizes measured by more than one member\n", shared_out, measurers.size());
 }
 
@@ -298,8 +313,7 @@ TEST(JobSharing, MembersOfOneGpuNeverMeasureOneKernelSideBySide) {
   const std::string gpus[kMembers] = {"GPU-aa", "GPU-bb,GPU-aa", "GPU-aa", "GPU-aa"};
   std::vector<pid_t> members;
   for (int i = 0; i < kMembers; ++i) {
-    members.push_back(start_member(db, log, (dir.path() / ("member" + std::to_string(i))).string(), false, -1,
-                                   SearchMode::kExhaustive, gpus[i]));
+    members.push_back(start_member(db, log, member_plans(dir.path(), i), false, -1, SearchMode::kExhaustive, gpus[i]));
   }
   for (pid_t pid : members) EXPECT_TRUE(exited_cleanly(pid)) << "a member failed (its line above)";
   // Per kernel and kind, each member's measuring spans; those of different members must not overlap.
@@ -338,10 +352,8 @@ TEST(JobSharing, MembersOfOneGpuNeverMeasureOneKernelSideBySide) {
 // each piece of work once and agrees on every plan.
 TEST(JobSharing, MembersInOtherNetworkMountAndPidNamespacesShareTheWorkAsOneJob) {
   TempDir dir;
-  const std::string alone_db = (dir.path() / "alone.db").string(), alone_log = (dir.path() / "alone.log").string();
-  const std::string alone_plans = (dir.path() / "alone.plans").string();
-  ASSERT_TRUE(exited_cleanly(start_member(alone_db, alone_log, alone_plans)));
-  const std::vector<std::string> alone_work = lines_of(alone_log);
+  const Alone alone = plan_alone(dir.path());
+  ASSERT_TRUE(alone.ran);
 
   const std::filesystem::path job_dir = dir.path() / "job";
   std::filesystem::create_directory(job_dir);
@@ -350,7 +362,7 @@ TEST(JobSharing, MembersInOtherNetworkMountAndPidNamespacesShareTheWorkAsOneJob)
   constexpr int kMembers = 12;
   std::vector<pid_t> members;
   for (int i = 0; i < kMembers; ++i) {
-    members.push_back(start_member_in(places[i % 4], job_dir, log, (dir.path() / ("member" + std::to_string(i))).string()));
+    members.push_back(start_member_in(places[i % 4], job_dir, log, member_plans(dir.path(), i)));
   }
   bool refused = false;
   for (pid_t pid : members) {
@@ -367,17 +379,8 @@ TEST(JobSharing, MembersInOtherNetworkMountAndPidNamespacesShareTheWorkAsOneJob)
   }
   EXPECT_EQ(bound_elsewhere, kMembers / 4) << "each member of its own mounts named the database elsewhere";
 
-  const std::vector<std::string> work = lines_of(log);
-  const std::set<std::string> distinct(work.begin(), work.end());
-  EXPECT_EQ(distinct.size(), work.size()) << "some work was benchmarked twice:\n" << text_of(log);
-  EXPECT_EQ(distinct, std::set<std::string>(alone_work.begin(), alone_work.end()));
-  const std::string plans = text_of(alone_plans);
-  for (int i = 0; i < kMembers; ++i) {
-    EXPECT_EQ(text_of((dir.path() / ("member" + std::to_string(i))).string()), plans) << "member " << i;
-  }
-  const std::string db = (job_dir / "job.db").string();
-  EXPECT_EQ(rows_in(db), rows_in(alone_db)) << "rows lost or duplicated";
-  EXPECT_TRUE(std::filesystem::is_empty(db + ".claims")) << "every claim is released";
+  expect_each_work_once(log, alone);
+  expect_members_agree_with(alone, dir.path(), kMembers, (job_dir / "job.db").string());
 }
 
 TEST(JobSharing, ALeaderKilledWhileBenchmarkingIsTakenOverAtOnce) {
