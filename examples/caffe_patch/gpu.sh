@@ -40,18 +40,6 @@ pack() {
   echo "packed: caffe-pack/caffe.tar.xz ($(du -h "$repo/caffe-pack/caffe.tar.xz" | cut -f1))"
 }
 
-# The directories of CUDA libraries Caffe links that the dynamic linker does not find by itself
-# (PyTorch's pip wheels bring cuBLAS and cuRAND under site-packages/nvidia).
-cuda_library_path() {
-  local path="" lib dir
-  for lib in libcublas.so.13 libcublasLt.so.13 libcurand.so.10; do
-    ldconfig -p | grep -q "$lib" && continue
-    dir=$(find / -xdev -name "$lib" -path '*nvidia*' -printf '%h\n' 2> /dev/null | head -1 || true)
-    [ -n "$dir" ] && path="$path:$dir"
-  done
-  echo "${path#:}"
-}
-
 run() {
   local final=${OUT:-$repo/caffe-results} rounds=${ROUNDS:-3} status=0
   local out pack models="$here/models"
@@ -60,7 +48,7 @@ run() {
   mkdir -p "$final"
   tar -xJf "$repo/caffe-pack/caffe.tar.xz" -C "$pack"
   local extra
-  extra=$(cuda_library_path)
+  extra=$(bash "$repo/scripts/cuda_library_path.sh")
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv | tee "$out/gpu.txt"
   # launch VARIANT [VAR=VALUE...] -- CAFFE_ARGS...: one variant's binary with its libraries
   launch() {

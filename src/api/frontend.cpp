@@ -162,10 +162,30 @@ Status choose_algorithms(UcudnnContext* context, const ConvCall& call, std::opti
   });
 }
 
+namespace {
+
+// An algorithm the program chose itself (Darknet's fixed half-precision algorithms), for a kernel
+// that was never offered a plan: run_convolution runs ucudnn's plan for it, so under a forced limit
+// the program is told that plan's workspace, within the limit, and allocates no more. Where no plan
+// can be made, the algorithm's own size stands: its call then runs plain cuDNN.
+Status chosen_algorithm_workspace(UcudnnContext* context, const ConvCall& call, int algo, std::size_t* bytes) {
+  UCUDNN_TRY(runtime::workspace_size(context->cudnn(), call.op, call.descriptors, algo, bytes));
+  if (!context->forced_workspace_limit || *bytes <= *context->forced_workspace_limit) return Status::success();
+  Expected<runtime::KernelRequest> request = kernel_request(context, call);
+  if (!request || context->remembered(request->key).offered) return Status::success();
+  request->requested_limit = *context->forced_workspace_limit;
+  std::size_t planned = 0;
+  if (!runtime::active_planner().workspace(*request, &planned).ok()) return Status::success();
+  context->remember_limit(request->key, request->requested_limit);  // the call runs this plan
+  *bytes = planned;
+  return Status::success();
+}
+
+}  // namespace
+
 Status query_workspace_size(UcudnnContext* context, const ConvCall& call, int algo, std::size_t* bytes) {
   UCUDNN_TRY(require_context(context));
-  if (algo != runtime::virtual_algo(call.op))
-    return runtime::workspace_size(context->cudnn(), call.op, call.descriptors, algo, bytes);
+  if (algo != runtime::virtual_algo(call.op)) return chosen_algorithm_workspace(context, call, algo, bytes);
   std::size_t requested_limit = context->requested_limit_for(std::nullopt);
   const Status planned = [&]() -> Status {
     UCUDNN_TRY_ASSIGN(const runtime::KernelRequest request, remembered_request(context, call));

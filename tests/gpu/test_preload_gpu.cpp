@@ -73,5 +73,31 @@ TEST_F(PreloadGpu, UnmodifiedProgramRunsGraphEnginesWithTheSameResult) {
   expect_preloaded_matches_plain(plain, "engines", &engines, &split);
 }
 
+// A program that fixes its algorithm and sizes its workspace by it (Darknet's half precision does):
+// under a forced limit it is told the workspace of ucudnn's plan, within the limit, so that it
+// allocates no more, and the convolution, which runs that plan, matches plain cuDNN's.
+TEST_F(PreloadGpu, FixedAlgorithmAllocatesOnlyThePlansWorkspaceUnderAForcedLimit) {
+  const std::string fixed = " PROBE_FIXED_ALGO=" + std::to_string(CUDNN_CONVOLUTION_FWD_ALGO_FFT);
+  const testing::ProbeRun plain = run_probe(fixed);
+  ASSERT_EQ(plain.exit_status, 0) << plain.output;
+  ASSERT_EQ(plain.values.at("forward"), "CUDNN_STATUS_SUCCESS") << plain.output;
+  // FFT's own workspace is far over the limit here, or the test would show nothing.
+  const std::size_t limit = std::size_t{16} << 20;
+  ASSERT_GT(std::stoull(plain.values.at("workspace_bytes")), limit) << plain.output;
+  const testing::ProbeRun preloaded = run_probe("LD_PRELOAD=" + testing::preload_library_path() +
+                                                " UCUDNN_FORCE_WORKSPACE_LIMIT=16MiB UCUDNN_STATS=1" + fixed);
+  ASSERT_EQ(preloaded.exit_status, 0) << preloaded.output;
+  ASSERT_EQ(preloaded.values.at("forward"), "CUDNN_STATUS_SUCCESS") << preloaded.output;
+  EXPECT_LE(std::stoull(preloaded.values.at("workspace_bytes")), limit) << preloaded.output;
+  // Same inputs; TF32 or another kernel than FFT's: 5e-3 of the absolute sum, as above.
+  const double sum_abs = std::stod(plain.values.at("output_sum_abs"));
+  ASSERT_GT(sum_abs, 0.0);
+  EXPECT_NEAR(std::stod(preloaded.values.at("output_sum_abs")), sum_abs, 5e-3 * sum_abs);
+  EXPECT_NEAR(std::stod(preloaded.values.at("output_sum")), std::stod(plain.values.at("output_sum")), 5e-3 * sum_abs);
+  long long calls = 0, split = 0;
+  ASSERT_TRUE(forward_statistics(preloaded.output, &calls, &split)) << preloaded.output;
+  EXPECT_EQ(calls, 1);
+}
+
 }  // namespace
 }  // namespace ucudnn

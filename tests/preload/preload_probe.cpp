@@ -1,13 +1,15 @@
 // An "unmodified program" for the LD_PRELOAD layer: it knows nothing of ucudnn and links only
 // cuDNN. It prints, one `key=value` per line, which library defines the convolution calls it
 // makes and what they return; tests run it with and without LD_PRELOAD=libucudnn_preload.so.
-// With a GPU it also runs a convolution that a small workspace makes worth splitting.
+// With a GPU it also runs a convolution that a small workspace makes worth splitting, with the
+// algorithm cuDNN's get call answers or, with PROBE_FIXED_ALGO=N, algorithm N.
 
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
 #include <dlfcn.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -60,20 +62,26 @@ int convolve_on_gpu() {
   cudaMemcpy(dx, host_x.data(), x_count * 4, cudaMemcpyHostToDevice);
   cudaMemcpy(dw, host_w.data(), w_count * 4, cudaMemcpyHostToDevice);
 
-  // As a framework with a 16 MiB limit: the fastest answer that fits.
-  cudnnConvolutionFwdAlgoPerf_t perf[16];
-  int returned = 0;
-  status = cudnnGetConvolutionForwardAlgorithm_v7(handle, x, w, conv, y, 16, &returned, perf);
-  std::printf("get_v7=%s\n", cudnnGetErrorString(status));
   int algo = -1;
-  for (int i = 0; i < returned; ++i) {
-    if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= limit) {
-      algo = perf[i].algo;
-      break;
+  if (const char* fixed = std::getenv("PROBE_FIXED_ALGO")) {
+    // As Darknet's half precision: an algorithm fixed in the source, no get or find call.
+    algo = std::atoi(fixed);
+    std::printf("fixed_algo=%d\n", algo);
+  } else {
+    // As a framework with a 16 MiB limit: the fastest answer that fits.
+    cudnnConvolutionFwdAlgoPerf_t perf[16];
+    int returned = 0;
+    status = cudnnGetConvolutionForwardAlgorithm_v7(handle, x, w, conv, y, 16, &returned, perf);
+    std::printf("get_v7=%s\n", cudnnGetErrorString(status));
+    for (int i = 0; i < returned; ++i) {
+      if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= limit) {
+        algo = perf[i].algo;
+        break;
+      }
     }
+    std::printf("first_algo=%d\nalgo_count=%d\n", returned ? static_cast<int>(perf[0].algo) : -1,
+                static_cast<int>(CUDNN_CONVOLUTION_FWD_ALGO_COUNT));
   }
-  std::printf("first_algo=%d\nalgo_count=%d\n", returned ? static_cast<int>(perf[0].algo) : -1,
-              static_cast<int>(CUDNN_CONVOLUTION_FWD_ALGO_COUNT));
   size_t bytes = 0;
   status = cudnnGetConvolutionForwardWorkspaceSize(handle, x, w, conv, y, static_cast<cudnnConvolutionFwdAlgo_t>(algo),
                                                    &bytes);
