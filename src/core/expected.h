@@ -6,6 +6,8 @@
 //
 // Propagate with UCUDNN_TRY(expr) (any Expected) and UCUDNN_TRY_ASSIGN(lhs, expr) (keeps the value).
 
+#include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <utility>
@@ -19,6 +21,7 @@ enum class ErrorCode {
   kAllocFailed,      ///< host or device memory exhausted
   kExecutionFailed,  ///< a GPU operation failed
   kInternal,         ///< a bug, or a library in a state it should never be in
+  kStorage,          ///< a benchmark database could not be read, written or locked (I/O, locks, damage)
 };
 
 struct Error {
@@ -40,6 +43,12 @@ struct Error {
   int backend_status = 0;  ///< the status cuDNN itself returned, passed on verbatim (0: none)
 };
 
+/// Stops the process: the value of a failed Expected was asked for (a bug in ucudnn).
+[[noreturn]] inline void value_of_failure(const std::string& message) {
+  std::fprintf(stderr, "ucudnn: internal error: the value of a failed result was used: %s\n", message.c_str());
+  std::abort();
+}
+
 template <typename T>
 class [[nodiscard]] Expected {
  public:
@@ -48,18 +57,23 @@ class [[nodiscard]] Expected {
 
   bool ok() const { return value_.has_value(); }
   explicit operator bool() const { return ok(); }
-  const T& value() const& { return *value_; }
-  T& value() & { return *value_; }
-  T&& value() && { return std::move(*value_); }
-  const T& operator*() const& { return *value_; }
-  T& operator*() & { return *value_; }
-  const T* operator->() const { return &*value_; }
-  T* operator->() { return &*value_; }
+  // The value of a failed Expected is a bug: it stops the process, naming the error (as LLVM's
+  // Expected does), rather than reading an empty optional.
+  const T& value() const& { return checked(), *value_; }
+  T& value() & { return checked(), *value_; }
+  T&& value() && { return checked(), std::move(*value_); }
+  const T& operator*() const& { return value(); }
+  T& operator*() & { return value(); }
+  const T* operator->() const { return &value(); }
+  T* operator->() { return &value(); }
   /// Only on failure.
   const Error& error() const { return *error_; }
   const std::string& message() const { return error_->message; }
 
  private:
+  void checked() const {
+    if (!value_) value_of_failure(error_->message);
+  }
   std::optional<T> value_;
   std::optional<Error> error_;
 };

@@ -46,6 +46,8 @@ cudnnStatus_t to_cudnn_status(const Error& error) {
     case ErrorCode::kAllocFailed: return CUDNN_STATUS_ALLOC_FAILED;
     case ErrorCode::kExecutionFailed: return CUDNN_STATUS_EXECUTION_FAILED;
     case ErrorCode::kInternal: return CUDNN_STATUS_INTERNAL_ERROR;
+    // cuDNN has no status for files; the operation (planning from the database) failed.
+    case ErrorCode::kStorage: return CUDNN_STATUS_EXECUTION_FAILED;
   }
   return CUDNN_STATUS_INTERNAL_ERROR;
 }

@@ -117,7 +117,7 @@ std::string shown(const Statement& statement, int index) {
 Status expect_type(const Statement& statement, int index, int type, const char* wanted) {
   const int actual = statement.column_type(index);
   if (actual == type) return Status::success();
-  return Error{std::string("holds ") + shown(statement, index) + ", not " + wanted};
+  return Error{ErrorCode::kBadParam, std::string("holds ") + shown(statement, index) + ", not " + wanted};
 }
 
 // An integer from `low` to `high`, as an int64.
@@ -125,7 +125,7 @@ Expected<std::int64_t> integer_in(const Statement& statement, int index, std::in
                                   const char* wanted) {
   UCUDNN_TRY(expect_type(statement, index, SQLITE_INTEGER, wanted));
   const std::int64_t value = statement.column_int(index);
-  if (value < low || value > high) return Error{"holds " + std::to_string(value) + ", not " + wanted};
+  if (value < low || value > high) return Error{ErrorCode::kBadParam, "holds " + std::to_string(value) + ", not " + wanted};
   return value;
 }
 
@@ -136,7 +136,7 @@ Status read_value(const Statement& statement, int index, std::string* value) {
   // Measured before it is copied: a file may hold a text of a gigabyte in any column.
   const std::size_t bytes = statement.column_bytes(index);
   if (bytes > kMaxTableLineBytes) {
-    return Error{"holds a text of " + std::to_string(bytes) + " bytes, more than the limit of " +
+    return Error{ErrorCode::kBadParam, "holds a text of " + std::to_string(bytes) + " bytes, more than the limit of " +
                  std::to_string(kMaxTableLineBytes) + " bytes"};
   }
   *value = statement.column_text(index);
@@ -147,7 +147,7 @@ Status read_value(const Statement& statement, int index, ConvOp* value) {
   UCUDNN_TRY(expect_type(statement, index, SQLITE_TEXT, "an op's name"));
   const std::string text = statement.column_text(index);
   const auto op = parse_conv_op(text);
-  if (!op) return Error{"holds unknown op '" + excerpt(text) + "'"};
+  if (!op) return Error{ErrorCode::kBadParam, "holds unknown op '" + excerpt(text) + "'"};
   *value = *op;
   return Status::success();
 }
@@ -156,7 +156,7 @@ Status read_value(const Statement& statement, int index, double* value) {
   // A whole number of milliseconds is a number too (SQLite stores 2.0 as the integer 2 in a
   // column without REAL affinity).
   const int type = statement.column_type(index);
-  if (type != SQLITE_FLOAT && type != SQLITE_INTEGER) return Error{"holds " + shown(statement, index) + ", not a number"};
+  if (type != SQLITE_FLOAT && type != SQLITE_INTEGER) return Error{ErrorCode::kBadParam, "holds " + shown(statement, index) + ", not a number"};
   *value = statement.column_double(index);
   return Status::success();
 }

@@ -53,12 +53,12 @@ Expected<std::unique_ptr<BenchmarkDatabase>> BenchmarkDatabase::open(const std::
   const store::LockWaitDeadline within(store::lock_wait_end(options.busy_timeout_ms));
   auto file = store::resolve_database_file(path);
   if (!file) return file.error().prefixed(where);
-  if (!file->exists && (!options.create || options.read_only)) return Error{where + "does not exist"};
+  if (!file->exists && (!options.create || options.read_only)) return Error{ErrorCode::kBadParam, where + "does not exist"};
   // Whether this process could write the file at all (a hot journal needs it), asked or not.
   const std::string refusal = store::why_not_writable(file->path, file->exists);
   const bool writable = refusal.empty() && !options.read_only;
   if (!file->exists) {
-    if (!writable) return Error{where + "does not exist, and cannot be created: " + refusal};
+    if (!writable) return Error{ErrorCode::kStorage, where + "does not exist, and cannot be created: " + refusal};
     // A side file without its database: one renamed or deleted while a process had it open, which
     // may still be writing there. SQLite would take it for the new file's own (replaying another
     // database's pages into it, or failing with "disk I/O error"). Side files come after their
@@ -67,7 +67,7 @@ Expected<std::unique_ptr<BenchmarkDatabase>> BenchmarkDatabase::open(const std::
     const store::SideFiles side = store::side_files(file->path);
     if ((side.journal || side.wal || side.shm) && ::access(file->path.c_str(), F_OK) != 0) {
       const std::string name = file->path + (side.wal ? "-wal" : side.shm ? "-shm" : "-journal");
-      return Error{where + "does not exist, but its side file '" + name +
+      return Error{ErrorCode::kStorage, where + "does not exist, but its side file '" + name +
                    "' does (left by a process that had the database open when it was renamed or deleted, and "
                    "may still be writing it): no new database is made beside it; remove its side files once no "
                    "process has them open (`fuser` tells)"};
@@ -139,12 +139,12 @@ Status BenchmarkDatabase::prepare_for_writing(JournalMode requested, const std::
     {
       std::lock_guard<std::mutex> lock(mutex_);
       const int rc = store::first_read(db_.get());
-      if (rc != SQLITE_OK && !sqlite_busy(rc)) return Error{"refused and left untouched: " + sqlite_error(db_.get(), rc)};
+      if (rc != SQLITE_OK && !sqlite_busy(rc)) return Error{ErrorCode::kStorage, "refused and left untouched: " + sqlite_error(db_.get(), rc)};
     }
     int version = 0;
     auto checked = transaction(false, [&]() -> Status {
       UCUDNN_TRY_ASSIGN(version, store::read_schema_version(db_.get()));
-      if (version > kSchemaVersion) return Error{"its schema version is newer than this ucudnn's"};
+      if (version > kSchemaVersion) return Error{ErrorCode::kBadParam, "its schema version is newer than this ucudnn's"};
       return check_schema(version);
     });
     if (!checked) return checked.error().prefixed("refused and left untouched: ");
@@ -153,7 +153,7 @@ Status BenchmarkDatabase::prepare_for_writing(JournalMode requested, const std::
     UCUDNN_TRY_ASSIGN(const std::string stays, store::try_journal_mode(db_.get(), journal_));
     if (stays.empty()) return initialise_schema();
     if (std::chrono::steady_clock::now() >= deadline) {
-      return Error{std::string("cannot set journal mode '") + store::journal_mode_name(journal_) + "' (" + named_by +
+      return Error{ErrorCode::kStorage, std::string("cannot set journal mode '") + store::journal_mode_name(journal_) + "' (" + named_by +
                    "): " + stays + "; close them, or use the mode the others use"};
     }
     // Closed while waiting: another process switching the same file needs it to itself too.
@@ -165,7 +165,7 @@ Status BenchmarkDatabase::prepare_for_writing(JournalMode requested, const std::
 Status BenchmarkDatabase::initialise_schema() {
   return transaction(true, [&]() -> Status {
     UCUDNN_TRY_ASSIGN(const int version, store::read_schema_version(db_.get()));
-    if (version > kSchemaVersion) return Error{"its schema version is newer than this ucudnn's"};
+    if (version > kSchemaVersion) return Error{ErrorCode::kBadParam, "its schema version is newer than this ucudnn's"};
     Status done = store::create_or_upgrade(db_.get(), version);
     if (!done && version >= 1 && version < kSchemaVersion) {
       const std::string from = std::to_string(version);
@@ -209,7 +209,7 @@ Status BenchmarkDatabase::check_schema(int version) {
   if (problems.empty()) return Status::success();
   // Without its unique index, say, a file takes duplicate rows, and a lookup would plan with
   // whichever came first: never read, never written.
-  return Error{"its schema was changed outside ucudnn (" + problems +
+  return Error{ErrorCode::kBadParam, "its schema was changed outside ucudnn (" + problems +
                "): refused, as its rows could not be trusted to be one per key; `ucudnn db verify` names every "
                "problem (docs/database.md, Damaged files)"};
 }
@@ -230,7 +230,7 @@ Status BenchmarkDatabase::transaction(bool write, const std::function<Status()>&
   // name any more (WAL mode; rollback mode refuses, calling it read-only): refuse, naming why.
   if (write) {
     const std::string moved = moved_since_opened();
-    if (!moved.empty()) return Error{moved + "; nothing was written to either file"};
+    if (!moved.empty()) return Error{ErrorCode::kStorage, moved + "; nothing was written to either file"};
   }
   sqlite3* db = db_.get();
   // Every wait of the transaction, its commit's included, ends by one deadline.
@@ -240,6 +240,7 @@ Status BenchmarkDatabase::transaction(bool write, const std::function<Status()>&
   while (true) {
     auto begun = sqlite_exec(db, write ? "BEGIN IMMEDIATE" : "BEGIN");
     std::string failure;
+    ErrorCode kind = ErrorCode::kStorage;  // the body's own kind where the body failed
     int code = SQLITE_OK;
     if (begun) {
       auto result = body();
@@ -249,6 +250,7 @@ Status BenchmarkDatabase::transaction(bool write, const std::function<Status()>&
         failure = committed.message();
       } else {
         failure = result.message();
+        kind = result.error().code;
       }
       code = sqlite3_extended_errcode(db);  // before ROLLBACK replaces it
       const bool no_space = failed_for_space(code);
@@ -261,8 +263,8 @@ Status BenchmarkDatabase::transaction(bool write, const std::function<Status()>&
     }
     // Retry only lock contention, with exponential backoff and jitter; give up at the deadline.
     // A statement left running is a bug here, not contention: fail at once.
-    if (sqlite3_next_stmt(db, nullptr) != nullptr) return Error{failure + " (a statement is still running)"};
-    if (!sqlite_busy(code)) return Error{failure};
+    if (sqlite3_next_stmt(db, nullptr) != nullptr) return Error{ErrorCode::kInternal, failure + " (a statement is still running)"};
+    if (!sqlite_busy(code)) return Error{kind, failure};
     if (std::chrono::steady_clock::now() >= deadline) return store::still_locked_error(busy_timeout_ms_);
     backoff.pause();
   }
@@ -287,7 +289,7 @@ Expected<std::optional<BenchmarkDatabase::Lookup>> BenchmarkDatabase::lookup(con
 
 Status BenchmarkDatabase::store(const DeviceIdentity& identity, const ConvKey& micro_key, CandidateKind kind,
                                 std::size_t measured_up_to, const std::vector<Measurement>& rows) {
-  if (read_only_) return Error{"benchmark database '" + path_ + "' is read-only: " + read_only_reason_};
+  if (read_only_) return Error{ErrorCode::kStorage, "benchmark database '" + path_ + "' is read-only: " + read_only_reason_};
   auto checked = store::check_rows(rows, micro_key.op, kind);
   if (!checked) return checked.error().prefixed("benchmark database '" + path_ + "': nothing stored: ");
   const store::KernelKey kernel{identity, micro_key.op, micro_key.layer_signature(), micro_key.batch()};
@@ -304,7 +306,7 @@ Status BenchmarkDatabase::store(const DeviceIdentity& identity, const ConvKey& m
 }
 
 Expected<long long> BenchmarkDatabase::store_rows(const std::vector<StoredRow>& rows, std::size_t measured_up_to) {
-  if (read_only_) return Error{"benchmark database '" + path_ + "' is read-only: " + read_only_reason_};
+  if (read_only_) return Error{ErrorCode::kStorage, "benchmark database '" + path_ + "' is read-only: " + read_only_reason_};
   auto checked = store::check_rows(rows);
   if (!checked) return checked.error().prefixed("benchmark database '" + path_ + "': nothing stored: ");
   long long inserted = 0;
@@ -326,9 +328,9 @@ Expected<MergeCounts> BenchmarkDatabase::merge_from(BenchmarkDatabase& source) {
   const std::string into = "benchmark database '" + path_ + "'";
   const std::string from = "benchmark database '" + source.path_ + "'";
   if (&source == this || store::same_file(source.file_, file_)) {
-    return Error{from + " is the target itself: nothing to merge"};
+    return Error{ErrorCode::kBadParam, from + " is the target itself: nothing to merge"};
   }
-  if (read_only_) return Error{into + " is read-only: " + read_only_reason_};
+  if (read_only_) return Error{ErrorCode::kStorage, into + " is read-only: " + read_only_reason_};
   // Rows stream from the source's read transaction into this one's write transaction, a row at a
   // time (memory does not grow with the source); rows and coverage are read in one read
   // transaction, so a bound read never covers rows that were not. A bad source row anywhere
@@ -403,13 +405,13 @@ Status BenchmarkDatabase::verify() {
     return Status::success();
   });
   if (!done) return done.error().prefixed("benchmark database '" + path_ + "': ");
-  if (!problem.empty()) return Error{"benchmark database '" + path_ + "' failed verification: " + problem};
+  if (!problem.empty()) return Error{ErrorCode::kStorage, "benchmark database '" + path_ + "' failed verification: " + problem};
   return Status::success();
 }
 
 Expected<long long> BenchmarkDatabase::store_streamed_rows(const RowSource& source, std::size_t measured_up_to) {
   const std::string where = "benchmark database '" + path_ + "'";
-  if (read_only_) return Error{where + " is read-only: " + read_only_reason_};
+  if (read_only_) return Error{ErrorCode::kStorage, where + " is read-only: " + read_only_reason_};
   long long inserted = 0;
   std::optional<std::string> refused;  // how the database refused a row, where it did
   bool source_failed = false;          // the source's own error (a bad line of a table)

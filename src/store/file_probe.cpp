@@ -13,7 +13,7 @@ namespace ucudnn::store {
 Status probe_existing(const std::string& path, bool may_write, int busy_timeout_ms) {
   const std::string refused = "refused and left untouched: ";
   UCUDNN_TRY_ASSIGN(const FileKind kind, file_kind(path));
-  if (kind == FileKind::kNotSqlite) return Error{refused + "it is not an SQLite database"};
+  if (kind == FileKind::kNotSqlite) return Error{ErrorCode::kBadParam, refused + "it is not an SQLite database"};
   auto probe_once = [&](IdleWal idle) -> Status {
     UCUDNN_TRY_ASSIGN(const SqliteConnection probe, connect_for_reading(path, kind, idle, may_write, busy_timeout_ms));
     auto version = read_schema_version(probe.get());
@@ -24,10 +24,10 @@ Status probe_existing(const std::string& path, bool may_write, int busy_timeout_
     const int rc = check.value().step();
     if (rc != SQLITE_ROW || check.value().column_text(0) != "ok") {
       const std::string detail = rc == SQLITE_ROW ? check.value().column_text(0) : check.value().error(rc);
-      return Error{refused + "the file is corrupt (" + detail + ")"};
+      return Error{ErrorCode::kStorage, refused + "the file is corrupt (" + detail + ")"};
     }
     if (*version > kSchemaVersion) {
-      return Error{refused + "its schema version " + std::to_string(*version) + " is newer than this ucudnn's " +
+      return Error{ErrorCode::kBadParam, refused + "its schema version " + std::to_string(*version) + " is newer than this ucudnn's " +
                    std::to_string(kSchemaVersion) + "; use a newer ucudnn"};
     }
     return Status::success();

@@ -54,7 +54,7 @@ Expected<FileKind> file_kind(const std::string& path) {
   if (rc != SQLITE_OK) {
     if (file->pMethods) file->pMethods->xClose(file);
     sqlite3_free_filename(name);
-    return Error{std::string("cannot read it: ") + std::strerror(errno) + " (" + sqlite3_errstr(rc) + ")"};
+    return Error{ErrorCode::kStorage, std::string("cannot read it: ") + std::strerror(errno) + " (" + sqlite3_errstr(rc) + ")"};
   }
   sqlite3_int64 size = 0;
   rc = file->pMethods->xFileSize(file, &size);
@@ -66,7 +66,7 @@ Expected<FileKind> file_kind(const std::string& path) {
   sqlite3_free_filename(name);
   const bool whole_header = rc == SQLITE_OK;
   if (!whole_header && rc != SQLITE_IOERR_SHORT_READ) {
-    return Error{std::string("cannot read it (") + sqlite3_errstr(rc) + ")"};
+    return Error{ErrorCode::kStorage, std::string("cannot read it (") + sqlite3_errstr(rc) + ")"};
   }
   const bool all_zero = std::all_of(std::begin(header), std::end(header), [](unsigned char c) { return c == 0; });
   if (size == 0 && !whole_header && all_zero) return FileKind::kEmpty;
@@ -83,7 +83,7 @@ Status side_files_writable(const std::string& path) {
   for (const char* suffix : {"-shm", "-wal", "-journal"}) {
     const std::string side = path + suffix;
     if (exists(side) && ::access(side.c_str(), W_OK) != 0) {
-      return Error{"'" + side + "' is not writable by this process, so no write to the database can succeed; "
+      return Error{ErrorCode::kStorage, "'" + side + "' is not writable by this process, so no write to the database can succeed; "
                    "if no process has the database open, delete that file (or fix its permissions)"};
     }
   }

@@ -43,7 +43,7 @@ Expected<std::string> verification_problems(sqlite3* db) {
     const std::string line = check.column_text(0);
     if (line != "ok") problem += (problem.empty() ? "" : "; ") + line;
   }
-  if (rc != SQLITE_DONE) return Error{"the integrity check could not finish: " + check.error(rc)};
+  if (rc != SQLITE_DONE) return Error{ErrorCode::kStorage, "the integrity check could not finish: " + check.error(rc)};
   if (!problem.empty()) return problem;
   UCUDNN_TRY_ASSIGN(const int version, read_schema_version(db));
   if (version == 0) {

@@ -18,7 +18,7 @@ constexpr const char* kJournalNames[] = {"auto", "wal", "delete", "truncate", "p
 Expected<std::string> current_journal_mode(sqlite3* db, const std::string& pragma) {
   UCUDNN_TRY_ASSIGN(Statement statement, Statement::prepare(db, pragma));
   const int rc = statement.step();
-  if (rc != SQLITE_ROW) return Error{statement.error(rc)};
+  if (rc != SQLITE_ROW) return Error{ErrorCode::kStorage, statement.error(rc)};
   return statement.column_text(0);
   // the statement is finalised here: an unfinished one would hold a lock on the file
 }
@@ -41,7 +41,7 @@ Expected<std::string> try_journal_mode(sqlite3* db, JournalMode mode) {
   const std::string name = journal_mode_name(mode);
   auto switched = current_journal_mode(db, "PRAGMA journal_mode=" + name);
   if (!switched && !sqlite_busy(sqlite3_extended_errcode(db))) {
-    return Error{"cannot set journal mode '" + name + "': " + switched.message()};
+    return Error{ErrorCode::kStorage, "cannot set journal mode '" + name + "': " + switched.message()};
   }
   UCUDNN_TRY_ASSIGN(const std::string actual, current_journal_mode(db, "PRAGMA journal_mode"));
   if (actual != name) return "it stays in '" + actual + "' mode while other connections have it open";

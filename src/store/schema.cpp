@@ -100,10 +100,10 @@ Expected<int> read_schema_version(sqlite3* db) {
   while ((rc = tables.step()) == SQLITE_ROW) names.insert(tables.column_text(0));
   if (rc != SQLITE_DONE) return step_error(tables, rc);
   if (names.empty()) return 0;
-  if (!names.count("meta")) return Error{"it is an SQLite database, but not a ucudnn benchmark database"};
+  if (!names.count("meta")) return Error{ErrorCode::kBadParam, "it is an SQLite database, but not a ucudnn benchmark database"};
   UCUDNN_TRY_ASSIGN(Statement version, Statement::prepare(db, "SELECT value FROM meta WHERE key = 'schema_version'"));
   rc = version.step();
-  if (rc == SQLITE_DONE) return Error{"its schema version is missing"};
+  if (rc == SQLITE_DONE) return Error{ErrorCode::kBadParam, "its schema version is missing"};
   if (rc != SQLITE_ROW) return step_error(version, rc);
   const std::string text = version.column_text(0);
   // Digits only, and few enough for an int: anything else is damage or not ours, said as such.
@@ -113,12 +113,12 @@ Expected<int> read_schema_version(sqlite3* db) {
     return std::isdigit(c);
   });
   if (!digits || parsed.ec != std::errc() || parsed.ptr != text.data() + text.size()) {
-    return Error{"its schema version '" + text.substr(0, 40) + "' is not a valid version number"};
+    return Error{ErrorCode::kBadParam, "its schema version '" + text.substr(0, 40) + "' is not a valid version number"};
   }
   // 0 means a file without tables; one whose meta table says 0 was changed outside ucudnn, and
   // reading it as empty would hide its rows.
   if (value < kOldestSchemaVersion) {
-    return Error{"its schema version " + std::to_string(value) + " is not one ucudnn writes (" +
+    return Error{ErrorCode::kBadParam, "its schema version " + std::to_string(value) + " is not one ucudnn writes (" +
                  std::to_string(kOldestSchemaVersion) + " to " + std::to_string(kSchemaVersion) +
                  "): its meta table was changed outside ucudnn"};
   }
@@ -128,7 +128,7 @@ Expected<int> read_schema_version(sqlite3* db) {
 Expected<int> readable_version(sqlite3* db) {
   UCUDNN_TRY_ASSIGN(const int version, read_schema_version(db));
   if (version > kSchemaVersion) {
-    return Error{"its schema version " + std::to_string(version) + " is newer than this ucudnn's " +
+    return Error{ErrorCode::kBadParam, "its schema version " + std::to_string(version) + " is newer than this ucudnn's " +
                  std::to_string(kSchemaVersion) + "; use a newer ucudnn"};
   }
   return version;
@@ -150,7 +150,7 @@ Status create_or_upgrade(sqlite3* db, int version) {
                                                       "ON CONFLICT(key) DO UPDATE SET value = excluded.value"));
   set.bind(1, std::to_string(kSchemaVersion));
   const int rc = set.step();
-  if (rc != SQLITE_DONE) return Error{set.error(rc)};
+  if (rc != SQLITE_DONE) return Error{ErrorCode::kStorage, set.error(rc)};
   return Status::success();
 }
 

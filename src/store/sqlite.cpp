@@ -21,7 +21,7 @@ bool sqlite_busy(int code) {
 Error still_locked_error(int waited_ms) {
   char waited[32];  // three digits: "60 s" for the default, whatever part of it an open's first step used
   std::snprintf(waited, sizeof waited, "%.3g s", waited_ms / 1000.0);
-  return Error{"another process held the database's lock for the whole wait (" + std::string(waited) +
+  return Error{ErrorCode::kStorage, "another process held the database's lock for the whole wait (" + std::string(waited) +
                "): a writer that is stopped, hung or still busy; nothing was read or written, try again once it "
                "has finished"};
 }
@@ -37,7 +37,7 @@ Status sqlite_exec(sqlite3* db, const std::string& sql) {
   if (rc != SQLITE_OK) {
     std::string text = message ? message : sqlite3_errstr(rc);
     sqlite3_free(message);
-    return Error{text + " (" + sqlite3_errstr(rc) + ")"};
+    return Error{ErrorCode::kStorage, text + " (" + sqlite3_errstr(rc) + ")"};
   }
   return Status::success();
 }
@@ -65,7 +65,7 @@ std::string sqlite_uri(const std::string& path, const std::string& query) {
 Expected<Statement> Statement::prepare(sqlite3* db, const std::string& sql) {
   sqlite3_stmt* statement = nullptr;
   const int rc = sqlite3_prepare_v2(db, sql.c_str(), -1, &statement, nullptr);
-  if (rc != SQLITE_OK) return Error{sqlite_error(db, rc)};
+  if (rc != SQLITE_OK) return Error{ErrorCode::kStorage, sqlite_error(db, rc)};
   return Statement(statement);
 }
 
@@ -148,8 +148,8 @@ std::size_t Statement::column_bytes(int index) const {
 }
 
 Error step_error(const Statement& statement, int code) {
-  if (sqlite_corrupt(code)) return Error{"the file is corrupt (" + statement.error(code) + ")"};
-  return Error{statement.error(code)};
+  if (sqlite_corrupt(code)) return Error{ErrorCode::kStorage, "the file is corrupt (" + statement.error(code) + ")"};
+  return Error{ErrorCode::kStorage, statement.error(code)};
 }
 
 }  // namespace ucudnn::store

@@ -115,6 +115,7 @@ TEST(DatabaseHardening, ADamagedMetaPageIsReportedAsCorruption) {
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.message().find("corrupt"), std::string::npos) << refused.message();
   EXPECT_EQ(refused.message().find("missing"), std::string::npos) << refused.message();
+  EXPECT_EQ(refused.error().code, ErrorCode::kStorage) << "damage is the file's state, not a bad argument";
   EXPECT_EQ(read_bytes(path), bytes);
 }
 
@@ -335,6 +336,19 @@ TEST(DatabaseHardening, StatsAndVerifyNeverHideAFailedRead) {
     }
   }
   sqlite3_vfs_unregister(&g_faulty_vfs);
+}
+
+// A file that is not a database at all is the caller's wrong argument; a damaged database (above)
+// and a held lock are the file's state: the codes tell them apart (the API maps them to different
+// cudnnStatus_t values, and planning falls back to plain cuDNN only for the latter).
+TEST(DatabaseDamage, ATextFileIsABadArgumentNotAStorageFailure) {
+  TempDir dir;
+  const std::string path = dir.write("notes.db", "these are my notes, not a database\n");
+  auto refused = BenchmarkDatabase::open(path);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.message().find("not an SQLite database"), std::string::npos) << refused.message();
+  EXPECT_EQ(refused.error().code, ErrorCode::kBadParam);
+  EXPECT_EQ(read_bytes(path), "these are my notes, not a database\n");
 }
 
 }  // namespace

@@ -36,6 +36,7 @@ TEST(DatabaseMoved, ARenamedOrDeletedFileTakesNoMoreWritesAndStillAnswersLookups
     std::filesystem::rename(path, renamed);
     const Status after_rename = store_layer(**db, 1);
     ASSERT_FALSE(after_rename.ok());
+    EXPECT_EQ(after_rename.error().code, ErrorCode::kStorage);
     EXPECT_NE(after_rename.message().find("was renamed or deleted after this process opened it"), std::string::npos)
         << after_rename.message();
     EXPECT_TRUE(holds_layer(**db, 0)) << "lookups go on";

@@ -264,6 +264,7 @@ TEST(DatabasePaths, AWriterHoldingTheLockCostsOneWaitAndIsNamedAsSuch) {
     ASSERT_FALSE(db.ok());
     EXPECT_NE(db.message().find("held the database's lock for the whole wait (1.5 s)"), std::string::npos)
         << db.message();
+    EXPECT_EQ(db.error().code, ErrorCode::kStorage) << "a lock wait, not a bad argument";
     EXPECT_EQ(db.message().find("refused"), std::string::npos) << db.message();
     EXPECT_GE(waited, kTimeoutMs - 50);
     EXPECT_LT(waited, kTimeoutMs * 19 / 10) << "one wait, not two";
