@@ -60,17 +60,20 @@ cudnnStatus_t choose(const char* function, UcudnnContext* context, const ConvCal
   });
 }
 
+// cuDNN 7's cudnnConvolution*Preference_t values, the same for the three ops; cuDNN 8 took the
+// enums out of its headers, and programs written for cuDNN 7 still pass them.
+enum Cudnn7Preference : int { kNoWorkspace = 0, kPreferFastest = 1, kSpecifyWorkspaceLimit = 2 };
+
 // The cuDNN 7 preference call: the first answer of a get under the preference's limit.
 template <typename Algo>
 cudnnStatus_t choose_one(const char* function, UcudnnContext* context, cudnnHandle_t raw, const ConvCall& call,
                          int preference, size_t memory_limit, Algo* algo) {
   return at_boundary(function, [&]() -> Status {
     if (!algo) return Error(ErrorCode::kBadParam, "null algo pointer");
-    // NO_WORKSPACE = 0, PREFER_FASTEST = 1, SPECIFY_WORKSPACE_LIMIT = 2 for all three ops.
     std::optional<size_t> named_limit;
-    if (preference == 0) named_limit = 0;
-    else if (preference == 2) named_limit = memory_limit;
-    else if (preference != 1) return Error(ErrorCode::kBadParam, "unknown algorithm preference");
+    if (preference == kNoWorkspace) named_limit = 0;
+    else if (preference == kSpecifyWorkspaceLimit) named_limit = memory_limit;
+    else if (preference != kPreferFastest) return Error(ErrorCode::kBadParam, "unknown algorithm preference");
     std::vector<AlgoPerf> answers;
     // choose_algorithms refuses a null context before it asks the plain query.
     UCUDNN_TRY(

@@ -373,7 +373,9 @@ void GraphRecords::finalize_locked(Record& r) {
     const ChainFields* source_chain = source ? source->as<ChainFields>() : nullptr;
     // Only a plan made straight from an offer is one; a configuration made anew is cuDNN's.
     chain->offer = r.type == CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR && source_chain ? source_chain->offer : -1;
-    for (int depth = 0; source && !source->finalized && depth < 4; ++depth) {
+    // Plan, engine configuration, engine, operation graph: no chain to a graph is longer.
+    constexpr int kLongestChain = 4;
+    for (int depth = 0; source && !source->finalized && depth < kLongestChain; ++depth) {
       source_chain = source->as<ChainFields>();
       source = source_chain ? find_locked(source_chain->source) : nullptr;
     }

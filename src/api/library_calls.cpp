@@ -10,6 +10,7 @@
 #include "api/public_enums.h"
 #include "core/env_config.h"
 #include "core/statistics.h"
+#include "core/units.h"
 #include "runtime/plan_builder.h"
 #include "runtime/workspace_division.h"
 #include "ucudnn/ucudnn.h"
@@ -181,7 +182,7 @@ cudnnStatus_t ucudnnGetSearchMode(UcudnnSearchMode_t* mode) {
 
 cudnnStatus_t ucudnnSetTotalWorkspaceSize(size_t bytes) {
   return at_boundary(__func__, [&]() -> Status {
-    if (bytes > 0 && bytes < (size_t{1} << 20)) {
+    if (bytes > 0 && bytes < ucudnn::kSmallestBareSize) {
       return Error(ErrorCode::kBadParam, std::to_string(bytes) +
                                                 " bytes is below 1 MiB; the total workspace size is in bytes");
     }
@@ -245,9 +246,9 @@ cudnnStatus_t ucudnnGetStatistics(UcudnnStatistics* statistics) {
   return at_boundary(__func__, [&]() -> Status {
     if (!statistics) return Error(ErrorCode::kBadParam, "statistics is null");
     const auto& source = ucudnn::Statistics::instance();
-    for (int op = 0; op < 3; ++op) {
-      const ucudnn::OpCounters c = source.read(static_cast<ucudnn::ConvOp>(op));
-      UcudnnOpStatistics& s = statistics->op[op];
+    for (const ucudnn::ConvOp op : ucudnn::kConvOps) {
+      const ucudnn::OpCounters c = source.read(op);
+      UcudnnOpStatistics& s = statistics->op[static_cast<int>(op)];
       s.convolutionCalls = c.convolution_calls;
       s.splitCalls = c.split_calls;
       s.plainCalls = c.plain_calls;
@@ -271,10 +272,10 @@ cudnnStatus_t ucudnnGetSplitStatistics(UcudnnSplitStatistics* statistics) {
                                              ", not sizeof(UcudnnSplitStatistics) (" +
                                              std::to_string(sizeof(UcudnnSplitStatistics)) + ")");
     }
-    for (int op = 0; op < 3; ++op) {
-      const ucudnn::OpCounters c = ucudnn::Statistics::instance().read(static_cast<ucudnn::ConvOp>(op));
-      statistics->op[op].channelPieceCalls = c.channel_piece_calls;
-      statistics->op[op].fp32SumCalls = c.fp32_sum_calls;
+    for (const ucudnn::ConvOp op : ucudnn::kConvOps) {
+      const ucudnn::OpCounters c = ucudnn::Statistics::instance().read(op);
+      statistics->op[static_cast<int>(op)].channelPieceCalls = c.channel_piece_calls;
+      statistics->op[static_cast<int>(op)].fp32SumCalls = c.fp32_sum_calls;
     }
     return Status::success();
   });
@@ -290,9 +291,9 @@ cudnnStatus_t ucudnnGetSearchStatistics(UcudnnSearchStatistics* statistics) {
                                              std::to_string(statistics->structSize) + ", not sizeof(UcudnnSearchStatistics) (" +
                                              std::to_string(sizeof(UcudnnSearchStatistics)) + ")");
     }
-    for (int op = 0; op < 3; ++op) {
-      const ucudnn::SearchCounters c = ucudnn::Statistics::instance().read_search(static_cast<ucudnn::ConvOp>(op));
-      UcudnnSearchPhases& s = statistics->op[op];
+    for (const ucudnn::ConvOp op : ucudnn::kConvOps) {
+      const ucudnn::SearchCounters c = ucudnn::Statistics::instance().read_search(op);
+      UcudnnSearchPhases& s = statistics->op[static_cast<int>(op)];
       s.setupSeconds = c.phase(SearchPhase::kSetup);
       s.heuristicsSeconds = c.phase(SearchPhase::kHeuristics);
       s.findSeconds = c.phase(SearchPhase::kFind);

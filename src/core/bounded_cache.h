@@ -50,7 +50,9 @@ class BoundedCache {
         touch_locked(*entry);
         return *(*entry)->value;
       }
+      ++waiting_;
       built_.wait(lock);  // another thread builds it; look again once it is done (or dropped)
+      --waiting_;
     }
     entries_.push_front(Entry{key, settings, std::nullopt});
     const Iterator mine = entries_.begin();
@@ -77,6 +79,11 @@ class BoundedCache {
     return entries_.size();
   }
   std::size_t capacity() const { return capacity_; }
+  /// Threads waiting now for another thread's build (what a test can wait for instead of sleeping).
+  std::size_t waiting() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return waiting_;
+  }
 
  private:
   struct Entry {
@@ -127,6 +134,7 @@ class BoundedCache {
   std::condition_variable built_;
   std::list<Entry> entries_;  ///< most recently used first
   std::unordered_map<Key, std::vector<Iterator>, Hash> index_;
+  std::size_t waiting_ = 0;  ///< threads in built_.wait
 };
 
 }  // namespace ucudnn

@@ -9,6 +9,9 @@ namespace ucudnn {
 
 enum class ConvOp { kForward = 0, kBackwardData = 1, kBackwardFilter = 2 };
 
+/// Every op, in the order of their values (the index of per-op arrays, the public API's included).
+inline constexpr ConvOp kConvOps[] = {ConvOp::kForward, ConvOp::kBackwardData, ConvOp::kBackwardFilter};
+
 /// "fwd", "bwdd", "bwdf": the spelling of the measurement files.
 const char* short_name(ConvOp op);
 std::optional<ConvOp> parse_conv_op(const std::string& text);

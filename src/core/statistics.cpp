@@ -123,7 +123,7 @@ std::string Statistics::report() const {
   std::ostringstream out;
   out << "ucudnn: op    convolutions      split     pieces  fp32-sums   replayed   captured  capture s      plain    "
          "queries    timings  benchmark s  solve s\n";
-  for (ConvOp op : {ConvOp::kForward, ConvOp::kBackwardData, ConvOp::kBackwardFilter}) {
+  for (ConvOp op : kConvOps) {
     const OpCounters c = read(op);
     char line[256];
     std::snprintf(line, sizeof(line), "ucudnn: %-5s %12lld %10lld %10lld %10lld %10lld %10lld %10.3f %10lld %10lld %10lld %12.3f %8.3f\n",
@@ -134,7 +134,7 @@ std::string Statistics::report() const {
   }
   out << "ucudnn: op    search s: setup  heuristics     find  plan build   timing  database | plans built"
          "  timed  cut short  not timed  sizes  sizes skipped  new batches\n";
-  for (ConvOp op : {ConvOp::kForward, ConvOp::kBackwardData, ConvOp::kBackwardFilter}) {
+  for (ConvOp op : kConvOps) {
     const SearchCounters s = read_search(op);
     char line[256];
     std::snprintf(line, sizeof(line),

@@ -15,8 +15,6 @@
 namespace ucudnn {
 namespace {
 
-constexpr std::size_t kMiB = std::size_t{1} << 20;
-
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
   return s;
@@ -140,7 +138,7 @@ Expected<std::size_t> parse_byte_size(const std::string& text) {
   }
   const bool bare = unit.empty();
   auto bytes = points == 0 ? whole_bytes(number, multiplier, text) : fractional_bytes(number, multiplier, text);
-  if (bytes && bare && *bytes > 0 && *bytes < kMiB) {
+  if (bytes && bare && *bytes > 0 && *bytes < kSmallestBareSize) {
     return Error{s + " bytes is less than 1 MiB; sizes are in bytes unless a unit is given (did you mean " + s +
                  "MiB?)"};
   }

@@ -8,6 +8,9 @@
 
 namespace ucudnn {
 
+/// The smallest size given in bare bytes that is taken (0 aside): below it, a user meant MiB.
+inline constexpr std::size_t kSmallestBareSize = std::size_t{1} << 20;
+
 /// How sizes are written, in one phrase, for help texts.
 inline constexpr const char* kByteSizeUnits = "binary units: 64MiB or 64M = 67108864 bytes; MB is refused as ambiguous";
 

@@ -92,7 +92,7 @@ Expected<std::vector<TableKernel>> table_kernels(const DbOptions& options, const
     UCUDNN_TRY_ASSIGN(const auto network, resolve_network(options.network));
     std::map<std::pair<ConvOp, std::string>, std::vector<std::pair<std::size_t, std::string>>> names;
     for (std::size_t i = 0; i < network.layers.size(); ++i) {
-      for (const ConvOp op : {ConvOp::kForward, ConvOp::kBackwardData, ConvOp::kBackwardFilter}) {
+      for (const ConvOp op : kConvOps) {
         const auto key = to_conv_key(network.layers[i], op);
         if (key) names[{op, key->layer_signature()}].emplace_back(i, network.layers[i].name);
       }

@@ -77,7 +77,7 @@ class TableRows {
   TableRows(const DbOptions& options, const DeviceIdentity& identity, Network network)
       : path_(options.table), network_(std::move(network)) {
     for (const ConvLayerSpec& spec : network_.layers) {
-      for (const ConvOp op : {ConvOp::kForward, ConvOp::kBackwardData, ConvOp::kBackwardFilter}) {
+      for (const ConvOp op : kConvOps) {
         const auto key = to_conv_key(spec, op);
         if (key) by_signature_.emplace(std::make_pair(op, key->layer_signature()), &spec);
       }

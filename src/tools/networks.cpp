@@ -585,7 +585,7 @@ Expected<std::vector<std::string>> apply_overrides(const LayerOverrides& overrid
 std::vector<NetworkKernel> training_kernels(const Network& network, bool input_gradient) {
   std::vector<NetworkKernel> kernels;
   for (std::size_t layer = 0; layer < network.layers.size(); ++layer) {
-    for (ConvOp op : {ConvOp::kForward, ConvOp::kBackwardData, ConvOp::kBackwardFilter}) {
+    for (ConvOp op : kConvOps) {
       if (layer == 0 && op == ConvOp::kBackwardData && !input_gradient) continue;
       kernels.push_back(NetworkKernel{layer, op});
     }

@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <chrono>
 #include <functional>
 #include <future>
 #include <stdexcept>
@@ -67,11 +66,9 @@ TEST(BoundedCache, ThreadsAskingForAnEntryBeingBuiltWaitForThatBuild) {
   std::atomic<int> builds{0};
   std::promise<void> release;
   std::shared_future<void> released = release.get_future().share();
-  std::atomic<int> started{0};
   std::vector<std::future<std::string>> results;
   for (int t = 0; t < 8; ++t) {
     results.push_back(std::async(std::launch::async, [&] {
-      ++started;
       return cache.get_or_build("conv", 1, [&] {
         ++builds;
         released.wait();
@@ -79,8 +76,9 @@ TEST(BoundedCache, ThreadsAskingForAnEntryBeingBuiltWaitForThatBuild) {
       });
     }));
   }
-  while (started.load() < 8) std::this_thread::yield();
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // let them reach the cache
+  // Every thread but the builder waits inside the cache before the build ends (no sleep to guess by).
+  while (cache.waiting() < 7) std::this_thread::yield();
+  EXPECT_EQ(builds.load(), 1);
   release.set_value();
   for (auto& result : results) EXPECT_EQ(result.get(), "plan");
   EXPECT_EQ(builds.load(), 1);

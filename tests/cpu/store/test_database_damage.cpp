@@ -222,6 +222,19 @@ void install_faulty_vfs() {
   ASSERT_EQ(sqlite3_vfs_register(&g_faulty_vfs, 1), SQLITE_OK);
 }
 
+// The faulty layer as SQLite's default for a test's span, taken back however the test ends (an
+// ASSERT that returns early included), so that later tests get SQLite's own.
+struct FaultyVfsScope {
+  FaultyVfsScope() { install_faulty_vfs(); }
+  ~FaultyVfsScope() {
+    g_garbage = false;
+    g_fail_at = 0;
+    sqlite3_vfs_unregister(&g_faulty_vfs);
+  }
+  FaultyVfsScope(const FaultyVfsScope&) = delete;
+  FaultyVfsScope& operator=(const FaultyVfsScope&) = delete;
+};
+
 // One answer of stats() with read `read` made to go wrong: a failure is counted, and an answer
 // must be the whole file's, never one from part of it.
 void expect_whole_or_failed(const Expected<DatabaseStats>& stats, const DatabaseStats& whole, long read,
@@ -269,7 +282,8 @@ DatabaseStats fill_for_faults(const std::string& path) {
 TEST(DatabaseHardening, StatsNeverAnswerFromPartOfADamagedFile) {
   TempDir dir;
   const std::string path = (dir.path() / "faulty.db").string();
-  install_faulty_vfs();
+  const FaultyVfsScope faulty;
+  ASSERT_FALSE(HasFatalFailure());
   g_garbage = true;
   const DatabaseStats whole = fill_for_faults(path);
   auto looking = [&] { return BenchmarkDatabase::open(path, database_options(JournalMode::kDelete, true)); };
@@ -293,8 +307,6 @@ TEST(DatabaseHardening, StatsNeverAnswerFromPartOfADamagedFile) {
     expect_whole_or_failed(stats, whole, k, &failures);
   }
   EXPECT_GT(failures, 0) << "the damage must show";
-  g_garbage = false;
-  sqlite3_vfs_unregister(&g_faulty_vfs);
 }
 
 // Reads that fail mid-answer: stats() and verify() fail, never answer from part of the file.
@@ -302,8 +314,8 @@ TEST(DatabaseHardening, StatsNeverAnswerFromPartOfADamagedFile) {
 TEST(DatabaseHardening, StatsAndVerifyNeverHideAFailedRead) {
   TempDir dir;
   const std::string path = (dir.path() / "faulty.db").string();
-  install_faulty_vfs();
-  g_garbage = false;
+  const FaultyVfsScope faulty;
+  ASSERT_FALSE(HasFatalFailure());
   const DatabaseStats whole = fill_for_faults(path);
   {
     auto db = BenchmarkDatabase::open(path, database_options(JournalMode::kDelete));
@@ -335,7 +347,6 @@ TEST(DatabaseHardening, StatsAndVerifyNeverHideAFailedRead) {
       EXPECT_FALSE(verified.ok()) << "read " << k << " of " << verify_reads << " failed, and verify said ok";
     }
   }
-  sqlite3_vfs_unregister(&g_faulty_vfs);
 }
 
 // A file that is not a database at all is the caller's wrong argument; a damaged database (above)
