@@ -1,19 +1,18 @@
 #include "core/batch_policy.h"
 
 #include <algorithm>
-#include <cctype>
+#include "core/spelling.h"
 
 namespace ucudnn {
 
+namespace {
+const Spelling<BatchSizePolicy> kPolicies[] = {{"all", BatchSizePolicy::kAll},
+                                               {"powerOfTwo", BatchSizePolicy::kPowerOfTwo},
+                                               {"undivided", BatchSizePolicy::kUndivided}};
+}  // namespace
+
 Expected<BatchSizePolicy> parse_batch_size_policy(const std::string& text) {
-  std::string key;
-  for (unsigned char c : text) {
-    if (c != '_' && c != '-') key.push_back(static_cast<char>(std::tolower(c)));
-  }
-  if (key == "all") return BatchSizePolicy::kAll;
-  if (key == "poweroftwo") return BatchSizePolicy::kPowerOfTwo;
-  if (key == "undivided") return BatchSizePolicy::kUndivided;
-  return Error{"unknown batch-size policy '" + text + "' (expected all, powerOfTwo or undivided)"};
+  return parse_spelling<BatchSizePolicy>(text, kPolicies, "batch-size policy");
 }
 
 const char* to_string(BatchSizePolicy policy) {

@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "core/candidates.h"
+#include "core/spelling.h"
 
 namespace ucudnn {
 namespace {
@@ -79,15 +80,12 @@ std::vector<CandidateKind> kinds_of(CandidateSet set) {
 }
 
 Expected<CandidateSet> parse_candidate_set(const std::string& text) {
-  std::string key;
-  for (unsigned char c : text) key.push_back(static_cast<char>(std::tolower(c)));
-  std::string expected;
+  std::vector<Spelling<CandidateSet>> sets;
   for (const CandidateKindInfo& info : candidate_kinds()) {
-    if (key == info.set_name) return static_cast<CandidateSet>(1 << static_cast<int>(info.kind));
-    expected += std::string(expected.empty() ? "" : ", ") + info.set_name;
+    sets.push_back({info.set_name, static_cast<CandidateSet>(1 << static_cast<int>(info.kind))});
   }
-  if (key == "both") return CandidateSet::kBoth;
-  return Error{"unknown candidate set '" + text + "' (expected " + expected + " or both)"};
+  sets.push_back({"both", CandidateSet::kBoth});
+  return parse_spelling<CandidateSet>(text, sets, "candidate set");
 }
 
 const char* to_string(CandidateSet set) {

@@ -1,5 +1,7 @@
 #include "core/conv_op.h"
 
+#include "core/spelling.h"
+
 namespace ucudnn {
 namespace {
 
@@ -30,10 +32,9 @@ const char* short_name(ConvOp op) {
 }
 
 std::optional<ConvOp> parse_conv_op(const std::string& text) {
-  if (text == "fwd") return ConvOp::kForward;
-  if (text == "bwdd") return ConvOp::kBackwardData;
-  if (text == "bwdf") return ConvOp::kBackwardFilter;
-  return std::nullopt;
+  static const Spelling<ConvOp> kOps[] = {
+      {"fwd", ConvOp::kForward}, {"bwdd", ConvOp::kBackwardData}, {"bwdf", ConvOp::kBackwardFilter}};
+  return find_spelling<ConvOp>(text, kOps);
 }
 
 std::string algo_name(ConvOp op, int algo) {

@@ -8,49 +8,28 @@
 #include <iterator>
 #include <sstream>
 
+#include "core/spelling.h"
 #include "core/units.h"
 
 namespace ucudnn {
 namespace {
 
+const Spelling<LogLevel> kLogLevels[] = {
+    {"off", LogLevel::kOff},         {"error", LogLevel::kError},    {"warn", LogLevel::kWarn},
+    {"info", LogLevel::kInfo},       {"debug", LogLevel::kDebug},    {"warning", LogLevel::kWarn, false},
+    {"0", LogLevel::kOff, false},    {"1", LogLevel::kError, false}, {"2", LogLevel::kWarn, false},
+    {"3", LogLevel::kInfo, false},   {"4", LogLevel::kDebug, false}};
+
 Expected<LogLevel> parse_log_level(const std::string& text) {
-  std::string v;
-  for (unsigned char c : text) v.push_back(static_cast<char>(std::tolower(c)));
-  if (v == "off" || v == "0") return LogLevel::kOff;
-  if (v == "error" || v == "1") return LogLevel::kError;
-  if (v == "warn" || v == "warning" || v == "2") return LogLevel::kWarn;
-  if (v == "info" || v == "3") return LogLevel::kInfo;
-  if (v == "debug" || v == "4") return LogLevel::kDebug;
-  return Error{"'" + text + "' is not off, error, warn, info or debug"};
+  return parse_spelling<LogLevel>(text, kLogLevels, "log level");
 }
+
+const Spelling<OfferMode> kOfferModes[] = {{"0", OfferMode::kOff}, {"1", OfferMode::kOn}, {"auto", OfferMode::kAuto}};
 
 constexpr const char* kForcedLimit = "UCUDNN_FORCE_WORKSPACE_LIMIT";
 constexpr const char* kDeprecatedForcedLimit = "UCUDNN_WORKSPACE_LIMIT";
 
 }  // namespace
-
-const EnvVariable kEnvVariables[] = {
-    {&EnvValues::policy, "UCUDNN_BATCH_SIZE_POLICY"},
-    {&EnvValues::default_workspace_limit, "UCUDNN_DEFAULT_WORKSPACE_LIMIT"},
-    {&EnvValues::forced_workspace_limit, kForcedLimit},
-    {&EnvValues::deprecated_workspace_limit, kDeprecatedForcedLimit},
-    {&EnvValues::memory_budget, "UCUDNN_MEMORY_BUDGET"},
-    {&EnvValues::total_workspace, "UCUDNN_TOTAL_WORKSPACE_SIZE"},
-    {&EnvValues::wd_time_limit, "UCUDNN_WD_TIME_LIMIT"},
-    {&EnvValues::job_wait, "UCUDNN_JOB_WAIT"},
-    {&EnvValues::candidates, "UCUDNN_CANDIDATES"},
-    {&EnvValues::database, "UCUDNN_DATABASE"},
-    {&EnvValues::search, "UCUDNN_SEARCH"},
-    {&EnvValues::database_journal, "UCUDNN_DATABASE_JOURNAL"},
-    {&EnvValues::system_databases, "UCUDNN_SYSTEM_DATABASES"},
-    {&EnvValues::benchmark_devices, "UCUDNN_BENCHMARK_DEVICES"},
-    {&EnvValues::statistics, "UCUDNN_STATS"},
-    {&EnvValues::graph_replay, "UCUDNN_GRAPH_REPLAY"},
-    {&EnvValues::micro_batch_offers, "UCUDNN_MICRO_BATCH_OFFERS"},
-    {&EnvValues::log_level, "UCUDNN_LOG_LEVEL"},
-    {&EnvValues::log_file, "UCUDNN_LOG_FILE"},
-    {&EnvValues::preload_library, "UCUDNN_PRELOAD_LIBRARY"},
-};
 
 namespace {
 
@@ -97,11 +76,79 @@ Expected<std::optional<std::size_t>> parse_forced_workspace_limit(const char* fo
 
 }  // namespace
 
+namespace {
+
+// How a row reads its value: by a parser of the value's type into a field, as text, as 0 or 1.
+template <auto Field, auto Parse>
+Status parsed(const char* value, const EnvValues&, EnvConfig* config) {
+  if (value) {
+    UCUDNN_TRY_ASSIGN(config->*Field, Parse(value));
+  }
+  return Status::success();
+}
+
+template <auto Field>
+Status text(const char* value, const EnvValues&, EnvConfig* config) {
+  if (value) config->*Field = value;
+  return Status::success();
+}
+
+template <auto Field>
+Status switch_value(const char* value, const EnvValues&, EnvConfig* config) {
+  if (!value) return Status::success();
+  const std::string given = value;
+  if (given != "0" && given != "1") return Error{ErrorCode::kBadParam, "'" + given + "' is not 0 or 1"};
+  config->*Field = given == "1";
+  return Status::success();
+}
+
+Status forced_limit(const char* value, const EnvValues& all, EnvConfig* config) {
+  UCUDNN_TRY_ASSIGN(config->forced_workspace_limit,
+                    parse_forced_workspace_limit(value, all.deprecated_workspace_limit, &config->deprecations));
+  return Status::success();
+}
+
+Status benchmark_devices(const char* value, const EnvValues&, EnvConfig* config) {
+  if (!value) return Status::success();
+  const auto checked = parse_device_list(value);  // device numbers are checked at cudnnCreate
+  if (!checked) return checked.error().prefixed("UCUDNN_BENCHMARK_DEVICES='" + std::string(value) + "': ");
+  config->benchmark_devices = value;
+  return Status::success();
+}
+
+}  // namespace
+
+const EnvVariable kEnvVariables[] = {
+    {&EnvValues::policy, "UCUDNN_BATCH_SIZE_POLICY", parsed<&EnvConfig::policy, parse_batch_size_policy>},
+    {&EnvValues::default_workspace_limit, "UCUDNN_DEFAULT_WORKSPACE_LIMIT",
+     parsed<&EnvConfig::default_workspace_limit, parse_byte_size>},
+    {&EnvValues::forced_workspace_limit, kForcedLimit, forced_limit, true},
+    {&EnvValues::deprecated_workspace_limit, kDeprecatedForcedLimit},  // read by forced_limit
+    {&EnvValues::memory_budget, "UCUDNN_MEMORY_BUDGET", parsed<&EnvConfig::memory_budget, parse_memory_budget>},
+    {&EnvValues::total_workspace, "UCUDNN_TOTAL_WORKSPACE_SIZE",
+     parsed<&EnvConfig::total_workspace, parse_total_workspace>},
+    {&EnvValues::wd_time_limit, "UCUDNN_WD_TIME_LIMIT",
+     parsed<&EnvConfig::wd_time_limit_seconds, parse_time_limit_seconds>},
+    {&EnvValues::job_wait, "UCUDNN_JOB_WAIT", parsed<&EnvConfig::job_wait_seconds, parse_time_limit_seconds>},
+    {&EnvValues::candidates, "UCUDNN_CANDIDATES", parsed<&EnvConfig::candidates, parse_candidate_set>},
+    {&EnvValues::database, "UCUDNN_DATABASE", text<&EnvConfig::database>},
+    {&EnvValues::search, "UCUDNN_SEARCH", parsed<&EnvConfig::search, parse_search_mode>},
+    {&EnvValues::database_journal, "UCUDNN_DATABASE_JOURNAL",
+     parsed<&EnvConfig::database_journal, parse_journal_mode>},
+    {&EnvValues::system_databases, "UCUDNN_SYSTEM_DATABASES",
+     parsed<&EnvConfig::system_databases, parse_system_databases>},
+    {&EnvValues::benchmark_devices, "UCUDNN_BENCHMARK_DEVICES", benchmark_devices, true},
+    {&EnvValues::statistics, "UCUDNN_STATS", switch_value<&EnvConfig::print_statistics>},
+    {&EnvValues::graph_replay, "UCUDNN_GRAPH_REPLAY", switch_value<&EnvConfig::graph_replay>},
+    {&EnvValues::micro_batch_offers, "UCUDNN_MICRO_BATCH_OFFERS",
+     parsed<&EnvConfig::micro_batch_offers, parse_offer_mode>},
+    {&EnvValues::log_level, "UCUDNN_LOG_LEVEL", parsed<&EnvConfig::log_level, parse_log_level>},
+    {&EnvValues::log_file, "UCUDNN_LOG_FILE", text<&EnvConfig::log_file>},
+    {&EnvValues::preload_library, "UCUDNN_PRELOAD_LIBRARY", text<&EnvConfig::preload_library>},
+};
+
 Expected<OfferMode> parse_offer_mode(const std::string& text) {
-  if (text == "1") return OfferMode::kOn;
-  if (text == "0") return OfferMode::kOff;
-  if (text == "auto") return OfferMode::kAuto;
-  return Error{"'" + text + "' is not 0, 1 or auto"};
+  return parse_spelling<OfferMode>(text, kOfferModes, "micro-batch offer mode");
 }
 
 Expected<DeviceList> parse_device_list(const std::string& text) {
@@ -154,92 +201,12 @@ Expected<std::vector<std::string>> parse_system_databases(const std::string& tex
 Expected<EnvConfig> parse_env_config(const EnvValues& raw) {
   TrimmedTexts texts;
   const EnvValues values = trimmed(raw, &texts);  // from here, null is unset and nothing else is empty
-  const char* policy = values.policy;
-  const char* default_workspace_limit = values.default_workspace_limit;
   EnvConfig config;
-  if (policy) {
-    auto parsed = parse_batch_size_policy(policy);
-    if (!parsed) return parsed.error().prefixed("UCUDNN_BATCH_SIZE_POLICY: ");
-    config.policy = *parsed;
+  for (const EnvVariable& variable : kEnvVariables) {
+    if (!variable.apply) continue;
+    const Status applied = variable.apply(values.*variable.field, values, &config);
+    if (!applied) return variable.names_itself ? applied.error() : applied.error().prefixed(std::string(variable.name) + ": ");
   }
-  if (default_workspace_limit) {
-    auto parsed = parse_byte_size(default_workspace_limit);
-    if (!parsed) return parsed.error().prefixed("UCUDNN_DEFAULT_WORKSPACE_LIMIT: ");
-    config.default_workspace_limit = *parsed;
-  }
-  UCUDNN_TRY_ASSIGN(config.forced_workspace_limit,
-                    parse_forced_workspace_limit(values.forced_workspace_limit, values.deprecated_workspace_limit,
-                                                 &config.deprecations));
-  if (values.memory_budget) {
-    auto parsed = parse_memory_budget(values.memory_budget);
-    if (!parsed) return parsed.error().prefixed("UCUDNN_MEMORY_BUDGET: ");
-    config.memory_budget = *parsed;
-  }
-  if (values.total_workspace) {
-    auto parsed = parse_total_workspace(values.total_workspace);
-    if (!parsed) return parsed.error().prefixed("UCUDNN_TOTAL_WORKSPACE_SIZE: ");
-    config.total_workspace = *parsed;
-  }
-  if (values.wd_time_limit) {
-    auto parsed = parse_time_limit_seconds(values.wd_time_limit);
-    if (!parsed) return parsed.error().prefixed("UCUDNN_WD_TIME_LIMIT: ");
-    config.wd_time_limit_seconds = *parsed;
-  }
-  if (values.job_wait) {
-    auto parsed = parse_time_limit_seconds(values.job_wait);
-    if (!parsed) return parsed.error().prefixed("UCUDNN_JOB_WAIT: ");
-    config.job_wait_seconds = *parsed;
-  }
-  if (values.candidates) {
-    auto parsed = parse_candidate_set(values.candidates);
-    if (!parsed) return parsed.error().prefixed("UCUDNN_CANDIDATES: ");
-    config.candidates = *parsed;
-  }
-  if (values.database) config.database = values.database;
-  if (values.search) {
-    auto parsed = parse_search_mode(values.search);
-    if (!parsed) return parsed.error().prefixed("UCUDNN_SEARCH: ");
-    config.search = *parsed;
-  }
-  if (values.database_journal) {
-    auto parsed = parse_journal_mode(values.database_journal);
-    if (!parsed) return parsed.error().prefixed("UCUDNN_DATABASE_JOURNAL: ");
-    config.database_journal = *parsed;
-  }
-  if (values.system_databases) {
-    auto parsed = parse_system_databases(values.system_databases);
-    if (!parsed) return parsed.error().prefixed("UCUDNN_SYSTEM_DATABASES: ");
-    config.system_databases = std::move(parsed).value();
-  }
-  if (values.benchmark_devices) {
-    const auto checked = parse_device_list(values.benchmark_devices);
-    if (!checked) {
-      return checked.error().prefixed("UCUDNN_BENCHMARK_DEVICES='" + std::string(values.benchmark_devices) + "': ");
-    }
-    config.benchmark_devices = values.benchmark_devices;
-  }
-  if (values.statistics) {
-    const std::string text = values.statistics;
-    if (text != "0" && text != "1") return Error{"UCUDNN_STATS: '" + text + "' is not 0 or 1"};
-    config.print_statistics = text == "1";
-  }
-  if (values.graph_replay) {
-    const std::string text = values.graph_replay;
-    if (text != "0" && text != "1") return Error{"UCUDNN_GRAPH_REPLAY: '" + text + "' is not 0 or 1"};
-    config.graph_replay = text == "1";
-  }
-  if (values.micro_batch_offers) {
-    auto mode = parse_offer_mode(values.micro_batch_offers);
-    if (!mode) return mode.error().prefixed("UCUDNN_MICRO_BATCH_OFFERS: ");
-    config.micro_batch_offers = *mode;
-  }
-  if (values.log_level) {
-    auto parsed = parse_log_level(values.log_level);
-    if (!parsed) return parsed.error().prefixed("UCUDNN_LOG_LEVEL: ");
-    config.log_level = *parsed;
-  }
-  if (values.log_file) config.log_file = values.log_file;
-  if (values.preload_library) config.preload_library = values.preload_library;
   return config;
 }
 

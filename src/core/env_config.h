@@ -38,7 +38,10 @@
 //
 // Every variable alike: surrounding whitespace (space, tab, CR, LF) is trimmed from its value, and
 // a value that is then empty (VAR= or VAR=" ") means the variable is unset, its default applying.
-// Whitespace inside a value is the value's own ("0, 1" is refused; a path keeps it).
+// Whitespace inside a value is the value's own ("0, 1" is refused; a path keeps it). A word is read
+// as core/spelling.h reads every word: case, '-' and '_' ignored (POWER_OF_TWO is powerOfTwo).
+// Each variable is one row of kEnvVariables (env_config.cpp): its name, its EnvValues field and how
+// its value goes into EnvConfig.
 // Sizes take binary units ("8MiB"; B, K or KiB, M or MiB, G or GiB, T or TiB; KB, MB, GB and TB
 // are refused as ambiguous, never read as powers of ten); a bare number below 1 MiB is refused (except 0 for the limits: no
 // workspace), as is a total workspace of 0. A bad value of any of them fails cudnnCreate with
@@ -123,10 +126,14 @@ struct EnvValues {
   const char* preload_library = nullptr;
 };
 
-/// One UCUDNN_* variable: its name and where its value goes in EnvValues.
+/// One UCUDNN_* variable, declared once: where its value is in EnvValues, its name, and how the
+/// value (never empty; null where unset) goes into EnvConfig. `apply`'s errors are prefixed with
+/// the name unless `names_itself`; a null `apply` is a variable another row reads (an old name).
 struct EnvVariable {
   const char* EnvValues::*field;
   const char* name;
+  Status (*apply)(const char* value, const EnvValues& all, EnvConfig* config) = nullptr;
+  bool names_itself = false;
 };
 /// Every variable, in the table's order: what env_config() reads, trims and empties alike.
 extern const EnvVariable kEnvVariables[20];

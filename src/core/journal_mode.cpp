@@ -1,18 +1,20 @@
 #include "core/journal_mode.h"
 
-#include <cctype>
+#include "core/spelling.h"
 
 namespace ucudnn {
 
+namespace {
+const Spelling<JournalMode> kJournalModes[] = {{"auto", JournalMode::kAuto},
+                                               {"wal", JournalMode::kWal},
+                                               {"delete", JournalMode::kDelete},
+                                               {"truncate", JournalMode::kTruncate},
+                                               {"persist", JournalMode::kPersist}};
+}  // namespace
+
 Expected<JournalMode> parse_journal_mode(const std::string& text) {
-  std::string v;
-  for (unsigned char c : text) v.push_back(static_cast<char>(std::tolower(c)));
-  if (v == "auto" || v.empty()) return JournalMode::kAuto;
-  if (v == "wal") return JournalMode::kWal;
-  if (v == "delete") return JournalMode::kDelete;
-  if (v == "truncate") return JournalMode::kTruncate;
-  if (v == "persist") return JournalMode::kPersist;
-  return Error{"unknown journal mode '" + text + "' (expected auto, wal, delete, truncate or persist)"};
+  if (text.empty()) return JournalMode::kAuto;
+  return parse_spelling<JournalMode>(text, kJournalModes, "journal mode");
 }
 
 }  // namespace ucudnn

@@ -3,15 +3,15 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/spelling.h"
 #include "core/units.h"
 
 namespace ucudnn {
 
 Expected<MemoryBudget> parse_memory_budget(const std::string& text) {
-  std::string lower;
-  for (unsigned char c : text) lower.push_back(static_cast<char>(std::tolower(c)));
-  if (lower == "free") return MemoryBudget{MemoryBudget::Kind::kFree, 0};
-  if (lower == "off") return MemoryBudget{MemoryBudget::Kind::kOff, 0};
+  static const Spelling<MemoryBudget::Kind> kWords[] = {{"free", MemoryBudget::Kind::kFree},
+                                                         {"off", MemoryBudget::Kind::kOff}};
+  if (const auto word = find_spelling<MemoryBudget::Kind>(text, kWords)) return MemoryBudget{*word, 0};
   const Expected<std::size_t> bytes = parse_byte_size(text);
   if (!bytes) return Error{"'" + text + "' is not free, off or a size (" + bytes.message() + ")"};
   if (*bytes == 0) return Error{"a budget of 0 bytes leaves no plan any memory: give free, off or a size"};

@@ -213,7 +213,7 @@ TEST(GraphOfferMode, AutoOffersToPyTorchAloneAndTheVariableSaysOnOffOrAuto) {
   values.micro_batch_offers = "yes";
   const auto bad = parse_env_config(values);
   ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.message().find("UCUDNN_MICRO_BATCH_OFFERS: 'yes' is not 0, 1 or auto"), std::string::npos)
+  EXPECT_NE(bad.message().find("UCUDNN_MICRO_BATCH_OFFERS: unknown micro-batch offer mode 'yes' (expected 0, 1 or auto)"), std::string::npos)
       << bad.message();
 }
 
