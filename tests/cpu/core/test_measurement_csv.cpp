@@ -119,7 +119,7 @@ TEST(MeasurementCsvParser, ToleratesSpacesCarriageReturnsAndBlankLines) {
   EXPECT_EQ(kernels->front().rows[0].workspace_bytes, 8u);
 }
 
-// Issue 46: a table whose lines end with CR alone was refused as one overlong line, or by a field
+// A table whose lines end with CR alone was refused as one overlong line, or by a field
 // that held the next line, without naming the CR.
 TEST(MeasurementCsvParser, LinesEndingWithCrAloneAreNamedAsSuch) {
   std::string mac;
@@ -135,7 +135,7 @@ TEST(MeasurementCsvParser, LinesEndingWithCrAloneAreNamedAsSuch) {
   EXPECT_EQ(long_line.message().find("CR"), std::string::npos) << long_line.message();
 }
 
-// Issue 46: every reader checks rows by one rule (core/row_rules.h): a math type beyond
+// Every reader checks rows by one rule (core/row_rules.h): a math type beyond
 // CUDNN_FMA_MATH, or forward's virtual algorithm, is refused here as in a database.
 TEST(MeasurementCsvParser, MathTypesBeyondCudnnsAreRefused) {
   const std::string good = "a,fwd,1,0,0,0.5,0\n";

@@ -306,7 +306,7 @@ TEST(WdOptimizer, ResNet50SizedProgramSolvesQuickly) {
 namespace ucudnn {
 namespace {
 
-// Issue 29 item 4: 40 kernels of two configurations with workspaces of about a terabyte each, and
+// 40 kernels of two configurations with workspaces of about a terabyte each, and
 // an odd budget: a knapsack whose branch and bound ran past 300 s. Within a time limit the
 // solver answers with the best choice it found and its gap, or says which limit stopped it.
 std::vector<WdKernel> terabyte_knapsack(std::mt19937& rng, std::size_t* budget) {

@@ -1,4 +1,4 @@
-// Issue 29 item 4: workspace division answers within a time limit, from the command line and the
+// Workspace division answers within a time limit, from the command line and the
 // environment alike: the best plan found and its gap, or an error naming the limit.
 
 #include <gtest/gtest.h>

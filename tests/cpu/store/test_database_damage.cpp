@@ -1,8 +1,8 @@
-// The benchmark database against damage (issue 12): results of SQLite that must be checked, a
+// The benchmark database against damage: results of SQLite that must be checked, a
 // garbage or huge schema version, a damaged meta page, a missing table, and reads that fail or
 // return garbage in the middle of an answer (through a faulty file layer under SQLite). Each test
-// failed before its fix, except the ones marked "regression guard" (they passed before too and keep
-// the property). The rest of issue 12: test_database_hardening.cpp.
+// failed before its fix, except the ones that say they guard a property that already held.
+// Killed writers, odd names and side files: test_database_hardening.cpp.
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -277,8 +277,8 @@ DatabaseStats fill_for_faults(const std::string& path) {
 }
 
 // A page that reads back as garbage in the middle of an answer: stats() fails, it never answers
-// with a list cut short where the damage stopped its reading. (Regression guard: before the fix
-// the error surfaced anyway at the end of the transaction; every step is now checked.)
+// with a list cut short where the damage stopped its reading. (A guard: the error surfaced
+// before too, at the end of the transaction; every step is now checked.)
 TEST(DatabaseHardening, StatsNeverAnswerFromPartOfADamagedFile) {
   TempDir dir;
   const std::string path = (dir.path() / "faulty.db").string();
@@ -310,7 +310,7 @@ TEST(DatabaseHardening, StatsNeverAnswerFromPartOfADamagedFile) {
 }
 
 // Reads that fail mid-answer: stats() and verify() fail, never answer from part of the file.
-// (Regression guard, as above.)
+// (A guard, as above.)
 TEST(DatabaseHardening, StatsAndVerifyNeverHideAFailedRead) {
   TempDir dir;
   const std::string path = (dir.path() / "faulty.db").string();

@@ -1,8 +1,8 @@
-// The benchmark database against what an attack session did to it (issue 12): writers killed in the
+// The benchmark database against what a hostile session did to it: writers killed in the
 // middle of a rollback-journal transaction, file names that look like URI syntax, a journal mode
 // that cannot be switched, side files and permissions left behind (damaged files and SQLite results
 // that must be checked: test_database_damage.cpp). Each test failed before its fix, except the ones
-// marked "regression guard" (they passed before too and keep the property).
+// that say they guard a property that already held.
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -106,7 +106,7 @@ TEST(DatabaseHardening, KilledRollbackJournalWriterIsRolledBackWhenLookingAtTheF
   EXPECT_FALSE(exists(path + "-journal"));
 }
 
-// Regression guard: a writing open already recovered here before the fix.
+// A guard: a writing open already recovered here before the fix.
 TEST(DatabaseHardening, KilledRollbackJournalWriterIsRolledBackWhenWriting) {
   TempDir dir;
   const std::string path = (dir.path() / "killed.db").string();

@@ -1,5 +1,4 @@
-// What a database path may name, and what happens around the file (issue 29, items 3, 8, 11
-// and 12): symbolic links, files that are not regular, the mode a new file gets, why a file is
+// What a database path may name, and what happens around the file: symbolic links, files that are not regular, the mode a new file gets, why a file is
 // read-only, waits for a lock another process holds, and the side files a reader leaves. Each
 // test failed before its fix.
 
@@ -65,7 +64,7 @@ int as_user(uid_t uid, gid_t gid, Body body) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-// ---- item 3: symbolic links ----------------------------------------------------------------
+// ---- symbolic links ----------------------------------------------------------------
 
 // A link to a database works every time, writes go to the real file, and SQLite's journal lives
 // beside the real file (where every process, linked or not, finds it), not beside the link.
@@ -115,7 +114,7 @@ TEST(DatabasePaths, ALinkToNothingIsRefusedAndNothingIsCreatedWhereItPoints) {
   EXPECT_FALSE(fs::exists(target));
 }
 
-// ---- item 12: what is not a regular file -----------------------------------------------------
+// ---- what is not a regular file -----------------------------------------------------
 
 TEST(DatabasePaths, DevicesAndFifosAreRefusedAsDatabasesWithoutBlocking) {
   TempDir dir;
@@ -149,7 +148,7 @@ TEST(DatabasePaths, VerifyOfAFileWithoutTablesSaysSoNotSchemaVersionZero) {
   EXPECT_EQ(verify.err.find("version 0"), std::string::npos) << verify.err;
 }
 
-// ---- item 11: modes and why a file is read-only ---------------------------------------------
+// ---- modes and why a file is read-only ---------------------------------------------
 
 // SQLite creates files 0644 whatever the umask; a group that shares a folder needs 0664.
 TEST(DatabasePaths, ANewDatabaseAndItsJournalFollowTheUmask) {
@@ -238,7 +237,7 @@ TEST(DatabasePaths, AReadOnlyDatabaseSaysWhichFileOrFolderCannotBeWritten) {
   EXPECT_EQ(status, 0);
 }
 
-// ---- item 8: waits ---------------------------------------------------------------------------
+// ---- waits ---------------------------------------------------------------------------
 
 // A writer stopped in the middle of a rollback-journal transaction holds the lock. Opening waits
 // once, the timeout in all (it waited twice before, for the look at the file and again for its
@@ -274,7 +273,7 @@ TEST(DatabasePaths, AWriterHoldingTheLockCostsOneWaitAndIsNamedAsSuch) {
   EXPECT_EQ(rows_in(path), 3) << "nothing lost";
 }
 
-// ---- item 12: side files a reader leaves ---------------------------------------------------
+// ---- side files a reader leaves ---------------------------------------------------
 
 // A read-only reader of a WAL database whose writer (one kernel stored) closed first: the reader
 // holds the writer's -wal and -shm. Null, with a failure recorded, where an open failed.

@@ -1,4 +1,4 @@
-// Rows and schemas that another program changed in a database file (issue 46, items 2-5): every
+// Rows and schemas that another program changed in a database file: every
 // reader (lookups, `db verify`, `db merge`) applies the one row rule of core/row_rules.h, bounds
 // the text it copies, refuses a file whose unique index is gone, and never reads a populated file
 // as empty. Each test failed before its fix.

@@ -1,6 +1,6 @@
-// `ucudnn db` against issue 12: an export onto the database itself, an export that plan and
+// `ucudnn db` against damage and misuse: an export onto the database itself, an export that plan and
 // db import could not read back, a database of several devices, verify on a damaged schema and a
-// killed import. Each test failed before its fix, but the one marked "regression guard".
+// killed import. Each test failed before its fix, but the one marked as a guard.
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -259,7 +259,7 @@ TEST_F(DbCommandHardening, VerifyFailsOnADatabaseWithoutItsMeasurementsTable) {
 }
 
 // ---- 1. the issue's repro: an import killed while it writes, in rollback-journal mode ----------
-// Regression guard: whether the old code failed here depends on which pages the kill catches in
+// A guard: whether the old code failed here depends on which pages the kill catches in
 // the file; DatabaseHardening.KilledRollbackJournalWriter* reproduce it deterministically.
 
 TEST_F(DbCommandHardening, AnImportKilledInRollbackJournalModeLeavesAHealthyDatabase) {

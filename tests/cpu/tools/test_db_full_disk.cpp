@@ -1,4 +1,4 @@
-// `ucudnn db` where the disk fills (issue 46, item 7), under a file size limit (ulimit -f: no
+// `ucudnn db` where the disk fills, under a file size limit (ulimit -f: no
 // mount needed): a failed merge or import into a new file leaves no file at all (it is made under a
 // temporary name and named only once whole), and one into an existing rollback-journal database
 // leaves it as it was, with no hot journal for its readers to meet. Each test failed before its fix.

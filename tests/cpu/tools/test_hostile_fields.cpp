@@ -1,4 +1,4 @@
-// Hostile input, issue 29 items 1 and 7: a network file nested 100,000 deep, and fields megabytes
+// Hostile input: a network file nested 100,000 deep, and fields megabytes
 // long, give one short error line, never a crash and never the whole field echoed.
 
 #include <gtest/gtest.h>

@@ -478,7 +478,7 @@ TEST(NetworkFile, IdenticalLayersAreMergedAndCounted) {
   EXPECT_EQ(find_layer(net, "a_again"), nullptr);
 }
 
-// Issue 46: nlohmann kept the last of a key given twice, and two layers' counts overflowed.
+// nlohmann kept the last of a key given twice, and two layers' counts overflowed.
 TEST(NetworkFile, AKeyGivenTwiceInOneObjectIsRefused) {
   const std::string layer = R"({"name": "c1", "input": [3, 32, 32], "filters": 8, "kernel": [3, 3]})";
   expect_json_error(R"({"batch": 8, "batch": 9, "layers": [)" + layer + "]}", {"the key \"batch\" is given twice"});

@@ -1,5 +1,5 @@
-// Issue 12, parsers and planning: inputs that used to hang, exhaust memory, print nonsense or fail
-// with an unclear error. Each test reproduces one item of the issue.
+// Parsers and planning: inputs that used to hang, exhaust memory, print nonsense or fail with an
+// unclear error, one test each.
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// `ucudnn run` checks what it is given (issue 46, items 1, 6, 8, 9 and 10): the torch question
+// `ucudnn run` checks what it is given: the torch question
 // never imports from the current folder and is said when it takes long or dies, the preload file
 // must be ucudnn's layer, contradicting options are refused, and a program that cannot start is
 // named as env would name it. Each test failed before its fix. The CUDA build only.

@@ -1,4 +1,4 @@
-// Issue 29 item 6, memory on hostile and large input: a table line and a name have a length limit,
+// Memory on hostile and large input: a table line and a name have a length limit,
 // refused naming where and the limit; a network file has a size limit, refused before it is read;
 // import and export read a table a line at a time and a database a layer at a time, keeping the
 // guarantees they had when they held everything (a bad row anywhere stores and writes nothing).

@@ -1,10 +1,9 @@
-// Issue 29, items 2 and 10: numbers and settings read as the user wrote them, or refused.
-// Item 2: every integer option of the `ucudnn` command is strictly decimal (CLI11 alone read
+// Numbers and settings read as the user wrote them, or refused. Every integer option of the `ucudnn` command is strictly decimal (CLI11 alone read
 // "0132" as octal 90 and "0x5A" as 90, and `db import` filed rows under a GPU that does not exist).
-// Item 10: the UCUDNN_* variables follow one rule each for an empty value (unset), for surrounding
+// The UCUDNN_* variables follow one rule each for an empty value (unset), for surrounding
 // whitespace (trimmed) and for device lists (no empty entries, no leading zeros); sizes keep
 // refusing KB/MB/GB/TB and name the accepted units. Each test failed before its fix, but those
-// marked "regression guard" (and the helper's own test, StrictDecimal, new with it).
+// marked as guards of a property that already held (and the helper's own test, StrictDecimal).
 
 #include <gtest/gtest.h>
 
@@ -25,7 +24,7 @@
 namespace ucudnn::testing {
 namespace {
 
-// ---- item 2: integer options are strictly decimal ----------------------------------------------
+// ---- integer options are strictly decimal ----------------------------------------------
 
 // Spellings that strtol (base 0) or a lenient reader would take for another number, or for one.
 const char* const kNotDecimal[] = {"0132", "013000", "00", "0x5A", "0X5a", "0b1011010", "0o132", " 90", "90 ",
@@ -86,7 +85,7 @@ TEST_F(StrictIntegerOptions, DbImportRefusesNegativesAndNumbersOutOfRange) {
   EXPECT_FALSE(testing::exists(db_));
 }
 
-TEST_F(StrictIntegerOptions, DbImportStillTakesPlainDecimals) {  // regression guard
+TEST_F(StrictIntegerOptions, DbImportStillTakesPlainDecimals) {  // a guard: held before
   const CliResult result = run(import_args("--sm-count", "132"));
   ASSERT_EQ(result.status, kExitOk) << result.err;
   const CliResult exported = run({"db", "export", "--database", db_, "--sm-count", "132", "--cuda-version=13000"});
@@ -132,7 +131,7 @@ TEST(StrictDecimal, SaysWhatIsWrongAndAcceptsOnlyPlainDecimals) {
   EXPECT_NE(tools::decimal_integer_error("0132", false).find("leading zero"), std::string::npos);
 }
 
-// ---- item 10: the UCUDNN_* variables -------------------------------------------------------------
+// ---- the UCUDNN_* variables -------------------------------------------------------------
 
 // Every variable, from the one table env_config reads them by.
 const auto& kVariables = kEnvVariables;
@@ -184,7 +183,7 @@ TEST(StrictEnvironment, BenchmarkDevicesRefuseEmptyEntriesAndLeadingZeros) {
 }
 
 // The rule: an empty value is the variable unset, for every variable.
-TEST(StrictEnvironment, AnEmptyValueIsUnsetForEveryVariable) {  // regression guard
+TEST(StrictEnvironment, AnEmptyValueIsUnsetForEveryVariable) {  // a guard: held before
   const std::string unset = parsed_config(EnvValues{});
   for (const Variable& variable : kVariables) {
     SCOPED_TRACE(variable.name);
@@ -279,7 +278,7 @@ TEST(StrictEnvironment, WhitespaceInsideAValueIsNotTrimmed) {
 }
 
 // 64MB is never 64,000,000 bytes: refused as ambiguous wherever sizes are read; 64m is 64 MiB.
-TEST(StrictSizes, DecimalUnitsAreRefusedAndSingleLettersAreBinary) {  // regression guard
+TEST(StrictSizes, DecimalUnitsAreRefusedAndSingleLettersAreBinary) {  // a guard: held before
   EXPECT_EQ(*parse_byte_size("64m"), std::size_t{64} << 20);
   EXPECT_EQ(*parse_byte_size("64M"), std::size_t{64} << 20);
   EXPECT_EQ(*parse_byte_size("64k"), std::size_t{64} << 10);
@@ -295,7 +294,7 @@ TEST(StrictSizes, DecimalUnitsAreRefusedAndSingleLettersAreBinary) {  // regress
   }
 }
 
-TEST(StrictSizes, AnUnknownUnitListsTheAcceptedUnits) {  // regression guard
+TEST(StrictSizes, AnUnknownUnitListsTheAcceptedUnits) {  // a guard: held before
   for (const char* text : {"64XB", "64 parsecs", "64mi", "64Mbit"}) {
     const auto size = parse_byte_size(text);
     ASSERT_FALSE(size.ok()) << text;
