@@ -28,10 +28,10 @@ class BenchmarkRig;
 /// What to measure at one micro-batch size.
 struct SizeRequest {
   int micro_batch = 0;
-  const std::vector<Measurement>* known = nullptr;   ///< rows of this kind measured before (less workspace)
-  const std::vector<Measurement>* rivals = nullptr;  ///< other kinds' rows at this size: to beat too
-  const std::vector<Measurement>* guide = nullptr;   ///< every kind's rows at the next larger size measured
-  std::size_t workspace_limit = SIZE_MAX;            ///< the limit a plan is being made for
+  const std::vector<Measurement>* measured_before = nullptr;   ///< this kind's rows measured before (less workspace)
+  const std::vector<Measurement>* other_kinds_rows = nullptr;  ///< other kinds' rows at this size: to beat too
+  const std::vector<Measurement>* larger_size_rows = nullptr;  ///< every kind's rows at the next larger size measured
+  std::size_t workspace_limit = SIZE_MAX;                      ///< the limit a plan is being made for
 };
 
 /// Measures one kind's candidates for one convolution (see runtime/benchmarker.h).

@@ -74,18 +74,20 @@ inline bool on_front(const Measurement& m, const std::vector<Measurement>& rows)
 }
 
 /// The indices of `count` candidates in the order the fast search times them: those whose row at
-/// the larger size (`guide`) is on that size's front first, each group in the given order.
+/// the larger size (`larger_size_rows`) is on that size's front first, each group in the given order.
 /// `same(i, row)` says whether candidate i is the row's candidate.
 template <typename Same>
-std::vector<std::size_t> search_order(std::size_t count, const std::vector<Measurement>* guide, Same same,
-                                      std::vector<bool>* guided) {
+std::vector<std::size_t> search_order(std::size_t count, const std::vector<Measurement>* larger_size_rows, Same same,
+                                      std::vector<bool>* on_larger_front) {
   std::vector<std::size_t> first, rest;
-  guided->assign(count, false);
+  on_larger_front->assign(count, false);
   for (std::size_t i = 0; i < count; ++i) {
-    const bool leading = guide && std::any_of(guide->begin(), guide->end(), [&](const Measurement& row) {
-                           return same(i, row) && on_front(row, *guide);
-                         });
-    (*guided)[i] = leading;
+    const auto on_its_front = [&](const Measurement& row) {
+      return same(i, row) && on_front(row, *larger_size_rows);
+    };
+    const bool leading =
+        larger_size_rows && std::any_of(larger_size_rows->begin(), larger_size_rows->end(), on_its_front);
+    (*on_larger_front)[i] = leading;
     (leading ? first : rest).push_back(i);
   }
   first.insert(first.end(), rest.begin(), rest.end());

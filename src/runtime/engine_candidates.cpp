@@ -38,29 +38,29 @@ class EngineMeasurer final : public KindMeasurer {
 
   Status measure(const SizeRequest& request, std::vector<Measurement>* measured) override {
     const int micro_batch = request.micro_batch;
-    const std::vector<Measurement>& known = *request.known;
+    const std::vector<Measurement>& known = *request.measured_before;
     const ConvKey micro = rig_.key().with_batch(micro_batch);
     const bool fast = rig_.settings().mode == SearchMode::kFast;
     Contenders contenders(request.workspace_limit);
-    contenders.add(request.rivals);
-    contenders.add(request.known);
-    int fruitless = 0;  // offers in a row that did not improve on the known candidates
+    contenders.add(request.other_kinds_rows);
+    contenders.add(request.measured_before);
+    int misses_in_a_row = 0;  // offers in a row that did not improve on the known candidates
     std::vector<EngineOffer> offers;
     {
       const SearchPhaseClock clock(micro.op, SearchPhase::kHeuristics);
       UCUDNN_TRY(offer_engines(micro, &offers));
     }
     const ConvBuffers buffers = rig_.buffers();
-    std::vector<bool> guided;
+    std::vector<bool> on_larger_front;
     const std::vector<std::size_t> order = search_order(
-        offers.size(), fast ? request.guide : nullptr,
-        [&](std::size_t i, const Measurement& row) { return row.engine == offers[i].id; }, &guided);
+        offers.size(), fast ? request.larger_size_rows : nullptr,
+        [&](std::size_t i, const Measurement& row) { return row.engine == offers[i].id; }, &on_larger_front);
     for (std::size_t i : order) {
       const EngineOffer& offer = offers[i];
       const bool already =
           std::any_of(known.begin(), known.end(), [&](const Measurement& m) { return m.engine == offer.id; });
       if (already) continue;
-      if (fast && !guided[i] && fruitless >= kSearchPatience) {
+      if (fast && !on_larger_front[i] && misses_in_a_row >= kSearchPatience) {
         Statistics::instance().count_search(micro.op, SearchCount::kNotTimed);
         continue;
       }
@@ -109,7 +109,7 @@ class EngineMeasurer final : public KindMeasurer {
       m.workspace_bytes = workspace_needed;
       m.deterministic = offer.deterministic;
       m.engine = offer.id;
-      if (!guided[i]) fruitless = contenders.improves(m) ? 0 : fruitless + 1;
+      if (!on_larger_front[i]) misses_in_a_row = contenders.improves(m) ? 0 : misses_in_a_row + 1;
       contenders.add(m);
       measured->push_back(std::move(m));
     }

@@ -91,9 +91,9 @@ Status GpuMeasurementSource::measure_with(Benchmarker& benchmarker, const Measur
     // Rows measured with less workspace stay valid; other kinds' rows are what to beat.
     SizeRequest at;
     at.micro_batch = size;
-    at.known = &rows_at(request.known, size);
-    at.rivals = &rows_at(request.rivals, size);
-    at.guide = &rows_at(request.guides, size);
+    at.measured_before = &rows_at(request.measured_before, size);
+    at.other_kinds_rows = &rows_at(request.other_kinds_rows, size);
+    at.larger_size_rows = &rows_at(request.larger_size_rows_by_size, size);
     at.workspace_limit = request.workspace_limit;
     Status status = benchmarker.measure(request.kind, at, &result.rows);
     if (!status.ok()) {

@@ -57,7 +57,7 @@ class LegacyMeasurer final : public KindMeasurer {
 
   Status measure(const SizeRequest& request, std::vector<Measurement>* measured) override {
     const int micro_batch = request.micro_batch;
-    const std::vector<Measurement>& known = *request.known;
+    const std::vector<Measurement>& known = *request.measured_before;
     const ConvKey& key = rig_.key();
     const ConvKey micro = key.with_batch(micro_batch);
     TensorDescriptor x_desc, y_desc;
@@ -83,26 +83,26 @@ class LegacyMeasurer final : public KindMeasurer {
     }
     const bool fast = rig_.settings().mode == SearchMode::kFast;
     Contenders contenders(request.workspace_limit);
-    contenders.add(request.rivals);
-    contenders.add(request.known);
+    contenders.add(request.other_kinds_rows);
+    contenders.add(request.measured_before);
     // A caller that forbids tensor-core rounding keeps FMA math in every micro-kernel.
     auto math_of = [&](const AlgoPerf& c) {
       return micro.conv.math_type == CUDNN_FMA_MATH ? CUDNN_FMA_MATH : static_cast<int>(c.math_type);
     };
-    std::vector<bool> guided;
+    std::vector<bool> on_larger_front;
     const std::vector<std::size_t> order = search_order(
-        candidates.size(), fast ? request.guide : nullptr,
+        candidates.size(), fast ? request.larger_size_rows : nullptr,
         [&](std::size_t i, const Measurement& row) {
           return kind_of(row) == CandidateKind::kLegacy && row.algo == candidates[i].algo &&
                  row.math_type == math_of(candidates[i]);
         },
-        &guided);
-    int fruitless = 0;  // candidates in a row that did not improve on the known ones
+        &on_larger_front);
+    int misses_in_a_row = 0;  // candidates in a row that did not improve on the known ones
 
     for (std::size_t i : order) {
       const AlgoPerf& c = candidates[i];
       if (c.status != CUDNN_STATUS_SUCCESS || c.memory > rig_.workspace_bytes()) continue;
-      if (fast && !guided[i] && fruitless >= kSearchPatience) {
+      if (fast && !on_larger_front[i] && misses_in_a_row >= kSearchPatience) {
         Statistics::instance().count_search(key.op, SearchCount::kNotTimed);
         continue;
       }
@@ -143,7 +143,7 @@ class LegacyMeasurer final : public KindMeasurer {
       m.host_ms = times.host_ms;
       m.workspace_bytes = workspace;
       m.deterministic = c.determinism == CUDNN_DETERMINISTIC;
-      if (!guided[i]) fruitless = contenders.improves(m) ? 0 : fruitless + 1;
+      if (!on_larger_front[i]) misses_in_a_row = contenders.improves(m) ? 0 : misses_in_a_row + 1;
       contenders.add(m);
       measured->push_back(m);
     }

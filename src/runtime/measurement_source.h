@@ -32,12 +32,12 @@ struct MeasureRequest {
   std::vector<int> sizes;
   /// Per size, rows of this kind measured before (with less workspace): they stay valid and
   /// need not be measured again.
-  std::map<int, std::vector<Measurement>> known;
+  std::map<int, std::vector<Measurement>> measured_before;
   /// Per size, rows of the other kinds: the fast search makes candidates beat them too.
-  std::map<int, std::vector<Measurement>> rivals;
+  std::map<int, std::vector<Measurement>> other_kinds_rows;
   /// Per size, every kind's rows at the next larger size measured: the fast search times their
   /// front first.
-  std::map<int, std::vector<Measurement>> guides;
+  std::map<int, std::vector<Measurement>> larger_size_rows_by_size;
   SearchMode mode = SearchMode::kExhaustive;
   std::size_t workspace_limit = SIZE_MAX;  ///< the limit a plan is being made for
 };

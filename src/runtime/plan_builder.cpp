@@ -114,13 +114,13 @@ std::vector<int> plannable_sizes(const ConvKey& key, BatchSizePolicy policy) {
 Status PlanBuilder::search_sizes(cudnnHandle_t handle, const ConvKey& key, const std::vector<int>& sizes,
                                  const PlanSettings& settings, std::vector<int>* searched) {
   const SourceRelease release(*source_);
-  Gathering what{handle, key, sizes, settings.workspace_limit, settings.candidates, settings.search};
+  RowsWanted wanted{handle, key, sizes, settings.workspace_limit, settings.candidates, settings.search};
   if (settings.search == SearchMode::kExhaustive) {
     *searched = sizes;
-    return gatherer_.gather(what);
+    return gatherer_.gather(wanted);
   }
   searched->clear();
-  UCUDNN_TRY(walk_ladder(what, fast_search_ladder(what, sizes, settings.policy), sizes.size(), settings, searched));
+  UCUDNN_TRY(walk_ladder(wanted, fast_search_ladder(wanted, sizes, settings.policy), sizes.size(), settings, searched));
   // Shared sizes that cannot make the batch (a layer whose samples align only in fours, at batch
   // 63): the batch's own search, from the whole batch down.
   const std::vector<Measurement> rows =
@@ -132,15 +132,15 @@ Status PlanBuilder::search_sizes(cudnnHandle_t handle, const ConvKey& key, const
   for (int size : search_ladder(sizes, settings.policy)) {
     if (std::find(searched->begin(), searched->end(), size) == searched->end()) rest.push_back(size);
   }
-  return walk_ladder(what, rest, sizes.size(), settings, searched);
+  return walk_ladder(wanted, rest, sizes.size(), settings, searched);
 }
 
-Status PlanBuilder::walk_ladder(Gathering& what, const std::vector<int>& ladder, std::size_t policy_sizes,
+Status PlanBuilder::walk_ladder(RowsWanted& wanted, const std::vector<int>& ladder, std::size_t policy_sizes,
                                 const PlanSettings& settings, std::vector<int>* searched) {
-  const ConvKey& key = what.key;
+  const ConvKey& key = wanted.key;
   for (int size : ladder) {
-    what.sizes = {size};
-    UCUDNN_TRY(gatherer_.gather(what));
+    wanted.sizes = {size};
+    UCUDNN_TRY(gatherer_.gather(wanted));
     searched->push_back(size);
     const std::vector<Measurement> rows =
         optimize::priced_for_split_sums(key, gatherer_.rows(key, *searched, settings.candidates));
@@ -160,16 +160,16 @@ Status PlanBuilder::walk_ladder(Gathering& what, const std::vector<int>& ladder,
   return Status::success();
 }
 
-std::vector<int> PlanBuilder::fast_search_ladder(const Gathering& what, const std::vector<int>& sizes,
+std::vector<int> PlanBuilder::fast_search_ladder(const RowsWanted& wanted, const std::vector<int>& sizes,
                                                  BatchSizePolicy policy) {
-  const int batch = what.key.batch();
-  if (policy == BatchSizePolicy::kUndivided || gatherer_.holds(what, batch)) return search_ladder(sizes, policy);
+  const int batch = wanted.key.batch();
+  if (policy == BatchSizePolicy::kUndivided || gatherer_.holds(wanted, batch)) return search_ladder(sizes, policy);
   const std::vector<int> shared = shared_size_ladder(sizes, batch);
   // Powers of two make every multiple of the smallest (alignment may leave out the smallest ones).
   if (shared.empty() || batch % shared.back() != 0) return search_ladder(sizes, policy);
   for (int size : shared) {
-    if (size < batch && gatherer_.holds(what, size)) {
-      Statistics::instance().count_search(what.key.op, SearchCount::kNewBatchSizes);
+    if (size < batch && gatherer_.holds(wanted, size)) {
+      Statistics::instance().count_search(wanted.key.op, SearchCount::kNewBatchSizes);
       return shared;
     }
   }
@@ -204,7 +204,7 @@ Status PlanBuilder::measured_rows(cudnnHandle_t handle, const ConvKey& key, Batc
   *sizes = plannable_sizes(key, policy);
   const SourceRelease release(*source_);
   UCUDNN_TRY(gatherer_.gather(
-      Gathering{handle, key, *sizes, std::numeric_limits<std::size_t>::max(), candidates, search_mode()}));
+      RowsWanted{handle, key, *sizes, std::numeric_limits<std::size_t>::max(), candidates, search_mode()}));
   *rows = gatherer_.rows(key, *sizes, candidates);
   return Status::success();
 }

@@ -130,13 +130,13 @@ class PlanBuilder {
 
   /// Gathers `ladder`'s sizes in turn into `searched` while smaller sizes may still improve the
   /// plan (optimize::smaller_sizes_may_help); `policy_sizes` of the policy in all.
-  Status walk_ladder(Gathering& what, const std::vector<int>& ladder, std::size_t policy_sizes,
+  Status walk_ladder(RowsWanted& wanted, const std::vector<int>& ladder, std::size_t policy_sizes,
                      const PlanSettings& settings, std::vector<int>* searched);
-  /// The order the fast search gathers `what.key`'s `sizes` in: the whole batch first
+  /// The order the fast search gathers `wanted.key`'s `sizes` in: the whole batch first
   /// (optimize::search_ladder), or, for a batch size new to a kernel whose rows the table or
   /// databases hold at a smaller power of two, the powers of two only
   /// (optimize::shared_size_ladder), so that other batch sizes' rows plan it.
-  std::vector<int> fast_search_ladder(const Gathering& what, const std::vector<int>& sizes, BatchSizePolicy policy);
+  std::vector<int> fast_search_ladder(const RowsWanted& wanted, const std::vector<int>& sizes, BatchSizePolicy policy);
 
   /// Adds to `rows` (at `sizes`) the rows of `key`'s output-channel pieces (optimize/channel_pieces.h),
   /// gathered as the kernel's own, for as many piece counts, from the fewest up, as the limit

@@ -58,14 +58,14 @@ store::ClaimOutcome take(store::MeasurementClaims& claims, const std::string& wo
 
 }  // namespace
 
-Status RowGatherer::gather(const Gathering& what) {
-  const BenchmarkingAccount account(what.key.op, source_);
-  const DeviceDatabase database = databases_.for_device(what.key.device, source_);
-  for (CandidateKind kind : kinds_of(what.candidates)) {
-    const Status gathered = gather_kind(what, kind, database);
+Status RowGatherer::gather(const RowsWanted& wanted) {
+  const BenchmarkingAccount account(wanted.key.op, source_);
+  const DeviceDatabase database = databases_.for_device(wanted.key.device, source_);
+  for (CandidateKind kind : kinds_of(wanted.candidates)) {
+    const Status gathered = gather_kind(wanted, kind, database);
     if (gathered.ok()) continue;
     const CandidateKindInfo& info = kind_info(kind);
-    if (info.supplementary && has_a_main_kind(what.candidates)) {
+    if (info.supplementary && has_a_main_kind(wanted.candidates)) {
       warn_once(std::string(info.set_name) + "|" + gathered.message(),
                 std::string(info.described) + " not measured: " + gathered.message());
       continue;
@@ -75,11 +75,11 @@ Status RowGatherer::gather(const Gathering& what) {
   return Status::success();
 }
 
-bool RowGatherer::holds(const Gathering& what, int size) {
-  const DeviceDatabase database = databases_.for_device(what.key.device, source_);
-  const Gathering one{what.handle, what.key, {size}, what.workspace_limit, what.candidates, what.search};
-  const bool main_kind = has_a_main_kind(what.candidates);
-  for (CandidateKind kind : kinds_of(what.candidates)) {
+bool RowGatherer::holds(const RowsWanted& wanted, int size) {
+  const DeviceDatabase database = databases_.for_device(wanted.key.device, source_);
+  const RowsWanted one{wanted.handle, wanted.key, {size}, wanted.workspace_limit, wanted.candidates, wanted.search};
+  const bool main_kind = has_a_main_kind(wanted.candidates);
+  for (CandidateKind kind : kinds_of(wanted.candidates)) {
     if (main_kind && kind_info(kind).supplementary) continue;
     if (!missing_sizes(one, kind, database).empty()) return false;
   }
@@ -99,18 +99,18 @@ std::vector<Measurement> RowGatherer::rows(const ConvKey& key, const std::vector
   return rows;
 }
 
-Status RowGatherer::gather_kind(const Gathering& what, CandidateKind kind, const DeviceDatabase& database) {
-  if (missing_sizes(what, kind, database).empty()) return Status::success();
+Status RowGatherer::gather_kind(const RowsWanted& wanted, CandidateKind kind, const DeviceDatabase& database) {
+  if (missing_sizes(wanted, kind, database).empty()) return Status::success();
   std::lock_guard<std::mutex> lock(measure_mutex_);
   // Another thread may have measured meanwhile.
-  const std::vector<int> missing = missing_sizes(what, kind, database);
+  const std::vector<int> missing = missing_sizes(wanted, kind, database);
   if (missing.empty()) return Status::success();
-  return measure_once_per_job(what, kind, missing, database);
+  return measure_once_per_job(wanted, kind, missing, database);
 }
 
-Status RowGatherer::measure_once_per_job(const Gathering& what, CandidateKind kind, std::vector<int> sizes,
+Status RowGatherer::measure_once_per_job(const RowsWanted& wanted, CandidateKind kind, std::vector<int> sizes,
                                          const DeviceDatabase& database) {
-  if (!database.writable()) return measure(what, kind, sizes, database);
+  if (!database.writable()) return measure(wanted, kind, sizes, database);
   store::MeasurementClaims claims(database.db->user()->file());
   auto waiting_since = std::chrono::steady_clock::now();  // what this process measured is no wait
   const double wait = job_wait_seconds_.load() >= 0 ? job_wait_seconds_.load() : job_wait_seconds();
@@ -118,17 +118,17 @@ Status RowGatherer::measure_once_per_job(const Gathering& what, CandidateKind ki
   // The work, as every process of the job names it: the same kernel, kind, limit, search and
   // micro-batch size. One claim per size: sizes gathered together (the exhaustive search,
   // workspace division) are shared out among the processes that need them at once.
-  const std::string kernel = database.identity.to_string() + "|" + what.key.to_string() + "|" + kind_info(kind).name +
-                             "|" + std::to_string(what.workspace_limit) + "|" + to_string(what.search) + "|";
+  const std::string kernel = database.identity.to_string() + "|" + wanted.key.to_string() + "|" + kind_info(kind).name +
+                             "|" + std::to_string(wanted.workspace_limit) + "|" + to_string(wanted.search) + "|";
   // Only one process per GPU measures the kernel at a time (timings side by side on one GPU slow
   // each other): a claim per GPU the source measures on, taken before any size.
   std::vector<std::string> gpu_works;
-  std::istringstream gpus(source_.measuring_gpus(what.key.device));
+  std::istringstream gpus(source_.measuring_gpus(wanted.key.device));
   for (std::string gpu; std::getline(gpus, gpu, ',');) {
     if (!gpu.empty()) gpu_works.push_back(kernel + "on " + gpu);
   }
   // As many sizes at a time as the source measures side by side (one per benchmark GPU).
-  const std::size_t at_once = std::max<std::size_t>(1, source_.sizes_at_once(what.key.device));
+  const std::size_t at_once = std::max<std::size_t>(1, source_.sizes_at_once(wanted.key.device));
   for (;;) {
     std::vector<std::string> held;  // this round's claims: the GPUs', then the sizes'
     std::vector<int> taken;
@@ -157,14 +157,14 @@ Status RowGatherer::measure_once_per_job(const Gathering& what, CandidateKind ki
     }
     if (unavailable) {
       for (const std::string& work : held) claims.release(work);
-      return measure(what, kind, sizes, database);
+      return measure(wanted, kind, sizes, database);
     }
     if (!taken.empty()) {
       // A holder stores its rows before it releases: taken after one did, the rows are there.
-      Gathering mine{what.handle, what.key, taken, what.workspace_limit, what.candidates, what.search};
+      RowsWanted mine{wanted.handle, wanted.key, taken, wanted.workspace_limit, wanted.candidates, wanted.search};
       const std::vector<int> still_missing = missing_sizes(mine, kind, database);
       const Status measured =
-          still_missing.empty() ? Status::success() : measure(what, kind, still_missing, database);
+          still_missing.empty() ? Status::success() : measure(wanted, kind, still_missing, database);
       for (const std::string& work : held) claims.release(work);
       if (!measured.ok()) return measured;
       waiting_since = std::chrono::steady_clock::now();
@@ -172,26 +172,26 @@ Status RowGatherer::measure_once_per_job(const Gathering& what, CandidateKind ki
       for (const std::string& work : held) claims.release(work);
       if (std::chrono::steady_clock::now() - waiting_since > bound) {
         warn_once("job wait " + claims.folder(),
-                  "another process has been benchmarking " + what.key.to_string() + " for over " +
+                  "another process has been benchmarking " + wanted.key.to_string() + " for over " +
                       std::to_string(wait) + " s (its claim in " + claims.folder() +
                       ", UCUDNN_JOB_WAIT); measuring here too");
-        return measure(what, kind, sizes, database);
+        return measure(wanted, kind, sizes, database);
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
-    Gathering rest{what.handle, what.key, sizes, what.workspace_limit, what.candidates, what.search};
+    RowsWanted rest{wanted.handle, wanted.key, sizes, wanted.workspace_limit, wanted.candidates, wanted.search};
     sizes = missing_sizes(rest, kind, database);  // the other holders' rows, as they store them
     if (sizes.empty()) return Status::success();
   }
 }
 
-std::vector<int> RowGatherer::missing_sizes(const Gathering& what, CandidateKind kind,
+std::vector<int> RowGatherer::missing_sizes(const RowsWanted& wanted, CandidateKind kind,
                                             const DeviceDatabase& database) {
   std::vector<int> missing;
-  for (int size : what.sizes) {
-    const ConvKey micro = what.key.with_batch(size);
-    if (table_.complete_rows(micro, kind, what.workspace_limit)) continue;
-    if (promote(micro, kind, what.workspace_limit, database)) continue;
+  for (int size : wanted.sizes) {
+    const ConvKey micro = wanted.key.with_batch(size);
+    if (table_.complete_rows(micro, kind, wanted.workspace_limit)) continue;
+    if (promote(micro, kind, wanted.workspace_limit, database)) continue;
     missing.push_back(size);
   }
   return missing;
@@ -208,41 +208,41 @@ bool RowGatherer::promote(const ConvKey& micro, CandidateKind kind, std::size_t 
   return true;
 }
 
-Status RowGatherer::measure(const Gathering& what, CandidateKind kind, const std::vector<int>& sizes,
+Status RowGatherer::measure(const RowsWanted& wanted, CandidateKind kind, const std::vector<int>& sizes,
                             const DeviceDatabase& database) {
-  const ConvKey& key = what.key;
+  const ConvKey& key = wanted.key;
   MeasureRequest request;
   request.kind = kind;
   request.sizes = sizes;
-  request.mode = what.search;
-  request.workspace_limit = what.workspace_limit;
+  request.mode = wanted.search;
+  request.workspace_limit = wanted.workspace_limit;
   for (int size : sizes) {
     const ConvKey micro = key.with_batch(size);
     // Rows measured with less workspace stay valid; other kinds' rows are what to beat.
-    if (auto entry = table_.entry(micro, kind)) request.known.emplace(size, entry->rows);
+    if (auto entry = table_.entry(micro, kind)) request.measured_before.emplace(size, entry->rows);
     for (const CandidateKindInfo& other : candidate_kinds()) {
       if (other.kind == kind) continue;
       if (auto entry = table_.entry(micro, other.kind)) {
-        auto& rivals = request.rivals[size];
-        rivals.insert(rivals.end(), entry->rows.begin(), entry->rows.end());
+        auto& other_kinds_rows = request.other_kinds_rows[size];
+        other_kinds_rows.insert(other_kinds_rows.end(), entry->rows.begin(), entry->rows.end());
       }
     }
-    // The next larger size with rows (of any kind) guides the fast search's order.
-    for (int larger = size + 1; what.search == SearchMode::kFast && larger <= key.batch(); ++larger) {
-      std::vector<Measurement> guide;
+    // The next larger size with rows (of any kind) larger_size_rows_by_size the fast search's order.
+    for (int larger = size + 1; wanted.search == SearchMode::kFast && larger <= key.batch(); ++larger) {
+      std::vector<Measurement> larger_size_rows;
       for (const CandidateKindInfo& any : candidate_kinds()) {
         if (auto entry = table_.entry(key.with_batch(larger), any.kind)) {
-          guide.insert(guide.end(), entry->rows.begin(), entry->rows.end());
+          larger_size_rows.insert(larger_size_rows.end(), entry->rows.begin(), entry->rows.end());
         }
       }
-      if (!guide.empty()) {
-        request.guides[size] = std::move(guide);
+      if (!larger_size_rows.empty()) {
+        request.larger_size_rows_by_size[size] = std::move(larger_size_rows);
         break;
       }
     }
   }
   std::map<int, MeasuredRows> measured;
-  UCUDNN_TRY(source_.measure(what.handle, key, request, &measured));
+  UCUDNN_TRY(source_.measure(wanted.handle, key, request, &measured));
   for (const auto& [size, result] : measured) record(key.with_batch(size), kind, result, database);
   return Status::success();
 }

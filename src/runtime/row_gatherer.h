@@ -22,7 +22,7 @@ namespace ucudnn::runtime {
 
 /// What to gather: `key`'s rows at `sizes`, complete for `workspace_limit`, of each kind of
 /// `candidates`, measured (where they must be) the `search` way with `handle`.
-struct Gathering {
+struct RowsWanted {
   cudnnHandle_t handle;
   const ConvKey& key;
   std::vector<int> sizes;
@@ -37,12 +37,12 @@ class RowGatherer {
   RowGatherer(const RowGatherer&) = delete;
   RowGatherer& operator=(const RowGatherer&) = delete;
 
-  /// Fills the table with the rows `what` asks for. A kind that is an addition to the set's others
+  /// Fills the table with the rows `wanted`. A kind that is an addition to the set's others
   /// (engines) and fails is left out with a warning; a main kind's failure is the result.
-  Status gather(const Gathering& what);
-  /// Whether the table or the databases hold complete rows of `size` for what `what` asks (of its
+  Status gather(const RowsWanted& wanted);
+  /// Whether the table or the databases hold complete rows of `size` for what `wanted` asks (of its
   /// main kinds: an addition such as engines may be missing), measuring nothing.
-  bool holds(const Gathering& what, int size);
+  bool holds(const RowsWanted& wanted, int size);
   /// Every row the table holds for `sizes` of `key` and the set's kinds (none measured).
   std::vector<Measurement> rows(const ConvKey& key, const std::vector<int>& sizes, CandidateSet candidates) const;
   BenchmarkTable& table() { return table_; }
@@ -50,20 +50,20 @@ class RowGatherer {
   void set_job_wait(double seconds) { job_wait_seconds_.store(seconds); }
 
  private:
-  Status gather_kind(const Gathering& what, CandidateKind kind, const DeviceDatabase& database);
+  Status gather_kind(const RowsWanted& wanted, CandidateKind kind, const DeviceDatabase& database);
   /// The sizes whose rows of `kind` are not complete for the limit, after promoting what the
   /// database has into the table.
-  std::vector<int> missing_sizes(const Gathering& what, CandidateKind kind, const DeviceDatabase& database);
+  std::vector<int> missing_sizes(const RowsWanted& wanted, CandidateKind kind, const DeviceDatabase& database);
   /// Copies the database's rows of `micro` and `kind` into the table if they are complete for the limit.
   bool promote(const ConvKey& micro, CandidateKind kind, std::size_t workspace_limit, const DeviceDatabase& database);
   /// Measures `sizes` once per job: where the user database is writable, each size under its
   /// claim (store/measurement_claims.h), so that processes needing the same sizes at once share
   /// them out; sizes another process holds are waited for (their rows, as it stores them), up to
   /// UCUDNN_JOB_WAIT, then measured here too.
-  Status measure_once_per_job(const Gathering& what, CandidateKind kind, std::vector<int> sizes,
+  Status measure_once_per_job(const RowsWanted& wanted, CandidateKind kind, std::vector<int> sizes,
                               const DeviceDatabase& database);
   /// Measures `sizes` through the source and records the rows in the table and the database.
-  Status measure(const Gathering& what, CandidateKind kind, const std::vector<int>& sizes,
+  Status measure(const RowsWanted& wanted, CandidateKind kind, const std::vector<int>& sizes,
                  const DeviceDatabase& database);
   void record(const ConvKey& micro, CandidateKind kind, const MeasuredRows& measured, const DeviceDatabase& database);
 

@@ -127,7 +127,7 @@ class RecordedSource : public MeasurementSource {
                  std::map<int, MeasuredRows>* out) override {
     const CandidateKind kind = request.kind;
     const std::vector<int>& sizes = request.sizes;
-    const std::map<int, std::vector<Measurement>>& known = request.known;
+    const std::map<int, std::vector<Measurement>>& known = request.measured_before;
     std::lock_guard<std::mutex> lock(mutex_);
     sizes_asked_.insert(sizes_asked_.end(), sizes.begin(), sizes.end());
     for (int size : sizes) sized_asks_.emplace_back(key, size);
