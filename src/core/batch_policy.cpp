@@ -15,14 +15,7 @@ Expected<BatchSizePolicy> parse_batch_size_policy(const std::string& text) {
   return parse_spelling<BatchSizePolicy>(text, kPolicies, "batch-size policy");
 }
 
-const char* to_string(BatchSizePolicy policy) {
-  switch (policy) {
-    case BatchSizePolicy::kAll: return "all";
-    case BatchSizePolicy::kPowerOfTwo: return "powerOfTwo";
-    case BatchSizePolicy::kUndivided: return "undivided";
-  }
-  return "unknown";
-}
+const char* to_string(BatchSizePolicy policy) { return word_of(policy, kPolicies, "unknown"); }
 
 std::vector<int> allowed_micro_batch_sizes(BatchSizePolicy policy, int batch) {
   std::vector<int> sizes;

@@ -20,21 +20,16 @@ std::string lookup(const char* const (&names)[N], int algo) {
   return "ALGO_" + std::to_string(algo);
 }
 
+// The spelling of the measurement files.
+const Spelling<ConvOp> kOpNames[] = {
+    {"fwd", ConvOp::kForward}, {"bwdd", ConvOp::kBackwardData}, {"bwdf", ConvOp::kBackwardFilter}};
+
 }  // namespace
 
-const char* short_name(ConvOp op) {
-  switch (op) {
-    case ConvOp::kForward: return "fwd";
-    case ConvOp::kBackwardData: return "bwdd";
-    case ConvOp::kBackwardFilter: return "bwdf";
-  }
-  return "?";
-}
+const char* short_name(ConvOp op) { return word_of(op, kOpNames, "?"); }
 
 std::optional<ConvOp> parse_conv_op(const std::string& text) {
-  static const Spelling<ConvOp> kOps[] = {
-      {"fwd", ConvOp::kForward}, {"bwdd", ConvOp::kBackwardData}, {"bwdf", ConvOp::kBackwardFilter}};
-  return find_spelling<ConvOp>(text, kOps);
+  return find_spelling<ConvOp>(text, kOpNames);
 }
 
 std::string algo_name(ConvOp op, int algo) {

@@ -12,6 +12,6 @@ Expected<SearchMode> parse_search_mode(const std::string& text) {
   return parse_spelling<SearchMode>(text, kSearchModes, "search mode");
 }
 
-const char* to_string(SearchMode mode) { return mode == SearchMode::kFast ? "fast" : "exhaustive"; }
+const char* to_string(SearchMode mode) { return word_of(mode, kSearchModes, "unknown"); }
 
 }  // namespace ucudnn

@@ -38,6 +38,15 @@ std::optional<E> find_spelling(const std::string& text, const Spellings& spellin
   return std::nullopt;
 }
 
+/// The word `value` is written as: its first listed spelling, or `fallback` where none names it.
+template <typename E, typename Spellings>
+const char* word_of(E value, const Spellings& spellings, const char* fallback) {
+  for (const Spelling<E>& s : spellings) {
+    if (s.listed && s.value == value) return s.word;
+  }
+  return fallback;
+}
+
 /// "a, b or c": the listed words, for messages.
 template <typename E, typename Spellings>
 std::string listed_words(const Spellings& spellings) {
