@@ -28,9 +28,7 @@ const Spelling<ConvOp> kOpNames[] = {
 
 const char* short_name(ConvOp op) { return word_of(op, kOpNames, "?"); }
 
-std::optional<ConvOp> parse_conv_op(const std::string& text) {
-  return find_spelling<ConvOp>(text, kOpNames);
-}
+std::optional<ConvOp> parse_conv_op(const std::string& text) { return find_spelling<ConvOp>(text, kOpNames); }
 
 std::string algo_name(ConvOp op, int algo) {
   switch (op) {

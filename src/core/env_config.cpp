@@ -15,10 +15,10 @@ namespace ucudnn {
 namespace {
 
 const Spelling<LogLevel> kLogLevels[] = {
-    {"off", LogLevel::kOff},         {"error", LogLevel::kError},    {"warn", LogLevel::kWarn},
-    {"info", LogLevel::kInfo},       {"debug", LogLevel::kDebug},    {"warning", LogLevel::kWarn, false},
-    {"0", LogLevel::kOff, false},    {"1", LogLevel::kError, false}, {"2", LogLevel::kWarn, false},
-    {"3", LogLevel::kInfo, false},   {"4", LogLevel::kDebug, false}};
+    {"off", LogLevel::kOff},       {"error", LogLevel::kError},    {"warn", LogLevel::kWarn},
+    {"info", LogLevel::kInfo},     {"debug", LogLevel::kDebug},    {"warning", LogLevel::kWarn, false},
+    {"0", LogLevel::kOff, false},  {"1", LogLevel::kError, false}, {"2", LogLevel::kWarn, false},
+    {"3", LogLevel::kInfo, false}, {"4", LogLevel::kDebug, false}};
 
 Expected<LogLevel> parse_log_level(const std::string& text) {
   return parse_spelling<LogLevel>(text, kLogLevels, "log level");
@@ -133,8 +133,7 @@ const EnvVariable kEnvVariables[] = {
     {&EnvValues::candidates, "UCUDNN_CANDIDATES", parsed<&EnvConfig::candidates, parse_candidate_set>},
     {&EnvValues::database, "UCUDNN_DATABASE", text<&EnvConfig::database>},
     {&EnvValues::search, "UCUDNN_SEARCH", parsed<&EnvConfig::search, parse_search_mode>},
-    {&EnvValues::database_journal, "UCUDNN_DATABASE_JOURNAL",
-     parsed<&EnvConfig::database_journal, parse_journal_mode>},
+    {&EnvValues::database_journal, "UCUDNN_DATABASE_JOURNAL", parsed<&EnvConfig::database_journal, parse_journal_mode>},
     {&EnvValues::system_databases, "UCUDNN_SYSTEM_DATABASES",
      parsed<&EnvConfig::system_databases, parse_system_databases>},
     {&EnvValues::benchmark_devices, "UCUDNN_BENCHMARK_DEVICES", benchmark_devices, true},
@@ -205,7 +204,8 @@ Expected<EnvConfig> parse_env_config(const EnvValues& raw) {
   for (const EnvVariable& variable : kEnvVariables) {
     if (!variable.apply) continue;
     const Status applied = variable.apply(values.*variable.field, values, &config);
-    if (!applied) return variable.names_itself ? applied.error() : applied.error().prefixed(std::string(variable.name) + ": ");
+    if (!applied)
+      return variable.names_itself ? applied.error() : applied.error().prefixed(std::string(variable.name) + ": ");
   }
   return config;
 }

@@ -43,8 +43,8 @@
 // Each variable is one row of kEnvVariables (env_config.cpp): its name, its EnvValues field and how
 // its value goes into EnvConfig.
 // Sizes take binary units ("8MiB"; B, K or KiB, M or MiB, G or GiB, T or TiB; KB, MB, GB and TB
-// are refused as ambiguous, never read as powers of ten); a bare number below 1 MiB is refused (except 0 for the limits: no
-// workspace), as is a total workspace of 0. A bad value of any of them fails cudnnCreate with
+// are refused as ambiguous, never read as powers of ten); a bare number below 1 MiB is refused (except 0 for the
+// limits: no workspace), as is a total workspace of 0. A bad value of any of them fails cudnnCreate with
 // CUDNN_STATUS_BAD_PARAM and the `ucudnn` command with a usage error, naming the variable.
 // UCUDNN_WORKSPACE_LIMIT still works in this release, with one deprecation warning at the first
 // cudnnCreate; set together with UCUDNN_FORCE_WORKSPACE_LIMIT to another size, it is an error.

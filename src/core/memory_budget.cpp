@@ -10,7 +10,7 @@ namespace ucudnn {
 
 Expected<MemoryBudget> parse_memory_budget(const std::string& text) {
   static const Spelling<MemoryBudget::Kind> kWords[] = {{"free", MemoryBudget::Kind::kFree},
-                                                         {"off", MemoryBudget::Kind::kOff}};
+                                                        {"off", MemoryBudget::Kind::kOff}};
   if (const auto word = find_spelling<MemoryBudget::Kind>(text, kWords)) return MemoryBudget{*word, 0};
   const Expected<std::size_t> bytes = parse_byte_size(text);
   if (!bytes) return Error{"'" + text + "' is not free, off or a size (" + bytes.message() + ")"};

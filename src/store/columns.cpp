@@ -125,7 +125,8 @@ Expected<std::int64_t> integer_in(const Statement& statement, int index, std::in
                                   const char* wanted) {
   UCUDNN_TRY(expect_type(statement, index, SQLITE_INTEGER, wanted));
   const std::int64_t value = statement.column_int(index);
-  if (value < low || value > high) return Error{ErrorCode::kBadParam, "holds " + std::to_string(value) + ", not " + wanted};
+  if (value < low || value > high)
+    return Error{ErrorCode::kBadParam, "holds " + std::to_string(value) + ", not " + wanted};
   return value;
 }
 
@@ -137,7 +138,7 @@ Status read_value(const Statement& statement, int index, std::string* value) {
   const std::size_t bytes = statement.column_bytes(index);
   if (bytes > kMaxTableLineBytes) {
     return Error{ErrorCode::kBadParam, "holds a text of " + std::to_string(bytes) + " bytes, more than the limit of " +
-                 std::to_string(kMaxTableLineBytes) + " bytes"};
+                                           std::to_string(kMaxTableLineBytes) + " bytes"};
   }
   *value = statement.column_text(index);
   return Status::success();
@@ -156,7 +157,8 @@ Status read_value(const Statement& statement, int index, double* value) {
   // A whole number of milliseconds is a number too (SQLite stores 2.0 as the integer 2 in a
   // column without REAL affinity).
   const int type = statement.column_type(index);
-  if (type != SQLITE_FLOAT && type != SQLITE_INTEGER) return Error{ErrorCode::kBadParam, "holds " + shown(statement, index) + ", not a number"};
+  if (type != SQLITE_FLOAT && type != SQLITE_INTEGER)
+    return Error{ErrorCode::kBadParam, "holds " + shown(statement, index) + ", not a number"};
   *value = statement.column_double(index);
   return Status::success();
 }

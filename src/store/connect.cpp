@@ -22,14 +22,17 @@ bool same_file_state(const struct stat& a, const struct stat& b) {
 // during the copy or a writer appeared: then it is no longer idle, and is read with locks.
 Expected<SqliteConnection> snapshot_in_memory(const std::string& path, int busy_timeout_ms) {
   struct stat before {}, after {};
-  if (::stat(path.c_str(), &before) != 0) return Error{ErrorCode::kStorage, "cannot read it (" + std::string(std::strerror(errno)) + ")"};
+  if (::stat(path.c_str(), &before) != 0)
+    return Error{ErrorCode::kStorage, "cannot read it (" + std::string(std::strerror(errno)) + ")"};
   UCUDNN_TRY_ASSIGN(const SqliteConnection file, connect(path, Access::kImmutable, busy_timeout_ms));
   sqlite3* raw = nullptr;
   const int opened = sqlite3_open_v2(":memory:", &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX, nullptr);
   SqliteConnection memory(raw);
-  if (opened != SQLITE_OK) return Error{ErrorCode::kStorage, "cannot make a snapshot in memory: " + sqlite_error(raw, opened)};
+  if (opened != SQLITE_OK)
+    return Error{ErrorCode::kStorage, "cannot make a snapshot in memory: " + sqlite_error(raw, opened)};
   sqlite3_backup* backup = sqlite3_backup_init(memory.get(), "main", file.get(), "main");
-  if (!backup) return Error{ErrorCode::kStorage, "cannot read it: " + sqlite_error(memory.get(), sqlite3_errcode(memory.get()))};
+  if (!backup)
+    return Error{ErrorCode::kStorage, "cannot read it: " + sqlite_error(memory.get(), sqlite3_errcode(memory.get()))};
   const int copied = sqlite3_backup_step(backup, -1);
   sqlite3_backup_finish(backup);
   const SideFiles side = side_files(path);
@@ -83,21 +86,24 @@ Expected<SqliteConnection> connect_for_reading(const std::string& path, FileKind
   if (sqlite_busy(rc)) return still_locked_error(busy_timeout_ms);
   if (rc == SQLITE_READONLY_ROLLBACK) {
     if (!may_write) {
-      return Error{ErrorCode::kStorage, "'" + path + "-journal' holds a write that was interrupted and must be rolled back first, "
-                   "which needs permission to write the database: open it once as a user who may write it"};
+      return Error{ErrorCode::kStorage,
+                   "'" + path +
+                       "-journal' holds a write that was interrupted and must be rolled back first, "
+                       "which needs permission to write the database: open it once as a user who may write it"};
     }
     UCUDNN_TRY_ASSIGN(SqliteConnection writer, connect(path, Access::kReadWrite, busy_timeout_ms));
     const int recovered = first_read(writer.get());
     if (recovered != SQLITE_OK && !sqlite_corrupt(recovered)) {
-      return Error{ErrorCode::kStorage, "cannot roll back the interrupted write in '" + path + "-journal': " +
-                   sqlite_error(writer.get(), recovered)};
+      return Error{ErrorCode::kStorage, "cannot roll back the interrupted write in '" + path +
+                                            "-journal': " + sqlite_error(writer.get(), recovered)};
     }
     return writer;  // damage shows in the checks that follow
   }
   const int primary = rc & 0xff;
   if (kind == FileKind::kWal && (primary == SQLITE_CANTOPEN || primary == SQLITE_READONLY)) {
-    return Error{ErrorCode::kStorage, "it is in WAL mode, and its '" + path + "-shm' file cannot be created or used by this process (" +
-                 sqlite_error(connection.get(), rc) + "); open it once as a user who may write its directory"};
+    return Error{ErrorCode::kStorage,
+                 "it is in WAL mode, and its '" + path + "-shm' file cannot be created or used by this process (" +
+                     sqlite_error(connection.get(), rc) + "); open it once as a user who may write its directory"};
   }
   return connection;  // other failures show in the schema checks that follow
 }

@@ -53,7 +53,8 @@ Expected<std::unique_ptr<BenchmarkDatabase>> BenchmarkDatabase::open(const std::
   const store::LockWaitDeadline within(store::lock_wait_end(options.busy_timeout_ms));
   auto file = store::resolve_database_file(path);
   if (!file) return file.error().prefixed(where);
-  if (!file->exists && (!options.create || options.read_only)) return Error{ErrorCode::kBadParam, where + "does not exist"};
+  if (!file->exists && (!options.create || options.read_only))
+    return Error{ErrorCode::kBadParam, where + "does not exist"};
   // Whether this process could write the file at all (a hot journal needs it), asked or not.
   const std::string refusal = store::why_not_writable(file->path, file->exists);
   const bool writable = refusal.empty() && !options.read_only;
@@ -67,10 +68,11 @@ Expected<std::unique_ptr<BenchmarkDatabase>> BenchmarkDatabase::open(const std::
     const store::SideFiles side = store::side_files(file->path);
     if ((side.journal || side.wal || side.shm) && ::access(file->path.c_str(), F_OK) != 0) {
       const std::string name = file->path + (side.wal ? "-wal" : side.shm ? "-shm" : "-journal");
-      return Error{ErrorCode::kStorage, where + "does not exist, but its side file '" + name +
-                   "' does (left by a process that had the database open when it was renamed or deleted, and "
-                   "may still be writing it): no new database is made beside it; remove its side files once no "
-                   "process has them open (`fuser` tells)"};
+      return Error{ErrorCode::kStorage,
+                   where + "does not exist, but its side file '" + name +
+                       "' does (left by a process that had the database open when it was renamed or deleted, and "
+                       "may still be writing it): no new database is made beside it; remove its side files once no "
+                       "process has them open (`fuser` tells)"};
     }
     file = store::create_database_file(*file);
     if (!file) return file.error().prefixed(where);
@@ -139,12 +141,14 @@ Status BenchmarkDatabase::prepare_for_writing(JournalMode requested, const std::
     {
       std::lock_guard<std::mutex> lock(mutex_);
       const int rc = store::first_read(db_.get());
-      if (rc != SQLITE_OK && !sqlite_busy(rc)) return Error{ErrorCode::kStorage, "refused and left untouched: " + sqlite_error(db_.get(), rc)};
+      if (rc != SQLITE_OK && !sqlite_busy(rc))
+        return Error{ErrorCode::kStorage, "refused and left untouched: " + sqlite_error(db_.get(), rc)};
     }
     int version = 0;
     auto checked = transaction(false, [&]() -> Status {
       UCUDNN_TRY_ASSIGN(version, store::read_schema_version(db_.get()));
-      if (version > kSchemaVersion) return Error{ErrorCode::kBadParam, "its schema version is newer than this ucudnn's"};
+      if (version > kSchemaVersion)
+        return Error{ErrorCode::kBadParam, "its schema version is newer than this ucudnn's"};
       return check_schema(version);
     });
     if (!checked) return checked.error().prefixed("refused and left untouched: ");
@@ -153,8 +157,9 @@ Status BenchmarkDatabase::prepare_for_writing(JournalMode requested, const std::
     UCUDNN_TRY_ASSIGN(const std::string stays, store::try_journal_mode(db_.get(), journal_));
     if (stays.empty()) return initialise_schema();
     if (std::chrono::steady_clock::now() >= deadline) {
-      return Error{ErrorCode::kStorage, std::string("cannot set journal mode '") + store::journal_mode_name(journal_) + "' (" + named_by +
-                   "): " + stays + "; close them, or use the mode the others use"};
+      return Error{ErrorCode::kStorage, std::string("cannot set journal mode '") + store::journal_mode_name(journal_) +
+                                            "' (" + named_by + "): " + stays +
+                                            "; close them, or use the mode the others use"};
     }
     // Closed while waiting: another process switching the same file needs it to itself too.
     db_.reset();
@@ -209,9 +214,10 @@ Status BenchmarkDatabase::check_schema(int version) {
   if (problems.empty()) return Status::success();
   // Without its unique index, say, a file takes duplicate rows, and a lookup would plan with
   // whichever came first: never read, never written.
-  return Error{ErrorCode::kBadParam, "its schema was changed outside ucudnn (" + problems +
-               "): refused, as its rows could not be trusted to be one per key; `ucudnn db verify` names every "
-               "problem (docs/database.md, Damaged files)"};
+  return Error{ErrorCode::kBadParam,
+               "its schema was changed outside ucudnn (" + problems +
+                   "): refused, as its rows could not be trusted to be one per key; `ucudnn db verify` names every "
+                   "problem (docs/database.md, Damaged files)"};
 }
 
 std::string BenchmarkDatabase::moved_since_opened() const {
@@ -263,7 +269,8 @@ Status BenchmarkDatabase::transaction(bool write, const std::function<Status()>&
     }
     // Retry only lock contention, with exponential backoff and jitter; give up at the deadline.
     // A statement left running is a bug here, not contention: fail at once.
-    if (sqlite3_next_stmt(db, nullptr) != nullptr) return Error{ErrorCode::kInternal, failure + " (a statement is still running)"};
+    if (sqlite3_next_stmt(db, nullptr) != nullptr)
+      return Error{ErrorCode::kInternal, failure + " (a statement is still running)"};
     if (!sqlite_busy(code)) return Error{kind, failure};
     if (std::chrono::steady_clock::now() >= deadline) return store::still_locked_error(busy_timeout_ms_);
     backoff.pause();
@@ -289,7 +296,8 @@ Expected<std::optional<BenchmarkDatabase::Lookup>> BenchmarkDatabase::lookup(con
 
 Status BenchmarkDatabase::store(const DeviceIdentity& identity, const ConvKey& micro_key, CandidateKind kind,
                                 std::size_t measured_up_to, const std::vector<Measurement>& rows) {
-  if (read_only_) return Error{ErrorCode::kStorage, "benchmark database '" + path_ + "' is read-only: " + read_only_reason_};
+  if (read_only_)
+    return Error{ErrorCode::kStorage, "benchmark database '" + path_ + "' is read-only: " + read_only_reason_};
   auto checked = store::check_rows(rows, micro_key.op, kind);
   if (!checked) return checked.error().prefixed("benchmark database '" + path_ + "': nothing stored: ");
   const store::KernelKey kernel{identity, micro_key.op, micro_key.layer_signature(), micro_key.batch()};
@@ -306,7 +314,8 @@ Status BenchmarkDatabase::store(const DeviceIdentity& identity, const ConvKey& m
 }
 
 Expected<long long> BenchmarkDatabase::store_rows(const std::vector<StoredRow>& rows, std::size_t measured_up_to) {
-  if (read_only_) return Error{ErrorCode::kStorage, "benchmark database '" + path_ + "' is read-only: " + read_only_reason_};
+  if (read_only_)
+    return Error{ErrorCode::kStorage, "benchmark database '" + path_ + "' is read-only: " + read_only_reason_};
   auto checked = store::check_rows(rows);
   if (!checked) return checked.error().prefixed("benchmark database '" + path_ + "': nothing stored: ");
   long long inserted = 0;
@@ -405,7 +414,8 @@ Status BenchmarkDatabase::verify() {
     return Status::success();
   });
   if (!done) return done.error().prefixed("benchmark database '" + path_ + "': ");
-  if (!problem.empty()) return Error{ErrorCode::kStorage, "benchmark database '" + path_ + "' failed verification: " + problem};
+  if (!problem.empty())
+    return Error{ErrorCode::kStorage, "benchmark database '" + path_ + "' failed verification: " + problem};
   return Status::success();
 }
 

@@ -83,9 +83,10 @@ Expected<DatabaseFile> refuse_side_file_names(DatabaseFile file) {
   const std::string suffix = side_file_suffix(file.path);
   if (suffix.empty()) return file;
   const std::string owner = file.path.substr(0, file.path.size() - suffix.size());
-  return Error{ErrorCode::kBadParam, "'" + name_of(file.path) + "' is the name SQLite gives the " + suffix.substr(1) + " file of '" + owner +
-               "', and deletes or overwrites whenever '" + owner +
-               "' is opened: choose a name that does not end in -journal, -wal, -shm or -mj plus hex digits"};
+  return Error{ErrorCode::kBadParam,
+               "'" + name_of(file.path) + "' is the name SQLite gives the " + suffix.substr(1) + " file of '" + owner +
+                   "', and deletes or overwrites whenever '" + owner +
+                   "' is opened: choose a name that does not end in -journal, -wal, -shm or -mj plus hex digits"};
 }
 
 }  // namespace
@@ -93,7 +94,8 @@ Expected<DatabaseFile> refuse_side_file_names(DatabaseFile file) {
 Expected<DatabaseFile> resolve_database_file(const std::string& path) {
   struct stat entry {};
   if (::lstat(path.c_str(), &entry) != 0) {
-    if (errno != ENOENT) return Error{ErrorCode::kStorage, std::string("cannot look at it (") + std::strerror(errno) + ")"};
+    if (errno != ENOENT)
+      return Error{ErrorCode::kStorage, std::string("cannot look at it (") + std::strerror(errno) + ")"};
     // A new file: its folder's real path and its name (a missing folder fails at creation).
     std::unique_ptr<char, decltype(&std::free)> folder(::realpath(directory_of(path).c_str(), nullptr), &std::free);
     if (!folder) return refuse_side_file_names(DatabaseFile{path, false});
@@ -102,9 +104,10 @@ Expected<DatabaseFile> resolve_database_file(const std::string& path) {
   }
   std::unique_ptr<char, decltype(&std::free)> real(::realpath(path.c_str(), nullptr), &std::free);
   if (!real && errno == ENOENT && S_ISLNK(entry.st_mode)) {
-    return Error{ErrorCode::kBadParam, "is a symbolic link to '" + link_target(path) +
-                 "', which does not exist: a database is never created through a link (whoever made it chose "
-                 "where the file would go); create the database at the link's target, or remove the link"};
+    return Error{ErrorCode::kBadParam,
+                 "is a symbolic link to '" + link_target(path) +
+                     "', which does not exist: a database is never created through a link (whoever made it chose "
+                     "where the file would go); create the database at the link's target, or remove the link"};
   }
   if (!real) return Error{ErrorCode::kStorage, std::string("cannot resolve its path (") + std::strerror(errno) + ")"};
   DatabaseFile file{real.get(), true};
@@ -112,7 +115,8 @@ Expected<DatabaseFile> resolve_database_file(const std::string& path) {
   if (::stat(file.path.c_str(), &st) != 0)
     return Error{ErrorCode::kStorage, std::string("cannot look at it (") + std::strerror(errno) + ")"};
   if (const char* kind = irregular_file_kind(st.st_mode)) {
-    return Error{ErrorCode::kBadParam, std::string("is ") + kind + ", not a regular file: a database is a regular file"};
+    return Error{ErrorCode::kBadParam,
+                 std::string("is ") + kind + ", not a regular file: a database is a regular file"};
   }
   return refuse_side_file_names(file);
 }
@@ -121,7 +125,8 @@ Expected<DatabaseFile> create_database_file(const DatabaseFile& file) {
   if (file.exists) return file;
   // O_EXCL: a link or file made since the look above is never followed or truncated.
   const int fd = ::open(file.path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-  if (fd < 0 && errno != EEXIST) return Error{ErrorCode::kStorage, std::string("cannot create it (") + std::strerror(errno) + ")"};
+  if (fd < 0 && errno != EEXIST)
+    return Error{ErrorCode::kStorage, std::string("cannot create it (") + std::strerror(errno) + ")"};
   if (fd >= 0) ::close(fd);
   return resolve_database_file(file.path);
 }

@@ -27,8 +27,9 @@ Status probe_existing(const std::string& path, bool may_write, int busy_timeout_
       return Error{ErrorCode::kStorage, refused + "the file is corrupt (" + detail + ")"};
     }
     if (*version > kSchemaVersion) {
-      return Error{ErrorCode::kBadParam, refused + "its schema version " + std::to_string(*version) + " is newer than this ucudnn's " +
-                   std::to_string(kSchemaVersion) + "; use a newer ucudnn"};
+      return Error{ErrorCode::kBadParam, refused + "its schema version " + std::to_string(*version) +
+                                             " is newer than this ucudnn's " + std::to_string(kSchemaVersion) +
+                                             "; use a newer ucudnn"};
     }
     return Status::success();
   };

@@ -54,7 +54,8 @@ Expected<FileKind> file_kind(const std::string& path) {
   if (rc != SQLITE_OK) {
     if (file->pMethods) file->pMethods->xClose(file);
     sqlite3_free_filename(name);
-    return Error{ErrorCode::kStorage, std::string("cannot read it: ") + std::strerror(errno) + " (" + sqlite3_errstr(rc) + ")"};
+    return Error{ErrorCode::kStorage,
+                 std::string("cannot read it: ") + std::strerror(errno) + " (" + sqlite3_errstr(rc) + ")"};
   }
   sqlite3_int64 size = 0;
   rc = file->pMethods->xFileSize(file, &size);
@@ -83,8 +84,10 @@ Status side_files_writable(const std::string& path) {
   for (const char* suffix : {"-shm", "-wal", "-journal"}) {
     const std::string side = path + suffix;
     if (exists(side) && ::access(side.c_str(), W_OK) != 0) {
-      return Error{ErrorCode::kStorage, "'" + side + "' is not writable by this process, so no write to the database can succeed; "
-                   "if no process has the database open, delete that file (or fix its permissions)"};
+      return Error{ErrorCode::kStorage,
+                   "'" + side +
+                       "' is not writable by this process, so no write to the database can succeed; "
+                       "if no process has the database open, delete that file (or fix its permissions)"};
     }
   }
   return Status::success();

@@ -74,7 +74,8 @@ std::optional<KernelLookup> DatabaseLayers::lookup(const DeviceIdentity& identit
 Status DatabaseLayers::store(const DeviceIdentity& identity, const ConvKey& micro_key, CandidateKind kind,
                              std::size_t measured_up_to, const std::vector<Measurement>& rows) const {
   if (!user_) {
-    return Error{ErrorCode::kBadParam, "no user benchmark database (UCUDNN_DATABASE) to store rows in: the system databases are read-only"};
+    return Error{ErrorCode::kBadParam,
+                 "no user benchmark database (UCUDNN_DATABASE) to store rows in: the system databases are read-only"};
   }
   return user_->store(identity, micro_key, kind, measured_up_to, rows);
 }

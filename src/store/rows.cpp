@@ -41,8 +41,8 @@ Status check_read_row(const Status& read, const StoredRow& row, std::optional<Ca
   if (!read) return read.error().prefixed("a stored row of this kernel cannot be a measurement: its ");
   Status checked = check_measurement(row.op, row.measurement);
   if (checked && kind && kind_of(row.measurement) != *kind) {
-    checked = Error{ErrorCode::kBadParam, std::string("it is ") + a_kind(kind_of(row.measurement)) + " candidate, not " + a_kind(*kind) +
-                    " one"};
+    checked = Error{ErrorCode::kBadParam, std::string("it is ") + a_kind(kind_of(row.measurement)) +
+                                              " candidate, not " + a_kind(*kind) + " one"};
   }
   if (!checked) {
     return checked.error().prefixed("the stored row (" + describe_row(row.measurement) + ") cannot be a measurement: ");
@@ -65,7 +65,8 @@ Status check_rows(const std::vector<Measurement>& rows, ConvOp op, CandidateKind
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Measurement& m = rows[i];
     if (kind_of(m) != kind) {
-      return Error{ErrorCode::kBadParam, which_row(i, m) + " is " + a_kind(kind_of(m)) + " candidate, not " + a_kind(kind) + " one"};
+      return Error{ErrorCode::kBadParam,
+                   which_row(i, m) + " is " + a_kind(kind_of(m)) + " candidate, not " + a_kind(kind) + " one"};
     }
     auto checked = check_measurement(op, m);
     if (!checked) return checked.error().prefixed(which_row(i, m) + ": ");
@@ -136,7 +137,8 @@ Expected<std::optional<KernelLookup>> look_up(sqlite3* db, int version, const Ke
   KernelLookup found;
   std::int64_t bound = 0;
   Status bound_read = read_value(coverage, 0, &bound);
-  if (bound_read && bound < 0) bound_read = Error{ErrorCode::kBadParam, "holds the negative bound " + std::to_string(bound)};
+  if (bound_read && bound < 0)
+    bound_read = Error{ErrorCode::kBadParam, "holds the negative bound " + std::to_string(bound)};
   if (!bound_read) return bound_read.error().prefixed("its coverage row's measured_up_to ");
   found.measured_up_to = from_stored_bound(bound);
   const int kind_parameter = static_cast<int>(columns_of<KernelKey>().size()) + 1;
@@ -161,7 +163,8 @@ Status check_coverage_row(const CoverageRow& row, std::size_t index) {
   if (row.candidates < 0 || row.candidates >= kCandidateKindCount) {
     return Error{ErrorCode::kBadParam, which + ": unknown kind of candidate " + std::to_string(row.candidates)};
   }
-  if (row.measured_up_to < 0) return Error{ErrorCode::kBadParam, which + ": negative bound " + std::to_string(row.measured_up_to)};
+  if (row.measured_up_to < 0)
+    return Error{ErrorCode::kBadParam, which + ": negative bound " + std::to_string(row.measured_up_to)};
   return Status::success();
 }
 

@@ -100,7 +100,8 @@ Expected<int> read_schema_version(sqlite3* db) {
   while ((rc = tables.step()) == SQLITE_ROW) names.insert(tables.column_text(0));
   if (rc != SQLITE_DONE) return step_error(tables, rc);
   if (names.empty()) return 0;
-  if (!names.count("meta")) return Error{ErrorCode::kBadParam, "it is an SQLite database, but not a ucudnn benchmark database"};
+  if (!names.count("meta"))
+    return Error{ErrorCode::kBadParam, "it is an SQLite database, but not a ucudnn benchmark database"};
   UCUDNN_TRY_ASSIGN(Statement version, Statement::prepare(db, "SELECT value FROM meta WHERE key = 'schema_version'"));
   rc = version.step();
   if (rc == SQLITE_DONE) return Error{ErrorCode::kBadParam, "its schema version is missing"};
@@ -119,8 +120,9 @@ Expected<int> read_schema_version(sqlite3* db) {
   // reading it as empty would hide its rows.
   if (value < kOldestSchemaVersion) {
     return Error{ErrorCode::kBadParam, "its schema version " + std::to_string(value) + " is not one ucudnn writes (" +
-                 std::to_string(kOldestSchemaVersion) + " to " + std::to_string(kSchemaVersion) +
-                 "): its meta table was changed outside ucudnn"};
+                                           std::to_string(kOldestSchemaVersion) + " to " +
+                                           std::to_string(kSchemaVersion) +
+                                           "): its meta table was changed outside ucudnn"};
   }
   return value;
 }
@@ -128,8 +130,9 @@ Expected<int> read_schema_version(sqlite3* db) {
 Expected<int> readable_version(sqlite3* db) {
   UCUDNN_TRY_ASSIGN(const int version, read_schema_version(db));
   if (version > kSchemaVersion) {
-    return Error{ErrorCode::kBadParam, "its schema version " + std::to_string(version) + " is newer than this ucudnn's " +
-                 std::to_string(kSchemaVersion) + "; use a newer ucudnn"};
+    return Error{ErrorCode::kBadParam, "its schema version " + std::to_string(version) +
+                                           " is newer than this ucudnn's " + std::to_string(kSchemaVersion) +
+                                           "; use a newer ucudnn"};
   }
   return version;
 }

@@ -21,9 +21,10 @@ bool sqlite_busy(int code) {
 Error still_locked_error(int waited_ms) {
   char waited[32];  // three digits: "60 s" for the default, whatever part of it an open's first step used
   std::snprintf(waited, sizeof waited, "%.3g s", waited_ms / 1000.0);
-  return Error{ErrorCode::kStorage, "another process held the database's lock for the whole wait (" + std::string(waited) +
-               "): a writer that is stopped, hung or still busy; nothing was read or written, try again once it "
-               "has finished"};
+  return Error{ErrorCode::kStorage,
+               "another process held the database's lock for the whole wait (" + std::string(waited) +
+                   "): a writer that is stopped, hung or still busy; nothing was read or written, try again once it "
+                   "has finished"};
 }
 
 bool sqlite_corrupt(int code) {

@@ -111,8 +111,8 @@ TEST_F(DarknetScripts, MakeCfgRefusesFilesThatAreNotYoloDetectors) {
 
 TEST_F(DarknetScripts, MakeDataWritesImagesWithLabelsInsideThem) {
   const fs::path out = dir.path() / "data";
-  const Shell run = shell("python3 " + kExample + "/make_data.py " + out.string() +
-                          " --images 6 --size 64 --classes 3 --seed 7");
+  const Shell run =
+      shell("python3 " + kExample + "/make_data.py " + out.string() + " --images 6 --size 64 --classes 3 --seed 7");
   ASSERT_EQ(run.status, 0) << run.output;
   const std::vector<std::string> images = lines_of(read_bytes((out / "train.txt").string()));
   ASSERT_EQ(images.size(), 6u);
@@ -139,7 +139,8 @@ TEST_F(DarknetScripts, MakeDataWritesImagesWithLabelsInsideThem) {
   EXPECT_EQ(lines_of(read_bytes((out / "obj.names").string())).size(), 3u);
   // The boxes come from the seed: the same seed, the same labels.
   const fs::path again = dir.path() / "again";
-  ASSERT_EQ(shell("python3 " + kExample + "/make_data.py " + again.string() + " --images 6 --size 64 --seed 7").status, 0);
+  ASSERT_EQ(shell("python3 " + kExample + "/make_data.py " + again.string() + " --images 6 --size 64 --seed 7").status,
+            0);
   EXPECT_EQ(read_bytes((out / "images/00003.txt").string()), read_bytes((again / "images/00003.txt").string()));
 }
 
@@ -148,7 +149,8 @@ std::string training_log(int iterations, double seconds) {
   std::string log = " Allocate additional workspace_size = 8.39 MB \n";
   for (int i = 1; i <= iterations; ++i) {
     log += "Loaded: 0.000100 seconds\n\n " + std::to_string(i) + ": 3.5, 4.25 avg loss, 0.001000 rate, " +
-           std::to_string(i <= 5 ? 1.0 : seconds) + " seconds, " + std::to_string(64 * i) + " images, 0.01 hours left\n";
+           std::to_string(i <= 5 ? 1.0 : seconds) + " seconds, " + std::to_string(64 * i) +
+           " images, 0.01 hours left\n";
   }
   return log;
 }
