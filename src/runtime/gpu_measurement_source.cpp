@@ -138,12 +138,12 @@ void GpuMeasurementSource::measure_spread(const std::vector<int>& devices, const
   }
 }
 
-std::string GpuMeasurementSource::measuring_gpus(int device) {
-  std::string gpus;
+std::vector<std::string> GpuMeasurementSource::measuring_gpus(int device) {
+  std::vector<std::string> gpus;
   for (int d : benchmark_devices(device)) {
     auto uuid = device_uuid(d);
-    if (!uuid) return "unknown GPU";  // never empty: an unknown GPU may be anyone's
-    gpus += (gpus.empty() ? "" : ",") + *uuid;
+    if (!uuid) return {"unknown GPU"};  // never empty: an unknown GPU may be anyone's
+    gpus.push_back(*uuid);
   }
   return gpus;
 }

@@ -19,7 +19,7 @@ class GpuMeasurementSource : public MeasurementSource {
  public:
   Status identify(int device, DeviceIdentity* identity) override;
   std::size_t sizes_at_once(int device) override { return benchmark_devices(device).size(); }
-  std::string measuring_gpus(int device) override;
+  std::vector<std::string> measuring_gpus(int device) override;
   /// Validates the descriptors with cuDNN first (its heuristics; once per kernel), then measures.
   Status measure(cudnnHandle_t handle, const ConvKey& key, const MeasureRequest& request,
                  std::map<int, MeasuredRows>* out) override;

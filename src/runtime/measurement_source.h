@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <string>
 #include <vector>
 
 #include "core/candidates.h"
@@ -60,10 +61,10 @@ class MeasurementSource {
   /// benchmark GPU): what a process of a job takes at a time of sizes gathered together.
   virtual std::size_t sizes_at_once(int /*device*/) { return 1; }
 
-  /// The GPUs this source measures `device`'s kernels on (UUIDs, comma-separated): processes
-  /// measuring one kernel on one GPU at once would slow each other's timings, so a job lets one
-  /// process per GPU measure it at a time. Empty: no GPU (a recorded table), nothing to disturb.
-  virtual std::string measuring_gpus(int /*device*/) { return ""; }
+  /// The GPUs this source measures `device`'s kernels on (their UUIDs): processes measuring one
+  /// kernel on one GPU at once would slow each other's timings, so a job lets one process per GPU
+  /// measure it at a time. Empty: no GPU (a recorded table), nothing to disturb.
+  virtual std::vector<std::string> measuring_gpus(int /*device*/) { return {}; }
 
   /// Frees what the source kept between requests for the same convolution (its buffers and
   /// workspace on the GPU); the plan builder calls it once a kernel's rows are gathered.

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
-#include <sstream>
 #include <thread>
 
 #include "core/env_config.h"
@@ -77,7 +76,7 @@ Status RowGatherer::gather(const RowsWanted& wanted) {
 
 bool RowGatherer::holds(const RowsWanted& wanted, int size) {
   const DeviceDatabase database = databases_.for_device(wanted.key.device, source_);
-  const RowsWanted one{wanted.handle, wanted.key, {size}, wanted.workspace_limit, wanted.candidates, wanted.search};
+  const RowsWanted one = wanted.at_sizes({size});
   const bool main_kind = has_a_main_kind(wanted.candidates);
   for (CandidateKind kind : kinds_of(wanted.candidates)) {
     if (main_kind && kind_info(kind).supplementary) continue;
@@ -123,10 +122,7 @@ Status RowGatherer::measure_once_per_job(const RowsWanted& wanted, CandidateKind
   // Only one process per GPU measures the kernel at a time (timings side by side on one GPU slow
   // each other): a claim per GPU the source measures on, taken before any size.
   std::vector<std::string> gpu_works;
-  std::istringstream gpus(source_.measuring_gpus(wanted.key.device));
-  for (std::string gpu; std::getline(gpus, gpu, ',');) {
-    if (!gpu.empty()) gpu_works.push_back(kernel + "on " + gpu);
-  }
+  for (const std::string& gpu : source_.measuring_gpus(wanted.key.device)) gpu_works.push_back(kernel + "on " + gpu);
   // As many sizes at a time as the source measures side by side (one per benchmark GPU).
   const std::size_t at_once = std::max<std::size_t>(1, source_.sizes_at_once(wanted.key.device));
   for (;;) {
@@ -161,8 +157,7 @@ Status RowGatherer::measure_once_per_job(const RowsWanted& wanted, CandidateKind
     }
     if (!taken.empty()) {
       // A holder stores its rows before it releases: taken after one did, the rows are there.
-      RowsWanted mine{wanted.handle, wanted.key, taken, wanted.workspace_limit, wanted.candidates, wanted.search};
-      const std::vector<int> still_missing = missing_sizes(mine, kind, database);
+      const std::vector<int> still_missing = missing_sizes(wanted.at_sizes(taken), kind, database);
       const Status measured =
           still_missing.empty() ? Status::success() : measure(wanted, kind, still_missing, database);
       for (const std::string& work : held) claims.release(work);
@@ -179,8 +174,7 @@ Status RowGatherer::measure_once_per_job(const RowsWanted& wanted, CandidateKind
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
-    RowsWanted rest{wanted.handle, wanted.key, sizes, wanted.workspace_limit, wanted.candidates, wanted.search};
-    sizes = missing_sizes(rest, kind, database);  // the other holders' rows, as they store them
+    sizes = missing_sizes(wanted.at_sizes(sizes), kind, database);  // the other holders' rows, as they store them
     if (sizes.empty()) return Status::success();
   }
 }
@@ -227,7 +221,7 @@ Status RowGatherer::measure(const RowsWanted& wanted, CandidateKind kind, const 
         other_kinds_rows.insert(other_kinds_rows.end(), entry->rows.begin(), entry->rows.end());
       }
     }
-    // The next larger size with rows (of any kind) larger_size_rows_by_size the fast search's order.
+    // The next larger size with rows (of any kind) orders the fast search's candidates.
     for (int larger = size + 1; wanted.search == SearchMode::kFast && larger <= key.batch(); ++larger) {
       std::vector<Measurement> larger_size_rows;
       for (const CandidateKindInfo& any : candidate_kinds()) {

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstddef>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "core/benchmark_table.h"
@@ -29,6 +30,11 @@ struct RowsWanted {
   std::size_t workspace_limit;
   CandidateSet candidates;
   SearchMode search;
+
+  /// The same rows at other sizes.
+  RowsWanted at_sizes(std::vector<int> other_sizes) const {
+    return {handle, key, std::move(other_sizes), workspace_limit, candidates, search};
+  }
 };
 
 class RowGatherer {
@@ -37,7 +43,7 @@ class RowGatherer {
   RowGatherer(const RowGatherer&) = delete;
   RowGatherer& operator=(const RowGatherer&) = delete;
 
-  /// Fills the table with the rows `wanted`. A kind that is an addition to the set's others
+  /// Fills the table with the rows `wanted` names. A kind that is an addition to the set's others
   /// (engines) and fails is left out with a warning; a main kind's failure is the result.
   Status gather(const RowsWanted& wanted);
   /// Whether the table or the databases hold complete rows of `size` for what `wanted` asks (of its

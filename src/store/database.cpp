@@ -97,7 +97,7 @@ Expected<std::unique_ptr<BenchmarkDatabase>> BenchmarkDatabase::open(const std::
       database->opened_device_ = opened.st_dev;
       database->opened_inode_ = opened.st_ino;
     }
-    const std::string local_locks = store::host_local_locks(file->path);
+    const std::string local_locks = database->opened_inode_ ? store::host_local_locks(opened.st_dev) : "";
     if (!local_locks.empty()) {
       warn_once("local locks " + file->path,
                 where + local_locks + ": processes on other hosts writing it at the same time can damage it "

@@ -1,6 +1,5 @@
 #include "store/lock_scope.h"
 
-#include <sys/stat.h>
 #include <sys/sysmacros.h>
 
 #include <fstream>
@@ -45,14 +44,12 @@ std::string host_local_locks_in(const std::string& mountinfo, dev_t device) {
   return "";
 }
 
-std::string host_local_locks(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return "";
+std::string host_local_locks(dev_t device) {
   std::ifstream in("/proc/self/mountinfo");
   if (!in) return "";
   std::ostringstream text;
   text << in.rdbuf();
-  return host_local_locks_in(text.str(), st.st_dev);
+  return host_local_locks_in(text.str(), device);
 }
 
 }  // namespace ucudnn::store

@@ -10,9 +10,9 @@
 
 namespace ucudnn::store {
 
-/// Why locks on the file system holding `path` reach this host only ("nfs mounted with nolock"),
-/// or empty where they do not, or where the mount cannot be told (no /proc).
-std::string host_local_locks(const std::string& path);
+/// Why locks on the file system of device `device` (a file's st_dev) reach this host only ("nfs
+/// mounted with nolock"), or empty where they do not, or where the mount cannot be told (no /proc).
+std::string host_local_locks(dev_t device);
 
 /// The same from /proc/self/mountinfo's text, for the file system of device `device` (st_dev).
 std::string host_local_locks_in(const std::string& mountinfo, dev_t device);

@@ -36,10 +36,10 @@ constexpr std::size_t kLimit = std::size_t{8} << 20;
 // (O_APPEND: whole lines) for each that yields rows, or never returning (a leader that hangs).
 class LoggedSource : public MeasurementSource {
  public:
-  LoggedSource(std::string log, bool hang, std::string gpus = "")
+  LoggedSource(std::string log, bool hang, std::vector<std::string> gpus = {})
       : recorded_(RecordedSource::alexnet()), log_(std::move(log)), hang_(hang), gpus_(std::move(gpus)) {}
   Status identify(int device, DeviceIdentity* identity) override { return recorded_->identify(device, identity); }
-  std::string measuring_gpus(int) override { return gpus_; }
+  std::vector<std::string> measuring_gpus(int) override { return gpus_; }
   Status measure(cudnnHandle_t handle, const ConvKey& key, const MeasureRequest& request,
                  std::map<int, MeasuredRows>* out) override {
     std::ostringstream line;
@@ -79,7 +79,7 @@ class LoggedSource : public MeasurementSource {
   std::shared_ptr<RecordedSource> recorded_;
   std::string log_;
   bool hang_;
-  std::string gpus_;
+  std::vector<std::string> gpus_;
 };
 
 std::string describe(const optimize::MicroBatchSplit& split) {
@@ -94,7 +94,8 @@ std::string describe(const optimize::MicroBatchSplit& split) {
 // One member of the job: plans AlexNet's kernels against the database and writes its plans to
 // `plans` (one line each). Runs in a forked child; exits 0 on success.
 [[noreturn]] void member(const std::string& database, const std::string& log, const std::string& plans, bool hang,
-                         double job_wait, SearchMode search = SearchMode::kFast, const std::string& gpus = "") {
+                         double job_wait, SearchMode search = SearchMode::kFast,
+                         const std::vector<std::string>& gpus = {}) {
   auto db = BenchmarkDatabase::open(database);
   if (!db) {
     std::fprintf(stderr, "member: %s\n", db.message().c_str());
@@ -119,7 +120,8 @@ std::string describe(const optimize::MicroBatchSplit& split) {
 }
 
 pid_t start_member(const std::string& database, const std::string& log, const std::string& plans, bool hang = false,
-                   double job_wait = -1, SearchMode search = SearchMode::kFast, const std::string& gpus = "") {
+                   double job_wait = -1, SearchMode search = SearchMode::kFast,
+                   const std::vector<std::string>& gpus = {}) {
   const pid_t pid = fork();
   if (pid == 0) member(database, log, plans, hang, job_wait, search, gpus);
   return pid;
@@ -310,7 +312,7 @@ TEST(JobSharing, MembersOfOneGpuNeverMeasureOneKernelSideBySide) {
   TempDir dir;
   constexpr int kMembers = 4;
   const std::string db = (dir.path() / "job.db").string(), log = (dir.path() / "job.log").string();
-  const std::string gpus[kMembers] = {"GPU-aa", "GPU-bb,GPU-aa", "GPU-aa", "GPU-aa"};
+  const std::vector<std::string> gpus[kMembers] = {{"GPU-aa"}, {"GPU-bb", "GPU-aa"}, {"GPU-aa"}, {"GPU-aa"}};
   std::vector<pid_t> members;
   for (int i = 0; i < kMembers; ++i) {
     members.push_back(start_member(db, log, member_plans(dir.path(), i), false, -1, SearchMode::kExhaustive, gpus[i]));
