@@ -37,7 +37,8 @@
 #                            its benchmark mode, its heuristics and ucudnn, NEWSHAPES_TORCH_BATCHES)
 #   bash bench/gpu.sh cluster   there: one multi-rank PyTorch job through `ucudnn run` and one
 #                            database (bench/pytorch_job.py), 1 rank then CLUSTER_RANKS (default 2, and
-#                            4 on 4 GPUs) on empty databases, then the last again on its filled one
+#                            4 on 4 GPUs) on empty databases, then the last again on its filled one;
+#                            then `ucudnn bench` of CLUSTER_LEGACY_NETS by 1 process and by one per GPU
 #   bash bench/gpu.sh graphapi   there: the graph-API proofs (tests/graph_api/README.md): the
 #                            TensorFlow-style loader plain and through `ucudnn run`, PyTorch's
 #                            OpInfo convolutions, JAX's convolutions against an FP64 reference
@@ -487,21 +488,26 @@ multigpu() {
   mkdir -p "$final"
   export LD_LIBRARY_PATH="$root/pack/lib:${LD_LIBRARY_PATH:-}"
   nvidia-smi --query-gpu=index,name,driver_version --format=csv > "$out/gpu.txt"
-  for net in alexnet resnet50; do
-    for devices in one all; do
-      local db="$out/$net-$devices.db" env=()
-      [ "$devices" = all ] && env=(UCUDNN_BENCHMARK_DEVICES=all)
-      env "${env[@]}" pack/bin/ucudnn bench --network "$net" --database "$db" 2>&1 | sed "s/^/$net $devices: /" \
-        | tee -a "$out/multigpu.txt" || status=1
-      pack/bin/ucudnn db export --database "$db" | tail -n +2 | cut -d, -f6-10 | sort > "$out/$net-$devices.keys"
+  # The exhaustive search stores the same rows on one GPU and on all; the fast search's cut-short
+  # follows timings (and on several GPUs measures sizes ahead of its ladder): timed only.
+  for search in exhaustive fast; do
+    for net in alexnet resnet50; do
+      for devices in one all; do
+        local db="$out/$net-$search-$devices.db" env=()
+        [ "$devices" = all ] && env=(UCUDNN_BENCHMARK_DEVICES=all)
+        env "${env[@]}" pack/bin/ucudnn bench --network "$net" --search "$search" --database "$db" 2>&1 \
+          | sed "s/^/$net $search $devices: /" | tee -a "$out/multigpu.txt" || status=1
+        pack/bin/ucudnn db export --database "$db" | tail -n +2 | cut -d, -f6-10 | sort > "$out/$net-$search-$devices.keys"
+      done
+      [ "$search" = exhaustive ] || continue
+      if cmp -s "$out/$net-$search-one.keys" "$out/$net-$search-all.keys"; then
+        echo "$net: $(wc -l < "$out/$net-$search-one.keys") rows, the same keys on one GPU and on all" | tee -a "$out/multigpu.txt"
+      else
+        echo "$net: the rows' keys differ between one GPU and all" | tee -a "$out/multigpu.txt"; status=1
+      fi
     done
-    if cmp -s "$out/$net-one.keys" "$out/$net-all.keys"; then
-      echo "$net: $(wc -l < "$out/$net-one.keys") rows, the same keys on one GPU and on all" | tee -a "$out/multigpu.txt"
-    else
-      echo "$net: the rows' keys differ between one GPU and all" | tee -a "$out/multigpu.txt"; status=1
-    fi
-    rm -f "$out"/*.db "$out"/*.db-wal "$out"/*.db-shm
   done
+  rm -f "$out"/*.db "$out"/*.db-wal "$out"/*.db-shm
   tar -czf "$final/multigpu-results.tar.gz" -C "$out" .
   cp "$out/multigpu.txt" "$final/"
   return $status
@@ -603,6 +609,26 @@ cluster() {
       > "$out/$name-db.txt" 2>&1 || status=1
     tar -czf "$final/cluster-results.tar.gz" -C "$out" .
   done
+  # The legacy API: `ucudnn bench` of each network by 1 process, then by one process per GPU at
+  # once, on empty databases: each process's time and timings, and the rows stored.
+  local net n g pid
+  for net in ${CLUSTER_LEGACY_NETS:-alexnet resnet50}; do
+    for n in 1 "$gpus"; do
+      local db="$out/legacy-$net-$n.db"
+      local pids=()
+      for ((g = 0; g < n; g++)); do
+        CUDA_VISIBLE_DEVICES=$g pack/bin/ucudnn bench --network "$net" --database "$db" \
+          > "$out/legacy-$net-$n-gpu$g.txt" 2>&1 &
+        pids+=($!)
+      done
+      for pid in "${pids[@]}"; do wait "$pid" || status=1; done
+      for ((g = 0; g < n; g++)); do sed "s/^/$net, $n processes, GPU $g: /" "$out/legacy-$net-$n-gpu$g.txt"; done \
+        | tee -a "$out/legacy.txt"
+      pack/bin/ucudnn db verify --database "$db" 2>&1 | sed "s/^/$net, $n processes: db verify: /" | tee -a "$out/legacy.txt"
+      [ "$n" = "$gpus" ] && break
+    done
+  done
+  tar -czf "$final/cluster-results.tar.gz" -C "$out" .
   return $status
 }
 

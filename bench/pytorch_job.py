@@ -80,10 +80,14 @@ def rank_main(args):
                       "device": torch.cuda.current_device(), "torch": torch.__version__}))
 
 
+# A kernel's device index ("fwd dev1 x:..."): ranks on other GPUs plan the same kernel.
+DEVICE = re.compile(r"^(\S+) dev\d+ ")
+
+
 def plans_of(log_path):
-    """{(kernel, limit): runs} from a rank's info log."""
+    """{(kernel without its device, limit): runs} from a rank's info log."""
     with open(log_path) as log:
-        return {(key, limit): runs for key, limit, runs in PLANNED.findall(log.read())}
+        return {(DEVICE.sub(r"\1 ", key), limit): runs for key, limit, runs in PLANNED.findall(log.read())}
 
 
 def timings_of(text):

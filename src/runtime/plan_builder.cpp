@@ -138,10 +138,11 @@ Status PlanBuilder::search_sizes(cudnnHandle_t handle, const ConvKey& key, const
 Status PlanBuilder::walk_ladder(RowsWanted& wanted, const std::vector<int>& ladder, std::size_t policy_sizes,
                                 const PlanSettings& settings, std::vector<int>* searched) {
   const ConvKey& key = wanted.key;
-  for (int size : ladder) {
-    wanted.sizes = {size};
+  for (auto size = ladder.begin(); size != ladder.end(); ++size) {
+    wanted.sizes = {*size};
+    wanted.ahead.assign(size + 1, ladder.end());
     UCUDNN_TRY(gatherer_.gather(wanted));
-    searched->push_back(size);
+    searched->push_back(*size);
     const std::vector<Measurement> rows =
         optimize::priced_for_split_sums(key, gatherer_.rows(key, *searched, settings.candidates));
     // Planned both ways (a replayed plan may split where an issued one does not): smaller sizes
@@ -163,7 +164,12 @@ Status PlanBuilder::walk_ladder(RowsWanted& wanted, const std::vector<int>& ladd
 std::vector<int> PlanBuilder::fast_search_ladder(const RowsWanted& wanted, const std::vector<int>& sizes,
                                                  BatchSizePolicy policy) {
   const int batch = wanted.key.batch();
-  if (policy == BatchSizePolicy::kUndivided || gatherer_.holds(wanted, batch)) return search_ladder(sizes, policy);
+  // The batch measured, or being measured by another process of the job (whose sizes ahead may
+  // already be stored): the batch's own ladder, as that process walks it.
+  if (policy == BatchSizePolicy::kUndivided || gatherer_.holds(wanted, batch) ||
+      gatherer_.measured_elsewhere(wanted, batch)) {
+    return search_ladder(sizes, policy);
+  }
   const std::vector<int> shared = shared_size_ladder(sizes, batch);
   // Powers of two make every multiple of the smallest (alignment may leave out the smallest ones).
   if (shared.empty() || batch % shared.back() != 0) return search_ladder(sizes, policy);

@@ -114,17 +114,18 @@ Status RowGatherer::measure_once_per_job(const RowsWanted& wanted, CandidateKind
   auto waiting_since = std::chrono::steady_clock::now();  // what this process measured is no wait
   const double wait = job_wait_seconds_.load() >= 0 ? job_wait_seconds_.load() : job_wait_seconds();
   const auto bound = std::chrono::duration<double>(wait);
-  // The work, as every process of the job names it: the same kernel, kind, limit, search and
-  // micro-batch size. One claim per size: sizes gathered together (the exhaustive search,
-  // workspace division) are shared out among the processes that need them at once.
-  const std::string kernel = database.identity.to_string() + "|" + wanted.key.to_string() + "|" + kind_info(kind).name +
-                             "|" + std::to_string(wanted.workspace_limit) + "|" + to_string(wanted.search) + "|";
+  // One claim per size: sizes gathered together (the exhaustive search, workspace division) are
+  // shared out among the processes that need them at once.
+  const std::string kernel = kernel_work(wanted, kind, database);
   // Only one process per GPU measures the kernel at a time (timings side by side on one GPU slow
   // each other): a claim per GPU the source measures on, taken before any size.
+  const std::vector<std::string> gpus = source_.measuring_gpus(wanted.key.device);
   std::vector<std::string> gpu_works;
-  for (const std::string& gpu : source_.measuring_gpus(wanted.key.device)) gpu_works.push_back(kernel + "on " + gpu);
+  for (const std::string& gpu : gpus) gpu_works.push_back(kernel + "on " + gpu);
   // As many sizes at a time as the source measures side by side (one per benchmark GPU).
   const std::size_t at_once = std::max<std::size_t>(1, source_.sizes_at_once(wanted.key.device));
+  // Sizes ahead only where the source names its GPUs: their point is a GPU that would wait.
+  std::vector<int> ahead = gpus.empty() ? std::vector<int>{} : wanted.ahead;
   for (;;) {
     std::vector<std::string> held;  // this round's claims: the GPUs', then the sizes'
     std::vector<int> taken;
@@ -155,13 +156,30 @@ Status RowGatherer::measure_once_per_job(const RowsWanted& wanted, CandidateKind
       for (const std::string& work : held) claims.release(work);
       return measure(wanted, kind, sizes, database);
     }
+    // Then sizes ahead, on the GPUs left: rows stored for a size the search then skips cost only
+    // the wait they filled.
+    const bool waiting = taken.empty();
+    for (auto size = ahead.begin(); gpus_free && size != ahead.end() && taken.size() < at_once;) {
+      if (missing_sizes(wanted.at_sizes({*size}), kind, database).empty()) {
+        size = ahead.erase(size);
+        continue;
+      }
+      const std::string work = kernel + std::to_string(*size);
+      if (take(claims, work) == store::ClaimOutcome::kTaken) {
+        held.push_back(work);
+        taken.push_back(*size);
+        size = ahead.erase(size);
+        continue;
+      }
+      ++size;
+    }
     if (!taken.empty()) {
       // A holder stores its rows before it releases: taken after one did, the rows are there.
       const std::vector<int> still_missing = missing_sizes(wanted.at_sizes(taken), kind, database);
       const Status measured =
           still_missing.empty() ? Status::success() : measure(wanted, kind, still_missing, database);
       for (const std::string& work : held) claims.release(work);
-      if (!measured.ok()) return measured;
+      if (!measured.ok() && !waiting) return measured;  // a size ahead that fails is the search's to meet
       waiting_since = std::chrono::steady_clock::now();
     } else {
       for (const std::string& work : held) claims.release(work);
@@ -177,6 +195,23 @@ Status RowGatherer::measure_once_per_job(const RowsWanted& wanted, CandidateKind
     sizes = missing_sizes(wanted.at_sizes(sizes), kind, database);  // the other holders' rows, as they store them
     if (sizes.empty()) return Status::success();
   }
+}
+
+bool RowGatherer::measured_elsewhere(const RowsWanted& wanted, int size) {
+  const DeviceDatabase database = databases_.for_device(wanted.key.device, source_);
+  if (!database.writable()) return false;
+  const store::MeasurementClaims claims(database.db->user()->file());
+  for (CandidateKind kind : kinds_of(wanted.candidates)) {
+    if (claims.held(kernel_work(wanted, kind, database) + std::to_string(size))) return true;
+  }
+  return false;
+}
+
+std::string RowGatherer::kernel_work(const RowsWanted& wanted, CandidateKind kind,
+                                     const DeviceDatabase& database) const {
+  // The kernel, kind, limit and search (what makes the rows); the micro-batch size follows.
+  return database.identity.to_string() + "|" + short_name(wanted.key.op) + " " + wanted.key.layer_signature() + "|" +
+         kind_info(kind).name + "|" + std::to_string(wanted.workspace_limit) + "|" + to_string(wanted.search) + "|";
 }
 
 std::vector<int> RowGatherer::missing_sizes(const RowsWanted& wanted, CandidateKind kind,

@@ -30,8 +30,12 @@ struct RowsWanted {
   std::size_t workspace_limit;
   CandidateSet candidates;
   SearchMode search;
+  /// Sizes likely wanted next, in order (the rest of the fast search's ladder): measured where a
+  /// GPU would otherwise wait, while `sizes` are measured on another GPU (by another process of the
+  /// job, or beside them by this one), so that a job's GPUs walk one kernel's ladder together.
+  std::vector<int> ahead = {};
 
-  /// The same rows at other sizes.
+  /// The same rows at other sizes (none ahead).
   RowsWanted at_sizes(std::vector<int> other_sizes) const {
     return {handle, key, std::move(other_sizes), workspace_limit, candidates, search};
   }
@@ -49,6 +53,9 @@ class RowGatherer {
   /// Whether the table or the databases hold complete rows of `size` for what `wanted` asks (of its
   /// main kinds: an addition such as engines may be missing), measuring nothing.
   bool holds(const RowsWanted& wanted, int size);
+  /// Whether another process of the job is measuring `size` of what `wanted` asks right now (holds
+  /// its claim), for any of the set's kinds.
+  bool measured_elsewhere(const RowsWanted& wanted, int size);
   /// Every row the table holds for `sizes` of `key` and the set's kinds (none measured).
   std::vector<Measurement> rows(const ConvKey& key, const std::vector<int>& sizes, CandidateSet candidates) const;
   BenchmarkTable& table() { return table_; }
@@ -71,6 +78,9 @@ class RowGatherer {
   /// Measures `sizes` through the source and records the rows in the table and the database.
   Status measure(const RowsWanted& wanted, CandidateKind kind, const std::vector<int>& sizes,
                  const DeviceDatabase& database);
+  /// The claim name of measuring `kind` of `wanted`'s kernel, as every process of the job writes
+  /// it (the size follows): the device's index is left out, as ranks on other GPUs share the work.
+  std::string kernel_work(const RowsWanted& wanted, CandidateKind kind, const DeviceDatabase& database) const;
   void record(const ConvKey& micro, CandidateKind kind, const MeasuredRows& measured, const DeviceDatabase& database);
 
   MeasurementSource& source_;

@@ -52,6 +52,11 @@ MeasurementClaims::MeasurementClaims(const std::string& database_file) : folder_
 
 std::string MeasurementClaims::file_of(const std::string& what) const { return folder_ + "/" + hashed(what); }
 
+bool MeasurementClaims::held(const std::string& what) const {
+  struct stat file {};
+  return stat(file_of(what).c_str(), &file) == 0;
+}
+
 ClaimOutcome MeasurementClaims::try_take(const std::string& what) {
   if (mkdir(folder_.c_str(), 0777) != 0 && errno != EEXIST) return ClaimOutcome::kUnavailable;
   const std::string file = file_of(what);

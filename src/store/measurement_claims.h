@@ -22,6 +22,8 @@ class MeasurementClaims {
 
   /// Takes the claim on `what` (any text naming the work: it is hashed into the file name).
   ClaimOutcome try_take(const std::string& what);
+  /// Whether any process holds the claim on `what` now.
+  bool held(const std::string& what) const;
   /// Removes this process's claim on `what`.
   void release(const std::string& what);
   /// Removes the claim on `what` where its holder is known gone: a process of this host that no

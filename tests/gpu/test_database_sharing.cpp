@@ -107,8 +107,10 @@ TEST_F(DatabaseSharing, SecondProcessRunsZeroBenchmarksAndGetsTheSamePlans) {
   std::filesystem::remove_all(dir);
 }
 
-// With two or more GPUs: benchmarking spread over all of them stores the same rows as one GPU,
-// and takes less wall time.
+// With two or more GPUs: benchmarking spread over all of them stores the same rows as one GPU.
+// The exhaustive search's (every candidate at every size): the fast search's cut-short follows
+// timings, and on several GPUs it also measures sizes ahead of its ladder. How much sooner
+// several GPUs finish is bench/gpu.sh multigpu's to measure, not a test's.
 TEST_F(DatabaseSharing, ParallelBenchmarkingOnSeveralGpusStoresTheSameRows) {
   if (std::getenv("UCUDNN_TEST_CHILD_OUT")) GTEST_SKIP() << "inside the child";
   int devices = 0;
@@ -121,7 +123,7 @@ TEST_F(DatabaseSharing, ParallelBenchmarkingOnSeveralGpusStoresTheSameRows) {
   for (int i = 0; i < 2; ++i) {
     const std::string db = (dir / ("gpus" + std::to_string(i) + ".db")).string();
     const std::string out = (dir / ("gpus" + std::to_string(i) + ".txt")).string();
-    const std::string devices_env = i == 0 ? "" : "UCUDNN_BENCHMARK_DEVICES=all ";
+    const std::string devices_env = std::string("UCUDNN_SEARCH=exhaustive ") + (i == 0 ? "" : "UCUDNN_BENCHMARK_DEVICES=all ");
     ASSERT_EQ(run(devices_env + "UCUDNN_DATABASE='" + db + "' UCUDNN_TEST_CHILD_OUT='" + out + "' '" + self_path() +
                   "' --gtest_filter=DatabaseChild.PlanAndReport > '" + out + ".log' 2>&1"),
               0)
@@ -143,7 +145,6 @@ TEST_F(DatabaseSharing, ParallelBenchmarkingOnSeveralGpusStoresTheSameRows) {
               devices, seconds[1], keys[0].size(), keys[1].size());
   EXPECT_FALSE(keys[0].empty());
   EXPECT_EQ(keys[0], keys[1]) << "the same (kernel, micro-batch, algorithm, math type) rows";
-  EXPECT_LT(seconds[1], seconds[0]);
   std::filesystem::remove_all(dir);
 }
 

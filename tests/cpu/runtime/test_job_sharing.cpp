@@ -34,14 +34,19 @@ constexpr std::size_t kLimit = std::size_t{8} << 20;
 
 // The recorded source, slowed down, writing a line per measurement to a log shared by every process
 // (O_APPEND: whole lines) for each that yields rows, or never returning (a leader that hangs).
+// Kernels are named without their device (dev0): members on other devices measure the same work.
 class LoggedSource : public MeasurementSource {
  public:
-  LoggedSource(std::string log, bool hang, std::vector<std::string> gpus = {})
-      : recorded_(RecordedSource::alexnet()), log_(std::move(log)), hang_(hang), gpus_(std::move(gpus)) {}
+  LoggedSource(std::string log, bool hang, std::vector<std::string> gpus = {}, std::size_t at_once = 1)
+      : recorded_(RecordedSource::alexnet()), log_(std::move(log)), hang_(hang), gpus_(std::move(gpus)),
+        at_once_(at_once) {}
   Status identify(int device, DeviceIdentity* identity) override { return recorded_->identify(device, identity); }
   std::vector<std::string> measuring_gpus(int) override { return gpus_; }
-  Status measure(cudnnHandle_t handle, const ConvKey& key, const MeasureRequest& request,
+  std::size_t sizes_at_once(int) override { return at_once_; }
+  Status measure(cudnnHandle_t handle, const ConvKey& on_device, const MeasureRequest& request,
                  std::map<int, MeasuredRows>* out) override {
+    ConvKey key = on_device;
+    key.device = 0;  // what the recording holds
     std::ostringstream line;
     line << key.to_string() << " kind " << static_cast<int>(request.kind) << " sizes";
     for (int size : request.sizes) line << ' ' << size;
@@ -80,6 +85,7 @@ class LoggedSource : public MeasurementSource {
   std::string log_;
   bool hang_;
   std::vector<std::string> gpus_;
+  std::size_t at_once_;
 };
 
 std::string describe(const optimize::MicroBatchSplit& split) {
@@ -91,21 +97,35 @@ std::string describe(const optimize::MicroBatchSplit& split) {
   return text;
 }
 
+// How a member of the job plans: the search, where its source measures (GPU UUIDs, and how many
+// sizes side by side), the device its kernels name, and whether it hangs instead of measuring.
+struct MemberOptions {
+  bool hang = false;
+  double job_wait = -1;  ///< negative: UCUDNN_JOB_WAIT
+  SearchMode search = SearchMode::kFast;
+  std::vector<std::string> gpus = {};
+  std::size_t at_once = 1;
+  int device = 0;
+};
+
 // One member of the job: plans AlexNet's kernels against the database and writes its plans to
-// `plans` (one line each). Runs in a forked child; exits 0 on success.
-[[noreturn]] void member(const std::string& database, const std::string& log, const std::string& plans, bool hang,
-                         double job_wait, SearchMode search = SearchMode::kFast,
-                         const std::vector<std::string>& gpus = {}) {
+// `plans` (one line each, naming the kernel without its device). Runs in a forked child; exits 0
+// on success.
+[[noreturn]] void member(const std::string& database, const std::string& log, const std::string& plans,
+                         const MemberOptions& options) {
   auto db = BenchmarkDatabase::open(database);
   if (!db) {
     std::fprintf(stderr, "member: %s\n", db.message().c_str());
     _exit(2);
   }
-  runtime::PlanBuilder builder(std::make_shared<LoggedSource>(log, hang, gpus), std::move(db.value()), {});
-  builder.set_search_mode(search);
-  if (job_wait >= 0) builder.set_job_wait(job_wait);
+  runtime::PlanBuilder builder(std::make_shared<LoggedSource>(log, options.hang, options.gpus, options.at_once),
+                               std::move(db.value()), {});
+  builder.set_search_mode(options.search);
+  if (options.job_wait >= 0) builder.set_job_wait(options.job_wait);
   std::ofstream out(plans);
-  for (const ConvKey& key : alexnet_keys()) {
+  for (const ConvKey& named : alexnet_keys()) {
+    ConvKey key = named;
+    key.device = options.device;
     std::shared_ptr<const runtime::ExecutablePlan> plan;
     const Status planned =
         builder.plan(nullptr, key, kLimit, BatchSizePolicy::kPowerOfTwo, CandidateSet::kLegacy, &plan);
@@ -113,17 +133,16 @@ std::string describe(const optimize::MicroBatchSplit& split) {
       std::fprintf(stderr, "member: %s\n", planned.message().c_str());
       _exit(3);
     }
-    out << key.to_string() << ": " << describe(plan->split()) << '\n';
+    out << named.to_string() << ": " << describe(plan->split()) << '\n';
   }
   out.close();
   _exit(out ? 0 : 4);
 }
 
-pid_t start_member(const std::string& database, const std::string& log, const std::string& plans, bool hang = false,
-                   double job_wait = -1, SearchMode search = SearchMode::kFast,
-                   const std::vector<std::string>& gpus = {}) {
+pid_t start_member(const std::string& database, const std::string& log, const std::string& plans,
+                   const MemberOptions& options = {}) {
   const pid_t pid = fork();
-  if (pid == 0) member(database, log, plans, hang, job_wait, search, gpus);
+  if (pid == 0) member(database, log, plans, options);
   return pid;
 }
 
@@ -159,13 +178,13 @@ pid_t start_member_in(Place place, const std::filesystem::path& dir, const std::
     case Place::kOwnPids: {
       if (unshare(CLONE_NEWPID) != 0) _exit(kNoNamespace);
       const pid_t first = fork();  // process 1 of the new namespace
-      if (first == 0) member(database, log, plans, false, -1);
+      if (first == 0) member(database, log, plans, {});
       int status = 0;
       waitpid(first, &status, 0);
       _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
     }
   }
-  member(database, log, plans, false, -1);
+  member(database, log, plans, {});
 }
 
 // Kills a member on every way out of a test (a hung leader would outlive a failed assertion).
@@ -227,13 +246,54 @@ struct Alone {
 };
 Alone plan_alone(const std::filesystem::path& dir, SearchMode search = SearchMode::kFast) {
   Alone alone{(dir / "alone.db").string(), (dir / "alone.log").string(), (dir / "alone.plans").string()};
-  alone.ran = exited_cleanly(start_member(alone.db, alone.log, alone.plans, false, -1, search));
+  MemberOptions options;
+  options.search = search;
+  alone.ran = exited_cleanly(start_member(alone.db, alone.log, alone.plans, options));
   return alone;
+}
+
+MemberOptions hanging() {
+  MemberOptions options;
+  options.hang = true;
+  return options;
 }
 
 // Where member `i` writes its plans.
 std::string member_plans(const std::filesystem::path& dir, int i) {
   return (dir / ("member" + std::to_string(i))).string();
+}
+
+// Each pair of members that measured one kernel and kind at the same time, as "WORK: members A and B".
+std::vector<std::string> measured_side_by_side(const std::string& log) {
+  std::map<std::string, std::vector<std::tuple<long long, long long, std::string>>> spans;
+  for (const std::string& line : lines_of(log + ".spans")) {
+    std::istringstream fields(line);
+    std::string work, pid, began, ended;
+    std::getline(fields, work, '|');
+    std::getline(fields, pid, '|');
+    std::getline(fields, began, '|');
+    std::getline(fields, ended, '|');
+    spans[work].emplace_back(std::stoll(began), std::stoll(ended), pid);
+  }
+  std::vector<std::string> overlaps;
+  for (auto& [work, list] : spans) {
+    std::sort(list.begin(), list.end());
+    for (std::size_t i = 1; i < list.size(); ++i) {
+      if (std::get<2>(list[i]) != std::get<2>(list[i - 1]) && std::get<0>(list[i]) < std::get<1>(list[i - 1])) {
+        overlaps.push_back(work + ": members " + std::get<2>(list[i - 1]) + " and " + std::get<2>(list[i]));
+      }
+    }
+  }
+  return overlaps;
+}
+
+// The sizes measured (one line each, "KERNEL kind K size S"), failing on any measured twice.
+std::set<std::string> sizes_measured_once(const std::string& log) {
+  std::set<std::string> sizes;
+  for (const std::string& line : lines_of(log + ".sizes")) {
+    EXPECT_TRUE(sizes.insert(line.substr(0, line.find(" by "))).second) << "measured twice: " << line;
+  }
+  return sizes;
 }
 
 // The job benchmarked the work one process alone does, each piece once.
@@ -246,12 +306,17 @@ void expect_each_work_once(const std::string& log, const Alone& alone) {
 }
 
 // Every member planned what one process alone does, the job's database holds the same rows, and
-// every claim is released.
+// every claim is released
+// (or, where members measured sizes ahead that the search then skipped, more rows).
 void expect_members_agree_with(const Alone& alone, const std::filesystem::path& dir, int members,
-                               const std::string& db) {
+                               const std::string& db, bool sizes_ahead = false) {
   const std::string plans = text_of(alone.plans);
   for (int i = 0; i < members; ++i) EXPECT_EQ(text_of(member_plans(dir, i)), plans) << "member " << i;
-  EXPECT_EQ(rows_in(db), rows_in(alone.db)) << "rows lost or duplicated";
+  if (sizes_ahead) {
+    EXPECT_GE(rows_in(db), rows_in(alone.db)) << "rows lost";
+  } else {
+    EXPECT_EQ(rows_in(db), rows_in(alone.db)) << "rows lost or duplicated";
+  }
   EXPECT_TRUE(std::filesystem::is_empty(db + ".claims")) << "every claim is released";
 }
 
@@ -287,7 +352,9 @@ TEST(JobSharing, SizesGatheredTogetherAreSharedOutAmongTheMembers) {
   const std::string db = (dir.path() / "job.db").string(), log = (dir.path() / "job.log").string();
   std::vector<pid_t> members;
   for (int i = 0; i < kMembers; ++i) {
-    members.push_back(start_member(db, log, member_plans(dir.path(), i), false, -1, SearchMode::kExhaustive));
+    MemberOptions options;
+    options.search = SearchMode::kExhaustive;
+    members.push_back(start_member(db, log, member_plans(dir.path(), i), options));
   }
   for (pid_t pid : members) EXPECT_TRUE(exited_cleanly(pid)) << "a member failed (its line above)";
 
@@ -315,38 +382,66 @@ TEST(JobSharing, MembersOfOneGpuNeverMeasureOneKernelSideBySide) {
   const std::vector<std::string> gpus[kMembers] = {{"GPU-aa"}, {"GPU-bb", "GPU-aa"}, {"GPU-aa"}, {"GPU-aa"}};
   std::vector<pid_t> members;
   for (int i = 0; i < kMembers; ++i) {
-    members.push_back(start_member(db, log, member_plans(dir.path(), i), false, -1, SearchMode::kExhaustive, gpus[i]));
+    MemberOptions options;
+    options.search = SearchMode::kExhaustive;
+    options.gpus = gpus[i];
+    members.push_back(start_member(db, log, member_plans(dir.path(), i), options));
   }
   for (pid_t pid : members) EXPECT_TRUE(exited_cleanly(pid)) << "a member failed (its line above)";
-  // Per kernel and kind, each member's measuring spans; those of different members must not overlap.
-  std::map<std::string, std::vector<std::tuple<long long, long long, std::string>>> spans;
-  for (const std::string& line : lines_of(log + ".spans")) {
-    std::istringstream fields(line);
-    std::string work, pid, began, ended;
-    std::getline(fields, work, '|');
-    std::getline(fields, pid, '|');
-    std::getline(fields, began, '|');
-    std::getline(fields, ended, '|');
-    spans[work].emplace_back(std::stoll(began), std::stoll(ended), pid);
-  }
-  ASSERT_FALSE(spans.empty());
-  int side_by_side = 0;
-  for (auto& [work, list] : spans) {
-    std::sort(list.begin(), list.end());
-    for (std::size_t i = 1; i < list.size(); ++i) {
-      if (std::get<2>(list[i]) != std::get<2>(list[i - 1]) && std::get<0>(list[i]) < std::get<1>(list[i - 1])) {
-        ++side_by_side;
-        ADD_FAILURE() << work << ": members " << std::get<2>(list[i - 1]) << " and " << std::get<2>(list[i])
-                      << " measured it at once on one GPU";
-      }
-    }
-  }
-  EXPECT_EQ(side_by_side, 0);
-  std::set<std::string> sizes;
-  for (const std::string& line : lines_of(log + ".sizes")) {
-    EXPECT_TRUE(sizes.insert(line.substr(0, line.find(" by "))).second) << "measured twice: " << line;
-  }
+  const std::vector<std::string> side_by_side = measured_side_by_side(log);
+  for (const std::string& overlap : side_by_side) ADD_FAILURE() << overlap << " at once on one GPU";
+  EXPECT_FALSE(sizes_measured_once(log).empty());
   EXPECT_TRUE(std::filesystem::is_empty(db + ".claims"));
+}
+
+// The ranks of a multi-GPU job: members on GPUs of their own, whose kernels name other devices.
+// They share each kernel's work all the same, and under the fast search a member whose size
+// another measures measures the next size of the ladder meanwhile, so that one kernel is measured
+// on several GPUs at once: each size once, and every member's plans those of one process alone.
+TEST(JobSharing, MembersOnOtherGpusShareEachKernelAndWalkItsLadderTogether) {
+  TempDir dir;
+  const Alone alone = plan_alone(dir.path());
+  ASSERT_TRUE(alone.ran);
+  constexpr int kMembers = 4;
+  const std::string db = (dir.path() / "job.db").string(), log = (dir.path() / "job.log").string();
+  std::vector<pid_t> members;
+  for (int i = 0; i < kMembers; ++i) {
+    MemberOptions options;
+    options.gpus = {"GPU-" + std::to_string(i)};
+    options.device = i;
+    members.push_back(start_member(db, log, member_plans(dir.path(), i), options));
+  }
+  for (pid_t pid : members) EXPECT_TRUE(exited_cleanly(pid)) << "a member failed (its line above)";
+
+  const std::set<std::string> sizes = sizes_measured_once(log);
+  for (const std::string& line : lines_of(alone.log + ".sizes")) {
+    EXPECT_EQ(sizes.count(line.substr(0, line.find(" by "))), 1u) << "the job never measured " << line;
+  }
+  const std::vector<std::string> together = measured_side_by_side(log);
+  EXPECT_FALSE(together.empty()) << "no kernel was measured on two GPUs at once";
+  expect_members_agree_with(alone, dir.path(), kMembers, db, /*sizes_ahead=*/true);
+  std::printf("[ job ] %zu sizes measured (alone: %zu), %zu times two members measured one kernel at once\n",
+              sizes.size(), lines_of(alone.log + ".sizes").size(), together.size());
+}
+
+// One process benchmarking on two GPUs (UCUDNN_BENCHMARK_DEVICES): under the fast search it
+// measures the next size of the ladder beside the one it needs, and plans as on one GPU.
+TEST(JobSharing, OneMemberOnTwoGpusMeasuresTheNextSizeOfTheLadderBeside) {
+  TempDir dir;
+  const Alone alone = plan_alone(dir.path());
+  ASSERT_TRUE(alone.ran);
+  const std::string db = (dir.path() / "job.db").string(), log = (dir.path() / "job.log").string();
+  MemberOptions options;
+  options.gpus = {"GPU-aa", "GPU-bb"};
+  options.at_once = 2;
+  ASSERT_TRUE(exited_cleanly(start_member(db, log, member_plans(dir.path(), 0), options)));
+  int beside = 0;
+  for (const std::string& line : lines_of(log)) {
+    const std::string sizes = line.substr(line.find(" sizes ") + 7);
+    beside += sizes.find(' ') != std::string::npos;
+  }
+  EXPECT_GT(beside, 0) << "every measurement was of one size:\n" << text_of(log);
+  expect_members_agree_with(alone, dir.path(), 1, db, /*sizes_ahead=*/true);
 }
 
 // Members in network, mount and PID namespaces of their own (containers of one host sharing a
@@ -389,7 +484,7 @@ TEST(JobSharing, ALeaderKilledWhileBenchmarkingIsTakenOverAtOnce) {
   TempDir dir;
   const std::string db = (dir.path() / "job.db").string(), log = (dir.path() / "job.log").string();
   {
-    const Killed leader(start_member(db, log, (dir.path() / "leader").string(), /*hang=*/true));
+    const Killed leader(start_member(db, log, (dir.path() / "leader").string(), hanging()));
     ASSERT_TRUE(claim_appears(db + ".claims", 30)) << "the leader never claimed its first kernel";
   }
   ASSERT_FALSE(std::filesystem::is_empty(db + ".claims")) << "the killed leader's claim is left behind";
@@ -405,10 +500,12 @@ TEST(JobSharing, ALeaderKilledWhileBenchmarkingIsTakenOverAtOnce) {
 TEST(JobSharing, ALeaderThatHangsIsWaitedForOnlyUpToTheBound) {
   TempDir dir;
   const std::string db = (dir.path() / "job.db").string(), log = (dir.path() / "job.log").string();
-  const Killed leader(start_member(db, log, (dir.path() / "leader").string(), /*hang=*/true));
+  const Killed leader(start_member(db, log, (dir.path() / "leader").string(), hanging()));
   ASSERT_TRUE(claim_appears(db + ".claims", 30));
   const auto started = std::chrono::steady_clock::now();
-  const pid_t next = start_member(db, log, (dir.path() / "next").string(), /*hang=*/false, /*job_wait=*/0.5);
+  MemberOptions waits_half_a_second;
+  waits_half_a_second.job_wait = 0.5;
+  const pid_t next = start_member(db, log, (dir.path() / "next").string(), waits_half_a_second);
   ASSERT_TRUE(exited_cleanly(next));
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   EXPECT_GE(seconds, 0.5) << "the next member did not wait for the living leader";
