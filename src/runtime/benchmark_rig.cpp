@@ -23,29 +23,11 @@ std::size_t filter_elements(const FilterLayout& w) {
   return n;
 }
 
-// A candidate within this much of the bound is timed in full: a single sample can be a few
-// percent off, and near-ties are where full timing decides.
-constexpr double kCutMargin = 0.10;
-// A first call can be slower than later ones (module loading, caches, clocks): cut at the
-// warm-up only what is this many times slower than the bound, and this much more.
-constexpr double kWarmupCutFactor = 2.0;
-constexpr double kWarmupSlackMs = 20.0;
 // How long a sample's gate holds the stream at most. Issuing a sample's calls takes well under a
 // millisecond; a call whose issue waits on the device (a first call that allocates, say) would
 // otherwise wait out the gate's default two seconds. A sample that outlasts it counts its calls'
 // launch time too (the gate says so in the log).
 constexpr std::chrono::milliseconds kGateHold{50};
-
-bool agree(const std::vector<double>& samples, double tolerance) {
-  const auto [low, high] = std::minmax_element(samples.begin(), samples.end());
-  return *low > 0 && (*high - *low) / *low < tolerance;
-}
-
-double median_of(std::vector<double> samples) {
-  std::sort(samples.begin(), samples.end());
-  const std::size_t n = samples.size();
-  return n % 2 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
-}
 
 }  // namespace
 
@@ -168,20 +150,16 @@ Status BenchmarkRig::time_candidate(const std::function<Status()>& enqueue, Call
     Statistics::instance().count_search(key_.op, SearchCount::kCutShort);
     return Status::success();
   };
-  if (settings_.cut_short && bound && warm > bound->gpu_ms * kWarmupCutFactor + kWarmupSlackMs &&
-      warm > bound->cost_ms * kWarmupCutFactor + kWarmupSlackMs) {
+  if (settings_.cut_short && bound && cut_at_warm_up(warm, *bound)) {
     return cut_at(warm, warm_host);  // a first call's host time: more than later calls take
   }
   double single = 0, single_host = 0;
   UCUDNN_TRY(time_calls(1, &single, &single_host));
-  // Slower than the bound on the GPU and as issued: it cannot enter a plan where the bound's
-  // candidate can (that one needs no more workspace), so its first call is all it gets.
-  if (settings_.cut_short && bound && single > bound->gpu_ms * (1 + kCutMargin) &&
-      std::max(single, single_host) > bound->cost_ms * (1 + kCutMargin)) {
+  // The bound's candidate needs no more workspace: its first call is all a slower one gets.
+  if (settings_.cut_short && bound && cut_after_first_call(single, single_host, *bound)) {
     return cut_at(single, single_host);
   }
-  const int calls = std::clamp(static_cast<int>(settings_.sample_ms / std::max(single, 1e-3)), 1,
-                               settings_.max_calls_per_sample);
+  const int calls = calls_per_sample(single, settings_.sample_ms, settings_.max_calls_per_sample);
   std::vector<double> gpu, host;
   times->cut_short = false;
   if (settings_.mode == SearchMode::kFast && calls == 1) {
@@ -194,7 +172,7 @@ Status BenchmarkRig::time_candidate(const std::function<Status()>& enqueue, Call
     UCUDNN_TRY(time_calls(calls, &gpu_ms, &host_ms));
     gpu.push_back(gpu_ms);
     host.push_back(host_ms);
-    if (static_cast<int>(gpu.size()) >= settings_.agreeing_calls && agree(gpu, settings_.agreement)) break;
+    if (static_cast<int>(gpu.size()) >= settings_.agreeing_calls && samples_agree(gpu, settings_.agreement)) break;
   }
   times->gpu_ms = median_of(std::move(gpu));
   times->host_ms = median_of(std::move(host));

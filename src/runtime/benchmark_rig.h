@@ -9,10 +9,7 @@
 // two (Measurement::cost_ms). Inputs are random: timings on zeros can flatter a kernel.
 //
 // The fast search (core/search_mode.h) takes fewer samples where they agree, and stops timing a
-// candidate after its first call (past the warm-up) where that call cannot beat the bound it is
-// given (the best known candidate needing no more workspace): such a candidate keeps that call's
-// times. A single call of a kernel of a few microseconds is timed less exactly than a sample, so
-// a candidate within kCutMargin (10%) of the bound is timed in full.
+// candidate early where it cannot beat the bound it is given (core/timing_rules.h).
 
 #include <cudnn.h>
 
@@ -23,6 +20,7 @@
 
 #include "core/conv_key.h"
 #include "core/search_mode.h"
+#include "core/timing_rules.h"
 #include "runtime/cuda_status.h"
 #include "runtime/cudnn_shim.h"
 #include "runtime/descriptors.h"
@@ -42,13 +40,6 @@ struct BenchmarkSettings {
 
   /// The settings of a search mode: exhaustive times every candidate with every sample.
   static BenchmarkSettings of(SearchMode mode);
-};
-
-/// What a candidate must beat to be timed in full: the best GPU time and issued cost (the longer
-/// of GPU and host time) of known candidates that need no more workspace than it does.
-struct TimingBound {
-  double gpu_ms = 0;
-  double cost_ms = 0;
 };
 
 class BenchmarkRig {

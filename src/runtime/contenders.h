@@ -1,6 +1,6 @@
 #pragma once
 // The candidates timed so far at one micro-batch size, of every kind: what the fast search makes
-// a new candidate beat (runtime/benchmark_rig.h's TimingBound), and whether a timed one improved
+// a new candidate beat (core/timing_rules.h's TimingBound), and whether a timed one improved
 // on them. A candidate matters to a plan under a workspace limit only if no other is at least as
 // fast within the limit (or, beyond the limit, with no more workspace: the rows serve other
 // limits too), so a candidate is measured against the rows needing at most the larger of its
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "core/measurement.h"
-#include "runtime/benchmark_rig.h"
+#include "core/timing_rules.h"
 
 namespace ucudnn::runtime {
 

@@ -6,10 +6,8 @@
 // micro-batches, beta = 1 (beta = -1 where the split sums in FP32) with the plan; any other pair
 // is built on its first call and kept.
 //
-// The fast search takes the offers in the order runtime/contenders.h gives (the next larger size's
-// front first, then cuDNN's order: its heuristics rank them) and stops after kSearchPatience
-// offers in a row that did not improve on the known candidates (each cut short after one call);
-// the exhaustive search builds and times every offer.
+// The offers are searched by runtime/candidate_search.h's loop; the exhaustive search builds and
+// times every offer.
 
 #include <algorithm>
 #include <limits>
@@ -22,7 +20,7 @@
 #include "runtime/backend_graph.h"
 #include "runtime/benchmark_rig.h"
 #include "runtime/candidate_runtime.h"
-#include "runtime/contenders.h"
+#include "runtime/candidate_search.h"
 
 namespace ucudnn::runtime {
 using ucudnn::optimize::MicroBatchRun;
@@ -40,37 +38,25 @@ class EngineMeasurer final : public KindMeasurer {
     const int micro_batch = request.micro_batch;
     const std::vector<Measurement>& known = *request.measured_before;
     const ConvKey micro = rig_.key().with_batch(micro_batch);
-    const bool fast = rig_.settings().mode == SearchMode::kFast;
-    Contenders contenders(request.workspace_limit);
-    contenders.add(request.other_kinds_rows);
-    contenders.add(request.measured_before);
-    int misses_in_a_row = 0;  // offers in a row that did not improve on the known candidates
     std::vector<EngineOffer> offers;
     {
       const SearchPhaseClock clock(micro.op, SearchPhase::kHeuristics);
       UCUDNN_TRY(offer_engines(micro, &offers));
     }
     const ConvBuffers buffers = rig_.buffers();
-    std::vector<bool> on_larger_front;
-    const std::vector<std::size_t> order = search_order(
-        offers.size(), fast ? request.larger_size_rows : nullptr,
-        [&](std::size_t i, const Measurement& row) { return row.engine == offers[i].id; }, &on_larger_front);
-    for (std::size_t i : order) {
+    auto same = [&](std::size_t i, const Measurement& row) { return row.engine == offers[i].id; };
+    auto pass_over = [&](std::size_t i) {
+      return std::any_of(known.begin(), known.end(), [&](const Measurement& m) { return same(i, m); });
+    };
+    auto time = [&](std::size_t i, const Contenders& contenders, std::optional<Measurement>* timed) -> Status {
       const EngineOffer& offer = offers[i];
-      const bool already =
-          std::any_of(known.begin(), known.end(), [&](const Measurement& m) { return m.engine == offer.id; });
-      if (already) continue;
-      if (fast && !on_larger_front[i] && misses_in_a_row >= kSearchPatience) {
-        Statistics::instance().count_search(micro.op, SearchCount::kNotTimed);
-        continue;
-      }
       std::unique_ptr<CudnnExecutionPlan> plan;
       std::optional<SearchPhaseClock> building(std::in_place, micro.op, SearchPhase::kPlanBuild);
       Statistics::instance().count_search(micro.op, SearchCount::kPlansBuilt);
       const Status built = CudnnExecutionPlan::build(micro, offer.id, 1.0, 0.0, &plan);
       if (!built.ok()) {
         UCUDNN_LOG_DEBUG("skipping " << offer.id << " at micro-batch " << micro_batch << ": " << built.message());
-        continue;
+        return Status::success();
       }
       // Backward filter's later micro-batches accumulate (beta = 1), and some engines need more
       // workspace for that: the row records what the engine needs in either role. An engine that
@@ -82,7 +68,7 @@ class EngineMeasurer final : public KindMeasurer {
         if (!accumulates.ok()) {
           UCUDNN_LOG_DEBUG("skipping " << offer.id << " at micro-batch " << micro_batch
                                        << ": it cannot accumulate: " << accumulates.message());
-          continue;
+          return Status::success();
         }
         workspace_needed = std::max(workspace_needed, accumulating->workspace_bytes());
       }
@@ -90,15 +76,15 @@ class EngineMeasurer final : public KindMeasurer {
       if (!rig_.grow_workspace(workspace_needed)) {
         // The rows are complete only up to the workspace that could be had.
         measured_up_to_ = std::min(measured_up_to_, rig_.workspace_bytes());
-        continue;
+        return Status::success();
       }
       BenchmarkRig::CallTimes times;
-      const Status timed = rig_.time_candidate(
+      const Status run = rig_.time_candidate(
           [&] { return plan->execute(rig_.handle(), buffers, rig_.workspace(), rig_.workspace_bytes()); }, &times,
           contenders.bound_for(workspace_needed));
-      if (!timed.ok()) {
-        UCUDNN_LOG_DEBUG("skipping " << offer.id << " at micro-batch " << micro_batch << ": " << timed.message());
-        continue;
+      if (!run.ok()) {
+        UCUDNN_LOG_DEBUG("skipping " << offer.id << " at micro-batch " << micro_batch << ": " << run.message());
+        return Status::success();
       }
       Measurement m;
       m.micro_batch = micro_batch;
@@ -109,11 +95,11 @@ class EngineMeasurer final : public KindMeasurer {
       m.workspace_bytes = workspace_needed;
       m.deterministic = offer.deterministic;
       m.engine = offer.id;
-      if (!on_larger_front[i]) misses_in_a_row = contenders.improves(m) ? 0 : misses_in_a_row + 1;
-      contenders.add(m);
-      measured->push_back(std::move(m));
-    }
-    return Status::success();
+      *timed = std::move(m);
+      return Status::success();
+    };
+    return search_candidates(offers.size(), request, rig_.settings().mode == SearchMode::kFast, micro.op, same,
+                             pass_over, time, measured);
   }
 
   std::size_t measured_up_to() const override { return measured_up_to_; }

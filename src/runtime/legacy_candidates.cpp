@@ -6,13 +6,14 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <optional>
 
 #include "core/logging.h"
 #include "core/statistics.h"
 #include "optimize/channel_pieces.h"
 #include "runtime/benchmark_rig.h"
 #include "runtime/candidate_runtime.h"
-#include "runtime/contenders.h"
+#include "runtime/candidate_search.h"
 #include "runtime/descriptors.h"
 #include "runtime/scaling_factors.h"
 
@@ -81,39 +82,27 @@ class LegacyMeasurer final : public KindMeasurer {
       UCUDNN_TRY(find_algorithms_ex(rig_.handle(), key.op, d, buffers, rig_.workspace(), rig_.workspace_bytes(),
                                     &candidates));
     }
-    const bool fast = rig_.settings().mode == SearchMode::kFast;
-    Contenders contenders(request.workspace_limit);
-    contenders.add(request.other_kinds_rows);
-    contenders.add(request.measured_before);
     // A caller that forbids tensor-core rounding keeps FMA math in every micro-kernel.
     auto math_of = [&](const AlgoPerf& c) {
       return micro.conv.math_type == CUDNN_FMA_MATH ? CUDNN_FMA_MATH : static_cast<int>(c.math_type);
     };
-    std::vector<bool> on_larger_front;
-    const std::vector<std::size_t> order = search_order(
-        candidates.size(), fast ? request.larger_size_rows : nullptr,
-        [&](std::size_t i, const Measurement& row) {
-          return kind_of(row) == CandidateKind::kLegacy && row.algo == candidates[i].algo &&
-                 row.math_type == math_of(candidates[i]);
-        },
-        &on_larger_front);
-    int misses_in_a_row = 0;  // candidates in a row that did not improve on the known ones
-
-    for (std::size_t i : order) {
+    auto is_candidate = [&](const AlgoPerf& c, const Measurement& m) {
+      return m.algo == c.algo && m.math_type == math_of(c);
+    };
+    auto same = [&](std::size_t i, const Measurement& row) {
+      return kind_of(row) == CandidateKind::kLegacy && is_candidate(candidates[i], row);
+    };
+    // Failed or too hungry for the workspace in cuDNN's list, measured before, or listed twice
+    // (Find lists an algorithm once per math type it tried).
+    auto pass_over = [&](std::size_t i) {
       const AlgoPerf& c = candidates[i];
-      if (c.status != CUDNN_STATUS_SUCCESS || c.memory > rig_.workspace_bytes()) continue;
-      if (fast && !on_larger_front[i] && misses_in_a_row >= kSearchPatience) {
-        Statistics::instance().count_search(key.op, SearchCount::kNotTimed);
-        continue;
-      }
+      return c.status != CUDNN_STATUS_SUCCESS || c.memory > rig_.workspace_bytes() ||
+             std::any_of(known.begin(), known.end(), [&](const Measurement& m) { return same(i, m); }) ||
+             std::any_of(measured->begin(), measured->end(), [&](const Measurement& m) { return is_candidate(c, m); });
+    };
+    auto time = [&](std::size_t i, const Contenders& contenders, std::optional<Measurement>* timed) -> Status {
+      const AlgoPerf& c = candidates[i];
       const int math = math_of(c);
-      const bool already = std::any_of(known.begin(), known.end(), [&](const Measurement& m) {
-        return kind_of(m) == CandidateKind::kLegacy && m.algo == c.algo && m.math_type == math;
-      });
-      const bool duplicate = std::any_of(measured->begin(), measured->end(), [&](const Measurement& m) {
-        return m.algo == c.algo && m.math_type == math;
-      });
-      if (already || duplicate) continue;
       if (!conv_by_math_.count(math)) {
         UCUDNN_TRY(make_convolution_descriptor(micro.conv, math, &conv_by_math_[math]));
       }
@@ -123,17 +112,17 @@ class LegacyMeasurer final : public KindMeasurer {
       if (!workspace_size(rig_.handle(), key.op, with_math, c.algo, &workspace).ok()) workspace = c.memory;
       workspace = std::max(workspace, c.memory);
       // The heuristics list algorithms that Find would have left out for want of workspace.
-      if (workspace > rig_.workspace_bytes()) continue;
+      if (workspace > rig_.workspace_bytes()) return Status::success();
       BenchmarkRig::CallTimes times;
-      Status timed = rig_.time_candidate(
+      const Status run = rig_.time_candidate(
           [&] {
             return convolve(rig_.handle(), key.op, with_math, c.algo, alpha, buffers, rig_.workspace(),
                             rig_.workspace_bytes(), beta);
           },
           &times, contenders.bound_for(workspace));
-      if (!timed.ok()) {
-        UCUDNN_LOG_DEBUG("skipping algo " << c.algo << " at micro-batch " << micro_batch << ": " << timed.message());
-        continue;
+      if (!run.ok()) {
+        UCUDNN_LOG_DEBUG("skipping algo " << c.algo << " at micro-batch " << micro_batch << ": " << run.message());
+        return Status::success();
       }
       Measurement m;
       m.micro_batch = micro_batch;
@@ -143,11 +132,11 @@ class LegacyMeasurer final : public KindMeasurer {
       m.host_ms = times.host_ms;
       m.workspace_bytes = workspace;
       m.deterministic = c.determinism == CUDNN_DETERMINISTIC;
-      if (!on_larger_front[i]) misses_in_a_row = contenders.improves(m) ? 0 : misses_in_a_row + 1;
-      contenders.add(m);
-      measured->push_back(m);
-    }
-    return Status::success();
+      *timed = m;
+      return Status::success();
+    };
+    return search_candidates(candidates.size(), request, rig_.settings().mode == SearchMode::kFast, key.op, same,
+                             pass_over, time, measured);
   }
 
   std::size_t measured_up_to() const override { return measured_up_to_; }
