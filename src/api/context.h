@@ -31,7 +31,7 @@ struct UcudnnContext {
   /// UCUDNN_MEMORY_BUDGET: what graph-API plans may take where no limit is forced; set at creation.
   ucudnn::MemoryBudget memory_budget;
   /// UCUDNN_MICRO_BATCH_OFFERS: under a budget, a graph-API program's heuristics also offer
-  /// ucudnn's plan (api/graph_offer.h); set at creation.
+  /// ucudnn's plan (api/graph/offer.h); set at creation.
   ucudnn::OfferMode micro_batch_offers = ucudnn::OfferMode::kAuto;
 
   /// The limit to plan under: what the call asks (nullopt: it asks none), capped by the forced one.

@@ -125,7 +125,7 @@ Status create_context(UcudnnContext** out) {
   context->memory_budget = config->memory_budget;
   context->micro_batch_offers = config->micro_batch_offers;
   if (!context->forced_workspace_limit && context->memory_budget.kind != MemoryBudget::Kind::kOff) {
-    DeviceMemory memory;  // only a budget needs it (graph_plan_limit)
+    DeviceMemory memory;  // only a budget needs it (graph_plan_limits)
     UCUDNN_TRY(device_memory(context->device, &memory));
     in_use_at_handle_creation().record(context->device, memory.in_use());
   }
@@ -232,20 +232,17 @@ Status describe_plan(UcudnnContext* context, const ConvCall& call, std::optional
   return runtime::active_planner().describe(request, named_limit, plan);
 }
 
-Status graph_plan_limit(const UcudnnContext* context, GraphLimit* limit) {
+Status graph_plan_limits(const UcudnnContext* context, GraphPlanLimits* limits) {
   UCUDNN_TRY(require_context(context));
   if (context->forced_workspace_limit || context->memory_budget.kind == MemoryBudget::Kind::kOff) {
-    limit->keep_within = limit->plan_under = context->requested_limit_for(std::nullopt);
-    limit->is_cap = true;
+    limits->keep_within = limits->plan_under = context->requested_limit_for(std::nullopt);
+    limits->fixed = true;
     return Status::success();
   }
   DeviceMemory now;
   UCUDNN_TRY(device_memory(context->device, &now));
-  const BudgetLimits budget =
+  static_cast<BudgetLimits&>(*limits) =
       budget_limits(context->memory_budget, in_use_at_handle_creation().lowest(context->device), now);
-  limit->keep_within = budget.keep_within;
-  limit->plan_under = budget.plan_under;
-  limit->reachable = budget.reachable;
   return Status::success();
 }
 

@@ -70,18 +70,15 @@ Status describe_plan(UcudnnContext* context, const ConvCall& call, std::optional
 
 /// Graph API: what a plan of one convolution may take on this handle now. A plan the program
 /// built that needs no more than `keep_within` runs as it is; ucudnn plans one that needs more
-/// under `plan_under`. The forced limit where set (both); else the memory budget
-/// (core/memory_budget.h: what is free, or left of the program's budget, on the handle's device,
-/// planned under its power-of-two floor); with the budget off, the default limit.
-struct GraphLimit {
-  std::size_t keep_within = 0;
-  std::size_t plan_under = 0;
-  std::size_t reachable = 0;  ///< under a budget: core/memory_budget.h's
-  /// A fixed limit (forced, or the budget off) is a cap: every plan over it is ucudnn's. Under a
-  /// budget, one plan per kernel stands in (api/graph_frontend.h).
-  bool is_cap = false;
+/// under `plan_under`. Under the memory budget (core/memory_budget.h: what is free, or left of
+/// the program's budget, on the handle's device), its BudgetLimits. Where the limit is fixed
+/// instead (forced, or the budget off: the default limit), both are that limit, nothing more is
+/// reachable, and every plan over it is ucudnn's; under a budget, one plan per kernel stands in
+/// (api/graph/frontend.h).
+struct GraphPlanLimits : BudgetLimits {
+  bool fixed = false;
 };
-Status graph_plan_limit(const UcudnnContext* context, GraphLimit* limit);
+Status graph_plan_limits(const UcudnnContext* context, GraphPlanLimits* limits);
 
 /// Graph API (a plan of one convolution): the workspace ucudnn's plan for `key` needs under
 /// `limit`, which the program then allocates. Not benchmarked while `handle`'s stream is being

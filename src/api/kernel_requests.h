@@ -8,7 +8,7 @@
 //   convolution     a legacy Convolution* call: may use the workspace it is given (capped), plans
 //                   under the remembered limit first; its stream, and whether it may benchmark
 //                   and replay (not while the caller captures the stream).
-//   graph_workspace a graph-API plan's workspace query: under the limit graph_plan_limit gave;
+//   graph_workspace a graph-API plan's workspace query: under the limit graph_plan_limits gave;
 //                   may benchmark unless the stream is being captured.
 //   graph_run       cudnnBackendExecute of a plan ucudnn took over: as a convolution, on the
 //                   plan's key and limit, on the handle the program passed.

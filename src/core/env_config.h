@@ -29,7 +29,7 @@
 // | UCUDNN_STATS                    | 1: print per-operation statistics at exit        | 0          |
 // | UCUDNN_GRAPH_REPLAY             | 1: replay recurring calls as CUDA graphs; 0: not  | 1          |
 // | UCUDNN_MICRO_BATCH_OFFERS       | 1: offer a graph-API program's autotuner ucudnn's | auto       |
-// |                                 | plan beside cuDNN's under a budget (graph_offer.h)|            |
+// |                                 | plan beside cuDNN's under a budget (api/graph/offer.h)|            |
 // |                                 | 0: never; auto: where the program is PyTorch      |            |
 // | UCUDNN_LOG_LEVEL                | off, error, warn, info, debug (or 0-4)           | warn       |
 // | UCUDNN_LOG_FILE                 | append log lines to this file                    | stderr     |
@@ -69,7 +69,7 @@ namespace ucudnn {
 inline constexpr std::size_t kDefaultWorkspaceLimit = std::size_t{64} << 20;
 
 /// UCUDNN_MICRO_BATCH_OFFERS: whether a graph-API program's heuristics also offer ucudnn's plan
-/// (api/graph_offer.h); kAuto: where the program is PyTorch (api::program_takes_offers).
+/// (api/graph/offer.h); kAuto: where the program is PyTorch (api::program_takes_offers).
 enum class OfferMode { kAuto, kOn, kOff };
 
 /// UCUDNN_JOB_WAIT's default: longer than one kernel's benchmark with every engine.

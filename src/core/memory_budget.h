@@ -52,7 +52,7 @@ struct BudgetLimits {
   /// The most the program may get for a workspace: keep_within (the framework's later tensors and
   /// cache not counted: it may free its cache for a workspace), but never more than the GPU has
   /// free now, rounded down to a power of two (the largest micro-batch offer's limit,
-  /// api/graph_offer.h).
+  /// api/graph/offer.h).
   std::size_t reachable = 0;
 };
 BudgetLimits budget_limits(const MemoryBudget& budget, std::size_t in_use_at_creation, const DeviceMemory& now);

@@ -12,7 +12,7 @@
 #include "api/call_adapters.h"
 #include "api/context.h"
 #include "api/frontend.h"
-#include "api/graph_frontend.h"
+#include "api/graph/frontend.h"
 #include "core/statistics.h"
 #include "core/internal_call.h"
 #include "preload/dlopen_redirect.h"
@@ -130,7 +130,7 @@ cudnnStatus_t cudnnDestroy(cudnnHandle_t handle) {
 UCUDNN_INTERCEPTED_CALLS(UCUDNN_DEFINE_PRELOAD_CALL)
 #undef UCUDNN_DEFINE_PRELOAD_CALL
 
-// The graph API (api/graph_frontend.h): every backend call reaches cuDNN; the front-end follows
+// The graph API (api/graph/frontend.h): every backend call reaches cuDNN; the front-end follows
 // the program's descriptors and runs the plans of one convolution itself.
 
 cudnnStatus_t cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t type, cudnnBackendDescriptor_t* descriptor) {

@@ -108,7 +108,7 @@ TEST_F(GraphApiGpu, WithNoLimitForcedTheMemoryBudgetDecidesWhichPlansAreKept) {
   EXPECT_EQ(stat(spent.output, "plans intercepted, [0-9]+ passed through, ([0-9]+) executions"), 12) << spent.output;
 }
 
-// Micro-batch offers (api/graph_offer.h): the heuristics answer three configurations more, right
+// Micro-batch offers (api/graph/offer.h): the heuristics answer three configurations more, right
 // after cuDNN's first; the probe runs the first offer (GRAPH_PROBE_CONFIG=1), or where it is
 // refused, the next configuration that builds (cuDNN's first where no later one does). Where
 // nothing is left of the budget, offers are made where cuDNN's first configuration needs any

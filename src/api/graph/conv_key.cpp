@@ -1,4 +1,4 @@
-#include "api/graph_conv_key.h"
+#include "api/graph/conv_key.h"
 
 #include <cudnn.h>
 

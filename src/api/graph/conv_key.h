@@ -2,7 +2,7 @@
 // A graph-API convolution as ucudnn's ConvKey, so that it is planned, stored and run exactly as
 // the same convolution reached through the legacy API would be.
 
-#include "api/graph_records.h"
+#include "api/graph/records.h"
 #include "core/conv_key.h"
 #include "core/expected.h"
 

@@ -1,4 +1,4 @@
-#include "api/graph_frontend.h"
+#include "api/graph/frontend.h"
 
 #include <algorithm>
 #include <mutex>
@@ -6,8 +6,8 @@
 #include <string>
 
 #include "api/frontend.h"
-#include "api/graph_conv_key.h"
-#include "api/graph_offer.h"
+#include "api/graph/conv_key.h"
+#include "api/graph/offer.h"
 #include "core/internal_call.h"
 #include "core/logging.h"
 #include "core/statistics.h"
@@ -125,8 +125,8 @@ bool GraphFrontEnd::take_over(cudnnBackendDescriptor_t descriptor) {
   plan->offer = facts->offer;
   if (plan->offer >= 0) {
     // An offer whose size cuDNN's first configuration (the plan it copies) fits would only repeat it.
-    GraphLimit limit;
-    if (!graph_plan_limit(context.get(), &limit).ok() || limit.is_cap ||
+    GraphPlanLimits limit;
+    if (!graph_plan_limits(context.get(), &limit).ok() || limit.fixed ||
         plan->cudnn_workspace <= offer_workspace_limit(limit.reachable, plan->offer)) {
       return false;
     }
@@ -161,23 +161,23 @@ GraphFrontEnd::PlanState GraphFrontEnd::decide(Plan& plan, cudnnBackendDescripto
   state = plan.state.load(std::memory_order_acquire);
   if (state != PlanState::kUndecided) return state;  // decided (or run as cuDNN's) while this waited
   const ContextLease context = lookup_(plan.handle);
-  GraphLimit limit;
+  GraphPlanLimits limit;
   std::size_t bytes = 0;
   bool stand_in = true;
   const cudnnStatus_t planned = at_boundary("graph API planning", [&]() -> Status {
     if (!context) return Error(ErrorCode::kBadParam, "the plan's handle was destroyed");
-    UCUDNN_TRY(graph_plan_limit(context.get(), &limit));
-    if (plan.offer >= 0 && !limit.is_cap) {
+    UCUDNN_TRY(graph_plan_limits(context.get(), &limit));
+    if (plan.offer >= 0 && !limit.fixed) {
       // An offer is ucudnn's within its size of what the program may reach (where cuDNN's first
       // configuration, which it copies, fits that, it repeats it: kept).
       limit.keep_within = limit.plan_under = offer_workspace_limit(limit.reachable, plan.offer);
       if (plan.cudnn_workspace <= limit.keep_within) return Status::success();
       return graph_workspace(context.get(), plan.handle, plan.key, limit.plan_under, &bytes);
     }
-    // The program's choice is the incumbent: where its plan fits, it runs as the program built it
+    // The program's choice comes first: where its plan fits, it runs as the program built it
     // (the framework's autotuner chose it among real engines, in its real memory).
     if (plan.cudnn_workspace <= limit.keep_within) return Status::success();
-    if (!limit.is_cap) {
+    if (!limit.fixed) {
       const std::optional<std::size_t> under = stand_in_limit(plan, descriptor, limit.plan_under);
       stand_in = under.has_value();
       if (!stand_in) return Status::success();
@@ -230,8 +230,8 @@ std::optional<std::size_t> GraphFrontEnd::offers(cudnnBackendDescriptor_t heuris
   if (context->micro_batch_offers == OfferMode::kAuto && !program_takes_offers(loaded_object_names())) {
     return std::nullopt;
   }
-  GraphLimit limit;
-  if (!graph_plan_limit(context.get(), &limit).ok() || limit.is_cap) return std::nullopt;
+  GraphPlanLimits limit;
+  if (!graph_plan_limits(context.get(), &limit).ok() || limit.fixed) return std::nullopt;
   return limit.reachable;
 }
 

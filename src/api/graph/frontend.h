@@ -1,19 +1,19 @@
 #pragma once
 // The graph-API front-end: cuDNN's backend calls as the LD_PRELOAD layer hands them over, each
-// with cuDNN's own function to call. It follows the program's descriptors (api/graph_records.h)
+// with cuDNN's own function to call. It follows the program's descriptors (api/graph/records.h)
 // and takes over the execution plans whose graph is one convolution that ucudnn can plan:
 //   - where the program's own plan needs no more workspace than the handle allows (a forced
 //     limit, else what was left of the memory budget when the process's first handle on the
-//     device was made: graph_plan_limit), it runs as it is;
+//     device was made: graph_plan_limits), it runs as it is;
 //   - otherwise, for a plan that stands in for its kernel (every one under a forced limit, one
-//     per kernel under a budget: api/graph_stand_ins.h), CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE
+//     per kernel under a budget: api/graph/stand_ins.h), CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE
 //     is ucudnn's plan's workspace, within the limit or what is left of the budget now (planned,
 //     and benchmarked if need be, at that first query); the kernel's other plans stay cuDNN's;
 //   - cudnnBackendExecute of it runs ucudnn's plan with the variant pack's pointers (a plan run
 //     before its workspace was asked for stays cuDNN's: the program allocated cuDNN's);
 //   - with micro-batch offers (UCUDNN_MICRO_BATCH_OFFERS; by default in a PyTorch program) under a
 //     budget, the heuristics of such a graph also offer configurations whose plans are ucudnn's
-//     (api/graph_offer.h), each planned under its size of what the program may reach, only for
+//     (api/graph/offer.h), each planned under its size of what the program may reach, only for
 //     sizes cuDNN's first configuration does not fit (a plan of one it fits is refused);
 //   - cudnnBackendPopulateCudaGraph / UpdateCudaGraph of it are refused (NOT_SUPPORTED): cuDNN
 //     would build its own plan into a graph with less workspace than that plan needs.
@@ -35,8 +35,8 @@
 #include <unordered_map>
 
 #include "api/context.h"
-#include "api/graph_records.h"
-#include "api/graph_stand_ins.h"
+#include "api/graph/records.h"
+#include "api/graph/stand_ins.h"
 #include "core/conv_key.h"
 
 namespace ucudnn::api {
@@ -78,8 +78,8 @@ class GraphFrontEnd {
                                cudaGraph_t graph) noexcept;
 
  private:
-  /// Who runs a plan ucudnn follows. kKept: the program's own plan fits the limit and runs as it
-  /// is (the incumbent); kUcudnn: ucudnn's plan within the limit; kCudnn: cuDNN's as a fallback
+  /// Who runs a plan ucudnn follows (api/graph/README.md). kKept: the program's own plan fits the
+  /// limit and runs as it is; kUcudnn: ucudnn's plan within the limit; kCudnn: cuDNN's as a fallback
   /// (planning failed, or the plan ran before its workspace was asked).
   enum class PlanState { kUndecided, kUcudnn, kKept, kCudnn };
 
@@ -90,7 +90,7 @@ class GraphFrontEnd {
     std::int64_t uid_x = 0, uid_w = 0, uid_y = 0;
     cudnnHandle_t handle = nullptr;   ///< the plan's handle: whose settings plan it
     std::size_t cudnn_workspace = 0;  ///< what cuDNN's own plan needs (the fallback's)
-    int offer = -1;                   ///< built from micro-batch offer i (api/graph_offer.h); -1: none
+    int offer = -1;                   ///< built from micro-batch offer i (api/graph/offer.h); -1: none
     std::atomic<PlanState> state{PlanState::kUndecided};
     std::mutex deciding;  ///< one decision per plan, however many threads ask at once
     // Written once, before `state` leaves kUndecided (release), read after it (acquire).
@@ -103,18 +103,18 @@ class GraphFrontEnd {
   bool take_over(cudnnBackendDescriptor_t plan);
   /// What the program may reach (BudgetLimits::reachable) where the heuristics `descriptor` of the
   /// program's get offer micro-batching: a graph of one convolution, on a handle of ucudnn's with
-  /// offers on (or auto, in a PyTorch program) and a budget (no cap); nullopt where they do not.
+  /// offers on (or auto, in a PyTorch program) and a budget (no fixed limit); nullopt where they do not.
   std::optional<std::size_t> offers(cudnnBackendDescriptor_t heuristics) const;
   /// How many offers to add to the results of `heuristics` (api::offers_wanted): every one where
   /// cuDNN's first configuration's workspace cannot be read.
   int offers_wanted_for(cudnnBackendDescriptor_t heuristics, std::size_t reachable) const;
   /// Decides `plan` once, when the program asks its workspace: kKept where the program's plan
-  /// fits what the handle allows (api/frontend.h's graph_plan_limit); else kUcudnn with ucudnn's
+  /// fits what the handle allows (api/frontend.h's graph_plan_limits); else kUcudnn with ucudnn's
   /// workspace under it where the plan is its kernel's stand-in; else kCudnn (not the stand-in,
   /// or planning failed).
   PlanState decide(Plan& plan, cudnnBackendDescriptor_t descriptor);
   /// Under a budget, whether a plan that does not fit is its kernel's stand-in, and the limit to
-  /// plan it under (api/graph_stand_ins.h); nullopt: it stays cuDNN's.
+  /// plan it under (api/graph/stand_ins.h); nullopt: it stays cuDNN's.
   std::optional<std::size_t> stand_in_limit(const Plan& plan, cudnnBackendDescriptor_t descriptor,
                                             std::size_t limit);
   /// The state of a plan about to run: one whose workspace the program never asked (so it cannot

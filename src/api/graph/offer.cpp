@@ -1,4 +1,4 @@
-#include "api/graph_offer.h"
+#include "api/graph/offer.h"
 
 #include <link.h>
 

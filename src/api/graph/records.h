@@ -54,7 +54,7 @@ struct GraphConvolution {
 struct GraphPlanFacts {
   std::shared_ptr<const GraphConvolution> convolution;  ///< null: some other graph
   cudnnHandle_t handle = nullptr;  ///< the plan's handle, else the graph's, else null
-  int offer = -1;                  ///< built from micro-batch offer i (api/graph_offer.h); -1: none
+  int offer = -1;                  ///< built from micro-batch offer i (api/graph/offer.h); -1: none
 };
 
 class GraphRecords {
@@ -70,7 +70,7 @@ class GraphRecords {
   /// (heuristics results, a configuration's engine): they inherit its convolution.
   void on_get_descriptors(cudnnBackendDescriptor_t source, cudnnBackendAttributeName_t name, std::int64_t count,
                           const void* outputs);
-  /// After on_get_descriptors: `configuration` is micro-batch offer `index` (api/graph_offer.h),
+  /// After on_get_descriptors: `configuration` is micro-batch offer `index` (api/graph/offer.h),
   /// and so is a plan made from it.
   void mark_offer(cudnnBackendDescriptor_t configuration, int index);
   void on_destroy(cudnnBackendDescriptor_t descriptor);
@@ -90,7 +90,7 @@ class GraphRecords {
   bool tracks(cudnnBackendDescriptor_t descriptor) const;
   std::size_t size() const;
 
-  struct Record;  ///< one descriptor's record (graph_records.cpp)
+  struct Record;  ///< one descriptor's record (api/graph/records.cpp)
 
  private:
   // A descriptor another one refers to, resolved at finalize (null: not tracked).

@@ -1,5 +1,5 @@
 #pragma once
-// Which plan stands in for a kernel under a memory budget (api/graph_frontend.h): of the plans a
+// Which plan stands in for a kernel under a memory budget (api/graph/frontend.h): of the plans a
 // program builds for one convolution that do not fit, only the first becomes ucudnn's, and any
 // later plan of the same engine configuration (a program rebuilding it, as XLA does at run time).
 // The others stay cuDNN's, for the framework to drop as it would without ucudnn: a framework's

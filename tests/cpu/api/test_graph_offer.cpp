@@ -1,4 +1,4 @@
-// Micro-batch offers (api/graph_offer.h): the heuristics' results with the offers after the first, fed
+// Micro-batch offers (api/graph/offer.h): the heuristics' results with the offers after the first, fed
 // by a stand-in for cuDNN's cudnnBackendGetAttribute (no cuDNN involved: a "configuration" is an
 // int that the stand-in sets to the index of the result it copied in).
 
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "api/graph_offer.h"
+#include "api/graph/offer.h"
 #include "core/env_config.h"
 #include "folder_namespaces.h"
 

@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "api/graph_conv_key.h"
-#include "api/graph_records.h"
+#include "api/graph/conv_key.h"
+#include "api/graph/records.h"
 #include "folder_namespaces.h"
 
 namespace ucudnn {
@@ -159,7 +159,7 @@ TEST(GraphRecords, AHeuristicsConfigurationFinalizedAgainKeepsItsConvolution) {
   EXPECT_NE(records.plan(p.a.at(kPlan2))->convolution, nullptr);
 }
 
-// A micro-batch offer (api/graph_offer.h) marks the plan made from it, and only that plan; the
+// A micro-batch offer (api/graph/offer.h) marks the plan made from it, and only that plan; the
 // heuristics and configurations answer which convolution they are for.
 TEST(GraphRecords, OnlyAPlanMadeFromTheOfferedConfigurationIsAnOffer) {
   GraphRecords records;

@@ -1,4 +1,4 @@
-// Which plan of a kernel stands in for it under a memory budget (api/graph_stand_ins.h): the rule
+// Which plan of a kernel stands in for it under a memory budget (api/graph/stand_ins.h): the rule
 // that keeps a framework's benchmark free of copies of ucudnn's plan.
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "api/graph_stand_ins.h"
+#include "api/graph/stand_ins.h"
 #include "database_test_support.h"
 
 namespace ucudnn::api {
