@@ -46,7 +46,7 @@ baselines() {
         cp "$out/baselines-summary.md" "$final/baselines-summary$tag.md" 2>/dev/null || true
         cp "$out/baselines-ratios.svg" "$final/baselines-ratios$tag.svg" 2>/dev/null || true
         cp "$out/baselines-progress.txt" "$final/baselines-progress$tag.txt"
-        tar -czf "$final/baselines-results$tag.tar.gz" --exclude='*.db*' -C "$out" .
+        archive "baselines-results$tag"
       done
       [ -n "${BASELINE_DB_DIR:-}" ] || rm -f "$db_dir/$net-$type.db"*
     done

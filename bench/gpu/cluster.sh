@@ -29,7 +29,7 @@ cluster() {
       | tee "$out/$name.txt" || status=1
     { pack/bin/ucudnn db verify --database "$db"; pack/bin/ucudnn db stats --database "$db"; } \
       > "$out/$name-db.txt" 2>&1 || status=1
-    tar -czf "$final/cluster-results.tar.gz" -C "$out" .
+    archive "cluster-results"
   done
   # The legacy API: `ucudnn bench` of each network by 1 process, then by one process per GPU at
   # once, on empty databases: each process's time and timings, and the rows stored.
@@ -46,11 +46,12 @@ cluster() {
       for pid in "${pids[@]}"; do wait "$pid" || status=1; done
       for ((g = 0; g < n; g++)); do sed "s/^/$net, $n processes, GPU $g: /" "$out/legacy-$net-$n-gpu$g.txt"; done \
         | tee -a "$out/legacy.txt"
-      pack/bin/ucudnn db verify --database "$db" 2>&1 | sed "s/^/$net, $n processes: db verify: /" | tee -a "$out/legacy.txt"
+      pack/bin/ucudnn db verify --database "$db" 2>&1 | sed "s/^/$net, $n processes: db verify: /" \
+        | tee -a "$out/legacy.txt"
       [ "$n" = "$gpus" ] && break
     done
   done
-  tar -czf "$final/cluster-results.tar.gz" -C "$out" .
+  archive "cluster-results"
   return $status
 }
 

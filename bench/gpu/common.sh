@@ -19,3 +19,8 @@ start_job() {
 use_pack_libraries() {
   export LD_LIBRARY_PATH="$root/pack/lib:${LD_LIBRARY_PATH:-}"
 }
+
+# Archives $out into $final/NAME.tar.gz, databases and claims left out (they are the run's scratch).
+archive() {
+  tar -czf "$final/$1.tar.gz" --exclude='*.db' --exclude='*.db-*' --exclude='*.claims' -C "$out" .
+}

@@ -32,7 +32,7 @@ compare() {
     done
   done
   rm -f "$out"/*.db "$out"/*.db-wal "$out"/*.db-shm
-  tar -czf "$final/compare-results.tar.gz" -C "$out" .
+  archive "compare-results"
   cp "$out/compare.txt" "$final/"
   return $status
 }

@@ -27,7 +27,7 @@ engines() {
         done
       done
       rm -f "$out/$net-$type.db"*
-      tar -czf "$final/engines-results${ENGINE_TAG:+-$ENGINE_TAG}.tar.gz" -C "$out" .
+      archive "engines-results${ENGINE_TAG:+-$ENGINE_TAG}"
     done
   done
   cp "$out/engines-summary.txt" "$final/engines-summary${ENGINE_TAG:+-$ENGINE_TAG}.txt"

@@ -36,7 +36,7 @@ graphapi() {
   local rounds=${ROUNDS:-3} started=$SECONDS
   cat "$out/gpu.txt" > "$summary"
   graphapi_save() {
-    tar -czf "$final/graphapi-results$tag.tar.gz" --exclude='*.db*' -C "$out" .
+    archive "graphapi-results$tag"
     cp "$summary" "$final/graphapi-summary$tag.txt"
   }
   # FILE LABEL: ucudnn's graph-API and front-end lines into the summary; fails where no plan was

@@ -31,7 +31,7 @@ multigpu() {
     done
   done
   rm -f "$out"/*.db "$out"/*.db-wal "$out"/*.db-shm
-  tar -czf "$final/multigpu-results.tar.gz" -C "$out" .
+  archive "multigpu-results"
   cp "$out/multigpu.txt" "$final/"
   return $status
 }

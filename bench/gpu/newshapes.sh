@@ -18,7 +18,7 @@ newshapes() {
       --workspace-limit "${NEWSHAPES_LIMIT:-8MiB}" --batches "$batches" \
       --json "$out/legacy-$net-$type-$layout.json" > "$out/legacy-$net-$type-$layout.txt" 2>&1 || status=1
     tail -n 3 "$out/legacy-$net-$type-$layout.txt"
-    tar -czf "$final/newshapes-results.tar.gz" -C "$out" .
+    archive "newshapes-results"
   done
   if [ "${NEWSHAPES_TORCH:-1}" = 1 ]; then
     python3 bench/pytorch_new_shapes.py --ucudnn "$root/pack/bin/ucudnn" --workspace-limit "${NEWSHAPES_LIMIT:-8MiB}" \
@@ -26,7 +26,7 @@ newshapes() {
       > "$out/pytorch.txt" 2>&1 || status=1
     tail -n 8 "$out/pytorch.txt"
   fi
-  tar -czf "$final/newshapes-results.tar.gz" -C "$out" .
+  archive "newshapes-results"
   return $status
 }
 

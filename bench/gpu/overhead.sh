@@ -17,7 +17,7 @@ overhead() {
       | tee "$name.txt" || status=1
     cat "$name.txt" >> "$out/overhead-summary.txt"
   done
-  tar -czf "$final/overhead-results.tar.gz" -C "$out" .
+  archive "overhead-results"
   cp "$out/overhead-summary.txt" "$final/"
   return $status
 }

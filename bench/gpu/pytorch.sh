@@ -23,7 +23,7 @@ pytorch() {
         ${PYTORCH_MODES:+--modes "$PYTORCH_MODES"} --rounds "${PYTORCH_ROUNDS:-1}" 2>&1 \
         | tee "$out/pytorch-bench-$model-$limit.txt" || status=1
       cat "$out/pytorch-bench-$model-$limit.txt" >> "$out/pytorch-summary.txt"
-      tar -czf "$final/pytorch-results.tar.gz" -C "$out" .  # after each run: a cut-short call keeps what it did
+      archive "pytorch-results"  # after each run: a cut-short call keeps what it did
       cp "$out/pytorch-summary.txt" "$final/"
     done
     rm -f "$out/$model.db"*

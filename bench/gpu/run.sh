@@ -33,7 +33,7 @@ run() {
     > "$out/alexnet-pareto-conv2-fwd.json" || status=1
   pack/bin/ucudnn plan --measurements tests/data/h100-alexnet-b256-fp32.csv --workspace-limit 64MiB \
     | tee "$out/plan-recorded.txt" || status=1
-  tar -czf "$final/gpu-results.tar.gz" -C "$out" .
+  archive "gpu-results"
   cp "$out/gpu-tests.log" "$final/"
   return $status
 }

@@ -23,7 +23,7 @@ search() {
               --baselines plain --iterations 5 --json "$out/$name.json" > "$out/$name.txt" 2>&1 || status=1
             grep -E "^planning|^ucudnn's search|^sequence" "$out/$name.txt" | sed "s/^/$name: /" \
               | tee -a "$out/search-summary.txt"
-            tar -czf "$final/search-results${SEARCH_TAG:+-$SEARCH_TAG}.tar.gz" -C "$out" .  # a cut-short call keeps what it did
+            archive "search-results${SEARCH_TAG:+-$SEARCH_TAG}"  # a cut-short call keeps what it did
           done
         done
       done

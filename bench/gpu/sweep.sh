@@ -21,11 +21,11 @@ sweep() {
         bash bench/sweep.sh pack/bin/ucudnn_conv_benchmark "$net" "$dir" "$2" "$3" | sed "s/^/$type $layout /" || status=1
       rm -f "$dir/$net.db" "$dir/$net.db-wal" "$dir/$net.db-shm"
       # Archived after every network, so that a run cut short still returns what it finished.
-      tar -czf "$final/sweep-results${SWEEP_TAG:+-$SWEEP_TAG}.tar.gz" -C "$out" .
+      archive "sweep-results${SWEEP_TAG:+-$SWEEP_TAG}"
     done
     python3 bench/plot.py "$dir" > /dev/null || status=1
   done
-  tar -czf "$final/sweep-results${SWEEP_TAG:+-$SWEEP_TAG}.tar.gz" -C "$out" .
+  archive "sweep-results${SWEEP_TAG:+-$SWEEP_TAG}"
   return $status
 }
 

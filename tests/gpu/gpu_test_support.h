@@ -25,6 +25,15 @@ class GpuTest : public ::testing::Test {
   void SetUp() override;
   /// A seed that differs per run (fresh data) unless UCUDNN_TEST_SEED fixes it; logged on failure.
   static std::uint32_t fresh_seed();
+  /// A randomised test's generator, seeded with fresh_seed(); while it lives, every failure of the
+  /// test names the seed.
+  struct SeededRng {
+    SeededRng()
+        : seed(fresh_seed()), trace(__FILE__, __LINE__, "UCUDNN_TEST_SEED=" + std::to_string(seed)), rng(seed) {}
+    std::uint32_t seed;
+    ::testing::ScopedTrace trace;
+    std::mt19937 rng;
+  };
 };
 
 /// A GpuTest with a plain cuDNN handle, `plain_`, for the reference runs.

@@ -78,9 +78,8 @@ ucudnn::optimize::MicroBatchSplit pieces_split(int n, int pieces, int algo, cudn
 }
 
 TEST_F(ChannelPieces, PiecesOfOutputChannelsMatchPlainCudnnOnTheWholeKernel) {
-  const std::uint32_t seed = fresh_seed();
-  SCOPED_TRACE("UCUDNN_TEST_SEED=" + std::to_string(seed));
-  std::mt19937 rng(seed);
+  SeededRng seeded;
+  std::mt19937& rng = seeded.rng;
   DeviceArray workspace(kWorkspace / 4, CUDNN_DATA_FLOAT);
   ASSERT_TRUE(workspace.get());
   int checked = 0, engines_checked = 0, data_checked = 0, refused = 0, fp64_checked = 0;
@@ -168,7 +167,7 @@ TEST_F(ChannelPieces, PiecesOfOutputChannelsMatchPlainCudnnOnTheWholeKernel) {
   EXPECT_EQ(piece_calls - piece_calls_before, checked) << "the statistics count every call run in pieces";
   std::printf("[ pieces ] seed %u: %d piece plans checked (%d of engines, %d backward data), %d refused by cuDNN; "
               "%d against FP64, worst error %.2fx the undivided call's\n",
-              seed, checked, engines_checked, data_checked, refused, fp64_checked, worst_ratio);
+              seeded.seed, checked, engines_checked, data_checked, refused, fp64_checked, worst_ratio);
   EXPECT_GE(checked, 60);
   EXPECT_GE(engines_checked, 10);
   EXPECT_GE(data_checked, 10);

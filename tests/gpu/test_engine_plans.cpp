@@ -50,9 +50,8 @@ std::vector<int> aligned_split(const ucudnn::ConvKey& key, std::mt19937& rng) {
 }
 
 TEST_F(EnginePlans, RandomSplitsOverOfferedEnginesMatchPlainCudnn) {
-  const std::uint32_t seed = fresh_seed();
-  SCOPED_TRACE("UCUDNN_TEST_SEED=" + std::to_string(seed));
-  std::mt19937 rng(seed);
+  SeededRng seeded;
+  std::mt19937& rng = seeded.rng;
   DeviceArray workspace(kWorkspace / 4, CUDNN_DATA_FLOAT);
   ASSERT_TRUE(workspace.get());
   int checked = 0, split_checked = 0, no_engine = 0;
@@ -126,7 +125,7 @@ TEST_F(EnginePlans, RandomSplitsOverOfferedEnginesMatchPlainCudnn) {
     }
   }
   std::printf("[ engines ] seed %u: %d engine executions checked (%d split), %d without an engine, %zu engines\n",
-              seed, checked, split_checked, no_engine, engines_seen.size());
+              seeded.seed, checked, split_checked, no_engine, engines_seen.size());
   EXPECT_GE(checked, 40);
   EXPECT_GE(split_checked, 20);
   EXPECT_GE(engines_seen.size(), 5u) << "cuDNN offered hardly any engine configurations";
@@ -262,9 +261,8 @@ TEST_F(EnginePlans, RowsCarryHostTimesAndATinyConvolutionIsNotSplit) {
 class EngineCandidates : public UcudnnTest {};
 
 TEST_F(EngineCandidates, HandleSetToEnginesPlansWithThemAndStaysExact) {
-  const std::uint32_t seed = fresh_seed();
-  SCOPED_TRACE("UCUDNN_TEST_SEED=" + std::to_string(seed));
-  std::mt19937 rng(seed);
+  SeededRng seeded;
+  std::mt19937& rng = seeded.rng;
   CUDNN_OK(ucudnnSetCandidates(handle_, UCUDNN_CANDIDATES_ENGINES));
   UcudnnCandidates_t read_back = UCUDNN_CANDIDATES_BOTH;
   CUDNN_OK(ucudnnGetCandidates(handle_, &read_back));

@@ -16,9 +16,8 @@ constexpr size_t kWorkspace = size_t{256} << 20;
 class ForcedSplits : public PlainCudnnTest {};
 
 TEST_F(ForcedSplits, RandomMicroBatchesOfOneAlgorithmMatchPlainCudnn) {
-  const std::uint32_t seed = fresh_seed();
-  SCOPED_TRACE("UCUDNN_TEST_SEED=" + std::to_string(seed));
-  std::mt19937 rng(seed);
+  SeededRng seeded;
+  std::mt19937& rng = seeded.rng;
   DeviceArray workspace(kWorkspace / 4, CUDNN_DATA_FLOAT);
   ASSERT_TRUE(workspace.get());
   int checked = 0, skipped = 0;
@@ -66,7 +65,7 @@ TEST_F(ForcedSplits, RandomMicroBatchesOfOneAlgorithmMatchPlainCudnn) {
       ++checked;
     }
   }
-  std::printf("[ forced ] seed %u: %d split executions checked, %d skipped\n", seed, checked, skipped);
+  std::printf("[ forced ] seed %u: %d split executions checked, %d skipped\n", seeded.seed, checked, skipped);
   EXPECT_GE(checked, 60);
 }
 

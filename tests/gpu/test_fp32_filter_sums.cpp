@@ -56,9 +56,8 @@ ucudnn::optimize::MicroBatchSplit many_micro_batches(int n, int algo, const std:
 }
 
 TEST_F(Fp32FilterSums, SplitHalfFilterGradientsAreWithinTwiceOneUndividedCallsError) {
-  const std::uint32_t seed = fresh_seed();
-  SCOPED_TRACE("UCUDNN_TEST_SEED=" + std::to_string(seed));
-  std::mt19937 rng(seed);
+  SeededRng seeded;
+  std::mt19937& rng = seeded.rng;
   DeviceArray workspace(kWorkspace / 4, CUDNN_DATA_FLOAT);
   ASSERT_TRUE(workspace.get());
   struct Shape {
@@ -139,7 +138,7 @@ TEST_F(Fp32FilterSums, SplitHalfFilterGradientsAreWithinTwiceOneUndividedCallsEr
   EXPECT_EQ(kinds.op[UCUDNN_OP_BACKWARD_FILTER].fp32SumCalls - fp32_sums_before, checked)
       << "the statistics count every call summed in FP32";
   std::printf("[ fp32 sums ] seed %u: %d splits checked (%d of engines), worst error %.2fx the undivided call's\n",
-              seed, checked, engines_checked, worst_ratio);
+              seeded.seed, checked, engines_checked, worst_ratio);
   EXPECT_GE(checked, 30);
   EXPECT_GE(engines_checked, 8);
 }

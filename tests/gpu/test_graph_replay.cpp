@@ -25,9 +25,8 @@ long long split(UcudnnConvolutionOp_t op) {
 }
 
 TEST_F(GraphReplay, ReplayedCallsMatchPlainCudnnOnFreshDataAndTwoBufferSets) {
-  const std::uint32_t seed = fresh_seed();
-  SCOPED_TRACE("UCUDNN_TEST_SEED=" + std::to_string(seed));
-  std::mt19937 rng(seed);
+  SeededRng seeded;
+  std::mt19937& rng = seeded.rng;
   cudaStream_t stream;
   CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   CUDNN_OK(cudnnSetStream(plain_, stream));
@@ -114,8 +113,8 @@ TEST_F(GraphReplay, ReplayedCallsMatchPlainCudnnOnFreshDataAndTwoBufferSets) {
           << "replayed calls run the replay plan where the workspace holds it, and only they";
     }
   }
-  std::printf("[ replay ] seed %u: %d plans replayed over %zu calls each, %d refused capture\n", seed, plans - refused,
-              sizeof(kCalls) / sizeof(kCalls[0]), refused);
+  std::printf("[ replay ] seed %u: %d plans replayed over %zu calls each, %d refused capture\n", seeded.seed,
+              plans - refused, sizeof(kCalls) / sizeof(kCalls[0]), refused);
   EXPECT_GE(plans, 12);
   // cuDNN's legacy calls are capturable (PyTorch captures them too): a refusal is a regression.
   EXPECT_EQ(refused, 0);

@@ -15,9 +15,8 @@ namespace {
 class RandomConvolutions : public UcudnnTest {};
 
 TEST_F(RandomConvolutions, EveryOpMatchesPlainCudnnUnderAllAndPowerOfTwo) {
-  const std::uint32_t seed = fresh_seed();
-  SCOPED_TRACE("UCUDNN_TEST_SEED=" + std::to_string(seed));
-  std::mt19937 rng(seed);
+  SeededRng seeded;
+  std::mt19937& rng = seeded.rng;
   // Legacy algorithms, so that the reference can run the plan's own (engines: test_engine_plans.cpp).
   CUDNN_OK(ucudnnSetCandidates(handle_, UCUDNN_CANDIDATES_LEGACY));
 
@@ -73,7 +72,7 @@ TEST_F(RandomConvolutions, EveryOpMatchesPlainCudnnUnderAllAndPowerOfTwo) {
   }
   std::printf("[ random ] seed %u: %d checks (%d against the plan's own algorithm), %d on split plans, %d skipped "
               "(plain cuDNN could not run them)\n",
-              seed, checked, same_algorithm, split, skipped);
+              seeded.seed, checked, same_algorithm, split, skipped);
   EXPECT_GE(same_algorithm, checked * 3 / 4) << "most checks must isolate the splitting";
   EXPECT_GE(checked, cases * 2 * 3 * 3 / 2) << "too many cases skipped to say much";
 }
