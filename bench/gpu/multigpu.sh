@@ -30,7 +30,6 @@ multigpu() {
       fi
     done
   done
-  rm -f "$out"/*.db "$out"/*.db-wal "$out"/*.db-shm
   archive "multigpu-results"
   cp "$out/multigpu.txt" "$final/"
   return $status

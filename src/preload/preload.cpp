@@ -174,16 +174,14 @@ cudnnStatus_t cudnnBackendExecute(cudnnHandle_t handle, cudnnBackendDescriptor_t
 
 cudnnStatus_t cudnnBackendPopulateCudaGraph(cudnnHandle_t handle, cudnnBackendDescriptor_t plan,
                                             cudnnBackendDescriptor_t variant_pack, cudaGraph_t cuda_graph) {
-  UCUDNN_REAL(cudnnStatus_t(*)(cudnnHandle_t, cudnnBackendDescriptor_t, cudnnBackendDescriptor_t, cudaGraph_t),
-              cudnnBackendPopulateCudaGraph);
+  UCUDNN_REAL(ucudnn::api::GraphFrontEnd::PopulateGraph, cudnnBackendPopulateCudaGraph);
   return graph().populate_graph("cudnnBackendPopulateCudaGraph", real_function, handle, plan, variant_pack,
                                 cuda_graph);
 }
 
 cudnnStatus_t cudnnBackendUpdateCudaGraph(cudnnHandle_t handle, cudnnBackendDescriptor_t plan,
                                           cudnnBackendDescriptor_t variant_pack, cudaGraph_t cuda_graph) {
-  UCUDNN_REAL(cudnnStatus_t(*)(cudnnHandle_t, cudnnBackendDescriptor_t, cudnnBackendDescriptor_t, cudaGraph_t),
-              cudnnBackendUpdateCudaGraph);
+  UCUDNN_REAL(ucudnn::api::GraphFrontEnd::PopulateGraph, cudnnBackendUpdateCudaGraph);
   return graph().populate_graph("cudnnBackendUpdateCudaGraph", real_function, handle, plan, variant_pack,
                                 cuda_graph);
 }
