@@ -16,7 +16,11 @@
 
 #include "test_helpers.h"
 #include "tools/cli.h"
-#include "folder_namespaces.h"
+
+// Names this file takes from the library's folders.
+namespace ucudnn {
+using tools::run_cli;
+}  // namespace ucudnn
 
 namespace ucudnn::testing {
 

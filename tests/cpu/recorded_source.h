@@ -18,7 +18,15 @@
 #include "runtime/measurement_source.h"
 #include "test_helpers.h"
 #include "tools/networks.h"
-#include "folder_namespaces.h"
+
+// Names this file takes from the library's folders.
+namespace ucudnn {
+using runtime::MeasuredRows;
+using runtime::MeasurementSource;
+using runtime::MeasureRequest;
+using tools::builtin_network;
+using tools::find_layer;
+}  // namespace ucudnn
 
 namespace ucudnn::testing {
 

@@ -13,7 +13,6 @@
 #include <string>
 #include <vector>
 
-#include "folder_namespaces.h"
 
 // Defined where the test program runs under AddressSanitizer (g++ and clang spell it apart).
 #if defined(__SANITIZE_ADDRESS__)

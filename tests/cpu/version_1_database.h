@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "core/device_identity.h"
-#include "folder_namespaces.h"
 
 namespace ucudnn::testing {
 

@@ -11,7 +11,6 @@
 
 #include "core/device_identity.h"
 #include "version_1_database.h"
-#include "folder_namespaces.h"
 
 namespace ucudnn::testing {
 

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <memory>
-#include "folder_namespaces.h"
 
 namespace ucudnn_test {
 namespace {

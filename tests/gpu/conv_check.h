@@ -8,7 +8,6 @@
 #include "core/conv_key.h"
 #include "gpu_test_support.h"
 #include "runtime/executor.h"
-#include "folder_namespaces.h"
 
 namespace ucudnn_test {
 

@@ -7,7 +7,6 @@
 #include <cstring>
 #include <functional>
 #include <sstream>
-#include "folder_namespaces.h"
 
 namespace ucudnn_test {
 namespace {

@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "ucudnn/ucudnn.h"
-#include "folder_namespaces.h"
 
 namespace ucudnn_test {
 

@@ -20,7 +20,6 @@
 #include "optimize/channel_pieces.h"
 #include "runtime/backend_graph.h"
 #include "runtime/executor.h"
-#include "folder_namespaces.h"
 
 namespace ucudnn_test {
 namespace {

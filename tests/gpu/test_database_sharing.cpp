@@ -15,7 +15,6 @@
 #include "conv_check.h"
 #include "runtime/plan_builder.h"
 #include "store/database.h"
-#include "folder_namespaces.h"
 
 namespace ucudnn_test {
 namespace {

@@ -12,7 +12,6 @@
 #include "runtime/descriptors.h"
 #include "runtime/plan_builder.h"
 #include "runtime/executor.h"
-#include "folder_namespaces.h"
 
 namespace ucudnn_test {
 namespace {

@@ -6,7 +6,6 @@
 #include "conv_check.h"
 #include "core/conv_key.h"
 #include "runtime/executor.h"
-#include "folder_namespaces.h"
 
 namespace ucudnn_test {
 namespace {

@@ -14,7 +14,11 @@
 #include "core/conv_key.h"
 #include "runtime/backend_graph.h"
 #include "runtime/executor.h"
-#include "folder_namespaces.h"
+
+// Names this file takes from the library's folders.
+namespace ucudnn {
+using runtime::Fp32FilterSums;
+}  // namespace ucudnn
 
 namespace ucudnn_test {
 namespace {

@@ -10,7 +10,6 @@
 #include <string>
 
 #include "../preload/probe_runner.h"
-#include "folder_namespaces.h"
 #include "gpu_test_support.h"
 
 namespace ucudnn {

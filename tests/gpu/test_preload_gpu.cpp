@@ -9,7 +9,6 @@
 
 #include "../preload/probe_runner.h"
 #include "gpu_test_support.h"
-#include "folder_namespaces.h"
 
 namespace ucudnn {
 namespace {

@@ -7,7 +7,6 @@
 #include <algorithm>
 
 #include "conv_check.h"
-#include "folder_namespaces.h"
 
 namespace ucudnn_test {
 namespace {

@@ -9,7 +9,6 @@
 
 #include "conv_check.h"
 #include "core/statistics.h"
-#include "folder_namespaces.h"
 
 namespace ucudnn_test {
 namespace {

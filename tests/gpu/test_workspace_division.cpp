@@ -9,7 +9,6 @@
 #include <thread>
 
 #include "conv_check.h"
-#include "folder_namespaces.h"
 
 namespace ucudnn_test {
 namespace {

@@ -8,7 +8,6 @@
 
 #include "../c/c_client.h"
 #include "ucudnn/ucudnn.h"
-#include "folder_namespaces.h"
 
 namespace {
 

@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include "ucudnn/ucudnn.h"
-#include "folder_namespaces.h"
 
 namespace {
 

@@ -12,7 +12,6 @@
 
 #include "api/graph/offer.h"
 #include "core/env_config.h"
-#include "folder_namespaces.h"
 
 namespace ucudnn {
 namespace {

@@ -11,7 +11,12 @@
 
 #include "api/graph/conv_key.h"
 #include "api/graph/records.h"
-#include "folder_namespaces.h"
+
+// Names this file takes from the library's folders.
+namespace ucudnn {
+using api::GraphConvolution;
+using api::GraphRecords;
+}  // namespace ucudnn
 
 namespace ucudnn {
 namespace {

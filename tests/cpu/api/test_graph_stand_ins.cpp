@@ -11,6 +11,11 @@
 #include "api/graph/stand_ins.h"
 #include "database_test_support.h"
 
+// Names this file takes from the library's folders.
+namespace ucudnn {
+using api::GraphStandIns;
+}  // namespace ucudnn
+
 namespace ucudnn::api {
 namespace {
 

@@ -8,7 +8,6 @@
 #include <type_traits>
 
 #include "ucudnn/ucudnn.h"
-#include "folder_namespaces.h"
 
 namespace {
 

@@ -18,7 +18,6 @@
 #include "../preload/probe_runner.h"
 #include "ucudnn/intercepted_calls.h"
 #include "ucudnn/ucudnn.h"
-#include "folder_namespaces.h"
 
 namespace ucudnn {
 namespace {

@@ -8,7 +8,16 @@
 #include <vector>
 
 #include "api/plan_query.h"
-#include "folder_namespaces.h"
+
+// Names this file takes from the library's folders.
+namespace ucudnn {
+using api::check_plan_info;
+using api::kMicroBatchRunSizeV1;
+using api::PlanSummary;
+using api::write_plan_info;
+using optimize::MicroBatchRun;
+using optimize::MicroBatchSplit;
+}  // namespace ucudnn
 
 namespace ucudnn {
 namespace {

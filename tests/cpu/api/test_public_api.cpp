@@ -9,7 +9,6 @@
 
 #include "test_helpers.h"
 #include "ucudnn/ucudnn.h"
-#include "folder_namespaces.h"
 
 namespace {
 

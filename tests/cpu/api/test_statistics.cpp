@@ -6,7 +6,6 @@
 
 #include "core/statistics.h"
 #include "ucudnn/ucudnn.h"
-#include "folder_namespaces.h"
 
 namespace {
 

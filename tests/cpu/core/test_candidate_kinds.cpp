@@ -6,7 +6,6 @@
 #include <string>
 
 #include "core/candidate_kinds.h"
-#include "folder_namespaces.h"
 
 namespace ucudnn {
 namespace {

@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "core/env_config.h"
-#include "folder_namespaces.h"
 
 namespace {
 

@@ -8,7 +8,6 @@
 #include "core/candidates.h"
 #include "core/measurement_csv.h"
 #include "test_helpers.h"
-#include "folder_namespaces.h"
 
 namespace ucudnn {
 namespace {

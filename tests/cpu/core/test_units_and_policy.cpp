@@ -9,7 +9,6 @@
 #include "core/batch_policy.h"
 #include "core/env_config.h"
 #include "core/units.h"
-#include "folder_namespaces.h"
 
 namespace ucudnn {
 namespace {

@@ -10,7 +10,6 @@
 #include "optimize/channel_pieces.h"
 #include "optimize/wr_optimizer.h"
 #include "measurement_rows.h"
-#include "folder_namespaces.h"
 
 namespace ucudnn {
 namespace {

@@ -15,7 +15,15 @@
 #include "recorded_source.h"
 #include "runtime/plan_builder.h"
 #include "ucudnn/ucudnn.h"
-#include "folder_namespaces.h"
+
+// Names this file takes from the library's folders.
+namespace ucudnn {
+using optimize::search_ladder;
+using optimize::smaller_sizes_may_help;
+using runtime::ExecutablePlan;
+using runtime::PlanBuilder;
+using runtime::plannable_sizes;
+}  // namespace ucudnn
 
 namespace ucudnn {
 namespace {

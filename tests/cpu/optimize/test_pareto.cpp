@@ -19,7 +19,13 @@
 #include "optimize/wr_optimizer.h"
 #include "measurement_rows.h"
 #include "test_helpers.h"
-#include "folder_namespaces.h"
+
+// Names this file takes from the library's folders.
+namespace ucudnn {
+using optimize::desirable_configurations;
+using optimize::MicroBatchSplit;
+using optimize::optimize_wr;
+}  // namespace ucudnn
 
 namespace ucudnn {
 namespace {

@@ -22,7 +22,17 @@
 #include "optimize/wd_optimizer.h"
 #include "optimize/wr_optimizer.h"
 #include "test_helpers.h"
-#include "folder_namespaces.h"
+
+// Names this file takes from the library's folders.
+namespace ucudnn {
+using optimize::desirable_configurations;
+using optimize::fastest_within;
+using optimize::MicroBatchSplit;
+using optimize::optimize_wd;
+using optimize::optimize_wr;
+using optimize::WdKernel;
+using optimize::WdSolution;
+}  // namespace ucudnn
 
 namespace ucudnn {
 namespace {

@@ -13,7 +13,6 @@
 #include "core/env_config.h"
 #include "core/units.h"
 #include "optimize/pareto.h"
-#include "folder_namespaces.h"
 
 namespace ucudnn::testing {
 namespace {

@@ -20,7 +20,16 @@
 #include "optimize/pareto.h"
 #include "optimize/wr_optimizer.h"
 #include "test_helpers.h"
-#include "folder_namespaces.h"
+
+// Names this file takes from the library's folders.
+namespace ucudnn {
+using optimize::desirable_configurations;
+using optimize::FrontWork;
+using optimize::MicroBatchRun;
+using optimize::MicroBatchSplit;
+using optimize::optimize_wr;
+using optimize::optimize_wr_over;
+}  // namespace ucudnn
 
 namespace ucudnn {
 namespace {

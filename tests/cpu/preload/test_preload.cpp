@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include "../preload/probe_runner.h"
-#include "folder_namespaces.h"
 
 namespace ucudnn {
 namespace {

@@ -10,7 +10,12 @@
 
 #include "preload/handle_registry.h"
 #include "preload/real_symbol.h"
-#include "folder_namespaces.h"
+
+// Names this file takes from the library's folders.
+namespace ucudnn {
+using preload::HandleRegistry;
+using preload::RealSymbol;
+}  // namespace ucudnn
 
 namespace ucudnn::preload {
 namespace {

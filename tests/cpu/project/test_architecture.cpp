@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "ucudnn/intercepted_calls.h"
-#include "folder_namespaces.h"
 
 namespace {
 

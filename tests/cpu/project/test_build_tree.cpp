@@ -14,7 +14,6 @@
 #include <vector>
 
 #include "cli_test_support.h"
-#include "folder_namespaces.h"
 #include "test_helpers.h"
 #include "tools/bench_engine.h"
 

@@ -21,7 +21,6 @@
 #include <vector>
 
 #include "test_helpers.h"
-#include "folder_namespaces.h"
 
 namespace ucudnn::testing {
 namespace {

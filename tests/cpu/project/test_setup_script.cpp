@@ -13,7 +13,6 @@
 
 #include "cli_test_support.h"
 #include "test_helpers.h"
-#include "folder_namespaces.h"
 
 namespace ucudnn {
 namespace {

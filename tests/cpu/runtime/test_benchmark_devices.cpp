@@ -4,7 +4,6 @@
 #include <vector>
 
 #include "runtime/device_info.h"
-#include "folder_namespaces.h"
 
 namespace {
 

@@ -11,6 +11,12 @@
 
 #include "runtime/candidate_search.h"
 
+// Names this file takes from the library's folders.
+namespace ucudnn {
+using runtime::Contenders;
+using runtime::SizeRequest;
+}  // namespace ucudnn
+
 namespace ucudnn::runtime {
 namespace {
 

@@ -15,8 +15,21 @@
 #include "runtime/plan_builder.h"
 #include "store/database.h"
 #include "test_helpers.h"
-#include "folder_namespaces.h"
 #include "measurement_rows.h"
+
+// Names this file takes from the library's folders.
+namespace ucudnn {
+using optimize::desirable_configurations;
+using optimize::MicroBatchSplit;
+using optimize::optimize_wr;
+using runtime::CandidateKindRuntime;
+using runtime::engine_candidates_runtime;
+using runtime::kind_runtime;
+using runtime::legacy_candidates_runtime;
+using runtime::PlanBuilder;
+using runtime::plannable_sizes;
+using store::BenchmarkDatabase;
+}  // namespace ucudnn
 
 namespace ucudnn::testing {
 namespace {

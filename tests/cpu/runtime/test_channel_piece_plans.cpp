@@ -12,7 +12,11 @@
 #include "runtime/plan_builder.h"
 #include "measurement_rows.h"
 #include "recorded_source.h"
-#include "folder_namespaces.h"
+
+// Names this file takes from the library's folders.
+namespace ucudnn {
+using runtime::PlanBuilder;
+}  // namespace ucudnn
 
 namespace ucudnn {
 namespace {

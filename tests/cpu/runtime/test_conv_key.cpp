@@ -6,7 +6,15 @@
 
 #include "core/conv_key.h"
 #include "runtime/descriptors.h"
-#include "folder_namespaces.h"
+
+// Names this file takes from the library's folders.
+namespace ucudnn {
+using runtime::ConvDescriptors;
+using runtime::element_size;
+using runtime::extent_elements;
+using runtime::read_conv_key;
+using runtime::to_cudnn_status;
+}  // namespace ucudnn
 
 namespace ucudnn {
 namespace {

@@ -25,7 +25,14 @@
 #include "store/database.h"
 #include "store/measurement_claims.h"
 #include "test_helpers.h"
-#include "folder_namespaces.h"
+
+// Names this file takes from the library's folders.
+namespace ucudnn {
+using runtime::MeasuredRows;
+using runtime::MeasurementSource;
+using runtime::MeasureRequest;
+using store::BenchmarkDatabase;
+}  // namespace ucudnn
 
 namespace ucudnn::testing {
 namespace {

@@ -5,7 +5,12 @@
 #include <utility>
 
 #include "runtime/owned.h"
-#include "folder_namespaces.h"
+
+// Names this file takes from the library's folders.
+namespace ucudnn {
+using runtime::Owned;
+using runtime::TensorDescriptor;
+}  // namespace ucudnn
 
 namespace ucudnn {
 namespace {

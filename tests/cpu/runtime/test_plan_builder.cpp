@@ -9,7 +9,14 @@
 #include "runtime/plan_builder.h"
 #include "store/database.h"
 #include "test_helpers.h"
-#include "folder_namespaces.h"
+
+// Names this file takes from the library's folders.
+namespace ucudnn {
+using runtime::ExecutablePlan;
+using runtime::PlanBuilder;
+using runtime::plannable_sizes;
+using store::BenchmarkDatabase;
+}  // namespace ucudnn
 
 namespace ucudnn::testing {
 namespace {

@@ -15,7 +15,15 @@
 #include "store/layered_database.h"
 #include "test_helpers.h"
 #include "ucudnn/ucudnn.h"
-#include "folder_namespaces.h"
+
+// Names this file takes from the library's folders.
+namespace ucudnn {
+using runtime::ExecutablePlan;
+using runtime::PlanBuilder;
+using runtime::plannable_sizes;
+using store::BenchmarkDatabase;
+using store::DatabaseLayers;
+}  // namespace ucudnn
 
 namespace ucudnn::testing {
 namespace {

@@ -4,7 +4,6 @@
 #include <vector>
 
 #include "runtime/plan_builder.h"
-#include "folder_namespaces.h"
 
 namespace {
 

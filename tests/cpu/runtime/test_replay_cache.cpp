@@ -5,7 +5,13 @@
 #include <gtest/gtest.h>
 
 #include "runtime/replay_cache.h"
-#include "folder_namespaces.h"
+
+// Names this file takes from the library's folders.
+namespace ucudnn {
+using runtime::CallSignature;
+using runtime::ReplayAction;
+using runtime::ReplayCache;
+}  // namespace ucudnn
 
 namespace {
 

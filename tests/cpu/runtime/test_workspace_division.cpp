@@ -12,7 +12,19 @@
 #include "recorded_source.h"
 #include "runtime/plan_builder.h"
 #include "runtime/workspace_division.h"
-#include "folder_namespaces.h"
+
+// Names this file takes from the library's folders.
+namespace ucudnn {
+using runtime::align_up;
+using runtime::ExecutablePlan;
+using runtime::kSegmentAlignment;
+using runtime::lay_out_segments;
+using runtime::PlanBuilder;
+using runtime::SegmentLayout;
+using runtime::WdKey;
+using runtime::WdSummary;
+using runtime::WorkspaceDivision;
+}  // namespace ucudnn
 
 namespace ucudnn {
 namespace {

@@ -19,7 +19,12 @@
 #include "store/database.h"
 #include "database_test_support.h"
 #include "test_helpers.h"
-#include "folder_namespaces.h"
+
+// Names this file takes from the library's folders.
+namespace ucudnn {
+using store::BenchmarkDatabase;
+using store::journal_mode_for;
+}  // namespace ucudnn
 
 namespace ucudnn {
 namespace {

@@ -15,7 +15,11 @@
 #include "test_helpers.h"
 #include "version_1_database.h"
 #include "version_2_database.h"
-#include "folder_namespaces.h"
+
+// Names this file takes from the library's folders.
+namespace ucudnn {
+using store::BenchmarkDatabase;
+}  // namespace ucudnn
 
 namespace ucudnn {
 namespace {

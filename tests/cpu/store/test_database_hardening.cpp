@@ -27,7 +27,11 @@
 #include "store/sqlite.h"
 #include "database_test_support.h"
 #include "test_helpers.h"
-#include "folder_namespaces.h"
+
+// Names this file takes from the library's folders.
+namespace ucudnn {
+using store::BenchmarkDatabase;
+}  // namespace ucudnn
 
 namespace ucudnn::testing {
 namespace {

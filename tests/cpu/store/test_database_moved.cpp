@@ -10,7 +10,6 @@
 
 #include "database_test_support.h"
 #include "test_helpers.h"
-#include "folder_namespaces.h"
 
 namespace ucudnn::testing {
 namespace {

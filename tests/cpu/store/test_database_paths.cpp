@@ -21,7 +21,12 @@
 #include "store/database.h"
 #include "database_test_support.h"
 #include "test_helpers.h"
-#include "folder_namespaces.h"
+
+// Names this file takes from the library's folders.
+namespace ucudnn {
+using store::BenchmarkDatabase;
+using store::StoredRow;
+}  // namespace ucudnn
 
 namespace ucudnn::testing {
 namespace {

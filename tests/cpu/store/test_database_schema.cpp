@@ -27,8 +27,13 @@
 #include "test_helpers.h"
 #include "version_1_database.h"
 #include "version_2_database.h"
-#include "folder_namespaces.h"
 #include "measurement_rows.h"
+
+// Names this file takes from the library's folders.
+namespace ucudnn {
+using store::BenchmarkDatabase;
+using store::StoredRow;
+}  // namespace ucudnn
 
 namespace ucudnn::testing {
 namespace {

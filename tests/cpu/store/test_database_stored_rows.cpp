@@ -11,9 +11,13 @@
 
 #include "cli_test_support.h"
 #include "database_test_support.h"
-#include "folder_namespaces.h"
 #include "store/database.h"
 #include "test_helpers.h"
+
+// Names this file takes from the library's folders.
+namespace ucudnn {
+using store::BenchmarkDatabase;
+}  // namespace ucudnn
 
 namespace ucudnn::testing {
 namespace {

@@ -12,9 +12,14 @@
 
 #include "core/env_config.h"
 #include "database_test_support.h"
-#include "folder_namespaces.h"
 #include "store/database.h"
 #include "test_helpers.h"
+
+// Names this file takes from the library's folders.
+namespace ucudnn {
+using store::BenchmarkDatabase;
+using store::StoredRow;
+}  // namespace ucudnn
 
 namespace ucudnn::testing {
 namespace {

@@ -16,7 +16,12 @@
 #include "store/database.h"
 #include "store/layered_database.h"
 #include "test_helpers.h"
-#include "folder_namespaces.h"
+
+// Names this file takes from the library's folders.
+namespace ucudnn {
+using store::BenchmarkDatabase;
+using store::DatabaseLayers;
+}  // namespace ucudnn
 
 namespace ucudnn::testing {
 namespace {

@@ -7,7 +7,6 @@
 #include <sys/sysmacros.h>
 
 #include "store/lock_scope.h"
-#include "folder_namespaces.h"
 
 namespace ucudnn::testing {
 namespace {

@@ -11,7 +11,11 @@
 
 #include "store/measurement_claims.h"
 #include "test_helpers.h"
-#include "folder_namespaces.h"
+
+// Names this file takes from the library's folders.
+namespace ucudnn {
+using store::MeasurementClaims;
+}  // namespace ucudnn
 
 namespace ucudnn::testing {
 namespace {

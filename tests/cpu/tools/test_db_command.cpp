@@ -26,7 +26,16 @@
 #include "tools/cli.h"
 #include "tools/networks.h"
 #include "version_1_database.h"
-#include "folder_namespaces.h"
+
+// Names this file takes from the library's folders.
+namespace ucudnn {
+using store::BenchmarkDatabase;
+using tools::builtin_network;
+using tools::find_layer;
+using tools::kExitDataError;
+using tools::kExitUsageError;
+using tools::load_network_file;
+}  // namespace ucudnn
 
 namespace ucudnn::testing {
 namespace {

@@ -29,7 +29,13 @@
 #include "store/database.h"
 #include "test_helpers.h"
 #include "tools/cli.h"
-#include "folder_namespaces.h"
+
+// Names this file takes from the library's folders.
+namespace ucudnn {
+using store::BenchmarkDatabase;
+using store::StoredRow;
+using tools::kExitDataError;
+}  // namespace ucudnn
 
 namespace ucudnn::testing {
 namespace {

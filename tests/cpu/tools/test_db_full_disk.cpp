@@ -13,7 +13,11 @@
 #include "cli_test_support.h"
 #include "test_helpers.h"
 #include "tools/cli.h"
-#include "folder_namespaces.h"
+
+// Names this file takes from the library's folders.
+namespace ucudnn {
+using tools::kExitDataError;
+}  // namespace ucudnn
 
 namespace ucudnn::testing {
 namespace {

@@ -19,7 +19,11 @@
 #include "test_helpers.h"
 #include "tools/cli.h"
 #include "version_1_database.h"
-#include "folder_namespaces.h"
+
+// Names this file takes from the library's folders.
+namespace ucudnn {
+using store::BenchmarkDatabase;
+}  // namespace ucudnn
 
 namespace ucudnn::testing {
 namespace {

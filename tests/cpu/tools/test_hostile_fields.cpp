@@ -13,7 +13,6 @@
 #include "cli_test_support.h"
 #include "core/measurement_csv.h"
 #include "core/message_text.h"
-#include "folder_namespaces.h"
 #include "tools/build_info.h"
 #include "tools/networks.h"
 

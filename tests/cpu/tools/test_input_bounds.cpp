@@ -17,7 +17,11 @@
 #include "core/measurement_csv.h"
 #include "store/database.h"
 #include "tools/networks.h"
-#include "folder_namespaces.h"
+
+// Names this file takes from the library's folders.
+namespace ucudnn {
+using tools::kExitDataError;
+}  // namespace ucudnn
 
 namespace ucudnn::testing {
 namespace {

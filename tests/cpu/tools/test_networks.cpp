@@ -15,7 +15,26 @@
 #include "runtime/descriptors.h"
 #include "test_helpers.h"
 #include "tools/networks.h"
-#include "folder_namespaces.h"
+
+// Names this file takes from the library's folders.
+namespace ucudnn {
+using runtime::ConvDescriptors;
+using runtime::read_conv_key;
+using tools::apply_overrides;
+using tools::builtin_network;
+using tools::builtin_network_names;
+using tools::data_type_name;
+using tools::data_type_of_name;
+using tools::find_layer;
+using tools::LayerOverrides;
+using tools::layout_name;
+using tools::load_network_file;
+using tools::Network;
+using tools::NetworkKernel;
+using tools::parse_network_json;
+using tools::resolve_network;
+using tools::training_kernels;
+}  // namespace ucudnn
 
 namespace ucudnn {
 namespace {

@@ -21,7 +21,15 @@
 #include "optimize/pareto.h"
 #include "test_helpers.h"
 #include "tools/cli.h"
-#include "folder_namespaces.h"
+
+// Names this file takes from the library's folders.
+namespace ucudnn {
+using optimize::desirable_configurations;
+using optimize::FrontWork;
+using tools::kExitDataError;
+using tools::kExitOk;
+using tools::kExitUsageError;
+}  // namespace ucudnn
 
 namespace ucudnn::testing {
 namespace {

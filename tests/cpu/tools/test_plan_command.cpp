@@ -21,7 +21,12 @@
 #include "optimize/wr_optimizer.h"
 #include "plan_command_support.h"
 #include "tools/cli.h"
-#include "folder_namespaces.h"
+
+// Names this file takes from the library's folders.
+namespace ucudnn {
+using tools::kExitDataError;
+using tools::kExitUsageError;
+}  // namespace ucudnn
 
 namespace ucudnn::testing {
 namespace {

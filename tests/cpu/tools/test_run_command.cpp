@@ -21,7 +21,13 @@
 #include "tools/build_info.h"
 #include "tools/cli.h"
 #include "tools/cudnn_locator.h"
-#include "folder_namespaces.h"
+
+// Names this file takes from the library's folders.
+namespace ucudnn {
+using tools::kExitCannotRun;
+using tools::kExitDataError;
+using tools::kExitUsageError;
+}  // namespace ucudnn
 
 namespace ucudnn::testing {
 namespace {

@@ -19,11 +19,16 @@
 #include <vector>
 
 #include "cli_test_support.h"
-#include "folder_namespaces.h"
 #include "run_test_support.h"
 #include "test_helpers.h"
 #include "tools/cli.h"
 #include "tools/subprocess.h"
+
+// Names this file takes from the library's folders.
+namespace ucudnn {
+using tools::kExitDataError;
+using tools::kExitUsageError;
+}  // namespace ucudnn
 
 namespace ucudnn::testing {
 namespace {

@@ -6,7 +6,11 @@
 #include "cli_test_support.h"
 #include "tools/build_info.h"
 #include "tools/cli.h"
-#include "folder_namespaces.h"
+
+// Names this file takes from the library's folders.
+namespace ucudnn {
+using tools::kExitDataError;
+}  // namespace ucudnn
 
 namespace ucudnn {
 namespace {

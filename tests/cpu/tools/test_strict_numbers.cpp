@@ -19,7 +19,12 @@
 #include "core/units.h"
 #include "test_helpers.h"
 #include "tools/cli.h"
-#include "folder_namespaces.h"
+
+// Names this file takes from the library's folders.
+namespace ucudnn {
+using tools::kExitOk;
+using tools::kExitUsageError;
+}  // namespace ucudnn
 
 namespace ucudnn::testing {
 namespace {
