@@ -17,12 +17,8 @@
 #include "test_helpers.h"
 #include "tools/cli.h"
 
-// Names this file takes from the library's folders.
-namespace ucudnn {
-using tools::run_cli;
-}  // namespace ucudnn
-
 namespace ucudnn::testing {
+using tools::run_cli;
 
 struct CliResult {
   int status = 0;

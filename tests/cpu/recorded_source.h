@@ -19,16 +19,12 @@
 #include "test_helpers.h"
 #include "tools/networks.h"
 
-// Names this file takes from the library's folders.
-namespace ucudnn {
+namespace ucudnn::testing {
 using runtime::MeasuredRows;
 using runtime::MeasurementSource;
 using runtime::MeasureRequest;
 using tools::builtin_network;
 using tools::find_layer;
-}  // namespace ucudnn
-
-namespace ucudnn::testing {
 
 class RecordedSource : public MeasurementSource {
  public:

@@ -15,7 +15,6 @@
 #include "runtime/backend_graph.h"
 #include "runtime/executor.h"
 
-// Names this file takes from the library's folders.
 namespace ucudnn {
 using runtime::Fp32FilterSums;
 }  // namespace ucudnn

@@ -9,7 +9,6 @@
 #include "core/statistics.h"
 #include "runtime/executor.h"
 
-// Names this file takes from the library's folders.
 namespace ucudnn {
 using runtime::GraphReplay;
 }  // namespace ucudnn

@@ -12,13 +12,9 @@
 #include "api/graph/conv_key.h"
 #include "api/graph/records.h"
 
-// Names this file takes from the library's folders.
 namespace ucudnn {
 using api::GraphConvolution;
 using api::GraphRecords;
-}  // namespace ucudnn
-
-namespace ucudnn {
 namespace {
 
 using api::GraphConvolution;

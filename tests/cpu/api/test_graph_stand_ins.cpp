@@ -11,12 +11,8 @@
 #include "api/graph/stand_ins.h"
 #include "database_test_support.h"
 
-// Names this file takes from the library's folders.
-namespace ucudnn {
-using api::GraphStandIns;
-}  // namespace ucudnn
-
 namespace ucudnn::api {
+using api::GraphStandIns;
 namespace {
 
 using testing::layer_key;

@@ -9,7 +9,6 @@
 
 #include "api/plan_query.h"
 
-// Names this file takes from the library's folders.
 namespace ucudnn {
 using api::check_plan_info;
 using api::kMicroBatchRunSizeV1;
@@ -17,9 +16,6 @@ using api::PlanSummary;
 using api::write_plan_info;
 using optimize::MicroBatchRun;
 using optimize::MicroBatchSplit;
-}  // namespace ucudnn
-
-namespace ucudnn {
 namespace {
 
 MicroBatchRun run(int size, int count, int algo, const std::string& engine = "") {

@@ -16,16 +16,12 @@
 #include "runtime/plan_builder.h"
 #include "ucudnn/ucudnn.h"
 
-// Names this file takes from the library's folders.
 namespace ucudnn {
 using optimize::search_ladder;
 using optimize::smaller_sizes_may_help;
 using runtime::ExecutablePlan;
 using runtime::PlanBuilder;
 using runtime::plannable_sizes;
-}  // namespace ucudnn
-
-namespace ucudnn {
 namespace {
 
 using testing::alexnet_keys;

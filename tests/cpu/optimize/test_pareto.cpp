@@ -20,14 +20,10 @@
 #include "measurement_rows.h"
 #include "test_helpers.h"
 
-// Names this file takes from the library's folders.
 namespace ucudnn {
 using optimize::desirable_configurations;
 using optimize::MicroBatchSplit;
 using optimize::optimize_wr;
-}  // namespace ucudnn
-
-namespace ucudnn {
 namespace {
 
 using testing::legacy_row;

@@ -23,7 +23,6 @@
 #include "optimize/wr_optimizer.h"
 #include "test_helpers.h"
 
-// Names this file takes from the library's folders.
 namespace ucudnn {
 using optimize::desirable_configurations;
 using optimize::fastest_within;
@@ -32,9 +31,6 @@ using optimize::optimize_wd;
 using optimize::optimize_wr;
 using optimize::WdKernel;
 using optimize::WdSolution;
-}  // namespace ucudnn
-
-namespace ucudnn {
 namespace {
 
 constexpr std::size_t kMiB = std::size_t{1} << 20;

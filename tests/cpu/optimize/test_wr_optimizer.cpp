@@ -17,15 +17,11 @@
 #include "measurement_rows.h"
 #include "test_helpers.h"
 
-// Names this file takes from the library's folders.
 namespace ucudnn {
 using optimize::fastest_within;
 using optimize::MicroBatchRun;
 using optimize::MicroBatchSplit;
 using optimize::optimize_wr;
-}  // namespace ucudnn
-
-namespace ucudnn {
 namespace {
 
 using testing::legacy_row;

@@ -21,7 +21,6 @@
 #include "optimize/wr_optimizer.h"
 #include "test_helpers.h"
 
-// Names this file takes from the library's folders.
 namespace ucudnn {
 using optimize::desirable_configurations;
 using optimize::FrontWork;
@@ -29,9 +28,6 @@ using optimize::MicroBatchRun;
 using optimize::MicroBatchSplit;
 using optimize::optimize_wr;
 using optimize::optimize_wr_over;
-}  // namespace ucudnn
-
-namespace ucudnn {
 namespace {
 
 // ---- the reference: the program as it was, one Measurement and one cost_ms per step ----------

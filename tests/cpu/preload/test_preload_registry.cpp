@@ -11,13 +11,9 @@
 #include "preload/handle_registry.h"
 #include "preload/real_symbol.h"
 
-// Names this file takes from the library's folders.
-namespace ucudnn {
+namespace ucudnn::preload {
 using preload::HandleRegistry;
 using preload::RealSymbol;
-}  // namespace ucudnn
-
-namespace ucudnn::preload {
 namespace {
 
 TEST(PreloadHandleRegistry, RemovalWaitsForACallStillUsingTheHandle) {

@@ -11,13 +11,9 @@
 
 #include "runtime/candidate_search.h"
 
-// Names this file takes from the library's folders.
-namespace ucudnn {
+namespace ucudnn::runtime {
 using runtime::Contenders;
 using runtime::SizeRequest;
-}  // namespace ucudnn
-
-namespace ucudnn::runtime {
 namespace {
 
 Measurement candidate(int algo, double ms, std::size_t workspace = 0) {

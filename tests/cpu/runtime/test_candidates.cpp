@@ -17,8 +17,7 @@
 #include "test_helpers.h"
 #include "measurement_rows.h"
 
-// Names this file takes from the library's folders.
-namespace ucudnn {
+namespace ucudnn::testing {
 using optimize::desirable_configurations;
 using optimize::MicroBatchSplit;
 using optimize::optimize_wr;
@@ -29,9 +28,6 @@ using runtime::legacy_candidates_runtime;
 using runtime::PlanBuilder;
 using runtime::plannable_sizes;
 using store::BenchmarkDatabase;
-}  // namespace ucudnn
-
-namespace ucudnn::testing {
 namespace {
 
 constexpr std::size_t kMiB = std::size_t{1} << 20;

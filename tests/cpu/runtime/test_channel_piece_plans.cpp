@@ -13,12 +13,8 @@
 #include "measurement_rows.h"
 #include "recorded_source.h"
 
-// Names this file takes from the library's folders.
 namespace ucudnn {
 using runtime::PlanBuilder;
-}  // namespace ucudnn
-
-namespace ucudnn {
 namespace {
 
 using testing::legacy_row;

@@ -7,16 +7,12 @@
 #include "core/conv_key.h"
 #include "runtime/descriptors.h"
 
-// Names this file takes from the library's folders.
 namespace ucudnn {
 using runtime::ConvDescriptors;
 using runtime::element_size;
 using runtime::extent_elements;
 using runtime::read_conv_key;
 using runtime::to_cudnn_status;
-}  // namespace ucudnn
-
-namespace ucudnn {
 namespace {
 
 struct Layer {

@@ -26,15 +26,11 @@
 #include "store/measurement_claims.h"
 #include "test_helpers.h"
 
-// Names this file takes from the library's folders.
-namespace ucudnn {
+namespace ucudnn::testing {
 using runtime::MeasuredRows;
 using runtime::MeasurementSource;
 using runtime::MeasureRequest;
 using store::BenchmarkDatabase;
-}  // namespace ucudnn
-
-namespace ucudnn::testing {
 namespace {
 
 constexpr std::size_t kLimit = std::size_t{8} << 20;

@@ -16,17 +16,13 @@
 #include "store/database.h"
 #include "test_helpers.h"
 
-// Names this file takes from the library's folders.
-namespace ucudnn {
+namespace ucudnn::testing {
 using optimize::MicroBatchRun;
 using optimize::MicroBatchSplit;
 using runtime::ExecutablePlan;
 using runtime::PlanBuilder;
 using runtime::plannable_sizes;
 using store::BenchmarkDatabase;
-}  // namespace ucudnn
-
-namespace ucudnn::testing {
 namespace {
 
 constexpr std::size_t kMiB = std::size_t{1} << 20;

@@ -6,13 +6,9 @@
 
 #include "runtime/owned.h"
 
-// Names this file takes from the library's folders.
 namespace ucudnn {
 using runtime::Owned;
 using runtime::TensorDescriptor;
-}  // namespace ucudnn
-
-namespace ucudnn {
 namespace {
 
 struct Resource {

@@ -16,16 +16,12 @@
 #include "test_helpers.h"
 #include "ucudnn/ucudnn.h"
 
-// Names this file takes from the library's folders.
-namespace ucudnn {
+namespace ucudnn::testing {
 using runtime::ExecutablePlan;
 using runtime::PlanBuilder;
 using runtime::plannable_sizes;
 using store::BenchmarkDatabase;
 using store::DatabaseLayers;
-}  // namespace ucudnn
-
-namespace ucudnn::testing {
 namespace {
 
 constexpr std::size_t kMiB = std::size_t{1} << 20;

@@ -6,7 +6,6 @@
 
 #include "runtime/replay_cache.h"
 
-// Names this file takes from the library's folders.
 namespace ucudnn {
 using runtime::CallSignature;
 using runtime::ReplayAction;

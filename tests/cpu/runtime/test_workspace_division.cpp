@@ -13,7 +13,6 @@
 #include "runtime/plan_builder.h"
 #include "runtime/workspace_division.h"
 
-// Names this file takes from the library's folders.
 namespace ucudnn {
 using runtime::align_up;
 using runtime::ExecutablePlan;
@@ -24,9 +23,6 @@ using runtime::SegmentLayout;
 using runtime::WdKey;
 using runtime::WdSummary;
 using runtime::WorkspaceDivision;
-}  // namespace ucudnn
-
-namespace ucudnn {
 namespace {
 
 using testing::alexnet_keys;

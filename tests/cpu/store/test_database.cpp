@@ -20,13 +20,9 @@
 #include "database_test_support.h"
 #include "test_helpers.h"
 
-// Names this file takes from the library's folders.
 namespace ucudnn {
 using store::BenchmarkDatabase;
 using store::journal_mode_for;
-}  // namespace ucudnn
-
-namespace ucudnn {
 namespace {
 
 using ucudnn::testing::TempDir;

@@ -28,15 +28,11 @@
 #include "database_test_support.h"
 #include "test_helpers.h"
 
-// Names this file takes from the library's folders.
-namespace ucudnn {
+namespace ucudnn::testing {
 using store::BenchmarkDatabase;
 using store::DatabaseStats;
 using store::SqliteConnection;
 using store::Statement;
-}  // namespace ucudnn
-
-namespace ucudnn::testing {
 namespace {
 
 using ucudnn::testing::TempDir;

@@ -16,12 +16,8 @@
 #include "version_1_database.h"
 #include "version_2_database.h"
 
-// Names this file takes from the library's folders.
 namespace ucudnn {
 using store::BenchmarkDatabase;
-}  // namespace ucudnn
-
-namespace ucudnn {
 namespace {
 
 using testing::TempDir;

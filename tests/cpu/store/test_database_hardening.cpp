@@ -28,12 +28,8 @@
 #include "database_test_support.h"
 #include "test_helpers.h"
 
-// Names this file takes from the library's folders.
-namespace ucudnn {
-using store::BenchmarkDatabase;
-}  // namespace ucudnn
-
 namespace ucudnn::testing {
+using store::BenchmarkDatabase;
 namespace {
 
 using ucudnn::testing::TempDir;

@@ -22,13 +22,9 @@
 #include "database_test_support.h"
 #include "test_helpers.h"
 
-// Names this file takes from the library's folders.
-namespace ucudnn {
+namespace ucudnn::testing {
 using store::BenchmarkDatabase;
 using store::StoredRow;
-}  // namespace ucudnn
-
-namespace ucudnn::testing {
 namespace {
 
 namespace fs = std::filesystem;

@@ -29,13 +29,9 @@
 #include "version_2_database.h"
 #include "measurement_rows.h"
 
-// Names this file takes from the library's folders.
-namespace ucudnn {
+namespace ucudnn::testing {
 using store::BenchmarkDatabase;
 using store::StoredRow;
-}  // namespace ucudnn
-
-namespace ucudnn::testing {
 namespace {
 
 constexpr std::size_t kMiB = std::size_t{1} << 20;

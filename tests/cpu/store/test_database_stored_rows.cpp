@@ -14,12 +14,8 @@
 #include "store/database.h"
 #include "test_helpers.h"
 
-// Names this file takes from the library's folders.
-namespace ucudnn {
-using store::BenchmarkDatabase;
-}  // namespace ucudnn
-
 namespace ucudnn::testing {
+using store::BenchmarkDatabase;
 namespace {
 
 using store::BenchmarkDatabase;

@@ -16,12 +16,8 @@
 #include "database_test_support.h"
 #include "test_helpers.h"
 
-// Names this file takes from the library's folders.
-namespace ucudnn {
-using store::BenchmarkDatabase;
-}  // namespace ucudnn
-
 namespace ucudnn::testing {
+using store::BenchmarkDatabase;
 namespace {
 
 // Runs `sql` on the file as another program would, outside ucudnn.

@@ -15,13 +15,9 @@
 #include "store/database.h"
 #include "test_helpers.h"
 
-// Names this file takes from the library's folders.
-namespace ucudnn {
+namespace ucudnn::testing {
 using store::BenchmarkDatabase;
 using store::StoredRow;
-}  // namespace ucudnn
-
-namespace ucudnn::testing {
 namespace {
 
 using store::BenchmarkDatabase;

@@ -17,13 +17,9 @@
 #include "store/layered_database.h"
 #include "test_helpers.h"
 
-// Names this file takes from the library's folders.
-namespace ucudnn {
+namespace ucudnn::testing {
 using store::BenchmarkDatabase;
 using store::DatabaseLayers;
-}  // namespace ucudnn
-
-namespace ucudnn::testing {
 namespace {
 
 constexpr std::size_t kMiB = std::size_t{1} << 20;

@@ -12,12 +12,8 @@
 #include "store/measurement_claims.h"
 #include "test_helpers.h"
 
-// Names this file takes from the library's folders.
-namespace ucudnn {
-using store::MeasurementClaims;
-}  // namespace ucudnn
-
 namespace ucudnn::testing {
+using store::MeasurementClaims;
 namespace {
 
 void write_file(const std::string& path, const std::string& text) { std::ofstream(path) << text; }

@@ -15,14 +15,10 @@
 #include "cli_test_support.h"
 #include "test_helpers.h"
 
-// Names this file takes from the library's folders.
-namespace ucudnn {
+namespace ucudnn::testing {
 using tools::kExitDataError;
 using tools::kExitOk;
 using tools::kExitUsageError;
-}  // namespace ucudnn
-
-namespace ucudnn::testing {
 namespace {
 
 using Json = nlohmann::ordered_json;

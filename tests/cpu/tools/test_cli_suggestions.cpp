@@ -4,12 +4,8 @@
 #include "cli_test_support.h"
 #include "tools/cli_suggest.h"
 
-// Names this file takes from the library's folders.
 namespace ucudnn {
 using tools::kExitUsageError;
-}  // namespace ucudnn
-
-namespace ucudnn {
 namespace {
 
 using testing::expect_error;

@@ -27,17 +27,13 @@
 #include "tools/networks.h"
 #include "version_1_database.h"
 
-// Names this file takes from the library's folders.
-namespace ucudnn {
+namespace ucudnn::testing {
 using store::BenchmarkDatabase;
 using tools::builtin_network;
 using tools::find_layer;
 using tools::kExitDataError;
 using tools::kExitUsageError;
 using tools::load_network_file;
-}  // namespace ucudnn
-
-namespace ucudnn::testing {
 namespace {
 
 // RFC 4180, written independently of the exporter: quoted fields may hold commas, quotes

@@ -30,14 +30,10 @@
 #include "test_helpers.h"
 #include "tools/cli.h"
 
-// Names this file takes from the library's folders.
-namespace ucudnn {
+namespace ucudnn::testing {
 using store::BenchmarkDatabase;
 using store::StoredRow;
 using tools::kExitDataError;
-}  // namespace ucudnn
-
-namespace ucudnn::testing {
 namespace {
 
 namespace fs = std::filesystem;

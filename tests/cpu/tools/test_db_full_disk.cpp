@@ -14,12 +14,8 @@
 #include "test_helpers.h"
 #include "tools/cli.h"
 
-// Names this file takes from the library's folders.
-namespace ucudnn {
-using tools::kExitDataError;
-}  // namespace ucudnn
-
 namespace ucudnn::testing {
+using tools::kExitDataError;
 namespace {
 
 namespace fs = std::filesystem;

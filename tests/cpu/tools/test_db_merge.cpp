@@ -20,12 +20,8 @@
 #include "tools/cli.h"
 #include "version_1_database.h"
 
-// Names this file takes from the library's folders.
-namespace ucudnn {
-using store::BenchmarkDatabase;
-}  // namespace ucudnn
-
 namespace ucudnn::testing {
+using store::BenchmarkDatabase;
 namespace {
 
 constexpr std::size_t kMiB = std::size_t{1} << 20;

@@ -18,12 +18,8 @@
 #include "store/database.h"
 #include "tools/networks.h"
 
-// Names this file takes from the library's folders.
-namespace ucudnn {
-using tools::kExitDataError;
-}  // namespace ucudnn
-
 namespace ucudnn::testing {
+using tools::kExitDataError;
 namespace {
 
 constexpr char kHeader[] = "layer,op,microbatch,algo,math_type,time_ms,workspace_bytes,engine,host_ms\n";

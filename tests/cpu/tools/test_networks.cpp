@@ -16,7 +16,6 @@
 #include "test_helpers.h"
 #include "tools/networks.h"
 
-// Names this file takes from the library's folders.
 namespace ucudnn {
 using runtime::ConvDescriptors;
 using runtime::read_conv_key;
@@ -34,9 +33,6 @@ using tools::NetworkKernel;
 using tools::parse_network_json;
 using tools::resolve_network;
 using tools::training_kernels;
-}  // namespace ucudnn
-
-namespace ucudnn {
 namespace {
 
 Network network(const std::string& name) {

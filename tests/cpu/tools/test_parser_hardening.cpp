@@ -22,16 +22,12 @@
 #include "test_helpers.h"
 #include "tools/cli.h"
 
-// Names this file takes from the library's folders.
-namespace ucudnn {
+namespace ucudnn::testing {
 using optimize::desirable_configurations;
 using optimize::FrontWork;
 using tools::kExitDataError;
 using tools::kExitOk;
 using tools::kExitUsageError;
-}  // namespace ucudnn
-
-namespace ucudnn::testing {
 namespace {
 
 const char kHeader[] = "layer,op,microbatch,algo,math_type,time_ms,workspace_bytes\n";

@@ -22,13 +22,9 @@
 #include "plan_command_support.h"
 #include "tools/cli.h"
 
-// Names this file takes from the library's folders.
-namespace ucudnn {
+namespace ucudnn::testing {
 using tools::kExitDataError;
 using tools::kExitUsageError;
-}  // namespace ucudnn
-
-namespace ucudnn::testing {
 namespace {
 
 TEST_F(PlanCommand, TableHasARowForEveryKernelAndATotal) {

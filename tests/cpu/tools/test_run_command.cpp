@@ -22,14 +22,10 @@
 #include "tools/cli.h"
 #include "tools/cudnn_locator.h"
 
-// Names this file takes from the library's folders.
-namespace ucudnn {
+namespace ucudnn::testing {
 using tools::kExitCannotRun;
 using tools::kExitDataError;
 using tools::kExitUsageError;
-}  // namespace ucudnn
-
-namespace ucudnn::testing {
 namespace {
 
 namespace fs = std::filesystem;

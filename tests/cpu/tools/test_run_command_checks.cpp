@@ -20,15 +20,11 @@
 #include "tools/cli.h"
 #include "tools/subprocess.h"
 
-// Names this file takes from the library's folders.
-namespace ucudnn {
+namespace ucudnn::testing {
 using tools::kExitCannotRun;
 using tools::kExitDataError;
 using tools::kExitNotFound;
 using tools::kExitUsageError;
-}  // namespace ucudnn
-
-namespace ucudnn::testing {
 namespace {
 
 namespace fs = std::filesystem;

@@ -24,13 +24,9 @@
 #include "tools/cli.h"
 #include "tools/subprocess.h"
 
-// Names this file takes from the library's folders.
-namespace ucudnn {
+namespace ucudnn::testing {
 using tools::kExitDataError;
 using tools::kExitUsageError;
-}  // namespace ucudnn
-
-namespace ucudnn::testing {
 namespace {
 
 namespace fs = std::filesystem;

@@ -7,12 +7,8 @@
 #include "tools/build_info.h"
 #include "tools/cli.h"
 
-// Names this file takes from the library's folders.
 namespace ucudnn {
 using tools::kExitDataError;
-}  // namespace ucudnn
-
-namespace ucudnn {
 namespace {
 
 TEST(RunCommandWithoutCuda, SaysItIsUnavailableInThisBuild) {

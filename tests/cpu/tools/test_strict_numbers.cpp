@@ -20,13 +20,9 @@
 #include "test_helpers.h"
 #include "tools/cli.h"
 
-// Names this file takes from the library's folders.
-namespace ucudnn {
+namespace ucudnn::testing {
 using tools::kExitOk;
 using tools::kExitUsageError;
-}  // namespace ucudnn
-
-namespace ucudnn::testing {
 namespace {
 
 // ---- integer options are strictly decimal ----------------------------------------------
