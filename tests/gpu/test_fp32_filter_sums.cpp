@@ -15,10 +15,6 @@
 #include "runtime/backend_graph.h"
 #include "runtime/executor.h"
 
-namespace ucudnn {
-using runtime::Fp32FilterSums;
-}  // namespace ucudnn
-
 namespace ucudnn_test {
 namespace {
 

@@ -9,10 +9,6 @@
 #include "core/statistics.h"
 #include "runtime/executor.h"
 
-namespace ucudnn {
-using runtime::GraphReplay;
-}  // namespace ucudnn
-
 namespace ucudnn_test {
 namespace {
 

@@ -6,12 +6,6 @@
 
 #include "runtime/replay_cache.h"
 
-namespace ucudnn {
-using runtime::CallSignature;
-using runtime::ReplayAction;
-using runtime::ReplayCache;
-}  // namespace ucudnn
-
 namespace {
 
 using ucudnn::runtime::CallSignature;
