@@ -158,7 +158,8 @@ Status RowGatherer::measure_once_per_job(const RowsWanted& wanted, CandidateKind
     }
     // Then sizes ahead, on the GPUs left: rows stored for a size the search then skips cost only
     // the wait they filled.
-    const bool waiting = taken.empty();
+    const std::size_t wanted_taken = taken.size();
+    const bool waiting = wanted_taken == 0;
     for (auto size = ahead.begin(); gpus_free && size != ahead.end() && taken.size() < at_once;) {
       if (missing_sizes(wanted.at_sizes({*size}), kind, database).empty()) {
         size = ahead.erase(size);
@@ -176,8 +177,13 @@ Status RowGatherer::measure_once_per_job(const RowsWanted& wanted, CandidateKind
     if (!taken.empty()) {
       // A holder stores its rows before it releases: taken after one did, the rows are there.
       const std::vector<int> still_missing = missing_sizes(wanted.at_sizes(taken), kind, database);
-      const Status measured =
-          still_missing.empty() ? Status::success() : measure(wanted, kind, still_missing, database);
+      Status measured = still_missing.empty() ? Status::success() : measure(wanted, kind, still_missing, database);
+      if (!measured.ok() && !waiting && taken.size() > wanted_taken) {
+        // A size ahead may be what failed: the wanted ones again alone, as without sizes ahead.
+        taken.resize(wanted_taken);
+        const std::vector<int> wanted_missing = missing_sizes(wanted.at_sizes(taken), kind, database);
+        measured = wanted_missing.empty() ? Status::success() : measure(wanted, kind, wanted_missing, database);
+      }
       for (const std::string& work : held) claims.release(work);
       if (!measured.ok() && !waiting) return measured;  // a size ahead that fails is the search's to meet
       waiting_since = std::chrono::steady_clock::now();

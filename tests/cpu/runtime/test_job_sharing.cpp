@@ -40,9 +40,14 @@ constexpr std::size_t kLimit = std::size_t{8} << 20;
 // Kernels are named without their device (dev0): members on other devices measure the same work.
 class LoggedSource : public MeasurementSource {
  public:
-  LoggedSource(std::string log, bool hang, std::vector<std::string> gpus = {}, std::size_t at_once = 1)
-      : recorded_(RecordedSource::alexnet()), log_(std::move(log)), hang_(hang), gpus_(std::move(gpus)),
-        at_once_(at_once) {}
+  LoggedSource(std::string log, bool hang, std::vector<std::string> gpus = {}, std::size_t at_once = 1,
+               int failing_size = 0)
+      : recorded_(RecordedSource::alexnet()),
+        log_(std::move(log)),
+        hang_(hang),
+        gpus_(std::move(gpus)),
+        at_once_(at_once),
+        failing_size_(failing_size) {}
   Status identify(int device, DeviceIdentity* identity) override { return recorded_->identify(device, identity); }
   std::vector<std::string> measuring_gpus(int) override { return gpus_; }
   std::size_t sizes_at_once(int) override { return at_once_; }
@@ -50,6 +55,10 @@ class LoggedSource : public MeasurementSource {
                  std::map<int, MeasuredRows>* out) override {
     ConvKey key = on_device;
     key.device = 0;  // what the recording holds
+    // A micro-batch size cuDNN refuses (for every kernel): the whole request fails, as a GPU's would.
+    if (std::find(request.sizes.begin(), request.sizes.end(), failing_size_) != request.sizes.end()) {
+      return Error(ErrorCode::kNotSupported, "size " + std::to_string(failing_size_) + " refused");
+    }
     std::ostringstream line;
     line << key.to_string() << " kind " << static_cast<int>(request.kind) << " sizes";
     for (int size : request.sizes) line << ' ' << size;
@@ -89,6 +98,7 @@ class LoggedSource : public MeasurementSource {
   bool hang_;
   std::vector<std::string> gpus_;
   std::size_t at_once_;
+  int failing_size_;
 };
 
 std::string describe(const optimize::MicroBatchSplit& split) {
@@ -109,6 +119,7 @@ struct MemberOptions {
   std::vector<std::string> gpus = {};
   std::size_t at_once = 1;
   int device = 0;
+  int failing_size = 0;  ///< a micro-batch size whose measuring fails (0: none)
 };
 
 // One member of the job: plans AlexNet's kernels against the database and writes its plans to
@@ -121,8 +132,9 @@ struct MemberOptions {
     std::fprintf(stderr, "member: %s\n", db.message().c_str());
     _exit(2);
   }
-  runtime::PlanBuilder builder(std::make_shared<LoggedSource>(log, options.hang, options.gpus, options.at_once),
-                               std::move(db.value()), {});
+  runtime::PlanBuilder builder(
+      std::make_shared<LoggedSource>(log, options.hang, options.gpus, options.at_once, options.failing_size),
+      std::move(db.value()), {});
   builder.set_search_mode(options.search);
   if (options.job_wait >= 0) builder.set_job_wait(options.job_wait);
   std::ofstream out(plans);
@@ -132,11 +144,11 @@ struct MemberOptions {
     std::shared_ptr<const runtime::ExecutablePlan> plan;
     const Status planned =
         builder.plan(nullptr, key, kLimit, BatchSizePolicy::kPowerOfTwo, CandidateSet::kLegacy, &plan);
-    if (!planned.ok()) {
+    if (!planned.ok() && options.failing_size == 0) {
       std::fprintf(stderr, "member: %s\n", planned.message().c_str());
       _exit(3);
     }
-    out << named.to_string() << ": " << describe(plan->split()) << '\n';
+    out << named.to_string() << ": " << (planned.ok() ? describe(plan->split()) : "no plan") << '\n';
   }
   out.close();
   _exit(out ? 0 : 4);
@@ -445,6 +457,26 @@ TEST(JobSharing, OneMemberOnTwoGpusMeasuresTheNextSizeOfTheLadderBeside) {
   }
   EXPECT_GT(beside, 0) << "every measurement was of one size:\n" << text_of(log);
   expect_members_agree_with(alone, dir.path(), 1, db, /*sizes_ahead=*/true);
+}
+
+// A size ahead that cuDNN refuses costs the search nothing: one process on two GPUs, whose
+// measuring of micro-batch 2 fails, makes every plan one process alone makes with the same
+// failure (the kernels whose search needs size 2 fail in both, the others plan alike).
+TEST(JobSharing, ASizeAheadThatFailsChangesNoPlan) {
+  TempDir dir;
+  MemberOptions alone_options;
+  alone_options.failing_size = 2;
+  const std::string alone_plans = (dir.path() / "alone.plans").string();
+  ASSERT_TRUE(exited_cleanly(start_member((dir.path() / "alone.db").string(), (dir.path() / "alone.log").string(),
+                                          alone_plans, alone_options)));
+  MemberOptions options = alone_options;
+  options.gpus = {"GPU-aa", "GPU-bb"};
+  options.at_once = 2;
+  const std::string plans = member_plans(dir.path(), 0);
+  ASSERT_TRUE(exited_cleanly(
+      start_member((dir.path() / "job.db").string(), (dir.path() / "job.log").string(), plans, options)));
+  EXPECT_NE(text_of(alone_plans).find(" algo "), std::string::npos) << "some kernels plan despite the failure";
+  EXPECT_EQ(text_of(plans), text_of(alone_plans));
 }
 
 // Members in network, mount and PID namespaces of their own (containers of one host sharing a
