@@ -11,23 +11,12 @@
 
 #include "core/statistics.h"
 #include "optimize/size_search.h"
-#include "recorded_source.h"
-#include "runtime/plan_builder.h"
-#include "store/database.h"
-#include "test_helpers.h"
+#include "recorded_planning.h"
 
 namespace ucudnn::testing {
 using optimize::MicroBatchRun;
 using optimize::MicroBatchSplit;
-using runtime::ExecutablePlan;
-using runtime::PlanBuilder;
-using runtime::plannable_sizes;
-using store::BenchmarkDatabase;
 namespace {
-
-constexpr std::size_t kMiB = std::size_t{1} << 20;
-constexpr BatchSizePolicy kPolicy = BatchSizePolicy::kPowerOfTwo;
-constexpr CandidateSet kCandidates = CandidateSet::kLegacy;
 
 bool power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
 

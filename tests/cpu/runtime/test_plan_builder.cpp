@@ -5,22 +5,10 @@
 #include <cstddef>
 #include <memory>
 
-#include "recorded_source.h"
-#include "runtime/plan_builder.h"
-#include "store/database.h"
-#include "test_helpers.h"
+#include "recorded_planning.h"
 
 namespace ucudnn::testing {
-using runtime::ExecutablePlan;
-using runtime::PlanBuilder;
-using runtime::plannable_sizes;
-using store::BenchmarkDatabase;
 namespace {
-
-constexpr std::size_t kMiB = std::size_t{1} << 20;
-constexpr BatchSizePolicy kPolicy = BatchSizePolicy::kPowerOfTwo;
-// The recorded tables hold legacy rows; engine planning has its own tests.
-constexpr CandidateSet kCandidates = CandidateSet::kLegacy;
 
 // AlexNet conv2 forward: with 64 MiB, splitting the batch beats the undivided kernel.
 ConvKey conv2_forward() { return alexnet_keys()[3]; }

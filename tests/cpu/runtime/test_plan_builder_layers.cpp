@@ -9,24 +9,13 @@
 #include <string>
 #include <vector>
 
-#include "recorded_source.h"
-#include "runtime/plan_builder.h"
-#include "store/database.h"
+#include "recorded_planning.h"
 #include "store/layered_database.h"
-#include "test_helpers.h"
 #include "ucudnn/ucudnn.h"
 
 namespace ucudnn::testing {
-using runtime::ExecutablePlan;
-using runtime::PlanBuilder;
-using runtime::plannable_sizes;
-using store::BenchmarkDatabase;
 using store::DatabaseLayers;
 namespace {
-
-constexpr std::size_t kMiB = std::size_t{1} << 20;
-constexpr BatchSizePolicy kPolicy = BatchSizePolicy::kPowerOfTwo;
-constexpr CandidateSet kCandidates = CandidateSet::kLegacy;  // the recorded tables hold legacy rows
 
 const ConvKey& in_system() {  // AlexNet conv3 forward: its rows are in the system database
   static const ConvKey key = alexnet_keys()[6];
