@@ -59,13 +59,8 @@ Expected<DeviceIdentity> identity_of(const DbOptions& options) {
       return Error{std::string(number.name) + " must be a positive integer, not " + std::to_string(number.value)};
     }
   }
-  DeviceIdentity identity;
-  identity.gpu_name = options.gpu_name;
-  identity.compute_capability = options.compute_capability;
-  identity.sm_count = options.sm_count;
-  identity.cudnn_version = options.cudnn_version;
-  identity.cuda_runtime_version = options.cuda_version;
-  return identity;
+  return DeviceIdentity{options.gpu_name, options.compute_capability, options.sm_count, options.cudnn_version,
+                        options.cuda_version};
 }
 
 // The table's rows as database rows, read a line at a time: each layer name becomes its
