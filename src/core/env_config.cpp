@@ -29,10 +29,6 @@ const Spelling<OfferMode> kOfferModes[] = {{"0", OfferMode::kOff}, {"1", OfferMo
 constexpr const char* kForcedLimit = "UCUDNN_FORCE_WORKSPACE_LIMIT";
 constexpr const char* kDeprecatedForcedLimit = "UCUDNN_WORKSPACE_LIMIT";
 
-}  // namespace
-
-namespace {
-
 using TrimmedTexts = std::array<std::string, std::size(kEnvVariables)>;
 
 // The values as the parsers below read them (env_config.h's rule): surrounding whitespace (the
@@ -73,10 +69,6 @@ Expected<std::optional<std::size_t>> parse_forced_workspace_limit(const char* fo
                           kForcedLimit + " instead (the same per-kernel limit, imposed on every call)");
   return std::optional<std::size_t>(*parsed);
 }
-
-}  // namespace
-
-namespace {
 
 // How a row reads its value: by a parser of the value's type into a field, as text, as 0 or 1.
 template <auto Field, auto Parse>
