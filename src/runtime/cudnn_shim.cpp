@@ -21,87 +21,83 @@ void append(const Perf* results, int count, std::vector<AlgoPerf>* out) {
 // Room for every algorithm of every op, with every math type cuDNN may list separately.
 constexpr int kMaxResults = 32;
 
-}  // namespace
-
-Status get_algorithms(cudnnHandle_t handle, ConvOp op, const ConvDescriptors& d, std::vector<AlgoPerf>* out) {
+// Each op lists its algorithms in a struct type of its own: `list(results, &count)` fills an array
+// of `Perf`, read into `out`. `name` is cuDNN's function, for the error.
+template <typename Perf, typename List>
+Status read_listing(const char* name, std::vector<AlgoPerf>* out, List list) {
+  Perf results[kMaxResults];
   int count = 0;
+  const cudnnStatus_t status = list(results, &count);
+  if (status != CUDNN_STATUS_SUCCESS) return cudnn_error(status, name, __FILE__, __LINE__);
+  append(results, count, out);
+  return Status::success();
+}
+
+// cuDNN's heuristic listing (Get*_v7) and its measured one (Find*) take the same arguments, so one
+// switch serves both.
+Status list_algorithms(bool measure, cudnnHandle_t handle, ConvOp op, const ConvDescriptors& d,
+                       std::vector<AlgoPerf>* out) {
   switch (op) {
     case ConvOp::kForward: {
-      cudnnConvolutionFwdAlgoPerf_t r[kMaxResults];
-      UCUDNN_CHECK_CUDNN(cudnnGetConvolutionForwardAlgorithm_v7(handle, d.x, d.w, d.conv, d.y, kMaxResults, &count, r));
-      append(r, count, out);
-      break;
+      const auto call = measure ? cudnnFindConvolutionForwardAlgorithm : cudnnGetConvolutionForwardAlgorithm_v7;
+      const char* name = measure ? "cudnnFindConvolutionForwardAlgorithm" : "cudnnGetConvolutionForwardAlgorithm_v7";
+      return read_listing<cudnnConvolutionFwdAlgoPerf_t>(name, out, [&](auto* r, int* count) {
+        return call(handle, d.x, d.w, d.conv, d.y, kMaxResults, count, r);
+      });
     }
     case ConvOp::kBackwardData: {
-      cudnnConvolutionBwdDataAlgoPerf_t r[kMaxResults];
-      UCUDNN_CHECK_CUDNN(
-          cudnnGetConvolutionBackwardDataAlgorithm_v7(handle, d.w, d.y, d.conv, d.x, kMaxResults, &count, r));
-      append(r, count, out);
-      break;
+      const auto call =
+          measure ? cudnnFindConvolutionBackwardDataAlgorithm : cudnnGetConvolutionBackwardDataAlgorithm_v7;
+      const char* name =
+          measure ? "cudnnFindConvolutionBackwardDataAlgorithm" : "cudnnGetConvolutionBackwardDataAlgorithm_v7";
+      return read_listing<cudnnConvolutionBwdDataAlgoPerf_t>(name, out, [&](auto* r, int* count) {
+        return call(handle, d.w, d.y, d.conv, d.x, kMaxResults, count, r);
+      });
     }
     case ConvOp::kBackwardFilter: {
-      cudnnConvolutionBwdFilterAlgoPerf_t r[kMaxResults];
-      UCUDNN_CHECK_CUDNN(
-          cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle, d.x, d.y, d.conv, d.w, kMaxResults, &count, r));
-      append(r, count, out);
-      break;
+      const auto call =
+          measure ? cudnnFindConvolutionBackwardFilterAlgorithm : cudnnGetConvolutionBackwardFilterAlgorithm_v7;
+      const char* name =
+          measure ? "cudnnFindConvolutionBackwardFilterAlgorithm" : "cudnnGetConvolutionBackwardFilterAlgorithm_v7";
+      return read_listing<cudnnConvolutionBwdFilterAlgoPerf_t>(name, out, [&](auto* r, int* count) {
+        return call(handle, d.x, d.y, d.conv, d.w, kMaxResults, count, r);
+      });
     }
   }
   return Status::success();
 }
 
+}  // namespace
+
+Status get_algorithms(cudnnHandle_t handle, ConvOp op, const ConvDescriptors& d, std::vector<AlgoPerf>* out) {
+  return list_algorithms(false, handle, op, d, out);
+}
+
 Status find_algorithms(cudnnHandle_t handle, ConvOp op, const ConvDescriptors& d, std::vector<AlgoPerf>* out) {
-  int count = 0;
-  switch (op) {
-    case ConvOp::kForward: {
-      cudnnConvolutionFwdAlgoPerf_t r[kMaxResults];
-      UCUDNN_CHECK_CUDNN(cudnnFindConvolutionForwardAlgorithm(handle, d.x, d.w, d.conv, d.y, kMaxResults, &count, r));
-      append(r, count, out);
-      break;
-    }
-    case ConvOp::kBackwardData: {
-      cudnnConvolutionBwdDataAlgoPerf_t r[kMaxResults];
-      UCUDNN_CHECK_CUDNN(
-          cudnnFindConvolutionBackwardDataAlgorithm(handle, d.w, d.y, d.conv, d.x, kMaxResults, &count, r));
-      append(r, count, out);
-      break;
-    }
-    case ConvOp::kBackwardFilter: {
-      cudnnConvolutionBwdFilterAlgoPerf_t r[kMaxResults];
-      UCUDNN_CHECK_CUDNN(
-          cudnnFindConvolutionBackwardFilterAlgorithm(handle, d.x, d.y, d.conv, d.w, kMaxResults, &count, r));
-      append(r, count, out);
-      break;
-    }
-  }
-  return Status::success();
+  return list_algorithms(true, handle, op, d, out);
 }
 
 Status find_algorithms_ex(cudnnHandle_t handle, ConvOp op, const ConvDescriptors& d, const ConvBuffers& b,
                           void* workspace, std::size_t workspace_bytes, std::vector<AlgoPerf>* out) {
-  int count = 0;
   switch (op) {
-    case ConvOp::kForward: {
-      cudnnConvolutionFwdAlgoPerf_t r[kMaxResults];
-      UCUDNN_CHECK_CUDNN(cudnnFindConvolutionForwardAlgorithmEx(handle, d.x, b.x, d.w, b.w, d.conv, d.y, b.y,
-                                                                kMaxResults, &count, r, workspace, workspace_bytes));
-      append(r, count, out);
-      break;
-    }
-    case ConvOp::kBackwardData: {
-      cudnnConvolutionBwdDataAlgoPerf_t r[kMaxResults];
-      UCUDNN_CHECK_CUDNN(cudnnFindConvolutionBackwardDataAlgorithmEx(
-          handle, d.w, b.w, d.y, b.y, d.conv, d.x, b.x, kMaxResults, &count, r, workspace, workspace_bytes));
-      append(r, count, out);
-      break;
-    }
-    case ConvOp::kBackwardFilter: {
-      cudnnConvolutionBwdFilterAlgoPerf_t r[kMaxResults];
-      UCUDNN_CHECK_CUDNN(cudnnFindConvolutionBackwardFilterAlgorithmEx(
-          handle, d.x, b.x, d.y, b.y, d.conv, d.w, b.w, kMaxResults, &count, r, workspace, workspace_bytes));
-      append(r, count, out);
-      break;
-    }
+    case ConvOp::kForward:
+      return read_listing<cudnnConvolutionFwdAlgoPerf_t>(
+          "cudnnFindConvolutionForwardAlgorithmEx", out, [&](auto* r, int* count) {
+            return cudnnFindConvolutionForwardAlgorithmEx(handle, d.x, b.x, d.w, b.w, d.conv, d.y, b.y, kMaxResults,
+                                                          count, r, workspace, workspace_bytes);
+          });
+    case ConvOp::kBackwardData:
+      return read_listing<cudnnConvolutionBwdDataAlgoPerf_t>(
+          "cudnnFindConvolutionBackwardDataAlgorithmEx", out, [&](auto* r, int* count) {
+            return cudnnFindConvolutionBackwardDataAlgorithmEx(handle, d.w, b.w, d.y, b.y, d.conv, d.x, b.x,
+                                                               kMaxResults, count, r, workspace, workspace_bytes);
+          });
+    case ConvOp::kBackwardFilter:
+      return read_listing<cudnnConvolutionBwdFilterAlgoPerf_t>(
+          "cudnnFindConvolutionBackwardFilterAlgorithmEx", out, [&](auto* r, int* count) {
+            return cudnnFindConvolutionBackwardFilterAlgorithmEx(handle, d.x, b.x, d.y, b.y, d.conv, d.w, b.w,
+                                                                 kMaxResults, count, r, workspace, workspace_bytes);
+          });
   }
   return Status::success();
 }

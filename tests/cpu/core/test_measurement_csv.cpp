@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <sstream>
 #include <string>
 
@@ -55,6 +56,12 @@ TEST(MeasurementCsvWriter, RoundTripsTheRecordedTable) {
     }
   }
   EXPECT_GT(rows, 500u);
+}
+
+// A string literal with its embedded NUL bytes kept.
+template <std::size_t N>
+std::string bytes(const char (&text)[N]) {
+  return std::string(text, N - 1);
 }
 
 TEST(MeasurementCsvParser, ReadsEveryField) {
@@ -340,6 +347,76 @@ TEST(MeasurementCsvParser, ReadsTheRecordedAlexNetTable) {
     EXPECT_EQ(k.batch, 256);
     EXPECT_FALSE(k.rows.empty());
   }
+}
+
+// Inputs that used to hang, exhaust memory or read as nonsense.
+
+TEST(MeasurementCsvParser, MicroBatchAboveTheMaximumIsRefusedNamingTheMaximum) {
+  // 2^30 made `plan` allocate 16 GiB for its dynamic program.
+  expect_error("k,fwd,1073741824,0,0,1.0,0\n", 1, "at most 65536");
+  expect_error("k,fwd,1,0,0,1.0,0\nk,fwd,65537,0,0,1.0,0\n", 2, "invalid microbatch '65537'");
+  const auto largest = parse("k,fwd,65536,0,0,1.0,0\n");
+  ASSERT_TRUE(largest.ok()) << largest.message();
+  EXPECT_EQ(largest->front().batch, 65536);
+}
+
+TEST(MeasurementCsvParser, LayerNameThatIsNotUtf8IsRefusedNamingTheLine) {
+  expect_error("ok,fwd,1,0,0,1.0,0\nconv\xff,fwd,1,0,0,1.0,0\n", 2, "layer name is not valid UTF-8");
+  expect_error("conv\xc3,fwd,1,0,0,1.0,0\n", 1, "not valid UTF-8");        // truncated sequence
+  expect_error("conv\xc0\xaf,fwd,1,0,0,1.0,0\n", 1, "not valid UTF-8");    // overlong '/'
+  expect_error("conv\xed\xa0\x80,fwd,1,0,0,1.0,0\n", 1, "not valid UTF-8");  // surrogate
+  const auto accented = parse("conv_\xc3\xa9t\xc3\xa9_\xe2\x82\xac,fwd,1,0,0,1.0,0\n");
+  ASSERT_TRUE(accented.ok()) << accented.message();
+  EXPECT_EQ(accented->front().layer, "conv_\xc3\xa9t\xc3\xa9_\xe2\x82\xac");
+}
+
+TEST(MeasurementCsvParser, TimesMustBeFiniteAndAtMostABillionMilliseconds) {
+  expect_error("k,fwd,1,0,0,1.7e308,0\n", 1, "invalid time_ms '1.7e308'");
+  expect_error("k,fwd,1,0,0,1e400,0\n", 1, "invalid time_ms '1e400'");
+  expect_error("k,fwd,1,0,0,1000000001,0\n", 1, "at most 1e9");
+  expect_error("k,fwd,1,0,0,inf,0\n", 1, "invalid time_ms 'inf'");
+  expect_error("k,fwd,1,0,0,nan,0\n", 1, "invalid time_ms 'nan'");
+  expect_error("k,fwd,1,0,0,-0.5,0\n", 1, "invalid time_ms '-0.5'");
+  const auto largest = parse("k,fwd,1,0,0,1e9,0\n");
+  ASSERT_TRUE(largest.ok()) << largest.message();
+  EXPECT_EQ(largest->front().rows.front().time_ms, 1e9);
+}
+
+TEST(MeasurementCsvParser, ByteOrderMarkAtTheStartIsSkipped) {
+  const std::string bom = "\xEF\xBB\xBF";
+  const auto with_header = parse(bom + kHeader + "k,fwd,1,0,0,1.0,0\n");
+  ASSERT_TRUE(with_header.ok()) << with_header.message();
+  EXPECT_EQ(with_header->front().layer, "k");
+  const auto without_header = parse(bom + "k,fwd,1,0,0,1.0,0\n");
+  ASSERT_TRUE(without_header.ok()) << without_header.message();
+  EXPECT_EQ(without_header->front().layer, "k");
+  // Only at the start of the file: elsewhere it is a name's first bytes, and no header.
+  const auto later = parse(std::string(kHeader) + bom + "k,fwd,1,0,0,1.0,0\n");
+  ASSERT_TRUE(later.ok()) << later.message();
+  EXPECT_EQ(later->front().layer, bom + "k");
+}
+
+TEST(MeasurementCsvParser, DuplicateRowIsRefusedWithTheLinesOfBoth) {
+  expect_error(std::string(kHeader) +
+                         "k,fwd,4,1,0,2.0,0\n"
+                         "k,fwd,2,1,0,1.0,0\n"
+                         "k,fwd,4,1,0,1.5,0\n",
+                     4, "duplicate row for k fwd micro-batch 4 algo 1 math_type 0 (first at line 2)");
+  // Another math type, op or layer is another row.
+  const auto distinct = parse("k,fwd,4,1,0,2.0,0\nk,fwd,4,1,1,2.0,0\nk,bwdd,4,1,0,2.0,0\nj,fwd,4,1,0,2.0,0\n");
+  EXPECT_TRUE(distinct.ok()) << distinct.message();
+}
+
+TEST(MeasurementCsvParser, NegativeZeroTimeIsReadAsZero) {
+  const auto kernels = parse("k,fwd,1,0,0,-0,0\n");
+  ASSERT_TRUE(kernels.ok()) << kernels.message();
+  EXPECT_EQ(kernels->front().rows.front().time_ms, 0.0);
+  EXPECT_FALSE(std::signbit(kernels->front().rows.front().time_ms));
+}
+
+TEST(MeasurementCsvParser, NulByteInALineIsAnErrorNamingFileAndLine) {
+  expect_error(bytes("k,fwd,1,0,0,5\0" "999,0\n"), 1, "NUL byte");
+  expect_error(bytes("k,fwd,1,0,0,1.0,0\nk\0x,fwd,2,0,0,1.0,0\n"), 2, "NUL byte");
 }
 
 }  // namespace

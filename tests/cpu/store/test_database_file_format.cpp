@@ -12,6 +12,7 @@
 #include "core/conv_layer.h"
 #include "store/database.h"
 #include "database_test_support.h"
+#include "sqlite_rows.h"
 #include "test_helpers.h"
 #include "version_1_database.h"
 #include "version_2_database.h"
@@ -46,24 +47,9 @@ const std::vector<std::vector<std::string>> kVersion3Master = {
     {"table", "meta", "meta", "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)"},
 };
 
-// One SQL answer through SQLite alone, every column as text ('' for NULL).
+// One SQL answer through SQLite alone ('' for NULL, as sqlite_master's sql of an automatic index).
 std::vector<std::vector<std::string>> query(const std::string& path, const std::string& sql) {
-  std::vector<std::vector<std::string>> rows;
-  sqlite3* db = nullptr;
-  EXPECT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
-  sqlite3_stmt* s = nullptr;
-  EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
-  while (s && sqlite3_step(s) == SQLITE_ROW) {
-    std::vector<std::string> row;
-    for (int c = 0; c < sqlite3_column_count(s); ++c) {
-      const auto* text = sqlite3_column_text(s, c);
-      row.push_back(text ? reinterpret_cast<const char*>(text) : "");
-    }
-    rows.push_back(row);
-  }
-  sqlite3_finalize(s);
-  sqlite3_close(db);
-  return rows;
+  return testing::sqlite_rows(path, sql, "");
 }
 
 std::vector<std::vector<std::string>> master(const std::string& path) {

@@ -28,6 +28,7 @@
 #include "version_1_database.h"
 #include "version_2_database.h"
 #include "measurement_rows.h"
+#include "sqlite_rows.h"
 
 namespace ucudnn::testing {
 using store::BenchmarkDatabase;
@@ -52,24 +53,8 @@ BenchmarkDatabase::Options rollback_journal(bool read_only = false) {
 
 // ---- reading the file as SQLite sees it, independently of the code under test -----------------
 
-// One SQL answer, every column as text, rows in the order asked for.
 std::vector<std::vector<std::string>> query(const std::string& path, const std::string& sql) {
-  std::vector<std::vector<std::string>> rows;
-  sqlite3* db = nullptr;
-  EXPECT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
-  sqlite3_stmt* s = nullptr;
-  EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr), SQLITE_OK) << sqlite3_errmsg(db) << ": " << sql;
-  while (s && sqlite3_step(s) == SQLITE_ROW) {
-    std::vector<std::string> row;
-    for (int c = 0; c < sqlite3_column_count(s); ++c) {
-      const auto* text = sqlite3_column_text(s, c);
-      row.push_back(text ? reinterpret_cast<const char*>(text) : "NULL");
-    }
-    rows.push_back(row);
-  }
-  sqlite3_finalize(s);
-  sqlite3_close(db);
-  return rows;
+  return sqlite_rows(path, sql);
 }
 
 std::string schema_version(const std::string& path) {

@@ -3,7 +3,6 @@
 // kind, the source never changed, a missing target made only with --create, one file refused.
 
 #include <gtest/gtest.h>
-#include <sqlite3.h>
 
 #include <algorithm>
 #include <cstddef>
@@ -15,6 +14,7 @@
 
 #include "cli_test_support.h"
 #include "database_test_support.h"
+#include "sqlite_rows.h"
 #include "store/database.h"
 #include "test_helpers.h"
 #include "tools/cli.h"
@@ -46,25 +46,15 @@ Measurement engine(int micro_batch, const std::string& id, double time_ms) {
   return m;
 }
 
-// Rows of a table as text, read with SQLite itself (not through the store), in a fixed order.
+// Rows of a table as text, `|` between columns, read with SQLite itself (not through the store).
 // Immutable: nothing writes meanwhile, and a WAL file's reader then creates no -wal or -shm.
 std::vector<std::string> query(const std::string& path, const std::string& sql) {
   std::vector<std::string> lines;
-  sqlite3* db = nullptr;
-  const std::string uri = "file:" + path + "?immutable=1";  // temporary paths: no character to escape
-  EXPECT_EQ(sqlite3_open_v2(uri.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr), SQLITE_OK);
-  sqlite3_stmt* statement = nullptr;
-  EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &statement, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
-  while (statement && sqlite3_step(statement) == SQLITE_ROW) {
+  for (const auto& row : testing::sqlite_rows(path, sql, "", testing::SqliteOpen::kImmutable)) {
     std::string line;
-    for (int i = 0; i < sqlite3_column_count(statement); ++i) {
-      const auto* text = sqlite3_column_text(statement, i);
-      line += (i ? "|" : "") + std::string(text ? reinterpret_cast<const char*>(text) : "");
-    }
+    for (std::size_t i = 0; i < row.size(); ++i) line += (i ? "|" : "") + row[i];
     lines.push_back(line);
   }
-  sqlite3_finalize(statement);
-  sqlite3_close(db);
   return lines;
 }
 
