@@ -115,4 +115,13 @@ inline std::vector<Measurement> rows_for(int micro_batch, int count) {
   return rows;
 }
 
+/// Writes a database at `path` holding one kernel (layer_key(1, 4)) with three rows, and closes it.
+inline ::testing::AssertionResult write_one_kernel(const std::string& path, JournalMode journal) {
+  auto db = store::BenchmarkDatabase::open(path, database_options(journal));
+  if (!db.ok()) return ::testing::AssertionFailure() << db.message();
+  const Status stored = (*db)->store(test_gpu(), layer_key(1, 4), CandidateKind::kLegacy, SIZE_MAX, rows_for(4, 3));
+  if (!stored.ok()) return ::testing::AssertionFailure() << stored.message();
+  return ::testing::AssertionSuccess();
+}
+
 }  // namespace ucudnn::testing

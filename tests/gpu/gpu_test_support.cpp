@@ -114,6 +114,13 @@ void PlainCudnnTest::TearDown() {
   if (plain_ != nullptr) cudnnDestroy(plain_);
 }
 
+void PlanExecutionTest::SetUp() {
+  PlainCudnnTest::SetUp();
+  if (IsSkipped() || HasFatalFailure()) return;
+  workspace_ = std::make_unique<AmpleWorkspace>();
+  ASSERT_TRUE(workspace_->get()) << "no room for " << kAmpleWorkspace << " bytes of workspace";
+}
+
 void UcudnnTest::SetUp() {
   PlainCudnnTest::SetUp();
   if (IsSkipped() || HasFatalFailure()) return;

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -26,12 +27,12 @@ class GpuTest : public ::testing::Test {
   static std::uint32_t fresh_seed();
   /// A randomised test's generator, seeded with fresh_seed(); while it lives, every failure of the
   /// test names the seed.
-  struct SeededRng {
-    SeededRng()
-        : seed(fresh_seed()), trace(__FILE__, __LINE__, "UCUDNN_TEST_SEED=" + std::to_string(seed)), rng(seed) {}
-    std::uint32_t seed;
+  struct SeededRng : std::mt19937 {
+    SeededRng() : SeededRng(fresh_seed()) {}
+    explicit SeededRng(std::uint32_t seed)
+        : std::mt19937(seed), first_seed(seed), trace(__FILE__, __LINE__, "UCUDNN_TEST_SEED=" + std::to_string(seed)) {}
+    std::uint32_t first_seed;
     ::testing::ScopedTrace trace;
-    std::mt19937 rng;
   };
 };
 
@@ -102,6 +103,23 @@ class DeviceArray {
   void* data_ = nullptr;
   std::size_t elements_;
   cudnnDataType_t type_;
+};
+
+/// Room for any algorithm's workspace on the suite's shapes: what the tests that run plans directly
+/// give every call.
+constexpr std::size_t kAmpleWorkspace = std::size_t{256} << 20;
+
+/// kAmpleWorkspace bytes of device memory; get() is null where it could not be allocated.
+struct AmpleWorkspace : DeviceArray {
+  AmpleWorkspace() : DeviceArray(kAmpleWorkspace / sizeof(float), CUDNN_DATA_FLOAT) {}
+};
+
+/// A PlainCudnnTest that builds and runs plans itself (runtime::ExecutablePlan), with `workspace_`
+/// of kAmpleWorkspace bytes for every call.
+class PlanExecutionTest : public PlainCudnnTest {
+ protected:
+  void SetUp() override;
+  std::unique_ptr<AmpleWorkspace> workspace_;
 };
 
 /// A random convolution: 2-d or 3-d, batch 1-64, groups, kernel 1-7, stride, pad, dilation,

@@ -24,10 +24,9 @@
 namespace ucudnn_test {
 namespace {
 
-constexpr size_t kWorkspace = size_t{256} << 20;
 constexpr double kHostMultiplyAdds = 2e7;  // an FP64 reference of well under a second
 
-class ChannelPieces : public PlainCudnnTest {};
+class ChannelPieces : public PlanExecutionTest {};
 
 // A random convolution with output channels that split into pieces of 8 or more.
 ConvSpec piece_spec(std::mt19937& rng) {
@@ -77,10 +76,7 @@ ucudnn::optimize::MicroBatchSplit pieces_split(int n, int pieces, int algo, cudn
 }
 
 TEST_F(ChannelPieces, PiecesOfOutputChannelsMatchPlainCudnnOnTheWholeKernel) {
-  SeededRng seeded;
-  std::mt19937& rng = seeded.rng;
-  DeviceArray workspace(kWorkspace / 4, CUDNN_DATA_FLOAT);
-  ASSERT_TRUE(workspace.get());
+  SeededRng rng;
   int checked = 0, engines_checked = 0, data_checked = 0, refused = 0, fp64_checked = 0;
   double worst_ratio = 0;
   UcudnnSplitStatistics kinds_before{sizeof(UcudnnSplitStatistics), {}};
@@ -102,7 +98,7 @@ TEST_F(ChannelPieces, PiecesOfOutputChannelsMatchPlainCudnnOnTheWholeKernel) {
       }
       ASSERT_FALSE(counts.empty()) << spec.describe();
       const int pieces = counts[std::uniform_int_distribution<std::size_t>(0, counts.size() - 1)(rng)];
-      const int algo = plain_heuristic_algo(plain_, p, op, kWorkspace);
+      const int algo = plain_heuristic_algo(plain_, p, op, kAmpleWorkspace);
       if (algo < 0) continue;
       const ucudnn::ConvKey piece = ucudnn::optimize::channel_piece_key(key, pieces);
       std::vector<ucudnn::optimize::MicroBatchSplit> splits = {
@@ -115,7 +111,7 @@ TEST_F(ChannelPieces, PiecesOfOutputChannelsMatchPlainCudnnOnTheWholeKernel) {
       OpTensors t(p, op);
       ASSERT_TRUE(t.allocated());
       t.fill_random(rng);
-      ASSERT_EQ(t.run_reference(plain_, algo, scale[0], scale[1], workspace.get(), kWorkspace), CUDNN_STATUS_SUCCESS);
+      ASSERT_EQ(t.run_reference(plain_, algo, scale[0], scale[1], workspace_->get(), kAmpleWorkspace), CUDNN_STATUS_SUCCESS);
       DeviceArray start(t.output().elements(), spec.data_type);  // what beta reads, for each plan
       ASSERT_TRUE(start.get());
       start.copy_from(t.output());
@@ -131,13 +127,13 @@ TEST_F(ChannelPieces, PiecesOfOutputChannelsMatchPlainCudnnOnTheWholeKernel) {
                      (engine ? split.runs.front().engine : "algo " + std::to_string(algo)) + ", beta " +
                      std::to_string(scale[1]));
         std::unique_ptr<ucudnn::runtime::ExecutablePlan> plan;
-        if (!build_plan(key, kWorkspace, split, &plan)) {
+        if (!build_plan(key, kAmpleWorkspace, split, &plan)) {
           ++refused;
           continue;
         }
         t.output().copy_from(start);
         const ucudnn::Status ran =
-            plan->execute(plain_, &scale[0], &scale[1], {t.x.get(), t.w.get(), t.y.get()}, workspace.get(), kWorkspace);
+            plan->execute(plain_, &scale[0], &scale[1], {t.x.get(), t.w.get(), t.y.get()}, workspace_->get(), kAmpleWorkspace);
         if (!ran.ok()) {  // cuDNN refuses the strided slice with this algorithm
           ++refused;
           continue;
@@ -166,7 +162,7 @@ TEST_F(ChannelPieces, PiecesOfOutputChannelsMatchPlainCudnnOnTheWholeKernel) {
   EXPECT_EQ(piece_calls - piece_calls_before, checked) << "the statistics count every call run in pieces";
   std::printf("[ pieces ] seed %u: %d piece plans checked (%d of engines, %d backward data), %d refused by cuDNN; "
               "%d against FP64, worst error %.2fx the undivided call's\n",
-              seeded.seed, checked, engines_checked, data_checked, refused, fp64_checked, worst_ratio);
+              rng.first_seed, checked, engines_checked, data_checked, refused, fp64_checked, worst_ratio);
   EXPECT_GE(checked, 60);
   EXPECT_GE(engines_checked, 10);
   EXPECT_GE(data_checked, 10);

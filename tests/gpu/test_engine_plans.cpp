@@ -16,9 +16,8 @@
 namespace ucudnn_test {
 namespace {
 
-constexpr size_t kWorkspace = size_t{256} << 20;
 
-class EnginePlans : public PlainCudnnTest {};
+class EnginePlans : public PlanExecutionTest {};
 
 // A random micro-batch split whose every micro-batch starts 16-byte aligned (engine plans promise
 // cuDNN that much; ucudnn's planner only uses such sizes).
@@ -49,10 +48,7 @@ std::vector<int> aligned_split(const ucudnn::ConvKey& key, std::mt19937& rng) {
 }
 
 TEST_F(EnginePlans, RandomSplitsOverOfferedEnginesMatchPlainCudnn) {
-  SeededRng seeded;
-  std::mt19937& rng = seeded.rng;
-  DeviceArray workspace(kWorkspace / 4, CUDNN_DATA_FLOAT);
-  ASSERT_TRUE(workspace.get());
+  SeededRng rng;
   int checked = 0, split_checked = 0, no_engine = 0;
   std::set<std::string> engines_seen;
   for (int i = 0; i < 30; ++i) {
@@ -67,7 +63,7 @@ TEST_F(EnginePlans, RandomSplitsOverOfferedEnginesMatchPlainCudnn) {
     if (!p.ok) continue;
     for (int op_index = 0; op_index < 3; ++op_index) {
       const auto op = static_cast<UcudnnConvolutionOp_t>(op_index);
-      const int reference_algo = plain_heuristic_algo(plain_, p, op, kWorkspace);
+      const int reference_algo = plain_heuristic_algo(plain_, p, op, kAmpleWorkspace);
       if (reference_algo < 0) continue;
       ucudnn::ConvKey key;
       ASSERT_TRUE(conv_key_of(p, op, &key));
@@ -83,7 +79,7 @@ TEST_F(EnginePlans, RandomSplitsOverOfferedEnginesMatchPlainCudnn) {
         for (const auto& offer : offers) {
           std::unique_ptr<ucudnn::runtime::CudnnExecutionPlan> probe;
           if (ucudnn::runtime::CudnnExecutionPlan::build(key.with_batch(size), offer.id, 1.0, 0.0, &probe).ok() &&
-              probe->workspace_bytes() <= kWorkspace) {
+              probe->workspace_bytes() <= kAmpleWorkspace) {
             chosen = offer.id;
             break;
           }
@@ -100,7 +96,7 @@ TEST_F(EnginePlans, RandomSplitsOverOfferedEnginesMatchPlainCudnn) {
         continue;
       }
       std::unique_ptr<ucudnn::runtime::ExecutablePlan> plan;
-      ASSERT_TRUE(build_plan(key, kWorkspace, wr, &plan));
+      ASSERT_TRUE(build_plan(key, kAmpleWorkspace, wr, &plan));
       // (1, 0) and (1, 1) are built with the plan; (0.5, 0.25) on its first call.
       const auto& scale = kScales[std::uniform_int_distribution<int>(0, 2)(rng)];
       std::string runs;
@@ -112,9 +108,9 @@ TEST_F(EnginePlans, RandomSplitsOverOfferedEnginesMatchPlainCudnn) {
       ASSERT_TRUE(t.allocated());
       t.fill_random(rng);
       const ucudnn::Status ran =
-          plan->execute(plain_, &scale[0], &scale[1], {t.x.get(), t.w.get(), t.y.get()}, workspace.get(), kWorkspace);
+          plan->execute(plain_, &scale[0], &scale[1], {t.x.get(), t.w.get(), t.y.get()}, workspace_->get(), kAmpleWorkspace);
       ASSERT_TRUE(ran.ok()) << ran.message();
-      ASSERT_EQ(t.run_reference(plain_, reference_algo, scale[0], scale[1], workspace.get(), kWorkspace),
+      ASSERT_EQ(t.run_reference(plain_, reference_algo, scale[0], scale[1], workspace_->get(), kAmpleWorkspace),
                 CUDNN_STATUS_SUCCESS);
       CUDA_OK(cudaDeviceSynchronize());
       // Another algorithm than the reference's: cuDNN's cross-algorithm tolerance.
@@ -124,7 +120,7 @@ TEST_F(EnginePlans, RandomSplitsOverOfferedEnginesMatchPlainCudnn) {
     }
   }
   std::printf("[ engines ] seed %u: %d engine executions checked (%d split), %d without an engine, %zu engines\n",
-              seeded.seed, checked, split_checked, no_engine, engines_seen.size());
+              rng.first_seed, checked, split_checked, no_engine, engines_seen.size());
   EXPECT_GE(checked, 40);
   EXPECT_GE(split_checked, 20);
   EXPECT_GE(engines_seen.size(), 5u) << "cuDNN offered hardly any engine configurations";
@@ -260,8 +256,7 @@ TEST_F(EnginePlans, RowsCarryHostTimesAndATinyConvolutionIsNotSplit) {
 class EngineCandidates : public UcudnnTest {};
 
 TEST_F(EngineCandidates, HandleSetToEnginesPlansWithThemAndStaysExact) {
-  SeededRng seeded;
-  std::mt19937& rng = seeded.rng;
+  SeededRng rng;
   CUDNN_OK(ucudnnSetCandidates(handle_, UCUDNN_CANDIDATES_ENGINES));
   UcudnnCandidates_t read_back = UCUDNN_CANDIDATES_BOTH;
   CUDNN_OK(ucudnnGetCandidates(handle_, &read_back));

@@ -10,15 +10,11 @@
 namespace ucudnn_test {
 namespace {
 
-constexpr size_t kWorkspace = size_t{256} << 20;
 
-class ForcedSplits : public PlainCudnnTest {};
+class ForcedSplits : public PlanExecutionTest {};
 
 TEST_F(ForcedSplits, RandomMicroBatchesOfOneAlgorithmMatchPlainCudnn) {
-  SeededRng seeded;
-  std::mt19937& rng = seeded.rng;
-  DeviceArray workspace(kWorkspace / 4, CUDNN_DATA_FLOAT);
-  ASSERT_TRUE(workspace.get());
+  SeededRng rng;
   int checked = 0, skipped = 0;
   for (int i = 0; i < 40; ++i) {
     ConvSpec spec = random_spec(rng);
@@ -27,7 +23,7 @@ TEST_F(ForcedSplits, RandomMicroBatchesOfOneAlgorithmMatchPlainCudnn) {
     if (!p.ok) continue;
     for (int op_index = 0; op_index < 3; ++op_index) {
       const auto op = static_cast<UcudnnConvolutionOp_t>(op_index);
-      const int algo = plain_heuristic_algo(plain_, p, op, kWorkspace);
+      const int algo = plain_heuristic_algo(plain_, p, op, kAmpleWorkspace);
       if (algo < 0) {
         ++skipped;
         continue;
@@ -43,7 +39,7 @@ TEST_F(ForcedSplits, RandomMicroBatchesOfOneAlgorithmMatchPlainCudnn) {
         left -= size;
       }
       std::unique_ptr<ucudnn::runtime::ExecutablePlan> plan;
-      ASSERT_TRUE(build_plan(key, kWorkspace, wr, &plan));
+      ASSERT_TRUE(build_plan(key, kAmpleWorkspace, wr, &plan));
       const auto& scale = kScales[std::uniform_int_distribution<int>(0, 2)(rng)];
       SCOPED_TRACE(spec.describe() + " op " + std::to_string(op) + " algo " + std::to_string(algo) + " into " +
                    std::to_string(wr.runs.size()) + " micro-batches, beta " + std::to_string(scale[1]));
@@ -53,18 +49,18 @@ TEST_F(ForcedSplits, RandomMicroBatchesOfOneAlgorithmMatchPlainCudnn) {
       t.fill_random(rng);
 
       const ucudnn::Status split =
-          plan->execute(plain_, &scale[0], &scale[1], {t.x.get(), t.w.get(), t.y.get()}, workspace.get(), kWorkspace);
+          plan->execute(plain_, &scale[0], &scale[1], {t.x.get(), t.w.get(), t.y.get()}, workspace_->get(), kAmpleWorkspace);
       if (!split.ok()) {  // the algorithm does not run at some micro-batch size
         ++skipped;
         continue;
       }
-      ASSERT_EQ(t.run_reference(plain_, algo, scale[0], scale[1], workspace.get(), kWorkspace), CUDNN_STATUS_SUCCESS);
+      ASSERT_EQ(t.run_reference(plain_, algo, scale[0], scale[1], workspace_->get(), kAmpleWorkspace), CUDNN_STATUS_SUCCESS);
       CUDA_OK(cudaDeviceSynchronize());
       EXPECT_LE(t.error(), tolerance(spec, true));
       ++checked;
     }
   }
-  std::printf("[ forced ] seed %u: %d split executions checked, %d skipped\n", seeded.seed, checked, skipped);
+  std::printf("[ forced ] seed %u: %d split executions checked, %d skipped\n", rng.first_seed, checked, skipped);
   EXPECT_GE(checked, 60);
 }
 

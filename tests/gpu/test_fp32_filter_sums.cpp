@@ -18,9 +18,8 @@
 namespace ucudnn_test {
 namespace {
 
-constexpr size_t kWorkspace = size_t{256} << 20;
 
-class Fp32FilterSums : public PlainCudnnTest {};
+class Fp32FilterSums : public PlanExecutionTest {};
 
 ConvSpec spec_of(int n, int c, int k, std::vector<int> spatial, std::vector<int> filter, int pad, int stride,
                  int dilation, int groups, cudnnDataType_t type, Layout layout) {
@@ -55,10 +54,7 @@ ucudnn::optimize::MicroBatchSplit many_micro_batches(int n, int algo, const std:
 }
 
 TEST_F(Fp32FilterSums, SplitHalfFilterGradientsAreWithinTwiceOneUndividedCallsError) {
-  SeededRng seeded;
-  std::mt19937& rng = seeded.rng;
-  DeviceArray workspace(kWorkspace / 4, CUDNN_DATA_FLOAT);
-  ASSERT_TRUE(workspace.get());
+  SeededRng rng;
   struct Shape {
     const char* name;
     int n, c, k;
@@ -86,7 +82,7 @@ TEST_F(Fp32FilterSums, SplitHalfFilterGradientsAreWithinTwiceOneUndividedCallsEr
         ConvProblem p(spec);
         if (!p.ok) continue;
         const auto op = UCUDNN_OP_BACKWARD_FILTER;
-        const int algo = plain_heuristic_algo(plain_, p, op, kWorkspace);
+        const int algo = plain_heuristic_algo(plain_, p, op, kAmpleWorkspace);
         if (algo < 0) continue;
         ucudnn::ConvKey key;
         ASSERT_TRUE(conv_key_of(p, op, &key));
@@ -103,7 +99,7 @@ TEST_F(Fp32FilterSums, SplitHalfFilterGradientsAreWithinTwiceOneUndividedCallsEr
         const std::vector<double> want =
             fp64_reference(p, UCUDNN_OP_BACKWARD_FILTER, x, dy, dw_old, dw_old, scale[0], scale[1]);
 
-        ASSERT_EQ(t.run_reference(plain_, algo, scale[0], scale[1], workspace.get(), kWorkspace),
+        ASSERT_EQ(t.run_reference(plain_, algo, scale[0], scale[1], workspace_->get(), kAmpleWorkspace),
                   CUDNN_STATUS_SUCCESS);
         CUDA_OK(cudaDeviceSynchronize());
         const double undivided = std::max(error_against(t.reference.download(), want), accuracy_floor(spec));
@@ -116,11 +112,11 @@ TEST_F(Fp32FilterSums, SplitHalfFilterGradientsAreWithinTwiceOneUndividedCallsEr
         }
         for (const auto& split : splits) {
           std::unique_ptr<ucudnn::runtime::ExecutablePlan> plan;
-          if (!build_plan(key, kWorkspace, split, &plan)) continue;
+          if (!build_plan(key, kAmpleWorkspace, split, &plan)) continue;
           ASSERT_TRUE(plan->split().sums_in_fp32);
           t.w.copy_from(old_w);  // the values beta reads, as the reference read them
           const ucudnn::Status ran = plan->execute(plain_, &scale[0], &scale[1], {t.x.get(), t.w.get(), t.y.get()},
-                                                   workspace.get(), kWorkspace);
+                                                   workspace_->get(), kAmpleWorkspace);
           if (!ran.ok()) continue;  // an algorithm that does not run at some micro-batch size
           CUDA_OK(cudaDeviceSynchronize());
           const double split_error = error_against(t.w.download(), want);
@@ -137,7 +133,7 @@ TEST_F(Fp32FilterSums, SplitHalfFilterGradientsAreWithinTwiceOneUndividedCallsEr
   EXPECT_EQ(kinds.op[UCUDNN_OP_BACKWARD_FILTER].fp32SumCalls - fp32_sums_before, checked)
       << "the statistics count every call summed in FP32";
   std::printf("[ fp32 sums ] seed %u: %d splits checked (%d of engines), worst error %.2fx the undivided call's\n",
-              seeded.seed, checked, engines_checked, worst_ratio);
+              rng.first_seed, checked, engines_checked, worst_ratio);
   EXPECT_GE(checked, 30);
   EXPECT_GE(engines_checked, 8);
 }

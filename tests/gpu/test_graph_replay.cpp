@@ -12,7 +12,6 @@
 namespace ucudnn_test {
 namespace {
 
-constexpr size_t kWorkspace = size_t{256} << 20;
 
 class GraphReplay : public UcudnnTest {};
 
@@ -24,12 +23,11 @@ long long split(UcudnnConvolutionOp_t op) {
 }
 
 TEST_F(GraphReplay, ReplayedCallsMatchPlainCudnnOnFreshDataAndTwoBufferSets) {
-  SeededRng seeded;
-  std::mt19937& rng = seeded.rng;
+  SeededRng rng;
   cudaStream_t stream;
   CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   CUDNN_OK(cudnnSetStream(plain_, stream));
-  DeviceArray workspace(kWorkspace / 4, CUDNN_DATA_FLOAT);
+  AmpleWorkspace workspace;
   ASSERT_TRUE(workspace.get());
 
   // Which buffer set each call names and its (alpha, beta); the last call changes beta on set 0.
@@ -50,7 +48,7 @@ TEST_F(GraphReplay, ReplayedCallsMatchPlainCudnnOnFreshDataAndTwoBufferSets) {
     if (!p.ok) continue;
     for (int op_index = 0; op_index < 3; ++op_index) {
       const auto op = static_cast<UcudnnConvolutionOp_t>(op_index);
-      const int algo = plain_heuristic_algo(plain_, p, op, kWorkspace);
+      const int algo = plain_heuristic_algo(plain_, p, op, kAmpleWorkspace);
       if (algo < 0) continue;
       ucudnn::ConvKey key;
       ASSERT_TRUE(conv_key_of(p, op, &key));
@@ -64,10 +62,10 @@ TEST_F(GraphReplay, ReplayedCallsMatchPlainCudnnOnFreshDataAndTwoBufferSets) {
       halves.batch = spec.n;
       halves.runs.push_back(run_of(spec.n / 2, algo, spec.math));
       halves.runs.push_back(run_of(spec.n - spec.n / 2, algo, spec.math));
-      if (!replay_fits) halves.workspace_bytes = kWorkspace + 1;
+      if (!replay_fits) halves.workspace_bytes = kAmpleWorkspace + 1;
       std::unique_ptr<ucudnn::runtime::ExecutablePlan> plan, replay_plan;
-      ASSERT_TRUE(build_plan(key, kWorkspace, whole, &plan));
-      ASSERT_TRUE(build_plan(key, kWorkspace, halves, &replay_plan));
+      ASSERT_TRUE(build_plan(key, kAmpleWorkspace, whole, &plan));
+      ASSERT_TRUE(build_plan(key, kAmpleWorkspace, halves, &replay_plan));
       plan->set_replayed_plan(std::move(replay_plan));
       SCOPED_TRACE(spec.describe() + " op " + std::to_string(op) + " algo " + std::to_string(algo) +
                    (replay_fits ? ", replay plan split" : ", replay plan over the workspace"));
@@ -79,7 +77,7 @@ TEST_F(GraphReplay, ReplayedCallsMatchPlainCudnnOnFreshDataAndTwoBufferSets) {
       const float one = 1.0f, zero = 0.0f;
       if (replay_fits && !plan->replayed_plan()
                               .execute(plain_, &one, &zero, {sets[0].x.get(), sets[0].w.get(), sets[0].y.get()},
-                                       workspace.get(), kWorkspace)
+                                       workspace.get(), kAmpleWorkspace)
                               .ok()) {
         continue;
       }
@@ -91,12 +89,12 @@ TEST_F(GraphReplay, ReplayedCallsMatchPlainCudnnOnFreshDataAndTwoBufferSets) {
         b.fill_random(rng);  // fresh data every call: a graph must read it, not remember it
         const ucudnn::Status status =
             plan->execute(ucudnn::runtime::CallTarget{plain_, stream, true}, &call.alpha, &call.beta,
-                          {b.x.get(), b.w.get(), b.y.get()}, workspace.get(), kWorkspace);
+                          {b.x.get(), b.w.get(), b.y.get()}, workspace.get(), kAmpleWorkspace);
         if (!status.ok()) {  // the algorithm does not run at a micro-batch size: not this test's concern
           runs = false;
           break;
         }
-        ASSERT_EQ(b.run_reference(plain_, algo, call.alpha, call.beta, workspace.get(), kWorkspace),
+        ASSERT_EQ(b.run_reference(plain_, algo, call.alpha, call.beta, workspace.get(), kAmpleWorkspace),
                   CUDNN_STATUS_SUCCESS);
         CUDA_OK(cudaStreamSynchronize(stream));
         EXPECT_LE(b.error(), tolerance(spec, true));
@@ -112,7 +110,7 @@ TEST_F(GraphReplay, ReplayedCallsMatchPlainCudnnOnFreshDataAndTwoBufferSets) {
           << "replayed calls run the replay plan where the workspace holds it, and only they";
     }
   }
-  std::printf("[ replay ] seed %u: %d plans replayed over %zu calls each, %d refused capture\n", seeded.seed,
+  std::printf("[ replay ] seed %u: %d plans replayed over %zu calls each, %d refused capture\n", rng.first_seed,
               plans - refused, sizeof(kCalls) / sizeof(kCalls[0]), refused);
   EXPECT_GE(plans, 12);
   // cuDNN's legacy calls are capturable (PyTorch captures them too): a refusal is a regression.

@@ -88,11 +88,7 @@ TEST(DatabaseHardening, AHugeOrGarbageSchemaVersionIsRefusedNamingIt) {
 TEST(DatabaseHardening, ADamagedMetaPageIsReportedAsCorruption) {
   TempDir dir;
   const std::string path = (dir.path() / "meta.db").string();
-  {
-    auto db = BenchmarkDatabase::open(path, database_options(JournalMode::kDelete));
-    ASSERT_TRUE(db.ok()) << db.message();
-    ASSERT_TRUE((*db)->store(test_gpu(), layer_key(1, 4), CandidateKind::kLegacy, SIZE_MAX, rows_for(4, 3)).ok());
-  }
+  ASSERT_TRUE(write_one_kernel(path, JournalMode::kDelete));
   int root_page = 0, page_size = 0;
   {
     sqlite3* raw = nullptr;
@@ -126,11 +122,7 @@ TEST(DatabaseHardening, VerifyNamesAMissingTable) {
   TempDir dir;
   for (const std::string table : {"measurements", "coverage"}) {
     const std::string path = (dir.path() / (table + ".db")).string();
-    {
-      auto db = BenchmarkDatabase::open(path, database_options(JournalMode::kDelete));
-      ASSERT_TRUE(db.ok()) << db.message();
-      ASSERT_TRUE((*db)->store(test_gpu(), layer_key(1, 4), CandidateKind::kLegacy, SIZE_MAX, rows_for(4, 3)).ok());
-    }
+    ASSERT_TRUE(write_one_kernel(path, JournalMode::kDelete));
     sqlite3* raw = nullptr;
     ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
     ASSERT_EQ(sqlite3_exec(raw, ("DROP TABLE " + table).c_str(), nullptr, nullptr, nullptr), SQLITE_OK);

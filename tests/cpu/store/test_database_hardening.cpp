@@ -217,11 +217,7 @@ TEST(DatabaseHardening, ForeignFileAtAUriLikeNameIsRefusedByteIdentical) {
 TEST(DatabaseHardening, AskingForDeleteWhileAnotherConnectionUsesWalFailsNamingTheMode) {
   TempDir dir;
   const std::string path = (dir.path() / "wal.db").string();
-  {
-    auto db = BenchmarkDatabase::open(path, database_options(JournalMode::kWal));
-    ASSERT_TRUE(db.ok()) << db.message();
-    ASSERT_TRUE((*db)->store(test_gpu(), layer_key(1, 4), CandidateKind::kLegacy, SIZE_MAX, rows_for(4, 3)).ok());
-  }
+  ASSERT_TRUE(write_one_kernel(path, JournalMode::kWal));
   sqlite3* reader = nullptr;
   ASSERT_EQ(sqlite3_open_v2(path.c_str(), &reader, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(reader, "SELECT count(*) FROM measurements", nullptr, nullptr, nullptr), SQLITE_OK);
@@ -290,11 +286,7 @@ TEST(DatabaseHardening, LookingAtAReadOnlyWalFileLeavesNoSharedMemoryFileBehind)
   TempDir dir;
   ASSERT_EQ(chmod(dir.path().c_str(), 0777), 0);  // others may create files beside the database
   const std::string path = (dir.path() / "ro.db").string();
-  {
-    auto db = BenchmarkDatabase::open(path, database_options(JournalMode::kWal));
-    ASSERT_TRUE(db.ok()) << db.message();
-    ASSERT_TRUE((*db)->store(test_gpu(), layer_key(1, 4), CandidateKind::kLegacy, SIZE_MAX, rows_for(4, 3)).ok());
-  }
+  ASSERT_TRUE(write_one_kernel(path, JournalMode::kWal));
   for (const char* suffix : {"-wal", "-shm"}) fs::remove(path + suffix);
   ASSERT_EQ(chmod(path.c_str(), 0444), 0);
   const std::string before = read_bytes(path);
@@ -338,11 +330,7 @@ TEST(DatabaseHardening, ASharedMemoryFileThatCannotBeWrittenIsNamed) {
   TempDir dir;
   ASSERT_EQ(chmod(dir.path().c_str(), 0777), 0);
   const std::string path = (dir.path() / "stale.db").string();
-  {
-    auto db = BenchmarkDatabase::open(path, database_options(JournalMode::kWal));
-    ASSERT_TRUE(db.ok()) << db.message();
-    ASSERT_TRUE((*db)->store(test_gpu(), layer_key(1, 4), CandidateKind::kLegacy, SIZE_MAX, rows_for(4, 3)).ok());
-  }
+  ASSERT_TRUE(write_one_kernel(path, JournalMode::kWal));
   fs::remove(path + "-wal");
   fs::remove(path + "-shm");
   ASSERT_EQ(chmod(path.c_str(), 0666), 0);
