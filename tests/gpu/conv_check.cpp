@@ -176,6 +176,26 @@ double OpTensors::error() const { return output_error(problem, op, output(), ref
   return ::testing::AssertionFailure() << "read_conv_key: " << read.message();
 }
 
+std::vector<ReferenceKernel> reference_kernels(cudnnHandle_t plain, const ConvProblem& problem,
+                                               size_t workspace_limit) {
+  std::vector<ReferenceKernel> kernels;
+  for (const auto op : {UCUDNN_OP_FORWARD, UCUDNN_OP_BACKWARD_DATA, UCUDNN_OP_BACKWARD_FILTER}) {
+    const int algo = plain_heuristic_algo(plain, problem, op, workspace_limit);
+    if (algo < 0) continue;
+    ucudnn::ConvKey key;
+    const auto read = conv_key_of(problem, op, &key);
+    EXPECT_TRUE(read);
+    if (read) kernels.push_back({op, algo, key});
+  }
+  return kernels;
+}
+
+::testing::AssertionResult conv_key_of(const ConvSpec& spec, UcudnnConvolutionOp_t op, ucudnn::ConvKey* key) {
+  const ConvProblem problem(spec);
+  if (!problem.ok) return ::testing::AssertionFailure() << "cuDNN refused " << spec.describe();
+  return conv_key_of(problem, op, key);
+}
+
 ucudnn::optimize::MicroBatchRun run_of(int size, int algo, cudnnMathType_t math, const std::string& engine) {
   return {size, algo, static_cast<int>(math), 1, 0.0, 0, true, engine};
 }

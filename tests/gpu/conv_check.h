@@ -45,6 +45,18 @@ double tolerance(const ConvSpec& spec, bool same_algorithm);
 int plain_heuristic_algo(cudnnHandle_t plain, const ConvProblem& problem, UcudnnConvolutionOp_t op,
                          size_t workspace_limit);
 
+/// One op of a problem, ready to plan: the algorithm plain cuDNN's heuristics pick for it (the
+/// reference a plan is compared with) and its key.
+struct ReferenceKernel {
+  UcudnnConvolutionOp_t op;
+  int algo;
+  ucudnn::ConvKey key;
+};
+/// The problem's ops, in op order, that plain cuDNN has an algorithm for within `workspace_limit`.
+/// A key the library cannot read fails the test (EXPECT) and leaves its op out.
+std::vector<ReferenceKernel> reference_kernels(cudnnHandle_t plain, const ConvProblem& problem,
+                                               size_t workspace_limit);
+
 /// Plain cuDNN's convolution call of `op` (x, w, y in forward naming), written out in the tests so
 /// the reference shares no code with the library under test.
 cudnnStatus_t plain_convolution(cudnnHandle_t plain, const ConvProblem& problem, UcudnnConvolutionOp_t op, int algo,
@@ -89,6 +101,8 @@ struct OpTensors {
 
 /// The ConvKey of `op` on the problem's descriptors (device 0), as the library reads it.
 ::testing::AssertionResult conv_key_of(const ConvProblem& problem, UcudnnConvolutionOp_t op, ucudnn::ConvKey* key);
+/// The same for a spec whose descriptors are needed for nothing else; fails where cuDNN refuses it.
+::testing::AssertionResult conv_key_of(const ConvSpec& spec, UcudnnConvolutionOp_t op, ucudnn::ConvKey* key);
 
 /// One run of a hand-made split: `size` samples in one call of `algo` (-1 with `engine`, an engine
 /// configuration id) at `math`.

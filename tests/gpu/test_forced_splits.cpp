@@ -21,15 +21,9 @@ TEST_F(ForcedSplits, RandomMicroBatchesOfOneAlgorithmMatchPlainCudnn) {
     spec.n = std::max(spec.n, 2);  // something to split
     ConvProblem p(spec);
     if (!p.ok) continue;
-    for (int op_index = 0; op_index < 3; ++op_index) {
-      const auto op = static_cast<UcudnnConvolutionOp_t>(op_index);
-      const int algo = plain_heuristic_algo(plain_, p, op, kAmpleWorkspace);
-      if (algo < 0) {
-        ++skipped;
-        continue;
-      }
-      ucudnn::ConvKey key;
-      ASSERT_TRUE(conv_key_of(p, op, &key));
+    const std::vector<ReferenceKernel> kernels = reference_kernels(plain_, p, kAmpleWorkspace);
+    skipped += 3 - static_cast<int>(kernels.size());
+    for (const auto& [op, algo, key] : kernels) {
       // Cut the batch into random micro-batches, at least two.
       ucudnn::optimize::MicroBatchSplit wr;
       wr.batch = spec.n;

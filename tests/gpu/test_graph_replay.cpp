@@ -46,12 +46,7 @@ TEST_F(GraphReplay, ReplayedCallsMatchPlainCudnnOnFreshDataAndTwoBufferSets) {
     spec.n = std::max(spec.n, 2);
     ConvProblem p(spec);
     if (!p.ok) continue;
-    for (int op_index = 0; op_index < 3; ++op_index) {
-      const auto op = static_cast<UcudnnConvolutionOp_t>(op_index);
-      const int algo = plain_heuristic_algo(plain_, p, op, kAmpleWorkspace);
-      if (algo < 0) continue;
-      ucudnn::ConvKey key;
-      ASSERT_TRUE(conv_key_of(p, op, &key));
+    for (const auto& [op, algo, key] : reference_kernels(plain_, p, kAmpleWorkspace)) {
       // Issued calls run the whole batch; replayed ones two micro-batches (so backward filter's
       // accumulation is captured too), unless the replay plan claims more workspace than the calls give.
       const bool replay_fits = i % 2 == 0;
