@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "core/conv_key.h"
+#include "caller_descriptors.h"
 #include "runtime/descriptors.h"
 
 namespace ucudnn {
@@ -25,31 +26,18 @@ struct Layer {
 
 // Builds the descriptors of a layer and reads its key.
 ConvKey key_of(const Layer& l, ConvOp op = ConvOp::kForward, int device = 0) {
-  cudnnTensorDescriptor_t x, y;
-  cudnnFilterDescriptor_t w;
-  cudnnConvolutionDescriptor_t conv;
-  EXPECT_EQ(cudnnCreateTensorDescriptor(&x), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(cudnnCreateTensorDescriptor(&y), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(cudnnCreateFilterDescriptor(&w), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(cudnnCreateConvolutionDescriptor(&conv), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(cudnnSetTensor4dDescriptor(x, l.format, l.type, l.n, l.c, l.h, l.w), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(cudnnSetFilter4dDescriptor(w, l.type, l.format, l.k, l.c / l.groups, l.r, l.s), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(cudnnSetConvolution2dDescriptor(conv, l.pad, l.pad, l.stride, l.stride, l.dilation, l.dilation,
+  testing::CallerDescriptors d;
+  EXPECT_EQ(cudnnSetTensor4dDescriptor(d.x, l.format, l.type, l.n, l.c, l.h, l.w), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(cudnnSetFilter4dDescriptor(d.w, l.type, l.format, l.k, l.c / l.groups, l.r, l.s), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(cudnnSetConvolution2dDescriptor(d.conv, l.pad, l.pad, l.stride, l.stride, l.dilation, l.dilation,
                                             CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
             CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(cudnnSetConvolutionGroupCount(conv, l.groups), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(cudnnSetConvolutionMathType(conv, l.math), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(cudnnSetConvolutionGroupCount(d.conv, l.groups), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(cudnnSetConvolutionMathType(d.conv, l.math), CUDNN_STATUS_SUCCESS);
   int n, c, h, wd;
-  EXPECT_EQ(cudnnGetConvolution2dForwardOutputDim(conv, x, w, &n, &c, &h, &wd), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(cudnnSetTensor4dDescriptor(y, l.format, l.type, n, c, h, wd), CUDNN_STATUS_SUCCESS);
-  ConvKey key;
-  Status status = read_conv_key(op, device, ConvDescriptors{x, w, conv, y}, &key);
-  EXPECT_TRUE(status.ok()) << status.message();
-  cudnnDestroyTensorDescriptor(x);
-  cudnnDestroyTensorDescriptor(y);
-  cudnnDestroyFilterDescriptor(w);
-  cudnnDestroyConvolutionDescriptor(conv);
-  return key;
+  EXPECT_EQ(cudnnGetConvolution2dForwardOutputDim(d.conv, d.x, d.w, &n, &c, &h, &wd), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(cudnnSetTensor4dDescriptor(d.y, l.format, l.type, n, c, h, wd), CUDNN_STATUS_SUCCESS);
+  return d.key(op, device);
 }
 
 TEST(ConvKey, IdenticalLayersGiveEqualKeysAndHashes) {

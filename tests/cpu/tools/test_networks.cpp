@@ -11,14 +11,12 @@
 #include <vector>
 
 #include "core/conv_layer.h"
+#include "caller_descriptors.h"
 #include "core/measurement_csv.h"
-#include "runtime/descriptors.h"
 #include "test_helpers.h"
 #include "tools/networks.h"
 
 namespace ucudnn {
-using runtime::ConvDescriptors;
-using runtime::read_conv_key;
 using tools::apply_overrides;
 using tools::builtin_network;
 using tools::builtin_network_names;
@@ -90,33 +88,20 @@ ConvKey key_from_cudnn(const ConvLayerSpec& spec, ConvOp op) {
   x_dims.insert(x_dims.end(), spec.spatial.begin(), spec.spatial.end());
   w_dims.insert(w_dims.end(), spec.filter.begin(), spec.filter.end());
 
-  cudnnTensorDescriptor_t x = nullptr, y = nullptr;
-  cudnnFilterDescriptor_t w = nullptr;
-  cudnnConvolutionDescriptor_t conv = nullptr;
-  EXPECT_EQ(cudnnCreateTensorDescriptor(&x), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(cudnnCreateTensorDescriptor(&y), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(cudnnCreateFilterDescriptor(&w), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(cudnnCreateConvolutionDescriptor(&conv), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(cudnnSetTensorNdDescriptorEx(x, format_of(spec.layout), type, rank, x_dims.data()),
+  testing::CallerDescriptors d;
+  EXPECT_EQ(cudnnSetTensorNdDescriptorEx(d.x, format_of(spec.layout), type, rank, x_dims.data()),
             CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(cudnnSetFilterNdDescriptor(w, type, format_of(spec.layout), rank, w_dims.data()),
+  EXPECT_EQ(cudnnSetFilterNdDescriptor(d.w, type, format_of(spec.layout), rank, w_dims.data()),
             CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(cudnnSetConvolutionNdDescriptor(conv, rank - 2, spec.pad.data(), spec.stride.data(),
+  EXPECT_EQ(cudnnSetConvolutionNdDescriptor(d.conv, rank - 2, spec.pad.data(), spec.stride.data(),
                                             spec.dilation.data(), CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
             CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(cudnnSetConvolutionGroupCount(conv, spec.groups), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(cudnnSetConvolutionGroupCount(d.conv, spec.groups), CUDNN_STATUS_SUCCESS);
   std::vector<int> y_dims(rank);
-  EXPECT_EQ(cudnnGetConvolutionNdForwardOutputDim(conv, x, w, rank, y_dims.data()), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(cudnnSetTensorNdDescriptorEx(y, format_of(spec.layout), type, rank, y_dims.data()),
+  EXPECT_EQ(cudnnGetConvolutionNdForwardOutputDim(d.conv, d.x, d.w, rank, y_dims.data()), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(cudnnSetTensorNdDescriptorEx(d.y, format_of(spec.layout), type, rank, y_dims.data()),
             CUDNN_STATUS_SUCCESS);
-  ConvKey key;
-  const Status status = read_conv_key(op, 0, ConvDescriptors{x, w, conv, y}, &key);
-  EXPECT_TRUE(status.ok()) << status.message();
-  cudnnDestroyTensorDescriptor(x);
-  cudnnDestroyTensorDescriptor(y);
-  cudnnDestroyFilterDescriptor(w);
-  cudnnDestroyConvolutionDescriptor(conv);
-  return key;
+  return d.key(op);
 }
 
 void expect_cudnn_keys(const ConvLayerSpec& spec) {
