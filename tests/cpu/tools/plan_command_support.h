@@ -55,6 +55,25 @@ inline double measured_time(const KernelMeasurements& kernel, int size, int algo
   return best;
 }
 
+/// A kernel's JSON plan entry against its table: its micro-batches have allowed sizes and the keys
+/// size, algo and count, cover the batch, and its time is the sum of their rows' times (each the
+/// quickest row of its size and algorithm within `limit`).
+inline void expect_micro_batches_match_table(const Json& entry, const KernelMeasurements& kernel,
+                                             const std::vector<int>& allowed, std::size_t limit) {
+  int covered = 0;
+  double time = 0.0;
+  for (const auto& run : entry["micro_batches"]) {
+    EXPECT_EQ(keys(run), (std::vector<std::string>{"size", "algo", "count"}));
+    const int size = run["size"];
+    const int count = run["count"];
+    EXPECT_NE(std::find(allowed.begin(), allowed.end(), size), allowed.end()) << size;
+    covered += size * count;
+    time += count * measured_time(kernel, size, run["algo"], limit);
+  }
+  EXPECT_EQ(covered, kernel.batch);
+  EXPECT_NEAR(entry["time_ms"].get<double>(), time, 1e-6);
+}
+
 class PlanCommand : public ::testing::Test {
  protected:
   TempDir dir_;

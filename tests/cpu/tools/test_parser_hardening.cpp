@@ -243,14 +243,22 @@ TEST_F(ParserHardening, PlanRefusesANulByteNamingFileAndLine) {
 
 // ---- every size option refuses a bare number below 1 MiB; a zero budget is refused --------------
 
-TEST_F(ParserHardening, BareSmallWorkspaceLimitIsRefusedAsTotalWorkspaceIs) {
-  expect_error(plan_args(alexnet_, "64"), kExitUsageError,
-               "--workspace-limit: 64 bytes is less than 1 MiB; sizes are in bytes unless a unit is given "
-               "(did you mean 64MiB?)");
-  expect_error(plan_args(alexnet_, "1048575"), kExitUsageError, "(did you mean 1048575MiB?)");
-  EXPECT_EQ(run(plan_args(alexnet_, "1048576")).status, kExitOk);
-  EXPECT_EQ(run(plan_args(alexnet_, "64KiB")).status, kExitOk);  // a unit says it is meant
-  EXPECT_EQ(run(plan_args(alexnet_, "0")).status, kExitOk);      // no workspace at all
+// The original μ-cuDNN took megabytes; here a bare number is bytes, and one below 1 MiB a likely slip.
+TEST_F(ParserHardening, BareSmallSizeIsRefusedByEverySizeOption) {
+  const struct {
+    const char* option;
+    std::vector<std::string> (*args)(const std::string& csv, const std::string& size);
+  } options[] = {{"--workspace-limit", plan_args}, {"--total-workspace", wd_args}};
+  for (const auto& o : options) {
+    SCOPED_TRACE(o.option);
+    expect_error(o.args(alexnet_, "64"), kExitUsageError,
+                 std::string(o.option) +
+                     ": 64 bytes is less than 1 MiB; sizes are in bytes unless a unit is given (did you mean 64MiB?)");
+    expect_error(o.args(alexnet_, " 1048575 "), kExitUsageError, "(did you mean 1048575MiB?)");
+    EXPECT_EQ(run(o.args(alexnet_, "1048576")).status, kExitOk);
+    EXPECT_EQ(run(o.args(alexnet_, "1KiB")).status, kExitOk);  // a unit says it is meant
+  }
+  EXPECT_EQ(run(plan_args(alexnet_, "0")).status, kExitOk);  // no workspace at all (a zero budget: below)
 }
 
 TEST_F(ParserHardening, ZeroTotalWorkspaceIsRefused) {

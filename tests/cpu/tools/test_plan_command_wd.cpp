@@ -57,18 +57,7 @@ TEST_F(PlanCommand, WdJsonHasTheDocumentedKeysAndAgreesWithTheTable) {
 
     // The micro-batches cover the batch with the fastest rows within the kernel's share.
     const std::size_t share = entry["workspace_bytes"];
-    int covered = 0;
-    double time = 0.0;
-    for (const auto& run : entry["micro_batches"]) {
-      EXPECT_EQ(keys(run), (std::vector<std::string>{"size", "algo", "count"}));
-      const int size = run["size"];
-      const int count = run["count"];
-      EXPECT_NE(std::find(allowed.begin(), allowed.end(), size), allowed.end()) << size;
-      covered += size * count;
-      time += count * measured_time(kernel, size, run["algo"], share);
-    }
-    EXPECT_EQ(covered, kernel.batch);
-    EXPECT_NEAR(entry["time_ms"].get<double>(), time, 1e-6);
+    expect_micro_batches_match_table(entry, kernel, allowed, share);
     time_sum += entry["time_ms"].get<double>();
     workspace_sum += share;
     configurations += entry["desirable_configurations"].get<int>();
@@ -143,16 +132,9 @@ TEST_F(PlanCommand, ExactlyOneOfWorkspaceLimitAndTotalWorkspace) {
   EXPECT_NE(help.out.find("--total-workspace"), std::string::npos) << help.out;
 }
 
-TEST_F(PlanCommand, BareSmallTotalWorkspaceIsRefused) {
-  // The original μ-cuDNN took megabytes; here a bare number is bytes.
-  expect_error(wd_args(alexnet_, "64"), kExitUsageError,
-               "--total-workspace: 64 bytes is less than 1 MiB; sizes are in bytes unless a "
-               "unit is given (did you mean 64MiB?)");
-  expect_error(wd_args(alexnet_, " 1048575 "), kExitUsageError, "(did you mean 1048575MiB?)");
-  EXPECT_EQ(run(wd_args(alexnet_, "1048576")).status, kExitOk);
-  EXPECT_EQ(run(wd_args(alexnet_, "64MiB")).status, kExitOk);
-  EXPECT_EQ(run(wd_args(alexnet_, "1KiB")).status, kExitOk);  // a unit says it is meant
-  // The same plan whatever the spelling; only the measured solve time differs.
+// (A bare number below 1 MiB: test_parser_hardening.cpp.) The same plan whatever the spelling; only
+// the measured solve time differs.
+TEST_F(PlanCommand, TotalWorkspaceInBytesOrMiBGivesTheSamePlan) {
   Json bytes = plan_json(wd_args(alexnet_, "125829120"));
   Json mib = plan_json(wd_args(alexnet_, "120MiB"));
   bytes.erase("solve_ms");
