@@ -102,11 +102,16 @@ class ProgramCalls {
     r.on_finalize(a.at(plan_slot));
   }
 
-  void whole_forward() {
+  // The tensors, the convolution, its forward operation and a graph of it.
+  void forward_graph(float alpha = 1.0f, float beta = 0.0f) {
     tensors();
     convolution();
-    forward_operation(kOp, 0.5f, 0.25f);
+    forward_operation(kOp, alpha, beta);
     graph(kGraph, {a.at(kOp)});
+  }
+
+  void whole_forward() {
+    forward_graph(0.5f, 0.25f);
     plan_from_heuristics(kGraph, kPlan);
   }
 
@@ -145,10 +150,7 @@ TEST(GraphRecords, AOneConvolutionPlanCarriesItsConvolutionByValue) {
 TEST(GraphRecords, AHeuristicsConfigurationFinalizedAgainKeepsItsConvolution) {
   GraphRecords records;
   ProgramCalls p(records);
-  p.tensors();
-  p.convolution();
-  p.forward_operation(kOp);
-  p.graph(kGraph, {p.a.at(kOp)});
+  p.forward_graph();
   p.plan_from_heuristics(kGraph, kPlan);
   cudnnBackendDescriptor_t config = p.a.at(kConfig2), knob = p.a.at(kEngine);
   records.on_set(config, CUDNN_ATTR_ENGINECFG_KNOB_CHOICES, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &knob);
@@ -241,10 +243,7 @@ TEST(GraphRecords, AVirtualTensorOrAnUnknownAttributeLeavesTheGraphToCudnn) {
 TEST(GraphRecords, AnEngineMadeByIndexAndAConfigurationsEngineCopyFollowTheGraph) {
   GraphRecords records;
   ProgramCalls p(records);
-  p.tensors();
-  p.convolution();
-  p.forward_operation(kOp);
-  p.graph(kGraph, {p.a.at(kOp)});
+  p.forward_graph();
   cudnnBackendDescriptor_t graph = p.a.at(kGraph), engine = p.a.at(kEngine), config = p.a.at(kConfig);
   const std::int64_t index = 3;
   records.on_create(CUDNN_BACKEND_ENGINE_DESCRIPTOR, engine);
@@ -266,10 +265,7 @@ TEST(GraphRecords, AnEngineMadeByIndexAndAConfigurationsEngineCopyFollowTheGraph
 TEST(GraphRecords, APlanIsOnlyAPlanOnceFinalizedAndADestroyedAddressStartsOver) {
   GraphRecords records;
   ProgramCalls p(records);
-  p.tensors();
-  p.convolution();
-  p.forward_operation(kOp);
-  p.graph(kGraph, {p.a.at(kOp)});
+  p.forward_graph();
   records.on_create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, p.a.at(kPlan));
   EXPECT_FALSE(records.plan(p.a.at(kPlan)).has_value()) << "not finalized";
   p.plan_from_heuristics(kGraph, kPlan);
