@@ -9,19 +9,18 @@
 
 #include "core/cudnn_values.h"
 #include "optimize/channel_pieces.h"
-#include "runtime/plan_builder.h"
 #include "measurement_rows.h"
-#include "recorded_source.h"
+#include "recorded_planning.h"
 
 namespace ucudnn {
-using runtime::PlanBuilder;
 namespace {
 
+using testing::kCandidates;
+using testing::kMiB;
+using testing::kPolicy;
 using testing::legacy_row;
+using testing::PlanBuilder;
 using testing::RecordedSource;
-
-constexpr std::size_t kMiB = std::size_t{1} << 20;
-constexpr BatchSizePolicy kPolicy = BatchSizePolicy::kPowerOfTwo;
 
 // ResNet-50's layer4 3x3 convolution at batch 64, FP32 NCHW: 512 -> 512 channels on 7 x 7.
 ConvKey layer4_conv2() {
@@ -72,7 +71,7 @@ class ChannelPiecePlans : public ::testing::Test {
 
 TEST_F(ChannelPiecePlans, AFastAlgorithmOverTheLimitRunsInPiecesThatFit) {
   std::shared_ptr<const runtime::ExecutablePlan> plan;
-  const Status planned = builder.plan(nullptr, key, 8 * kMiB, kPolicy, CandidateSet::kLegacy, &plan);
+  const Status planned = builder.plan(nullptr, key, 8 * kMiB, kPolicy, kCandidates, &plan);
   ASSERT_TRUE(planned.ok()) << planned.message();
   ASSERT_FALSE(plan->split().runs.empty());
   EXPECT_LE(plan->split().workspace_bytes, 8 * kMiB);
@@ -89,7 +88,7 @@ TEST_F(ChannelPiecePlans, AFastAlgorithmOverTheLimitRunsInPiecesThatFit) {
 
 TEST_F(ChannelPiecePlans, WhereTheFastAlgorithmFitsNoPieceIsMeasured) {
   std::shared_ptr<const runtime::ExecutablePlan> plan;
-  ASSERT_TRUE(builder.plan(nullptr, key, 64 * kMiB, kPolicy, CandidateSet::kLegacy, &plan).ok());
+  ASSERT_TRUE(builder.plan(nullptr, key, 64 * kMiB, kPolicy, kCandidates, &plan).ok());
   for (const auto& run : plan->split().runs) EXPECT_EQ(run.pieces, 1);
   for (int pieces : optimize::channel_piece_counts(key)) {
     EXPECT_EQ(source->calls_for(optimize::channel_piece_key(key, pieces)), 0) << pieces << " pieces";
@@ -99,7 +98,7 @@ TEST_F(ChannelPiecePlans, WhereTheFastAlgorithmFitsNoPieceIsMeasured) {
 TEST_F(ChannelPiecePlans, TheFastSearchLooksAtTwoPiecesOfSinglePrecisionKernelsOnly) {
   builder.set_search_mode(SearchMode::kFast);
   std::shared_ptr<const runtime::ExecutablePlan> plan;
-  ASSERT_TRUE(builder.plan(nullptr, key, 8 * kMiB, kPolicy, CandidateSet::kLegacy, &plan).ok());
+  ASSERT_TRUE(builder.plan(nullptr, key, 8 * kMiB, kPolicy, kCandidates, &plan).ok());
   EXPECT_GE(source->calls_for(optimize::channel_piece_key(key, 2)), 1);
   EXPECT_EQ(source->calls_for(optimize::channel_piece_key(key, 4)), 0);
   EXPECT_EQ(source->calls_for(optimize::channel_piece_key(key, 8)), 0);
@@ -109,7 +108,7 @@ TEST_F(ChannelPiecePlans, TheFastSearchLooksAtTwoPiecesOfSinglePrecisionKernelsO
   ConvKey half = key;
   half.x.data_type = half.y.data_type = half.w.data_type = cudnn_values::kDataHalf;
   source->add(half, rows_with(512));
-  ASSERT_TRUE(builder.plan(nullptr, half, 8 * kMiB, kPolicy, CandidateSet::kLegacy, &plan).ok());
+  ASSERT_TRUE(builder.plan(nullptr, half, 8 * kMiB, kPolicy, kCandidates, &plan).ok());
   for (int pieces : optimize::channel_piece_counts(half)) {
     EXPECT_EQ(source->calls_for(optimize::channel_piece_key(half, pieces)), 0) << pieces << " pieces";
   }
@@ -117,7 +116,7 @@ TEST_F(ChannelPiecePlans, TheFastSearchLooksAtTwoPiecesOfSinglePrecisionKernelsO
 
 TEST_F(ChannelPiecePlans, PieceCountsStopOnceThePlanIsWithinTheMarginOfTheUnlimitedSpeed) {
   std::shared_ptr<const runtime::ExecutablePlan> plan;
-  ASSERT_TRUE(builder.plan(nullptr, key, 8 * kMiB, kPolicy, CandidateSet::kLegacy, &plan).ok());
+  ASSERT_TRUE(builder.plan(nullptr, key, 8 * kMiB, kPolicy, kCandidates, &plan).ok());
   // Two pieces (4.7 MB of filter each) already run near algo 1's unlimited speed.
   EXPECT_EQ(source->calls_for(optimize::channel_piece_key(key, 8)), 0);
 }

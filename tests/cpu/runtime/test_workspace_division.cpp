@@ -9,16 +9,13 @@
 #include <random>
 #include <vector>
 
-#include "recorded_source.h"
-#include "runtime/plan_builder.h"
+#include "recorded_planning.h"
 #include "runtime/workspace_division.h"
 
 namespace ucudnn {
 using runtime::align_up;
-using runtime::ExecutablePlan;
 using runtime::kSegmentAlignment;
 using runtime::lay_out_segments;
-using runtime::PlanBuilder;
 using runtime::SegmentLayout;
 using runtime::WdKey;
 using runtime::WdSummary;
@@ -26,12 +23,12 @@ using runtime::WorkspaceDivision;
 namespace {
 
 using testing::alexnet_keys;
+using testing::ExecutablePlan;
+using testing::kCandidates;
+using testing::kMiB;
+using testing::kPolicy;
+using testing::PlanBuilder;
 using testing::RecordedSource;
-
-constexpr std::size_t kMiB = std::size_t{1} << 20;
-constexpr BatchSizePolicy kPolicy = BatchSizePolicy::kPowerOfTwo;
-// The recorded tables hold legacy rows; engine planning has its own tests.
-constexpr CandidateSet kCandidates = CandidateSet::kLegacy;
 
 void expect_layout_is_sound(const std::vector<std::size_t>& bytes, const SegmentLayout& layout) {
   ASSERT_EQ(layout.offsets.size(), bytes.size());
