@@ -36,14 +36,14 @@ OP_ROW = re.compile(r"^ucudnn: (?:fwd|bwdd|bwdf)((?:[ \t]+[0-9.]+){12})[ \t]*$",
 def rank_main(args):
     import torch
     import torch.distributed as dist
-    from pytorch_preload_bench import resnet50
+    from pytorch_preload_bench import resnet
     rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
     gpus = torch.cuda.device_count()
     torch.cuda.set_device(int(os.environ["LOCAL_RANK"]) % gpus)
     dist.init_process_group("nccl" if world <= gpus else "gloo")
     torch.backends.cudnn.benchmark = True
     gen = torch.Generator(device="cpu").manual_seed(rank)
-    model = resnet50(torch).cuda().to(memory_format=torch.channels_last).train()
+    model = resnet(torch, 50).cuda().to(memory_format=torch.channels_last).train()
     model = torch.nn.parallel.DistributedDataParallel(model)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     x = torch.randn(args.batch, 3, 224, 224, generator=gen).cuda().contiguous(memory_format=torch.channels_last)

@@ -45,9 +45,9 @@ def parse_batches(text):
 
 def worker(args):
     import torch
-    from pytorch_preload_bench import resnet50
+    from pytorch_preload_bench import resnet
     torch.backends.cudnn.benchmark = args.worker == "benchmark"
-    model = resnet50(torch).cuda().to(memory_format=torch.channels_last).eval()
+    model = resnet(torch, 50).cuda().to(memory_format=torch.channels_last).eval()
     gen = torch.Generator(device="cpu").manual_seed(1)
     rows = []
     with torch.inference_mode(), torch.autocast("cuda", dtype=torch.float16):

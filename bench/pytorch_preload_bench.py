@@ -73,63 +73,42 @@ LAYERS = [(3, 96, 11, 4, 2, 224), (96, 256, 5, 1, 2, 27), (256, 384, 3, 1, 1, 13
           (384, 256, 3, 1, 1, 13)]  # in, out, kernel, stride, pad, input size
 
 
-def resnet18(torch):
-    """ResNet-18 (torchvision's layout), torch.nn only."""
+def resnet(torch, depth):
+    """ResNet-18 (basic blocks) or ResNet-50 (bottlenecks, v1.5: the stride on the 3x3 convolution),
+    torchvision's layout, torch.nn only."""
     nn = torch.nn
 
-    class Basic(nn.Module):
-        def __init__(self, cin, cout, stride):
-            super().__init__()
-            self.body = nn.Sequential(
-                nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True),
-                nn.Conv2d(cout, cout, 3, 1, 1, bias=False), nn.BatchNorm2d(cout))
-            self.shortcut = None
-            if stride != 1 or cin != cout:
-                self.shortcut = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
-            self.relu = nn.ReLU(inplace=True)
+    def conv_bn(cin, cout, kernel, stride=1, relu=True):
+        layers = [nn.Conv2d(cin, cout, kernel, stride, kernel // 2, bias=False), nn.BatchNorm2d(cout)]
+        return layers + [nn.ReLU(inplace=True)] if relu else layers
 
-        def forward(self, x):
-            identity = x if self.shortcut is None else self.shortcut(x)
-            return self.relu(self.body(x) + identity)
-
-    layers = [nn.Conv2d(3, 64, 7, 2, 3, bias=False), nn.BatchNorm2d(64), nn.ReLU(inplace=True),
-              nn.MaxPool2d(3, 2, 1)]
-    cin = 64
-    for width, stride in ((64, 1), (128, 2), (256, 2), (512, 2)):
-        layers += [Basic(cin, width, stride), Basic(width, width, 1)]
-        cin = width
-    layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(cin, 1000)]
-    return nn.Sequential(*layers)
-
-
-def resnet50(torch):
-    """ResNet-50 (v1.5: the stride on the 3x3 convolution, as torchvision), torch.nn only."""
-    nn = torch.nn
-
-    class Bottleneck(nn.Module):
+    class Block(nn.Module):
         def __init__(self, cin, width, stride):
             super().__init__()
-            cout = width * 4
-            self.body = nn.Sequential(
-                nn.Conv2d(cin, width, 1, bias=False), nn.BatchNorm2d(width), nn.ReLU(inplace=True),
-                nn.Conv2d(width, width, 3, stride, 1, bias=False), nn.BatchNorm2d(width), nn.ReLU(inplace=True),
-                nn.Conv2d(width, cout, 1, bias=False), nn.BatchNorm2d(cout))
+            if depth == 18:
+                self.cout = width
+                body = conv_bn(cin, width, 3, stride) + conv_bn(width, width, 3, relu=False)
+            else:
+                self.cout = width * 4
+                body = (conv_bn(cin, width, 1) + conv_bn(width, width, 3, stride) +
+                        conv_bn(width, self.cout, 1, relu=False))
+            self.body = nn.Sequential(*body)
             self.shortcut = None
-            if stride != 1 or cin != cout:
-                self.shortcut = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
+            if stride != 1 or cin != self.cout:
+                self.shortcut = nn.Sequential(*conv_bn(cin, self.cout, 1, stride, relu=False))
             self.relu = nn.ReLU(inplace=True)
 
         def forward(self, x):
             identity = x if self.shortcut is None else self.shortcut(x)
             return self.relu(self.body(x) + identity)
 
-    layers = [nn.Conv2d(3, 64, 7, 2, 3, bias=False), nn.BatchNorm2d(64), nn.ReLU(inplace=True),
-              nn.MaxPool2d(3, 2, 1)]
+    blocks_per_stage = {18: (2, 2, 2, 2), 50: (3, 4, 6, 3)}[depth]
+    layers = conv_bn(3, 64, 7, 2) + [nn.MaxPool2d(3, 2, 1)]
     cin = 64
-    for width, blocks, stride in ((64, 3, 1), (128, 4, 2), (256, 6, 2), (512, 3, 2)):
+    for width, blocks, stride in zip((64, 128, 256, 512), blocks_per_stage, (1, 2, 2, 2)):
         for i in range(blocks):
-            layers.append(Bottleneck(cin, width, stride if i == 0 else 1))
-            cin = width * 4
+            layers.append(Block(cin, width, stride if i == 0 else 1))
+            cin = layers[-1].cout
     layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(cin, 1000)]
     return nn.Sequential(*layers)
 
@@ -158,9 +137,9 @@ def alexnet_step(torch, args, device):
 def resnet_step(torch, args, device):
     """ResNet under autocast, channels_last: (step, modules whose gradients to keep)."""
     gen = torch.Generator(device="cpu").manual_seed(1)
-    net = resnet18 if args.model.startswith("resnet18") else resnet50
+    depth = 18 if args.model.startswith("resnet18") else 50
     dtype = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": None}[args.model[-4:]]
-    model = net(torch).to(device).to(memory_format=torch.channels_last).train()
+    model = resnet(torch, depth).to(device).to(memory_format=torch.channels_last).train()
     x = torch.randn(args.batch, 3, 224, 224, generator=gen).to(device).contiguous(memory_format=torch.channels_last)
     labels = torch.randint(0, 1000, (args.batch,), generator=gen).to(device)
 
