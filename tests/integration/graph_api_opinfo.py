@@ -44,6 +44,7 @@ import time
 import types
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from accuracy_check import AccuracyCheck, add_accuracy_arguments  # noqa: E402
 from ucudnn_launch import (add_launch_arguments, check_launch_arguments, describe_launch, front_ends,  # noqa: E402
                            graph_statistics, op_table, run_side, statistics_lines)
 
@@ -251,51 +252,30 @@ def max_error(torch, value, reference):
 
 
 def compare(torch, plain, other, floor):
-    """Checks of one ucudnn run against the plain run: (failures, checked tensors, worst cases, skipped)."""
-    failures, checked, skipped, worst = [], 0, [], []
+    """The AccuracyCheck of one ucudnn run against the plain run."""
+    accuracy = AccuracyCheck()
     for p, u in zip(plain["samples"], other["samples"]):
         label = f'{p["op"]}{"." + p["variant"] if p["variant"] else ""} {p["dtype"]} #{p["index"]} ({p["shapes"]})'
-        if "error" in p or "ref.error" in p:
-            skipped.append(f'{label}: plain run failed: {p.get("error") or p.get("ref.error")}')
-            continue
-        if "error" in u:
-            failures.append(f"{label}: failed under ucudnn only: {u['error']}")
+        if accuracy.failed_runs(label, p.get("error") or p.get("ref.error"), u.get("error")):
             continue
         tensors = [("output", p["out"], u["out"], p["ref.out"])]
         tensors += [(f"grad {n}", p["grads"].get(n), u["grads"].get(n), p["ref.grads"].get(n)) for n in p["ref.grads"]]
         for what, pv, uv, ref in tensors:
-            checked += 1
             scale = ref.abs().max().item() if ref is not None and ref.numel() else 0.0
-            e_plain = max_error(torch, pv, ref)
-            e_ucudnn = max_error(torch, uv, ref)
-            bound = max(2 * e_plain, floor[p["dtype"]] * max(1.0, scale))
-            ratio = e_ucudnn / bound if bound > 0 else (0.0 if e_ucudnn == 0 else math.inf)
-            line = (f"{label} {what}: error {e_ucudnn:.3e}, plain's {e_plain:.3e}, bound {bound:.3e} "
-                    f"(max |FP64| {scale:.3g})")
-            worst.append((ratio, line))
-            if not e_ucudnn <= bound:
-                failures.append(line)
-    worst.sort(key=lambda item: -item[0])
-    return failures, checked, worst, skipped
+            accuracy.check(f"{label} {what}", max_error(torch, uv, ref), max_error(torch, pv, ref), scale,
+                           floor[p["dtype"]])
+    return accuracy
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_launch_arguments(parser)
-    parser.add_argument("--limits", default="64KiB,1MiB", help="per-kernel workspace limits, one ucudnn run each")
-    parser.add_argument("--dtypes", default=",".join(DTYPES), help="comma-separated, of: " + ", ".join(DTYPES))
+    add_accuracy_arguments(parser, DTYPES, timeout=540, show=8)
     parser.add_argument("--ops", default="", help="comma-separated OpInfo names (default: all six)")
     parser.add_argument("--max-samples", type=int, default=0, help="at most this many samples per op, variant and dtype")
     parser.add_argument("--tf32", action="store_true", help="TF32 on (PyTorch's default for cuDNN) in every run")
-    parser.add_argument("--seed", type=int, default=None, help="repeat a run: the seed it printed")
-    parser.add_argument("--out", help="folder for the children's logs and the JSON summary")
-    parser.add_argument("--timeout", type=int, default=540, help="seconds per child")
-    parser.add_argument("--show", type=int, default=8, help="worst cases listed per run")
-    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--make-samples", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--reference", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--samples", help=argparse.SUPPRESS)
-    parser.add_argument("--results", help=argparse.SUPPRESS)
     # --device cpu: the plumbing alone, on a machine without a GPU (nothing reaches cuDNN).
     parser.add_argument("--device", default="cuda", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -347,18 +327,12 @@ def main():
                 failed += 1
                 continue
             other = torch.load(results, weights_only=False)
-            failures, checked, worst, skipped = compare(torch, plain, other, floor)
-            record.update(checked=checked, failures=failures, skipped=skipped, worst=[w for _, w in worst[:args.show]])
-            print(f"[{limit}] {checked} tensors checked in {seconds:.1f} s, {len(failures)} failed, "
-                  f"{len(skipped)} samples skipped (failed in the plain run too)")
-            for line in failures[:40]:
-                print(f"FAIL [{limit}] {line}")
-            print(f"[{limit}] worst against the bound (error / bound):")
-            for ratio, line in worst[:args.show]:
-                print(f"    {ratio:6.3f}  {line}")
-            for line in skipped[:5]:
-                print(f"    skipped: {line}")
-            failed += len(failures)
+            accuracy = compare(torch, plain, other, floor)
+            accuracy.record_into(record, args.show)
+            print(f"[{limit}] {accuracy.checked} tensors checked in {seconds:.1f} s, {len(accuracy.failures)} failed, "
+                  f"{len(accuracy.skipped)} samples skipped (failed in the plain run too)")
+            accuracy.print_details(limit, args.show, failures_shown=40)
+            failed += len(accuracy.failures)
             for line in statistics_lines(done.stderr):
                 print(f"    {line}")
             if stats is None:

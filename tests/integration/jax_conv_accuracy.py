@@ -30,6 +30,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from accuracy_check import AccuracyCheck, add_accuracy_arguments  # noqa: E402
 from ucudnn_launch import (add_launch_arguments, check_launch_arguments, describe_launch, graph_statistics,  # noqa: E402
                            op_table, run_side, statistics_lines)
 
@@ -129,44 +130,23 @@ def child(args, extra, limit=None, name="plain"):
 
 
 def compare(np, plain, other):
-    """(failures, checked, worst (ratio, line) sorted, skipped) of one ucudnn run against plain."""
-    failures, worst, skipped, checked = [], [], [], 0
+    """The AccuracyCheck of one ucudnn run against the plain run."""
+    accuracy = AccuracyCheck()
     for key, p in plain["cases"].items():
         u = other["cases"].get(key, {"error": "missing"})
-        if "error" in p:
-            skipped.append(f"{key}: plain failed: {p['error']}")
-            continue
-        if "error" in u:
-            failures.append(f"{key}: failed under ucudnn only: {u['error']}")
+        if accuracy.failed_runs(key, p.get("error"), u.get("error")):
             continue
         dtype = key.rsplit(" ", 1)[1]
         for what, pv, uv, ref in zip(QUANTITIES, p["gpu"], u["gpu"], p["reference"]):
-            checked += 1
-            scale = float(np.abs(ref).max())
-            e_plain = float(np.abs(pv - ref).max())
-            e_ucudnn = float(np.abs(uv - ref).max())
-            bound = max(2 * e_plain, FLOOR[dtype] * max(1.0, scale))
-            line = (f"{key} {what}: error {e_ucudnn:.3e}, plain's {e_plain:.3e}, bound {bound:.3e} "
-                    f"(max |FP64| {scale:.3g})")
-            worst.append((e_ucudnn / bound, line))
-            if not e_ucudnn <= bound:  # NaN fails too
-                failures.append(line)
-    worst.sort(key=lambda item: -item[0])
-    return failures, checked, worst, skipped
+            accuracy.check(f"{key} {what}", float(np.abs(uv - ref).max()), float(np.abs(pv - ref).max()),
+                           float(np.abs(ref).max()), FLOOR[dtype])
+    return accuracy
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_launch_arguments(parser)
-    parser.add_argument("--limits", default="64KiB,1MiB", help="per-kernel workspace limits, one ucudnn run each")
-    parser.add_argument("--dtypes", default=",".join(DTYPES), help="comma-separated, of: " + ", ".join(DTYPES))
-    parser.add_argument("--seed", type=int, default=None, help="repeat a run: the seed it printed")
-    parser.add_argument("--out", help="folder for the children's logs and the JSON summary")
-    parser.add_argument("--timeout", type=int, default=400, help="seconds per child")
-    parser.add_argument("--show", type=int, default=6, help="worst cases listed per run")
-    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--reference", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--results", help=argparse.SUPPRESS)
+    add_accuracy_arguments(parser, DTYPES, timeout=400, show=6)
     # --device cpu: the worker's plumbing alone, on a machine without a GPU.
     parser.add_argument("--device", default="gpu", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -211,19 +191,14 @@ def main():
                 print(f"FAIL [{limit}] the ucudnn run failed ({done.returncode}): {done.stderr.strip()[-2000:]}")
                 failed += 1
                 continue
-            failures, checked, worst, skipped = compare(np, plain, np.load(results, allow_pickle=True).item())
-            record.update(checked=checked, failures=failures, skipped=skipped, worst=[w for _, w in worst[:args.show]])
+            accuracy = compare(np, plain, np.load(results, allow_pickle=True).item())
+            accuracy.record_into(record, args.show)
             split = sum(row["split"] for row in ops.values())
-            print(f"[{limit}] {checked} tensors checked in {seconds:.1f} s, {len(failures)} failed, "
-                  f"{len(skipped)} cases skipped (failed plain too); {split} convolutions split into micro-batches")
-            for line in failures:
-                print(f"FAIL [{limit}] {line}")
-            print(f"[{limit}] worst against the bound (error / bound):")
-            for ratio, line in worst[:args.show]:
-                print(f"    {ratio:6.3f}  {line}")
-            for line in skipped[:5]:
-                print(f"    skipped: {line}")
-            failed += len(failures)
+            print(f"[{limit}] {accuracy.checked} tensors checked in {seconds:.1f} s, {len(accuracy.failures)} failed, "
+                  f"{len(accuracy.skipped)} cases skipped (failed plain too); {split} convolutions split into "
+                  "micro-batches")
+            accuracy.print_details(limit, args.show)
+            failed += len(accuracy.failures)
             if not stats or stats["plans_intercepted"] == 0:
                 print(f"FAIL [{limit}] no graph-API plan intercepted: ucudnn did not reach XLA's convolutions")
                 failed += 1
