@@ -38,7 +38,7 @@ namespace {
 using ucudnn::testing::TempDir;
 namespace fs = std::filesystem;
 
-// ---- 6. results that must be checked ----------------------------------------------------------
+// ---- results that must be checked ---------------------------------------------------------------
 
 TEST(DatabaseHardening, AFailedBindFailsTheStatement) {
   sqlite3* raw = nullptr;

@@ -41,7 +41,7 @@ long long row_count(BenchmarkDatabase& db) {
   return stats.ok() ? stats->rows : -1;
 }
 
-// ---- 1. a writer killed in rollback-journal mode ----------------------------------------------
+// ---- a writer killed in rollback-journal mode ---------------------------------------------------
 
 // A database of `committed` rows in `delete` journal mode, and a child that began a large write
 // transaction on it (its pages spilled into the file: the small cache forces it) and was killed
@@ -123,7 +123,7 @@ TEST(DatabaseHardening, KilledRollbackJournalWriterIsRolledBackWhenWriting) {
   EXPECT_EQ(row_count(**db), 252);
 }
 
-// The issue's own repro, through the library: an import killed while it writes.
+// An import killed while it writes, through the library.
 TEST(DatabaseHardening, ImportKilledWhileWritingLeavesOnlyCommittedRows) {
   TempDir dir;
   const std::string path = (dir.path() / "import.db").string();
@@ -159,7 +159,7 @@ TEST(DatabaseHardening, ImportKilledWhileWritingLeavesOnlyCommittedRows) {
   EXPECT_TRUE((*looked)->verify().ok());
 }
 
-// ---- 2. file names with URI syntax in them ----------------------------------------------------
+// ---- file names with URI syntax in them ---------------------------------------------------------
 
 const char* const kUriLikeNames[] = {"h#1.db", "q?x.db", "p%41.db", "s p&mode=ro.db"};
 
@@ -212,7 +212,7 @@ TEST(DatabaseHardening, ForeignFileAtAUriLikeNameIsRefusedByteIdentical) {
   EXPECT_EQ(read_bytes(decoy), decoy_bytes);
 }
 
-// ---- 3. the journal mode asked for is the one used --------------------------------------------
+// ---- the journal mode asked for is the one used -------------------------------------------------
 
 TEST(DatabaseHardening, AskingForDeleteWhileAnotherConnectionUsesWalFailsNamingTheMode) {
   TempDir dir;
@@ -239,7 +239,7 @@ TEST(DatabaseHardening, AskingForDeleteWhileAnotherConnectionUsesWalFailsNamingT
   EXPECT_EQ(row_count(**db), 3);
 }
 
-// ---- 5. nothing left beside a file that was refused, no stuck permissions ----------------------
+// ---- nothing left beside a file that was refused, no stuck permissions --------------------------
 
 TEST(DatabaseHardening, RefusingCorruptOrForeignWalFilesCreatesNothingBesideThem) {
   TempDir dir;

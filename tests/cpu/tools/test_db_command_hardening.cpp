@@ -74,7 +74,7 @@ class DbCommandHardening : public ::testing::Test {
   testing::ScopedVariable no_journal_{"UCUDNN_DATABASE_JOURNAL", std::nullopt};
 };
 
-// ---- 4. export onto the database ----------------------------------------------------------------
+// ---- export onto the database -------------------------------------------------------------------
 
 TEST_F(DbCommandHardening, ExportOntoTheDatabaseIsRefusedAndTheDatabaseKept) {
   ASSERT_EQ(run(import_args(alexnet_, db_)).status, 0);
@@ -170,7 +170,7 @@ TEST_F(DbCommandHardening, ExportRefusesRowsThatTheTableFormatCannotHold) {
   EXPECT_FALSE(exists(output));
 }
 
-// ---- 13. the export is the table that plan and db import read -------------------------------------
+// ---- the export is the table that plan and db import read ---------------------------------------
 
 TEST_F(DbCommandHardening, ExportedTableReadsBackIntoImportAndPlan) {
   ASSERT_EQ(run(import_args(alexnet_, db_)).status, 0);
@@ -249,7 +249,7 @@ TEST_F(DbCommandHardening, ExportOfSeveralDevicesNamesTheOptionThatSelectsOne) {
   EXPECT_EQ(by_version.status, 0) << by_version.err;
 }
 
-// ---- 6. verify names what a damaged schema lacks ------------------------------------------------
+// ---- verify names what a damaged schema lacks ---------------------------------------------------
 
 TEST_F(DbCommandHardening, VerifyFailsOnADatabaseWithoutItsMeasurementsTable) {
   ASSERT_EQ(run(import_args(alexnet_, db_)).status, 0);
@@ -260,7 +260,7 @@ TEST_F(DbCommandHardening, VerifyFailsOnADatabaseWithoutItsMeasurementsTable) {
   expect_error({"db", "verify", "--database", db_}, kExitDataError, "measurements");
 }
 
-// ---- 1. the repro: an import killed while it writes, in rollback-journal mode ----------
+// ---- an import killed while it writes, in rollback-journal mode ---------------------------------
 // A guard: whether the old code failed here depends on which pages the kill catches in
 // the file; DatabaseHardening.KilledRollbackJournalWriter* reproduce it deterministically.
 

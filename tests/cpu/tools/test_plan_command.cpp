@@ -151,7 +151,7 @@ TEST_F(PlanCommand, AlexNetAt64MiBAgreesWithTheTable) {
   }
   EXPECT_NEAR(json["total_time_ms"].get<double>(), planned_sum, 1e-6);
   EXPECT_NEAR(json["undivided_total_time_ms"].get<double>(), undivided_sum, 1e-6);
-  // The issue's ~21 ms against ~64 ms, rounded to whole milliseconds.
+  // The recorded AlexNet table plans to ~21 ms against ~64 ms undivided, rounded to whole milliseconds.
   EXPECT_NEAR(planned_sum, 21.0, 1.0);
   EXPECT_NEAR(undivided_sum, 64.0, 2.0);
 }

@@ -71,7 +71,7 @@ TEST_F(StrictIntegerOptions, DbImportRefusesEveryNonDecimalSpellingNamingOptionA
 }
 
 TEST_F(StrictIntegerOptions, DbImportRefusesOctalAndHexThatLookLikeRealGpus) {
-  // The three: each was stored as another number, and the import exited 0.
+  // Each of these three used to be stored as another number, the import exiting 0.
   expect_error(import_args("--sm-count", "0132"), kExitUsageError, "--sm-count");
   expect_error(import_args("--cuda-version", "013000"), kExitUsageError, "--cuda-version");
   expect_error(import_args("--compute-capability", "0x5A"), kExitUsageError, "--compute-capability");
