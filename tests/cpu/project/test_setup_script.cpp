@@ -50,7 +50,11 @@ struct SetupRun {
   std::string apt_log;
 };
 
-SetupRun run_setup(const TempDir& dir, const std::string& lock_wait) {
+// tests/setup.sh over fresh stand-ins (make_stand_ins) with UCUDNN_APT_LOCK_WAIT=`lock_wait`.
+SetupRun run_setup(int lock_failures, int final_status, const std::string& final_message,
+                   const std::string& lock_wait) {
+  TempDir dir;
+  make_stand_ins(dir, lock_failures, final_status, final_message);
   const auto output = dir.path() / "output.txt";
   const std::string command = "PATH='" + (dir.path() / "bin").string() + "':\"$PATH\" UCUDNN_APT_LOCK_WAIT=" + lock_wait +
                               " bash '" + UCUDNN_SOURCE_DIR + "/tests/setup.sh' >'" + output.string() + "' 2>&1";
@@ -63,9 +67,7 @@ SetupRun run_setup(const TempDir& dir, const std::string& lock_wait) {
 }
 
 TEST(SetupScript, WaitsForAHeldAptLockAndThenInstalls) {
-  TempDir dir;
-  make_stand_ins(dir, 2, 0, "");
-  const SetupRun run = run_setup(dir, "20");
+  const SetupRun run = run_setup(2, 0, "", "20");
   EXPECT_EQ(run.status, 0) << run.output;
   EXPECT_NE(run.output.find("holds the package lock; waiting"), std::string::npos) << run.output;
   EXPECT_NE(run.apt_log.find("install -y -qq cmake g++"), std::string::npos) << run.apt_log;
@@ -73,27 +75,21 @@ TEST(SetupScript, WaitsForAHeldAptLockAndThenInstalls) {
 }
 
 TEST(SetupScript, GivesUpOnALockHeldPastTheWaitWithAptsMessage) {
-  TempDir dir;
-  make_stand_ins(dir, 1000, 0, "");
-  const SetupRun run = run_setup(dir, "2");
+  const SetupRun run = run_setup(1000, 0, "", "2");
   EXPECT_NE(run.status, 0) << run.output;
   EXPECT_NE(run.output.find("Could not get lock"), std::string::npos) << run.output;
   EXPECT_EQ(run.apt_log.find("install"), std::string::npos) << "installed without the lock: " << run.apt_log;
 }
 
 TEST(SetupScript, AnyOtherAptFailureStopsWithAptsMessage) {
-  TempDir dir;
-  make_stand_ins(dir, 0, 100, "E: Unable to locate package libcli11-dev");
-  const SetupRun run = run_setup(dir, "20");
+  const SetupRun run = run_setup(0, 100, "E: Unable to locate package libcli11-dev", "20");
   EXPECT_NE(run.status, 0) << run.output;
   EXPECT_NE(run.output.find("Unable to locate package libcli11-dev"), std::string::npos) << run.output;
   EXPECT_EQ(run.output.find("waiting"), std::string::npos) << "not a lock: no waiting\n" << run.output;
 }
 
 TEST(SetupScript, RefusesAWaitThatIsNotANumber) {
-  TempDir dir;
-  make_stand_ins(dir, 0, 0, "");
-  const SetupRun run = run_setup(dir, "soon");
+  const SetupRun run = run_setup(0, 0, "", "soon");
   EXPECT_EQ(run.status, 2) << run.output;
   EXPECT_NE(run.output.find("UCUDNN_APT_LOCK_WAIT"), std::string::npos) << run.output;
 }
