@@ -41,27 +41,24 @@ Status list_algorithms(bool measure, cudnnHandle_t handle, ConvOp op, const Conv
     case ConvOp::kForward: {
       const auto call = measure ? cudnnFindConvolutionForwardAlgorithm : cudnnGetConvolutionForwardAlgorithm_v7;
       const char* name = measure ? "cudnnFindConvolutionForwardAlgorithm" : "cudnnGetConvolutionForwardAlgorithm_v7";
-      return read_listing<cudnnConvolutionFwdAlgoPerf_t>(name, out, [&](auto* r, int* count) {
-        return call(handle, d.x, d.w, d.conv, d.y, kMaxResults, count, r);
-      });
+      return read_listing<cudnnConvolutionFwdAlgoPerf_t>(
+          name, out, [&](auto* r, int* count) { return call(handle, d.x, d.w, d.conv, d.y, kMaxResults, count, r); });
     }
     case ConvOp::kBackwardData: {
       const auto call =
           measure ? cudnnFindConvolutionBackwardDataAlgorithm : cudnnGetConvolutionBackwardDataAlgorithm_v7;
       const char* name =
           measure ? "cudnnFindConvolutionBackwardDataAlgorithm" : "cudnnGetConvolutionBackwardDataAlgorithm_v7";
-      return read_listing<cudnnConvolutionBwdDataAlgoPerf_t>(name, out, [&](auto* r, int* count) {
-        return call(handle, d.w, d.y, d.conv, d.x, kMaxResults, count, r);
-      });
+      return read_listing<cudnnConvolutionBwdDataAlgoPerf_t>(
+          name, out, [&](auto* r, int* count) { return call(handle, d.w, d.y, d.conv, d.x, kMaxResults, count, r); });
     }
     case ConvOp::kBackwardFilter: {
       const auto call =
           measure ? cudnnFindConvolutionBackwardFilterAlgorithm : cudnnGetConvolutionBackwardFilterAlgorithm_v7;
       const char* name =
           measure ? "cudnnFindConvolutionBackwardFilterAlgorithm" : "cudnnGetConvolutionBackwardFilterAlgorithm_v7";
-      return read_listing<cudnnConvolutionBwdFilterAlgoPerf_t>(name, out, [&](auto* r, int* count) {
-        return call(handle, d.x, d.y, d.conv, d.w, kMaxResults, count, r);
-      });
+      return read_listing<cudnnConvolutionBwdFilterAlgoPerf_t>(
+          name, out, [&](auto* r, int* count) { return call(handle, d.x, d.y, d.conv, d.w, kMaxResults, count, r); });
     }
   }
   return Status::success();

@@ -25,7 +25,8 @@ inline std::vector<std::vector<std::string>> sqlite_rows(const std::string& path
   const int flags = SQLITE_OPEN_READONLY | (immutable ? SQLITE_OPEN_URI : 0);
   EXPECT_EQ(sqlite3_open_v2(name.c_str(), &db, flags, nullptr), SQLITE_OK) << path;
   sqlite3_stmt* statement = nullptr;
-  EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &statement, nullptr), SQLITE_OK) << sqlite3_errmsg(db) << ": " << sql;
+  EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &statement, nullptr), SQLITE_OK)
+      << sqlite3_errmsg(db) << ": " << sql;
   while (statement && sqlite3_step(statement) == SQLITE_ROW) {
     std::vector<std::string> row;
     for (int c = 0; c < sqlite3_column_count(statement); ++c) {

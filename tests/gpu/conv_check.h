@@ -54,8 +54,7 @@ struct ReferenceKernel {
 };
 /// The problem's ops, in op order, that plain cuDNN has an algorithm for within `workspace_limit`.
 /// A key the library cannot read fails the test (EXPECT) and leaves its op out.
-std::vector<ReferenceKernel> reference_kernels(cudnnHandle_t plain, const ConvProblem& problem,
-                                               size_t workspace_limit);
+std::vector<ReferenceKernel> reference_kernels(cudnnHandle_t plain, const ConvProblem& problem, size_t workspace_limit);
 
 /// Plain cuDNN's convolution call of `op` (x, w, y in forward naming), written out in the tests so
 /// the reference shares no code with the library under test.

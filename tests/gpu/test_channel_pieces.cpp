@@ -111,7 +111,8 @@ TEST_F(ChannelPieces, PiecesOfOutputChannelsMatchPlainCudnnOnTheWholeKernel) {
       OpTensors t(p, op);
       ASSERT_TRUE(t.allocated());
       t.fill_random(rng);
-      ASSERT_EQ(t.run_reference(plain_, algo, scale[0], scale[1], workspace_->get(), kAmpleWorkspace), CUDNN_STATUS_SUCCESS);
+      ASSERT_EQ(t.run_reference(plain_, algo, scale[0], scale[1], workspace_->get(), kAmpleWorkspace),
+                CUDNN_STATUS_SUCCESS);
       DeviceArray start(t.output().elements(), spec.data_type);  // what beta reads, for each plan
       ASSERT_TRUE(start.get());
       start.copy_from(t.output());
@@ -132,8 +133,8 @@ TEST_F(ChannelPieces, PiecesOfOutputChannelsMatchPlainCudnnOnTheWholeKernel) {
           continue;
         }
         t.output().copy_from(start);
-        const ucudnn::Status ran =
-            plan->execute(plain_, &scale[0], &scale[1], {t.x.get(), t.w.get(), t.y.get()}, workspace_->get(), kAmpleWorkspace);
+        const ucudnn::Status ran = plan->execute(plain_, &scale[0], &scale[1], {t.x.get(), t.w.get(), t.y.get()},
+                                                 workspace_->get(), kAmpleWorkspace);
         if (!ran.ok()) {  // cuDNN refuses the strided slice with this algorithm
           ++refused;
           continue;
@@ -160,9 +161,10 @@ TEST_F(ChannelPieces, PiecesOfOutputChannelsMatchPlainCudnnOnTheWholeKernel) {
   long long piece_calls = 0;
   for (int op = 0; op < 3; ++op) piece_calls += kinds.op[op].channelPieceCalls;
   EXPECT_EQ(piece_calls - piece_calls_before, checked) << "the statistics count every call run in pieces";
-  std::printf("[ pieces ] seed %u: %d piece plans checked (%d of engines, %d backward data), %d refused by cuDNN; "
-              "%d against FP64, worst error %.2fx the undivided call's\n",
-              rng.first_seed, checked, engines_checked, data_checked, refused, fp64_checked, worst_ratio);
+  std::printf(
+      "[ pieces ] seed %u: %d piece plans checked (%d of engines, %d backward data), %d refused by cuDNN; "
+      "%d against FP64, worst error %.2fx the undivided call's\n",
+      rng.first_seed, checked, engines_checked, data_checked, refused, fp64_checked, worst_ratio);
   EXPECT_GE(checked, 60);
   EXPECT_GE(engines_checked, 10);
   EXPECT_GE(data_checked, 10);

@@ -16,7 +16,6 @@
 namespace ucudnn_test {
 namespace {
 
-
 class EnginePlans : public PlanExecutionTest {};
 
 // A random micro-batch split whose every micro-batch starts 16-byte aligned (engine plans promise
@@ -102,8 +101,8 @@ TEST_F(EnginePlans, RandomSplitsOverOfferedEnginesMatchPlainCudnn) {
       OpTensors t(p, op);
       ASSERT_TRUE(t.allocated());
       t.fill_random(rng);
-      const ucudnn::Status ran =
-          plan->execute(plain_, &scale[0], &scale[1], {t.x.get(), t.w.get(), t.y.get()}, workspace_->get(), kAmpleWorkspace);
+      const ucudnn::Status ran = plan->execute(plain_, &scale[0], &scale[1], {t.x.get(), t.w.get(), t.y.get()},
+                                               workspace_->get(), kAmpleWorkspace);
       ASSERT_TRUE(ran.ok()) << ran.message();
       ASSERT_EQ(t.run_reference(plain_, reference_algo, scale[0], scale[1], workspace_->get(), kAmpleWorkspace),
                 CUDNN_STATUS_SUCCESS);

@@ -10,7 +10,6 @@
 namespace ucudnn_test {
 namespace {
 
-
 class ForcedSplits : public PlanExecutionTest {};
 
 TEST_F(ForcedSplits, RandomMicroBatchesOfOneAlgorithmMatchPlainCudnn) {
@@ -42,13 +41,14 @@ TEST_F(ForcedSplits, RandomMicroBatchesOfOneAlgorithmMatchPlainCudnn) {
       ASSERT_TRUE(t.allocated());
       t.fill_random(rng);
 
-      const ucudnn::Status split =
-          plan->execute(plain_, &scale[0], &scale[1], {t.x.get(), t.w.get(), t.y.get()}, workspace_->get(), kAmpleWorkspace);
+      const ucudnn::Status split = plan->execute(plain_, &scale[0], &scale[1], {t.x.get(), t.w.get(), t.y.get()},
+                                                 workspace_->get(), kAmpleWorkspace);
       if (!split.ok()) {  // the algorithm does not run at some micro-batch size
         ++skipped;
         continue;
       }
-      ASSERT_EQ(t.run_reference(plain_, algo, scale[0], scale[1], workspace_->get(), kAmpleWorkspace), CUDNN_STATUS_SUCCESS);
+      ASSERT_EQ(t.run_reference(plain_, algo, scale[0], scale[1], workspace_->get(), kAmpleWorkspace),
+                CUDNN_STATUS_SUCCESS);
       CUDA_OK(cudaDeviceSynchronize());
       EXPECT_LE(t.error(), tolerance(spec, true));
       ++checked;

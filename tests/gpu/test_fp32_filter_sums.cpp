@@ -18,7 +18,6 @@
 namespace ucudnn_test {
 namespace {
 
-
 class Fp32FilterSums : public PlanExecutionTest {};
 
 ConvSpec spec_of(int n, int c, int k, std::vector<int> spatial, std::vector<int> filter, int pad, int stride,

@@ -12,7 +12,6 @@
 namespace ucudnn_test {
 namespace {
 
-
 class GraphReplay : public UcudnnTest {};
 
 long long replayed(UcudnnConvolutionOp_t op) {

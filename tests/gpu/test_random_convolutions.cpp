@@ -68,9 +68,10 @@ TEST_F(RandomConvolutions, EveryOpMatchesPlainCudnnUnderAllAndPowerOfTwo) {
       }
     }
   }
-  std::printf("[ random ] seed %u: %d checks (%d against the plan's own algorithm), %d on split plans, %d skipped "
-              "(plain cuDNN could not run them)\n",
-              rng.first_seed, checked, same_algorithm, split, skipped);
+  std::printf(
+      "[ random ] seed %u: %d checks (%d against the plan's own algorithm), %d on split plans, %d skipped "
+      "(plain cuDNN could not run them)\n",
+      rng.first_seed, checked, same_algorithm, split, skipped);
   EXPECT_GE(same_algorithm, checked * 3 / 4) << "most checks must isolate the splitting";
   EXPECT_GE(checked, cases * 2 * 3 * 3 / 2) << "too many cases skipped to say much";
 }

@@ -362,8 +362,8 @@ TEST(MeasurementCsvParser, MicroBatchAboveTheMaximumIsRefusedNamingTheMaximum) {
 
 TEST(MeasurementCsvParser, LayerNameThatIsNotUtf8IsRefusedNamingTheLine) {
   expect_error("ok,fwd,1,0,0,1.0,0\nconv\xff,fwd,1,0,0,1.0,0\n", 2, "layer name is not valid UTF-8");
-  expect_error("conv\xc3,fwd,1,0,0,1.0,0\n", 1, "not valid UTF-8");        // truncated sequence
-  expect_error("conv\xc0\xaf,fwd,1,0,0,1.0,0\n", 1, "not valid UTF-8");    // overlong '/'
+  expect_error("conv\xc3,fwd,1,0,0,1.0,0\n", 1, "not valid UTF-8");          // truncated sequence
+  expect_error("conv\xc0\xaf,fwd,1,0,0,1.0,0\n", 1, "not valid UTF-8");      // overlong '/'
   expect_error("conv\xed\xa0\x80,fwd,1,0,0,1.0,0\n", 1, "not valid UTF-8");  // surrogate
   const auto accented = parse("conv_\xc3\xa9t\xc3\xa9_\xe2\x82\xac,fwd,1,0,0,1.0,0\n");
   ASSERT_TRUE(accented.ok()) << accented.message();
@@ -398,10 +398,10 @@ TEST(MeasurementCsvParser, ByteOrderMarkAtTheStartIsSkipped) {
 
 TEST(MeasurementCsvParser, DuplicateRowIsRefusedWithTheLinesOfBoth) {
   expect_error(std::string(kHeader) +
-                         "k,fwd,4,1,0,2.0,0\n"
-                         "k,fwd,2,1,0,1.0,0\n"
-                         "k,fwd,4,1,0,1.5,0\n",
-                     4, "duplicate row for k fwd micro-batch 4 algo 1 math_type 0 (first at line 2)");
+                   "k,fwd,4,1,0,2.0,0\n"
+                   "k,fwd,2,1,0,1.0,0\n"
+                   "k,fwd,4,1,0,1.5,0\n",
+               4, "duplicate row for k fwd micro-batch 4 algo 1 math_type 0 (first at line 2)");
   // Another math type, op or layer is another row.
   const auto distinct = parse("k,fwd,4,1,0,2.0,0\nk,fwd,4,1,1,2.0,0\nk,bwdd,4,1,0,2.0,0\nj,fwd,4,1,0,2.0,0\n");
   EXPECT_TRUE(distinct.ok()) << distinct.message();
@@ -415,7 +415,9 @@ TEST(MeasurementCsvParser, NegativeZeroTimeIsReadAsZero) {
 }
 
 TEST(MeasurementCsvParser, NulByteInALineIsAnErrorNamingFileAndLine) {
-  expect_error(bytes("k,fwd,1,0,0,5\0" "999,0\n"), 1, "NUL byte");
+  expect_error(bytes("k,fwd,1,0,0,5\0"
+                     "999,0\n"),
+               1, "NUL byte");
   expect_error(bytes("k,fwd,1,0,0,1.0,0\nk\0x,fwd,2,0,0,1.0,0\n"), 2, "NUL byte");
 }
 

@@ -251,9 +251,8 @@ TEST(WdOptimizer, AlexNetAt120MiBBeatsEightMiBPerKernel) {
   EXPECT_LT(solution.time_ms, wr_total);
   EXPECT_LT(wr_total, undivided_total);
 
-  std::printf("AlexNet WD at 120 MiB: %.3f ms, %s used, %d variables, solved in %.3f ms\n",
-              solution.time_ms, format_byte_size(solution.workspace_bytes).c_str(),
-              solution.variables, solution.solve_ms);
+  std::printf("AlexNet WD at 120 MiB: %.3f ms, %s used, %d variables, solved in %.3f ms\n", solution.time_ms,
+              format_byte_size(solution.workspace_bytes).c_str(), solution.variables, solution.solve_ms);
   std::printf("  WR at 8 MiB per kernel: %.3f ms; undivided within 8 MiB: %.3f ms\n", wr_total,
               undivided_total);
   for (std::size_t k = 0; k < kernels.size(); ++k) {
@@ -300,9 +299,8 @@ TEST(WdOptimizer, ResNet50SizedProgramSolvesQuickly) {
 
   WdSolution solution;
   ASSERT_NO_FATAL_FAILURE(solve_to_the_optimum(kernels, budget, &solution));
-  std::printf("ResNet-50-sized WD: %zu kernels, %d variables, budget %s, solved in %.3f ms\n",
-              kernels.size(), solution.variables, format_byte_size(budget).c_str(),
-              solution.solve_ms);
+  std::printf("ResNet-50-sized WD: %zu kernels, %d variables, budget %s, solved in %.3f ms\n", kernels.size(),
+              solution.variables, format_byte_size(budget).c_str(), solution.solve_ms);
   EXPECT_GT(solution.variables, 450);
   EXPECT_LT(solution.solve_ms, 1000.0);  // a sanity bound, not a timing target
 }

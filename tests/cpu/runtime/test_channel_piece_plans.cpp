@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "core/cudnn_values.h"
-#include "optimize/channel_pieces.h"
 #include "measurement_rows.h"
+#include "optimize/channel_pieces.h"
 #include "recorded_planning.h"
 
 namespace ucudnn {

@@ -4,8 +4,8 @@
 
 #include <functional>
 
-#include "core/conv_key.h"
 #include "caller_descriptors.h"
+#include "core/conv_key.h"
 #include "runtime/descriptors.h"
 
 namespace ucudnn {

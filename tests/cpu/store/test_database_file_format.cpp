@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "core/conv_layer.h"
-#include "store/database.h"
 #include "database_test_support.h"
 #include "sqlite_rows.h"
+#include "store/database.h"
 #include "test_helpers.h"
 #include "version_1_database.h"
 #include "version_2_database.h"

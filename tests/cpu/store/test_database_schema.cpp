@@ -22,13 +22,13 @@
 
 #include "core/candidate_kinds.h"
 #include "core/conv_layer.h"
-#include "store/database.h"
 #include "database_test_support.h"
+#include "measurement_rows.h"
+#include "sqlite_rows.h"
+#include "store/database.h"
 #include "test_helpers.h"
 #include "version_1_database.h"
 #include "version_2_database.h"
-#include "measurement_rows.h"
-#include "sqlite_rows.h"
 
 namespace ucudnn::testing {
 using store::BenchmarkDatabase;

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "core/conv_layer.h"
 #include "caller_descriptors.h"
+#include "core/conv_layer.h"
 #include "core/measurement_csv.h"
 #include "test_helpers.h"
 #include "tools/networks.h"
@@ -89,18 +89,15 @@ ConvKey key_from_cudnn(const ConvLayerSpec& spec, ConvOp op) {
   w_dims.insert(w_dims.end(), spec.filter.begin(), spec.filter.end());
 
   testing::CallerDescriptors d;
-  EXPECT_EQ(cudnnSetTensorNdDescriptorEx(d.x, format_of(spec.layout), type, rank, x_dims.data()),
-            CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(cudnnSetFilterNdDescriptor(d.w, type, format_of(spec.layout), rank, w_dims.data()),
-            CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(cudnnSetConvolutionNdDescriptor(d.conv, rank - 2, spec.pad.data(), spec.stride.data(),
-                                            spec.dilation.data(), CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+  EXPECT_EQ(cudnnSetTensorNdDescriptorEx(d.x, format_of(spec.layout), type, rank, x_dims.data()), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(cudnnSetFilterNdDescriptor(d.w, type, format_of(spec.layout), rank, w_dims.data()), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(cudnnSetConvolutionNdDescriptor(d.conv, rank - 2, spec.pad.data(), spec.stride.data(), spec.dilation.data(),
+                                            CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
             CUDNN_STATUS_SUCCESS);
   EXPECT_EQ(cudnnSetConvolutionGroupCount(d.conv, spec.groups), CUDNN_STATUS_SUCCESS);
   std::vector<int> y_dims(rank);
   EXPECT_EQ(cudnnGetConvolutionNdForwardOutputDim(d.conv, d.x, d.w, rank, y_dims.data()), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(cudnnSetTensorNdDescriptorEx(d.y, format_of(spec.layout), type, rank, y_dims.data()),
-            CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(cudnnSetTensorNdDescriptorEx(d.y, format_of(spec.layout), type, rank, y_dims.data()), CUDNN_STATUS_SUCCESS);
   return d.key(op);
 }
 

@@ -45,7 +45,6 @@ class ParserHardening : public ::testing::Test {
 
 // ---- micro-batch sizes have a stated maximum ----------------------------------------------------
 
-
 TEST_F(ParserHardening, PlanRefusesAMicroBatchAboveTheMaximum) {
   const std::string csv = dir_.write("huge.csv", "k,fwd,65537,0,0,1.0,0\n");
   expect_error(plan_args(csv, "64MiB"), kExitDataError, csv + ":1: invalid microbatch '65537'");
@@ -194,7 +193,6 @@ TEST_F(ParserHardening, HugeSizeInTheEnvironmentFailsHandleCreationWithBadParam)
 
 // ---- names that are not UTF-8 are refused where they are read -----------------------------------
 
-
 TEST_F(ParserHardening, JsonPlanOfANonUtf8LayerIsADataErrorNamingTheLine) {
   const std::string csv = dir_.write("latin1.csv", "conv\xe9,fwd,1,0,0,1.0,0\n");
   expect_error({"plan", "--measurements", csv, "--workspace-limit", "64MiB", "--json"}, kExitDataError,
@@ -213,7 +211,6 @@ TEST_F(ParserHardening, GpuNameThatIsNotUtf8IsRefusedByDbImport) {
 
 // ---- no nonsense numbers or NUL bytes -----------------------------------------------------------
 
-
 TEST_F(ParserHardening, HugeTimesGiveNoInfiniteOrNullTotals) {
   const std::string csv = dir_.write("huge_times.csv", "a,fwd,1,0,0,1.7e308,0\nb,fwd,1,0,0,1.7e308,0\n");
   expect_error(plan_args(csv, "64MiB"), kExitDataError, csv + ":1: invalid time_ms '1.7e308'");
@@ -225,9 +222,6 @@ TEST_F(ParserHardening, HugeTimesGiveNoInfiniteOrNullTotals) {
   EXPECT_EQ(json["total_time_ms"].get<double>(), 2e9);
   EXPECT_EQ(json["undivided_total_time_ms"].get<double>(), 2e9);
 }
-
-
-
 
 TEST_F(ParserHardening, PlanPrintsNoNegativeZeroTime) {
   const std::string csv = dir_.write("minus_zero.csv", "k,fwd,1,0,0,-0,0\nk,fwd,2,0,0,-0.000,0\n");
@@ -297,7 +291,6 @@ TEST_F(ParserHardening, BareSmallSizesInTheEnvironmentAreRefusedNamingTheVariabl
 }
 
 // ---- one rule for duplicate rows, in `plan` and `db import`: refused ----------------------------
-
 
 TEST_F(ParserHardening, PlanRefusesDuplicateRows) {
   const std::string csv = dir_.write("twice.csv", "k,fwd,1,0,0,2.0,0\nk,fwd,1,0,0,1.0,0\n");
