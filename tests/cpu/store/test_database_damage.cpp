@@ -26,6 +26,7 @@
 #include "store/database.h"
 #include "store/sqlite.h"
 #include "database_test_support.h"
+#include "sqlite_rows.h"
 #include "test_helpers.h"
 
 namespace ucudnn::testing {
@@ -89,21 +90,10 @@ TEST(DatabaseHardening, ADamagedMetaPageIsReportedAsCorruption) {
   TempDir dir;
   const std::string path = (dir.path() / "meta.db").string();
   ASSERT_TRUE(write_one_kernel(path, JournalMode::kDelete));
-  int root_page = 0, page_size = 0;
-  {
-    sqlite3* raw = nullptr;
-    ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
-    sqlite3_stmt* s = nullptr;
-    ASSERT_EQ(sqlite3_prepare_v2(raw, "SELECT rootpage, (SELECT page_size FROM pragma_page_size) FROM sqlite_master "
-                                      "WHERE name = 'meta'",
-                                 -1, &s, nullptr),
-              SQLITE_OK);
-    ASSERT_EQ(sqlite3_step(s), SQLITE_ROW);
-    root_page = sqlite3_column_int(s, 0);
-    page_size = sqlite3_column_int(s, 1);
-    sqlite3_finalize(s);
-    sqlite3_close(raw);
-  }
+  const auto meta = sqlite_rows(
+      path, "SELECT rootpage, (SELECT page_size FROM pragma_page_size) FROM sqlite_master WHERE name = 'meta'");
+  ASSERT_EQ(meta.size(), 1u);
+  const int root_page = std::stoi(meta[0][0]), page_size = std::stoi(meta[0][1]);
   ASSERT_GT(root_page, 1);
   std::string bytes = read_bytes(path);
   std::mt19937 rng(6);

@@ -14,6 +14,7 @@
 #include "core/conv_op.h"
 #include "store/database.h"
 #include "database_test_support.h"
+#include "sqlite_rows.h"
 #include "test_helpers.h"
 
 namespace ucudnn::testing {
@@ -176,14 +177,7 @@ TEST(UntrustedRows, APopulatedFileWhoseSchemaVersionSaysZeroIsNeverReadAsEmpty) 
         << refused.message();
   }
   // Left as it was: its three rows are there for whoever repairs it.
-  sqlite3* raw = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
-  sqlite3_stmt* count = nullptr;
-  ASSERT_EQ(sqlite3_prepare_v2(raw, "SELECT count(*) FROM measurements", -1, &count, nullptr), SQLITE_OK);
-  ASSERT_EQ(sqlite3_step(count), SQLITE_ROW);
-  EXPECT_EQ(sqlite3_column_int(count, 0), 3);
-  sqlite3_finalize(count);
-  sqlite3_close(raw);
+  EXPECT_EQ(sqlite_rows(path, "SELECT count(*) FROM measurements"), (std::vector<std::vector<std::string>>{{"3"}}));
 }
 
 }  // namespace
