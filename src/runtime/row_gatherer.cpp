@@ -48,13 +48,6 @@ double job_wait_seconds() {
   return config ? config->job_wait_seconds : kDefaultJobWaitSeconds;
 }
 
-// Takes the claim on `work`, clearing it first where its holder is known to be gone.
-store::ClaimOutcome take(store::MeasurementClaims& claims, const std::string& work) {
-  const store::ClaimOutcome outcome = claims.try_take(work);
-  if (outcome == store::ClaimOutcome::kHeld && claims.clear_if_orphaned(work)) return claims.try_take(work);
-  return outcome;
-}
-
 }  // namespace
 
 Status RowGatherer::gather(const RowsWanted& wanted) {
@@ -131,7 +124,7 @@ Status RowGatherer::measure_once_per_job(const RowsWanted& wanted, CandidateKind
     std::vector<int> taken;
     bool unavailable = false, gpus_free = true;
     for (const std::string& work : gpu_works) {
-      const store::ClaimOutcome outcome = take(claims, work);
+      const store::ClaimOutcome outcome = claims.try_take(work);
       if (outcome == store::ClaimOutcome::kTaken) {
         held.push_back(work);
         continue;
@@ -143,7 +136,7 @@ Status RowGatherer::measure_once_per_job(const RowsWanted& wanted, CandidateKind
     // The largest free sizes first: a process that arrives while another measures takes the next.
     for (auto size = sizes.rbegin(); gpus_free && size != sizes.rend() && taken.size() < at_once; ++size) {
       const std::string work = kernel + std::to_string(*size);
-      const store::ClaimOutcome outcome = take(claims, work);
+      const store::ClaimOutcome outcome = claims.try_take(work);
       if (outcome == store::ClaimOutcome::kTaken) {
         held.push_back(work);
         taken.push_back(*size);
@@ -166,7 +159,7 @@ Status RowGatherer::measure_once_per_job(const RowsWanted& wanted, CandidateKind
         continue;
       }
       const std::string work = kernel + std::to_string(*size);
-      if (take(claims, work) == store::ClaimOutcome::kTaken) {
+      if (claims.try_take(work) == store::ClaimOutcome::kTaken) {
         held.push_back(work);
         taken.push_back(*size);
         size = ahead.erase(size);

@@ -5,12 +5,8 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <csignal>
 #include <cstdint>
 #include <cstdio>
-#include <ctime>
-#include <fstream>
-#include <sstream>
 
 namespace ucudnn::store {
 namespace {
@@ -27,14 +23,12 @@ std::string hashed(const std::string& text) {
   return name;
 }
 
-// A claim's text, "host pid\n", fits: host names are at most 255 bytes.
-constexpr std::size_t kClaimBytes = 512;
-// Linux's PID_MAX_LIMIT: a larger number names no process.
-constexpr long kLargestPid = 4194304;
+// Tries of one take: each lost race (a releaser's unlink, a folder removed, a planted file
+// replaced) costs one; more than a few in a row means something keeps undoing the claim.
+constexpr int kAttempts = 8;
 
-// Where a process id means this process: the host and the PID namespace. Containers on one host
-// may share a name and a database folder yet number their processes apart; a process id of
-// another namespace says nothing here, so its claim is waited for, never cleared.
+// Where a process id means this process: the host and the PID namespace (said in the claim for
+// people; the lock, not the text, is the claim).
 std::string host_name() {
   char name[256] = {};
   if (gethostname(name, sizeof(name) - 1) != 0 || name[0] == '\0') std::snprintf(name, sizeof(name), "unknown-host");
@@ -44,57 +38,112 @@ std::string host_name() {
   return std::string(name) + "#" + std::string(space, static_cast<std::size_t>(length));
 }
 
+// A write lock over the whole file, owned by the open file description.
+struct flock whole_file(short type) {
+  struct flock lock {};
+  lock.l_type = type;
+  lock.l_whence = SEEK_SET;
+  return lock;
+}
+
+// Whether `file` names the file open as `fd` now.
+bool names_open_file(const std::string& file, int fd) {
+  struct stat at_name {}, open_file {};
+  return lstat(file.c_str(), &at_name) == 0 && fstat(fd, &open_file) == 0 && at_name.st_dev == open_file.st_dev &&
+         at_name.st_ino == open_file.st_ino;
+}
+
+// Whether a lock is held on `file` by another open file description; false where it cannot be
+// told (not there, not readable, not a regular file).
+bool locked_by_another(const std::string& file) {
+  const int fd = open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct stat st {};
+  struct flock lock = whole_file(F_WRLCK);
+  const bool locked = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && fcntl(fd, F_OFD_GETLK, &lock) == 0 &&
+                      lock.l_type != F_UNLCK;
+  close(fd);
+  return locked;
+}
+
+// The folder, made where missing; false where it cannot be, or where its name is something
+// else (a file, a link: nothing of the user's is written through).
+bool folder_ready(const std::string& folder) {
+  if (mkdir(folder.c_str(), 0777) == 0) return true;
+  if (errno != EEXIST) return false;
+  struct stat st {};
+  return lstat(folder.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 }  // namespace
 
 std::string claim_holder() { return host_name() + " " + std::to_string(static_cast<long>(getpid())); }
 
 MeasurementClaims::MeasurementClaims(const std::string& database_file) : folder_(database_file + ".claims") {}
 
+MeasurementClaims::~MeasurementClaims() {
+  while (!held_.empty()) release(held_.begin()->first);
+}
+
 std::string MeasurementClaims::file_of(const std::string& what) const { return folder_ + "/" + hashed(what); }
 
 bool MeasurementClaims::held(const std::string& what) const {
-  struct stat file {};
-  return stat(file_of(what).c_str(), &file) == 0;
+  return held_.count(what) != 0 || locked_by_another(file_of(what));
 }
 
 ClaimOutcome MeasurementClaims::try_take(const std::string& what) {
-  if (mkdir(folder_.c_str(), 0777) != 0 && errno != EEXIST) return ClaimOutcome::kUnavailable;
+  if (held_.count(what)) return ClaimOutcome::kHeld;
   const std::string file = file_of(what);
-  const int fd = open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-  if (fd < 0) return errno == EEXIST ? ClaimOutcome::kHeld : ClaimOutcome::kUnavailable;
-  const std::string holder = claim_holder() + "\n";
-  const bool written = write(fd, holder.data(), holder.size()) == static_cast<ssize_t>(holder.size());
-  close(fd);
-  if (!written) {  // a claim naming nobody would be cleared by the others at once
-    unlink(file.c_str());
-    return ClaimOutcome::kUnavailable;
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    if (!folder_ready(folder_)) return ClaimOutcome::kUnavailable;
+    struct stat st {};
+    if (lstat(file.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+      // Not a claim: a link, FIFO or socket planted at a claim's name is removed, never opened.
+      if (S_ISDIR(st.st_mode) || (unlink(file.c_str()) != 0 && errno != ENOENT)) return ClaimOutcome::kUnavailable;
+      continue;
+    }
+    // O_NONBLOCK: a FIFO swapped in since the check above cannot hold the open.
+    const int fd = open(file.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666);
+    if (fd < 0) {
+      if (errno == ENOENT || errno == ELOOP) continue;  // the folder removed by a releaser, a link swapped in
+      if (errno == EACCES && locked_by_another(file)) return ClaimOutcome::kHeld;  // another user's, held
+      return ClaimOutcome::kUnavailable;
+    }
+    struct flock lock = whole_file(F_WRLCK);
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+      close(fd);
+      continue;
+    }
+    if (fcntl(fd, F_OFD_SETLK, &lock) != 0) {
+      const int error = errno;
+      close(fd);
+      return error == EAGAIN || error == EACCES ? ClaimOutcome::kHeld : ClaimOutcome::kUnavailable;
+    }
+    // Locked; but a holder that released after the open above unlinked this file: then the claim
+    // is whatever the name leads to now.
+    if (!names_open_file(file, fd)) {
+      close(fd);
+      continue;
+    }
+    // The holder's name, for people only: the lock is the claim.
+    const std::string holder = claim_holder() + "\n";
+    [[maybe_unused]] const bool named = ftruncate(fd, 0) == 0 && pwrite(fd, holder.data(), holder.size(), 0) > 0;
+    held_[what] = fd;
+    return ClaimOutcome::kTaken;
   }
-  return ClaimOutcome::kTaken;
+  return ClaimOutcome::kUnavailable;
 }
 
-void MeasurementClaims::release(const std::string& what) { unlink(file_of(what).c_str()); }
-
-bool MeasurementClaims::clear_if_orphaned(const std::string& what) {
+void MeasurementClaims::release(const std::string& what) {
+  const auto claim = held_.find(what);
+  if (claim == held_.end()) return;
   const std::string file = file_of(what);
-  std::ifstream in(file);
-  if (!in) return false;  // gone already: the next try takes it
-  // Only as much as a claim holds: a file planted in the folder may be anything.
-  char head[kClaimBytes] = {};
-  in.read(head, sizeof(head) - 1);
-  std::istringstream text(std::string(head, static_cast<std::size_t>(in.gcount())));
-  std::string host;
-  long pid = 0;
-  text >> host >> pid;
-  if (text && !host.empty() && pid > 0 && pid <= kLargestPid) {
-    if (host != host_name()) return false;  // another host's: its waiters' bound decides
-    if (kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) return false;  // still running
-  } else {
-    // Empty (or not a claim): its holder may be between creating and writing it; orphaned only
-    // once it is old.
-    struct stat st {};
-    if (stat(file.c_str(), &st) != 0 || time(nullptr) - st.st_mtime < 10) return false;
-  }
-  return unlink(file.c_str()) == 0;
+  // Unlinked while still locked: nobody else removes a regular file that is locked, so the name
+  // leads to this file until then.
+  if (names_open_file(file, claim->second)) unlink(file.c_str());
+  close(claim->second);
+  held_.erase(claim);
+  if (held_.empty()) rmdir(folder_.c_str());  // only where empty: other holders' claims keep it
 }
 
 }  // namespace ucudnn::store
