@@ -276,6 +276,31 @@ Status BenchmarkDatabase::transaction(bool write, const std::function<Status()>&
   }
 }
 
+Status BenchmarkDatabase::close_as_one_file() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const std::string where = "benchmark database '" + path_ + "': ";
+  if (!db_) return Error{ErrorCode::kInternal, where + "closed already"};
+  if (!read_only_ && journal_ == JournalMode::kWal) {
+    const store::LockWaitDeadline within(store::lock_wait_end(busy_timeout_ms_));
+    int in_wal = -1, copied = -1;
+    const int rc = sqlite3_wal_checkpoint_v2(db_.get(), nullptr, SQLITE_CHECKPOINT_TRUNCATE, &in_wal, &copied);
+    if (rc != SQLITE_OK) {
+      const int code = sqlite3_extended_errcode(db_.get());
+      std::string why = sqlite_error(db_.get(), rc);
+      if (failed_for_space(code)) why += space_that_ran_out(code, sqlite3_system_errno(db_.get()));
+      db_.reset();
+      return Error{ErrorCode::kStorage, where + "its rows could not be copied from its -wal into the file: " + why};
+    }
+  }
+  db_.reset();
+  // A clean close removes the -wal; one left with content holds rows the file lacks.
+  struct stat wal {};
+  if (::stat((file_ + "-wal").c_str(), &wal) == 0 && wal.st_size > 0) {
+    return Error{ErrorCode::kStorage, where + "its -wal still holds rows after the last connection closed"};
+  }
+  return Status::success();
+}
+
 Expected<std::optional<BenchmarkDatabase::Lookup>> BenchmarkDatabase::lookup(const DeviceIdentity& identity,
                                                                              const ConvKey& micro_key,
                                                                              CandidateKind kind) {

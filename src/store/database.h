@@ -166,6 +166,13 @@ class BenchmarkDatabase {
   /// writable one is upgraded on open) passes with version 1's tables.
   Status verify();
 
+  /// Makes the file whole on its own and closes the connection: in WAL mode, a checkpoint that
+  /// copies every committed page into the file and empties the -wal must complete (a full disk
+  /// fails it, where a close would have left the rows in the -wal silently). What a file made
+  /// under a temporary name needs before it is renamed (tools/new_database.h): its -wal would stay
+  /// behind under the old name. The object can do nothing more, whatever the outcome.
+  Status close_as_one_file();
+
  private:
   BenchmarkDatabase() = default;
   /// Runs `body` inside a transaction (BEGIN IMMEDIATE for writes), retrying the whole

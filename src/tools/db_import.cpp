@@ -178,10 +178,10 @@ int run_import(DbOptions options, std::ostream& out, std::ostream& err) {
   const auto added = (*database)->store_streamed_rows(
       [&](const std::function<Status(const StoredRow&)>& store) { return rows.read(store); }, measured_up_to);
   if (!added) return report_error(err, kExitDataError, added.message());
-  database->reset();  // closed: its journal or -wal folded in before it is named
   if (fresh) {
-    const Status named = fresh->publish();
+    const Status named = fresh->publish(std::move(database).value());
     if (!named) return report_error(err, kExitDataError, named.message() + ": nothing imported");
+    report_leftovers_removed(*fresh, out);
   }
   out << rows.rows() << " rows read, " << *added << " new\n";
   return kExitOk;

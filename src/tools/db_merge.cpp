@@ -61,10 +61,10 @@ int run_merge(const DbOptions& options, std::ostream& out, std::ostream& err) {
 
   const auto merged = (*target)->merge_from(**source);
   if (!merged) return report_error(err, kExitDataError, merged.message());
-  target->reset();  // closed: its journal or -wal folded in before it is named
   if (fresh) {
-    const Status named = fresh->publish();
+    const Status named = fresh->publish(std::move(target).value());
     if (!named) return report_error(err, kExitDataError, "--into: " + named.message() + ": nothing merged");
+    report_leftovers_removed(*fresh, out);
   }
   out << "merged '" << options.from << "' into '" << options.into << "': " << merged->rows_added << " rows added, "
       << merged->rows_present << " already there, " << merged->coverage_raised << " coverage bounds raised\n";

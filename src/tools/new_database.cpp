@@ -17,8 +17,87 @@
 namespace ucudnn::tools {
 namespace {
 
+constexpr const char* kSideSuffixes[] = {"-journal", "-wal", "-shm"};
+
 void remove_with_side_files(const std::string& file) {
-  for (const char* suffix : {"", "-journal", "-wal", "-shm"}) ::unlink((file + suffix).c_str());
+  ::unlink(file.c_str());
+  for (const char* suffix : kSideSuffixes) ::unlink((file + suffix).c_str());
+}
+
+// A write lock on the first byte, which SQLite never locks (its locks are at 1 GiB and in the
+// -shm): owned by the open file description, so SQLite's own descriptors neither drop nor meet it,
+// and dropped by the kernel when its holder dies.
+bool lock_first_byte(int fd) {
+  struct flock lock {};
+  lock.l_type = F_WRLCK;
+  lock.l_whence = SEEK_SET;
+  lock.l_len = 1;
+  return ::fcntl(fd, F_OFD_SETLK, &lock) == 0;
+}
+
+// Whether `file` names the file open as `fd` now.
+bool names_open_file(const std::string& file, int fd) {
+  struct stat at_name {}, open_file {};
+  return ::lstat(file.c_str(), &at_name) == 0 && ::fstat(fd, &open_file) == 0 &&
+         at_name.st_dev == open_file.st_dev && at_name.st_ino == open_file.st_ino;
+}
+
+std::string temporary_prefix(const std::string& name) { return "." + name + ".ucudnn-new-"; }
+
+// What `entry` is of `name`'s temporary files: the database file (""), one of its side files (its
+// suffix), or none (null).
+const char* temporary_part(const std::string& entry, const std::string& name) {
+  const std::string prefix = temporary_prefix(name);
+  if (entry.size() <= prefix.size() || entry.compare(0, prefix.size(), prefix) != 0) return nullptr;
+  const std::size_t end = entry.find_first_not_of("0123456789", prefix.size());
+  if (end == prefix.size()) return nullptr;
+  if (end == std::string::npos) return "";
+  for (const char* suffix : kSideSuffixes) {
+    if (entry.compare(end, std::string::npos, suffix) == 0) return suffix;
+  }
+  return nullptr;
+}
+
+std::uintmax_t bytes_of(const std::string& file) {
+  struct stat st {};
+  return ::lstat(file.c_str(), &st) == 0 && S_ISREG(st.st_mode) ? static_cast<std::uintmax_t>(st.st_size) : 0;
+}
+
+// Removes the temporary files of `name` in `folder` that no running command holds (a killed one's),
+// with their side files; says what it removed.
+std::vector<std::string> remove_leftovers(const std::string& folder, const std::string& name) {
+  std::vector<std::string> removed;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(folder, error)) {
+    const std::string entry_name = entry.path().filename().string();
+    const char* part = temporary_part(entry_name, name);
+    if (part == nullptr) continue;
+    const std::string file = folder + "/" + entry_name;
+    if (*part != '\0') {
+      // A side file whose database file is gone: left by a command killed while it cleaned up.
+      const std::string main_file = file.substr(0, file.size() - std::strlen(part));
+      if (::access(main_file.c_str(), F_OK) != 0 && errno == ENOENT) {
+        const std::uintmax_t bytes = bytes_of(file);
+        if (::unlink(file.c_str()) == 0) {
+          removed.push_back("'" + entry_name + "' (" + std::to_string(bytes) + " bytes)");
+        }
+      }
+      continue;
+    }
+    const int fd = ::open(file.c_str(), O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) continue;
+    struct stat st {};
+    const bool leftover = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && lock_first_byte(fd) &&
+                          names_open_file(file, fd);
+    if (leftover) {
+      std::uintmax_t bytes = bytes_of(file);
+      for (const char* suffix : kSideSuffixes) bytes += bytes_of(file + suffix);
+      remove_with_side_files(file);  // under the lock: no command can be starting to use it
+      removed.push_back("'" + entry_name + "' (" + std::to_string(bytes) + " bytes with its side files)");
+    }
+    ::close(fd);
+  }
+  return removed;
 }
 
 }  // namespace
@@ -29,33 +108,50 @@ Expected<NewDatabaseFile> NewDatabaseFile::reserve(const std::string& path) {
   if (!file) return file.error().prefixed("benchmark database '" + path + "': ");
   const std::string folder = store::directory_of(path);
   const std::string name = std::filesystem::path(path).filename().string();
+  std::vector<std::string> removed = remove_leftovers(folder, name);
   std::random_device seed;
   std::mt19937_64 random(seed());
   for (int attempt = 0; attempt < 100; ++attempt) {
-    const std::string temporary = folder + "/." + name + ".ucudnn-new-" + std::to_string(random() % 1000000000);
+    const std::string temporary = folder + "/" + temporary_prefix(name) + std::to_string(random() % 1000000000);
     // O_EXCL: never a file or link that is there already; 0666 less the umask, as a new database.
-    const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    const int fd = ::open(temporary.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
     if (fd >= 0) {
+      // Locked, and still ours at that name: another command's sweep may have taken it in between.
+      if (lock_first_byte(fd) && names_open_file(temporary, fd)) {
+        NewDatabaseFile reserved(path, temporary, fd);
+        reserved.leftovers_removed_ = std::move(removed);
+        return reserved;
+      }
       ::close(fd);
-      return NewDatabaseFile(path, temporary);
+      continue;
     }
     if (errno != EEXIST) {
       const std::string error = std::strerror(errno);
       const std::string why = store::why_not_writable(path, false);  // the folder's mode and owner, where they are why
-      return Error{"benchmark database '" + path + "' does not exist, and cannot be created: " +
-                   (why.empty() ? error : why)};
+      return Error{ErrorCode::kStorage, "benchmark database '" + path + "' does not exist, and cannot be created: " +
+                                            (why.empty() ? error : why)};
     }
   }
-  return Error{"cannot find a free temporary name in the folder '" + folder + "'"};
+  return Error{ErrorCode::kStorage, "cannot find a free temporary name in the folder '" + folder + "'"};
 }
 
 NewDatabaseFile::NewDatabaseFile(NewDatabaseFile&& other) noexcept
-    : path_(std::move(other.path_)), temporary_(std::move(other.temporary_)) {
+    : path_(std::move(other.path_)),
+      temporary_(std::move(other.temporary_)),
+      lock_(std::exchange(other.lock_, -1)),
+      leftovers_removed_(std::move(other.leftovers_removed_)) {
   other.temporary_.clear();
 }
 
-NewDatabaseFile::~NewDatabaseFile() {
+NewDatabaseFile::~NewDatabaseFile() { discard(); }
+
+void NewDatabaseFile::discard() {
   if (!temporary_.empty()) remove_with_side_files(temporary_);
+  temporary_.clear();
+  // Closed only now: SQLite's connection to the file is closed by then (closing a descriptor of a
+  // file drops every POSIX lock this process holds on it, SQLite's included).
+  if (lock_ >= 0) ::close(lock_);
+  lock_ = -1;
 }
 
 bool nothing_at(const std::string& path) {
@@ -63,7 +159,13 @@ bool nothing_at(const std::string& path) {
   return ::lstat(path.c_str(), &st) != 0 && errno == ENOENT;
 }
 
-Status NewDatabaseFile::publish() {
+Status NewDatabaseFile::publish(std::unique_ptr<store::BenchmarkDatabase> database) {
+  const Status whole = database->close_as_one_file();
+  database.reset();
+  if (!whole) {
+    discard();
+    return whole;
+  }
   // Never rename() alone, which would replace a file that appeared at `path` meanwhile: renameat2
   // with RENAME_NOREPLACE, or link() where the file system has no such rename.
   int named = ::renameat2(AT_FDCWD, temporary_.c_str(), AT_FDCWD, path_.c_str(), RENAME_NOREPLACE);
@@ -73,13 +175,21 @@ Status NewDatabaseFile::publish() {
   }
   if (named != 0) {
     const int error = errno;
-    remove_with_side_files(temporary_);
-    temporary_.clear();
-    if (error == EEXIST) return Error{"'" + path_ + "' was created by another process meanwhile: left as it is"};
-    return Error{"cannot name the new database '" + path_ + "': " + std::strerror(error)};
+    discard();
+    if (error == EEXIST) {
+      return Error{ErrorCode::kStorage, "'" + path_ + "' was created by another process meanwhile: left as it is"};
+    }
+    return Error{ErrorCode::kStorage, "cannot name the new database '" + path_ + "': " + std::strerror(error)};
   }
   temporary_.clear();
+  discard();  // the lock only
   return Status::success();
+}
+
+void report_leftovers_removed(const NewDatabaseFile& file, std::ostream& out) {
+  for (const std::string& leftover : file.leftovers_removed()) {
+    out << "removed " << leftover << ", left by a killed db import or db merge --create\n";
+  }
 }
 
 }  // namespace ucudnn::tools

@@ -1,6 +1,6 @@
 // examples/darknet's scripts without Darknet or a GPU: the YOLO configuration rewrite, the
-// synthetic data, the summary of logs (ratios, failures), and the refusals of build.sh and
-// hold_memory.py. The GPU runs themselves are in bench/results/h200/darknet.
+// synthetic data, the summary of logs (ratios, failures, odd names, zero times), and the refusals of
+// build.sh and of bad arguments. The GPU runs themselves are in bench/results/h200/darknet.
 
 #include <gtest/gtest.h>
 
@@ -187,6 +187,144 @@ TEST_F(DarknetScripts, BuildScriptAndMemoryHolderRefuseWhatTheyCannotUse) {
   const Shell bad_size = shell("python3 " + kExample + "/hold_memory.py '12 apples'");
   EXPECT_EQ(bad_size.status, 2);
   EXPECT_TRUE(contains(bad_size.output, "is not a size")) << bad_size.output;
+}
+
+// A bad argument is refused before anything is written: status 2 (a usage error), one line (gpu.sh's
+// log shows it whole) that names the argument, and no Python traceback.
+void expect_refused(const Shell& run, const std::string& argument, const std::string& unwritten) {
+  EXPECT_EQ(run.status, 2) << run.output;
+  EXPECT_EQ(lines_of(run.output).size(), 1u) << run.output;
+  EXPECT_TRUE(contains(run.output, argument)) << run.output;
+  EXPECT_FALSE(contains(run.output, "Traceback")) << run.output;
+  EXPECT_FALSE(exists(unwritten)) << unwritten << " was written";
+}
+
+const char kSmallYolo[] = "[net]\nbatch=1\n[convolutional]\nfilters=8\n[yolo]\nmask=0\n";
+
+TEST_F(DarknetScripts, MakeCfgRefusesZeroSubdivisions) {
+  // Darknet divides the batch by it; the check that it divides the batch divided by zero too.
+  const std::string source = dir.write("in.cfg", kSmallYolo);
+  const std::string dest = (dir.path() / "out.cfg").string();
+  expect_refused(
+      shell("python3 " + kExample + "/make_cfg.py " + source + " " + dest + " --classes 3 --batch 64 --subdivisions 0"),
+      "argument --subdivisions", dest);
+}
+
+TEST_F(DarknetScripts, MakeCfgRefusesCountsAndSchedulesOutOfRange) {
+  const std::string source = dir.write("in.cfg", kSmallYolo);
+  const std::string dest = (dir.path() / "out.cfg").string();
+  // Each would be written as it is, and Darknet would train on nothing or read it as nonsense.
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--batch 0", "--batch"},
+      {"--batch -64", "--batch"},
+      {"--batch 4294967360", "--batch"},  // past a C int
+      {"--subdivisions -8", "--subdivisions"},
+      {"--classes 0", "--classes"},
+      {"--classes -3", "--classes"},
+      {"--max-batches 0", "--max-batches"},
+      {"--max-batches 1", "--max-batches"},  // its steps at 80% and 90% would be 0
+      {"--burn-in -1", "--burn-in"},
+      {"--size 0", "--size"}};
+  for (const auto& [option, argument] : cases) {
+    SCOPED_TRACE(option);
+    fs::remove(dest);  // each case on its own: none may write it
+    const std::string options = " --classes 3 --batch 64 --subdivisions 1 " + option;  // argparse keeps the last
+    expect_refused(shell("python3 " + kExample + "/make_cfg.py " + source + " " + dest + options),
+                   "argument " + argument, dest);
+  }
+}
+
+TEST_F(DarknetScripts, MakeCfgRefusesALearningRateThatIsNotAFiniteNumberAboveZero) {
+  const std::string source = dir.write("in.cfg", kSmallYolo);
+  const std::string dest = (dir.path() / "out.cfg").string();
+  // NaN or inf makes every weight NaN at the first update; zero or less learns nothing.
+  for (const char* rate : {"nan", "inf", "0", "-0.001"}) {
+    SCOPED_TRACE(rate);
+    fs::remove(dest);
+    expect_refused(shell("python3 " + kExample + "/make_cfg.py " + source + " " + dest +
+                         " --classes 3 --batch 64 --subdivisions 1 --learning-rate=" + rate),
+                   "argument --learning-rate", dest);
+  }
+}
+
+TEST_F(DarknetScripts, MakeCfgRefusesADestinationInAFolderThatDoesNotExist) {
+  const std::string source = dir.write("in.cfg", kSmallYolo);
+  const std::string dest = (dir.path() / "missing" / "out.cfg").string();
+  const Shell run =
+      shell("python3 " + kExample + "/make_cfg.py " + source + " " + dest + " --classes 3 --batch 64 --subdivisions 1");
+  expect_refused(run, "argument dest", dest);
+  EXPECT_TRUE(contains(run.output, (dir.path() / "missing").string())) << "the folder is named: " << run.output;
+}
+
+TEST_F(DarknetScripts, MakeDataRefusesBadArgumentsNamingEachOne) {
+  const std::string out = (dir.path() / "data").string();
+  const std::string file = dir.write("a-file", "");
+  // One line for the argument at fault: the old message named --images and --size at once.
+  const std::vector<std::pair<std::string, std::string>> cases = {{out + " --images 0", "--images"},
+                                                                  {out + " --size 31", "--size"},
+                                                                  {out + " --classes 7", "--classes"},
+                                                                  {file + " --images 1", "argument out"}};
+  for (const auto& [arguments, argument] : cases) {
+    SCOPED_TRACE(arguments);
+    fs::remove_all(out);
+    expect_refused(shell("python3 " + kExample + "/make_data.py " + arguments), argument, out);
+  }
+}
+
+TEST_F(DarknetScripts, MemoryHolderRefusesBadArgumentsBeforeTakingMemory) {
+  // Checked before the CUDA runtime is loaded: refused alike with a GPU or without one, and a GPU's
+  // memory is never held for a --ready file that cannot be written.
+  const std::string ready = (dir.path() / "missing" / "ready").string();
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"1GiB --device -1", "argument --device"},
+      {"1GiB --ready " + ready, "argument --ready"},
+      {"1" + std::string(400, '0') + "GiB", "argument leave"}};  // past a float: inf
+  for (const auto& [arguments, argument] : cases) {
+    SCOPED_TRACE(arguments.substr(0, 40));
+    expect_refused(shell("python3 " + kExample + "/hold_memory.py " + arguments), argument, ready);
+  }
+}
+
+TEST_F(DarknetScripts, SummarySkipsARoundWhoseNameDoesNotParseWithANote) {
+  const fs::path root = dir.path() / "results";
+  fs::create_directories(root / "train" / "net");
+  fs::create_directories(root / "infer" / "net");
+  write_bytes((root / "train" / "net" / "none-plain-r1.log").string(), training_log(10, 0.2));
+  // A budget the name pattern lets through but no number: the summary must not be lost for it.
+  const std::string odd = (root / "train" / "net" / "1.2.3MiB-plain-r1.log").string();
+  write_bytes(odd, training_log(10, 0.2));
+  // stdout (the table) aside: stderr alone.
+  const Shell run = shell("(python3 " + kExample + "/summarize.py " + root.string() + " 2>&1 > /dev/null)");
+  EXPECT_EQ(run.status, 0) << run.output;
+  EXPECT_EQ(lines_of(run.output).size(), 1u) << run.output;
+  EXPECT_TRUE(contains(run.output, odd)) << run.output;
+  EXPECT_FALSE(contains(run.output, "Traceback")) << run.output;
+  const std::string table = read_bytes((root / "darknet-summary.md").string());
+  EXPECT_TRUE(contains(table, "| plenty | 320.0 |")) << table;
+  EXPECT_FALSE(contains(table, "1.2.3MiB")) << table;
+}
+
+TEST_F(DarknetScripts, SummaryGivesNaWhereTimesAreZero) {
+  // Training and inference apart: each divided by its median time.
+  const fs::path train = dir.path() / "train-results";
+  fs::create_directories(train / "train" / "net");
+  write_bytes((train / "train" / "net" / "none-plain-r1.log").string(), training_log(10, 0.0));
+  write_bytes((train / "train" / "net" / "none-ucudnn-r1.log").string(), training_log(10, 0.1));
+  const fs::path infer = dir.path() / "infer-results";
+  fs::create_directories(infer / "infer" / "net");
+  std::string predicted;
+  for (int i = 0; i < 30; ++i) predicted += "image: Predicted in 0.000000 milli-seconds.\n";
+  write_bytes((infer / "infer" / "net" / "plain-r1.log").string(), predicted);
+  for (const fs::path& root : {train, infer}) {
+    SCOPED_TRACE(root.string());
+    const Shell run = shell("(python3 " + kExample + "/summarize.py " + root.string() + " 2>&1 > /dev/null)");
+    EXPECT_EQ(run.status, 0) << run.output;
+    EXPECT_EQ(run.output, "") << "nothing on stderr";
+  }
+  const std::string trained = read_bytes((train / "darknet-summary.md").string());
+  EXPECT_TRUE(contains(trained, "| plenty | n/a | 640.0 | n/a |")) << "n/a, not failed: " << trained;
+  const std::string inferred = read_bytes((infer / "darknet-summary.md").string());
+  EXPECT_TRUE(contains(inferred, "| net | n/a |")) << inferred;
 }
 
 }  // namespace

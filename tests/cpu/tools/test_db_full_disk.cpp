@@ -1,6 +1,7 @@
-// `ucudnn db` where the disk fills, under a file size limit (ulimit -f: no
-// mount needed): a failed merge or import into a new file leaves no file at all (it is made under a
-// temporary name and named only once whole), and one into an existing rollback-journal database
+// `ucudnn db` where the disk fills, under a file size limit (ulimit -f: no mount needed) or with the
+// disk filling as the -wal is copied into a new file (FullDiskVfs): a failed merge or import into a
+// new file leaves no file at all (it is made under a temporary name and named only once whole, its
+// -wal copied in by a checkpoint that completed), and one into an existing rollback-journal database
 // leaves it as it was, with no hot journal for its readers to meet. Each test failed before its fix.
 
 #include <gtest/gtest.h>
@@ -11,6 +12,7 @@
 #include <string>
 
 #include "cli_test_support.h"
+#include "full_disk_vfs.h"
 #include "test_helpers.h"
 #include "tools/cli.h"
 
@@ -87,6 +89,39 @@ TEST_F(DbFullDisk, AFailedMergeOrImportIntoANewFileLeavesNoFile) {
   const ProcessResult fits = run_binary(source_dir_, "db merge --from '" + source_ + "' --into '" + into + "' --create");
   ASSERT_EQ(fits.status, 0) << fits.err;
   EXPECT_EQ(names_in(dir_.path()), std::set<std::string>{"new.db"});
+}
+
+// The rows of a new WAL file are committed into its -wal, then copied into the file when it closes.
+// Where the disk fills during that copy, SQLite's close says nothing and leaves the rows in the -wal:
+// the file was named all the same, "malformed", its rows in an orphaned hidden -wal, exit 0.
+TEST_F(DbFullDisk, ACopyOfTheWalThatFailsForWantOfSpaceNamesNoFile) {
+  const std::string table = alexnet_table(source_dir_, "table.csv", 40);
+  const std::string into = (dir_.path() / "new.db").string();
+  const std::vector<std::vector<std::string>> commands = {
+      {"db", "import", "--measurements", table, "--database", into, "--network", "alexnet",
+       "--gpu-name", "X", "--compute-capability", "90", "--sm-count", "132", "--cudnn-version", "91900",
+       "--cuda-version", "13000"},
+      {"db", "merge", "--from", source_, "--into", into, "--create", "--journal", "wal"}};
+  for (const auto& command : commands) {
+    SCOPED_TRACE(command[1]);
+    {
+      const FullDiskVfs disk(64 * 1024);  // the new file's first pages fit; its rows do not
+      const CliResult failed = run(command);
+      EXPECT_GT(disk.refused(), 0) << "the disk never filled: the test tests nothing";
+      EXPECT_EQ(failed.status, kExitDataError) << failed.out;
+      EXPECT_TRUE(is_one_error_line(failed.err)) << failed.err;
+      EXPECT_NE(failed.err.find("could not be copied from its -wal"), std::string::npos) << failed.err;
+      EXPECT_NE(failed.err.find("the disk is full"), std::string::npos) << failed.err;
+      EXPECT_NE(failed.err.find("'" + into + "'"), std::string::npos) << "named by its own name\n" << failed.err;
+      EXPECT_TRUE(names_in(dir_.path()).empty()) << "left: " << *names_in(dir_.path()).begin();
+    }
+    const CliResult fits = run(command);
+    ASSERT_EQ(fits.status, 0) << fits.err;
+    EXPECT_EQ(names_in(dir_.path()), std::set<std::string>{"new.db"});
+    const CliResult verified = run({"db", "verify", "--database", into});
+    EXPECT_EQ(verified.status, 0) << verified.err;
+    fs::remove(into);
+  }
 }
 
 TEST_F(DbFullDisk, AFailedMergeIntoARollbackJournalDatabaseLeavesItAsItWas) {
