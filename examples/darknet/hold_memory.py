@@ -10,6 +10,8 @@ runtime (libcudart.so.13 or .12), through ctypes.
 """
 import argparse
 import ctypes
+import math
+import os
 import re
 import signal
 import sys
@@ -17,11 +19,38 @@ import sys
 UNITS = {"": 1, "b": 1, "kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30}
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse with each error on one line (no usage above it): gpu.sh shows this process's log."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
 def parse_size(text):
     match = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([KMG]iB|B)?\s*", text, re.IGNORECASE)
     if not match:
         raise ValueError(f"'{text}' is not a size (like 8GiB or 512MiB)")
-    return int(float(match.group(1)) * UNITS[(match.group(2) or "").lower()])
+    value = float(match.group(1)) * UNITS[(match.group(2) or "").lower()]
+    if not math.isfinite(value):  # hundreds of digits: float gives inf, which int() refuses
+        raise ValueError(f"'{text}' is too large a size")
+    return int(value)
+
+
+def size_argument(text):
+    try:
+        return parse_size(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def device_argument(text):
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be a CUDA device number (0 or more), not {text!r}")
+    return value
 
 
 def cudart():
@@ -34,15 +63,19 @@ def cudart():
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("leave")
-    parser.add_argument("--device", type=int, default=0)
+    parser = Parser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("leave", type=size_argument)
+    parser.add_argument("--device", type=device_argument, default=0)
     parser.add_argument("--ready", help="file written once the memory is held")
     args = parser.parse_args()
-    try:
-        leave = parse_size(args.leave)
-    except ValueError as e:
-        parser.error(str(e))
+    leave = args.leave
+    # Checked before any memory is taken: the file is written only once all of it is held.
+    if args.ready:
+        folder = os.path.dirname(os.path.abspath(args.ready))
+        if not os.path.isdir(folder):
+            if os.path.exists(folder):
+                parser.error(f"argument --ready: {folder!r} is a file, not a folder")
+            parser.error(f"argument --ready: the folder {folder!r} does not exist")
     rt = cudart()
 
     def check(code, what):
@@ -70,8 +103,11 @@ def main():
     print(f"hold_memory.py: holding {sum(1 for _ in blocks)} blocks; {free.value / 2**30:.2f} GiB of "
           f"{total.value / 2**30:.2f} GiB free", flush=True)
     if args.ready:
-        with open(args.ready, "w") as f:
-            f.write(f"{free.value}\n")
+        try:
+            with open(args.ready, "w") as f:
+                f.write(f"{free.value}\n")
+        except OSError as e:
+            sys.exit(f"hold_memory.py: --ready {args.ready}: {e}")
     signal.pause()  # until a signal ends the process
 
 

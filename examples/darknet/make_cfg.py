@@ -9,8 +9,54 @@ Multi-scale training (random=1 on [yolo]) and mosaic/mixup/cutmix are turned off
 the network every ten iterations (timings would mix input sizes), the others need OpenCV.
 """
 import argparse
+import math
+import os
 import re
 import sys
+
+INT_MAX = 2**31 - 1  # Darknet reads its numbers into C ints
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with each error on one line (no usage above it): gpu.sh's log shows what was wrong."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def integer(low, what):
+    """An argparse type: an integer from LOW to INT_MAX; WHAT says what it must be."""
+
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < low:
+            raise argparse.ArgumentTypeError(f"must be {what}, not {text!r}")
+        if value > INT_MAX:
+            raise argparse.ArgumentTypeError(f"must be at most {INT_MAX} (Darknet reads an int), not {text!r}")
+        return value
+
+    return parse
+
+
+def size(text):
+    value = integer(1, "a positive multiple of 32")(text)
+    if value % 32:
+        raise argparse.ArgumentTypeError(f"must be a positive multiple of 32, not {text!r}")
+    return value
+
+
+def learning_rate(text):
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    # NaN or inf would make every weight NaN at the first update; 0 or less would not learn.
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a finite number above 0, not {text!r}")
+    return value
 
 
 def sections(lines):
@@ -75,28 +121,40 @@ def rewrite(text, args):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = Parser(description=__doc__.split("\n\n")[0])
     parser.add_argument("source")
     parser.add_argument("dest")
-    parser.add_argument("--classes", type=int, required=True)
-    parser.add_argument("--batch", type=int, required=True)
-    parser.add_argument("--subdivisions", type=int, required=True)
-    parser.add_argument("--size", type=int, default=416, help="input width and height (a multiple of 32)")
-    parser.add_argument("--max-batches", type=int, default=200)
-    parser.add_argument("--burn-in", type=int, default=10)
-    parser.add_argument("--learning-rate", type=float, default=0.001)
+    parser.add_argument("--classes", type=integer(1, "a positive integer"), required=True)
+    parser.add_argument("--batch", type=integer(1, "a positive integer"), required=True)
+    parser.add_argument("--subdivisions", type=integer(1, "a positive integer"), required=True)
+    parser.add_argument("--size", type=size, default=416, help="input width and height (a multiple of 32)")
+    # The steps at 80% and 90% of it must be iterations Darknet reaches: at least 1.
+    parser.add_argument("--max-batches", type=integer(2, "an integer of at least 2 (its steps fall at 80% and 90%)"),
+                        default=200)
+    parser.add_argument("--burn-in", type=integer(0, "an integer of at least 0"), default=10)
+    parser.add_argument("--learning-rate", type=learning_rate, default=0.001)
     args = parser.parse_args()
-    if args.size % 32 or args.size <= 0:
-        parser.error(f"--size must be a positive multiple of 32, not {args.size}")
+    # Darknet trains on batch / subdivisions images at a time, an integer division it does not check.
     if args.batch % args.subdivisions:
         parser.error(f"--batch {args.batch} is not a multiple of --subdivisions {args.subdivisions}")
+    # Checked before anything is read, so that a wrong path costs nothing and leaves nothing behind.
+    folder = os.path.dirname(os.path.abspath(args.dest))
+    if not os.path.isdir(folder):
+        if os.path.exists(folder):
+            parser.error(f"argument dest: {folder!r} is a file, not a folder")
+        parser.error(f"argument dest: the folder {folder!r} does not exist")
+    if os.path.isdir(args.dest):
+        parser.error(f"argument dest: {args.dest!r} is a folder, not a file name")
     try:
         with open(args.source) as f:
             text = rewrite(f.read(), args)
     except (OSError, ValueError) as e:
         sys.exit(f"make_cfg.py: {args.source}: {e}")
-    with open(args.dest, "w") as f:
-        f.write(text)
+    try:
+        with open(args.dest, "w") as f:
+            f.write(text)
+    except OSError as e:
+        sys.exit(f"make_cfg.py: {args.dest}: {e}")
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ obj.names and obj.data (backup/ under OUT_DIR). Binary PPM: Darknet built withou
 import argparse
 import os
 import random
+import sys
 
 COLOURS = [(220, 40, 40), (40, 200, 60), (50, 80, 230), (230, 210, 40), (200, 60, 210), (40, 210, 210)]
 DARK = bytes(b >> 2 for b in range(256))  # noise of 0..63: the rectangles stand out
@@ -31,19 +32,50 @@ def image(rng, size, classes):
     return bytes(f"P6 {size} {size} 255\n", "ascii") + bytes(pixels), labels
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse with each error on one line (no usage above it): gpu.sh's log shows what was wrong."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def integer(low, high=None):
+    """An argparse type: an integer from LOW (to HIGH, when given)."""
+
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < low or (high is not None and value > high):
+            what = f"an integer from {low} to {high}" if high is not None else f"an integer of at least {low}"
+            raise argparse.ArgumentTypeError(f"must be {what}, not {text!r}")
+        return value
+
+    return parse
+
+
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = Parser(description=__doc__.split("\n\n")[0])
     parser.add_argument("out")
-    parser.add_argument("--images", type=int, default=256)
-    parser.add_argument("--size", type=int, default=416)
-    parser.add_argument("--classes", type=int, default=3)
+    parser.add_argument("--images", type=integer(1), default=256)
+    # Boxes are a tenth to a third of the side, so a few pixels at 32; an image is made whole in memory
+    # (SIZE x SIZE x 3 bytes, 192 MiB at 8192, far above any YOLO input).
+    parser.add_argument("--size", type=integer(32, 8192), default=416)
+    parser.add_argument("--classes", type=integer(1, len(COLOURS)), default=3)  # a colour per class
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
-    if not 1 <= args.classes <= len(COLOURS):
-        parser.error(f"--classes must be 1 to {len(COLOURS)}, not {args.classes}")
-    if args.images < 1 or args.size < 32:
-        parser.error("--images must be positive and --size at least 32")
     out = os.path.abspath(args.out)
+    if os.path.exists(out) and not os.path.isdir(out):
+        parser.error(f"argument out: {out!r} is a file, not a folder")
+    try:
+        write(out, args)
+    except OSError as e:
+        sys.exit(f"make_data.py: {out}: {e}")
+    print(f"make_data.py: {args.images} images of {args.size}x{args.size}, {args.classes} classes in {out}")
+
+
+def write(out, args):
     os.makedirs(os.path.join(out, "images"), exist_ok=True)
     os.makedirs(os.path.join(out, "backup"), exist_ok=True)
     # The noise comes from os.urandom (fast); the boxes, which the loss depends on, from the seed.
@@ -64,7 +96,6 @@ def main():
     with open(os.path.join(out, "obj.data"), "w") as f:
         f.write(f"classes={args.classes}\ntrain={out}/train.txt\nvalid={out}/train.txt\n"
                 f"names={out}/obj.names\nbackup={out}/backup/\n")
-    print(f"make_data.py: {args.images} images of {args.size}x{args.size}, {args.classes} classes in {out}")
 
 
 if __name__ == "__main__":

@@ -6,10 +6,12 @@
 Reads RESULTS_DIR/train/MODEL/BUDGET-VARIANT-rN.log (+ .mem, peak MiB; VARIANT plain, ucudnn or
 ucudnn-LIMIT), infer/MODEL/VARIANT-rN.log and loss/MODEL-VARIANT.log; writes darknet-summary.md, darknet-summary.json and darknet-slope.svg.
 Training speed is the median of the per-iteration times Darknet prints (the GPU step, not the
-loading of images, which runs beside it), iterations after the fifth.
+loading of images, which runs beside it), iterations after the fifth; where those times are zero it
+is n/a. A round's log whose name does not parse is skipped, with a note on stderr.
 """
 import glob
 import json
+import math
 import os
 import re
 import statistics
@@ -19,7 +21,16 @@ from collections import defaultdict
 ITERATION = re.compile(r"^\s*(\d+): ([-0-9.naif]+), ([-0-9.naif]+) avg loss, [0-9.e+-]+ rate, ([0-9.]+) seconds, (\d+) images")
 PREDICTED = re.compile(r"Predicted in ([0-9.]+) milli-seconds")
 LOG_NAME = re.compile(r"^(none|[0-9.]+[MG]iB)-(plain|ucudnn(?:-[0-9.]+[KMG]iB)?)-r(\d+)\.log$")
+ROUND = re.compile(r"^(.+)-r\d+\.log$")  # a round's log, in train/ and infer/
 WARM_UP = 5
+
+
+def number(text):
+    """TEXT as a float, or None: the patterns above match "1.2.3" and "." too."""
+    try:
+        return float(text)
+    except ValueError:
+        return None
 
 
 def mib(budget):
@@ -28,6 +39,22 @@ def mib(budget):
         return None
     match = re.fullmatch(r"([0-9.]+)(MiB|GiB)", budget)
     return float(match.group(1)) * (1024 if match.group(2) == "GiB" else 1)
+
+
+def budget_parses(budget):
+    if budget == "none":
+        return True
+    value = number(budget[:-3])
+    return value is not None and math.isfinite(value)
+
+
+def skip(path, why):
+    print(f"summarize.py: skipping {path}: {why}", file=sys.stderr)
+
+
+def logs(pattern):
+    """The files that PATTERN names (a folder named *.log is not a log)."""
+    return [path for path in glob.glob(pattern) if os.path.isfile(path)]
 
 
 def read(path):
@@ -43,18 +70,21 @@ def train_run(path):
         run["peak_mib"] = float(read(path + ".mem").strip())
     except (OSError, ValueError):
         pass
-    timed = [float(s[3]) for s in steps if int(s[0]) > WARM_UP]
+    timed_steps = [s for s in steps if int(s[0]) > WARM_UP and number(s[3]) is not None]
+    timed = [number(s[3]) for s in timed_steps]
     if timed:
-        images = int(steps[-1][4]) // int(steps[-1][0])
-        run.update(images_per_iteration=images, seconds=statistics.median(timed),
-                   images_per_second=images / statistics.median(timed), iterations=len(timed))
+        images = int(timed_steps[-1][4]) // int(timed_steps[-1][0])
+        run.update(images_per_iteration=images, seconds=statistics.median(timed), iterations=len(timed))
+        # Zero seconds (a clock too coarse, or a log edited by hand) give no speed: n/a, not a failure.
+        if run["seconds"] > 0:
+            run["images_per_second"] = images / run["seconds"]
     else:
         failure = next((line.strip() for line in text.splitlines() if re.search(r"error|out of memory", line, re.I)),
                        "no iteration finished")
         run["failed"] = failure[:160]
     workspace = re.findall(r"Allocate additional workspace_size = ([0-9.]+) MB", text)
-    if workspace:
-        run["workspace_mib"] = float(workspace[-1]) * 1e6 / 2**20
+    if workspace and number(workspace[-1]) is not None:
+        run["workspace_mib"] = number(workspace[-1]) * 1e6 / 2**20
     return run
 
 
@@ -67,10 +97,15 @@ def training(root):
     table = {}
     for model_dir in sorted(glob.glob(os.path.join(root, "train", "*"))):
         per = defaultdict(lambda: defaultdict(list))
-        for path in glob.glob(os.path.join(model_dir, "*.log")):
-            match = LOG_NAME.match(os.path.basename(path))
-            if match:
+        for path in logs(os.path.join(model_dir, "*.log")):
+            name = os.path.basename(path)
+            match = LOG_NAME.match(name)
+            if match and budget_parses(match.group(1)):
                 per[match.group(1)][match.group(2)].append(train_run(path))
+            elif ROUND.match(name):
+                # gpu.sh's other logs here (first-VARIANT.log, plenty-plain.log) are no rounds: left quietly.
+                skip(path, "not BUDGET-VARIANT-rN.log (BUDGET none or like 512MiB, "
+                     "VARIANT plain, ucudnn or ucudnn-LIMIT)")
         rows = []
         for budget in sorted(per, key=lambda b: -(mib(b) or float("inf"))):
             row = {"budget": budget, "budget_mib": mib(budget)}
@@ -87,28 +122,52 @@ def training(root):
 
 def inference(root):
     out = {}
-    for path in sorted(glob.glob(os.path.join(root, "infer", "*", "*.log"))):
+    for path in sorted(logs(os.path.join(root, "infer", "*", "*.log"))):
         model, name = path.split(os.sep)[-2:]
-        variant = name.rsplit("-r", 1)[0]
-        times = [float(t) for t in PREDICTED.findall(read(path))][10:]  # the first images warm up
+        match = ROUND.match(name)
+        if not match:
+            skip(path, "not VARIANT-rN.log")
+            continue
+        variant = match.group(1)
+        times = [t for t in map(number, PREDICTED.findall(read(path))) if t is not None]
+        times = times[10:]  # the first images warm up
         if times:
-            out.setdefault(model, {}).setdefault(variant, []).append(1000 / statistics.median(times))
-    return {m: {v: statistics.median(s) for v, s in vs.items()} for m, vs in out.items()}
+            median = statistics.median(times)
+            out.setdefault(model, {}).setdefault(variant, []).append(1000 / median if median > 0 else None)
+    # None where every run's times were zero: n/a in the table.
+    return {m: {v: median_of_known(s) for v, s in vs.items()} for m, vs in out.items()}
+
+
+def median_of_known(values):
+    known = [v for v in values if v is not None]
+    return statistics.median(known) if known else None
 
 
 def losses(root):
     out = {}
-    for path in sorted(glob.glob(os.path.join(root, "loss", "*.log"))):
+    for path in sorted(logs(os.path.join(root, "loss", "*.log"))):
         steps = [m.groups() for m in map(ITERATION.match, read(path).splitlines()) if m]
         if steps:
             name = os.path.basename(path)[:-4]
-            out[name] = {"iterations": int(steps[-1][0]), "avg_loss": float(steps[-1][2]),
-                         "loss_at": {s[0]: float(s[2]) for s in steps if int(s[0]) % 100 == 0}}
+            out[name] = {"iterations": int(steps[-1][0]), "avg_loss": number(steps[-1][2]),
+                         "loss_at": {s[0]: number(s[2]) for s in steps if int(s[0]) % 100 == 0}}
     return out
 
 
 def cell(value, digits=1):
     return "-" if value is None else f"{value:.{digits}f}"
+
+
+def speed_cell(row, variant, speed):
+    """A variant's speed at a budget: failed where it did not run, n/a where its times were zero."""
+    if speed:
+        return cell(speed)
+    return "n/a" if zero_times(row, variant) else "failed"
+
+
+def zero_times(row, variant):
+    """Whether VARIANT ran at this budget, none failing, and yet has no speed: its times were zero."""
+    return variant in row and row[variant]["images_per_second"] is None and not row[variant]["failed"]
 
 
 def variant_order(variants):
@@ -128,11 +187,12 @@ def markdown(train, infer, loss, gpu):
         for row in rows:
             speed = {v: row.get(v, {}).get("images_per_second") for v in variants}
             ratios = [f"{speed[v] / speed['plain']:.2f}" if speed[v] and speed.get("plain")
+                      else "n/a" if zero_times(row, v) or (speed[v] and zero_times(row, "plain"))
                       else ("plain failed" if speed[v] else "-") for v in others]
             budget = "plenty" if row["budget"] == "none" else row["budget"]
             peaks = ", ".join(cell(row.get(v, {}).get("peak_mib"), 0) for v in variants)
             spaces = ", ".join(cell(row.get(v, {}).get("workspace_mib")) for v in variants)
-            lines.append(f"| {budget} | " + " | ".join(cell(speed[v]) if speed[v] else "failed" for v in variants)
+            lines.append(f"| {budget} | " + " | ".join(speed_cell(row, v, speed[v]) for v in variants)
                          + " | " + " | ".join(ratios) + f" | {peaks} | {spaces} |")
         lines.append("")
     if infer:
@@ -141,15 +201,16 @@ def markdown(train, infer, loss, gpu):
                   "| model | " + " | ".join(variants) + " |", "|---" * (1 + len(variants)) + "|"]
         for model, v in infer.items():
             lines.append(f"| {model} | " + " | ".join(
-                cell(v.get(name)) + (f" ({v[name] / v['plain']:.2f}x)" if name != "plain" and v.get(name)
-                                     and v.get("plain") else "") for name in variants) + " |")
+                ("n/a" if name in v and v[name] is None else cell(v.get(name)))
+                + (f" ({v[name] / v['plain']:.2f}x)" if name != "plain" and v.get(name)
+                   and v.get("plain") else "") for name in variants) + " |")
         lines.append("")
     if loss:
         lines += ["### Training loss, same seed (DARKNET_SEED=1)", "",
                   "| run | iterations | avg loss at 100 | at 200 | at the end |", "|---|---|---|---|---|"]
         for name, v in loss.items():
             lines.append(f"| {name} | {v['iterations']} | {cell(v['loss_at'].get('100'), 3)} "
-                         f"| {cell(v['loss_at'].get('200'), 3)} | {v['avg_loss']:.3f} |")
+                         f"| {cell(v['loss_at'].get('200'), 3)} | {cell(v['avg_loss'], 3)} |")
         lines.append("")
     return "\n".join(lines)
 
@@ -190,7 +251,8 @@ def svg(train):
             dash = ["", ' stroke-dasharray="6,4"', ' stroke-dasharray="2,3"', ' stroke-dasharray="8,2,2,2"'][k % 4]
             line = [(x(r["budget_mib"]), y(r[variant]["images_per_second"])) for r in rows
                     if r.get(variant, {}).get("images_per_second")]
-            failed = [x(r["budget_mib"]) for r in rows if variant in r and not r[variant].get("images_per_second")]
+            failed = [x(r["budget_mib"]) for r in rows if variant in r and not r[variant].get("images_per_second")
+                      and not zero_times(r, variant)]
             if line:
                 path = " ".join(f"{px:.1f},{py:.1f}" for px, py in sorted(line))
                 body.append(f'<polyline points="{path}" fill="none" stroke="{colours[i % 4]}" stroke-width="2"{dash}/>')
@@ -208,9 +270,19 @@ def svg(train):
 
 
 def main():
-    if len(sys.argv) != 2 or not os.path.isdir(sys.argv[1]):
-        sys.exit("usage: summarize.py RESULTS_DIR (the folder gpu.sh run wrote)")
-    root = sys.argv[1]
+    if len(sys.argv) != 2:
+        print("usage: summarize.py RESULTS_DIR (the folder gpu.sh run wrote)", file=sys.stderr)
+        sys.exit(2)
+    if not os.path.isdir(sys.argv[1]):
+        print(f"summarize.py: error: RESULTS_DIR {sys.argv[1]!r} is not a folder", file=sys.stderr)
+        sys.exit(2)
+    try:
+        summarize(sys.argv[1])
+    except OSError as e:  # a log it cannot read, a folder it cannot write
+        sys.exit(f"summarize.py: {e}")
+
+
+def summarize(root):
     try:
         gpu = read(os.path.join(root, "gpu.txt")).splitlines()[1]
     except (OSError, IndexError):

@@ -30,6 +30,13 @@ const char* short_name(ConvOp op) { return word_of(op, kOpNames, "?"); }
 
 std::optional<ConvOp> parse_conv_op(const std::string& text) { return find_spelling<ConvOp>(text, kOpNames); }
 
+std::optional<ConvOp> stored_conv_op(const std::string& text) {
+  for (ConvOp op : kConvOps) {
+    if (text == short_name(op)) return op;
+  }
+  return std::nullopt;
+}
+
 std::string algo_name(ConvOp op, int algo) {
   switch (op) {
     case ConvOp::kForward: return lookup(kForwardNames, algo);

@@ -14,7 +14,12 @@ inline constexpr ConvOp kConvOps[] = {ConvOp::kForward, ConvOp::kBackwardData, C
 
 /// "fwd", "bwdd", "bwdf": the spelling of the measurement files.
 const char* short_name(ConvOp op);
+/// The op a person's word names (a table's column, an option): case, '-' and '_' as every
+/// setting's words (core/spelling.h).
 std::optional<ConvOp> parse_conv_op(const std::string& text);
+/// The op a stored word names: exactly short_name's spelling. What ucudnn wrote has one spelling,
+/// and a database's queries compare the text as it is: a row stored as "FWD" is no row of "fwd".
+std::optional<ConvOp> stored_conv_op(const std::string& text);
 
 /// The cudnnConvolution*Algo_t name without its prefix, e.g. "IMPLICIT_PRECOMP_GEMM";
 /// "ALGO_<n>" for a value this build does not know.

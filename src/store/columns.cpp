@@ -147,8 +147,12 @@ Status read_value(const Statement& statement, int index, std::string* value) {
 Status read_value(const Statement& statement, int index, ConvOp* value) {
   UCUDNN_TRY(expect_type(statement, index, SQLITE_TEXT, "an op's name"));
   const std::string text = statement.column_text(index);
-  const auto op = parse_conv_op(text);
-  if (!op) return Error{ErrorCode::kBadParam, "holds unknown op '" + excerpt(text) + "'"};
+  const auto op = stored_conv_op(text);
+  if (!op) {
+    return Error{ErrorCode::kBadParam, "holds the op '" + excerpt(text) + "', not one ucudnn writes (" +
+                                           short_name(ConvOp::kForward) + ", " + short_name(ConvOp::kBackwardData) +
+                                           " or " + short_name(ConvOp::kBackwardFilter) + ", exactly)"};
+  }
   *value = *op;
   return Status::success();
 }

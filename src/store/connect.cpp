@@ -40,6 +40,7 @@ Expected<SqliteConnection> snapshot_in_memory(const std::string& path, int busy_
                          !side.shm && !side.journal;
   if (!unchanged) return SqliteConnection();
   if (copied != SQLITE_DONE) return Error{ErrorCode::kStorage, "cannot read it: " + sqlite_error(file.get(), copied)};
+  bound_stored_values(memory.get());
   wait_for_locks(memory.get(), busy_timeout_ms);
   sqlite3_extended_result_codes(memory.get(), 1);
   return memory;
@@ -61,6 +62,7 @@ Expected<SqliteConnection> connect(const std::string& path, Access access, int b
   const int rc = sqlite3_open_v2(sqlite_uri(path, query).c_str(), &raw, flags, nullptr);
   SqliteConnection connection(raw);  // closed on failure too
   if (rc != SQLITE_OK) return Error{ErrorCode::kStorage, "cannot open: " + sqlite_error(raw, rc)};
+  bound_stored_values(raw);
   wait_for_locks(raw, busy_timeout_ms);
   sqlite3_extended_result_codes(raw, 1);
   return connection;

@@ -2,16 +2,40 @@
 
 #include <sqlite3.h>
 
+#include "core/conv_op.h"
+#include "store/columns.h"
 #include "store/rows.h"
 #include "store/schema.h"
 #include "store/sqlite.h"
 
 namespace ucudnn::store {
 
+namespace {
+
+// Rows of `table` whose op is not spelled as ucudnn writes it ("FWD"): counted apart by any query
+// that groups by the text, so they are refused, not counted.
+Status ops_as_written(sqlite3* db, const char* table) {
+  UCUDNN_TRY_ASSIGN(Statement odd, Statement::prepare(db, std::string("SELECT count(*), min(op) FROM ") + table +
+                                                              " WHERE op NOT IN (?1, ?2, ?3)"));
+  for (ConvOp op : kConvOps) odd.bind(static_cast<int>(op) + 1, std::string(short_name(op)));
+  const int rc = odd.step();
+  if (rc != SQLITE_ROW) return step_error(odd, rc);
+  if (odd.column_int(0) == 0) return Status::success();
+  ConvOp unused;
+  const Status read = read_value(odd, 1, &unused);  // what a lookup says of it
+  return Error{ErrorCode::kBadParam, std::to_string(odd.column_int(0)) + " rows of " + table + " cannot be read: " +
+                                         "the first one's op " + read.message() +
+                                         " (`ucudnn db verify` names every problem)"};
+}
+
+}  // namespace
+
 Expected<DatabaseStats> read_stats(sqlite3* db) {
   DatabaseStats stats;
   UCUDNN_TRY_ASSIGN(const int version, readable_version(db));
   if (version == 0) return stats;
+  UCUDNN_TRY(ops_as_written(db, "measurements"));
+  UCUDNN_TRY(ops_as_written(db, "coverage"));
   // The engine rows in the same pass over the table as the count (a version-1 file has none).
   const std::string engine_rows = version < 2 ? "0" : "coalesce(sum(engine <> ''), 0)";
   UCUDNN_TRY_ASSIGN(Statement count, Statement::prepare(db,
@@ -43,7 +67,7 @@ Expected<std::string> verification_problems(sqlite3* db) {
     const std::string line = check.column_text(0);
     if (line != "ok") problem += (problem.empty() ? "" : "; ") + line;
   }
-  if (rc != SQLITE_DONE) return Error{ErrorCode::kStorage, "the integrity check could not finish: " + check.error(rc)};
+  if (rc != SQLITE_DONE) return step_error(check, rc).prefixed("the integrity check could not finish: ");
   if (!problem.empty()) return problem;
   UCUDNN_TRY_ASSIGN(const int version, read_schema_version(db));
   if (version == 0) {

@@ -77,9 +77,8 @@ std::vector<std::string> upgrade_statements(int from) {
 }
 
 constexpr const char* kTableColumns = "SELECT name, pk FROM pragma_table_info(?1)";
-constexpr const char* kIndexColumns = "SELECT name, 0 FROM pragma_index_info(?1)";
 
-// The columns of a table or index (`sql`: kTableColumns or kIndexColumns), each with its place in
+// The columns of a table (`sql`: kTableColumns), each with its place in
 // the primary key (0: none); empty for an object that does not exist.
 Expected<std::map<std::string, std::int64_t>> columns_in_file(sqlite3* db, const char* sql, const std::string& name) {
   UCUDNN_TRY_ASSIGN(Statement select, Statement::prepare(db, sql));
@@ -89,6 +88,45 @@ Expected<std::map<std::string, std::int64_t>> columns_in_file(sqlite3* db, const
   while ((rc = select.step()) == SQLITE_ROW) columns[select.column_text(0)] = select.column_int(1);
   if (rc != SQLITE_DONE) return step_error(select, rc);
   return columns;
+}
+
+// What keeps `index` (the primary key's index where empty) from keeping `table` to one row per key
+// of `columns`: it must be a unique index, not partial, over exactly the key columns, each compared
+// byte for byte. A plain index, a partial one, one over a column more (time_ms: a cheaper
+// duplicate) or one that compares ops without case would let duplicate rows in. "" where none.
+Expected<std::string> unique_key_problems(sqlite3* db, const std::string& table, const std::string& index,
+                                          const std::vector<ColumnInfo>& columns) {
+  const std::string named = index.empty() ? "the primary key of " + table : "the index " + index;
+  UCUDNN_TRY_ASSIGN(Statement list, Statement::prepare(db, "SELECT name, \"unique\", partial FROM pragma_index_list(?1) "
+                                                           "WHERE (?2 = '' AND origin = 'pk') OR name = ?2"));
+  list.bind(1, table).bind(2, index);
+  int rc = list.step();
+  if (rc == SQLITE_DONE) return named + (index.empty() ? " is missing" : " is not an index of " + table);
+  if (rc != SQLITE_ROW) return step_error(list, rc);
+  const std::string index_name = list.column_text(0);
+  std::string problems;
+  const auto add = [&](const std::string& text) { problems += (problems.empty() ? "" : "; ") + text; };
+  if (list.column_int(1) != 1) add(named + " is not unique");
+  if (list.column_int(2) != 0) add(named + " is partial (it has a WHERE clause)");
+  UCUDNN_TRY_ASSIGN(Statement key, Statement::prepare(db, "SELECT name, coll FROM pragma_index_xinfo(?1) WHERE key = 1"));
+  key.bind(1, index_name);
+  std::map<std::string, std::string> held;  // column -> collation
+  while ((rc = key.step()) == SQLITE_ROW) {
+    held[key.column_type(0) == SQLITE_TEXT ? key.column_text(0) : "an expression"] = key.column_text(1);
+  }
+  if (rc != SQLITE_DONE) return step_error(key, rc);
+  for (const ColumnInfo& c : columns) {
+    if (!c.in_key) continue;
+    const auto found = held.find(c.name);
+    if (found == held.end()) {
+      add(named + " does not hold the column " + c.name);
+      continue;
+    }
+    if (found->second != "BINARY") add(named + " compares the column " + c.name + " by " + found->second + ", not byte for byte");
+    held.erase(found);
+  }
+  for (const auto& [extra, collation] : held) add(named + " also holds " + extra + ", not a key column");
+  return problems;
 }
 
 }  // namespace
@@ -178,19 +216,18 @@ Expected<std::string> schema_problems(sqlite3* db, int version) {
   for (const ColumnInfo& c : row_columns) {
     if (!rows.empty() && !rows.count(c.name)) add("the column measurements." + c.name + " is missing");
   }
-  UCUDNN_TRY_ASSIGN(const auto key, columns_in_file(db, kIndexColumns, "measurements_key"));
-  for (const ColumnInfo& c : row_columns) {
-    if (!key.empty() && c.in_key && !key.count(c.name)) add("the index measurements_key does not hold the " + c.name);
+  if (present.count("index measurements_key")) {
+    UCUDNN_TRY_ASSIGN(const std::string key, unique_key_problems(db, "measurements", "measurements_key", row_columns));
+    if (!key.empty()) add(key);
   }
   UCUDNN_TRY_ASSIGN(const auto coverage, columns_in_file(db, kTableColumns, "coverage"));
-  for (const ColumnInfo& c : in_version(columns_of<CoverageRow>(), version)) {
-    if (coverage.empty()) break;
-    const auto found = coverage.find(c.name);
-    if (c.in_key && (found == coverage.end() || found->second == 0)) {
-      add("the primary key of coverage does not hold the column " + c.name);
-    } else if (found == coverage.end()) {
-      add("the column coverage." + c.name + " is missing");
-    }
+  const std::vector<ColumnInfo> coverage_columns = in_version(columns_of<CoverageRow>(), version);
+  for (const ColumnInfo& c : coverage_columns) {
+    if (!coverage.empty() && !coverage.count(c.name)) add("the column coverage." + c.name + " is missing");
+  }
+  if (present.count("table coverage")) {
+    UCUDNN_TRY_ASSIGN(const std::string key, unique_key_problems(db, "coverage", "", coverage_columns));
+    if (!key.empty()) add(key);
   }
   return problem;
 }

@@ -13,6 +13,8 @@ std::string sqlite_error(sqlite3* db, int code) {
   return std::string(db ? sqlite3_errmsg(db) : sqlite3_errstr(code)) + " (" + sqlite3_errstr(code) + ")";
 }
 
+void bound_stored_values(sqlite3* db) { sqlite3_limit(db, SQLITE_LIMIT_LENGTH, kMaxStoredValueBytes); }
+
 bool sqlite_busy(int code) {
   const int primary = code & 0xff;
   return primary == SQLITE_BUSY || primary == SQLITE_LOCKED;
@@ -150,6 +152,11 @@ std::size_t Statement::column_bytes(int index) const {
 
 Error step_error(const Statement& statement, int code) {
   if (sqlite_corrupt(code)) return Error{ErrorCode::kStorage, "the file is corrupt (" + statement.error(code) + ")"};
+  if ((code & 0xff) == SQLITE_TOOBIG) {
+    return Error{ErrorCode::kBadParam, "it holds a value of over " + std::to_string(kMaxStoredValueBytes) +
+                                           " bytes, larger than any ucudnn writes: refused (the file was changed "
+                                           "outside ucudnn; SQLITE_TOOBIG)"};
+  }
   return Error{ErrorCode::kStorage, statement.error(code)};
 }
 

@@ -26,6 +26,15 @@ using SqliteConnection = std::unique_ptr<sqlite3, detail::SqliteCloser>;
 /// "MESSAGE (SQLITE_CODE)" for the connection's last error.
 std::string sqlite_error(sqlite3* db, int code);
 
+/// The largest text or blob a connection reads or writes (SQLITE_LIMIT_LENGTH): far above any
+/// value ucudnn writes (a table line, an engine id: 64 KiB at most), and the most that a value in
+/// a file changed outside ucudnn costs to refuse. A larger one fails its statement with
+/// SQLITE_TOOBIG before SQLite copies it out of the file (a 133 MB engine id cost 260 MiB).
+inline constexpr int kMaxStoredValueBytes = 1 << 20;
+
+/// Sets kMaxStoredValueBytes on a new connection.
+void bound_stored_values(sqlite3* db);
+
 /// True for the result codes that mean "another connection holds a lock: try again".
 bool sqlite_busy(int code);
 

@@ -574,7 +574,7 @@ TEST(DatabaseSchema, VerifyNamesAKeyWithoutTheEngine) {
   ASSERT_TRUE(db.ok()) << db.message();
   const Status verified = (*db)->verify();
   ASSERT_FALSE(verified.ok());
-  EXPECT_NE(verified.message().find("measurements_key does not hold the engine"), std::string::npos)
+  EXPECT_NE(verified.message().find("measurements_key does not hold the column engine"), std::string::npos)
       << verified.message();
 }
 
