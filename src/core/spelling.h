@@ -1,7 +1,7 @@
 #pragma once
 // The one way a word names an enum value, for every setting and option that takes a word
-// (UCUDNN_SEARCH, --policy, UCUDNN_LOG_LEVEL, ...): case is ignored, and so are '-' and '_', so
-// that powerOfTwo, power_of_two and POWER-OF-TWO agree. A setting lists its spellings once.
+// (UCUDNN_SEARCH, --policy, UCUDNN_LOG_LEVEL, ...): case is ignored, and so are '-' and '_' between
+// letters, so that powerOfTwo, power_of_two and POWER-OF-TWO agree. A setting lists its spellings once.
 
 #include <cctype>
 #include <optional>
@@ -19,11 +19,23 @@ struct Spelling {
   bool listed = true;
 };
 
-/// `text` as spellings compare it: lower case, without '-' and '_'.
+/// `text` as spellings compare it: lower case, without the '-' and '_' that join two letters.
+/// Elsewhere they stay: "-1" is a negative number and "_2" no word, never the 1 or 2 they would
+/// leave behind.
 inline std::string spelling_key(const std::string& text) {
+  const auto letter_at = [&](std::size_t i) {
+    return i < text.size() && std::isalpha(static_cast<unsigned char>(text[i])) != 0;
+  };
   std::string key;
-  for (unsigned char c : text) {
-    if (c != '-' && c != '_') key.push_back(static_cast<char>(std::tolower(c)));
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t run_end = text.find_first_not_of("-_", i);
+    if (run_end != i) {  // a run of '-' and '_': dropped where it joins two letters
+      const std::size_t end = run_end == std::string::npos ? text.size() : run_end;
+      if (!(i > 0 && letter_at(i - 1) && letter_at(end))) key.append(text, i, end - i);
+      i = end;
+      continue;
+    }
+    key.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(text[i++]))));
   }
   return key;
 }

@@ -33,6 +33,40 @@ TEST(Spelling, EveryWordTakingSettingIgnoresCaseDashesAndUnderscores) {
   EXPECT_EQ(config->log_level, LogLevel::kWarn);
 }
 
+// A '-' or '_' joins words; next to a digit it is part of the value: UCUDNN_MICRO_BATCH_OFFERS=-1
+// turned offers on, UCUDNN_LOG_LEVEL=-4 or _2 set a level, as the 1, 4 and 2 left once they were dropped.
+TEST(Spelling, DashesAndUnderscoresAreIgnoredOnlyBetweenLetters) {
+  EXPECT_EQ(spelling_key("POWER__OF-_two"), "poweroftwo");
+  EXPECT_EQ(spelling_key("-1"), "-1");
+  EXPECT_EQ(spelling_key("_2"), "_2");
+  EXPECT_EQ(spelling_key("1_"), "1_");
+  EXPECT_EQ(spelling_key("-auto"), "-auto");
+  EXPECT_EQ(spelling_key("a_1"), "a_1");
+  for (const char* bad : {"-1", "_1", "1-", "-0", "+1", "1_0"}) {
+    SCOPED_TRACE(bad);
+    EXPECT_FALSE(parse_offer_mode(bad).ok());
+    EnvValues values;
+    values.micro_batch_offers = bad;
+    EXPECT_FALSE(parse_env_config(values).ok());
+  }
+  for (const char* bad : {"-1", "-4", "_2", "4-", "-debug"}) {
+    SCOPED_TRACE(bad);
+    EnvValues values;
+    values.log_level = bad;
+    const auto config = parse_env_config(values);
+    ASSERT_FALSE(config.ok());
+    EXPECT_NE(config.message().find("UCUDNN_LOG_LEVEL: unknown log level '" + std::string(bad) + "'"), std::string::npos)
+        << config.message();
+  }
+  EnvValues values;
+  values.log_level = "4";
+  values.micro_batch_offers = "1";
+  const auto config = parse_env_config(values);
+  ASSERT_TRUE(config.ok()) << config.message();
+  EXPECT_EQ(config->log_level, LogLevel::kDebug);
+  EXPECT_EQ(config->micro_batch_offers, OfferMode::kOn);
+}
+
 TEST(Spelling, AnUnknownWordIsNamedWithTheWordsThatAreTaken) {
   const auto policy = parse_batch_size_policy("half");
   ASSERT_FALSE(policy.ok());
