@@ -15,13 +15,31 @@
 #include "api/graph/frontend.h"
 #include "core/statistics.h"
 #include "core/internal_call.h"
+#include "core/logging.h"
 #include "preload/dlopen_redirect.h"
 #include "preload/handle_registry.h"
+#include "preload/layer_order.h"
 #include "preload/real_symbol.h"
 
 using ucudnn::ErrorCode;
 
+// This layer's marker, defined and exported below: the first one in the search order intercepts.
+extern "C" __attribute__((visibility("default"))) const char ucudnn_preload_layer[];
+
 namespace {
+
+// Whether another ucudnn layer, ahead of this one, intercepts (preload/layer_order.h): then every
+// call here goes straight to cuDNN.
+bool passes_through() { return ucudnn::preload::another_layer_intercepts(ucudnn_preload_layer); }
+
+// The intercepting layer says once that another layer is loaded behind it.
+void say_if_not_alone() {
+  const char* other = ucudnn::preload::next_layer_file();
+  if (*other == '\0') return;
+  ucudnn::warn_once("another preload layer", std::string("another ucudnn preload layer is loaded too (") + other +
+                                                 "): this one intercepts, and that one passes every call straight "
+                                                 "to cuDNN (one layer per process)");
+}
 
 using ucudnn::preload::HandleRegistry;
 using ucudnn::preload::RealSymbol;
@@ -87,7 +105,8 @@ const char ucudnn_preload_layer[] = "ucudnn preload layer";
 
 cudnnStatus_t cudnnCreate(cudnnHandle_t* handle) {
   UCUDNN_REAL(cudnnStatus_t (*)(cudnnHandle_t*), cudnnCreate);
-  if (ucudnn::in_internal_call()) return real_function(handle);
+  if (ucudnn::in_internal_call() || passes_through()) return real_function(handle);
+  say_if_not_alone();
   const cudnnStatus_t status = ucudnn::api::at_boundary("cudnnCreate", [&]() -> ucudnn::Status {
     if (!handle) return ucudnn::Error(ErrorCode::kBadParam, "null handle pointer");
     UcudnnContext* context = nullptr;
@@ -135,22 +154,26 @@ UCUDNN_INTERCEPTED_CALLS(UCUDNN_DEFINE_PRELOAD_CALL)
 
 cudnnStatus_t cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t type, cudnnBackendDescriptor_t* descriptor) {
   UCUDNN_REAL(ucudnn::api::GraphFrontEnd::Create, cudnnBackendCreateDescriptor);
+  if (passes_through()) return real_function(type, descriptor);
   return graph().create(real_function, type, descriptor);
 }
 
 cudnnStatus_t cudnnBackendDestroyDescriptor(cudnnBackendDescriptor_t descriptor) {
   UCUDNN_REAL(ucudnn::api::GraphFrontEnd::Destroy, cudnnBackendDestroyDescriptor);
+  if (passes_through()) return real_function(descriptor);
   return graph().destroy(real_function, descriptor);
 }
 
 cudnnStatus_t cudnnBackendInitialize(cudnnBackendDescriptor_t descriptor) {
   UCUDNN_REAL(ucudnn::api::GraphFrontEnd::Finalize, cudnnBackendInitialize);
+  if (passes_through()) return real_function(descriptor);
   return graph().initialize(real_function, descriptor);
 }
 
 cudnnStatus_t cudnnBackendSetAttribute(cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t name,
                                        cudnnBackendAttributeType_t type, int64_t count, const void* values) {
   UCUDNN_REAL(ucudnn::api::GraphFrontEnd::Set, cudnnBackendSetAttribute);
+  if (passes_through()) return real_function(descriptor, name, type, count, values);
   return graph().set(real_function, descriptor, name, type, count, values);
 }
 
@@ -158,23 +181,27 @@ cudnnStatus_t cudnnBackendGetAttribute(cudnnBackendDescriptor_t const descriptor
                                        cudnnBackendAttributeType_t type, int64_t requested, int64_t* count,
                                        void* values) {
   UCUDNN_REAL(ucudnn::api::GraphFrontEnd::Get, cudnnBackendGetAttribute);
+  if (passes_through()) return real_function(descriptor, name, type, requested, count, values);
   return graph().get(real_function, descriptor, name, type, requested, count, values);
 }
 
 cudnnStatus_t cudnnBackendFinalize(cudnnBackendDescriptor_t descriptor) {
   UCUDNN_REAL(ucudnn::api::GraphFrontEnd::Finalize, cudnnBackendFinalize);
+  if (passes_through()) return real_function(descriptor);
   return graph().finalize(real_function, descriptor);
 }
 
 cudnnStatus_t cudnnBackendExecute(cudnnHandle_t handle, cudnnBackendDescriptor_t plan,
                                   cudnnBackendDescriptor_t variant_pack) {
   UCUDNN_REAL(ucudnn::api::GraphFrontEnd::Execute, cudnnBackendExecute);
+  if (passes_through()) return real_function(handle, plan, variant_pack);
   return graph().execute(real_function, handle, plan, variant_pack);
 }
 
 cudnnStatus_t cudnnBackendPopulateCudaGraph(cudnnHandle_t handle, cudnnBackendDescriptor_t plan,
                                             cudnnBackendDescriptor_t variant_pack, cudaGraph_t cuda_graph) {
   UCUDNN_REAL(ucudnn::api::GraphFrontEnd::PopulateGraph, cudnnBackendPopulateCudaGraph);
+  if (passes_through()) return real_function(handle, plan, variant_pack, cuda_graph);
   return graph().populate_graph("cudnnBackendPopulateCudaGraph", real_function, handle, plan, variant_pack,
                                 cuda_graph);
 }
@@ -182,6 +209,7 @@ cudnnStatus_t cudnnBackendPopulateCudaGraph(cudnnHandle_t handle, cudnnBackendDe
 cudnnStatus_t cudnnBackendUpdateCudaGraph(cudnnHandle_t handle, cudnnBackendDescriptor_t plan,
                                           cudnnBackendDescriptor_t variant_pack, cudaGraph_t cuda_graph) {
   UCUDNN_REAL(ucudnn::api::GraphFrontEnd::PopulateGraph, cudnnBackendUpdateCudaGraph);
+  if (passes_through()) return real_function(handle, plan, variant_pack, cuda_graph);
   return graph().populate_graph("cudnnBackendUpdateCudaGraph", real_function, handle, plan, variant_pack,
                                 cuda_graph);
 }
@@ -195,7 +223,7 @@ cudnnStatus_t cudnnBackendUpdateCudaGraph(cudnnHandle_t handle, cudnnBackendDesc
 void* dlopen(const char* file, int flags) {
   const OpenFunction open = real_dlopen();
   if (!open) return nullptr;
-  if (file && !ucudnn::in_internal_call()) {
+  if (file && !ucudnn::in_internal_call() && !passes_through()) {
     if (void* self = ucudnn::preload::redirected_cudnn(file, flags, open)) {
       ucudnn::Statistics::instance().count_dlopen_redirect();
       return self;

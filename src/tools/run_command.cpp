@@ -293,8 +293,12 @@ int run_program(const RunOptions& options, std::ostream& out, std::ostream& err)
   ChildSettings child = *settings;
   child.preload_library = preload_path;
   child.cudnn_folder = cudnn->folder;
-  const std::vector<EnvChange> changes =
-      child_environment_changes(child, [](const char* name) -> const char* { return std::getenv(name); });
+  child.is_preload_layer = names_a_preload_layer;
+  const EnvLookup getenv = [](const char* name) -> const char* { return std::getenv(name); };
+  const std::vector<EnvChange> changes = child_environment_changes(child, getenv);
+  for (const std::string& layer : preload_layers_left_out(child, getenv)) {
+    note("left '" + layer + "' out of LD_PRELOAD: another ucudnn preload layer (one layer per process)");
+  }
   if (options.dry_run) {
     for (const EnvChange& change : changes) out << describe(change) << '\n';
     std::string command;

@@ -1,6 +1,8 @@
 #include "tools/run_environment.h"
 
 #include <algorithm>
+#include <filesystem>
+#include <utility>
 
 #include "tools/beside_command.h"
 #include "tools/elf_symbols.h"
@@ -21,19 +23,21 @@ std::vector<std::string> words_of(const std::string& list, const char* separator
   return words;
 }
 
-// `first`, then the words of `list` (split at spaces and colons, as the dynamic linker splits
-// LD_PRELOAD) other than `first`, joined by ':'.
-std::string with_first(const std::string& first, const std::string& list) {
-  std::string joined = first;
-  for (const std::string& word : words_of(list, ": ")) {
-    if (word != first) joined += ":" + word;
-  }
-  return joined;
-}
-
 std::string value_of(const EnvLookup& current, const char* name) {
   const char* value = current(name);
   return value ? value : "";
+}
+
+// The words of the current LD_PRELOAD (split at spaces and colons, as the dynamic linker splits
+// it), each with whether the child's leaves it out: the preload library itself (put first
+// instead), or another ucudnn layer.
+std::vector<std::pair<std::string, bool>> preload_words(const ChildSettings& settings, const EnvLookup& current) {
+  std::vector<std::pair<std::string, bool>> words;
+  for (const std::string& word : words_of(value_of(current, "LD_PRELOAD"), ": ")) {
+    const bool layer = settings.is_preload_layer && settings.is_preload_layer(word);
+    words.emplace_back(word, word == settings.preload_library || layer);
+  }
+  return words;
 }
 
 }  // namespace
@@ -64,9 +68,28 @@ Status check_preload_layer(const std::string& path, const std::string& given_by)
   return Status::success();
 }
 
+bool names_a_preload_layer(const std::string& word) {
+  if (std::filesystem::path(word).filename() == kPreloadLibraryName) return true;
+  if (word.find('/') == std::string::npos) return false;  // a name the linker looks up: only by name
+  const Expected<bool> marked = exports_symbol(word, kPreloadMarkerSymbol);
+  return marked && *marked;
+}
+
+std::vector<std::string> preload_layers_left_out(const ChildSettings& settings, const EnvLookup& current) {
+  std::vector<std::string> left_out;
+  for (const auto& [word, left] : preload_words(settings, current)) {
+    if (left && word != settings.preload_library) left_out.push_back(word);
+  }
+  return left_out;
+}
+
 std::vector<EnvChange> child_environment_changes(const ChildSettings& settings, const EnvLookup& current) {
   std::vector<EnvChange> changes;
-  changes.push_back({"LD_PRELOAD", with_first(settings.preload_library, value_of(current, "LD_PRELOAD"))});
+  std::string preload = settings.preload_library;
+  for (const auto& [word, left] : preload_words(settings, current)) {
+    if (!left) preload += ":" + word;
+  }
+  changes.push_back({"LD_PRELOAD", preload});
   // The rest of the search path untouched: an empty entry there means the working folder.
   const std::string library_path = value_of(current, "LD_LIBRARY_PATH");
   changes.push_back({"LD_LIBRARY_PATH", settings.cudnn_folder + (library_path.empty() ? "" : ":" + library_path)});

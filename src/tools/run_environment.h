@@ -49,13 +49,25 @@ struct ChildSettings {
   std::string database;         ///< --database
   std::string policy;           ///< --policy, canonical spelling
   std::string candidates;       ///< --candidates, canonical spelling
+  /// Which words of the current LD_PRELOAD are ucudnn layers, left out of the child's (one layer
+  /// per process: preload/layer_order.h); null: only preload_library itself is.
+  std::function<bool(const std::string&)> is_preload_layer;
 };
+
 
 /// Reads one variable of the current environment (null: unset); std::getenv, or a map in tests.
 using EnvLookup = std::function<const char*(const char* name)>;
 
+/// Whether an LD_PRELOAD word names a ucudnn preload layer: a file named kPreloadLibraryName, or a
+/// library that exports kPreloadMarkerSymbol (any ucudnn's, installed anywhere).
+bool names_a_preload_layer(const std::string& word);
+
+/// The words of the current LD_PRELOAD that the child's leaves out as ucudnn layers other than
+/// `settings.preload_library`, for the command to say so.
+std::vector<std::string> preload_layers_left_out(const ChildSettings& settings, const EnvLookup& current);
+
 /// The changes that make the child's environment from the current one, in the order printed:
-/// LD_PRELOAD, LD_LIBRARY_PATH, UCUDNN_STATS (only where it changes; set to 1 where it is unset or
+/// LD_PRELOAD (the preload library first, other ucudnn layers left out), LD_LIBRARY_PATH, UCUDNN_STATS (only where it changes; set to 1 where it is unset or
 /// empty), then the options'. A forced
 /// workspace limit removes the deprecated UCUDNN_WORKSPACE_LIMIT, which would contradict it.
 std::vector<EnvChange> child_environment_changes(const ChildSettings& settings, const EnvLookup& current);

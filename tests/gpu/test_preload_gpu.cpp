@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <sstream>
 #include <string>
 
@@ -70,6 +72,36 @@ TEST_F(PreloadGpu, UnmodifiedProgramRunsGraphEnginesWithTheSameResult) {
   testing::ProbeRun engines;
   long long split = 0;
   expect_preloaded_matches_plain(plain, "engines", &engines, &split);
+}
+
+// Two ucudnn layers in one process (one left in LD_PRELOAD by an older install): the first plans
+// and splits, the second passes its calls straight to cuDNN. Both used to plan: the second split
+// the first one's micro-batches as kernels of their own, and each printed its statistics.
+TEST_F(PreloadGpu, OfTwoLayersOnlyTheFirstPlansAndTheResultIsPlainCudnns) {
+  const testing::ProbeRun plain = run_probe("");
+  ASSERT_EQ(plain.exit_status, 0) << plain.output;
+  const std::string second = ::testing::TempDir() + "ucudnn_second_layer.so";
+  ASSERT_EQ(std::system(("cp '" + testing::preload_library_path() + "' '" + second + "'").c_str()), 0);
+  const testing::ProbeRun both =
+      run_probe("LD_PRELOAD=" + testing::preload_library_path() + ":" + second +
+                " UCUDNN_FORCE_WORKSPACE_LIMIT=16MiB UCUDNN_STATS=1 UCUDNN_CANDIDATES=legacy");
+  std::remove(second.c_str());
+  ASSERT_EQ(both.exit_status, 0) << both.output;
+  ASSERT_EQ(both.values.at("forward"), "CUDNN_STATUS_SUCCESS") << both.output;
+  EXPECT_NE(both.output.find("another ucudnn preload layer is loaded too (" + second + ")"), std::string::npos)
+      << both.output;
+  const double sum_abs = std::stod(plain.values.at("output_sum_abs"));
+  EXPECT_NEAR(std::stod(both.values.at("output_sum_abs")), sum_abs, 5e-3 * sum_abs);
+  EXPECT_NEAR(std::stod(both.values.at("output_sum")), std::stod(plain.values.at("output_sum")), 5e-3 * sum_abs);
+  std::size_t tables = 0;
+  for (auto at = both.output.find("ucudnn: fwd "); at != std::string::npos; at = both.output.find("ucudnn: fwd ", at + 1)) {
+    ++tables;
+  }
+  EXPECT_EQ(tables, 1u) << "one layer's statistics\n" << both.output;
+  long long calls = 0, split = 0;
+  ASSERT_TRUE(forward_statistics(both.output, &calls, &split)) << both.output;
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(split, 1) << both.output;
 }
 
 // A program that fixes its algorithm and sizes its workspace by it (Darknet's half precision does):

@@ -3,6 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
 #include "../preload/probe_runner.h"
 
 namespace ucudnn {
@@ -55,6 +59,27 @@ TEST(Preload, AProgramThatLooksCudnnUpOnItsOwnHandleReachesTheLayer) {
   EXPECT_EQ(preloaded.values.at("version"), plain.values.at("version"));
   // The backend calls reach cuDNN: a descriptor reads back what was set.
   EXPECT_EQ(preloaded.values.at("tensor_round_trip"), "ok") << preloaded.output;
+}
+
+// Two ucudnn layers in one process (an older install's left in LD_PRELOAD): the first intercepts
+// and says so once, the second passes every call through. Both used to take part, the first
+// one's "real" cudnnCreate being the second's: each made a handle state, and on a machine without
+// a GPU each said the create failed. (The same on the GPU: tests/gpu/test_preload_gpu.cpp.)
+TEST(Preload, OfTwoLayersInOneProcessTheFirstInterceptsAndTheSecondPassesThrough) {
+  const std::string second = ::testing::TempDir() + "ucudnn_second_layer.so";
+  ASSERT_EQ(std::system(("cp '" + testing::preload_library_path() + "' '" + second + "'").c_str()), 0);
+  const testing::ProbeRun both =
+      run_probe("LD_PRELOAD=" + testing::preload_library_path() + ":" + second + " UCUDNN_LOG_LEVEL=warn");
+  std::remove(second.c_str());
+  ASSERT_EQ(both.exit_status, 0) << both.output;
+  EXPECT_EQ(both.values.at("forward_defined_in"), "libucudnn_preload.so") << both.output;
+  EXPECT_EQ(occurrences(both.output, "ucudnn: warning: another ucudnn preload layer is loaded too (" + second +
+                                         "): this one intercepts"),
+            1u)
+      << both.output;
+  if (both.values.at("gpu") == "none") {
+    EXPECT_EQ(occurrences(both.output, kCreateFailed), 1u) << "one layer made a handle state\n" << both.output;
+  }
 }
 
 TEST(Preload, ABadEnvironmentValueFailsHandleCreationWithItsName) {

@@ -90,6 +90,29 @@ TEST(RunCommand, KeepsTheEnvironmentUnlessAnOptionReplacesIt) {
   EXPECT_TRUE(has_line(result.out, "unset UCUDNN_WORKSPACE_LIMIT")) << "it would contradict the option\n" << result.out;
 }
 
+// Another ucudnn layer already in LD_PRELOAD (an older install's, by its marker or by its name)
+// would load beside this one, and the first one's "real" cuDNN would be the second: left out, and
+// said, while every other library stays where it was.
+TEST(RunCommand, LeavesOtherUcudnnLayersOutOfLdPreloadAndSaysSo) {
+  TempDir dir, other_install;
+  const std::string preload = stand_in_preload(dir);
+  const std::string other_layer = stand_in_preload(other_install);
+  const std::string cudnn = stand_in_cudnn(dir, "cudnn", matching_cudnn_version(), matching_cudart_version());
+  const std::string plain_library = dir.write("libplain.so", "");
+  ScopedVariable preloaded("LD_PRELOAD", "/opt/a.so " + other_layer + ":" + plain_library +
+                                             ":libucudnn_preload.so:/old/lib/libucudnn_preload.so");
+  const CliResult result = run({"run", "--dry-run", "--preload", preload, "--cudnn", cudnn, "--", "true"});
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_TRUE(has_line(result.out, "export LD_PRELOAD=" + preload + ":/opt/a.so:" + plain_library)) << result.out;
+  for (const std::string& layer : {other_layer, std::string("libucudnn_preload.so"),
+                                   std::string("/old/lib/libucudnn_preload.so")}) {
+    EXPECT_TRUE(has_line(result.err, "ucudnn run: left '" + layer +
+                                         "' out of LD_PRELOAD: another ucudnn preload layer (one layer per process)"))
+        << result.err;
+  }
+  EXPECT_EQ(lines_of(result.err).size(), 3u) << result.err;
+}
+
 TEST(RunCommand, RefusesBadOptionValuesNamingTheOption) {
   // Usage errors come before anything is looked for: no --preload needed.
   expect_error({"run", "--workspace-limit", "64MB", "--", "true"}, kExitUsageError, "--workspace-limit: ");
