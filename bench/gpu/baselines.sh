@@ -48,7 +48,7 @@ baselines() {
         cp "$out/baselines-progress.txt" "$final/baselines-progress$tag.txt"
         archive "baselines-results$tag"
       done
-      [ -n "${BASELINE_DB_DIR:-}" ] || rm -f "$db_dir/$net-$type.db"*
+      [ -n "${BASELINE_DB_DIR:-}" ] || remove_database "$db_dir/$net-$type.db"
     done
   done
   cat "$out/baselines-summary.md" 2>/dev/null || true

@@ -20,6 +20,14 @@ use_pack_libraries() {
   export LD_LIBRARY_PATH="$root/pack/lib:${LD_LIBRARY_PATH:-}"
 }
 
+# Removes benchmark databases with every file kept beside them: SQLite's -journal, -wal and -shm,
+# and the claims folder a killed job member leaves (`rm -f DB*` meets that folder and stops a
+# `set -e` job).
+remove_database() {
+  local db
+  for db in "$@"; do rm -rf -- "$db" "$db-journal" "$db-wal" "$db-shm" "$db.claims"; done
+}
+
 # Archives $out into $final/NAME.tar.gz, databases and claims left out (they are the run's scratch).
 archive() {
   tar -czf "$final/$1.tar.gz" --exclude='*.db' --exclude='*.db-*' --exclude='*.claims' -C "$out" .

@@ -26,7 +26,7 @@ engines() {
             | tee -a "$out/engines-summary.txt"
         done
       done
-      rm -f "$out/$net-$type.db"*
+      remove_database "$out/$net-$type.db"
       archive "engines-results${ENGINE_TAG:+-$ENGINE_TAG}"
     done
   done

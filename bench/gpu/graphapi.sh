@@ -133,7 +133,7 @@ graphapi() {
             echo "$name: done at $((SECONDS - started)) s" >> "$summary"
             graphapi_save
           done
-          rm -f "$out/train-$model.db"*
+          remove_database "$out/train-$model.db"
         done
         ;;
       *) echo "graphapi: unknown step '$step' (loader opinfo jax cudagraph overhead train)" | tee -a "$summary"; status=1 ;;

@@ -26,7 +26,7 @@ pytorch() {
       archive "pytorch-results"  # after each run: a cut-short call keeps what it did
       cp "$out/pytorch-summary.txt" "$final/"
     done
-    rm -f "$out/$model.db"*
+    remove_database "$out/$model.db"
   done
   cp "$out/pytorch-summary.txt" "$final/"
   return $status

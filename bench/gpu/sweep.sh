@@ -19,7 +19,7 @@ sweep() {
     for net in $1; do
       BENCH_ARGS="--data-type $type --layout $layout ${SWEEP_ARGS:-}" UCUDNN_DATABASE="$dir/$net.db" \
         bash bench/sweep.sh pack/bin/ucudnn_conv_benchmark "$net" "$dir" "$2" "$3" | sed "s/^/$type $layout /" || status=1
-      rm -f "$dir/$net.db" "$dir/$net.db-wal" "$dir/$net.db-shm"
+      remove_database "$dir/$net.db"
       # Archived after every network, so that a run cut short still returns what it finished.
       archive "sweep-results${SWEEP_TAG:+-$SWEEP_TAG}"
     done

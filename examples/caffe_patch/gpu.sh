@@ -99,7 +99,7 @@ run() {
       launch $variant "${env[@]}" -- train -solver "$solver" -gpu 0 \
         > "$out/$net/train-$config.log" 2>&1 || { echo "   training $net $config failed"; status=1; }
     done
-    rm -f "$out/$net"*.db "$out/$net"*.db-wal "$out/$net"*.db-shm
+    rm -rf -- "$out/$net"*.db "$out/$net"*.db-journal "$out/$net"*.db-wal "$out/$net"*.db-shm "$out/$net"*.db.claims
   done
   python3 "$here/summarize.py" "$out" --markdown "$out/caffe-summary.md" --json "$out/caffe-summary.json" || status=1
   cp "$out/caffe-summary.md" "$out/caffe-summary.json" "$final/" 2> /dev/null || true
