@@ -23,8 +23,8 @@ Status ops_as_written(sqlite3* db, const char* table) {
   if (odd.column_int(0) == 0) return Status::success();
   ConvOp unused;
   const Status read = read_value(odd, 1, &unused);  // what a lookup says of it
-  return Error{ErrorCode::kBadParam, std::to_string(odd.column_int(0)) + " rows of " + table + " cannot be read: " +
-                                         "the first one's op " + read.message() +
+  return Error{ErrorCode::kBadParam, std::to_string(odd.column_int(0)) + " rows of " + table +
+                                         " cannot be read: the first one's op " + read.message() +
                                          " (`ucudnn db verify` names every problem)"};
 }
 

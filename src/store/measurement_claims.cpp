@@ -48,7 +48,8 @@ struct flock whole_file(short type) {
 
 // Whether `file` names the file open as `fd` now.
 bool names_open_file(const std::string& file, int fd) {
-  struct stat at_name {}, open_file {};
+  struct stat at_name {};
+  struct stat open_file {};
   return lstat(file.c_str(), &at_name) == 0 && fstat(fd, &open_file) == 0 && at_name.st_dev == open_file.st_dev &&
          at_name.st_ino == open_file.st_ino;
 }
@@ -60,8 +61,8 @@ bool locked_by_another(const std::string& file) {
   if (fd < 0) return false;
   struct stat st {};
   struct flock lock = whole_file(F_WRLCK);
-  const bool locked = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && fcntl(fd, F_OFD_GETLK, &lock) == 0 &&
-                      lock.l_type != F_UNLCK;
+  const bool locked =
+      fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && fcntl(fd, F_OFD_GETLK, &lock) == 0 && lock.l_type != F_UNLCK;
   close(fd);
   return locked;
 }

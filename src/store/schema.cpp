@@ -97,8 +97,9 @@ Expected<std::map<std::string, std::int64_t>> columns_in_file(sqlite3* db, const
 Expected<std::string> unique_key_problems(sqlite3* db, const std::string& table, const std::string& index,
                                           const std::vector<ColumnInfo>& columns) {
   const std::string named = index.empty() ? "the primary key of " + table : "the index " + index;
-  UCUDNN_TRY_ASSIGN(Statement list, Statement::prepare(db, "SELECT name, \"unique\", partial FROM pragma_index_list(?1) "
-                                                           "WHERE (?2 = '' AND origin = 'pk') OR name = ?2"));
+  UCUDNN_TRY_ASSIGN(Statement list, Statement::prepare(db,
+                                                       "SELECT name, \"unique\", partial FROM pragma_index_list(?1) "
+                                                       "WHERE (?2 = '' AND origin = 'pk') OR name = ?2"));
   list.bind(1, table).bind(2, index);
   int rc = list.step();
   if (rc == SQLITE_DONE) return named + (index.empty() ? " is missing" : " is not an index of " + table);
@@ -108,7 +109,8 @@ Expected<std::string> unique_key_problems(sqlite3* db, const std::string& table,
   const auto add = [&](const std::string& text) { problems += (problems.empty() ? "" : "; ") + text; };
   if (list.column_int(1) != 1) add(named + " is not unique");
   if (list.column_int(2) != 0) add(named + " is partial (it has a WHERE clause)");
-  UCUDNN_TRY_ASSIGN(Statement key, Statement::prepare(db, "SELECT name, coll FROM pragma_index_xinfo(?1) WHERE key = 1"));
+  UCUDNN_TRY_ASSIGN(Statement key,
+                    Statement::prepare(db, "SELECT name, coll FROM pragma_index_xinfo(?1) WHERE key = 1"));
   key.bind(1, index_name);
   std::map<std::string, std::string> held;  // column -> collation
   while ((rc = key.step()) == SQLITE_ROW) {
@@ -122,7 +124,8 @@ Expected<std::string> unique_key_problems(sqlite3* db, const std::string& table,
       add(named + " does not hold the column " + c.name);
       continue;
     }
-    if (found->second != "BINARY") add(named + " compares the column " + c.name + " by " + found->second + ", not byte for byte");
+    if (found->second != "BINARY")
+      add(named + " compares the column " + c.name + " by " + found->second + ", not byte for byte");
     held.erase(found);
   }
   for (const auto& [extra, collation] : held) add(named + " also holds " + extra + ", not a key column");

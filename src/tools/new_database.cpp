@@ -37,9 +37,10 @@ bool lock_first_byte(int fd) {
 
 // Whether `file` names the file open as `fd` now.
 bool names_open_file(const std::string& file, int fd) {
-  struct stat at_name {}, open_file {};
-  return ::lstat(file.c_str(), &at_name) == 0 && ::fstat(fd, &open_file) == 0 &&
-         at_name.st_dev == open_file.st_dev && at_name.st_ino == open_file.st_ino;
+  struct stat at_name {};
+  struct stat open_file {};
+  return ::lstat(file.c_str(), &at_name) == 0 && ::fstat(fd, &open_file) == 0 && at_name.st_dev == open_file.st_dev &&
+         at_name.st_ino == open_file.st_ino;
 }
 
 std::string temporary_prefix(const std::string& name) { return "." + name + ".ucudnn-new-"; }
@@ -87,8 +88,8 @@ std::vector<std::string> remove_leftovers(const std::string& folder, const std::
     const int fd = ::open(file.c_str(), O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) continue;
     struct stat st {};
-    const bool leftover = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && lock_first_byte(fd) &&
-                          names_open_file(file, fd);
+    const bool leftover =
+        ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && lock_first_byte(fd) && names_open_file(file, fd);
     if (leftover) {
       std::uintmax_t bytes = bytes_of(file);
       for (const char* suffix : kSideSuffixes) bytes += bytes_of(file + suffix);
@@ -128,8 +129,8 @@ Expected<NewDatabaseFile> NewDatabaseFile::reserve(const std::string& path) {
     if (errno != EEXIST) {
       const std::string error = std::strerror(errno);
       const std::string why = store::why_not_writable(path, false);  // the folder's mode and owner, where they are why
-      return Error{ErrorCode::kStorage, "benchmark database '" + path + "' does not exist, and cannot be created: " +
-                                            (why.empty() ? error : why)};
+      return Error{ErrorCode::kStorage, "benchmark database '" + path +
+                                            "' does not exist, and cannot be created: " + (why.empty() ? error : why)};
     }
   }
   return Error{ErrorCode::kStorage, "cannot find a free temporary name in the folder '" + folder + "'"};

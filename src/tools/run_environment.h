@@ -54,7 +54,6 @@ struct ChildSettings {
   std::function<bool(const std::string&)> is_preload_layer;
 };
 
-
 /// Reads one variable of the current environment (null: unset); std::getenv, or a map in tests.
 using EnvLookup = std::function<const char*(const char* name)>;
 
@@ -67,9 +66,9 @@ bool names_a_preload_layer(const std::string& word);
 std::vector<std::string> preload_layers_left_out(const ChildSettings& settings, const EnvLookup& current);
 
 /// The changes that make the child's environment from the current one, in the order printed:
-/// LD_PRELOAD (the preload library first, other ucudnn layers left out), LD_LIBRARY_PATH, UCUDNN_STATS (only where it changes; set to 1 where it is unset or
-/// empty), then the options'. A forced
-/// workspace limit removes the deprecated UCUDNN_WORKSPACE_LIMIT, which would contradict it.
+/// LD_PRELOAD (the preload library first, other ucudnn layers left out), LD_LIBRARY_PATH, UCUDNN_STATS (only where it
+/// changes; set to 1 where it is unset or empty), then the options'. A forced workspace limit removes the deprecated
+/// UCUDNN_WORKSPACE_LIMIT, which would contradict it.
 std::vector<EnvChange> child_environment_changes(const ChildSettings& settings, const EnvLookup& current);
 
 /// `environment` ("NAME=value" strings, as environ holds them) with `changes` applied.

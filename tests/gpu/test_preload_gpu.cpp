@@ -94,7 +94,8 @@ TEST_F(PreloadGpu, OfTwoLayersOnlyTheFirstPlansAndTheResultIsPlainCudnns) {
   EXPECT_NEAR(std::stod(both.values.at("output_sum_abs")), sum_abs, 5e-3 * sum_abs);
   EXPECT_NEAR(std::stod(both.values.at("output_sum")), std::stod(plain.values.at("output_sum")), 5e-3 * sum_abs);
   std::size_t tables = 0;
-  for (auto at = both.output.find("ucudnn: fwd "); at != std::string::npos; at = both.output.find("ucudnn: fwd ", at + 1)) {
+  for (auto at = both.output.find("ucudnn: fwd "); at != std::string::npos;
+       at = both.output.find("ucudnn: fwd ", at + 1)) {
     ++tables;
   }
   EXPECT_EQ(tables, 1u) << "one layer's statistics\n" << both.output;

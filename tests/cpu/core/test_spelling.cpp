@@ -55,7 +55,8 @@ TEST(Spelling, DashesAndUnderscoresAreIgnoredOnlyBetweenLetters) {
     values.log_level = bad;
     const auto config = parse_env_config(values);
     ASSERT_FALSE(config.ok());
-    EXPECT_NE(config.message().find("UCUDNN_LOG_LEVEL: unknown log level '" + std::string(bad) + "'"), std::string::npos)
+    EXPECT_NE(config.message().find("UCUDNN_LOG_LEVEL: unknown log level '" + std::string(bad) + "'"),
+              std::string::npos)
         << config.message();
   }
   EnvValues values;

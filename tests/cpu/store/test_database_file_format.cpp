@@ -107,7 +107,8 @@ TEST(DatabaseFileFormat, VerifyNamesAnyKeyColumnTheIndexLacks) {
   ASSERT_EQ(rc, SQLITE_OK);
   const auto refused = BenchmarkDatabase::open(path, rollback_journal());
   ASSERT_FALSE(refused.ok()) << "opened to be written past a key without the micro-batch";
-  EXPECT_NE(refused.message().find("the index measurements_key does not hold the column micro_batch"), std::string::npos)
+  EXPECT_NE(refused.message().find("the index measurements_key does not hold the column micro_batch"),
+            std::string::npos)
       << refused.message();
   auto options = rollback_journal();
   options.check_schema = false;  // as `db verify` opens it
@@ -115,7 +116,8 @@ TEST(DatabaseFileFormat, VerifyNamesAnyKeyColumnTheIndexLacks) {
   ASSERT_TRUE(db.ok()) << db.message();
   const Status verified = (*db)->verify();
   ASSERT_FALSE(verified.ok());
-  EXPECT_NE(verified.message().find("the index measurements_key does not hold the column micro_batch"), std::string::npos)
+  EXPECT_NE(verified.message().find("the index measurements_key does not hold the column micro_batch"),
+            std::string::npos)
       << verified.message();
 }
 

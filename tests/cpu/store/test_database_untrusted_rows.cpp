@@ -9,17 +9,17 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <fstream>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
 #include "core/candidates.h"
 #include "core/conv_op.h"
-#include "store/columns.h"
-#include "store/database.h"
 #include "database_test_support.h"
 #include "sqlite_rows.h"
+#include "store/columns.h"
+#include "store/database.h"
 #include "test_helpers.h"
 
 namespace ucudnn::testing {
@@ -154,8 +154,10 @@ TEST(UntrustedRows, AnEngineIdBeyondItsBoundsIsRefusedBeforeItIsParsedOrCopied) 
 TEST(UntrustedRows, AValueLargerThanAnyUcudnnWritesIsRefusedUnread) {
   TempDir dir;
   const std::string path = database_with_rows(dir, "huge.db");
-  run_sql(path, "UPDATE measurements SET algo = -1, engine = 'eng1:k1=' || hex(zeroblob(24000000)) WHERE algo = 1; "
-                "UPDATE coverage SET candidates = " + std::to_string(static_cast<int>(CandidateKind::kEngine)));
+  run_sql(path,
+          "UPDATE measurements SET algo = -1, engine = 'eng1:k1=' || hex(zeroblob(24000000)) WHERE algo = 1; "
+          "UPDATE coverage SET candidates = " +
+              std::to_string(static_cast<int>(CandidateKind::kEngine)));
   const auto peak_kib = [] {  // VmHWM, the peak resident memory since the last reset
     std::ifstream status("/proc/self/status");
     std::string line;
@@ -255,12 +257,13 @@ TEST(UntrustedRows, AKeyThatDoesNotKeepOneRowPerKeyIsRefusedWhateverItsName) {
        "the index measurements_key also holds time_ms, not a key column"},
       {"CREATE UNIQUE INDEX measurements_key ON measurements(" + key_nocase + ")",
        "the index measurements_key compares the column op by NOCASE"},
-      {"CREATE UNIQUE INDEX measurements_key ON measurements(" + key + "); ALTER TABLE coverage RENAME TO old; "
-       "CREATE TABLE coverage(gpu_name TEXT NOT NULL, compute_capability INTEGER NOT NULL, sm_count INTEGER NOT "
-       "NULL, cudnn_version INTEGER NOT NULL, cuda_runtime_version INTEGER NOT NULL, op TEXT NOT NULL, layer TEXT "
-       "NOT NULL, micro_batch INTEGER NOT NULL, candidates INTEGER NOT NULL DEFAULT 0, measured_up_to INTEGER NOT "
-       "NULL, PRIMARY KEY(gpu_name, compute_capability, sm_count, cudnn_version, cuda_runtime_version, op, layer, "
-       "micro_batch, candidates, measured_up_to)); INSERT INTO coverage SELECT * FROM old; DROP TABLE old",
+      {"CREATE UNIQUE INDEX measurements_key ON measurements(" + key +
+           "); ALTER TABLE coverage RENAME TO old; "
+           "CREATE TABLE coverage(gpu_name TEXT NOT NULL, compute_capability INTEGER NOT NULL, sm_count INTEGER NOT "
+           "NULL, cudnn_version INTEGER NOT NULL, cuda_runtime_version INTEGER NOT NULL, op TEXT NOT NULL, layer TEXT "
+           "NOT NULL, micro_batch INTEGER NOT NULL, candidates INTEGER NOT NULL DEFAULT 0, measured_up_to INTEGER NOT "
+           "NULL, PRIMARY KEY(gpu_name, compute_capability, sm_count, cudnn_version, cuda_runtime_version, op, layer, "
+           "micro_batch, candidates, measured_up_to)); INSERT INTO coverage SELECT * FROM old; DROP TABLE old",
        "the primary key of coverage also holds measured_up_to, not a key column"},
   };
   TempDir dir;

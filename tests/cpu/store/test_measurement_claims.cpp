@@ -105,7 +105,8 @@ TEST(MeasurementClaims, AFileThatNamesALivingProcessButIsNotLockedIsNoClaim) {
   ASSERT_EQ(claims.try_take("work"), ClaimOutcome::kTaken);
   claims.release("work");
   std::filesystem::create_directory(claims.folder());
-  for (const std::string& text : {store::claim_holder() + "\n", std::string("somehost 1\n"), std::string(1 << 20, 'x')}) {
+  for (const std::string& text :
+       {store::claim_holder() + "\n", std::string("somehost 1\n"), std::string(1 << 20, 'x')}) {
     write_file(claims.file_of("work"), text);
     EXPECT_FALSE(claims.held("work"));
     EXPECT_EQ(claims.try_take("work"), ClaimOutcome::kTaken);
@@ -124,7 +125,10 @@ TEST(MeasurementClaims, ManyWaitersOfADeadHolderAndExactlyOneTakesItsClaim) {
   const std::string database = (dir.path() / "job.db").string();
   constexpr int kRounds = 20, kWaiters = 16;
   for (int round = 0; round < kRounds; ++round) {
-    { HoldingChild dying(database, "work"); ASSERT_TRUE(dying.taken()); }  // killed, its file left
+    {
+      HoldingChild dying(database, "work");
+      ASSERT_TRUE(dying.taken());
+    }  // killed, its file left
     int go[2], said[2];
     ASSERT_EQ(pipe(go), 0);
     ASSERT_EQ(pipe(said), 0);

@@ -98,9 +98,8 @@ TEST_F(DbFullDisk, ACopyOfTheWalThatFailsForWantOfSpaceNamesNoFile) {
   const std::string table = alexnet_table(source_dir_, "table.csv", 40);
   const std::string into = (dir_.path() / "new.db").string();
   const std::vector<std::vector<std::string>> commands = {
-      {"db", "import", "--measurements", table, "--database", into, "--network", "alexnet",
-       "--gpu-name", "X", "--compute-capability", "90", "--sm-count", "132", "--cudnn-version", "91900",
-       "--cuda-version", "13000"},
+      {"db", "import", "--measurements", table, "--database", into, "--network", "alexnet", "--gpu-name", "X",
+       "--compute-capability", "90", "--sm-count", "132", "--cudnn-version", "91900", "--cuda-version", "13000"},
       {"db", "merge", "--from", source_, "--into", into, "--create", "--journal", "wal"}};
   for (const auto& command : commands) {
     SCOPED_TRACE(command[1]);

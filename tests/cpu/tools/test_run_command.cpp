@@ -104,8 +104,8 @@ TEST(RunCommand, LeavesOtherUcudnnLayersOutOfLdPreloadAndSaysSo) {
   const CliResult result = run({"run", "--dry-run", "--preload", preload, "--cudnn", cudnn, "--", "true"});
   ASSERT_EQ(result.status, 0) << result.err;
   EXPECT_TRUE(has_line(result.out, "export LD_PRELOAD=" + preload + ":/opt/a.so:" + plain_library)) << result.out;
-  for (const std::string& layer : {other_layer, std::string("libucudnn_preload.so"),
-                                   std::string("/old/lib/libucudnn_preload.so")}) {
+  for (const std::string& layer :
+       {other_layer, std::string("libucudnn_preload.so"), std::string("/old/lib/libucudnn_preload.so")}) {
     EXPECT_TRUE(has_line(result.err, "ucudnn run: left '" + layer +
                                          "' out of LD_PRELOAD: another ucudnn preload layer (one layer per process)"))
         << result.err;
