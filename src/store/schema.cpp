@@ -76,16 +76,13 @@ std::vector<std::string> upgrade_statements(int from) {
   return sql;
 }
 
-constexpr const char* kTableColumns = "SELECT name, pk FROM pragma_table_info(?1)";
-
-// The columns of a table (`sql`: kTableColumns), each with its place in
-// the primary key (0: none); empty for an object that does not exist.
-Expected<std::map<std::string, std::int64_t>> columns_in_file(sqlite3* db, const char* sql, const std::string& name) {
-  UCUDNN_TRY_ASSIGN(Statement select, Statement::prepare(db, sql));
-  select.bind(1, name);
-  std::map<std::string, std::int64_t> columns;
+// The columns of `table`; empty for a table that does not exist.
+Expected<std::set<std::string>> columns_in_file(sqlite3* db, const std::string& table) {
+  UCUDNN_TRY_ASSIGN(Statement select, Statement::prepare(db, "SELECT name FROM pragma_table_info(?1)"));
+  select.bind(1, table);
+  std::set<std::string> columns;
   int rc;
-  while ((rc = select.step()) == SQLITE_ROW) columns[select.column_text(0)] = select.column_int(1);
+  while ((rc = select.step()) == SQLITE_ROW) columns.insert(select.column_text(0));
   if (rc != SQLITE_DONE) return step_error(select, rc);
   return columns;
 }
@@ -211,25 +208,24 @@ Expected<std::string> schema_problems(sqlite3* db, int version) {
   for (const char* wanted : {"table meta", "table measurements", "table coverage", "index measurements_key"}) {
     if (!present.count(wanted)) add(std::string("the ") + wanted + " is missing");
   }
-  // Every column the version has, where its table exists, and every key column in its key:
-  // without the engine in measurements_key, say, an engine row would be dropped as a duplicate
-  // of another engine's.
-  UCUDNN_TRY_ASSIGN(const auto rows, columns_in_file(db, kTableColumns, "measurements"));
-  const std::vector<ColumnInfo> row_columns = in_version(columns_of<StoredRow>(), version);
-  for (const ColumnInfo& c : row_columns) {
-    if (!rows.empty() && !rows.count(c.name)) add("the column measurements." + c.name + " is missing");
-  }
-  if (present.count("index measurements_key")) {
-    UCUDNN_TRY_ASSIGN(const std::string key, unique_key_problems(db, "measurements", "measurements_key", row_columns));
-    if (!key.empty()) add(key);
-  }
-  UCUDNN_TRY_ASSIGN(const auto coverage, columns_in_file(db, kTableColumns, "coverage"));
-  const std::vector<ColumnInfo> coverage_columns = in_version(columns_of<CoverageRow>(), version);
-  for (const ColumnInfo& c : coverage_columns) {
-    if (!coverage.empty() && !coverage.count(c.name)) add("the column coverage." + c.name + " is missing");
-  }
-  if (present.count("table coverage")) {
-    UCUDNN_TRY_ASSIGN(const std::string key, unique_key_problems(db, "coverage", "", coverage_columns));
+  // Every column the version has, where its table exists, and a key that keeps one row per key
+  // whatever its name: without the engine in measurements_key, say, an engine row would be
+  // dropped as a duplicate of another engine's; with time_ms in it, a cheaper duplicate kept.
+  const struct {
+    const char* table;
+    const char* key_index;   ///< "" for the table's primary key
+    const char* key_object;  ///< what sqlite_master holds where the key can be read
+    std::vector<ColumnInfo> columns;
+  } tables[] = {{"measurements", "measurements_key", "index measurements_key",
+                 in_version(columns_of<StoredRow>(), version)},
+                {"coverage", "", "table coverage", in_version(columns_of<CoverageRow>(), version)}};
+  for (const auto& t : tables) {
+    UCUDNN_TRY_ASSIGN(const auto found, columns_in_file(db, t.table));
+    for (const ColumnInfo& c : t.columns) {
+      if (!found.empty() && !found.count(c.name)) add(std::string("the column ") + t.table + "." + c.name + " is missing");
+    }
+    if (!present.count(t.key_object)) continue;
+    UCUDNN_TRY_ASSIGN(const std::string key, unique_key_problems(db, t.table, t.key_index, t.columns));
     if (!key.empty()) add(key);
   }
   return problem;

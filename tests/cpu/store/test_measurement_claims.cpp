@@ -16,6 +16,7 @@
 
 #include "store/measurement_claims.h"
 #include "test_helpers.h"
+#include "waiting_child.h"
 
 namespace ucudnn::testing {
 using store::ClaimOutcome;
@@ -29,39 +30,13 @@ std::string read_file(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
-// A child that takes the claim on `what`, says so on a pipe, and then waits to be killed.
-class HoldingChild {
- public:
-  HoldingChild(const std::string& database, const std::string& what) {
-    int ends[2];
-    if (pipe(ends) != 0) return;
-    pid_ = fork();
-    if (pid_ == 0) {
-      close(ends[0]);
-      MeasurementClaims claims(database);
-      const char said = claims.try_take(what) == ClaimOutcome::kTaken ? 'T' : 'N';
-      if (write(ends[1], &said, 1) != 1) _exit(1);
-      for (;;) pause();
-    }
-    close(ends[1]);
-    char said = 0;
-    taken_ = read(ends[0], &said, 1) == 1 && said == 'T';
-    close(ends[0]);
-  }
-  ~HoldingChild() { kill_now(); }
-  bool taken() const { return taken_; }
-  void kill_now() {
-    if (pid_ <= 0) return;
-    kill(pid_, SIGKILL);
-    int status = 0;
-    waitpid(pid_, &status, 0);
-    pid_ = -1;
-  }
-
- private:
-  pid_t pid_ = -1;
-  bool taken_ = false;
-};
+// A child that takes the claim on `what`, and holds it until it is killed.
+WaitingChild holding_child(const std::string& database, const std::string& what) {
+  return WaitingChild([&] {
+    auto* claims = new MeasurementClaims(database);  // never freed: the child holds the claim until killed
+    return claims->try_take(what) == ClaimOutcome::kTaken;
+  });
+}
 
 TEST(MeasurementClaims, OneHolderAtATimeUntilItReleases) {
   TempDir dir;
@@ -86,8 +61,8 @@ TEST(MeasurementClaims, AKilledHoldersClaimIsFreeAtOnceAndTheFileItLeftIsTakenOv
   TempDir dir;
   const std::string database = (dir.path() / "job.db").string();
   MeasurementClaims claims(database);
-  HoldingChild holder(database, "work");
-  ASSERT_TRUE(holder.taken());
+  WaitingChild holder = holding_child(database, "work");
+  ASSERT_TRUE(holder.worked());
   EXPECT_TRUE(claims.held("work"));
   EXPECT_EQ(claims.try_take("work"), ClaimOutcome::kHeld) << "a living holder in another process";
   holder.kill_now();
@@ -126,8 +101,8 @@ TEST(MeasurementClaims, ManyWaitersOfADeadHolderAndExactlyOneTakesItsClaim) {
   constexpr int kRounds = 20, kWaiters = 16;
   for (int round = 0; round < kRounds; ++round) {
     {
-      HoldingChild dying(database, "work");
-      ASSERT_TRUE(dying.taken());
+      const WaitingChild dying = holding_child(database, "work");
+      ASSERT_TRUE(dying.worked());
     }  // killed, its file left
     int go[2], said[2];
     ASSERT_EQ(pipe(go), 0);

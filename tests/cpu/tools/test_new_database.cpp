@@ -4,9 +4,6 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <set>
@@ -14,6 +11,7 @@
 
 #include "cli_test_support.h"
 #include "test_helpers.h"
+#include "waiting_child.h"
 
 namespace ucudnn::testing {
 namespace {
@@ -26,39 +24,14 @@ std::set<std::string> names_in(const fs::path& folder) {
   return names;
 }
 
-// A child holding `file` open with a lock on its first byte, as a running command holds its
-// temporary file; killed with the object.
-class RunningCreation {
- public:
-  explicit RunningCreation(const std::string& file) {
-    int ends[2];
-    if (pipe(ends) != 0) return;
-    pid_ = fork();
-    if (pid_ == 0) {
-      close(ends[0]);
-      const int fd = open(file.c_str(), O_RDWR);
-      struct flock lock {};
-      lock.l_type = F_WRLCK;
-      lock.l_len = 1;
-      const char said = fd >= 0 && fcntl(fd, F_OFD_SETLK, &lock) == 0 ? 'L' : 'N';
-      if (write(ends[1], &said, 1) != 1) _exit(1);
-      for (;;) pause();
-    }
-    close(ends[1]);
-    char said = 0;
-    locked_ = read(ends[0], &said, 1) == 1 && said == 'L';
-    close(ends[0]);
-  }
-  ~RunningCreation() {
-    kill(pid_, SIGKILL);
-    waitpid(pid_, nullptr, 0);
-  }
-  bool locked() const { return locked_; }
-
- private:
-  pid_t pid_ = -1;
-  bool locked_ = false;
-};
+// A running command's hold on its temporary file: a lock on the first byte, kept until killed.
+bool lock_first_byte(const std::string& file) {
+  const int fd = open(file.c_str(), O_RDWR);  // left open: the child holds it until killed
+  struct flock lock {};
+  lock.l_type = F_WRLCK;
+  lock.l_len = 1;
+  return fd >= 0 && fcntl(fd, F_OFD_SETLK, &lock) == 0;
+}
 
 TEST(NewDatabase, WhatAKilledCreationLeftIsRemovedByTheNextAndARunningOnesFileIsNot) {
   TempDir dir;
@@ -73,8 +46,8 @@ TEST(NewDatabase, WhatAKilledCreationLeftIsRemovedByTheNextAndARunningOnesFileIs
   const std::string running = dir.write(".new.db.ucudnn-new-456", "a command is filling this");
   dir.write(".other.db.ucudnn-new-789", "another database's");
   dir.write(".new.db.ucudnn-new-12x", "not a name the command makes");
-  const RunningCreation holder(running);
-  ASSERT_TRUE(holder.locked());
+  const WaitingChild holder([&] { return lock_first_byte(running); });
+  ASSERT_TRUE(holder.worked());
 
   const std::string table = dir.write("table.csv",
                                       "layer,op,microbatch,algo,math_type,time_ms,workspace_bytes\n"
