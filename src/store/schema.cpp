@@ -216,13 +216,14 @@ Expected<std::string> schema_problems(sqlite3* db, int version) {
     const char* key_index;   ///< "" for the table's primary key
     const char* key_object;  ///< what sqlite_master holds where the key can be read
     std::vector<ColumnInfo> columns;
-  } tables[] = {{"measurements", "measurements_key", "index measurements_key",
-                 in_version(columns_of<StoredRow>(), version)},
-                {"coverage", "", "table coverage", in_version(columns_of<CoverageRow>(), version)}};
+  } tables[] = {
+      {"measurements", "measurements_key", "index measurements_key", in_version(columns_of<StoredRow>(), version)},
+      {"coverage", "", "table coverage", in_version(columns_of<CoverageRow>(), version)}};
   for (const auto& t : tables) {
     UCUDNN_TRY_ASSIGN(const auto found, columns_in_file(db, t.table));
     for (const ColumnInfo& c : t.columns) {
-      if (!found.empty() && !found.count(c.name)) add(std::string("the column ") + t.table + "." + c.name + " is missing");
+      if (!found.empty() && !found.count(c.name))
+        add(std::string("the column ") + t.table + "." + c.name + " is missing");
     }
     if (!present.count(t.key_object)) continue;
     UCUDNN_TRY_ASSIGN(const std::string key, unique_key_problems(db, t.table, t.key_index, t.columns));
