@@ -184,6 +184,13 @@ Status NewDatabaseFile::publish(std::unique_ptr<store::BenchmarkDatabase> databa
   }
   temporary_.clear();
   discard();  // the lock only
+  // The new name on disk too, so that a power loss leaves the file named or not there, never lost
+  // under its temporary name (the checkpoint synced the file itself).
+  const int folder = ::open(store::directory_of(path_).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (folder >= 0) {
+    [[maybe_unused]] const int synced = ::fsync(folder);
+    ::close(folder);
+  }
   return Status::success();
 }
 
