@@ -24,8 +24,9 @@ std::string hashed(const std::string& text) {
 }
 
 // Tries of one take: each lost race (a releaser's unlink, a folder removed, a planted file
-// replaced) costs one; more than a few in a row means something keeps undoing the claim.
-constexpr int kAttempts = 8;
+// replaced) costs one. More in a row means others keep taking and releasing the claim: held, for
+// now (the caller tries again, within UCUDNN_JOB_WAIT), never a reason to measure unclaimed.
+constexpr int kAttempts = 16;
 
 // Where a process id means this process: the host and the PID namespace (said in the claim for
 // people; the lock, not the text, is the claim).
@@ -67,13 +68,17 @@ bool locked_by_another(const std::string& file) {
   return locked;
 }
 
-// The folder, made where missing; false where it cannot be, or where its name is something
-// else (a file, a link: nothing of the user's is written through).
-bool folder_ready(const std::string& folder) {
-  if (mkdir(folder.c_str(), 0777) == 0) return true;
-  if (errno != EEXIST) return false;
+enum class Folder { kReady, kGone, kRefused };
+
+// The folder, made where missing: kRefused where it cannot be, or where its name is something
+// else (a file, a link: nothing of the user's is written through); kGone where the last releaser
+// removed it between the two looks (try again).
+Folder folder_ready(const std::string& folder) {
+  if (mkdir(folder.c_str(), 0777) == 0) return Folder::kReady;
+  if (errno != EEXIST) return Folder::kRefused;
   struct stat st {};
-  return lstat(folder.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+  if (lstat(folder.c_str(), &st) != 0) return errno == ENOENT ? Folder::kGone : Folder::kRefused;
+  return S_ISDIR(st.st_mode) ? Folder::kReady : Folder::kRefused;
 }
 
 }  // namespace
@@ -96,7 +101,9 @@ ClaimOutcome MeasurementClaims::try_take(const std::string& what) {
   if (held_.count(what)) return ClaimOutcome::kHeld;
   const std::string file = file_of(what);
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
-    if (!folder_ready(folder_)) return ClaimOutcome::kUnavailable;
+    const Folder folder = folder_ready(folder_);
+    if (folder == Folder::kRefused) return ClaimOutcome::kUnavailable;
+    if (folder == Folder::kGone) continue;
     struct stat st {};
     if (lstat(file.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
       // Not a claim: a link, FIFO or socket planted at a claim's name is removed, never opened.
@@ -132,7 +139,7 @@ ClaimOutcome MeasurementClaims::try_take(const std::string& what) {
     held_[what] = fd;
     return ClaimOutcome::kTaken;
   }
-  return ClaimOutcome::kUnavailable;
+  return ClaimOutcome::kHeld;
 }
 
 void MeasurementClaims::release(const std::string& what) {

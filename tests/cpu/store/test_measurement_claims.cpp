@@ -2,6 +2,7 @@
 // its holder dies (however many wait for it, exactly one takes it), nothing planted in the folder
 // hangs or fools a taker, and nothing of the user's is touched where the folder's name is taken.
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -139,6 +140,47 @@ TEST(MeasurementClaims, ManyWaitersOfADeadHolderAndExactlyOneTakesItsClaim) {
     ASSERT_EQ(answered, kWaiters);
     ASSERT_EQ(taken, 1) << "round " << round << ": " << taken << " waiters took one claim";
   }
+}
+
+// Members taking and releasing one claim as fast as they can: the last releaser removes the folder
+// while others make it again, and none of them may take that for a folder it cannot make (then it
+// measured unclaimed, side by side with the holder), or hold the claim with another.
+TEST(MeasurementClaims, ManyMembersTakingAndReleasingAtOnceNeverShareTheClaimOrGoWithout) {
+  TempDir dir;
+  const std::string database = (dir.path() / "job.db").string();
+  const std::string inside = (dir.path() / "inside").string();  // exists while someone holds the claim
+  constexpr int kMembers = 8, kTakes = 300;
+  std::vector<pid_t> members;
+  for (int i = 0; i < kMembers; ++i) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      MeasurementClaims claims(database);
+      int taken = 0, unavailable = 0, shared = 0;
+      while (taken < kTakes) {
+        const ClaimOutcome outcome = claims.try_take("work");
+        unavailable += outcome == ClaimOutcome::kUnavailable;
+        if (outcome != ClaimOutcome::kTaken) continue;
+        ++taken;
+        const int marker = open(inside.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
+        if (marker < 0) ++shared;
+        if (marker >= 0) {
+          close(marker);
+          unlink(inside.c_str());
+        }
+        claims.release("work");
+      }
+      _exit((unavailable ? 1 : 0) | (shared ? 2 : 0));
+    }
+    members.push_back(pid);
+  }
+  for (pid_t pid : members) {
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status) & 1, 0) << "a member found claims unavailable";
+    EXPECT_EQ(WEXITSTATUS(status) & 2, 0) << "a member held the claim with another";
+  }
+  EXPECT_FALSE(std::filesystem::exists(database + ".claims"));
 }
 
 // A FIFO at a claim's (predictable) name used to block the member that opened it, past any
