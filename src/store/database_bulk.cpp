@@ -134,6 +134,8 @@ Status BenchmarkDatabase::read_rows(const std::function<Status(store::RowReader&
   auto done = transaction(false, [&]() -> Status {
     body_error.reset();
     UCUDNN_TRY_ASSIGN(const int version, store::readable_version(db_.get()));
+    // Before the reader walks kernels by the unique index, which reads whole entries.
+    UCUDNN_TRY(store::stored_values_readable(db_.get(), version));
     store::RowReader reader(db_.get(), version, "benchmark database '" + path_ + "': ");
     Status read = body(reader);
     if (!read) body_error = read.message();

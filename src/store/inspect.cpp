@@ -2,6 +2,8 @@
 
 #include <sqlite3.h>
 
+#include <vector>
+
 #include "core/conv_op.h"
 #include "store/columns.h"
 #include "store/rows.h"
@@ -28,14 +30,33 @@ Status ops_as_written(sqlite3* db, const char* table) {
                                          " (`ucudnn db verify` names every problem)"};
 }
 
+// One pass over `table` that loads every column of every row: a value over the connection's length
+// limit fails the statement at its row, before SQLite copies it anywhere.
+Status values_within_bounds(sqlite3* db, const char* table, const std::vector<ColumnInfo>& columns) {
+  std::string loaded;
+  for (const ColumnInfo& c : columns) loaded += (loaded.empty() ? "" : " + ") + ("length(CAST(" + c.name + " AS BLOB))");
+  UCUDNN_TRY_ASSIGN(Statement pass,
+                    Statement::prepare(db, std::string("SELECT count(*) FROM ") + table + " WHERE " + loaded + " < 0"));
+  const int rc = pass.step();
+  if (rc != SQLITE_ROW) return step_error(pass, rc);
+  return Status::success();
+}
+
 }  // namespace
+
+Status stored_values_readable(sqlite3* db, int version) {
+  if (version == 0) return Status::success();
+  UCUDNN_TRY(values_within_bounds(db, "measurements", in_version(columns_of<StoredRow>(), version)));
+  UCUDNN_TRY(values_within_bounds(db, "coverage", in_version(columns_of<CoverageRow>(), version)));
+  UCUDNN_TRY(ops_as_written(db, "measurements"));
+  return ops_as_written(db, "coverage");
+}
 
 Expected<DatabaseStats> read_stats(sqlite3* db) {
   DatabaseStats stats;
   UCUDNN_TRY_ASSIGN(const int version, readable_version(db));
   if (version == 0) return stats;
-  UCUDNN_TRY(ops_as_written(db, "measurements"));
-  UCUDNN_TRY(ops_as_written(db, "coverage"));
+  UCUDNN_TRY(stored_values_readable(db, version));
   // The engine rows in the same pass over the table as the count (a version-1 file has none).
   const std::string engine_rows = version < 2 ? "0" : "coalesce(sum(engine <> ''), 0)";
   UCUDNN_TRY_ASSIGN(Statement count, Statement::prepare(db,

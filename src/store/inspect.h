@@ -14,6 +14,12 @@ namespace ucudnn::store {
 /// ucudnn's tables). Every list is read to its end or the whole answer fails.
 Expected<DatabaseStats> read_stats(sqlite3* db);
 
+/// Every stored value within kMaxStoredValueBytes (store/sqlite.h) and every op spelled as ucudnn
+/// writes it, in one pass over each table that copies no value out of SQLite: what a reader that
+/// walks a kernel's rows by the unique index (export, merge) must know first, as SQLite reads a
+/// whole index entry to compare it. The error names the first problem.
+Status stored_values_readable(sqlite3* db, int version);
+
 /// PRAGMA integrity_check, then (where that passed) schema_problems for the file's version, then
 /// row_problems (every row and bound as a lookup reads it); "" where nothing is wrong, else what
 /// is, "; "-separated.

@@ -170,6 +170,7 @@ int run_import(DbOptions options, std::ostream& out, std::ostream& err) {
     auto reserved = NewDatabaseFile::reserve(target->path);
     if (!reserved) return report_error(err, kExitDataError, reserved.message());
     fresh.emplace(std::move(reserved).value());
+    report_leftovers_removed(*fresh, out);  // now: what this command removed, whatever comes after
     opened.path = fresh->temporary();
     opened.options.shown_as = target->path;
   }
@@ -181,7 +182,6 @@ int run_import(DbOptions options, std::ostream& out, std::ostream& err) {
   if (fresh) {
     const Status named = fresh->publish(std::move(database).value());
     if (!named) return report_error(err, kExitDataError, named.message() + ": nothing imported");
-    report_leftovers_removed(*fresh, out);
   }
   out << rows.rows() << " rows read, " << *added << " new\n";
   return kExitOk;

@@ -49,6 +49,7 @@ int run_merge(const DbOptions& options, std::ostream& out, std::ostream& err) {
     auto reserved = NewDatabaseFile::reserve(options.into);
     if (!reserved) return report_error(err, kExitDataError, "--into: " + reserved.message());
     fresh.emplace(std::move(reserved).value());
+    report_leftovers_removed(*fresh, out);  // now: what this command removed, whatever comes after
     writing.shown_as = options.into;
   }
   auto target = BenchmarkDatabase::open(fresh ? fresh->temporary() : options.into, writing);
@@ -64,7 +65,6 @@ int run_merge(const DbOptions& options, std::ostream& out, std::ostream& err) {
   if (fresh) {
     const Status named = fresh->publish(std::move(target).value());
     if (!named) return report_error(err, kExitDataError, "--into: " + named.message() + ": nothing merged");
-    report_leftovers_removed(*fresh, out);
   }
   out << "merged '" << options.from << "' into '" << options.into << "': " << merged->rows_added << " rows added, "
       << merged->rows_present << " already there, " << merged->coverage_raised << " coverage bounds raised\n";

@@ -198,6 +198,7 @@ void report_leftovers_removed(const NewDatabaseFile& file, std::ostream& out) {
   for (const std::string& leftover : file.leftovers_removed()) {
     out << "removed " << leftover << ", left by a killed db import or db merge --create\n";
   }
+  out.flush();
 }
 
 }  // namespace ucudnn::tools
