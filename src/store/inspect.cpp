@@ -34,7 +34,8 @@ Status ops_as_written(sqlite3* db, const char* table) {
 // limit fails the statement at its row, before SQLite copies it anywhere.
 Status values_within_bounds(sqlite3* db, const char* table, const std::vector<ColumnInfo>& columns) {
   std::string loaded;
-  for (const ColumnInfo& c : columns) loaded += (loaded.empty() ? "" : " + ") + ("length(CAST(" + c.name + " AS BLOB))");
+  for (const ColumnInfo& c : columns)
+    loaded += (loaded.empty() ? "" : " + ") + ("length(CAST(" + c.name + " AS BLOB))");
   UCUDNN_TRY_ASSIGN(Statement pass,
                     Statement::prepare(db, std::string("SELECT count(*) FROM ") + table + " WHERE " + loaded + " < 0"));
   const int rc = pass.step();

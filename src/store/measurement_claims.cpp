@@ -133,9 +133,12 @@ ClaimOutcome MeasurementClaims::try_take(const std::string& what) {
       close(fd);
       continue;
     }
-    // The holder's name, for people only: the lock is the claim.
-    const std::string holder = claim_holder() + "\n";
-    [[maybe_unused]] const bool named = ftruncate(fd, 0) == 0 && pwrite(fd, holder.data(), holder.size(), 0) > 0;
+    // The holder's name, for people only: the lock is the claim. Never written into a file that
+    // has another name too (a hard link planted to someone's file) or another owner.
+    if (st.st_nlink == 1 && st.st_uid == geteuid()) {
+      const std::string holder = claim_holder() + "\n";
+      [[maybe_unused]] const bool named = ftruncate(fd, 0) == 0 && pwrite(fd, holder.data(), holder.size(), 0) > 0;
+    }
     held_[what] = fd;
     return ClaimOutcome::kTaken;
   }

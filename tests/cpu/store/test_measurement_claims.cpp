@@ -218,6 +218,12 @@ TEST(MeasurementClaims, AFifoOrALinkPlantedAtAClaimsNameIsRemovedWithoutWaiting)
     std::filesystem::remove(claims.file_of("work"));
   }
   EXPECT_EQ(read_file(target), "kept");
+
+  // A hard link to the user's file at a claim's name: the claim may be taken, the file never written.
+  ASSERT_EQ(link(target.c_str(), claims.file_of("work").c_str()), 0);
+  EXPECT_EQ(claims.try_take("work"), ClaimOutcome::kTaken);
+  claims.release("work");
+  EXPECT_EQ(read_file(target), "kept");
 }
 
 TEST(MeasurementClaims, AFileWithTheFoldersNameMakesClaimsUnavailableAndIsLeftAsItWas) {
