@@ -8,8 +8,8 @@
 namespace ucudnn::preload {
 
 /// Whether a ucudnn layer ahead of this one in the search order intercepts: then this one passes
-/// every call through. `marker` is this layer's own ucudnn_preload_layer. Decided once.
-bool another_layer_intercepts(const void* marker);
+/// every call through. Decided once.
+bool another_layer_intercepts();
 
 /// The file of the next ucudnn layer after this one in the search order ("" where there is none):
 /// what the intercepting layer names when it says it is not alone.

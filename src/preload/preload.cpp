@@ -23,14 +23,11 @@
 
 using ucudnn::ErrorCode;
 
-// This layer's marker, defined and exported below: the first one in the search order intercepts.
-extern "C" __attribute__((visibility("default"))) const char ucudnn_preload_layer[];
-
 namespace {
 
 // Whether another ucudnn layer, ahead of this one, intercepts (preload/layer_order.h): then every
 // call here goes straight to cuDNN.
-bool passes_through() { return ucudnn::preload::another_layer_intercepts(ucudnn_preload_layer); }
+bool passes_through() { return ucudnn::preload::another_layer_intercepts(); }
 
 // The intercepting layer says once that another layer is loaded behind it.
 void say_if_not_alone() {

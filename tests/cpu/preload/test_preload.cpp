@@ -5,6 +5,8 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "../preload/probe_runner.h"
@@ -63,23 +65,45 @@ TEST(Preload, AProgramThatLooksCudnnUpOnItsOwnHandleReachesTheLayer) {
 
 // Two ucudnn layers in one process (an older install's left in LD_PRELOAD): the first intercepts
 // and says so once, the second passes every call through. Both used to take part, the first
-// one's "real" cudnnCreate being the second's: each made a handle state, and on a machine without
-// a GPU each said the create failed. (The same on the GPU: tests/gpu/test_preload_gpu.cpp.)
+// one's "real" cuDNN being the second: every convolution planned twice (tests/gpu/test_preload_gpu.cpp
+// shows it on the GPU). Here, a program calls the second layer's cudnnCreate itself: passed through,
+// cuDNN answers alone, where an intercepting layer would say why the create failed.
 TEST(Preload, OfTwoLayersInOneProcessTheFirstInterceptsAndTheSecondPassesThrough) {
-  const std::string second = ::testing::TempDir() + "ucudnn_second_layer.so";
-  ASSERT_EQ(std::system(("cp '" + testing::preload_library_path() + "' '" + second + "'").c_str()), 0);
-  const testing::ProbeRun both =
-      run_probe("LD_PRELOAD=" + testing::preload_library_path() + ":" + second + " UCUDNN_LOG_LEVEL=warn");
-  std::remove(second.c_str());
-  ASSERT_EQ(both.exit_status, 0) << both.output;
-  EXPECT_EQ(both.values.at("forward_defined_in"), "libucudnn_preload.so") << both.output;
-  EXPECT_EQ(occurrences(both.output, "ucudnn: warning: another ucudnn preload layer is loaded too (" + second +
-                                         "): this one intercepts"),
+  const std::string folder = ::testing::TempDir() + "ucudnn-two-layers";
+  std::filesystem::create_directories(folder);
+  const std::string second = folder + "/second_layer.so";
+  std::filesystem::copy_file(testing::preload_library_path(), second,
+                             std::filesystem::copy_options::overwrite_existing);
+  const std::string caller = folder + "/call_second_layer";
+  std::ofstream(folder + "/call_second_layer.c")
+      << "#include <dlfcn.h>\n#include <stdio.h>\n#include <stdlib.h>\n"
+         "int main(void) {\n"
+         "  void* layer = dlopen(getenv(\"SECOND_LAYER\"), RTLD_NOW | RTLD_NOLOAD);\n"
+         "  int (*create)(void**) = layer ? (int (*)(void**))dlsym(layer, \"cudnnCreate\") : 0;\n"
+         "  void* handle = 0;\n"
+         "  printf(\"second_create=%d\\n\", create ? create(&handle) : -1);\n"
+         "  return 0;\n}\n";
+  const std::string compile = std::string("'") + UCUDNN_TEST_C_COMPILER + "' -o '" + caller + "' '" + folder +
+                              "/call_second_layer.c' -ldl 2>&1";
+  ASSERT_EQ(std::system(compile.c_str()), 0) << compile;
+  const std::string both = "LD_PRELOAD=" + testing::preload_library_path() + ":" + second;
+
+  const testing::ProbeRun probe = run_probe(both + " UCUDNN_LOG_LEVEL=warn");
+  ASSERT_EQ(probe.exit_status, 0) << probe.output;
+  EXPECT_EQ(probe.values.at("forward_defined_in"), "libucudnn_preload.so") << probe.output;
+  EXPECT_EQ(occurrences(probe.output, "ucudnn: warning: another ucudnn preload layer is loaded too (" + second +
+                                          "): this one intercepts"),
             1u)
-      << both.output;
-  if (both.values.at("gpu") == "none") {
-    EXPECT_EQ(occurrences(both.output, kCreateFailed), 1u) << "one layer made a handle state\n" << both.output;
+      << probe.output;
+
+  const testing::ProbeRun called = testing::run_program(caller, both + " SECOND_LAYER=" + second);
+  ASSERT_EQ(called.exit_status, 0) << called.output;
+  ASSERT_NE(called.values.at("second_create"), "-1") << "the second layer is not loaded\n" << called.output;
+  if (probe.values.at("gpu") == "none") {
+    EXPECT_EQ(occurrences(called.output, kCreateFailed), 0u) << "the second layer intercepted\n" << called.output;
+    EXPECT_NE(called.values.at("second_create"), "0") << called.output;  // cuDNN's own failure, no GPU here
   }
+  std::filesystem::remove_all(folder);
 }
 
 TEST(Preload, ABadEnvironmentValueFailsHandleCreationWithItsName) {
