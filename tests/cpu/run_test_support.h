@@ -83,12 +83,16 @@ inline tools::CompiledVersions built() {
 inline std::size_t matching_cudnn_version() { return static_cast<std::size_t>(built().cudnn_major) * 10000 + 100; }
 inline std::size_t matching_cudart_version() { return static_cast<std::size_t>(built().cudart_major) * 1000; }
 
-// A harmless real shared library to preload in place of libucudnn_preload.so: it exports the
-// preload layer's marker, as `run` checks.
-inline std::string stand_in_preload(const TempDir& dir) {
-  const fs::path file = dir.path() / "preload" / "libstand_in_preload.so";
+// A harmless real shared library at `file` (its folder made) to preload in place of
+// libucudnn_preload.so: it exports the preload layer's marker, as `run` checks.
+inline std::string preload_at(const TempDir& dir, const fs::path& file) {
   compile_library(dir, std::string("const char ") + tools::kPreloadMarkerSymbol + "[] = \"stand-in\";\n", file);
   return file.string();
+}
+
+// The same in a folder of its own.
+inline std::string stand_in_preload(const TempDir& dir) {
+  return preload_at(dir, dir.path() / "preload" / "libstand_in_preload.so");
 }
 
 // The real libcudnn.so.9 this test program runs with.

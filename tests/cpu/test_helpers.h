@@ -3,6 +3,8 @@
 
 #include <sys/stat.h>
 
+#include <chrono>
+#include <cstddef>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -124,6 +126,20 @@ inline std::vector<std::string> lines_of(const std::string& text) {
 inline std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {
   args.insert(args.end(), more.begin(), more.end());
   return args;
+}
+
+/// A string literal with its embedded NUL bytes kept.
+template <std::size_t N>
+std::string bytes(const char (&text)[N]) {
+  return std::string(text, N - 1);
+}
+
+/// A number of 400 digits: too large for any size, and for a double.
+inline const std::string kHugeNumber(400, '9');
+
+/// The seconds from `start` until now.
+inline double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 }  // namespace ucudnn::testing

@@ -6,8 +6,14 @@
 #include <vector>
 
 #include "core/env_config.h"
+#include "test_helpers.h"
 
 namespace {
+
+using ucudnn::EnvValues;
+using ucudnn::ErrorCode;
+using ucudnn::parse_env_config;
+using ucudnn::testing::kHugeNumber;
 
 TEST(EnvConfig, ParsesPolicyAndLimitStrictly) {
   auto defaults = ucudnn::parse_env_config(nullptr, nullptr);
@@ -117,6 +123,44 @@ TEST(EnvConfig, LogLevelJournalAndDevicesAreParsedStrictlyWithTheVariableNamed) 
   EXPECT_EQ(good->log_level, ucudnn::LogLevel::kDebug);
   EXPECT_EQ(good->database_journal, ucudnn::JournalMode::kWal);
   EXPECT_EQ(good->benchmark_devices, "all");
+}
+
+TEST(EnvConfig, HugeSizeInTheEnvironmentNamesTheVariable) {
+  EnvValues values;
+  values.default_workspace_limit = kHugeNumber.c_str();
+  const auto config = parse_env_config(values);
+  ASSERT_FALSE(config.ok());
+  EXPECT_EQ(config.error().code, ErrorCode::kBadParam);
+  EXPECT_NE(config.message().find("UCUDNN_DEFAULT_WORKSPACE_LIMIT: "), std::string::npos) << config.message();
+  EXPECT_NE(config.message().find("out of range"), std::string::npos) << config.message();
+}
+
+TEST(EnvConfig, BareSmallSizesInTheEnvironmentAreRefusedNamingTheVariable) {
+  const struct {
+    const char* EnvValues::*field;
+    const char* name;
+  } sizes[] = {{&EnvValues::default_workspace_limit, "UCUDNN_DEFAULT_WORKSPACE_LIMIT"},
+               {&EnvValues::forced_workspace_limit, "UCUDNN_FORCE_WORKSPACE_LIMIT"},
+               {&EnvValues::deprecated_workspace_limit, "UCUDNN_WORKSPACE_LIMIT"},
+               {&EnvValues::total_workspace, "UCUDNN_TOTAL_WORKSPACE_SIZE"}};
+  for (const auto& size : sizes) {
+    EnvValues values;
+    values.*size.field = "64";
+    const auto config = parse_env_config(values);
+    ASSERT_FALSE(config.ok()) << size.name;
+    EXPECT_EQ(config.message().rfind(std::string(size.name) + ": ", 0), 0u) << config.message();
+    EXPECT_NE(config.message().find("did you mean 64MiB?"), std::string::npos) << config.message();
+    values.*size.field = "8MiB";
+    EXPECT_TRUE(parse_env_config(values).ok()) << size.name;
+  }
+  EnvValues zero;
+  zero.forced_workspace_limit = "0";  // a limit of no workspace means something
+  ASSERT_TRUE(parse_env_config(zero).ok());
+  EXPECT_EQ(*parse_env_config(zero)->forced_workspace_limit, 0u);
+  zero.total_workspace = "0";  // a budget of nothing does not
+  const auto config = parse_env_config(zero);
+  ASSERT_FALSE(config.ok());
+  EXPECT_NE(config.message().find("UCUDNN_TOTAL_WORKSPACE_SIZE: "), std::string::npos) << config.message();
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "test_helpers.h"
 
 namespace ucudnn {
+using testing::bytes;
 namespace {
 
 const char kHeader[] = "layer,op,microbatch,algo,math_type,time_ms,workspace_bytes\n";
@@ -56,12 +57,6 @@ TEST(MeasurementCsvWriter, RoundTripsTheRecordedTable) {
     }
   }
   EXPECT_GT(rows, 500u);
-}
-
-// A string literal with its embedded NUL bytes kept.
-template <std::size_t N>
-std::string bytes(const char (&text)[N]) {
-  return std::string(text, N - 1);
 }
 
 TEST(MeasurementCsvParser, ReadsEveryField) {

@@ -9,8 +9,10 @@
 #include "core/batch_policy.h"
 #include "core/env_config.h"
 #include "core/units.h"
+#include "test_helpers.h"
 
 namespace ucudnn {
+using testing::kHugeNumber;
 namespace {
 
 constexpr std::size_t kKiB = 1024;
@@ -167,6 +169,15 @@ TEST(ByteSizeParser, ErrorNamesTheInput) {
   const auto size = parse_byte_size("12XB");
   ASSERT_FALSE(size.ok());
   EXPECT_NE(size.message().find("12XB"), std::string::npos) << size.message();
+}
+
+TEST(ByteSizeParser, SizeTooLargeForADoubleIsOutOfRangeNotAnException) {
+  for (const std::string& text : {kHugeNumber, kHugeNumber + "MiB", "1" + std::string(330, '0') + ".5GiB",
+                                  std::string("18446744073709551616"), std::string("17179869184GiB")}) {
+    const auto size = parse_byte_size(text);
+    ASSERT_FALSE(size.ok()) << text;
+    EXPECT_NE(size.message().find("out of range"), std::string::npos) << size.message();
+  }
 }
 
 TEST(ByteSizeFormatter, UsesTheLargestWholeUnit) {

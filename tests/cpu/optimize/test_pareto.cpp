@@ -1,9 +1,11 @@
 // Desirable configurations (the Pareto front of WR plans) against an exhaustive search over every
-// way to cover the batch, and on the recorded AlexNet table.
+// way to cover the batch, and on the recorded AlexNet table; their cost bounded by the rows, not by
+// how many distinct workspaces the rows have.
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <functional>
 #include <limits>
@@ -22,11 +24,13 @@
 
 namespace ucudnn {
 using optimize::desirable_configurations;
+using optimize::FrontWork;
 using optimize::MicroBatchSplit;
 using optimize::optimize_wr;
 namespace {
 
 using testing::legacy_row;
+using testing::seconds_since;
 
 constexpr std::size_t kMiB = std::size_t{1} << 20;
 
@@ -194,6 +198,74 @@ TEST(DesirableConfigurations, AlexNetFrontsAgreeWithWorkspaceReuse) {
   }
   std::printf("AlexNet, powerOfTwo: %d desirable configurations over %zu kernels\n", points,
               kernels->size());
+}
+
+// ---- planning cost is bounded by the rows, not the distinct workspaces --------------------------
+
+// One kernel, micro-batches 1..64, every row with its own workspace and a random time.
+std::vector<Measurement> rows_with_distinct_workspaces(int count) {
+  std::mt19937 random(12);
+  std::uniform_real_distribution<double> time(0.1, 10.0);
+  std::vector<Measurement> rows;
+  for (int i = 0; i < count; ++i) {
+    Measurement m;
+    m.micro_batch = 1 << (i % 7);
+    m.algo = i % 8;
+    m.time_ms = time(random) * m.micro_batch;
+    m.workspace_bytes = static_cast<std::size_t>(i) * 4096;
+    rows.push_back(m);
+  }
+  return rows;
+}
+
+TEST(DesirableConfigurations, ParetoFrontOfHundredThousandDistinctWorkspacesIsQuick) {
+  // Used to solve the dynamic program once per distinct workspace, each time scanning every row:
+  // more than a minute. Sorting once and sweeping takes well under a second; the bound is generous.
+  const auto rows = rows_with_distinct_workspaces(100000);
+  const auto start = std::chrono::steady_clock::now();
+  const auto front = desirable_configurations(64, {1, 2, 4, 8, 16, 32, 64}, rows);
+  EXPECT_LT(seconds_since(start), 20.0);
+  ASSERT_FALSE(front.empty());
+  for (std::size_t i = 1; i < front.size(); ++i) {
+    EXPECT_GT(front[i].workspace_bytes, front[i - 1].workspace_bytes);
+    EXPECT_LT(front[i].time_ms, front[i - 1].time_ms);
+  }
+}
+
+// The WR program is solved once per row that makes its size faster than every row of that size
+// with less workspace: never more often than there are rows, whatever their workspaces.
+TEST(DesirableConfigurations, FrontSolvesTheProgramOnlyWhereARowImprovesItsSize) {
+  const auto rows = rows_with_distinct_workspaces(100000);
+  FrontWork work;
+  desirable_configurations(64, {1, 2, 4, 8, 16, 32, 64}, rows, &work);
+  EXPECT_EQ(work.rows_used, rows.size());
+  // Independently: rows that are faster than every earlier row of their size (workspaces ascend).
+  std::map<int, double> fastest;
+  std::size_t improving = 0;
+  for (const auto& row : rows) {
+    const auto it = fastest.find(row.micro_batch);
+    if (it == fastest.end() || row.time_ms < it->second) {
+      fastest[row.micro_batch] = row.time_ms;
+      ++improving;
+    }
+  }
+  EXPECT_EQ(work.wr_solves, improving);
+  EXPECT_LT(work.wr_solves, 1000u);  // random times: a few records per size, not 100,000 solves
+
+  // Worst case: every row faster than the last; one solve per row, and every row on the front.
+  std::vector<Measurement> descending;
+  for (int i = 0; i < 100000; ++i) {
+    Measurement m;
+    m.micro_batch = 4;
+    m.time_ms = 200000.0 - i;
+    m.workspace_bytes = static_cast<std::size_t>(i) * 512;
+    descending.push_back(m);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const auto front = desirable_configurations(4, {1, 2, 4}, descending, &work);
+  EXPECT_LT(seconds_since(start), 20.0);
+  EXPECT_EQ(work.wr_solves, descending.size());
+  EXPECT_EQ(front.size(), descending.size());
 }
 
 }  // namespace

@@ -10,10 +10,12 @@
 #include <string>
 
 #include "../preload/probe_runner.h"
+#include "test_helpers.h"
 
 namespace ucudnn {
 namespace {
 
+using testing::kHugeNumber;
 using testing::run_probe;
 
 std::size_t occurrences(const std::string& text, const std::string& part) {
@@ -118,6 +120,14 @@ TEST(Preload, ABadEnvironmentValueFailsHandleCreationWithItsName) {
             1u)
       << "one line, for the first failure only\n"
       << run.output;
+}
+
+TEST(Preload, HugeSizeInTheEnvironmentFailsHandleCreationWithBadParam) {
+  const testing::ProbeRun run = testing::run_probe("LD_PRELOAD=" + testing::preload_library_path() +
+                                                   " UCUDNN_DEFAULT_WORKSPACE_LIMIT=" + kHugeNumber);
+  ASSERT_EQ(run.exit_status, 0) << run.output;
+  EXPECT_EQ(run.values.at("create"), "CUDNN_STATUS_BAD_PARAM") << run.output;
+  EXPECT_NE(run.output.find("UCUDNN_DEFAULT_WORKSPACE_LIMIT: "), std::string::npos) << run.output;
 }
 
 // A failure that is not a bad value (here a benchmark device that does not exist; without a GPU,

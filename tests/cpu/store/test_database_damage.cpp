@@ -2,7 +2,8 @@
 // garbage or huge schema version, a damaged meta page, a missing table, and reads that fail or
 // return garbage in the middle of an answer (through a faulty file layer under SQLite). Each test
 // failed before its fix, except the ones that say they guard a property that already held.
-// Killed writers, odd names and side files: test_database_hardening.cpp.
+// Killed writers, odd names and journal modes: test_database_journal_and_names.cpp; side files:
+// test_database_side_files.cpp.
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -41,7 +42,7 @@ namespace fs = std::filesystem;
 
 // ---- results that must be checked ---------------------------------------------------------------
 
-TEST(DatabaseHardening, AFailedBindFailsTheStatement) {
+TEST(DatabaseDamage, AFailedBindFailsTheStatement) {
   sqlite3* raw = nullptr;
   ASSERT_EQ(sqlite3_open(":memory:", &raw), SQLITE_OK);
   SqliteConnection db(raw);
@@ -69,7 +70,7 @@ void set_schema_version(const std::string& path, const std::string& value) {
   sqlite3_close(raw);
 }
 
-TEST(DatabaseHardening, AHugeOrGarbageSchemaVersionIsRefusedNamingIt) {
+TEST(DatabaseDamage, AHugeOrGarbageSchemaVersionIsRefusedNamingIt) {
   TempDir dir;
   for (const std::string version : {"99999999999", "2147483648", "1e3", "-1"}) {
     SCOPED_TRACE(version);
@@ -86,7 +87,7 @@ TEST(DatabaseHardening, AHugeOrGarbageSchemaVersionIsRefusedNamingIt) {
   }
 }
 
-TEST(DatabaseHardening, ADamagedMetaPageIsReportedAsCorruption) {
+TEST(DatabaseDamage, ADamagedMetaPageIsReportedAsCorruption) {
   TempDir dir;
   const std::string path = (dir.path() / "meta.db").string();
   ASSERT_TRUE(write_one_kernel(path, JournalMode::kDelete));
@@ -108,7 +109,7 @@ TEST(DatabaseHardening, ADamagedMetaPageIsReportedAsCorruption) {
   EXPECT_EQ(read_bytes(path), bytes);
 }
 
-TEST(DatabaseHardening, VerifyNamesAMissingTable) {
+TEST(DatabaseDamage, VerifyNamesAMissingTable) {
   TempDir dir;
   for (const std::string table : {"measurements", "coverage"}) {
     const std::string path = (dir.path() / (table + ".db")).string();
@@ -264,7 +265,7 @@ DatabaseStats fill_for_faults(const std::string& path) {
 // A page that reads back as garbage in the middle of an answer: stats() fails, it never answers
 // with a list cut short where the damage stopped its reading. (A guard: the error surfaced
 // before too, at the end of the transaction; every step is now checked.)
-TEST(DatabaseHardening, StatsNeverAnswerFromPartOfADamagedFile) {
+TEST(DatabaseDamage, StatsNeverAnswerFromPartOfADamagedFile) {
   TempDir dir;
   const std::string path = (dir.path() / "faulty.db").string();
   const FaultyVfsScope faulty;
@@ -296,7 +297,7 @@ TEST(DatabaseHardening, StatsNeverAnswerFromPartOfADamagedFile) {
 
 // Reads that fail mid-answer: stats() and verify() fail, never answer from part of the file.
 // (A guard, as above.)
-TEST(DatabaseHardening, StatsAndVerifyNeverHideAFailedRead) {
+TEST(DatabaseDamage, StatsAndVerifyNeverHideAFailedRead) {
   TempDir dir;
   const std::string path = (dir.path() / "faulty.db").string();
   const FaultyVfsScope faulty;

@@ -2,16 +2,21 @@
 // (Options::read_only, a file the process cannot write) and the looking commands (db export,
 // db stats, db verify) leave the folder holding the database file as they found it once they
 // close, in WAL and in rollback journal mode, and read every committed row. A writer that has the
-// file open in WAL mode owns its -wal and -shm; a reader beside it reads through them.
+// file open in WAL mode owns its -wal and -shm; a reader beside it reads through them. Refusing a
+// corrupt or foreign file creates nothing beside it; a read-only WAL file leaves no -shm that
+// would make later writes fail, and a -shm the process cannot write is named.
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
+#include <random>
 #include <set>
 #include <string>
 #include <vector>
@@ -202,6 +207,118 @@ TEST(DatabaseSideFiles, AWriterBesideAReaderOfAnIdleWalFileLeavesOnlyTheFileOnce
   EXPECT_EQ(stats->rows, 6) << "the writer's row, read through its -wal";
   reader->reset();
   EXPECT_EQ(names_in(dir.path()), std::set<std::string>{"bench.db"});
+}
+
+// ---- nothing left beside a file that was refused, no stuck permissions --------------------------
+
+TEST(DatabaseSideFiles, RefusingCorruptOrForeignWalFilesCreatesNothingBesideThem) {
+  TempDir dir;
+  std::mt19937 rng(12);
+  const std::string damaged = (dir.path() / "damaged.db").string();
+  {
+    auto db = BenchmarkDatabase::open(damaged, database_options(JournalMode::kWal));
+    ASSERT_TRUE(db.ok()) << db.message();
+    for (int k = 0; k < 40; ++k)
+      ASSERT_TRUE((*db)->store(test_gpu(), layer_key(k, 4), CandidateKind::kLegacy, SIZE_MAX, rows_for(4, 6)).ok());
+  }
+  for (const char* suffix : {"-wal", "-shm"}) fs::remove(damaged + suffix);  // closed: nobody uses them
+  std::string bytes = read_bytes(damaged);
+  ASSERT_EQ(bytes[18], 2) << "a WAL file";
+  ASSERT_GT(bytes.size(), 3 * 4096u);
+  for (std::size_t i = 4096; i < bytes.size(); ++i) bytes[i] = static_cast<char>(rng());
+  write_bytes(damaged, bytes);
+
+  const std::string foreign = (dir.path() / "foreign.db").string();
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(foreign.c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw, "PRAGMA journal_mode=wal; CREATE TABLE photos(id INTEGER)", nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(raw);
+  for (const char* suffix : {"-wal", "-shm"}) fs::remove(foreign + suffix);
+
+  for (const std::string& path : {damaged, foreign}) {
+    SCOPED_TRACE(path);
+    const std::string before = read_bytes(path);
+    for (bool read_only : {false, true}) {
+      auto refused = BenchmarkDatabase::open(path, database_options(JournalMode::kAuto, read_only));
+      ASSERT_FALSE(refused.ok());
+      EXPECT_NE(refused.message().find("untouched"), std::string::npos) << refused.message();
+    }
+    EXPECT_EQ(read_bytes(path), before);
+    for (const char* suffix : {"-wal", "-shm", "-journal"}) {
+      EXPECT_FALSE(exists(path + suffix)) << path + suffix << " was created";
+    }
+  }
+}
+
+TEST(DatabaseSideFiles, LookingAtAReadOnlyWalFileLeavesNoSharedMemoryFileBehind) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to act as another user";
+  TempDir dir;
+  ASSERT_EQ(chmod(dir.path().c_str(), 0777), 0);  // others may create files beside the database
+  const std::string path = (dir.path() / "ro.db").string();
+  ASSERT_TRUE(write_one_kernel(path, JournalMode::kWal));
+  for (const char* suffix : {"-wal", "-shm"}) fs::remove(path + suffix);
+  ASSERT_EQ(chmod(path.c_str(), 0444), 0);
+  const std::string before = read_bytes(path);
+
+  // Another user looks, and tries to write: read-only, the rows are there, the write refused.
+  const int looked = exit_status_as_unprivileged([&] {
+    auto db = BenchmarkDatabase::open(path);
+    if (!db) return 1;
+    if (!(*db)->read_only()) return 2;
+    auto found = (*db)->lookup(test_gpu(), layer_key(1, 4), CandidateKind::kLegacy);
+    if (!found || !*found || (*found)->rows.size() != 3) return 3;
+    if ((*db)->store(test_gpu(), layer_key(2, 4), CandidateKind::kLegacy, SIZE_MAX, rows_for(4, 1))) return 4;
+    return 0;
+  });
+  ASSERT_EQ(looked, 0) << "1 open, 2 not read-only, 3 lookup, 4 write accepted";
+  EXPECT_EQ(read_bytes(path), before);
+  EXPECT_FALSE(exists(path + "-shm")) << "a read-only -shm would make every later write fail";
+  EXPECT_FALSE(exists(path + "-wal"));
+
+  // Made writable for that user, the file takes writes at once.
+  ASSERT_EQ(chmod(path.c_str(), 0666), 0);
+  const int wrote = exit_status_as_unprivileged([&] {
+    auto db = BenchmarkDatabase::open(path);
+    if (!db) {
+      std::fprintf(stderr, "%s\n", db.message().c_str());
+      return 1;
+    }
+    if ((*db)->read_only()) return 2;
+    auto stored = (*db)->store(test_gpu(), layer_key(2, 4), CandidateKind::kLegacy, SIZE_MAX, rows_for(4, 1));
+    if (!stored) {
+      std::fprintf(stderr, "%s\n", stored.message().c_str());
+      return 3;
+    }
+    return 0;
+  });
+  EXPECT_EQ(wrote, 0) << "1 open, 2 read-only, 3 write failed";
+}
+
+TEST(DatabaseSideFiles, ASharedMemoryFileThatCannotBeWrittenIsNamed) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to act as another user";
+  TempDir dir;
+  ASSERT_EQ(chmod(dir.path().c_str(), 0777), 0);
+  const std::string path = (dir.path() / "stale.db").string();
+  ASSERT_TRUE(write_one_kernel(path, JournalMode::kWal));
+  fs::remove(path + "-wal");
+  fs::remove(path + "-shm");
+  ASSERT_EQ(chmod(path.c_str(), 0666), 0);
+  write_bytes(path + "-shm", "");  // left by someone else, read-only for others
+  ASSERT_EQ(chmod((path + "-shm").c_str(), 0444), 0);
+  const int status = exit_status_as_unprivileged([&] {
+    auto db = BenchmarkDatabase::open(path);
+    if (db.ok()) {
+      // Acceptable only if writes really work.
+      return (*db)->store(test_gpu(), layer_key(2, 4), CandidateKind::kLegacy, SIZE_MAX, rows_for(4, 1)).ok() ? 0 : 1;
+    }
+    if (db.message().find(path + "-shm") == std::string::npos) {
+      std::fprintf(stderr, "%s\n", db.message().c_str());
+      return 2;
+    }
+    return 0;
+  });
+  EXPECT_EQ(status, 0) << "1: opened for writing, but writes fail; 2: the error does not name the -shm file";
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
-// `ucudnn plan` under workspace reuse, in-process through run_cli (workspace division and Pareto
-// fronts: test_plan_command_wd.cpp; the real binary: test_cli_binary.cpp).
+// `ucudnn plan` under workspace reuse, in-process through run_cli: its output, its size options (a
+// size too large, a bare number below 1 MiB and a zero budget refused) and the tables it refuses
+// (workspace division and Pareto fronts: test_plan_command_wd.cpp; the real binary:
+// test_cli_binary.cpp).
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -24,6 +26,7 @@
 
 namespace ucudnn::testing {
 using tools::kExitDataError;
+using tools::kExitOk;
 using tools::kExitUsageError;
 namespace {
 
@@ -166,6 +169,40 @@ TEST_F(PlanCommand, SizeSpellingsGiveTheSamePlan) {
   EXPECT_NE(plan_json(plan_args(alexnet_, "8MiB")), mib);
 }
 
+// ---- sizes too large or too small to be meant ----------------------------------------------------
+
+TEST_F(PlanCommand, HugeSizeOptionIsAUsageErrorNamingTheOption) {
+  expect_error(plan_args(alexnet_, kHugeNumber), kExitUsageError, "--workspace-limit: ");
+  expect_error(plan_args(alexnet_, kHugeNumber), kExitUsageError, "out of range");
+  expect_error(wd_args(alexnet_, kHugeNumber), kExitUsageError, "--total-workspace: ");
+  expect_error(wd_args(alexnet_, kHugeNumber + "MiB"), kExitUsageError, "out of range");
+}
+
+// The original μ-cuDNN took megabytes; here a bare number is bytes, and one below 1 MiB a likely slip.
+TEST_F(PlanCommand, BareSmallSizeIsRefusedByEverySizeOption) {
+  const struct {
+    const char* option;
+    std::vector<std::string> (*args)(const std::string& csv, const std::string& size);
+  } options[] = {{"--workspace-limit", plan_args}, {"--total-workspace", wd_args}};
+  for (const auto& o : options) {
+    SCOPED_TRACE(o.option);
+    expect_error(o.args(alexnet_, "64"), kExitUsageError,
+                 std::string(o.option) +
+                     ": 64 bytes is less than 1 MiB; sizes are in bytes unless a unit is given (did you mean 64MiB?)");
+    expect_error(o.args(alexnet_, " 1048575 "), kExitUsageError, "(did you mean 1048575MiB?)");
+    EXPECT_EQ(run(o.args(alexnet_, "1048576")).status, kExitOk);
+    EXPECT_EQ(run(o.args(alexnet_, "1KiB")).status, kExitOk);  // a unit says it is meant
+  }
+  EXPECT_EQ(run(plan_args(alexnet_, "0")).status, kExitOk);  // no workspace at all (a zero budget: below)
+}
+
+TEST_F(PlanCommand, ZeroTotalWorkspaceIsRefused) {
+  for (const char* zero : {"0", "0MiB", "0 B"}) {
+    expect_error(wd_args(alexnet_, zero), kExitUsageError, "--total-workspace: ");
+    expect_error(wd_args(alexnet_, zero), kExitUsageError, "more than 0 bytes");
+  }
+}
+
 TEST_F(PlanCommand, PolicyChoosesTheMicroBatchSizes) {
   // Micro-batches of 3 are fast, but only `all` may use them.
   const std::string csv = dir_.write("six.csv",
@@ -272,6 +309,57 @@ TEST_F(PlanCommand, KernelWithoutAnAlgorithmWithinTheLimitIsAnError) {
 TEST_F(PlanCommand, ErrorsWithLineBreaksStayOnOneLine) {
   const std::string missing = (dir_.path() / "two\nlines.csv").string();
   expect_error(plan_args(missing, "64MiB"), kExitDataError, "lines.csv");
+}
+
+// ---- micro-batch sizes have a stated maximum ----------------------------------------------------
+
+TEST_F(PlanCommand, PlanRefusesAMicroBatchAboveTheMaximum) {
+  const std::string csv = dir_.write("huge.csv", "k,fwd,65537,0,0,1.0,0\n");
+  expect_error(plan_args(csv, "64MiB"), kExitDataError, csv + ":1: invalid microbatch '65537'");
+}
+
+// ---- names that are not UTF-8 are refused where they are read -----------------------------------
+
+TEST_F(PlanCommand, JsonPlanOfANonUtf8LayerIsADataErrorNamingTheLine) {
+  const std::string csv = dir_.write("latin1.csv", "conv\xe9,fwd,1,0,0,1.0,0\n");
+  expect_error({"plan", "--measurements", csv, "--workspace-limit", "64MiB", "--json"}, kExitDataError,
+               csv + ":1: layer name is not valid UTF-8");
+}
+
+// ---- no nonsense numbers or NUL bytes -----------------------------------------------------------
+
+TEST_F(PlanCommand, HugeTimesGiveNoInfiniteOrNullTotals) {
+  const std::string csv = dir_.write("huge_times.csv", "a,fwd,1,0,0,1.7e308,0\nb,fwd,1,0,0,1.7e308,0\n");
+  expect_error(plan_args(csv, "64MiB"), kExitDataError, csv + ":1: invalid time_ms '1.7e308'");
+  // At the bound, every total is a finite number.
+  const std::string largest = dir_.write("largest.csv", "a,fwd,1,0,0,1e9,0\nb,fwd,1,0,0,1e9,0\n");
+  const CliResult result = run({"plan", "--measurements", largest, "--workspace-limit", "0", "--json"});
+  ASSERT_EQ(result.status, kExitOk) << result.err;
+  const auto json = nlohmann::json::parse(result.out);
+  EXPECT_EQ(json["total_time_ms"].get<double>(), 2e9);
+  EXPECT_EQ(json["undivided_total_time_ms"].get<double>(), 2e9);
+}
+
+TEST_F(PlanCommand, PlanPrintsNoNegativeZeroTime) {
+  const std::string csv = dir_.write("minus_zero.csv", "k,fwd,1,0,0,-0,0\nk,fwd,2,0,0,-0.000,0\n");
+  const CliResult table = run(plan_args(csv, "0"));
+  ASSERT_EQ(table.status, kExitOk) << table.err;
+  EXPECT_EQ(table.out.find("-0"), std::string::npos) << table.out;
+}
+
+TEST_F(PlanCommand, PlanRefusesANulByteNamingFileAndLine) {
+  const std::string csv = dir_.write("nul.csv", bytes("k,fwd,1,0,0,5\0"
+                                                      "999,0\n"));
+  expect_error(plan_args(csv, "64MiB"), kExitDataError, csv + ":1: ");
+}
+
+// ---- one rule for duplicate rows, in `plan` and `db import`: refused ----------------------------
+// (db import's test: DbCommand.DbImportRefusesDuplicateRows)
+
+TEST_F(PlanCommand, PlanRefusesDuplicateRows) {
+  const std::string csv = dir_.write("twice.csv", "k,fwd,1,0,0,2.0,0\nk,fwd,1,0,0,1.0,0\n");
+  expect_error(plan_args(csv, "64MiB"), kExitDataError, csv + ":2: duplicate row");
+  expect_error(plan_args(csv, "64MiB"), kExitDataError, "(first at line 1)");
 }
 
 // Workspace division: `--total-workspace` instead of `--workspace-limit`.

@@ -1,10 +1,13 @@
-// `ucudnn plan` under workspace division (--total-workspace) and its Pareto fronts (--pareto).
+// `ucudnn plan` under workspace division (--total-workspace) and its Pareto fronts (--pareto), both
+// quick on a table of 100,000 rows with as many workspaces.
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <map>
+#include <random>
 #include <regex>
 #include <set>
 #include <string>
@@ -13,6 +16,7 @@
 #include "core/batch_policy.h"
 #include "core/conv_op.h"
 #include "core/measurement_csv.h"
+#include "core/row_rules.h"
 #include "optimize/wr_optimizer.h"
 #include "plan_command_support.h"
 #include "tools/cli.h"
@@ -132,8 +136,8 @@ TEST_F(PlanCommand, ExactlyOneOfWorkspaceLimitAndTotalWorkspace) {
   EXPECT_NE(help.out.find("--total-workspace"), std::string::npos) << help.out;
 }
 
-// (A bare number below 1 MiB: test_parser_hardening.cpp.) The same plan whatever the spelling; only
-// the measured solve time differs.
+// (A bare number below 1 MiB, and a zero budget: test_plan_command.cpp.) The same plan whatever the
+// spelling; only the measured solve time differs.
 TEST_F(PlanCommand, TotalWorkspaceInBytesOrMiBGivesTheSamePlan) {
   Json bytes = plan_json(wd_args(alexnet_, "125829120"));
   Json mib = plan_json(wd_args(alexnet_, "120MiB"));
@@ -221,6 +225,41 @@ TEST_F(PlanCommand, ParetoOfAnUnknownOrMalformedKernelIsAnError) {
                "is not LAYER:OP");
   expect_error({"plan", "--measurements", alexnet_, "--pareto", "alex_conv2:sideways"}, kExitDataError,
                "is not LAYER:OP");
+}
+
+// ---- planning cost is bounded by the rows, not the distinct workspaces --------------------------
+
+const char kHeader[] = "layer,op,microbatch,algo,math_type,time_ms,workspace_bytes\n";
+
+// `plan --total-workspace` and `--pareto` over a table of 100,000 rows, each with its own workspace.
+TEST_F(PlanCommand, DivisionAndParetoOfAHundredThousandRowsAreQuick) {
+  std::mt19937 random(7);
+  std::uniform_real_distribution<double> time(0.1, 10.0);
+  std::string text = kHeader;
+  std::size_t workspace = 0;
+  // 896 rows a kernel: 28 sizes, 8 algorithms, 4 math types.
+  for (int layer = 0; text.size() < 4000000 && layer < 200; ++layer) {
+    for (int size = 1; size <= 28; ++size) {
+      for (int algo = 0; algo < 8; ++algo) {
+        for (int math = 0; math <= max_math_type(); ++math) {
+          workspace += 4096;
+          text += "conv" + std::to_string(layer) + ",fwd," + std::to_string(size) + "," + std::to_string(algo) + "," +
+                  std::to_string(math) + "," + std::to_string(time(random) * size) + "," + std::to_string(workspace) +
+                  "\n";
+        }
+      }
+    }
+    if (workspace / 4096 >= 100000) break;
+  }
+  const std::string csv = dir_.write("large.csv", text);
+  auto start = std::chrono::steady_clock::now();
+  const CliResult division = run(wd_args(csv, "64GiB"));
+  EXPECT_EQ(division.status, kExitOk) << division.err;
+  EXPECT_LT(seconds_since(start), 20.0);
+  start = std::chrono::steady_clock::now();
+  const CliResult pareto = run({"plan", "--measurements", csv, "--pareto", "conv3:fwd"});
+  EXPECT_EQ(pareto.status, kExitOk) << pareto.err;
+  EXPECT_LT(seconds_since(start), 20.0);
 }
 
 }  // namespace

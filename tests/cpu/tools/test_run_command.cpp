@@ -1,17 +1,27 @@
 // `ucudnn run`, in-process through run_cli and through the real binary: the environment it gives
-// the program, the cuDNN it finds and refuses, the exit status it passes on. Stand-in cuDNN
+// the program (paths the dynamic linker would split refused, relative ones made absolute, dry-run
+// lines a shell runs alike, variables an option replaces), the cuDNN it finds and refuses (a
+// --cudnn file that is not the one the program loads), the program it starts in its own place
+// (scripts without "#!", signals), the exit status it passes on. Stand-in cuDNN
 // libraries (exporting only cudnnGetVersion and cudnnGetCudartVersion) are compiled here with the
 // build's C compiler; the real cuDNN is the one this test program links (UCUDNN_PRELOAD_LIBRARY_PATH
 // makes this file part of the CUDA build only).
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <chrono>
+#include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <optional>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/env_config.h"
@@ -113,6 +123,86 @@ TEST(RunCommand, LeavesOtherUcudnnLayersOutOfLdPreloadAndSaysSo) {
   EXPECT_EQ(lines_of(result.err).size(), 3u) << result.err;
 }
 
+TEST(RunCommand, PathsTheDynamicLinkerWouldSplitAreRefusedBeforeTheProgramStarts) {
+  TempDir dir;
+  const std::string cudnn = stand_in_cudnn(dir, "cudnn", matching_cudnn_version(), matching_cudart_version());
+  const std::string marker = (dir.path() / "started").string();
+  const std::vector<std::string> program = {"--", "/bin/sh", "-c", "touch '" + marker + "'"};
+  for (const std::string folder : {"my tools", "a:b", "a$LIB"}) {
+    SCOPED_TRACE(folder);
+    const std::string preload = preload_at(dir, dir.path() / folder / "libucudnn_preload.so");
+    expect_error(testing::with({"run", "--preload", preload, "--cudnn", cudnn}, program), kExitDataError,
+                 folder == "a$LIB" ? "the dynamic linker expands names after LD_PRELOAD"
+                                   : "the dynamic linker splits LD_PRELOAD");
+  }
+  const std::string preload = stand_in_preload(dir);
+  const std::string split_cudnn = stand_in_cudnn(dir, "c:d", matching_cudnn_version(), matching_cudart_version());
+  expect_error(testing::with({"run", "--preload", preload, "--cudnn", split_cudnn}, program), kExitDataError,
+               "the dynamic linker splits LD_LIBRARY_PATH");
+  EXPECT_FALSE(fs::exists(marker)) << "the program was started";
+}
+
+TEST(RunCommand, RelativePathsArePassedOnAbsolute) {
+  TempDir dir;
+  preload_at(dir, dir.path() / "lib" / "libucudnn_preload.so");
+  const std::string cudnn = stand_in_cudnn(dir, "cudnn", matching_cudnn_version(), matching_cudart_version());
+  const ProcessResult result =
+      run_binary(dir, "run --dry-run --preload lib/libucudnn_preload.so --database runs/my.db --cudnn cudnn -- true",
+                 "cd '" + dir.path().string() + "' && env -u LD_PRELOAD");
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_TRUE(has_line(result.out, "export LD_PRELOAD=" + (dir.path() / "lib/libucudnn_preload.so").string()))
+      << result.out;
+  EXPECT_TRUE(has_line(result.out, "export UCUDNN_DATABASE=" + (dir.path() / "runs/my.db").string())) << result.out;
+  EXPECT_EQ(lines_of(result.out).at(1).rfind("export LD_LIBRARY_PATH=" + cudnn, 0), 0u) << result.out;
+  // A bare file name is the file here, not whatever the dynamic linker's search finds.
+  const ProcessResult bare =
+      run_binary(dir, "run --dry-run --preload ../lib/libucudnn_preload.so --cudnn libcudnn.so.9 -- true",
+                 "cd '" + cudnn + "' && env -u LD_PRELOAD -u LD_LIBRARY_PATH");
+  ASSERT_EQ(bare.status, 0) << bare.err;
+  EXPECT_EQ(lines_of(bare.out).at(1), "export LD_LIBRARY_PATH=" + cudnn) << bare.out;
+}
+
+TEST(RunCommand, DryRunLinesRunAsAShellScriptWithTheSameEnvironment) {
+  TempDir dir;
+  const std::string preload = stand_in_preload(dir);
+  const std::string cudnn = stand_in_cudnn(dir, "cudnn", matching_cudnn_version(), matching_cudart_version());
+  ScopedVariable no_preload("LD_PRELOAD", std::nullopt);
+  const auto result = run({"run", "--dry-run", "--preload", preload, "--cudnn", cudnn, "--workspace-limit", "8MiB",
+                           "--", "/bin/sh", "-c", "echo \"$LD_PRELOAD|$UCUDNN_FORCE_WORKSPACE_LIMIT\""});
+  ASSERT_EQ(result.status, 0) << result.err;
+  const std::string script = dir.write("dry-run.sh", result.out);
+  const std::string ran = (dir.path() / "ran").string();
+  ASSERT_EQ(std::system(("env -u LD_PRELOAD sh '" + script + "' >'" + ran + "'").c_str()), 0);
+  EXPECT_EQ(testing::read_bytes(ran), preload + "|8MiB\n") << result.out;
+}
+
+TEST(RunCommand, AnEmptyStatisticsVariableMeansUnsetAndGetsStatisticsOn) {
+  TempDir dir;
+  const std::string preload = stand_in_preload(dir);
+  const std::string cudnn = stand_in_cudnn(dir, "cudnn", matching_cudnn_version(), matching_cudart_version());
+  ScopedVariable empty("UCUDNN_STATS", " ");
+  const auto result = run({"run", "--dry-run", "--preload", preload, "--cudnn", cudnn, "--", "true"});
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_TRUE(has_line(result.out, "export UCUDNN_STATS=1")) << result.out;
+}
+
+TEST(RunCommand, ABadVariableAnOptionReplacesIsNoErrorButOneTheProgramWouldMeetIs) {
+  TempDir dir;
+  const std::string preload = stand_in_preload(dir);
+  const std::string cudnn = stand_in_cudnn(dir, "cudnn", matching_cudnn_version(), matching_cudart_version());
+  const std::string run_dry = "run --dry-run --preload '" + preload + "' --cudnn '" + cudnn + "' ";
+  const ProcessResult limit =
+      run_binary(dir, run_dry + "--workspace-limit 8MiB -- true", "env UCUDNN_WORKSPACE_LIMIT=abc");
+  EXPECT_EQ(limit.status, 0) << limit.err;
+  EXPECT_TRUE(has_line(limit.out, "unset UCUDNN_WORKSPACE_LIMIT")) << limit.out;
+  const ProcessResult stats = run_binary(dir, run_dry + "--no-stats -- true", "env UCUDNN_STATS=2");
+  EXPECT_EQ(stats.status, 0) << stats.err;
+  const ProcessResult kept = run_binary(dir, run_dry + "-- true", "env UCUDNN_STATS=2");
+  EXPECT_EQ(kept.status, kExitUsageError);
+  EXPECT_TRUE(is_one_error_line(kept.err)) << kept.err;
+  EXPECT_NE(kept.err.find("UCUDNN_STATS"), std::string::npos) << kept.err;
+}
+
 TEST(RunCommand, RefusesBadOptionValuesNamingTheOption) {
   // Usage errors come before anything is looked for: no --preload needed.
   expect_error({"run", "--workspace-limit", "64MB", "--", "true"}, kExitUsageError, "--workspace-limit: ");
@@ -198,6 +288,23 @@ TEST(RunCommand, RefusesACudnnThatCannotBeFoundOrIsNone) {
   compile_library(dir, "int nothing = 0;\n", dir.path() / "not-cudnn" / tools::kCudnnLibraryName);
   expect_error({"run", "--preload", preload, "--cudnn", (dir.path() / "not-cudnn").string(), "--", "true"},
                kExitDataError, "it is not a cuDNN");
+}
+
+TEST(RunCommand, ACudnnFileThatIsNotTheOneTheProgramLoadsIsRefused) {
+  TempDir dir;
+  const std::string preload = stand_in_preload(dir);
+  // The folder's libcudnn.so.9, which the program would load, is a cuDNN 8; the file named is a 9.
+  const std::string folder = stand_in_cudnn(dir, "lib", 8907, matching_cudart_version());
+  const fs::path named = fs::path(folder) / "libcudnn.so.9.1.0";
+  fs::copy_file(stand_in_cudnn(dir, "right", matching_cudnn_version(), matching_cudart_version()) + "/libcudnn.so.9",
+                named);
+  expect_error({"run", "--dry-run", "--preload", preload, "--cudnn", named.string(), "--", "true"}, kExitDataError,
+               "the program would load '" + folder + "/libcudnn.so.9'");
+  // The same file under its link name is accepted: it is what is loaded.
+  fs::remove(fs::path(folder) / "libcudnn.so.9");
+  fs::create_symlink("libcudnn.so.9.1.0", fs::path(folder) / "libcudnn.so.9");
+  const auto accepted = run({"run", "--dry-run", "--preload", preload, "--cudnn", named.string(), "--", "true"});
+  EXPECT_EQ(accepted.status, 0) << accepted.err;
 }
 
 TEST(RunCommand, AsksAPythonInterpreterFirstThenLdLibraryPath) {
@@ -338,6 +445,65 @@ TEST(RunCommand, AProgramEndedByASignalEndsTheRunAsAShellSeesIt) {
   EXPECT_EQ(result.status, 128 + 15) << result.err;
 }
 
+TEST(RunCommand, AScriptWithoutAnInterpreterLineRunsAsUnderEnv) {
+  TempDir dir;
+  const std::string preload = stand_in_preload(dir);
+  const std::string cudnn = stand_in_cudnn(dir, "cudnn", matching_cudnn_version(), matching_cudart_version());
+  const std::string script = dir.write("train.sh", "echo \"ran $1\"\nexit 4\n");
+  fs::permissions(script, fs::perms::owner_all);
+  const ProcessResult result =
+      run_binary(dir, "run --no-stats --preload '" + preload + "' --cudnn '" + cudnn + "' -- '" + script + "' now");
+  EXPECT_EQ(result.status, 4) << result.err;
+  EXPECT_EQ(result.out, "ran now\n");
+}
+
+// Starts `ucudnn run ... -- sh -c 'echo $$ >PIDFILE; exec sleep 30'` and waits for the pid file.
+pid_t start_sleeping_program(const TempDir& dir, const std::string& pid_file) {
+  const std::string preload = stand_in_preload(dir);
+  const std::string cudnn = stand_in_cudnn(dir, "cudnn", matching_cudnn_version(), matching_cudart_version());
+  const std::string script = "echo $$ >'" + pid_file + "'; exec sleep 30";
+  const pid_t pid = fork();
+  if (pid == 0) {
+    // As a shell starts a job: the signals at their defaults, whatever the test runner ignores.
+    for (const int signal : {SIGHUP, SIGINT, SIGTERM}) std::signal(signal, SIG_DFL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    freopen("/dev/null", "w", stderr);
+    execl(UCUDNN_CLI_PATH, "ucudnn", "run", "--no-stats", "--preload", preload.c_str(), "--cudnn", cudnn.c_str(), "--",
+          "/bin/sh", "-c", script.c_str(), static_cast<char*>(nullptr));
+    _exit(126);
+  }
+  for (int i = 0; i < 500 && testing::read_bytes(pid_file).empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return pid;
+}
+
+TEST(RunCommand, SignalsToTheRunReachTheProgramWhichIsTheSameProcess) {
+  for (const int signal : {SIGTERM, SIGHUP, SIGINT}) {
+    SCOPED_TRACE(strsignal(signal));
+    TempDir dir;
+    const std::string pid_file = (dir.path() / "pid").string();
+    const pid_t run_pid = start_sleeping_program(dir, pid_file);
+    ASSERT_GT(run_pid, 0);
+    const std::string written = testing::read_bytes(pid_file);
+    if (written.empty()) {
+      kill(run_pid, SIGKILL);
+      waitpid(run_pid, nullptr, 0);
+      FAIL() << "the program did not start";
+    }
+    const pid_t program_pid = std::stoi(written);
+    EXPECT_EQ(program_pid, run_pid) << "the program runs beside `run`, which a signal would leave behind";
+    ASSERT_EQ(kill(run_pid, signal), 0);
+    int status = 0;
+    const auto waited = std::chrono::steady_clock::now();
+    ASSERT_EQ(waitpid(run_pid, &status, 0), run_pid);
+    EXPECT_LT(std::chrono::steady_clock::now() - waited, std::chrono::seconds(10));
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == signal) << "status " << status;
+    if (program_pid != run_pid) kill(program_pid, SIGKILL);  // not left running after a failure
+  }
+}
 
 // A stand-in NVIDIA driver: cuInit returns `init`, cuDeviceGetCount reports `devices`.
 std::string stand_in_driver(const TempDir& dir, const std::string& name, int init, int devices) {

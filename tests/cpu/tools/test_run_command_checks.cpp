@@ -1,7 +1,8 @@
 // `ucudnn run` checks what it is given: the torch question
-// never imports from the current folder and is said when it takes long or dies, the preload file
-// must be ucudnn's layer, contradicting options are refused, and a program that cannot start is
-// named as env would name it. Each test failed before its fix. The CUDA build only.
+// never imports from the current folder and is said when it takes long or dies, as is a cuDNN
+// whose version call crashes or hangs (named with the step it was at), the preload file must be
+// ucudnn's layer, contradicting options are refused, and a program that cannot start is named as
+// env would name it. Each test failed before its fix. The CUDA build only.
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -12,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cli_test_support.h"
@@ -100,6 +102,48 @@ TEST(RunChecks, AQuestionThatHangsIsSaidAndKilledWithItsChildren) {
   EXPECT_EQ(quick.outcome, tools::ChildAnswer::Outcome::kAnswered) << quick.why;
   EXPECT_EQ(quick.text, "here\n");
   EXPECT_EQ(quick_notes, 0);
+}
+
+TEST(RunChecks, ACudnnWhoseVersionCallCrashesIsNamedWithTheStep) {
+  TempDir dir;
+  const std::string preload = stand_in_preload(dir);
+  const fs::path file = dir.path() / "crash" / "libcudnn.so.9";
+  compile_library(dir,
+                  "#include <stddef.h>\n#include <signal.h>\nsize_t cudnnGetVersion(void) { raise(SIGSEGV); return 0; "
+                  "}\nsize_t cudnnGetCudartVersion(void) { return 13000; }\n",
+                  file);
+  const auto result =
+      run({"run", "--dry-run", "--preload", preload, "--cudnn", file.parent_path().string(), "--", "true"});
+  EXPECT_EQ(result.status, kExitDataError);
+  EXPECT_TRUE(is_one_error_line(result.err)) << result.err;
+#ifndef UCUDNN_TEST_UNDER_ASAN  // AddressSanitizer's handler turns the forked child's crash into exit 1
+  EXPECT_NE(result.err.find("signal 11"), std::string::npos) << result.err;
+#endif
+  EXPECT_NE(result.err.find("while calling cudnnGetVersion of '" + file.string() + "'"), std::string::npos)
+      << result.err;
+}
+
+TEST(RunChecks, ForkedWorkThatHangsIsKilledAtItsTimeoutNamingTheStep) {
+  const auto started = std::chrono::steady_clock::now();
+  const auto answer = tools::run_in_fork(
+      [](const tools::StepReporter& step) {
+        step("loading '/opt/hang/libcudnn.so.9'");
+        std::this_thread::sleep_for(std::chrono::seconds(30));
+        return std::string("never");
+      },
+      300);
+  ASSERT_FALSE(answer.ok());
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(5));
+  EXPECT_NE(answer.message().find("no answer within"), std::string::npos) << answer.message();
+  EXPECT_NE(answer.message().find("while loading '/opt/hang/libcudnn.so.9'"), std::string::npos) << answer.message();
+  const auto fine = tools::run_in_fork(
+      [](const tools::StepReporter& step) {
+        step("answering");
+        return std::string("ok\nanswer\n");
+      },
+      5000);
+  ASSERT_TRUE(fine.ok()) << fine.message();
+  EXPECT_EQ(*fine, "ok\nanswer\n") << "an answer that holds the marker is still the whole answer";
 }
 
 // Item 6: any file was preloaded, and the program ran without ucudnn.
