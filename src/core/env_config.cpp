@@ -144,7 +144,7 @@ Expected<OfferMode> parse_offer_mode(const std::string& text) {
 
 Expected<DeviceList> parse_device_list(const std::string& text) {
   DeviceList list;
-  if (text == "all") {
+  if (spelling_key(text) == "all") {  // a word, read as every setting's words are (ALL, All)
     list.all = true;
     return list;
   }

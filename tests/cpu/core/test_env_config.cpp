@@ -123,6 +123,12 @@ TEST(EnvConfig, LogLevelJournalAndDevicesAreParsedStrictlyWithTheVariableNamed) 
   EXPECT_EQ(good->log_level, ucudnn::LogLevel::kDebug);
   EXPECT_EQ(good->database_journal, ucudnn::JournalMode::kWal);
   EXPECT_EQ(good->benchmark_devices, "all");
+  for (const char* all : {"ALL", "All"}) {  // a word like every other setting's
+    const auto list = ucudnn::parse_device_list(all);
+    ASSERT_TRUE(list.ok()) << all << ": " << list.message();
+    EXPECT_TRUE(list->all) << all;
+  }
+  EXPECT_FALSE(ucudnn::parse_device_list("-all").ok());
 }
 
 TEST(EnvConfig, HugeSizeInTheEnvironmentNamesTheVariable) {
