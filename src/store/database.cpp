@@ -282,8 +282,7 @@ Status BenchmarkDatabase::close_as_one_file() {
   if (!db_) return Error{ErrorCode::kInternal, where + "closed already"};
   if (!read_only_ && journal_ == JournalMode::kWal) {
     const store::LockWaitDeadline within(store::lock_wait_end(busy_timeout_ms_));
-    int in_wal = -1, copied = -1;
-    const int rc = sqlite3_wal_checkpoint_v2(db_.get(), nullptr, SQLITE_CHECKPOINT_TRUNCATE, &in_wal, &copied);
+    const int rc = sqlite3_wal_checkpoint_v2(db_.get(), nullptr, SQLITE_CHECKPOINT_TRUNCATE, nullptr, nullptr);
     if (rc != SQLITE_OK) {
       const int code = sqlite3_extended_errcode(db_.get());
       std::string why = sqlite_error(db_.get(), rc);

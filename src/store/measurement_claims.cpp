@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <cstdio>
 
+#include "store/file_lock.h"
+
 namespace ucudnn::store {
 namespace {
 
@@ -39,31 +41,13 @@ std::string host_name() {
   return std::string(name) + "#" + std::string(space, static_cast<std::size_t>(length));
 }
 
-// A write lock over the whole file, owned by the open file description.
-struct flock whole_file(short type) {
-  struct flock lock {};
-  lock.l_type = type;
-  lock.l_whence = SEEK_SET;
-  return lock;
-}
-
-// Whether `file` names the file open as `fd` now.
-bool names_open_file(const std::string& file, int fd) {
-  struct stat at_name {};
-  struct stat open_file {};
-  return lstat(file.c_str(), &at_name) == 0 && fstat(fd, &open_file) == 0 && at_name.st_dev == open_file.st_dev &&
-         at_name.st_ino == open_file.st_ino;
-}
-
 // Whether a lock is held on `file` by another open file description; false where it cannot be
 // told (not there, not readable, not a regular file).
 bool locked_by_another(const std::string& file) {
   const int fd = open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return false;
   struct stat st {};
-  struct flock lock = whole_file(F_WRLCK);
-  const bool locked =
-      fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && fcntl(fd, F_OFD_GETLK, &lock) == 0 && lock.l_type != F_UNLCK;
+  const bool locked = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && locked_elsewhere(fd, 0);
   close(fd);
   return locked;
 }
@@ -117,12 +101,11 @@ ClaimOutcome MeasurementClaims::try_take(const std::string& what) {
       if (errno == EACCES && locked_by_another(file)) return ClaimOutcome::kHeld;  // another user's, held
       return ClaimOutcome::kUnavailable;
     }
-    struct flock lock = whole_file(F_WRLCK);
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
       close(fd);
       continue;
     }
-    if (fcntl(fd, F_OFD_SETLK, &lock) != 0) {
+    if (!lock_open_file(fd, 0)) {
       const int error = errno;
       close(fd);
       return error == EAGAIN || error == EACCES ? ClaimOutcome::kHeld : ClaimOutcome::kUnavailable;

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "store/database_path.h"
+#include "store/file_lock.h"
 #include "store/file_state.h"
 
 namespace ucudnn::tools {
@@ -25,23 +26,8 @@ void remove_with_side_files(const std::string& file) {
 }
 
 // A write lock on the first byte, which SQLite never locks (its locks are at 1 GiB and in the
-// -shm): owned by the open file description, so SQLite's own descriptors neither drop nor meet it,
-// and dropped by the kernel when its holder dies.
-bool lock_first_byte(int fd) {
-  struct flock lock {};
-  lock.l_type = F_WRLCK;
-  lock.l_whence = SEEK_SET;
-  lock.l_len = 1;
-  return ::fcntl(fd, F_OFD_SETLK, &lock) == 0;
-}
-
-// Whether `file` names the file open as `fd` now.
-bool names_open_file(const std::string& file, int fd) {
-  struct stat at_name {};
-  struct stat open_file {};
-  return ::lstat(file.c_str(), &at_name) == 0 && ::fstat(fd, &open_file) == 0 && at_name.st_dev == open_file.st_dev &&
-         at_name.st_ino == open_file.st_ino;
-}
+// -shm): neither dropped nor met by SQLite's own descriptors (store/file_lock.h).
+bool lock_first_byte(int fd) { return store::lock_open_file(fd, 1); }
 
 std::string temporary_prefix(const std::string& name) { return "." + name + ".ucudnn-new-"; }
 
@@ -89,7 +75,7 @@ std::vector<std::string> remove_leftovers(const std::string& folder, const std::
     if (fd < 0) continue;
     struct stat st {};
     const bool leftover =
-        ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && lock_first_byte(fd) && names_open_file(file, fd);
+        ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && lock_first_byte(fd) && store::names_open_file(file, fd);
     if (leftover) {
       std::uintmax_t bytes = bytes_of(file);
       for (const char* suffix : kSideSuffixes) bytes += bytes_of(file + suffix);
@@ -118,7 +104,7 @@ Expected<NewDatabaseFile> NewDatabaseFile::reserve(const std::string& path) {
     const int fd = ::open(temporary.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
     if (fd >= 0) {
       // Locked, and still ours at that name: another command's sweep may have taken it in between.
-      if (lock_first_byte(fd) && names_open_file(temporary, fd)) {
+      if (lock_first_byte(fd) && store::names_open_file(temporary, fd)) {
         NewDatabaseFile reserved(path, temporary, fd);
         reserved.leftovers_removed_ = std::move(removed);
         return reserved;
