@@ -14,22 +14,41 @@
 
 namespace ucudnn {
 
-/// What kind of failure an Error is; the boundary maps each to a cudnnStatus_t.
+/// What kind of failure an Error is, chosen where it arises; the boundary maps each to a
+/// cudnnStatus_t (runtime/cuda_status.h) and a fallback's warning names it (error_kind_name).
 enum class ErrorCode {
   kBadParam,         ///< invalid input: arguments, descriptors, files, settings
   kNotSupported,     ///< valid, but not something ucudnn (or cuDNN) can do
   kAllocFailed,      ///< host or device memory exhausted
-  kExecutionFailed,  ///< a GPU operation failed
+  kExecutionFailed,  ///< cuDNN failed to run an operation on the GPU
+  kCuda,             ///< the CUDA runtime failed (a device query, a copy, a stream, an event)
+  kSolver,           ///< GLPK failed to solve the workspace division's integer program
+  kTimeLimit,        ///< a search ran out of its time limit before it found an answer
   kInternal,         ///< a bug, or a library in a state it should never be in
   kStorage,          ///< a benchmark database could not be read, written or locked (I/O, locks, damage)
 };
 
+/// The kind in a few words, as messages name it ("CUDA failure", "database failure").
+const char* error_kind_name(ErrorCode kind);
+
+/// A failure: its kind and its message. Every constructor names the kind; the named ones below
+/// say it in a word.
 struct Error {
-  /// Parsing and validation errors are invalid input unless they say otherwise.
-  Error(std::string text) : message(std::move(text)) {}  // NOLINT: implicit by design
-  Error(const char* text) : message(text) {}              // NOLINT
   Error(ErrorCode kind, std::string text, int backend = 0)
       : message(std::move(text)), code(kind), backend_status(backend) {}
+
+  static Error invalid(std::string text) { return {ErrorCode::kBadParam, std::move(text)}; }
+  static Error unsupported(std::string text) { return {ErrorCode::kNotSupported, std::move(text)}; }
+  static Error out_of_memory(std::string text) { return {ErrorCode::kAllocFailed, std::move(text)}; }
+  static Error cuda(std::string text) { return {ErrorCode::kCuda, std::move(text)}; }
+  static Error solver(std::string text) { return {ErrorCode::kSolver, std::move(text)}; }
+  static Error time_limit(std::string text) { return {ErrorCode::kTimeLimit, std::move(text)}; }
+  static Error internal(std::string text) { return {ErrorCode::kInternal, std::move(text)}; }
+  static Error storage(std::string text) { return {ErrorCode::kStorage, std::move(text)}; }
+
+  // TEMPORARY while the tree moves to the named constructors (issue 61): removed below.
+  Error(std::string text) : message(std::move(text)) {}  // NOLINT
+  Error(const char* text) : message(text) {}              // NOLINT
 
   /// The same error with `context` put before its message.
   Error prefixed(const std::string& context) const {
@@ -46,6 +65,12 @@ struct Error {
 /// Stops the process: the value of a failed Expected was asked for (a bug in ucudnn).
 [[noreturn]] inline void value_of_failure(const std::string& message) {
   std::fprintf(stderr, "ucudnn: internal error: the value of a failed result was used: %s\n", message.c_str());
+  std::abort();
+}
+
+/// Stops the process: the error of a successful Expected was asked for (a bug in ucudnn).
+[[noreturn]] inline void error_of_success() {
+  std::fprintf(stderr, "ucudnn: internal error: the error of a successful result was asked for\n");
   std::abort();
 }
 
@@ -66,13 +91,16 @@ class [[nodiscard]] Expected {
   T& operator*() & { return value(); }
   const T* operator->() const { return &value(); }
   T* operator->() { return &value(); }
-  /// Only on failure.
-  const Error& error() const { return *error_; }
-  const std::string& message() const { return error_->message; }
+  /// Only on failure: on a success it stops the process, naming the misuse, as value() does.
+  const Error& error() const { return failure(), *error_; }
+  const std::string& message() const { return failure(), error_->message; }
 
  private:
   void checked() const {
     if (!value_) value_of_failure(error_->message);
+  }
+  void failure() const {
+    if (!error_) error_of_success();
   }
   std::optional<T> value_;
   std::optional<Error> error_;
@@ -87,11 +115,14 @@ class [[nodiscard]] Expected<void> {
   static Expected success() { return Expected(); }
   bool ok() const { return !error_.has_value(); }
   explicit operator bool() const { return ok(); }
-  /// Only on failure.
-  const Error& error() const { return *error_; }
-  const std::string& message() const { return error_->message; }
+  /// Only on failure: on a success it stops the process, naming the misuse.
+  const Error& error() const { return failure(), *error_; }
+  const std::string& message() const { return failure(), error_->message; }
 
  private:
+  void failure() const {
+    if (!error_) error_of_success();
+  }
   std::optional<Error> error_;
 };
 

@@ -33,7 +33,7 @@ Error cudnn_error(cudnnStatus_t status, const char* expression, const char* file
 
 Error cuda_error(cudaError_t error, const char* expression, const char* file, int line) {
   (void)cudaGetLastError();  // clear a non-sticky error so later calls are not blamed for it
-  return Error(error == cudaErrorMemoryAllocation ? ErrorCode::kAllocFailed : ErrorCode::kExecutionFailed,
+  return Error(error == cudaErrorMemoryAllocation ? ErrorCode::kAllocFailed : ErrorCode::kCuda,
                std::string(expression) + " failed with " + cudaGetErrorName(error) + " (" +
                    cudaGetErrorString(error) + ") at " + location(file, line));
 }
@@ -45,8 +45,11 @@ cudnnStatus_t to_cudnn_status(const Error& error) {
     case ErrorCode::kNotSupported: return CUDNN_STATUS_NOT_SUPPORTED;
     case ErrorCode::kAllocFailed: return CUDNN_STATUS_ALLOC_FAILED;
     case ErrorCode::kExecutionFailed: return CUDNN_STATUS_EXECUTION_FAILED;
+    case ErrorCode::kCuda: return CUDNN_STATUS_EXECUTION_FAILED_CUDART;
     case ErrorCode::kInternal: return CUDNN_STATUS_INTERNAL_ERROR;
-    // cuDNN has no status for files; the operation (planning from the database) failed.
+    // cuDNN has no status for a solver, a time limit or files: the operation (planning) failed.
+    case ErrorCode::kSolver:
+    case ErrorCode::kTimeLimit:
     case ErrorCode::kStorage: return CUDNN_STATUS_EXECUTION_FAILED;
   }
   return CUDNN_STATUS_INTERNAL_ERROR;

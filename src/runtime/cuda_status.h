@@ -12,7 +12,7 @@ namespace ucudnn::runtime {
 /// A failed cuDNN call: "cudnnFoo(...) failed with CUDNN_STATUS_BAD_PARAM at file:line". cuDNN's
 /// status is kept verbatim, so the caller gets exactly what cuDNN said.
 Error cudnn_error(cudnnStatus_t status, const char* expression, const char* file, int line);
-/// A failed CUDA runtime call; out-of-memory is kAllocFailed, everything else kExecutionFailed.
+/// A failed CUDA runtime call; out-of-memory is kAllocFailed, everything else kCuda.
 Error cuda_error(cudaError_t error, const char* expression, const char* file, int line);
 
 /// The status an intercepted call returns for `error`.
