@@ -9,6 +9,7 @@
 #include <string>
 
 #include "api/kernel_requests.h"
+#include "api/plain_fallback.h"
 #include "core/env_config.h"
 #include "core/internal_call.h"
 #include "core/logging.h"
@@ -22,19 +23,6 @@ namespace ucudnn::api {
 namespace {
 
 thread_local std::string last_error;
-
-// The front-end's one fallback: where the planner failed, the call does what plain cuDNN would,
-// with one warning per kind of failure and kernel. Invalid arguments are the caller's to see in
-// the status cuDNN returns, not a ucudnn problem worth a warning.
-template <typename Plain>
-Status plain_cudnn_instead(const ConvCall& call, const Status& failure, Plain&& plain) {
-  if (failure.error().code != ErrorCode::kBadParam) {
-    warn_once(std::string(short_name(call.op)) + "|" + failure.message(),
-              std::string("planning a ") + short_name(call.op) +
-                  " convolution failed; running it as plain cuDNN would: " + failure.message());
-  }
-  return plain();
-}
 
 // What plain cuDNN would run within a workspace: the first heuristic answer that fits.
 Status plain_choice(UcudnnContext* context, const ConvCall& call, std::size_t workspace_bytes, AlgoPerf* out) {
@@ -58,17 +46,6 @@ Status run_plain(UcudnnContext* context, const ConvCall& call, int algo, const v
   Statistics::instance().count_plain(call.op);
   return runtime::convolve(context->cudnn(), call.op, call.descriptors, algo, alpha, buffers, workspace,
                            workspace_bytes, beta);
-}
-
-// The device's free and total memory, asked on `device` (the handle's) whichever is current.
-Status device_memory(int device, DeviceMemory* memory) {
-  int current = 0;
-  UCUDNN_CHECK_CUDA(cudaGetDevice(&current));
-  if (current != device) UCUDNN_CHECK_CUDA(cudaSetDevice(device));
-  const cudaError_t asked = cudaMemGetInfo(&memory->free, &memory->total);
-  if (current != device) UCUDNN_CHECK_CUDA(cudaSetDevice(current));
-  UCUDNN_CHECK_CUDA(asked);
-  return Status::success();
 }
 
 }  // namespace
@@ -126,7 +103,7 @@ Status create_context(UcudnnContext** out) {
   context->micro_batch_offers = config->micro_batch_offers;
   if (!context->forced_workspace_limit && context->memory_budget.kind != MemoryBudget::Kind::kOff) {
     DeviceMemory memory;  // only a budget needs it (graph_plan_limits)
-    UCUDNN_TRY(device_memory(context->device, &memory));
+    UCUDNN_TRY(runtime::device_memory(context->device, &memory));
     in_use_at_handle_creation().record(context->device, memory.in_use());
   }
   *out = context.release();
@@ -155,7 +132,7 @@ Status choose_algorithms(UcudnnContext* context, const ConvCall& call, std::opti
   }();
   if (planned.ok()) return planned;
   results->clear();
-  return plain_cudnn_instead(call, planned, [&]() -> Status {
+  return plain_cudnn_instead(call.op, planned, [&]() -> Status {
     UCUDNN_TRY(plain(results));
     if (static_cast<int>(results->size()) > requested) results->resize(requested);
     return Status::success();
@@ -193,7 +170,7 @@ Status query_workspace_size(UcudnnContext* context, const ConvCall& call, int al
     return runtime::active_planner().workspace(request, bytes);
   }();
   if (planned.ok()) return planned;
-  return plain_cudnn_instead(call, planned, [&]() -> Status {
+  return plain_cudnn_instead(call.op, planned, [&]() -> Status {
     AlgoPerf choice;
     UCUDNN_TRY(plain_choice(context, call, requested_limit, &choice));
     *bytes = choice.memory;
@@ -218,7 +195,7 @@ Status run_convolution(UcudnnContext* context, const ConvCall& call, int algo, c
     return runtime::active_planner().run(*request, alpha, beta, buffers, workspace, workspace_bytes);
   }();
   if (planned.ok()) return planned;
-  return plain_cudnn_instead(call, planned, [&] {
+  return plain_cudnn_instead(call.op, planned, [&] {
     return run_plain(context, call, algo, alpha, buffers, workspace, workspace_bytes, beta);
   });
 }
@@ -230,42 +207,6 @@ Status describe_plan(UcudnnContext* context, const ConvCall& call, std::optional
   // A limit the query names is capped as a call's would be, so it describes what calls run.
   if (named_limit) named_limit = context->requested_limit_for(named_limit);
   return runtime::active_planner().describe(request, named_limit, plan);
-}
-
-Status graph_plan_limits(const UcudnnContext* context, GraphPlanLimits* limits) {
-  UCUDNN_TRY(require_context(context));
-  if (context->forced_workspace_limit || context->memory_budget.kind == MemoryBudget::Kind::kOff) {
-    limits->keep_within = limits->plan_under = context->requested_limit_for(std::nullopt);
-    limits->fixed = true;
-    return Status::success();
-  }
-  DeviceMemory now;
-  UCUDNN_TRY(device_memory(context->device, &now));
-  static_cast<BudgetLimits&>(*limits) =
-      budget_limits(context->memory_budget, in_use_at_handle_creation().lowest(context->device), now);
-  return Status::success();
-}
-
-Status graph_workspace(UcudnnContext* context, cudnnHandle_t handle, const ConvKey& key, std::size_t limit,
-                       std::size_t* bytes) {
-  UCUDNN_TRY(require_context(context));
-  // A plan first asked for while the program captures its stream (it never queried the workspace)
-  // is not benchmarked: that would break the capture.
-  runtime::KernelRequest request;
-  UCUDNN_TRY(graph_workspace_request(context, handle, key, limit, &request));
-  return runtime::active_planner().workspace(request, bytes);
-}
-
-Status run_graph_convolution(UcudnnContext* context, cudnnHandle_t handle, const ConvKey& key, std::size_t limit,
-                             double alpha, double beta, const ConvBuffers& buffers, void* workspace,
-                             std::size_t workspace_bytes) {
-  UCUDNN_TRY(require_context(context));
-  // One request per thread, reused: assigning the key keeps its vectors' capacity, so a call
-  // allocates nothing here (this runs once per intercepted convolution).
-  thread_local runtime::KernelRequest request;
-  UCUDNN_TRY(graph_run_request(context, handle, key, limit, workspace_bytes, &request));
-  const runtime::ScalingFactor a(key, alpha), b(key, beta);
-  return runtime::active_planner().run(request, a.get(), b.get(), buffers, workspace, workspace_bytes);
 }
 
 cudnnStatus_t report_at_boundary(const char* function, const Status& status) noexcept {

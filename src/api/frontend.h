@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "api/context.h"
+#include "api/conv_call.h"
 #include "core/expected.h"
 #include "core/internal_call.h"
 #include "runtime/cudnn_shim.h"
@@ -37,12 +38,6 @@ Status require_context(const UcudnnContext* context);
 Status create_context(UcudnnContext** out);
 /// Destroys the context and its cuDNN handle.
 Status destroy_context(UcudnnContext* context);
-
-/// One convolution as the caller described it.
-struct ConvCall {
-  ConvOp op;
-  ConvDescriptors descriptors;
-};
 
 /// Plain cuDNN's answer to the same query: what get/find calls fall back to.
 using PlainQuery = std::function<Status(std::vector<AlgoPerf>*)>;
@@ -67,31 +62,6 @@ Status run_convolution(UcudnnContext* context, const ConvCall& call, int algo, c
 /// The plan a handle would run for a convolution (ucudnnGetPlan).
 Status describe_plan(UcudnnContext* context, const ConvCall& call, std::optional<std::size_t> named_limit,
                      std::shared_ptr<const ExecutablePlan>* plan);
-
-/// Graph API: what a plan of one convolution may take on this handle now. A plan the program
-/// built that needs no more than `keep_within` runs as it is; ucudnn plans one that needs more
-/// under `plan_under`. Under the memory budget (core/memory_budget.h: what is free, or left of
-/// the program's budget, on the handle's device), its BudgetLimits. Where the limit is fixed
-/// instead (forced, or the budget off: the default limit), both are that limit, nothing more is
-/// reachable, and every plan over it is ucudnn's; under a budget, one plan per kernel stands in
-/// (api/graph/frontend.h).
-struct GraphPlanLimits : BudgetLimits {
-  bool fixed = false;
-};
-Status graph_plan_limits(const UcudnnContext* context, GraphPlanLimits* limits);
-
-/// Graph API (a plan of one convolution): the workspace ucudnn's plan for `key` needs under
-/// `limit`, which the program then allocates. Not benchmarked while `handle`'s stream is being
-/// captured (then only a plan made before answers).
-Status graph_workspace(UcudnnContext* context, cudnnHandle_t handle, const ConvKey& key, std::size_t limit,
-                       std::size_t* bytes);
-
-/// Graph API: runs ucudnn's plan for `key` under `limit` (graph_workspace's) on `handle`'s stream
-/// with the program's pointers and the workspace it allocated for graph_workspace's answer. No
-/// fallback here: the caller decides.
-Status run_graph_convolution(UcudnnContext* context, cudnnHandle_t handle, const ConvKey& key, std::size_t limit,
-                             double alpha, double beta, const ConvBuffers& buffers, void* workspace,
-                             std::size_t workspace_bytes);
 
 /// Says why handle creation failed, the first time it fails in the process: one line logged as
 /// an error (so whatever UCUDNN_LOG_LEVEL is, but off; to UCUDNN_LOG_FILE where set), naming

@@ -19,7 +19,7 @@
 #include <optional>
 
 #include "api/context.h"
-#include "api/frontend.h"
+#include "api/conv_call.h"
 #include "runtime/planner.h"
 
 namespace ucudnn::api {

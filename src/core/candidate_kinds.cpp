@@ -25,7 +25,7 @@ const CandidateKindInfo kLegacyKind = {
     },
     [](int algo, const std::string&) { return "algo " + std::to_string(algo); },
     [](const Measurement& m) -> Status {
-      if (m.algo < 0) return Error{"a legacy row needs an algorithm >= 0, not " + std::to_string(m.algo)};
+      if (m.algo < 0) return Error::invalid("a legacy row needs an algorithm >= 0, not " + std::to_string(m.algo));
       return Status::success();
     },
 };
@@ -45,11 +45,12 @@ const CandidateKindInfo kEngineKind = {
     [](ConvOp) { return std::string("-1 in an engine row"); },
     [](int, const std::string& engine) { return engine; },
     [](const Measurement& m) -> Status {
-      if (m.algo != -1) return Error{"an engine row has algo -1, not " + std::to_string(m.algo)};
+      if (m.algo != -1) return Error::invalid("an engine row has algo -1, not " + std::to_string(m.algo));
       UCUDNN_TRY_ASSIGN(const EngineConfigId config, parse_engine_config(m.engine));
       const std::string canonical = format_engine_config(config);
       if (canonical != m.engine) {
-        return Error{"engine configuration '" + m.engine.substr(0, 80) + "' is not canonical ('" + canonical + "')"};
+        return Error::invalid("engine configuration '" + m.engine.substr(0, 80) + "' is not canonical ('" + canonical +
+                              "')");
       }
       return Status::success();
     },

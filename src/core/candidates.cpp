@@ -45,35 +45,36 @@ std::string format_engine_config(EngineConfigId config) {
 Expected<EngineConfigId> parse_engine_config(const std::string& text) {
   const std::string bad = "engine configuration '" + text.substr(0, 80) + "': ";
   if (text.size() > kMaxEngineIdBytes) {
-    return Error{bad + "its " + std::to_string(text.size()) + " bytes are more than the limit of " +
-                 std::to_string(kMaxEngineIdBytes) + " bytes"};
+    return Error::invalid(bad + "its " + std::to_string(text.size()) + " bytes are more than the limit of " +
+                          std::to_string(kMaxEngineIdBytes) + " bytes");
   }
-  if (text.compare(0, 3, "eng") != 0) return Error{bad + "does not start with 'eng'"};
+  if (text.compare(0, 3, "eng") != 0) return Error::invalid(bad + "does not start with 'eng'");
   std::size_t pos = 3;
   EngineConfigId config;
-  if (!read_number(text, &pos, &config.engine)) return Error{bad + "no engine number after 'eng'"};
+  if (!read_number(text, &pos, &config.engine)) return Error::invalid(bad + "no engine number after 'eng'");
   if (pos == text.size()) return config;
-  if (text[pos] != ':') return Error{bad + "expected ':' after the engine number"};
+  if (text[pos] != ':') return Error::invalid(bad + "expected ':' after the engine number");
   ++pos;
   while (true) {
-    if (pos >= text.size() || text[pos] != 'k') return Error{bad + "expected 'k<type>=<value>'"};
+    if (pos >= text.size() || text[pos] != 'k') return Error::invalid(bad + "expected 'k<type>=<value>'");
     ++pos;
     std::int64_t type = 0, value = 0;
     if (!read_number(text, &pos, &type) || type > std::numeric_limits<int>::max()) {
-      return Error{bad + "a knob type is not a number"};
+      return Error::invalid(bad + "a knob type is not a number");
     }
-    if (pos >= text.size() || text[pos] != '=') return Error{bad + "expected '=' after a knob type"};
+    if (pos >= text.size() || text[pos] != '=') return Error::invalid(bad + "expected '=' after a knob type");
     ++pos;
-    if (!read_signed(text, &pos, &value)) return Error{bad + "a knob value is not a number"};
+    if (!read_signed(text, &pos, &value)) return Error::invalid(bad + "a knob value is not a number");
     if (!config.knobs.empty() && config.knobs.back().first >= type) {
-      return Error{bad + "knob types must be distinct and ascending"};
+      return Error::invalid(bad + "knob types must be distinct and ascending");
     }
     if (config.knobs.size() == kMaxEngineKnobs) {
-      return Error{bad + "more than " + std::to_string(kMaxEngineKnobs) + " knobs (the limit of an engine id)"};
+      return Error::invalid(bad + "more than " + std::to_string(kMaxEngineKnobs) +
+                            " knobs (the limit of an engine id)");
     }
     config.knobs.emplace_back(static_cast<int>(type), value);
     if (pos == text.size()) return config;
-    if (text[pos] != ',') return Error{bad + "expected ',' between knobs"};
+    if (text[pos] != ',') return Error::invalid(bad + "expected ',' between knobs");
     ++pos;
   }
 }

@@ -45,18 +45,18 @@ int conv_output_size(int input, int filter, int pad, int stride, int dilation) {
 Expected<ConvKey> to_conv_key(const ConvLayerSpec& spec, ConvOp op, int device) {
   const std::string where = "layer '" + spec.name + "': ";
   const std::size_t nd = spec.spatial.size();
-  if (nd != 2 && nd != 3) return Error{where + "needs 2 or 3 spatial dimensions"};
+  if (nd != 2 && nd != 3) return Error::invalid(where + "needs 2 or 3 spatial dimensions");
   if (spec.filter.size() != nd || spec.pad.size() != nd || spec.stride.size() != nd || spec.dilation.size() != nd) {
-    return Error{where + "filter, pad, stride and dilation need one value per spatial dimension"};
+    return Error::invalid(where + "filter, pad, stride and dilation need one value per spatial dimension");
   }
   if (spec.batch <= 0 || spec.channels <= 0 || spec.filters <= 0 || spec.groups <= 0) {
-    return Error{where + "batch, channels, filters and groups must be positive"};
+    return Error::invalid(where + "batch, channels, filters and groups must be positive");
   }
   if (spec.channels % spec.groups != 0 || spec.filters % spec.groups != 0) {
-    return Error{where + "channels and filters must be divisible by groups"};
+    return Error::invalid(where + "channels and filters must be divisible by groups");
   }
   if (spec.data_type != kDataFloat && spec.data_type != kDataHalf && spec.data_type != kDataBfloat16) {
-    return Error{where + "data type must be float, half or bfloat16"};
+    return Error::invalid(where + "data type must be float, half or bfloat16");
   }
   ConvKey key;
   key.op = op;
@@ -67,10 +67,10 @@ Expected<ConvKey> to_conv_key(const ConvLayerSpec& spec, ConvOp op, int device) 
   key.w.dims = {spec.filters, spec.channels / spec.groups};
   for (std::size_t i = 0; i < nd; ++i) {
     if (spec.spatial[i] <= 0 || spec.filter[i] <= 0 || spec.stride[i] <= 0 || spec.dilation[i] <= 0 || spec.pad[i] < 0) {
-      return Error{where + "sizes, strides and dilations must be positive, pads not negative"};
+      return Error::invalid(where + "sizes, strides and dilations must be positive, pads not negative");
     }
     const int out = conv_output_size(spec.spatial[i], spec.filter[i], spec.pad[i], spec.stride[i], spec.dilation[i]);
-    if (out <= 0) return Error{where + "the filter does not fit the padded input"};
+    if (out <= 0) return Error::invalid(where + "the filter does not fit the padded input");
     key.x.dims.push_back(spec.spatial[i]);
     key.y.dims.push_back(out);
     key.w.dims.push_back(spec.filter[i]);

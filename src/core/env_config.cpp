@@ -62,8 +62,8 @@ Expected<std::optional<std::size_t>> parse_forced_workspace_limit(const char* fo
   auto parsed = parse_byte_size(deprecated);
   if (!parsed) return parsed.error().prefixed(std::string(kDeprecatedForcedLimit) + ": ");
   if (limit && *limit != *parsed) {
-    return Error{std::string(kForcedLimit) + "='" + forced + "' and " + kDeprecatedForcedLimit + "='" + deprecated +
-                 "' (its deprecated name) disagree: unset " + kDeprecatedForcedLimit};
+    return Error::invalid(std::string(kForcedLimit) + "='" + forced + "' and " + kDeprecatedForcedLimit + "='" +
+                          deprecated + "' (its deprecated name) disagree: unset " + kDeprecatedForcedLimit);
   }
   deprecations->push_back(std::string(kDeprecatedForcedLimit) + " is deprecated and will be removed: set " +
                           kForcedLimit + " instead (the same per-kernel limit, imposed on every call)");
@@ -148,22 +148,22 @@ Expected<DeviceList> parse_device_list(const std::string& text) {
     list.all = true;
     return list;
   }
-  if (text.empty()) return Error{"no device is named (use all or 0,1,...)"};
+  if (text.empty()) return Error::invalid("no device is named (use all or 0,1,...)");
   // Every entry between commas, the last one included: "0," ends in an empty one.
   for (std::size_t start = 0, comma = 0; comma != std::string::npos; start = comma + 1) {
     comma = text.find(',', start);
     const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (item.empty()) return Error{"an empty entry between commas (use all or 0,1,...)"};
+    if (item.empty()) return Error::invalid("an empty entry between commas (use all or 0,1,...)");
     const bool digits = item.size() <= 6 &&
                         std::all_of(item.begin(), item.end(), [](unsigned char c) { return std::isdigit(c); });
-    if (!digits) return Error{"'" + item + "' is not a device number (use all or 0,1,...)"};
+    if (!digits) return Error::invalid("'" + item + "' is not a device number (use all or 0,1,...)");
     if (item.size() > 1 && item.front() == '0') {
-      return Error{"'" + item + "' has a leading zero: write the device number in decimal without it"};
+      return Error::invalid("'" + item + "' has a leading zero: write the device number in decimal without it");
     }
     int device = 0;
     std::from_chars(item.data(), item.data() + item.size(), device);  // at most 6 digits: fits
     if (std::find(list.devices.begin(), list.devices.end(), device) != list.devices.end()) {
-      return Error{"device " + item + " is named twice"};
+      return Error::invalid("device " + item + " is named twice");
     }
     list.devices.push_back(device);
   }
@@ -183,8 +183,9 @@ std::vector<std::string> split_path_list(const std::string& text) {
 Expected<std::vector<std::string>> parse_system_databases(const std::string& text) {
   std::vector<std::string> paths = split_path_list(text);
   if (paths.size() > kMaxSystemDatabases) {
-    return Error{"names " + std::to_string(paths.size()) + " databases; at most " +
-                 std::to_string(kMaxSystemDatabases) + " are looked up (each stays open): merge them with `ucudnn db merge`"};
+    return Error::invalid("names " + std::to_string(paths.size()) + " databases; at most " +
+                          std::to_string(kMaxSystemDatabases) +
+                          " are looked up (each stays open): merge them with `ucudnn db merge`");
   }
   return paths;
 }

@@ -12,7 +12,7 @@ const char* error_kind_name(ErrorCode kind) {
     case ErrorCode::kSolver: return "GLPK failure";
     case ErrorCode::kTimeLimit: return "time limit reached";
     case ErrorCode::kInternal: return "internal error";
-    case ErrorCode::kStorage: return "database failure";
+    case ErrorCode::kStorage: return "storage failure";
   }
   return "unknown failure";
 }

@@ -25,10 +25,11 @@ enum class ErrorCode {
   kSolver,           ///< GLPK failed to solve the workspace division's integer program
   kTimeLimit,        ///< a search ran out of its time limit before it found an answer
   kInternal,         ///< a bug, or a library in a state it should never be in
-  kStorage,          ///< a benchmark database could not be read, written or locked (I/O, locks, damage)
+  kStorage,          ///< a file could not be read, written or locked (I/O, locks, damage): a benchmark
+                     ///< database above all, also a table or report a tool writes
 };
 
-/// The kind in a few words, as messages name it ("CUDA failure", "database failure").
+/// The kind in a few words, as messages name it ("CUDA failure", "storage failure").
 const char* error_kind_name(ErrorCode kind);
 
 /// A failure: its kind and its message. Every constructor names the kind; the named ones below
@@ -45,10 +46,6 @@ struct Error {
   static Error time_limit(std::string text) { return {ErrorCode::kTimeLimit, std::move(text)}; }
   static Error internal(std::string text) { return {ErrorCode::kInternal, std::move(text)}; }
   static Error storage(std::string text) { return {ErrorCode::kStorage, std::move(text)}; }
-
-  // TEMPORARY while the tree moves to the named constructors (issue 61): removed below.
-  Error(std::string text) : message(std::move(text)) {}  // NOLINT
-  Error(const char* text) : message(text) {}              // NOLINT
 
   /// The same error with `context` put before its message.
   Error prefixed(const std::string& context) const {

@@ -18,8 +18,8 @@ Status check_input_file(const std::string& path, const std::string& what) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return Status::success();
   const std::string named = what + " '" + path + "'";
-  if (S_ISDIR(st.st_mode)) return Error{named + " is a directory"};
-  return Error{named + " is " + irregular_file_kind(st.st_mode) + ", not a regular file"};
+  if (S_ISDIR(st.st_mode)) return Error::invalid(named + " is a directory");
+  return Error::invalid(named + " is " + irregular_file_kind(st.st_mode) + ", not a regular file");
 }
 
 }  // namespace ucudnn

@@ -21,22 +21,22 @@ Expected<bool> LineReader::next(std::string* line) {
   // It keeps NUL bytes, and gcount() says how many it took (the line break included).
   in_.getline(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
   const auto taken = static_cast<std::size_t>(in_.gcount());
-  if (in_.bad()) return Error{source_name_ + ": read error"};
+  if (in_.bad()) return Error::storage(source_name_ + ": read error");
   if (taken == 0 && in_.eof()) return false;  // nothing after the last line break
   ++line_number_;
   const std::string where = source_name_ + ":" + std::to_string(line_number_) + ": ";
   if (in_.fail() && !in_.eof()) {
     // A file whose lines end with CR alone reads as one line: say so rather than only its length.
     const bool cr = std::memchr(buffer_.data(), '\r', max_bytes_) != nullptr;
-    return Error{where + "line longer than " + std::to_string(max_bytes_) + " bytes (the limit of a line)" +
-                 (cr ? std::string(kCrOnly) : "")};
+    return Error::invalid(where + "line longer than " + std::to_string(max_bytes_) + " bytes (the limit of a line)" +
+                          (cr ? std::string(kCrOnly) : ""));
   }
   const bool had_break = !in_.eof();
   line->assign(buffer_.data(), had_break ? taken - 1 : taken);
   // A CR is a line break's first half (CR LF) or nothing: inside a line, the lines end with CR alone.
   const std::size_t cr = line->find('\r');
   if (cr != std::string::npos && cr + 1 != line->size()) {
-    return Error{where + "a carriage return (CR) inside the line" + std::string(kCrOnly)};
+    return Error::invalid(where + "a carriage return (CR) inside the line" + std::string(kCrOnly));
   }
   return true;
 }

@@ -108,19 +108,19 @@ struct Row {
 Expected<std::string> parse_engine_field(const std::vector<std::string>& fields) {
   if (fields.size() <= 7 || fields[7].empty()) return std::string();
   const auto config = parse_engine_config(fields[7]);
-  if (!config) return Error{"invalid engine: " + config.message()};
+  if (!config) return Error::invalid("invalid engine: " + config.message());
   return format_engine_config(*config);
 }
 
 Expected<Row> parse_row(const std::vector<std::string>& fields) {
-  if (fields[0].empty()) return Error{"empty layer name"};
+  if (fields[0].empty()) return Error::invalid("empty layer name");
   if (fields[0].size() > kMaxLayerNameBytes) {
-    return Error{"layer name of " + std::to_string(fields[0].size()) + " bytes is longer than the limit of " +
-                 std::to_string(kMaxLayerNameBytes) + " bytes"};
+    return Error::invalid("layer name of " + std::to_string(fields[0].size()) + " bytes is longer than the limit of " +
+                          std::to_string(kMaxLayerNameBytes) + " bytes");
   }
-  if (!is_valid_utf8(fields[0])) return Error{"layer name is not valid UTF-8"};
+  if (!is_valid_utf8(fields[0])) return Error::invalid("layer name is not valid UTF-8");
   const auto op = parse_conv_op(fields[1]);
-  if (!op) return Error{"unknown op '" + excerpt(fields[1]) + "' (expected fwd, bwdd or bwdf)"};
+  if (!op) return Error::invalid("unknown op '" + excerpt(fields[1]) + "' (expected fwd, bwdd or bwdf)");
   UCUDNN_TRY_ASSIGN(std::string engine, parse_engine_field(fields));
 
   long long microbatch = 0, algo = 0, math_type = 0, workspace = 0;
@@ -149,8 +149,8 @@ Expected<Row> parse_row(const std::vector<std::string>& fields) {
   };
   for (const auto& check : checks) {
     if (!check.ok) {
-      return Error{"invalid " + std::string(kColumnNames[check.column]) + " '" + excerpt(fields[check.column]) +
-                   "' (expected " + check.expected + ")"};
+      return Error::invalid("invalid " + std::string(kColumnNames[check.column]) + " '" +
+                            excerpt(fields[check.column]) + "' (expected " + check.expected + ")");
     }
   }
   Row row;
@@ -201,20 +201,21 @@ Expected<const TableRow*> TableRules::check_line(const std::string& text) {
   ++line_number_;
   const std::string where = source_name_ + ":" + std::to_string(line_number_) + ": ";
   if (text.size() > kMaxTableLineBytes) {
-    return Error{where + "line longer than " + std::to_string(kMaxTableLineBytes) + " bytes (the limit of a line)"};
+    return Error::invalid(where + "line longer than " + std::to_string(kMaxTableLineBytes) +
+                          " bytes (the limit of a line)");
   }
   // A spreadsheet writes a byte-order mark first.
   const std::size_t skip = line_number_ == 1 && text.rfind(kByteOrderMark, 0) == 0 ? 3 : 0;
   const std::string line = text.substr(skip);
   // C string functions would end a field at a NUL byte.
-  if (line.find('\0') != std::string::npos) return Error{where + "NUL byte in the line"};
+  if (line.find('\0') != std::string::npos) return Error::invalid(where + "NUL byte in the line");
   if (line.find_first_not_of(" \t\r") == std::string::npos) return nullptr;
   const auto fields = split_fields(line);
   if (line_number_ == 1 && !fields.empty() && fields[0] == "layer") return nullptr;  // header
   if (static_cast<int>(fields.size()) < kRequiredColumns) {
-    return Error{where + "expected 7 to 9 comma-separated fields (" +
-                 "layer,op,microbatch,algo,math_type,time_ms,workspace_bytes[,engine[,host_ms]]), got " +
-                 std::to_string(fields.size())};
+    return Error::invalid(where + "expected 7 to 9 comma-separated fields (" +
+                          "layer,op,microbatch,algo,math_type,time_ms,workspace_bytes[,engine[,host_ms]]), got " +
+                          std::to_string(fields.size()));
   }
   auto row = parse_row(fields);
   if (!row) return row.error().prefixed(where);
@@ -241,8 +242,8 @@ Status TableRules::check_kernel(const std::string& where) {
   const Kernel& kernel = kernels_[row_.kernel];
   if (!kernel.forgotten) return Status::success();
   came_back_ = true;
-  return Error{where + "a row of " + excerpt(kernel.layer) + " " + short_name(kernel.op) +
-               " after rows of other layers (here each layer's rows come together)"};
+  return Error::invalid(where + "a row of " + excerpt(kernel.layer) + " " + short_name(kernel.op) +
+                        " after rows of other layers (here each layer's rows come together)");
 }
 
 Status TableRules::check_duplicate(const std::string& where) {
@@ -251,8 +252,8 @@ Status TableRules::check_duplicate(const std::string& where) {
   Kernel& kernel = kernels_[row_.kernel];
   const auto [first, inserted] = kernel.rows.emplace(packed_key(m, engine), row_.line);
   if (inserted) return Status::success();
-  return Error{where + "duplicate row for " + describe(kernel.layer, kernel.op, m) + " (first at line " +
-               std::to_string(first->second) + ")"};
+  return Error::invalid(where + "duplicate row for " + describe(kernel.layer, kernel.op, m) + " (first at line " +
+                        std::to_string(first->second) + ")");
 }
 
 namespace {
@@ -263,7 +264,7 @@ namespace {
 Status reread_keeping_every_kernel(std::istream& in, const std::string& source_name, int reached,
                                    std::optional<LineReader>* lines, TableRules* rules, std::string* line) {
   in.clear();
-  if (!in.seekg(0)) return Error{source_name + ": cannot read it again from its start"};
+  if (!in.seekg(0)) return Error::storage(source_name + ": cannot read it again from its start");
   lines->emplace(in, source_name, kMaxTableLineBytes);
   TableRules every_kernel(source_name, RowMemory::kEveryKernel);
   bool more = true;
@@ -279,7 +280,7 @@ Status reread_keeping_every_kernel(std::istream& in, const std::string& source_n
   if (same) {
     UCUDNN_TRY_ASSIGN(same, (*lines)->next(line));
   }
-  if (!same) return Error{source_name + ": changed while it was read"};
+  if (!same) return Error::invalid(source_name + ": changed while it was read");
   *rules = std::move(every_kernel);
   return Status::success();
 }
@@ -305,7 +306,7 @@ Status read_rows(std::istream& in, const std::string& source_name, bool can_rewi
     any = true;
     UCUDNN_TRY(visit(rules, **row));
   }
-  if (!any) return Error{source_name + ": no measurement rows"};
+  if (!any) return Error::invalid(source_name + ": no measurement rows");
   return Status::success();
 }
 
@@ -318,7 +319,7 @@ Status read_measurement_rows(std::istream& in, const std::string& source_name, c
 Status read_measurement_rows(const std::string& path, const TableRowVisit& visit) {
   UCUDNN_TRY(check_input_file(path, "measurements file"));
   std::ifstream in(path);
-  if (!in) return Error{"cannot open measurements file '" + path + "': " + std::strerror(errno)};
+  if (!in) return Error::invalid("cannot open measurements file '" + path + "': " + std::strerror(errno));
   return read_rows(in, path, true, visit);
 }
 

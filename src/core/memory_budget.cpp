@@ -13,8 +13,8 @@ Expected<MemoryBudget> parse_memory_budget(const std::string& text) {
                                                         {"off", MemoryBudget::Kind::kOff}};
   if (const auto word = find_spelling<MemoryBudget::Kind>(text, kWords)) return MemoryBudget{*word, 0};
   const Expected<std::size_t> bytes = parse_byte_size(text);
-  if (!bytes) return Error{"'" + text + "' is not free, off or a size (" + bytes.message() + ")"};
-  if (*bytes == 0) return Error{"a budget of 0 bytes leaves no plan any memory: give free, off or a size"};
+  if (!bytes) return Error::invalid("'" + text + "' is not free, off or a size (" + bytes.message() + ")");
+  if (*bytes == 0) return Error::invalid("a budget of 0 bytes leaves no plan any memory: give free, off or a size");
   return MemoryBudget{MemoryBudget::Kind::kSize, *bytes};
 }
 

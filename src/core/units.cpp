@@ -73,7 +73,9 @@ const AmbiguousUnit* ambiguous_unit(const std::string& unit) {
   return nullptr;
 }
 
-Error out_of_range(const std::string& text) { return Error{"invalid size " + quoted(text) + ": value out of range"}; }
+Error out_of_range(const std::string& text) {
+  return Error::invalid("invalid size " + quoted(text) + ": value out of range");
+}
 
 // Digits only: exact in integers, with overflow checked.
 Expected<std::size_t> whole_bytes(const std::string& number, std::uint64_t multiplier, const std::string& text) {
@@ -81,7 +83,7 @@ Expected<std::size_t> whole_bytes(const std::string& number, std::uint64_t multi
   const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), value);
   if (error == std::errc::result_out_of_range) return out_of_range(text);
   if (error != std::errc() || end != number.data() + number.size()) {
-    return Error{"invalid size " + quoted(text) + ": expected a number with an optional unit such as 64MiB"};
+    return Error::invalid("invalid size " + quoted(text) + ": expected a number with an optional unit such as 64MiB");
   }
   if (value > std::numeric_limits<std::size_t>::max() / multiplier) return out_of_range(text);
   return static_cast<std::size_t>(value * multiplier);
@@ -94,7 +96,8 @@ Expected<std::size_t> fractional_bytes(const std::string& number, std::uint64_t 
   // 2^64 as a double: every value below it fits in size_t.
   constexpr double kLimit = 18446744073709551616.0;
   if (errno == ERANGE || !std::isfinite(value) || value >= kLimit) return out_of_range(text);
-  if (value != std::floor(value)) return Error{"invalid size " + quoted(text) + ": not a whole number of bytes"};
+  if (value != std::floor(value))
+    return Error::invalid("invalid size " + quoted(text) + ": not a whole number of bytes");
   return static_cast<std::size_t>(value);
 }
 
@@ -107,40 +110,40 @@ Error ambiguous(const std::string& text, const std::string& number, const Ambigu
   const auto bytes = number.find('.') == std::string::npos ? whole_bytes(number, multiplier, text)
                                                             : fractional_bytes(number, multiplier, text);
   // A spelling the parser refuses too (too large, not whole bytes, screen-long) is not suggested.
-  if (!bytes || number.size() > 20) return Error{why + "a size in KiB, MiB, GiB or TiB, or a number of bytes"};
-  return Error{why + number + unit.binary + " (" + std::to_string(*bytes) + " bytes) or a number of bytes"};
+  if (!bytes || number.size() > 20) return Error::invalid(why + "a size in KiB, MiB, GiB or TiB, or a number of bytes");
+  return Error::invalid(why + number + unit.binary + " (" + std::to_string(*bytes) + " bytes) or a number of bytes");
 }
 
 }  // namespace
 
 Expected<std::size_t> parse_byte_size(const std::string& text) {
   const std::string s = trim(text);
-  if (s.empty()) return Error{"empty size"};
+  if (s.empty()) return Error::invalid("empty size");
   std::size_t pos = 0;
   while (pos < s.size() && (std::isdigit(static_cast<unsigned char>(s[pos])) || s[pos] == '.')) ++pos;
   const std::string number = s.substr(0, pos);
   const std::string unit = lower(trim(s.substr(pos)));
   const auto points = std::count(number.begin(), number.end(), '.');
   if (number.empty() || number == "." || points > 1) {
-    return Error{"invalid size " + quoted(text) + ": expected a number with an optional unit such as 64MiB"};
+    return Error::invalid("invalid size " + quoted(text) + ": expected a number with an optional unit such as 64MiB");
   }
   // "010MiB": some tools read a leading zero as octal, and the integer options refuse it too ("0"
   // and "0.5GiB" are not leading zeros).
   if (number.size() > 1 && number[0] == '0' && number[1] != '.') {
-    return Error{"invalid size " + quoted(text) +
-                 ": it has a leading zero (read as octal by some tools): write the decimal number without it"};
+    return Error::invalid("invalid size " + quoted(text) +
+                          ": it has a leading zero (read as octal by some tools): write the decimal number without it");
   }
   if (const AmbiguousUnit* refused = ambiguous_unit(unit)) return ambiguous(text, number, *refused);
   std::uint64_t multiplier = 0;
   if (!unit_multiplier(unit, &multiplier)) {
-    return Error{"invalid size " + quoted(text) + ": unknown unit '" + unit +
-                 "' (use B, KiB, MiB, GiB or TiB; K, M, G, T mean the same)"};
+    return Error::invalid("invalid size " + quoted(text) + ": unknown unit '" + unit +
+                          "' (use B, KiB, MiB, GiB or TiB; K, M, G, T mean the same)");
   }
   const bool bare = unit.empty();
   auto bytes = points == 0 ? whole_bytes(number, multiplier, text) : fractional_bytes(number, multiplier, text);
   if (bytes && bare && *bytes > 0 && *bytes < kSmallestBareSize) {
-    return Error{s + " bytes is less than 1 MiB; sizes are in bytes unless a unit is given (did you mean " + s +
-                 "MiB?)"};
+    return Error::invalid(s + " bytes is less than 1 MiB; sizes are in bytes unless a unit is given (did you mean " +
+                          s + "MiB?)");
   }
   return bytes;
 }
@@ -169,7 +172,8 @@ Expected<double> parse_time_limit_seconds(const std::string& text) {
                      std::count(number.begin(), number.end(), '.') <= 1 && number != ".";
   const double seconds = plain ? std::strtod(number.c_str(), nullptr) : 0.0;
   if (!plain || !(seconds >= 0.001 && seconds <= 86400.0)) {
-    return Error{"invalid time limit '" + excerpt(text) + "' (expected seconds from 0.001 to 86400, e.g. 10 or 0.5s)"};
+    return Error::invalid("invalid time limit '" + excerpt(text) +
+                          "' (expected seconds from 0.001 to 86400, e.g. 10 or 0.5s)");
   }
   return seconds;
 }
@@ -177,7 +181,7 @@ Expected<double> parse_time_limit_seconds(const std::string& text) {
 Expected<std::size_t> parse_total_workspace(const std::string& text) {
   auto parsed = parse_byte_size(text);
   if (parsed && *parsed == 0) {
-    return Error{"the total workspace must be more than 0 bytes: give a budget such as 120MiB"};
+    return Error::invalid("the total workspace must be more than 0 bytes: give a budget such as 120MiB");
   }
   return parsed;
 }

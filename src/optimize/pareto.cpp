@@ -104,7 +104,7 @@ Error front_past_time_limit(double limit_seconds) {
   text << "workspace division: the kernels' fronts of (time, workspace) plans took longer than the time limit of "
        << limit_seconds << " s (UCUDNN_WD_TIME_LIMIT, ucudnn plan --time-limit): rows at many micro-batch sizes, "
        << "each size with workspaces of its own, cost a WR solve per row; use the powerOfTwo policy or a longer limit";
-  return Error{text.str()};
+  return Error::time_limit(text.str());
 }
 
 }  // namespace ucudnn::optimize

@@ -129,7 +129,8 @@ void track_gap(glp_tree* tree, void* info) {
   }
 }
 
-std::optional<std::string> solve(glp_prob* lp, double time_limit_seconds, SolveOutcome* outcome) {
+// A time limit reached before any choice is kTimeLimit; GLPK's own failures are kSolver.
+std::optional<Error> solve(glp_prob* lp, double time_limit_seconds, SolveOutcome* outcome) {
   glp_term_out(GLP_OFF);  // a library prints nothing
   glp_iocp parameters;
   glp_init_iocp(&parameters);
@@ -142,15 +143,16 @@ std::optional<std::string> solve(glp_prob* lp, double time_limit_seconds, SolveO
   const char* limit_name = "the time limit (UCUDNN_WD_TIME_LIMIT, ucudnn plan --time-limit)";
   if (code == GLP_ETMLIM) {
     if (glp_mip_status(lp) != GLP_FEAS && glp_mip_status(lp) != GLP_OPT) {
-      return "workspace division: no choice found within " + format_seconds(time_limit_seconds) + ", " + limit_name;
+      return Error::time_limit("workspace division: no choice found within " + format_seconds(time_limit_seconds) +
+                               ", " + limit_name);
     }
     outcome->stopped_at_limit = glp_mip_status(lp) != GLP_OPT;
     return std::nullopt;
   }
   if (code != 0) {
-    return std::string("workspace division: GLPK failed: ") + describe_intopt_failure(code);
+    return Error::solver(std::string("workspace division: GLPK failed: ") + describe_intopt_failure(code));
   }
-  if (glp_mip_status(lp) != GLP_OPT) return "workspace division: GLPK found no optimal solution";
+  if (glp_mip_status(lp) != GLP_OPT) return Error::solver("workspace division: GLPK found no optimal solution");
   return std::nullopt;
 }
 
@@ -188,7 +190,7 @@ constexpr int kMaxExclusions = 64;
 Expected<WdSolution> optimize_wd(const std::vector<WdKernel>& kernels, std::size_t total_workspace,
                                  double time_limit_seconds) {
   const auto start = std::chrono::steady_clock::now();
-  if (auto reason = invalid_reason(kernels, total_workspace)) return Error{*reason};
+  if (auto reason = invalid_reason(kernels, total_workspace)) return Error::invalid(*reason);
 
   WdSolution solution;
   if (kernels.empty()) return solution;  // nothing to choose; GLPK rejects an empty program
@@ -203,7 +205,7 @@ Expected<WdSolution> optimize_wd(const std::vector<WdKernel>& kernels, std::size
     const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     SolveOutcome outcome;
     if (auto failure = solve(problem.get(), std::max(time_limit_seconds - spent, 0.001), &outcome)) {
-      return Error{*failure};
+      return *failure;
     }
     solution.optimal = !outcome.stopped_at_limit;
     solution.gap = outcome.stopped_at_limit ? outcome.gap : 0.0;
@@ -216,7 +218,7 @@ Expected<WdSolution> optimize_wd(const std::vector<WdKernel>& kernels, std::size
     int first_column = 1;
     for (std::size_t k = 0; k < kernels.size(); ++k) {
       if (columns[k] == 0) {
-        return Error{"workspace division: GLPK chose nothing for " + kernels[k].name};
+        return Error::solver("workspace division: GLPK chose nothing for " + kernels[k].name);
       }
       const MicroBatchSplit& plan = kernels[k].front[columns[k] - first_column];
       solution.choice.push_back(columns[k] - first_column);
@@ -226,8 +228,8 @@ Expected<WdSolution> optimize_wd(const std::vector<WdKernel>& kernels, std::size
     }
     if (solution.workspace_bytes <= total_workspace) break;
     if (attempt == kMaxExclusions) {
-      return Error{"workspace division: GLPK keeps choosing more than the budget of " +
-                   format_byte_size(total_workspace)};
+      return Error::solver("workspace division: GLPK keeps choosing more than the budget of " +
+                           format_byte_size(total_workspace));
     }
     exclude(problem.get(), columns);
   }

@@ -40,7 +40,7 @@ Expected<std::string> device_uuid(int device) {
   if (it == cache.end()) {
     cudaDeviceProp prop{};
     const cudaError_t error = cudaGetDeviceProperties(&prop, device);
-    if (error != cudaSuccess) return Error{std::string("cudaGetDeviceProperties: ") + cudaGetErrorString(error)};
+    if (error != cudaSuccess) return Error::cuda(std::string("cudaGetDeviceProperties: ") + cudaGetErrorString(error));
     std::string uuid = "GPU-";
     static const char kHex[] = "0123456789abcdef";
     for (char byte : prop.uuid.bytes) {
@@ -51,6 +51,16 @@ Expected<std::string> device_uuid(int device) {
     it = cache.emplace(device, uuid).first;
   }
   return it->second;
+}
+
+Status device_memory(int device, DeviceMemory* memory) {
+  int current = 0;
+  UCUDNN_CHECK_CUDA(cudaGetDevice(&current));
+  if (current != device) UCUDNN_CHECK_CUDA(cudaSetDevice(device));
+  const cudaError_t asked = cudaMemGetInfo(&memory->free, &memory->total);
+  if (current != device) UCUDNN_CHECK_CUDA(cudaSetDevice(current));
+  UCUDNN_CHECK_CUDA(asked);
+  return Status::success();
 }
 
 Expected<std::vector<int>> parse_benchmark_devices(const std::string& text, int device_count) {
@@ -64,8 +74,8 @@ Expected<std::vector<int>> parse_benchmark_devices(const std::string& text, int 
   }
   for (int d : list->devices) {
     if (d >= device_count) {
-      return Error{setting + "device " + std::to_string(d) + " does not exist (" + std::to_string(device_count) +
-                   " visible)"};
+      return Error::invalid(setting + "device " + std::to_string(d) + " does not exist (" +
+                            std::to_string(device_count) + " visible)");
     }
   }
   return list->devices;

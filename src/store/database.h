@@ -78,10 +78,6 @@ namespace ucudnn::store {
 
 class RowReader;  // store/rows.h
 
-/// The mode a path's file system suits, which kAuto gives a new file: kDelete on network file
-/// systems (NFS, SMB/CIFS, Lustre, GPFS, CephFS, 9P, FUSE), kWal elsewhere.
-JournalMode journal_mode_for(const std::string& path);
-
 /// The current time in UTC, ISO 8601 ("2026-11-22T14:05:00Z"): what `measured_at` holds.
 std::string utc_timestamp();
 

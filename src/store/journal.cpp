@@ -5,7 +5,6 @@
 
 #include <string>
 
-#include "store/database.h"
 #include "store/file_state.h"
 #include "store/sqlite.h"
 

@@ -12,7 +12,7 @@ struct sqlite3;
 namespace ucudnn::store {
 
 /// What kAuto means for a file: a file without ucudnn's tables yet (`new_file`) gets the mode its
-/// file system suits (journal_mode_for in store/database.h); an existing database keeps the mode it
+/// file system suits (journal_mode_for below); an existing database keeps the mode it
 /// is in, so that no command silently turns a shared rollback-journal database into WAL or back;
 /// except a WAL file on a network file system, which goes back to delete (WAL is unsafe there).
 /// Any other mode is itself.
@@ -28,5 +28,9 @@ Expected<std::string> try_journal_mode(sqlite3* db, JournalMode mode);
 
 /// "delete", "wal", ...
 const char* journal_mode_name(JournalMode mode);
+
+/// The mode a path's file system suits, which kAuto gives a new file: kDelete on network file
+/// systems (NFS, SMB/CIFS, Lustre, GPFS, CephFS, 9P, FUSE), kWal elsewhere.
+JournalMode journal_mode_for(const std::string& path);
 
 }  // namespace ucudnn::store

@@ -8,7 +8,7 @@
 #include "core/search_mode.h"
 #include "tools/bench_engine.h"
 #include "tools/beside_command.h"
-#include "tools/cli.h"
+#include "tools/cli_options.h"
 #include "tools/command.h"
 #include "tools/networks.h"
 
@@ -30,7 +30,7 @@ struct BenchOptions {
 Status check_measurements_path(const std::string& path) {
   std::error_code ignored;
   if (!path.empty() && std::filesystem::exists(path, ignored)) {
-    return Error{"--measurements: '" + path + "' exists; it is not overwritten"};
+    return Error::invalid("--measurements: '" + path + "' exists; it is not overwritten");
   }
   return Status::success();
 }

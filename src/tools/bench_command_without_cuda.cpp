@@ -3,7 +3,7 @@
 
 #include "tools/bench_command.h"
 
-#include "tools/cli.h"
+#include "tools/cli_options.h"
 
 namespace ucudnn::tools {
 

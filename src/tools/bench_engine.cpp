@@ -14,7 +14,7 @@
 #include "core/measurement_csv.h"
 #include "runtime/descriptors.h"
 #include "store/database.h"
-#include "tools/cli.h"
+#include "tools/cli_options.h"
 #include "tools/command.h"
 #include "tools/progress.h"
 #include "tools/table_output.h"
@@ -45,11 +45,11 @@ struct HandleGuard {
 Status open_handle(const std::string& database, BatchSizePolicy policy, HandleGuard* guard) {
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    return Error{"ucudnn bench needs a CUDA GPU, and none is visible"};
+    return Error::invalid("ucudnn bench needs a CUDA GPU, and none is visible");
   }
-  if (ucudnnSetDatabase(database.c_str()) != CUDNN_STATUS_SUCCESS) return Error{ucudnnGetLastErrorMessage()};
+  if (ucudnnSetDatabase(database.c_str()) != CUDNN_STATUS_SUCCESS) return Error::invalid(ucudnnGetLastErrorMessage());
   if (cudnnCreate(&guard->handle) != CUDNN_STATUS_SUCCESS) {
-    return Error{std::string("cannot create a handle: ") + ucudnnGetLastErrorMessage()};
+    return Error::invalid(std::string("cannot create a handle: ") + ucudnnGetLastErrorMessage());
   }
   ucudnnSetBatchSizePolicy(guard->handle, to_public(policy));
   return Status::success();
@@ -80,7 +80,7 @@ Expected<KernelMeasurements> benchmark_kernel(UcudnnHandle_t handle, const ConvL
   UcudnnPlan plan;
   if (ucudnnGetPlan(handle, static_cast<UcudnnConvolutionOp_t>(op), x.get(), w.get(), conv.get(), y.get(),
                     UCUDNN_WORKSPACE_LIMIT_DEFAULT, &plan) != CUDNN_STATUS_SUCCESS) {
-    return Error{"layer '" + layer.name + "' " + short_name(op) + ": " + ucudnnGetLastErrorMessage()};
+    return Error::invalid("layer '" + layer.name + "' " + short_name(op) + ": " + ucudnnGetLastErrorMessage());
   }
   return KernelMeasurements{layer.name, op, key.batch(), recorded_rows(key, policy)};
 }

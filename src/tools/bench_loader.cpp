@@ -19,12 +19,12 @@ Expected<BenchEngine> bench_engine(const std::string& executable) {
   void* handle = dlopen(module.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
     const char* why = dlerror();
-    return Error{"`bench` needs cuDNN 9 and the CUDA runtime, and cannot load them: " +
-                 std::string(why ? why : "cannot load " + module) +
-                 " (`plan`, `db` and `run` need neither; put cuDNN's folder on LD_LIBRARY_PATH to benchmark)"};
+    return Error::invalid("`bench` needs cuDNN 9 and the CUDA runtime, and cannot load them: " +
+                          std::string(why ? why : "cannot load " + module) +
+                          " (`plan`, `db` and `run` need neither; put cuDNN's folder on LD_LIBRARY_PATH to benchmark)");
   }
   const auto engine = reinterpret_cast<BenchEngine>(dlsym(handle, "ucudnn_tools_bench_engine"));
-  if (engine == nullptr) return Error{"'" + module + "' is no ucudnn bench module (it has no engine)"};
+  if (engine == nullptr) return Error::invalid("'" + module + "' is no ucudnn bench module (it has no engine)");
   return engine;  // the module stays loaded for the process's life
 }
 

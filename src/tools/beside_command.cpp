@@ -22,7 +22,7 @@ Expected<std::string> library_beside(const std::string& name, const std::string&
   const fs::path built = folder / name;
   if (is_file(installed.string())) return installed.string();
   if (is_file(built.string())) return built.string();
-  return Error{"no " + name + " at '" + installed.string() + "' or '" + built.string() + "'"};
+  return Error::invalid("no " + name + " at '" + installed.string() + "' or '" + built.string() + "'");
 }
 
 }  // namespace ucudnn::tools

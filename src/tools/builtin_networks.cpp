@@ -161,7 +161,7 @@ Expected<Network> builtin_network(const std::string& name) {
   for (const auto& entry : builtins()) {
     if (entry.first == name) return entry.second();
   }
-  return Error{"unknown built-in network '" + name + "' (known: " + known_names() + ")"};
+  return Error::invalid("unknown built-in network '" + name + "' (known: " + known_names() + ")");
 }
 
 Expected<Network> resolve_network(const std::string& name_or_path) {
@@ -170,7 +170,8 @@ Expected<Network> resolve_network(const std::string& name_or_path) {
   }
   std::error_code ignored;
   if (!std::filesystem::exists(name_or_path, ignored)) {
-    return Error{"network '" + name_or_path + "' is neither a built-in network (" + known_names() + ") nor a file"};
+    return Error::invalid("network '" + name_or_path + "' is neither a built-in network (" + known_names() +
+                          ") nor a file");
   }
   return load_network_file(name_or_path);
 }

@@ -18,7 +18,7 @@ Expected<std::string> database_path(const std::string& option) {
   const Expected<EnvConfig>& config = env_config();
   UCUDNN_TRY(config);
   const std::string& path = option.empty() ? config->database : option;
-  if (path.empty()) return Error{"--database is required (or set UCUDNN_DATABASE)"};
+  if (path.empty()) return Error::invalid("--database is required (or set UCUDNN_DATABASE)");
   return path;
 }
 

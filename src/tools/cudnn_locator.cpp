@@ -94,23 +94,23 @@ Expected<std::string> option_file(const std::string& given) {
   // Absolute: a bare "libcudnn.so.9" means the file here, not the dynamic linker's search.
   std::error_code failed;
   const std::string option = fs::absolute(given, failed).string();
-  if (failed) return Error{"--cudnn: cannot make '" + given + "' absolute: " + failed.message()};
+  if (failed) return Error::invalid("--cudnn: cannot make '" + given + "' absolute: " + failed.message());
   if (folder_exists(option)) {
     const fs::path file = fs::path(option) / kCudnnLibraryName;
-    if (!file_exists(file)) return Error{"--cudnn: the folder '" + option + "' has no " + kCudnnLibraryName};
+    if (!file_exists(file)) return Error::invalid("--cudnn: the folder '" + option + "' has no " + kCudnnLibraryName);
     return file.string();
   }
-  if (!file_exists(option)) return Error{"--cudnn: no such file or folder '" + option + "'"};
+  if (!file_exists(option)) return Error::invalid("--cudnn: no such file or folder '" + option + "'");
   const fs::path loaded = fs::path(option).parent_path() / kCudnnLibraryName;
   std::error_code ignored;
   if (!file_exists(loaded)) {
-    return Error{"--cudnn: '" + option + "' is not named " + kCudnnLibraryName + ", and its folder has no " +
-                 kCudnnLibraryName + " (which the preload library loads by name)"};
+    return Error::invalid("--cudnn: '" + option + "' is not named " + kCudnnLibraryName + ", and its folder has no " +
+                          kCudnnLibraryName + " (which the preload library loads by name)");
   }
   if (!fs::equivalent(option, loaded, ignored)) {
-    return Error{"--cudnn: the program would load '" + loaded.string() + "', not '" + option +
-                 "' (the preload library loads " + kCudnnLibraryName +
-                 " by name from its folder): name the folder, or make " + kCudnnLibraryName + " that file"};
+    return Error::invalid("--cudnn: the program would load '" + loaded.string() + "', not '" + option +
+                          "' (the preload library loads " + kCudnnLibraryName +
+                          " by name from its folder): name the folder, or make " + kCudnnLibraryName + " that file");
   }
   return loaded.string();
 }
@@ -123,13 +123,13 @@ class QuestionScript {
   static Expected<QuestionScript> write(const std::string& text) {
     std::string pattern = (fs::temp_directory_path() / "ucudnn-question-XXXXXX").string();
     if (mkdtemp(pattern.data()) == nullptr) {
-      return Error{"cannot make a folder for the question: " + std::string(std::strerror(errno))};
+      return Error::storage("cannot make a folder for the question: " + std::string(std::strerror(errno)));
     }
     QuestionScript script(pattern);
     std::ofstream out(script.file(), std::ios::binary);
     out << text;
     out.close();
-    if (!out) return Error{"cannot write the question to '" + script.file() + "'"};
+    if (!out) return Error::storage("cannot write the question to '" + script.file() + "'");
     return script;
   }
   QuestionScript(QuestionScript&& other) noexcept : folder_(std::move(other.folder_)) { other.folder_.clear(); }
@@ -201,8 +201,8 @@ Expected<CudnnLibrary> probe_cudnn(const std::string& file) {
   if (!answered) return answered.error().prefixed("cannot probe cuDNN '" + file + "': ");
   const std::string& answer = *answered;
   const std::vector<std::string> lines = lines_of(answer);
-  if (lines.size() >= 2 && lines[0] == "error") return Error{"cannot load cuDNN: " + lines[1]};
-  if (lines.size() != 4 || lines[0] != "ok") return Error{"probing '" + file + "' gave no answer"};
+  if (lines.size() >= 2 && lines[0] == "error") return Error::invalid("cannot load cuDNN: " + lines[1]);
+  if (lines.size() != 4 || lines[0] != "ok") return Error::invalid("probing '" + file + "' gave no answer");
   CudnnLibrary library;
   library.path = lines[1];
   library.folder = fs::absolute(fs::path(lines[1])).parent_path().string();
@@ -233,8 +233,9 @@ Expected<CudnnLibrary> locate_cudnn(const CudnnSearch& search) {
     linked->found_by = "the dynamic linker";
     return linked;
   }
-  return Error{"no " + std::string(kCudnnLibraryName) + " found (looked at " + looked +
-               "LD_LIBRARY_PATH and the dynamic linker's search: " + linked.message() + "); name one with --cudnn"};
+  return Error::invalid("no " + std::string(kCudnnLibraryName) + " found (looked at " + looked +
+                        "LD_LIBRARY_PATH and the dynamic linker's search: " + linked.message() +
+                        "); name one with --cudnn");
 }
 
 }  // namespace ucudnn::tools

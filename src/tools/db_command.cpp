@@ -6,7 +6,7 @@
 
 #include "core/env_config.h"
 #include "core/units.h"
-#include "tools/cli.h"
+#include "tools/cli_options.h"
 #include "tools/db_subcommands.h"
 
 namespace ucudnn::tools::db_subcommands {

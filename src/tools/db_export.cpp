@@ -38,7 +38,7 @@ std::string shortest_double(double value) {
 // format has no device columns, and one table holding several devices' rows of a layer would hold
 // the same row twice).
 Expected<DeviceIdentity> one_device(const DbOptions& options, const std::vector<DeviceIdentity>& identities) {
-  if (identities.empty()) return Error{"the database holds no rows: nothing to export"};
+  if (identities.empty()) return Error::invalid("the database holds no rows: nothing to export");
   auto selected = [&](const DeviceIdentity& id) {
     return (!options.gpu_name_given->count() || id.gpu_name == options.gpu_name) &&
            (!options.compute_capability_given->count() || id.compute_capability == options.compute_capability) &&
@@ -55,12 +55,12 @@ Expected<DeviceIdentity> one_device(const DbOptions& options, const std::vector<
   };
   const std::string options_text = "--gpu-name, --compute-capability, --sm-count, --cudnn-version, --cuda-version";
   if (chosen.empty()) {
-    return Error{"no rows of the device selected by " + options_text + "; the database holds rows of: " +
-                 listed(identities)};
+    return Error::invalid("no rows of the device selected by " + options_text +
+                          "; the database holds rows of: " + listed(identities));
   }
   if (chosen.size() > 1) {
-    return Error{"the database holds rows of " + std::to_string(chosen.size()) + " devices (" + listed(chosen) +
-                 "); a table holds one device's rows: choose one with " + options_text};
+    return Error::invalid("the database holds rows of " + std::to_string(chosen.size()) + " devices (" +
+                          listed(chosen) + "); a table holds one device's rows: choose one with " + options_text);
   }
   return chosen.front();
 }
@@ -109,15 +109,15 @@ Expected<std::vector<TableKernel>> table_kernels(const DbOptions& options, const
       for (const auto& [order, name] : found->second) kernels.push_back(TableKernel{order, name, layer.op, layer.layer});
     }
     if (unknown > 0) {
-      return Error{std::to_string(unknown) + " rows are of layers that network '" + excerpt(network.name) +
-                   "' does not have (the first: " + excerpt(example, 160) +
-                   "); export without --network to name layers by their signature"};
+      return Error::invalid(std::to_string(unknown) + " rows are of layers that network '" + excerpt(network.name) +
+                            "' does not have (the first: " + excerpt(example, 160) +
+                            "); export without --network to name layers by their signature");
     }
   }
   for (const TableKernel& kernel : kernels) {
     if (!table_safe(kernel.name)) {
-      return Error{"layer name '" + excerpt(kernel.name) +
-                   "' cannot be written in the table format (a comma, line break or edge blank)"};
+      return Error::invalid("layer name '" + excerpt(kernel.name) +
+                            "' cannot be written in the table format (a comma, line break or edge blank)");
     }
   }
   std::stable_sort(kernels.begin(), kernels.end(), [](const TableKernel& a, const TableKernel& b) {

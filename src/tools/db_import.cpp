@@ -44,9 +44,9 @@ bool documented_deterministic(ConvOp op, const Measurement& m) {
 
 Expected<DeviceIdentity> identity_of(const DbOptions& options) {
   if (options.gpu_name.empty() || options.gpu_name.find_first_of("\n\r") != std::string::npos) {
-    return Error{"--gpu-name must be a non-empty single line"};
+    return Error::invalid("--gpu-name must be a non-empty single line");
   }
-  if (!is_valid_utf8(options.gpu_name)) return Error{"--gpu-name is not valid UTF-8"};  // names go into JSON
+  if (!is_valid_utf8(options.gpu_name)) return Error::invalid("--gpu-name is not valid UTF-8");  // names go into JSON
   const struct {
     const char* name;
     int value;
@@ -56,7 +56,8 @@ Expected<DeviceIdentity> identity_of(const DbOptions& options) {
                  {"--cuda-version", options.cuda_version}};
   for (const auto& number : numbers) {
     if (number.value <= 0) {
-      return Error{std::string(number.name) + " must be a positive integer, not " + std::to_string(number.value)};
+      return Error::invalid(std::string(number.name) + " must be a positive integer, not " +
+                            std::to_string(number.value));
     }
   }
   return DeviceIdentity{options.gpu_name, options.compute_capability, options.sm_count, options.cudnn_version,
@@ -110,8 +111,8 @@ class TableRows {
       if (signature != by_signature_.end()) spec = signature->second;
     }
     if (spec == nullptr) {
-      return Error{path_ + ":" + std::to_string(line) + ": layer '" + excerpt(layer) + "' is not a layer of network '" +
-                   excerpt(network_.name) + "'"};
+      return Error::invalid(path_ + ":" + std::to_string(line) + ": layer '" + excerpt(layer) +
+                            "' is not a layer of network '" + excerpt(network_.name) + "'");
     }
     UCUDNN_TRY_ASSIGN(const ConvKey key, to_conv_key(*spec, op));
     return key.layer_signature();
@@ -128,11 +129,11 @@ class TableRows {
 // The table to import: --measurements FILE, or FILE alone as 0.1 wrote it; never both.
 Expected<std::string> table_to_import(const DbOptions& options) {
   if (!options.table.empty() && !options.positional_table.empty()) {
-    return Error{"the table is given twice ('" + options.positional_table + "' and --measurements '" + options.table +
-                 "'): give it once, as --measurements FILE"};
+    return Error::invalid("the table is given twice ('" + options.positional_table + "' and --measurements '" +
+                          options.table + "'): give it once, as --measurements FILE");
   }
   if (options.table.empty() && options.positional_table.empty()) {
-    return Error{"--measurements FILE is required: the benchmark table (CSV) to import"};
+    return Error::invalid("--measurements FILE is required: the benchmark table (CSV) to import");
   }
   return options.table.empty() ? options.positional_table : options.table;
 }

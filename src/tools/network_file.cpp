@@ -74,12 +74,12 @@ Expected<int> read_int(const Json& object, const char* key, int min_value, std::
   const auto it = object.find(key);
   if (it == object.end()) {
     if (fallback) return *fallback;
-    return Error{std::string("missing \"") + key + "\""};
+    return Error::invalid(std::string("missing \"") + key + "\"");
   }
   const auto value = as_int(*it);
   if (!value || *value < min_value) {
-    return Error{std::string("\"") + key + "\" must be an integer of at least " + std::to_string(min_value) +
-                 ", not " + quoted_json(*it)};
+    return Error::invalid(std::string("\"") + key + "\" must be an integer of at least " + std::to_string(min_value) +
+                          ", not " + quoted_json(*it));
   }
   return *value;
 }
@@ -93,7 +93,7 @@ Expected<std::vector<int>> read_ints(const Json& object, const char* key, std::s
   const auto it = object.find(key);
   if (it == object.end()) {
     if (fallback) return std::vector<int>(size, *fallback);
-    return Error{"missing " + quoted};
+    return Error::invalid("missing " + quoted);
   }
   std::vector<int> values;
   if (scalar_ok && !it->is_array()) {
@@ -111,11 +111,12 @@ Expected<std::vector<int>> read_ints(const Json& object, const char* key, std::s
       size == 0 ? "a list of integers" : "a list of " + std::to_string(size) + " integers (one per spatial dimension)";
   const std::string what = scalar_ok ? expected + " or one integer" : expected;
   if (values.empty() || (size != 0 && values.size() != size)) {
-    return Error{quoted + " must be " + what + ", not " + quoted_json(*it)};
+    return Error::invalid(quoted + " must be " + what + ", not " + quoted_json(*it));
   }
   for (int v : values) {
     if (v < min_value) {
-      return Error{quoted + " values must be at least " + std::to_string(min_value) + ", not " + quoted_json(*it)};
+      return Error::invalid(quoted + " values must be at least " + std::to_string(min_value) + ", not " +
+                            quoted_json(*it));
     }
   }
   return values;
@@ -127,7 +128,7 @@ Expected<int> read_data_type(const Json& layer) {
   if (it->is_string()) {
     if (const auto type = data_type_of_name(it->get<std::string>())) return *type;
   }
-  return Error{"\"data_type\" must be \"float\", \"half\" or \"bfloat16\", not " + quoted_json(*it)};
+  return Error::invalid("\"data_type\" must be \"float\", \"half\" or \"bfloat16\", not " + quoted_json(*it));
 }
 
 Expected<Layout> read_layout(const Json& layer) {
@@ -135,7 +136,7 @@ Expected<Layout> read_layout(const Json& layer) {
   if (it == layer.end()) return Layout::kNchw;
   if (*it == "NCHW") return Layout::kNchw;
   if (*it == "NHWC") return Layout::kNhwc;
-  return Error{"\"layout\" must be \"NCHW\" or \"NHWC\", not " + quoted_json(*it)};
+  return Error::invalid("\"layout\" must be \"NCHW\" or \"NHWC\", not " + quoted_json(*it));
 }
 
 // A name longer than tables may hold: every message that quotes a name stays short.
@@ -185,14 +186,14 @@ std::optional<std::string> size_problem(const ConvLayerSpec& spec) {
 
 // One entry of "layers"; errors without the file name.
 Expected<ConvLayerSpec> parse_layer(const Json& layer, int network_batch) {
-  if (!layer.is_object()) return Error{"must be an object, not " + quoted_json(layer)};
-  if (const auto key = unknown_key(layer, kLayerKeys)) return Error{"unknown key \"" + excerpt(*key) + "\""};
+  if (!layer.is_object()) return Error::invalid("must be an object, not " + quoted_json(layer));
+  if (const auto key = unknown_key(layer, kLayerKeys)) return Error::invalid("unknown key \"" + excerpt(*key) + "\"");
   ConvLayerSpec spec;
   spec.name = layer.at("name").get<std::string>();  // checked by the caller
 
   UCUDNN_TRY_ASSIGN(const std::vector<int> input, read_ints(layer, "input", 0, 1, false, std::nullopt));
   if (input.size() != 3 && input.size() != 4) {
-    return Error{"\"input\" must be [C, H, W] or [C, D, H, W], not " + quoted_json(layer.at("input"))};
+    return Error::invalid("\"input\" must be [C, H, W] or [C, D, H, W], not " + quoted_json(layer.at("input")));
   }
   const std::size_t rank = input.size() - 1;
   spec.channels = input.front();
@@ -227,27 +228,29 @@ Expected<ConvLayerSpec> parse_layer(const Json& layer, int network_batch) {
   UCUDNN_TRY_ASSIGN(spec.layout, read_layout(layer));
 
   if (spec.channels % spec.groups != 0 || spec.filters % spec.groups != 0) {
-    return Error{"channels (" + std::to_string(spec.channels) + ") and filters (" + std::to_string(spec.filters) +
-                 ") must be divisible by groups (" + std::to_string(spec.groups) + ")"};
+    return Error::invalid("channels (" + std::to_string(spec.channels) + ") and filters (" +
+                          std::to_string(spec.filters) + ") must be divisible by groups (" +
+                          std::to_string(spec.groups) + ")");
   }
-  if (const auto problem = size_problem(spec)) return Error{*problem};
+  if (const auto problem = size_problem(spec)) return Error::invalid(*problem);
   return spec;
 }
 
 Expected<Network> parse_network(const Json& root, const std::string& default_name) {
-  if (!root.is_object()) return Error{"the top level must be an object"};
-  if (const auto key = unknown_key(root, kNetworkKeys)) return Error{"unknown key \"" + excerpt(*key) + "\""};
+  if (!root.is_object()) return Error::invalid("the top level must be an object");
+  if (const auto key = unknown_key(root, kNetworkKeys)) return Error::invalid("unknown key \"" + excerpt(*key) + "\"");
   Network network;
   network.name = default_name;
   if (const auto it = root.find("name"); it != root.end()) {
-    if (!it->is_string() || it->get<std::string>().empty()) return Error{"\"name\" must be a non-empty string"};
-    if (const auto problem = name_too_long(it->get<std::string>())) return Error{*problem};
+    if (!it->is_string() || it->get<std::string>().empty())
+      return Error::invalid("\"name\" must be a non-empty string");
+    if (const auto problem = name_too_long(it->get<std::string>())) return Error::invalid(*problem);
     network.name = it->get<std::string>();
   }
   UCUDNN_TRY_ASSIGN(network.batch, read_int(root, "batch", 1, std::nullopt));
   const auto layers = root.find("layers");
-  if (layers == root.end()) return Error{"missing \"layers\""};
-  if (!layers->is_array() || layers->empty()) return Error{"\"layers\" must be a non-empty list"};
+  if (layers == root.end()) return Error::invalid("missing \"layers\"");
+  if (!layers->is_array() || layers->empty()) return Error::invalid("\"layers\" must be a non-empty list");
 
   std::set<std::string> seen;
   std::vector<ConvLayerSpec> specs;
@@ -255,12 +258,12 @@ Expected<Network> parse_network(const Json& root, const std::string& default_nam
     const Json& layer = (*layers)[i];
     const std::string number = "layer " + std::to_string(i + 1);
     const auto name = layer.is_object() ? layer.find("name") : layer.end();
-    if (!layer.is_object() || name == layer.end()) return Error{number + ": missing \"name\""};
-    if (!name->is_string()) return Error{number + ": \"name\" must be a string, not " + quoted_json(*name)};
+    if (!layer.is_object() || name == layer.end()) return Error::invalid(number + ": missing \"name\"");
+    if (!name->is_string()) return Error::invalid(number + ": \"name\" must be a string, not " + quoted_json(*name));
     const std::string where = "layer '" + excerpt(name->get<std::string>()) + "': ";
-    if (const auto problem = name_problem(name->get<std::string>())) return Error{number + ": " + *problem};
+    if (const auto problem = name_problem(name->get<std::string>())) return Error::invalid(number + ": " + *problem);
     if (!seen.insert(name->get<std::string>()).second) {
-      return Error{where + "the name is used twice"};
+      return Error::invalid(where + "the name is used twice");
     }
     auto spec = parse_layer(layer, network.batch);
     if (!spec) return spec.error().prefixed(where);
@@ -293,11 +296,11 @@ Expected<Network> parse_network_json(const std::string& text, const std::string&
     root = Json::parse(text, note_repeated_keys);
   } catch (const Json::exception& e) {
     // nlohmann quotes the last token it read, which can be a whole megabyte-long string.
-    return Error{source_name + ": invalid JSON: " + excerpt(e.what(), 160)};
+    return Error::invalid(source_name + ": invalid JSON: " + excerpt(e.what(), 160));
   }
   if (repeated) {
-    return Error{source_name + ": the key \"" + excerpt(*repeated) +
-                 "\" is given twice in one object: give it once (JSON keeps only one of them)"};
+    return Error::invalid(source_name + ": the key \"" + excerpt(*repeated) +
+                          "\" is given twice in one object: give it once (JSON keeps only one of them)");
   }
   auto network = parse_network(root, default_name);
   if (!network) return network.error().prefixed(source_name + ": ");
@@ -307,11 +310,11 @@ Expected<Network> parse_network_json(const std::string& text, const std::string&
 Expected<Network> load_network_file(const std::string& path) {
   UCUDNN_TRY(check_input_file(path, "network file"));
   std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{"cannot open network file '" + path + "': " + std::strerror(errno)};
+  if (!in) return Error::invalid("cannot open network file '" + path + "': " + std::strerror(errno));
   // At most one byte past the limit is read, whatever the file's size says (it may grow).
   const auto too_large = [&] {
-    return Error{"network file '" + path + "' is larger than " + std::to_string(kMaxNetworkFileBytes / (1024 * 1024)) +
-                 " MiB (the limit of a network file)"};
+    return Error::invalid("network file '" + path + "' is larger than " +
+                          std::to_string(kMaxNetworkFileBytes / (1024 * 1024)) + " MiB (the limit of a network file)");
   };
   std::error_code size_unknown;
   const auto size = std::filesystem::file_size(path, size_unknown);
@@ -322,7 +325,7 @@ Expected<Network> load_network_file(const std::string& path) {
     text.append(chunk, static_cast<std::size_t>(in.gcount()));
     if (text.size() > kMaxNetworkFileBytes) return too_large();
   }
-  if (in.bad()) return Error{"network file '" + path + "': read error"};
+  if (in.bad()) return Error::invalid("network file '" + path + "': read error");
   return parse_network_json(text, path, std::filesystem::path(path).stem().string());
 }
 

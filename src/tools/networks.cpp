@@ -27,8 +27,9 @@ Expected<std::vector<ConvLayerSpec>> merge_identical_layers(const std::vector<Co
     } else {
       ConvLayerSpec& first = merged[found->second];
       if (layer.count > INT_MAX - first.count) {
-        return Error{"layer '" + excerpt(layer.name) + "' is the same convolution as layer '" + excerpt(first.name) +
-                     "', and their counts add up to more than " + std::to_string(INT_MAX)};
+        return Error::invalid("layer '" + excerpt(layer.name) + "' is the same convolution as layer '" +
+                              excerpt(first.name) + "', and their counts add up to more than " +
+                              std::to_string(INT_MAX));
       }
       first.count += layer.count;
     }
@@ -87,10 +88,10 @@ void note_override(const std::string& option, const Value& imposed, const std::v
 
 Expected<std::vector<std::string>> apply_overrides(const LayerOverrides& overrides, Network* network) {
   std::vector<std::string> notes;
-  if (overrides.batch && *overrides.batch <= 0) return Error{"the batch must be positive"};
+  if (overrides.batch && *overrides.batch <= 0) return Error::invalid("the batch must be positive");
   if (overrides.data_type) {
     if (!data_type_of_name(data_type_name(*overrides.data_type))) {
-      return Error{data_type_name(*overrides.data_type) + " is not float, half or bfloat16"};
+      return Error::invalid(data_type_name(*overrides.data_type) + " is not float, half or bfloat16");
     }
     note_override("--data-type", *overrides.data_type, network->layers, &ConvLayerSpec::data_type,
                   [](int type) { return data_type_name(type); }, &notes);

@@ -11,7 +11,7 @@
 #include "core/env_config.h"
 #include "core/measurement_csv.h"
 #include "core/units.h"
-#include "tools/cli.h"
+#include "tools/cli_options.h"
 #include "tools/plan_format.h"
 #include "tools/plan_report.h"
 

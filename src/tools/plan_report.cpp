@@ -38,7 +38,8 @@ Expected<std::vector<KernelMeasurements>> rows_of_candidates(std::vector<KernelM
         std::remove_if(rows.begin(), rows.end(), [&](const Measurement& m) { return !includes(set, kind_of(m)); }),
         rows.end());
     if (rows.empty()) {
-      return Error{kernel_name(kernel) + ": no rows of the candidates '" + to_string(set) + "' (see --candidates)"};
+      return Error::invalid(kernel_name(kernel) + ": no rows of the candidates '" + to_string(set) +
+                            "' (see --candidates)");
     }
   }
   return kernels;
@@ -65,13 +66,13 @@ Expected<WrReport> plan_workspace_reuse(const std::vector<KernelMeasurements>& k
     // Without an undivided baseline there is nothing to compare against; say so up front.
     const auto undivided = optimize::fastest_within(kernel.rows, kernel.batch, workspace_limit);
     if (!undivided) {
-      return Error{name + ": no algorithm within " + limit + " at the full batch of " +
-                   std::to_string(kernel.batch)};
+      return Error::invalid(name + ": no algorithm within " + limit + " at the full batch of " +
+                            std::to_string(kernel.batch));
     }
     auto plan = optimize::optimize_wr(kernel.batch, measured_allowed_sizes(kernel, policy), kernel.rows,
                             workspace_limit);
     if (!plan) {
-      return Error{name + ": no " + to_string(policy) + " micro-batch plan within " + limit};
+      return Error::invalid(name + ": no " + to_string(policy) + " micro-batch plan within " + limit);
     }
     // The library's rule: a split must beat the undivided algorithm by more than the noise.
     report.kernels.push_back(
@@ -85,7 +86,7 @@ Expected<ParetoReport> pareto_report(const std::vector<KernelMeasurements>& kern
                                      BatchSizePolicy policy) {
   const auto colon = kernel_name.rfind(':');
   const auto op = colon == std::string::npos ? std::nullopt : parse_conv_op(kernel_name.substr(colon + 1));
-  if (!op) return Error{"kernel '" + kernel_name + "' is not LAYER:OP with OP one of fwd, bwdd, bwdf"};
+  if (!op) return Error::invalid("kernel '" + kernel_name + "' is not LAYER:OP with OP one of fwd, bwdd, bwdf");
   const std::string layer = kernel_name.substr(0, colon);
   for (const auto& kernel : kernels) {
     if (kernel.layer != layer || kernel.op != *op) continue;
@@ -96,7 +97,8 @@ Expected<ParetoReport> pareto_report(const std::vector<KernelMeasurements>& kern
     report.policy = policy;
     report.front =
         optimize::desirable_configurations(kernel.batch, measured_allowed_sizes(kernel, policy), kernel.rows);
-    if (report.front.empty()) return Error{"kernel '" + kernel_name + "' has no measurements that cover its batch"};
+    if (report.front.empty())
+      return Error::invalid("kernel '" + kernel_name + "' has no measurements that cover its batch");
     for (const Measurement& m : kernel.rows) {
       if (m.micro_batch == kernel.batch) report.undivided.push_back(m);
     }
@@ -104,7 +106,7 @@ Expected<ParetoReport> pareto_report(const std::vector<KernelMeasurements>& kern
               [](const Measurement& a, const Measurement& b) { return a.cost_ms() < b.cost_ms(); });
     return report;
   }
-  return Error{"the measurements have no kernel '" + kernel_name + "'"};
+  return Error::invalid("the measurements have no kernel '" + kernel_name + "'");
 }
 
 Expected<WdReport> plan_workspace_division(const std::vector<KernelMeasurements>& kernels,

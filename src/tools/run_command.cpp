@@ -18,7 +18,7 @@
 #include "core/units.h"
 #include "tools/beside_command.h"
 #include "tools/build_info.h"
-#include "tools/cli.h"
+#include "tools/cli_options.h"
 #include "tools/cudnn_locator.h"
 #include "tools/gpu_presence.h"
 #include "tools/run_environment.h"
@@ -59,12 +59,13 @@ Expected<ChildSettings> checked_settings(const RunOptions& options) {
   ChildSettings settings;
   settings.statistics = !options.no_stats;
   if (options.micro_batch_offers && options.no_micro_batch_offers) {
-    return Error{"--micro-batch-offers and --no-micro-batch-offers: give one of them"};
+    return Error::invalid("--micro-batch-offers and --no-micro-batch-offers: give one of them");
   }
   if (options.micro_batch_offers) settings.micro_batch_offers = "1";
   if (options.no_micro_batch_offers) settings.micro_batch_offers = "0";
-  if (options.preload_option->count() > 0 && options.preload.empty()) return Error{"--preload: the path is empty"};
-  if (options.cudnn_option->count() > 0 && options.cudnn.empty()) return Error{"--cudnn: the path is empty"};
+  if (options.preload_option->count() > 0 && options.preload.empty())
+    return Error::invalid("--preload: the path is empty");
+  if (options.cudnn_option->count() > 0 && options.cudnn.empty()) return Error::invalid("--cudnn: the path is empty");
   if (options.workspace_limit_option->count() > 0) {
     const auto limit = parse_byte_size(options.workspace_limit);
     if (!limit) return limit.error().prefixed("--workspace-limit: ");
@@ -76,11 +77,12 @@ Expected<ChildSettings> checked_settings(const RunOptions& options) {
     settings.memory_budget = options.memory_budget;
   }
   if (options.database_option->count() > 0) {
-    if (options.database.empty()) return Error{"--database: the path is empty"};
+    if (options.database.empty()) return Error::invalid("--database: the path is empty");
     // Absolute: the program may change folder before it opens the database.
     std::error_code failed;
     settings.database = std::filesystem::absolute(options.database, failed).string();
-    if (failed) return Error{"--database: cannot make '" + options.database + "' absolute: " + failed.message()};
+    if (failed)
+      return Error::invalid("--database: cannot make '" + options.database + "' absolute: " + failed.message());
   }
   if (options.policy_option->count() > 0) {
     const auto policy = parse_batch_size_policy(options.policy);
@@ -101,15 +103,15 @@ Status check_compatible(const CudnnLibrary& cudnn, const CompiledVersions& built
   const std::string which =
       "cuDNN " + cudnn_version_text(cudnn.version) + " at " + cudnn.path + " (found by " + cudnn.found_by + ")";
   if (cudnn_major(cudnn.version) != built.cudnn_major) {
-    return Error{which + " is major version " + std::to_string(cudnn_major(cudnn.version)) +
-                 ", but this ucudnn was built against cuDNN " + std::to_string(built.cudnn_major) + ": name a cuDNN " +
-                 std::to_string(built.cudnn_major) + " with --cudnn"};
+    return Error::invalid(which + " is major version " + std::to_string(cudnn_major(cudnn.version)) +
+                          ", but this ucudnn was built against cuDNN " + std::to_string(built.cudnn_major) +
+                          ": name a cuDNN " + std::to_string(built.cudnn_major) + " with --cudnn");
   }
   const int cudart_major = static_cast<int>(cudnn.cudart_version / 1000);
   if (cudart_major != built.cudart_major) {
-    return Error{which + " was built for CUDA " + std::to_string(cudart_major) +
-                 ", but this ucudnn was built against CUDA " + std::to_string(built.cudart_major) +
-                 ": name a cuDNN for CUDA " + std::to_string(built.cudart_major) + " with --cudnn"};
+    return Error::invalid(which + " was built for CUDA " + std::to_string(cudart_major) +
+                          ", but this ucudnn was built against CUDA " + std::to_string(built.cudart_major) +
+                          ": name a cuDNN for CUDA " + std::to_string(built.cudart_major) + " with --cudnn");
   }
   return Status::success();
 }
@@ -160,9 +162,10 @@ Status check_list_safe(const std::string& path, const char* separators, const st
   if (at == std::string::npos) return Status::success();
   const std::string character = path[at] == ' ' ? "a space" : "'" + std::string(1, path[at]) + "'";
   const std::string does = path[at] == '$' ? "expands names after" : "splits";
-  return Error{what + " '" + path + "' holds " + character + ", at which the dynamic linker " + does + " " + variable +
-               " (it cannot be quoted there): install it, or link it, under a path without spaces, "
-               "':', ';' or '$'"};
+  return Error::invalid(what + " '" + path + "' holds " + character + ", at which the dynamic linker " + does + " " +
+                        variable +
+                        " (it cannot be quoted there): install it, or link it, under a path without spaces, "
+                        "':', ';' or '$'");
 }
 
 // What the program will see of ucudnn's variables: the current environment with `settings`'
@@ -192,15 +195,17 @@ Status check_conflicts(const RunOptions& options, const EnvConfig& config) {
   const std::string budget = budget_given ? "--memory-budget " + options.memory_budget : "UCUDNN_MEMORY_BUDGET=off";
   const bool forced = config.forced_workspace_limit.has_value();
   if (options.micro_batch_offers && forced) {
-    return Error{"--micro-batch-offers and " + limit +
-                 ": offers are made under a memory budget, which a forced workspace limit replaces; give one of them"};
+    return Error::invalid(
+        "--micro-batch-offers and " + limit +
+        ": offers are made under a memory budget, which a forced workspace limit replaces; give one of them");
   }
   if (options.micro_batch_offers && config.memory_budget.kind == MemoryBudget::Kind::kOff) {
-    return Error{"--micro-batch-offers and " + budget + ": offers are made under a memory budget only; give one of them"};
+    return Error::invalid("--micro-batch-offers and " + budget +
+                          ": offers are made under a memory budget only; give one of them");
   }
   if (budget_given && forced && config.memory_budget.kind != MemoryBudget::Kind::kOff) {
-    return Error{"--memory-budget and " + limit +
-                 ": a forced workspace limit replaces the memory budget; give one of them"};
+    return Error::invalid("--memory-budget and " + limit +
+                          ": a forced workspace limit replaces the memory budget; give one of them");
   }
   return Status::success();
 }

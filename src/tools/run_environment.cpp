@@ -46,14 +46,14 @@ Expected<std::string> locate_preload_library(const std::string& option, const st
                                              const std::string& executable) {
   if (!option.empty()) {
     if (is_file(option)) return option;
-    return Error{"--preload: no preload library at '" + option + "'"};
+    return Error::invalid("--preload: no preload library at '" + option + "'");
   }
   if (!variable.empty()) {
     if (is_file(variable)) return variable;
-    return Error{"UCUDNN_PRELOAD_LIBRARY: no preload library at '" + variable + "'"};
+    return Error::invalid("UCUDNN_PRELOAD_LIBRARY: no preload library at '" + variable + "'");
   }
   auto beside = library_beside(kPreloadLibraryName, executable);
-  if (!beside) return Error{beside.message() + ": name it with --preload or UCUDNN_PRELOAD_LIBRARY"};
+  if (!beside) return Error::invalid(beside.message() + ": name it with --preload or UCUDNN_PRELOAD_LIBRARY");
   return beside;
 }
 
@@ -62,8 +62,8 @@ Status check_preload_layer(const std::string& path, const std::string& given_by)
   const Expected<bool> marked = exports_symbol(path, kPreloadMarkerSymbol);
   if (!marked) return marked.error().prefixed(which);
   if (!*marked) {
-    return Error{which + "it is a shared library, but does not export " + std::string(kPreloadMarkerSymbol) +
-                 " (name " + kPreloadLibraryName + " of this ucudnn)"};
+    return Error::invalid(which + "it is a shared library, but does not export " + std::string(kPreloadMarkerSymbol) +
+                          " (name " + kPreloadLibraryName + " of this ucudnn)");
   }
   return Status::success();
 }

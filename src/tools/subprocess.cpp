@@ -375,11 +375,11 @@ Expected<std::string> run_in_fork(const std::function<std::string(const StepRepo
   const std::string during = step.empty() ? "" : " while " + step;
   if (exited_well(raw) && !killed && answer != std::string::npos) return text.substr(answer == 0 ? 7 : answer + 8);
   if (timed_out || killed) {
-    return Error{"the child process gave no answer within " + std::to_string(timeout_ms / 1000) + " s" + during +
-                 " (it was killed)"};
+    return Error::time_limit("the child process gave no answer within " + std::to_string(timeout_ms / 1000) + " s" +
+                             during + " (it was killed)");
   }
-  if (!exited_well(raw)) return Error{"the child process ended with " + how_it_ended(raw) + during};
-  return Error{"the child process gave no answer" + during};
+  if (!exited_well(raw)) return Error::internal("the child process ended with " + how_it_ended(raw) + during);
+  return Error::internal("the child process gave no answer" + during);
 }
 
 }  // namespace ucudnn::tools

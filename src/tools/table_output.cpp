@@ -25,7 +25,7 @@ Status write_all(int fd, const char* data, std::size_t size, const std::string& 
   while (done < size) {
     const ssize_t n = ::write(fd, data + done, size - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Error{"cannot write '" + name + "': " + std::strerror(errno)};
+    if (n < 0) return Error::storage("cannot write '" + name + "': " + std::strerror(errno));
     done += static_cast<std::size_t>(n);
   }
   return Status::success();
@@ -87,8 +87,8 @@ TableWriter::~TableWriter() {
 
 Expected<TableWriter> TableWriter::create(const std::string& option, const std::string& output) {
   const auto failed = [&](const std::string& where) {
-    return Error{"cannot write '" + (output.empty() ? std::string("the table") : output) +
-                 "': cannot make a temporary file in '" + where + "': " + std::strerror(errno)};
+    return Error::storage("cannot write '" + (output.empty() ? std::string("the table") : output) +
+                          "': cannot make a temporary file in '" + where + "': " + std::strerror(errno));
   };
   struct stat st {};
   const bool exists = !output.empty() && ::lstat(output.c_str(), &st) == 0;
@@ -104,7 +104,7 @@ Expected<TableWriter> TableWriter::create(const std::string& option, const std::
     ::unlink(temp.c_str());
     return TableWriter(option, output, true, "", fd);
   }
-  if (exists) return Error{exists_message(option, output)};
+  if (exists) return Error::invalid(exists_message(option, output));
   const std::string where = parent_folder(output);
   std::string temp;
   const int fd = create_unique(where, ".ucudnn-table-", &temp);
@@ -126,7 +126,7 @@ Status TableWriter::flush() {
 Status TableWriter::restart() {
   buffer_.clear();
   if (::ftruncate(fd_, 0) != 0 || ::lseek(fd_, 0, SEEK_SET) != 0) {
-    return Error{"cannot write '" + output_ + "': " + std::strerror(errno)};
+    return Error::storage("cannot write '" + output_ + "': " + std::strerror(errno));
   }
   return Status::success();
 }
@@ -134,12 +134,12 @@ Status TableWriter::restart() {
 Status TableWriter::commit(std::ostream* standard_output) {
   UCUDNN_TRY(flush());
   if (stream_) return copy_to_stream(standard_output);
-  const auto failed = [&] { return Error{"cannot write '" + output_ + "': " + std::strerror(errno)}; };
+  const auto failed = [&] { return Error::storage("cannot write '" + output_ + "': " + std::strerror(errno)); };
   if (::fsync(fd_) != 0) return failed();
   const int fd = std::exchange(fd_, -1);
   if (::close(fd) != 0) return failed();
   if (::link(temp_.c_str(), output_.c_str()) != 0) {
-    return errno == EEXIST ? Error{exists_message(option_, output_)} : failed();
+    return errno == EEXIST ? Error::invalid(exists_message(option_, output_)) : failed();
   }
   return Status::success();  // the destructor removes the temporary name
 }
@@ -147,27 +147,28 @@ Status TableWriter::commit(std::ostream* standard_output) {
 Status TableWriter::copy_to_stream(std::ostream* standard_output) {
   const std::string name = output_.empty() ? "standard output" : output_;
   if (output_.empty() && standard_output == nullptr) return Error{ErrorCode::kInternal, "no stream for the table"};
-  if (::lseek(fd_, 0, SEEK_SET) != 0) return Error{"cannot write '" + name + "': " + std::strerror(errno)};
+  if (::lseek(fd_, 0, SEEK_SET) != 0) return Error::storage("cannot write '" + name + "': " + std::strerror(errno));
   int target = -1;
   if (!output_.empty()) {
     target = ::open(output_.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
-    if (target < 0) return Error{"cannot write '" + name + "': " + std::strerror(errno)};
+    if (target < 0) return Error::storage("cannot write '" + name + "': " + std::strerror(errno));
   }
   Status copied = Status::success();
   buffer_.resize(kBufferBytes);
   while (copied) {
     const ssize_t n = ::read(fd_, buffer_.data(), buffer_.size());
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) copied = Error{"cannot read the table back: " + std::string(std::strerror(errno))};
+    if (n < 0) copied = Error::storage("cannot read the table back: " + std::string(std::strerror(errno)));
     if (n <= 0) break;
     if (target >= 0) {
       copied = write_all(target, buffer_.data(), static_cast<std::size_t>(n), name);
     } else if (!standard_output->write(buffer_.data(), n)) {
-      copied = Error{"cannot write '" + name + "'"};
+      copied = Error::storage("cannot write '" + name + "'");
     }
   }
   buffer_.clear();
-  if (target >= 0 && ::close(target) != 0 && copied) copied = Error{"cannot write '" + name + "': " + std::strerror(errno)};
+  if (target >= 0 && ::close(target) != 0 && copied)
+    copied = Error::storage("cannot write '" + name + "': " + std::strerror(errno));
   return copied;
 }
 

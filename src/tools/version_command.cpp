@@ -1,7 +1,7 @@
 #include "tools/version_command.h"
 
 #include "tools/build_info.h"
-#include "tools/cli.h"
+#include "tools/cli_options.h"
 #include "ucudnn/version.h"
 
 namespace ucudnn::tools {

@@ -10,7 +10,7 @@
 #include <variant>
 #include <vector>
 
-#include "api/graph/records.h"
+#include "api/graph/convolution.h"
 #include "runtime/backend_attributes.h"
 
 namespace ucudnn::api {

@@ -8,6 +8,8 @@
 #include "api/frontend.h"
 #include "api/graph/conv_key.h"
 #include "api/graph/offer.h"
+#include "api/graph/planning.h"
+#include "api/plain_fallback.h"
 #include "core/internal_call.h"
 #include "core/logging.h"
 #include "core/statistics.h"
@@ -164,7 +166,8 @@ GraphFrontEnd::PlanState GraphFrontEnd::decide(Plan& plan, cudnnBackendDescripto
   GraphPlanLimits limit;
   std::size_t bytes = 0;
   bool stand_in = true;
-  const cudnnStatus_t planned = at_boundary("graph API planning", [&]() -> Status {
+  Status outcome;  // the failure's kind, for the warning
+  const auto plan_it = [&]() -> Status {
     if (!context) return Error(ErrorCode::kBadParam, "the plan's handle was destroyed");
     UCUDNN_TRY(graph_plan_limits(context.get(), &limit));
     if (plan.offer >= 0 && !limit.fixed) {
@@ -184,7 +187,8 @@ GraphFrontEnd::PlanState GraphFrontEnd::decide(Plan& plan, cudnnBackendDescripto
       limit.plan_under = *under;
     }
     return graph_workspace(context.get(), plan.handle, plan.key, limit.plan_under, &bytes);
-  });
+  };
+  const cudnnStatus_t planned = at_boundary("graph API planning", [&] { return outcome = plan_it(); });
   if (planned == CUDNN_STATUS_SUCCESS && plan.cudnn_workspace <= limit.keep_within) {
     state = PlanState::kKept;
   } else if (planned == CUDNN_STATUS_SUCCESS && !stand_in) {
@@ -196,9 +200,11 @@ GraphFrontEnd::PlanState GraphFrontEnd::decide(Plan& plan, cudnnBackendDescripto
     state = PlanState::kUcudnn;
     if (plan.offer >= 0) Statistics::instance().count_graph_offer_planned();
   } else {
+    // An exception leaves `outcome` a success: the boundary's message says what it was.
+    const Error failure = outcome.ok() ? Error::internal(last_error_message()) : outcome.error();
     warn_once("graph|" + plan.key.to_string(),
-              std::string("planning a graph-API ") + short_name(plan.key.op) +
-                  " convolution failed; cuDNN's own plan runs it: " + last_error_message());
+              fallback_warning(std::string("planning a graph-API ") + short_name(plan.key.op) + " convolution", failure,
+                               "cuDNN's own plan runs it"));
     state = PlanState::kCudnn;
   }
   PlanState expected = PlanState::kUndecided;
@@ -325,7 +331,7 @@ cudnnStatus_t GraphFrontEnd::execute(Execute real, cudnnHandle_t handle, cudnnBa
                                              {pointers[0], pointers[1], pointers[2]}, workspace, workspace_bytes);
     if (!ran.ok() && ran.error().code != ErrorCode::kBadParam && plan->cudnn_workspace <= workspace_bytes) {
       warn_once("graph-run|" + ran.message(),
-                "a graph-API convolution failed in ucudnn; cuDNN's own plan runs it: " + ran.message());
+                fallback_warning("a graph-API convolution in ucudnn", ran.error(), "cuDNN's own plan runs it"));
       fall_back = true;
       return Status::success();
     }

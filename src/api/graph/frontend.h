@@ -109,7 +109,7 @@ class GraphFrontEnd {
   /// cuDNN's first configuration's workspace cannot be read.
   int offers_wanted_for(cudnnBackendDescriptor_t heuristics, std::size_t reachable) const;
   /// Decides `plan` once, when the program asks its workspace: kKept where the program's plan
-  /// fits what the handle allows (api/frontend.h's graph_plan_limits); else kUcudnn with ucudnn's
+  /// fits what the handle allows (api/graph/planning.h's graph_plan_limits); else kUcudnn with ucudnn's
   /// workspace under it where the plan is its kernel's stand-in; else kCudnn (not the stand-in,
   /// or planning failed).
   PlanState decide(Plan& plan, cudnnBackendDescriptor_t descriptor);

@@ -8,12 +8,14 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <regex>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "test_helpers.h"
 #include "ucudnn/intercepted_calls.h"
 
 namespace {
@@ -200,6 +202,79 @@ TEST(Architecture, TheCheckSeesAnIncludeAgainstTheOrder) {
   for (std::size_t i = 0; i < expected.size(); ++i) {
     EXPECT_EQ(problems[i].rfind(expected[i], 0), 0u) << problems[i] << "\nexpected to start with\n" << expected[i];
   }
+}
+
+// Inside a folder, files form layers too: a unit (a header and the .cpp of the same stem) that
+// another unit includes must not include it back, directly or through others (logging reading
+// the settings table that logs, a front-end's request builder including the front-end). Every
+// include cycle among the units of each folder below src/, as "a -> b -> a".
+std::vector<std::string> cycles_inside_folders(const fs::path& root) {
+  std::vector<std::string> cycles;
+  for (const auto& dir : fs::recursive_directory_iterator(root / "src")) {
+    if (!dir.is_directory()) continue;
+    const std::string folder = fs::relative(dir.path(), root / "src").string();
+    std::map<std::string, std::set<std::string>> includes;  // unit -> units of the folder it includes
+    for (const auto& entry : fs::directory_iterator(dir.path())) {
+      if (!entry.is_regular_file() || !is_source(entry.path())) continue;
+      const std::string unit = entry.path().stem().string();
+      includes[unit];
+      for (const Include& inc : includes_of(entry.path())) {
+        const fs::path target(inc.target);
+        const bool same_folder =
+            target.parent_path() == folder || (!target.has_parent_path() && fs::exists(dir.path() / target));
+        if (inc.quoted && same_folder && target.stem() != unit) includes[unit].insert(target.stem().string());
+      }
+    }
+    // Depth-first; a unit met again while it is on the path closes a cycle.
+    std::map<std::string, int> state;  // 0 unseen, 1 on the path, 2 done
+    std::vector<std::string> path;
+    std::function<void(const std::string&)> visit = [&](const std::string& unit) {
+      state[unit] = 1;
+      path.push_back(unit);
+      for (const std::string& next : includes[unit]) {
+        if (state[next] == 1) {
+          std::string cycle = folder + ": ";
+          for (auto it = std::find(path.begin(), path.end(), next); it != path.end(); ++it) cycle += *it + " -> ";
+          cycles.push_back(cycle + next);
+        } else if (state[next] == 0) {
+          visit(next);
+        }
+      }
+      path.pop_back();
+      state[unit] = 2;
+    };
+    for (const auto& [unit, targets] : includes) {
+      if (state[unit] == 0) visit(unit);
+    }
+  }
+  std::sort(cycles.begin(), cycles.end());
+  return cycles;
+}
+
+TEST(Architecture, NoIncludeGoesBackUpInsideAFolder) {
+  std::string all;
+  for (const auto& cycle : cycles_inside_folders(fs::path(UCUDNN_SOURCE_DIR))) all += cycle + "\n";
+  EXPECT_TRUE(all.empty()) << "units of one folder that include each other:\n" << all;
+}
+
+TEST(Architecture, TheCheckSeesAnIncludeCycleInsideAFolder) {
+  ucudnn::testing::TempDir dir;
+  const fs::path root = dir.path();
+  fs::create_directories(root / "src/core");
+  fs::create_directories(root / "src/api/graph");
+  const std::pair<const char*, const char*> files[] = {
+      {"src/core/low.h", "#include \"core/high.h\"\n"},  // back up: high.cpp includes low.h
+      {"src/core/high.h", "#include <string>\n"},
+      {"src/core/high.cpp", "#include \"core/high.h\"\n#include \"core/low.h\"\n"},
+      {"src/core/alone.cpp", "#include \"core/high.h\"\n"},
+      {"src/api/graph/a.h", "#include \"b.h\"\n"},  // beside the file, unqualified
+      {"src/api/graph/b.h", ""},
+      {"src/api/graph/b.cpp", "#include \"api/graph/a.h\"\n"},
+      {"src/api/a.h", "#include \"api/graph/a.h\"\n"},  // another folder's unit of the same stem: no cycle
+  };
+  for (const auto& [path, text] : files) std::ofstream(root / path) << text;
+  const std::vector<std::string> expected = {"api/graph: a -> b -> a", "core: high -> low -> high"};
+  EXPECT_EQ(cycles_inside_folders(root), expected);
 }
 
 // The defined dynamic symbols of a shared library, demangled.

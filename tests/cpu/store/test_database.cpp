@@ -16,8 +16,9 @@
 
 #include "core/benchmark_table.h"
 #include "core/conv_layer.h"
-#include "store/database.h"
 #include "database_test_support.h"
+#include "store/database.h"
+#include "store/journal.h"
 #include "test_helpers.h"
 
 namespace ucudnn {

@@ -78,7 +78,7 @@ TEST(DatabaseDamage, AHugeOrGarbageSchemaVersionIsRefusedNamingIt) {
     ASSERT_TRUE(BenchmarkDatabase::open(path, database_options(JournalMode::kDelete)).ok());
     set_schema_version(path, version);
     const std::string before = read_bytes(path);
-    Expected<std::unique_ptr<BenchmarkDatabase>> refused = Error{"not run"};
+    Expected<std::unique_ptr<BenchmarkDatabase>> refused = Error::invalid("not run");
     EXPECT_NO_THROW(refused = BenchmarkDatabase::open(path));
     ASSERT_FALSE(refused.ok());
     EXPECT_NE(refused.message().find("'" + version + "'"), std::string::npos) << refused.message();

@@ -23,6 +23,7 @@
 #include "cli_test_support.h"
 #include "database_test_support.h"
 #include "store/database.h"
+#include "store/journal.h"
 #include "test_helpers.h"
 
 namespace ucudnn::testing {

@@ -336,7 +336,7 @@ TEST(DatabasePaths, AStreamedStoreThatFailsPartWayStoresNothing) {
   };
   auto failing_source = [&](const std::function<Status(const StoredRow&)>& store) -> Status {
     for (int micro_batch = 1; micro_batch <= 50; ++micro_batch) UCUDNN_TRY(store(row_at(micro_batch)));
-    return Error{"table.csv:52: invalid time_ms 'soon'"};
+    return Error::invalid("table.csv:52: invalid time_ms 'soon'");
   };
   auto failed = (*db)->store_streamed_rows(failing_source);
   ASSERT_FALSE(failed.ok());
