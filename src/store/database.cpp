@@ -347,7 +347,7 @@ Expected<long long> BenchmarkDatabase::store_rows(const std::vector<StoredRow>& 
     for (const StoredRow& row : rows) {
       UCUDNN_TRY(writer.insert(row));
       const store::KernelKey kernel{row.identity, row.op, row.layer, row.measurement.micro_batch};
-      UCUDNN_TRY(writer.raise_coverage(kernel, kind_of(row.measurement), measured_up_to));
+      UCUDNN_TRY(writer.raise_coverage(kernel, row.measurement.candidate.kind, measured_up_to));
     }
     inserted = writer.inserted();
     return Status::success();
