@@ -55,9 +55,10 @@ TEST(Candidate, OrderedAsTheStoredColumnsAreThenByPieces) {
   EXPECT_EQ(grouped.at(Candidate::legacy(1, 0)), 2);
 }
 
-TEST(Candidate, StoredColumnsTranslateBothWays) {
+TEST(Candidate, StoredColumnsTellTheCandidate) {
   const Candidate engine = candidate_from_columns(-1, 1, "eng12:k3=1");
   EXPECT_EQ(engine, Candidate::engine("eng12:k3=1", 1));
+  EXPECT_EQ(engine.algorithm, -1) << "what the algo column gets back: an engine row's -1";
   EXPECT_EQ(candidate_from_columns(4, 0, ""), Candidate::legacy(4, 0));
   EXPECT_EQ(candidate_from_columns(4, 0, "eng1").kind, CandidateKind::kEngine) << "the engine column tells the kind";
   EXPECT_EQ(candidate_from_columns(4, 0, "eng1").algorithm, 4) << "kept as read, for the row's check to refuse";
