@@ -18,8 +18,9 @@ std::string describe_plan(const UcudnnPlan& plan) {
   std::string out;
   for (const auto& run : plan.runs) {
     if (!out.empty()) out += " + ";
-    out += std::to_string(run.count) + " x " + std::to_string(run.size) +
-           " " + ucudnn::describe_candidate(run.algo, run.engine, run.channelPieces);
+    out += std::to_string(run.count) + " x " + std::to_string(run.size) + " " +
+           ucudnn::describe_candidate(
+               ucudnn::candidate_from_columns(run.algo, run.mathType, run.engine).in_channel_pieces(run.channelPieces));
   }
   return plan.sumsInFp32 ? out + ", summed in FP32" : out;
 }

@@ -28,9 +28,10 @@ Status check_room(const char* name, const UcudnnMicroBatchRun* runs, int capacit
 
 Status check_engine_ids(const MicroBatchSplit& plan) {
   for (const MicroBatchRun& run : plan.runs) {
-    if (run.engine.size() >= UCUDNN_ENGINE_ID_MAX) {
-      return Error(ErrorCode::kNotSupported, "engine configuration id '" + run.engine.substr(0, 40) + "...' is " +
-                                                 std::to_string(run.engine.size()) +
+    const std::string& id = run.candidate().engine_id;
+    if (id.size() >= UCUDNN_ENGINE_ID_MAX) {
+      return Error(ErrorCode::kNotSupported, "engine configuration id '" + id.substr(0, 40) + "...' is " +
+                                                 std::to_string(id.size()) +
                                                  " characters; UcudnnMicroBatchRun::engine holds " +
                                                  std::to_string(UCUDNN_ENGINE_ID_MAX - 1) + " (UCUDNN_ENGINE_ID_MAX)");
     }
@@ -44,15 +45,16 @@ void copy_runs(const MicroBatchSplit& plan, UcudnnMicroBatchRun* runs, std::size
   if (!runs) return;
   auto* out = reinterpret_cast<unsigned char*>(runs);
   for (const MicroBatchRun& run : plan.runs) {
+    const Candidate& c = run.candidate();
     UcudnnMicroBatchRun r{};
-    r.size = run.size;
-    r.algo = run.algo;
-    r.mathType = static_cast<cudnnMathType_t>(run.math_type);
+    r.size = run.size();
+    r.algo = c.algorithm;
+    r.mathType = static_cast<cudnnMathType_t>(c.math_type);
     r.count = run.count;
-    r.timeMs = static_cast<float>(run.time_ms);
-    r.workspaceBytes = run.workspace_bytes;
-    std::memcpy(r.engine, run.engine.c_str(), run.engine.size() + 1);  // fits: check_engine_ids
-    r.channelPieces = run.pieces;
+    r.timeMs = static_cast<float>(run.call_ms);
+    r.workspaceBytes = run.row.workspace_bytes;
+    std::memcpy(r.engine, c.engine_id.c_str(), c.engine_id.size() + 1);  // fits: check_engine_ids
+    r.channelPieces = c.channel_pieces;
     std::memcpy(out, &r, stride >= kMicroBatchRunSizeV2 ? kMicroBatchRunSizeV2 : kMicroBatchRunSizeV1);
     out += stride;
   }

@@ -28,9 +28,8 @@ void BenchmarkTable::record(const ConvKey& micro_key, CandidateKind kind, std::s
   if (!slot) slot.emplace();
   Entry& entry = *slot;
   for (const Measurement& row : rows) {
-    auto same = std::find_if(entry.rows.begin(), entry.rows.end(), [&](const Measurement& m) {
-      return m.same_candidate(row);
-    });
+    auto same = std::find_if(entry.rows.begin(), entry.rows.end(),
+                             [&](const Measurement& m) { return m.candidate == row.candidate; });
     if (same != entry.rows.end()) *same = row;
     else entry.rows.push_back(row);
   }

@@ -1,6 +1,7 @@
 #include "core/candidate_kinds.h"
 
 #include <cctype>
+#include <utility>
 
 #include "core/candidates.h"
 #include "core/spelling.h"
@@ -23,9 +24,9 @@ const CandidateKindInfo kLegacyKind = {
       return std::string("an algorithm of ") + short_name(op) + " from 0 to " + std::to_string(algo_count(op) - 1) +
              ", or -1 with an engine";
     },
-    [](int algo, const std::string&) { return "algo " + std::to_string(algo); },
-    [](const Measurement& m) -> Status {
-      if (m.algo < 0) return Error::invalid("a legacy row needs an algorithm >= 0, not " + std::to_string(m.algo));
+    [](const Candidate& c) { return "algo " + std::to_string(c.algorithm); },
+    [](const Candidate& c) -> Status {
+      if (c.algorithm < 0) return Error::invalid("a legacy row needs an algorithm >= 0, not " + std::to_string(c.algorithm));
       return Status::success();
     },
 };
@@ -43,14 +44,13 @@ const CandidateKindInfo kEngineKind = {
     [](const std::string& engine) { return !engine.empty(); },
     [](ConvOp, long long algo) { return algo == -1; },
     [](ConvOp) { return std::string("-1 in an engine row"); },
-    [](int, const std::string& engine) { return engine; },
-    [](const Measurement& m) -> Status {
-      if (m.algo != -1) return Error::invalid("an engine row has algo -1, not " + std::to_string(m.algo));
-      UCUDNN_TRY_ASSIGN(const EngineConfigId config, parse_engine_config(m.engine));
+    [](const Candidate& c) { return c.engine_id; },
+    [](const Candidate& c) -> Status {
+      if (c.algorithm != -1) return Error::invalid("an engine row has algo -1, not " + std::to_string(c.algorithm));
+      UCUDNN_TRY_ASSIGN(const EngineConfigId config, parse_engine_config(c.engine_id));
       const std::string canonical = format_engine_config(config);
-      if (canonical != m.engine) {
-        return Error::invalid("engine configuration '" + m.engine.substr(0, 80) + "' is not canonical ('" + canonical +
-                              "')");
+      if (canonical != c.engine_id) {
+        return Error::invalid("engine configuration '" + c.engine_id.substr(0, 80) + "' is not canonical ('" + canonical + "')");
       }
       return Status::success();
     },
@@ -70,6 +70,17 @@ CandidateKind kind_of_candidate(const std::string& engine) {
     if (info.recognises(engine)) return info.kind;
   }
   return CandidateKind::kLegacy;  // unreachable: the kinds' recognisers cover every engine column
+}
+
+Candidate candidate_from_columns(int algo, int math_type, std::string engine) {
+  const CandidateKind kind = kind_of_candidate(engine);
+  return Candidate{kind, algo, math_type, std::move(engine), 1};
+}
+
+std::string describe_candidate(const Candidate& candidate) {
+  const std::string whole = kind_info(candidate.kind).describe(candidate);
+  const int pieces = candidate.channel_pieces;
+  return pieces > 1 ? whole + " in " + std::to_string(pieces) + " channel pieces" : whole;
 }
 
 std::vector<CandidateKind> kinds_of(CandidateSet set) {

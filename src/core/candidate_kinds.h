@@ -4,23 +4,21 @@
 // kind (its name, how its rows are recognised and checked, how planning treats it); how a kind is
 // measured and run on the GPU is its other half, runtime/candidate_runtime.h.
 //
-// Adding a kind: a CandidateKind value (and the CandidateSet values that hold it), its entry in
-// candidate_kinds.cpp, and its runtime half (one file, listed in runtime/candidate_runtime.cpp).
-// Code that must tell the kinds apart asks kind_of() and kind_info(), never the columns.
+// Adding a kind: a CandidateKind value (core/candidate.h; and the CandidateSet values that hold
+// it), its maker on Candidate, its entry in candidate_kinds.cpp, and its runtime half (one file,
+// listed in runtime/candidate_runtime.cpp). Code that must tell the kinds apart asks a
+// candidate's kind and kind_info(), never the columns; only candidate_from_columns reads those.
 
 #include <array>
 #include <string>
 #include <vector>
 
+#include "core/candidate.h"
 #include "core/conv_op.h"
 #include "core/expected.h"
 #include "core/measurement.h"
 
 namespace ucudnn {
-
-/// The kind of one candidate; persisted by value (the database's coverage rows): append only.
-enum class CandidateKind : int { kLegacy = 0, kEngine = 1 };
-inline constexpr int kCandidateKindCount = 2;
 
 /// The kinds a handle plans with; a kind's bit is 1 << its value.
 enum class CandidateSet : int { kLegacy = 1, kEngines = 2, kBoth = 3 };
@@ -43,20 +41,22 @@ struct CandidateKindInfo {
   bool (*algo_allowed)(ConvOp op, long long algo);
   /// What the algo column of a row of `op` of this kind must be, for an error message.
   std::string (*expected_algo)(ConvOp op);
-  /// The candidate in a log line: "algo 3", "eng12:k3=1".
-  std::string (*describe)(int algo, const std::string& engine);
-  /// Checks that a row's candidate columns (algo, engine) are this kind's, in the one spelling it is
-  /// stored by; the error says what is wrong.
-  Status (*check_row)(const Measurement& m);
+  /// The candidate (on the whole kernel) in a log line: "algo 3", "eng12:k3=1".
+  std::string (*describe)(const Candidate& candidate);
+  /// Checks that a row's candidate (its algo and engine columns) is this kind's, in the one
+  /// spelling it is stored by; the error says what is wrong.
+  Status (*check_row)(const Candidate& candidate);
 };
 
 /// Every kind, in CandidateKind order (legacy first).
 const std::array<CandidateKindInfo, kCandidateKindCount>& candidate_kinds();
 const CandidateKindInfo& kind_info(CandidateKind kind);
 
-/// The kind of a row (of its candidate columns).
+/// The kind of a stored row, told by its engine column (rows carry no kind column).
 CandidateKind kind_of_candidate(const std::string& engine);
-inline CandidateKind kind_of(const Measurement& m) { return kind_of_candidate(m.engine); }
+/// The candidate of a stored row's columns (database, CSV table), as read: the kind its engine
+/// column tells, the algo column kept as it is (kNoAlgorithm in an engine row that is well formed).
+Candidate candidate_from_columns(int algo, int math_type, std::string engine);
 
 inline bool includes(CandidateSet set, CandidateKind kind) {
   return (static_cast<int>(set) & (1 << static_cast<int>(kind))) != 0;
@@ -70,13 +70,8 @@ Expected<CandidateSet> parse_candidate_set(const std::string& text);
 const char* to_string(CandidateSet set);
 const char* to_string(CandidateKind kind);
 
-/// "algo 3" or the engine configuration id: the candidate in a log line, whatever its kind.
-inline std::string describe_candidate(int algo, const std::string& engine) {
-  return kind_info(kind_of_candidate(engine)).describe(algo, engine);
-}
-/// The same for a plan's run in output-channel pieces: "eng71 in 2 channel pieces" (1: as above).
-inline std::string describe_candidate(int algo, const std::string& engine, int pieces) {
-  return describe_candidate(algo, engine) + (pieces > 1 ? " in " + std::to_string(pieces) + " channel pieces" : "");
-}
+/// The candidate in a log line, whatever its kind: "algo 3", the engine configuration id, and in
+/// output-channel pieces "eng71 in 2 channel pieces".
+std::string describe_candidate(const Candidate& candidate);
 
 }  // namespace ucudnn

@@ -155,12 +155,11 @@ Expected<Row> parse_row(const std::vector<std::string>& fields) {
   }
   Row row;
   row.op = *op;
+  row.measurement.candidate =
+      candidate_from_columns(static_cast<int>(algo), static_cast<int>(math_type), std::move(engine));
   row.measurement.micro_batch = static_cast<int>(microbatch);
-  row.measurement.algo = static_cast<int>(algo);
-  row.measurement.math_type = static_cast<int>(math_type);
   row.measurement.time_ms = time_ms;
   row.measurement.workspace_bytes = static_cast<std::size_t>(workspace);
-  row.measurement.engine = std::move(engine);
   row.measurement.host_ms = host_ms;
   // The fields' checks above name their column; this is the rule every reader of rows shares.
   UCUDNN_TRY(check_measurement(row.op, row.measurement));
@@ -171,15 +170,15 @@ Expected<Row> parse_row(const std::vector<std::string>& fields) {
 // math type (4), algo + 1 (11: every kind's algo column is -1 or an algorithm below algo_count)
 // and the number of its engine id among the table's (32).
 std::uint64_t packed_key(const Measurement& m, std::uint32_t engine) {
-  const auto algo = static_cast<std::uint64_t>(m.algo + 1) & 0x7FF;
-  return (((std::uint64_t{engine} << 11 | algo) << 4 | static_cast<std::uint64_t>(m.math_type)) << 17) |
+  const auto algo = static_cast<std::uint64_t>(m.candidate.algorithm + 1) & 0x7FF;
+  return (((std::uint64_t{engine} << 11 | algo) << 4 | static_cast<std::uint64_t>(m.candidate.math_type)) << 17) |
          static_cast<std::uint64_t>(m.micro_batch);
 }
 
 std::string describe(const std::string& layer, ConvOp op, const Measurement& m) {
   return excerpt(layer) + " " + short_name(op) + " micro-batch " + std::to_string(m.micro_batch) + " algo " +
-         std::to_string(m.algo) + " math_type " + std::to_string(m.math_type) +
-         (m.engine.empty() ? "" : " engine " + m.engine);
+         std::to_string(m.candidate.algorithm) + " math_type " + std::to_string(m.candidate.math_type) +
+         (m.candidate.engine_id.empty() ? "" : " engine " + m.candidate.engine_id);
 }
 
 constexpr char kByteOrderMark[] = "\xEF\xBB\xBF";
@@ -248,7 +247,8 @@ Status TableRules::check_kernel(const std::string& where) {
 
 Status TableRules::check_duplicate(const std::string& where) {
   const Measurement& m = row_.measurement;
-  const auto engine = engines_.try_emplace(m.engine, static_cast<std::uint32_t>(engines_.size())).first->second;
+  const auto engine =
+      engines_.try_emplace(m.candidate.engine_id, static_cast<std::uint32_t>(engines_.size())).first->second;
   Kernel& kernel = kernels_[row_.kernel];
   const auto [first, inserted] = kernel.rows.emplace(packed_key(m, engine), row_.line);
   if (inserted) return Status::success();
@@ -350,8 +350,8 @@ std::string format_measurements_csv(const std::vector<KernelMeasurements>& kerne
       std::snprintf(time, sizeof(time), "%.6f", m.time_ms);
       std::snprintf(host, sizeof(host), "%.6f", m.host_ms);
       text += kernel.layer + "," + short_name(kernel.op) + "," + std::to_string(m.micro_batch) + "," +
-              std::to_string(m.algo) + "," + std::to_string(m.math_type) + "," + time + "," +
-              std::to_string(m.workspace_bytes) + "," + csv_engine_field(m.engine) + "," + host + "\n";
+              std::to_string(m.candidate.algorithm) + "," + std::to_string(m.candidate.math_type) + "," + time + "," +
+              std::to_string(m.workspace_bytes) + "," + csv_engine_field(m.candidate.engine_id) + "," + host + "\n";
     }
   }
   return text;

@@ -14,16 +14,17 @@ int max_math_type() { return cudnn_values::kFmaMath; }
 Status check_measurement(ConvOp op, const Measurement& m) {
   if (m.micro_batch < 1 || m.micro_batch > kMaxMicroBatch) {
     return Error::invalid("its micro-batch " + std::to_string(m.micro_batch) + " is not from 1 to " +
-                          std::to_string(kMaxMicroBatch));
+                 std::to_string(kMaxMicroBatch));
   }
-  const CandidateKindInfo& kind = kind_info(kind_of(m));
-  UCUDNN_TRY(kind.check_row(m));  // the kind's own columns first: "an engine row has algo -1, not 0"
-  if (!kind.algo_allowed(op, m.algo)) {
-    return Error::invalid("its algo " + std::to_string(m.algo) + " is not " + kind.expected_algo(op));
+  const Candidate& candidate = m.candidate;
+  const CandidateKindInfo& kind = kind_info(candidate.kind);
+  UCUDNN_TRY(kind.check_row(candidate));  // the kind's own columns first: "an engine row has algo -1, not 0"
+  if (!kind.algo_allowed(op, candidate.algorithm)) {
+    return Error::invalid("its algo " + std::to_string(candidate.algorithm) + " is not " + kind.expected_algo(op));
   }
-  if (m.math_type < 0 || m.math_type > max_math_type()) {
-    return Error::invalid("its math type " + std::to_string(m.math_type) + " is not from 0 to " +
-                          std::to_string(max_math_type()));
+  if (candidate.math_type < 0 || candidate.math_type > max_math_type()) {
+    return Error::invalid("its math type " + std::to_string(candidate.math_type) + " is not from 0 to " +
+                 std::to_string(max_math_type()));
   }
   // NaN fails both comparisons: only a finite, non-negative time passes.
   if (!(m.time_ms >= 0 && m.time_ms <= kMaxTimeMs)) return Error::invalid("its GPU time is not from 0 to 1e9 ms");

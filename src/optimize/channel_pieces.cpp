@@ -83,7 +83,7 @@ bool limit_costs_speed(const ConvKey& key, const std::vector<int>& sizes, const 
 std::vector<Measurement> rows_from_pieces(const std::vector<Measurement>& piece_rows, int pieces) {
   std::vector<Measurement> rows = piece_rows;
   for (Measurement& row : rows) {
-    row.pieces = pieces;
+    row.candidate.channel_pieces = pieces;
     row.time_ms *= pieces;
     row.host_ms *= pieces;
   }

@@ -39,7 +39,8 @@ int MicroBatchSplit::micro_batch_count() const {
 }
 
 bool MicroBatchSplit::in_channel_pieces() const {
-  return std::any_of(runs.begin(), runs.end(), [](const MicroBatchRun& run) { return run.pieces > 1; });
+  return std::any_of(runs.begin(), runs.end(),
+                     [](const MicroBatchRun& run) { return run.candidate().channel_pieces > 1; });
 }
 
 bool MicroBatchSplit::later_calls_accumulate(ConvOp op) const {
@@ -49,12 +50,12 @@ bool MicroBatchSplit::later_calls_accumulate(ConvOp op) const {
 
 double MicroBatchSplit::host_ms() const {
   double total = 0.0;
-  for (const auto& run : runs) total += run.host_ms * run.count;
+  for (const auto& run : runs) total += run.row.host_ms * run.count;
   return total;
 }
 
 bool MicroBatchSplit::deterministic() const {
-  return std::all_of(runs.begin(), runs.end(), [](const MicroBatchRun& run) { return run.deterministic; });
+  return std::all_of(runs.begin(), runs.end(), [](const MicroBatchRun& run) { return run.row.deterministic; });
 }
 
 std::optional<Measurement> fastest_within(const std::vector<Measurement>& rows, int micro_batch,
@@ -109,9 +110,7 @@ MicroBatchSplit prefer_undivided_within_margin(MicroBatchSplit plan, const std::
   if (beyond_noise && pays_for_host) return plan;
   MicroBatchSplit undivided;
   undivided.batch = plan.batch;
-  undivided.runs.push_back(MicroBatchRun{plan.batch, whole->algo, whole->math_type, 1, whole_ms,
-                                         whole->workspace_bytes, whole->deterministic, whole->engine, whole->host_ms,
-                                         whole->pieces});
+  undivided.runs.push_back(MicroBatchRun::of(*whole, 1, pricing));
   undivided.time_ms = whole_ms;
   undivided.workspace_bytes = whole->workspace_bytes;
   return undivided;

@@ -16,27 +16,24 @@
 #include <string>
 #include <vector>
 
-#include "core/candidate_kinds.h"
 #include "core/conv_op.h"
 #include "core/measurement.h"
 
 namespace ucudnn::optimize {
 
-/// `count` consecutive calls of one candidate (a legacy algorithm or an engine configuration) on
-/// micro-batches of `size`.
+/// `count` consecutive calls of one measured row: its candidate (a legacy algorithm or an engine
+/// configuration, core/candidate.h) on micro-batches of its size.
 struct MicroBatchRun {
-  int size = 0;
-  int algo = 0;  ///< -1 for an engine
-  int math_type = 0;
+  Measurement row;  ///< what each call runs and its measurement: candidate, micro-batch, workspace, host time
   int count = 0;
-  double time_ms = 0.0;  ///< predicted time of one call: its row's cost under the plan's pricing
-  std::size_t workspace_bytes = 0;
-  bool deterministic = true;
-  std::string engine;  ///< empty: the legacy algorithm; else the engine configuration id
-  double host_ms = 0.0;  ///< the host's time to issue one call (0: not measured)
-  int pieces = 1;        ///< output-channel pieces each micro-batch runs as (optimize/channel_pieces.h)
+  double call_ms = 0.0;  ///< predicted time of one call: the row's cost under the plan's pricing
 
-  CandidateKind kind() const { return kind_of_candidate(engine); }
+  /// `count` calls of `row`, each priced under `pricing`.
+  static MicroBatchRun of(const Measurement& row, int count, CallPricing pricing) {
+    return MicroBatchRun{row, count, row.cost_ms(pricing)};
+  }
+  int size() const { return row.micro_batch; }
+  const Candidate& candidate() const { return row.candidate; }
 };
 
 struct MicroBatchSplit {

@@ -4,7 +4,6 @@
 #include <functional>
 #include <limits>
 #include <map>
-#include <string>
 #include <tuple>
 #include <utility>
 
@@ -143,29 +142,19 @@ void WrRecurrence::solve_by_size(int b) {
 
 MicroBatchSplit split_of(const WrRecurrence& program, const std::vector<const Measurement*>& rows,
                          CallPricing pricing) {
-  // Walk back through the choices and group equal micro-kernels.
-  std::map<std::tuple<int, int, int, std::string, int>, MicroBatchRun, std::greater<>> grouped;
+  // Walk back through the choices and group equal micro-kernels: larger sizes first.
+  std::map<std::pair<int, Candidate>, MicroBatchRun, std::greater<>> grouped;
   for (int b = program.batch(); b > 0; b -= rows[program.last(b)]->micro_batch) {
     const Measurement& m = *rows[program.last(b)];
-    auto& run = grouped[{m.micro_batch, m.algo, m.math_type, m.engine, m.pieces}];
-    run.size = m.micro_batch;
-    run.algo = m.algo;
-    run.math_type = m.math_type;
-    run.engine = m.engine;
-    run.time_ms = m.cost_ms(pricing);
-    run.workspace_bytes = m.workspace_bytes;
-    run.deterministic = m.deterministic;
-    run.host_ms = m.host_ms;
-    run.pieces = m.pieces;
-    ++run.count;
+    ++grouped.try_emplace({m.micro_batch, m.candidate}, MicroBatchRun::of(m, 0, pricing)).first->second.count;
   }
 
   MicroBatchSplit plan;
   plan.batch = program.batch();
   for (const auto& entry : grouped) {
     plan.runs.push_back(entry.second);
-    plan.time_ms += entry.second.time_ms * entry.second.count;
-    plan.workspace_bytes = std::max(plan.workspace_bytes, entry.second.workspace_bytes);
+    plan.time_ms += entry.second.call_ms * entry.second.count;
+    plan.workspace_bytes = std::max(plan.workspace_bytes, entry.second.row.workspace_bytes);
   }
   return plan;
 }

@@ -44,7 +44,7 @@ class EngineMeasurer final : public KindMeasurer {
       UCUDNN_TRY(offer_engines(micro, &offers));
     }
     const ConvBuffers buffers = rig_.buffers();
-    auto same = [&](std::size_t i, const Measurement& row) { return row.engine == offers[i].id; };
+    auto same = [&](std::size_t i, const Measurement& row) { return row.candidate.engine_id == offers[i].id; };
     auto pass_over = [&](std::size_t i) {
       return std::any_of(known.begin(), known.end(), [&](const Measurement& m) { return same(i, m); });
     };
@@ -87,14 +87,12 @@ class EngineMeasurer final : public KindMeasurer {
         return Status::success();
       }
       Measurement m;
+      m.candidate = Candidate::engine(offer.id, micro.conv.math_type);
       m.micro_batch = micro_batch;
-      m.algo = -1;
-      m.math_type = micro.conv.math_type;
       m.time_ms = times.gpu_ms;
       m.host_ms = times.host_ms;
       m.workspace_bytes = workspace_needed;
       m.deterministic = offer.deterministic;
-      m.engine = offer.id;
       *timed = std::move(m);
       return Status::success();
     };
@@ -122,8 +120,9 @@ class EngineRunner final : public KindRunner {
     std::unique_ptr<EngineRunner> runner(new EngineRunner());
     runner->key_ = key;
     for (const MicroBatchRun& run : wr.runs) {
+      const Candidate& c = run.candidate();
       runner->runs_.push_back(
-          Run{run.size, run.kind() == CandidateKind::kEngine ? run.engine : std::string(), run.pieces});
+          Run{run.size(), c.kind == CandidateKind::kEngine ? c.engine_id : std::string(), c.channel_pieces});
     }
     const ScaledExecutionPlans* plain = nullptr;
     const ScaledExecutionPlans* accumulating = nullptr;
@@ -142,7 +141,7 @@ class EngineRunner final : public KindRunner {
         if (!engine_plan) continue;
         const std::size_t needed = engine_plan->workspace_bytes();
         runner->workspace_bytes_ = std::max(runner->workspace_bytes_, needed);
-        if (needed > workspace_limit) over.push_back({wr.runs[r].size, wr.runs[r].engine, needed});
+        if (needed > workspace_limit) over.push_back({wr.runs[r].size(), wr.runs[r].candidate().engine_id, needed});
       }
     }
     if (!over.empty()) {

@@ -33,8 +33,8 @@ Status ExecutablePlan::build(const ConvKey& key, std::size_t workspace_limit, Ba
   if (plan->split_.sums_in_fp32) UCUDNN_TRY(Fp32FilterSums::make(key, &plan->sums_));
   for (const CandidateKindInfo& info : candidate_kinds()) {
     const auto& runs = plan->split_.runs;
-    const bool has_runs =
-        std::any_of(runs.begin(), runs.end(), [&](const MicroBatchRun& run) { return run.kind() == info.kind; });
+    const bool has_runs = std::any_of(runs.begin(), runs.end(),
+                                      [&](const MicroBatchRun& run) { return run.candidate().kind == info.kind; });
     if (!has_runs) continue;
     std::unique_ptr<KindRunner>& runner = plan->runners_[static_cast<std::size_t>(info.kind)];
     UCUDNN_TRY(kind_runtime(info.kind).make_runner(key, plan->split_, workspace_limit - accumulator, &runner,
@@ -115,7 +115,7 @@ Status ExecutablePlan::enqueue(cudnnHandle_t handle, const void* alpha, const vo
   bool first = true;
   for (std::size_t r = 0; r < split_.runs.size(); ++r) {
     const MicroBatchRun& run = split_.runs[r];
-    const KindRunner& runner = *runners_[static_cast<std::size_t>(run.kind())];
+    const KindRunner& runner = *runners_[static_cast<std::size_t>(run.candidate().kind)];
     for (int i = 0; i < run.count; ++i) {
       MicroBatchCall call;
       call.buffers.x = static_cast<char*>(buffers.x) + offset * x_step;
@@ -141,7 +141,7 @@ Status ExecutablePlan::enqueue(cudnnHandle_t handle, const void* alpha, const vo
         call.beta_value = accumulate ? 1.0 : scaling.beta;
         UCUDNN_TRY(enqueue_pieces(handle, runner, r, call, one));
       }
-      offset += static_cast<std::size_t>(run.size);
+      offset += static_cast<std::size_t>(run.size());
       first = false;
     }
   }
@@ -151,7 +151,7 @@ Status ExecutablePlan::enqueue(cudnnHandle_t handle, const void* alpha, const vo
 
 Status ExecutablePlan::enqueue_pieces(cudnnHandle_t handle, const KindRunner& runner, std::size_t r,
                                       MicroBatchCall call, const void* one) const {
-  const int pieces = split_.runs[r].pieces;
+  const int pieces = split_.runs[r].candidate().channel_pieces;
   if (pieces <= 1) return runner.enqueue(handle, r, call);
   char* const y = static_cast<char*>(call.buffers.y);
   char* const w = static_cast<char*>(call.buffers.w);

@@ -87,11 +87,9 @@ class LegacyMeasurer final : public KindMeasurer {
       return micro.conv.math_type == CUDNN_FMA_MATH ? CUDNN_FMA_MATH : static_cast<int>(c.math_type);
     };
     auto is_candidate = [&](const AlgoPerf& c, const Measurement& m) {
-      return m.algo == c.algo && m.math_type == math_of(c);
+      return m.candidate == Candidate::legacy(c.algo, math_of(c));
     };
-    auto same = [&](std::size_t i, const Measurement& row) {
-      return kind_of(row) == CandidateKind::kLegacy && is_candidate(candidates[i], row);
-    };
+    auto same = [&](std::size_t i, const Measurement& row) { return is_candidate(candidates[i], row); };
     // Failed or too hungry for the workspace in cuDNN's list, measured before, or listed twice
     // (Find lists an algorithm once per math type it tried).
     auto pass_over = [&](std::size_t i) {
@@ -125,9 +123,8 @@ class LegacyMeasurer final : public KindMeasurer {
         return Status::success();
       }
       Measurement m;
+      m.candidate = Candidate::legacy(c.algo, math);
       m.micro_batch = micro_batch;
-      m.algo = c.algo;
-      m.math_type = math;
       m.time_ms = times.gpu_ms;
       m.host_ms = times.host_ms;
       m.workspace_bytes = workspace;
@@ -163,26 +160,26 @@ class LegacyRunner final : public KindRunner {
     runner->op_ = key.op;
     runner->runs_.resize(wr.runs.size());
     for (std::size_t r = 0; r < wr.runs.size(); ++r) {
-      const MicroBatchRun& run = wr.runs[r];
-      if (run.kind() != CandidateKind::kLegacy) continue;
-      const ConvKey shape = run.pieces > 1 ? optimize::channel_piece_key(key, run.pieces) : key;
-      const std::pair<int, int> size_and_pieces{run.size, run.pieces};
+      const Candidate& run = wr.runs[r].candidate();
+      if (run.kind != CandidateKind::kLegacy) continue;
+      const int pieces = run.channel_pieces;
+      const ConvKey shape = pieces > 1 ? optimize::channel_piece_key(key, pieces) : key;
+      const std::pair<int, int> size_and_pieces{wr.runs[r].size(), pieces};
       if (!runner->x_by_size_.count(size_and_pieces)) {
-        const ConvKey micro = shape.with_batch(run.size);
+        const ConvKey micro = shape.with_batch(wr.runs[r].size());
         UCUDNN_TRY(make_tensor_descriptor(micro.x, &runner->x_by_size_[size_and_pieces]));
         UCUDNN_TRY(make_tensor_descriptor(micro.y, &runner->y_by_size_[size_and_pieces]));
       }
-      if (!runner->filter_by_pieces_.count(run.pieces)) {
-        UCUDNN_TRY(make_filter_descriptor(shape.w, &runner->filter_by_pieces_[run.pieces]));
+      if (!runner->filter_by_pieces_.count(pieces)) {
+        UCUDNN_TRY(make_filter_descriptor(shape.w, &runner->filter_by_pieces_[pieces]));
       }
       if (!runner->conv_by_math_.count(run.math_type)) {
         UCUDNN_TRY(make_convolution_descriptor(key.conv, run.math_type, &runner->conv_by_math_[run.math_type]));
       }
-      runner->runs_[r] = Run{ConvDescriptors{runner->x_by_size_.at(size_and_pieces).get(),
-                                             runner->filter_by_pieces_.at(run.pieces).get(),
-                                             runner->conv_by_math_.at(run.math_type).get(),
-                                             runner->y_by_size_.at(size_and_pieces).get()},
-                             run.algo};
+      runner->runs_[r] = Run{
+          ConvDescriptors{runner->x_by_size_.at(size_and_pieces).get(), runner->filter_by_pieces_.at(pieces).get(),
+                          runner->conv_by_math_.at(run.math_type).get(), runner->y_by_size_.at(size_and_pieces).get()},
+          run.algorithm};
     }
     *out = std::move(runner);
     return Status::success();

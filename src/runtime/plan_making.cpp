@@ -16,7 +16,7 @@ namespace {
 void drop_engine_rows(const std::vector<OversizedEngineRun>& oversized, std::vector<Measurement>* rows) {
   auto listed = [&](const Measurement& m) {
     return std::any_of(oversized.begin(), oversized.end(), [&](const OversizedEngineRun& run) {
-      return m.engine == run.engine && m.micro_batch == run.size;
+      return m.candidate.engine_id == run.engine && m.micro_batch == run.size;
     });
   };
   rows->erase(std::remove_if(rows->begin(), rows->end(), listed), rows->end());
@@ -28,10 +28,7 @@ bool same_calls(const optimize::MicroBatchSplit& a, const optimize::MicroBatchSp
   for (std::size_t i = 0; i < a.runs.size(); ++i) {
     const optimize::MicroBatchRun& x = a.runs[i];
     const optimize::MicroBatchRun& y = b.runs[i];
-    if (x.size != y.size || x.count != y.count || x.algo != y.algo || x.math_type != y.math_type ||
-        x.engine != y.engine || x.pieces != y.pieces) {
-      return false;
-    }
+    if (x.size() != y.size() || x.count != y.count || x.candidate() != y.candidate()) return false;
   }
   return true;
 }
@@ -67,7 +64,7 @@ Status build_priced(const ConvKey& key, const std::vector<int>& sizes, std::size
     // Reported against one call of the whole kernel: rows in output-channel pieces make several.
     std::vector<Measurement> whole_kernel;
     std::copy_if(rows->begin(), rows->end(), std::back_inserter(whole_kernel),
-                 [](const Measurement& m) { return m.pieces == 1; });
+                 [](const Measurement& m) { return m.candidate.channel_pieces == 1; });
     if (auto single = optimize::fastest_within(whole_kernel, key.batch(), workspace_limit, pricing)) {
       proposal.undivided_ms = single->cost_ms(pricing);
     }
@@ -122,8 +119,8 @@ Status make_wr_plan(const ConvKey& key, const std::vector<int>& sizes, std::size
 std::string describe_runs(const optimize::MicroBatchSplit& plan) {
   std::string runs;
   for (const optimize::MicroBatchRun& run : plan.runs) {
-    runs += (runs.empty() ? "" : " + ") + std::to_string(run.count) + " x " + std::to_string(run.size) + " " +
-            describe_candidate(run.algo, run.engine, run.pieces);
+    runs += (runs.empty() ? "" : " + ") + std::to_string(run.count) + " x " + std::to_string(run.size()) + " " +
+            describe_candidate(run.candidate());
   }
   return plan.sums_in_fp32 ? runs + ", summed in FP32" : runs;
 }

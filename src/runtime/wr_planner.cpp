@@ -13,8 +13,9 @@ AlgoPerf plan_as_perf(const ExecutablePlan& plan) {
   p.time_ms = static_cast<float>(plan.split().time_ms);
   p.memory = plan.workspace_wanted();
   p.determinism = plan.deterministic() ? CUDNN_DETERMINISTIC : CUDNN_NON_DETERMINISTIC;
-  p.math_type = plan.split().runs.empty() ? CUDNN_DEFAULT_MATH
-                                       : static_cast<cudnnMathType_t>(plan.split().runs.front().math_type);
+  p.math_type = plan.split().runs.empty()
+                    ? CUDNN_DEFAULT_MATH
+                    : static_cast<cudnnMathType_t>(plan.split().runs.front().candidate().math_type);
   return p;
 }
 
@@ -29,11 +30,11 @@ std::vector<AlgoPerf> measured_singles(const ConvKey& key, std::size_t workspace
     for (const Measurement& m : entry->rows) {
       if (m.workspace_bytes > workspace_limit) continue;
       AlgoPerf p;
-      p.algo = m.algo;
+      p.algo = m.candidate.algorithm;
       p.time_ms = static_cast<float>(m.cost_ms());
       p.memory = m.workspace_bytes;
       p.determinism = m.deterministic ? CUDNN_DETERMINISTIC : CUDNN_NON_DETERMINISTIC;
-      p.math_type = static_cast<cudnnMathType_t>(m.math_type);
+      p.math_type = static_cast<cudnnMathType_t>(m.candidate.math_type);
       singles.push_back(p);
     }
   }

@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/candidate_kinds.h"
 #include "core/conv_op.h"
 #include "core/device_identity.h"
 #include "core/expected.h"
@@ -72,13 +73,13 @@ void visit_columns(Row& row, Visit&& visit) {
   } else if constexpr (std::is_same_v<Plain, StoredRow>) {
     auto& m = row.measurement;
     detail::visit_kernel_key(row.identity, row.op, row.layer, m.micro_batch, visit);
-    visit(key_column("algo"), m.algo);
-    visit(key_column("math_type"), m.math_type);
+    visit(key_column("algo"), m.candidate.algorithm);  // Candidate::kNoAlgorithm (-1) for an engine
+    visit(key_column("math_type"), m.candidate.math_type);
     visit(value_column("deterministic"), m.deterministic);
     visit(value_column("time_ms"), m.time_ms);
     visit(value_column("workspace_bytes"), m.workspace_bytes);
     visit(value_column("measured_at"), row.measured_at);
-    visit(key_column("engine", 2), m.engine);  // '' for a legacy algorithm
+    visit(key_column("engine", 2), m.candidate.engine_id);  // '' for a legacy algorithm
     visit(value_column("host_ms", 3), m.host_ms);
   } else {
     static_assert(std::is_same_v<Plain, CoverageRow>, "visit_columns: not a row of the database");
@@ -176,6 +177,11 @@ Status read_columns(const Statement& statement, Row* row, int first = 0) {
     Status read = read_value(statement, index++, &value);
     if (status.ok() && !read.ok()) status = read.error().prefixed(std::string("column ") + c.name + " ");
   });
+  if constexpr (std::is_same_v<Row, StoredRow>) {
+    // No column holds the kind: the engine column tells it, as it does for every stored row.
+    Candidate& candidate = row->measurement.candidate;
+    candidate.kind = kind_of_candidate(candidate.engine_id);
+  }
   return status;
 }
 

@@ -270,7 +270,7 @@ Status BenchmarkDatabase::transaction(bool write, const std::function<Status()>&
     // A statement left running is a bug here, not contention: fail at once.
     if (sqlite3_next_stmt(db, nullptr) != nullptr)
       return Error{ErrorCode::kInternal, failure + " (a statement is still running)"};
-    if (!sqlite_busy(code)) return Error{kind, failure};
+    if (!sqlite_busy(code)) return Error::invalid(kind, failure);
     if (std::chrono::steady_clock::now() >= deadline) return store::still_locked_error(busy_timeout_ms_);
     backoff.pause();
   }
@@ -347,7 +347,7 @@ Expected<long long> BenchmarkDatabase::store_rows(const std::vector<StoredRow>& 
     for (const StoredRow& row : rows) {
       UCUDNN_TRY(writer.insert(row));
       const store::KernelKey kernel{row.identity, row.op, row.layer, row.measurement.micro_batch};
-      UCUDNN_TRY(writer.raise_coverage(kernel, kind_of(row.measurement), measured_up_to));
+      UCUDNN_TRY(writer.raise_coverage(kernel, row.measurement.candidate.kind, measured_up_to));
     }
     inserted = writer.inserted();
     return Status::success();

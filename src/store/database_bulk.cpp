@@ -115,7 +115,7 @@ Expected<long long> BenchmarkDatabase::store_streamed_rows(const RowSource& sour
       }
       stored = writer.insert(row);
       const store::KernelKey kernel{row.identity, row.op, row.layer, row.measurement.micro_batch};
-      if (stored) stored = writer.raise_coverage(kernel, kind_of(row.measurement), measured_up_to);
+      if (stored) stored = writer.raise_coverage(kernel, row.measurement.candidate.kind, measured_up_to);
       if (!stored) refused = ": store failed: ";
       return stored;
     });

@@ -40,8 +40,8 @@ std::string of_kind_condition(int parameter) { return " AND (engine <> '') = ?" 
 Status check_read_row(const Status& read, const StoredRow& row, std::optional<CandidateKind> kind) {
   if (!read) return read.error().prefixed("a stored row of this kernel cannot be a measurement: its ");
   Status checked = check_measurement(row.op, row.measurement);
-  if (checked && kind && kind_of(row.measurement) != *kind) {
-    checked = Error{ErrorCode::kBadParam, std::string("it is ") + a_kind(kind_of(row.measurement)) +
+  if (checked && kind && row.measurement.candidate.kind != *kind) {
+    checked = Error{ErrorCode::kBadParam, std::string("it is ") + a_kind(row.measurement.candidate.kind) +
                                               " candidate, not " + a_kind(*kind) + " one"};
   }
   if (!checked) {
@@ -54,19 +54,19 @@ Status check_read_row(const Status& read, const StoredRow& row, std::optional<Ca
 
 std::string describe_row(const Measurement& m) {
   // A numbered kind's candidate is its algorithm and math type; another's, its (truncated) id.
-  const CandidateKindInfo& kind = kind_info(kind_of(m));
-  const std::string candidate = kind.numbered
-                                    ? kind.describe(m.algo, m.engine) + " math_type " + std::to_string(m.math_type)
-                                    : std::string(kind.name) + " " + m.engine.substr(0, 80);
+  const Candidate& c = m.candidate;
+  const CandidateKindInfo& kind = kind_info(c.kind);
+  const std::string candidate = kind.numbered ? kind.describe(c) + " math_type " + std::to_string(c.math_type)
+                                              : std::string(kind.name) + " " + c.engine_id.substr(0, 80);
   return candidate + " at micro-batch " + std::to_string(m.micro_batch);
 }
 
 Status check_rows(const std::vector<Measurement>& rows, ConvOp op, CandidateKind kind) {
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Measurement& m = rows[i];
-    if (kind_of(m) != kind) {
+    if (m.candidate.kind != kind) {
       return Error{ErrorCode::kBadParam,
-                   which_row(i, m) + " is " + a_kind(kind_of(m)) + " candidate, not " + a_kind(kind) + " one"};
+                   which_row(i, m) + " is " + a_kind(m.candidate.kind) + " candidate, not " + a_kind(kind) + " one"};
     }
     auto checked = check_measurement(op, m);
     if (!checked) return checked.error().prefixed(which_row(i, m) + ": ");
@@ -220,7 +220,7 @@ Expected<std::vector<StoredRow>> read_all_rows(sqlite3* db, int version) {
     const Measurement& m = r.measurement;
     return std::make_tuple(std::cref(d.gpu_name), d.compute_capability, d.sm_count, d.cudnn_version,
                            d.cuda_runtime_version, std::cref(r.layer), std::string(short_name(r.op)), m.micro_batch,
-                           m.algo, m.math_type, std::cref(m.engine));
+                           m.candidate.algorithm, m.candidate.math_type, std::cref(m.candidate.engine_id));
   };
   std::sort(rows.begin(), rows.end(), [&](const StoredRow& a, const StoredRow& b) { return order(a) < order(b); });
   return rows;

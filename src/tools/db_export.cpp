@@ -134,8 +134,9 @@ void format_line(const TableKernel& kernel, const Measurement& m, std::string* l
   *line += ',';
   *line += short_name(kernel.op);
   for (const std::string& field :
-       {std::to_string(m.micro_batch), std::to_string(m.algo), std::to_string(m.math_type), shortest_double(m.time_ms),
-        std::to_string(m.workspace_bytes), csv_engine_field(m.engine), shortest_double(m.host_ms)}) {
+       {std::to_string(m.micro_batch), std::to_string(m.candidate.algorithm), std::to_string(m.candidate.math_type),
+        shortest_double(m.time_ms), std::to_string(m.workspace_bytes), csv_engine_field(m.candidate.engine_id),
+        shortest_double(m.host_ms)}) {
     *line += ',';
     *line += field;
   }

@@ -32,8 +32,8 @@ namespace {
 // determinism is a note of the configuration that only cuDNN answers: not known, so not claimed
 // (a caller that needs determinism never gets an imported engine row).
 bool documented_deterministic(ConvOp op, const Measurement& m) {
-  if (kind_of(m) != CandidateKind::kLegacy) return false;
-  const int algo = m.algo;
+  if (m.candidate.kind != CandidateKind::kLegacy) return false;
+  const int algo = m.candidate.algorithm;
   switch (op) {
     case ConvOp::kForward: return true;
     case ConvOp::kBackwardData: return algo != 0;

@@ -76,22 +76,25 @@ std::string format_rows(const std::vector<Column>& columns, const std::vector<Ro
 }
 
 // A numbered kind's candidate (a legacy algorithm) by cuDNN's name for it, another by its id.
-std::string candidate_name(ConvOp op, int algo, const std::string& engine) {
-  const CandidateKindInfo& kind = kind_info(kind_of_candidate(engine));
-  return kind.numbered ? algo_name(op, algo) : kind.describe(algo, engine);
+std::string candidate_name(ConvOp op, const Candidate& candidate) {
+  const CandidateKindInfo& kind = kind_info(candidate.kind);
+  return kind.numbered ? algo_name(op, candidate.algorithm) : kind.describe(candidate);
 }
 
-// Whether the JSON names the candidate's engine configuration: its kind has one.
-bool has_engine_id(const std::string& engine) { return kind_of_candidate(engine) != CandidateKind::kLegacy; }
+// The candidate's columns as a JSON entry's "algo" and, for a kind that has one, "engine": an
+// engine has algo -1 and its id under "engine" after "algo".
+void add_candidate(const Candidate& candidate, nlohmann::ordered_json* entry) {
+  (*entry)["algo"] = candidate.algorithm;
+  if (candidate.kind != CandidateKind::kLegacy) (*entry)["engine"] = candidate.engine_id;
+}
 
-// {"size","algo","count"}; an engine run has algo -1 and its id under "engine" after "algo".
+// {"size","algo","count"}, with "engine" after "algo" for an engine run.
 nlohmann::ordered_json micro_batches_to_json(const MicroBatchSplit& plan) {
   nlohmann::ordered_json micro_batches = nlohmann::ordered_json::array();
   for (const auto& run : plan.runs) {
     nlohmann::ordered_json entry;
-    entry["size"] = run.size;
-    entry["algo"] = run.algo;
-    if (has_engine_id(run.engine)) entry["engine"] = run.engine;
+    entry["size"] = run.size();
+    add_candidate(run.candidate(), &entry);
     entry["count"] = run.count;
     micro_batches.push_back(std::move(entry));
   }
@@ -118,8 +121,7 @@ std::string describe_micro_batches(ConvOp op, const MicroBatchSplit& plan) {
   std::string text;
   for (const auto& run : plan.runs) {
     if (!text.empty()) text += " + ";
-    text +=
-        std::to_string(run.count) + " x " + std::to_string(run.size) + " " + candidate_name(op, run.algo, run.engine);
+    text += std::to_string(run.count) + " x " + std::to_string(run.size()) + " " + candidate_name(op, run.candidate());
   }
   return text;
 }
@@ -233,9 +235,8 @@ nlohmann::ordered_json pareto_to_json(const ParetoReport& report) {
   nlohmann::ordered_json undivided = nlohmann::ordered_json::array();
   for (const auto& m : report.undivided) {
     nlohmann::ordered_json entry;
-    entry["algo"] = m.algo;
-    if (has_engine_id(m.engine)) entry["engine"] = m.engine;
-    entry["algo_name"] = candidate_name(report.op, m.algo, m.engine);
+    add_candidate(m.candidate, &entry);
+    entry["algo_name"] = candidate_name(report.op, m.candidate);
     entry["time_ms"] = json_ms(m.cost_ms());
     if (m.host_ms > 0) {
       entry["gpu_ms"] = json_ms(m.time_ms);

@@ -34,9 +34,9 @@ Expected<std::vector<KernelMeasurements>> rows_of_candidates(std::vector<KernelM
                                                              CandidateSet set) {
   for (auto& kernel : kernels) {
     auto& rows = kernel.rows;
-    rows.erase(
-        std::remove_if(rows.begin(), rows.end(), [&](const Measurement& m) { return !includes(set, kind_of(m)); }),
-        rows.end());
+    rows.erase(std::remove_if(rows.begin(), rows.end(),
+                              [&](const Measurement& m) { return !includes(set, m.candidate.kind); }),
+               rows.end());
     if (rows.empty()) {
       return Error::invalid(kernel_name(kernel) + ": no rows of the candidates '" + to_string(set) +
                             "' (see --candidates)");

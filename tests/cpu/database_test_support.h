@@ -66,7 +66,7 @@ inline std::vector<store::StoredRow> stored_rows(const DeviceIdentity& identity,
     row.identity = identity;
     row.layer = prefix + std::to_string(first_layer + i / 8);
     row.measurement.micro_batch = 1 + i % 8;
-    row.measurement.algo = 0;
+    row.measurement.candidate.algorithm = 0;
     row.measurement.time_ms = 0.5 + i;
     row.measured_at = "2026-01-01T00:00:00Z";
     rows.push_back(row);
@@ -107,7 +107,7 @@ inline std::vector<Measurement> rows_for(int micro_batch, int count) {
   for (int algo = 0; algo < count; ++algo) {
     Measurement m;
     m.micro_batch = micro_batch;
-    m.algo = algo;
+    m.candidate.algorithm = algo;
     m.time_ms = 1.0 + algo;
     m.workspace_bytes = static_cast<std::size_t>(algo) << 20;
     rows.push_back(m);

@@ -16,7 +16,7 @@ namespace ucudnn::testing {
 inline Measurement legacy_row(int micro_batch, int algo, double time_ms, std::size_t workspace = 0) {
   Measurement m;
   m.micro_batch = micro_batch;
-  m.algo = algo;
+  m.candidate.algorithm = algo;
   m.time_ms = time_ms;
   m.workspace_bytes = workspace;
   return m;
@@ -25,7 +25,7 @@ inline Measurement legacy_row(int micro_batch, int algo, double time_ms, std::si
 /// A graph-API engine's row (algorithm -1).
 inline Measurement engine_row(int micro_batch, const std::string& id, double time_ms, std::size_t workspace = 0) {
   Measurement m = legacy_row(micro_batch, -1, time_ms, workspace);
-  m.engine = id;
+  m.candidate = Candidate::engine(id, 0);
   return m;
 }
 

@@ -150,10 +150,10 @@ class RecordedSource : public MeasurementSource {
       measured.measured_up_to = limit_;
       const auto previous = known.find(size);
       for (const Measurement& m : *rows) {
-        if (m.micro_batch != size || m.workspace_bytes > limit_ || kind_of(m) != kind) continue;
-        const bool already = previous != known.end() &&
-                             std::any_of(previous->second.begin(), previous->second.end(),
-                                         [&](const Measurement& k) { return k.same_candidate(m); });
+        if (m.micro_batch != size || m.workspace_bytes > limit_ || m.candidate.kind != kind) continue;
+        const bool already =
+            previous != known.end() && std::any_of(previous->second.begin(), previous->second.end(),
+                                                   [&](const Measurement& k) { return (k.candidate == m.candidate); });
         if (already) continue;
         measured.rows.push_back(m);
         ++timings_;

@@ -197,7 +197,11 @@ std::vector<ReferenceKernel> reference_kernels(cudnnHandle_t plain, const ConvPr
 }
 
 ucudnn::optimize::MicroBatchRun run_of(int size, int algo, cudnnMathType_t math, const std::string& engine) {
-  return {size, algo, static_cast<int>(math), 1, 0.0, 0, true, engine};
+  ucudnn::Measurement row;
+  row.candidate = engine.empty() ? ucudnn::Candidate::legacy(algo, static_cast<int>(math))
+                                 : ucudnn::Candidate::engine(engine, static_cast<int>(math));
+  row.micro_batch = size;
+  return ucudnn::optimize::MicroBatchRun{row, 1, 0.0};
 }
 
 ::testing::AssertionResult build_plan(const ucudnn::ConvKey& key, size_t workspace_limit,

@@ -68,7 +68,7 @@ ucudnn::optimize::MicroBatchSplit pieces_split(int n, int pieces, int algo, cudn
   for (int left = n; left > 0;) {
     const int size = divide ? std::uniform_int_distribution<int>(1, left == n ? left - 1 : left)(rng) : left;
     auto run = run_of(size, algo, math, engine);
-    run.pieces = pieces;
+    run.row.candidate.channel_pieces = pieces;
     split.runs.push_back(run);
     left -= size;
   }
@@ -122,10 +122,10 @@ TEST_F(ChannelPieces, PiecesOfOutputChannelsMatchPlainCudnnOnTheWholeKernel) {
                               scale[1]);
       }
       for (const auto& split : splits) {
-        const bool engine = !split.runs.front().engine.empty();
-        SCOPED_TRACE(spec.describe() + " op " + std::to_string(op) + " in " + std::to_string(pieces) +
-                     " pieces, " + std::to_string(split.runs.size()) + " micro-batches, " +
-                     (engine ? split.runs.front().engine : "algo " + std::to_string(algo)) + ", beta " +
+        const bool engine = !split.runs.front().candidate().engine_id.empty();
+        SCOPED_TRACE(spec.describe() + " op " + std::to_string(op) + " in " + std::to_string(pieces) + " pieces, " +
+                     std::to_string(split.runs.size()) + " micro-batches, " +
+                     (engine ? split.runs.front().candidate().engine_id : "algo " + std::to_string(algo)) + ", beta " +
                      std::to_string(scale[1]));
         std::unique_ptr<ucudnn::runtime::ExecutablePlan> plan;
         if (!build_plan(key, kAmpleWorkspace, split, &plan)) {

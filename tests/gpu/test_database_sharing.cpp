@@ -135,8 +135,9 @@ TEST_F(DatabaseSharing, ParallelBenchmarkingOnSeveralGpusStoresTheSameRows) {
     ASSERT_TRUE(rows.ok()) << rows.message();
     for (const auto& row : rows.value()) {
       keys[i].push_back(std::string(ucudnn::short_name(row.op)) + " " + row.layer + " " +
-                        std::to_string(row.measurement.micro_batch) + " " + std::to_string(row.measurement.algo) +
-                        " " + std::to_string(row.measurement.math_type));
+                        std::to_string(row.measurement.micro_batch) + " " +
+                        std::to_string(row.measurement.candidate.algorithm) + " " +
+                        std::to_string(row.measurement.candidate.math_type));
     }
     std::sort(keys[i].begin(), keys[i].end());
   }

@@ -94,7 +94,7 @@ TEST_F(EnginePlans, RandomSplitsOverOfferedEnginesMatchPlainCudnn) {
       // (1, 0) and (1, 1) are built with the plan; (0.5, 0.25) on its first call.
       const auto& scale = kScales[std::uniform_int_distribution<int>(0, 2)(rng)];
       std::string runs;
-      for (const auto& r : wr.runs) runs += " " + std::to_string(r.size) + ":" + r.engine;
+      for (const auto& r : wr.runs) runs += " " + std::to_string(r.size()) + ":" + r.candidate().engine_id;
       SCOPED_TRACE(spec.describe() + " op " + std::to_string(op) + " runs" + runs + " alpha " +
                    std::to_string(scale[0]) + " beta " + std::to_string(scale[1]));
 
@@ -169,12 +169,10 @@ TEST_F(EnginePlans, UnderstatedEngineRowIsPlannedAroundWithinTheLimit) {
   SCOPED_TRACE(hungry + " needs " + std::to_string(needed) + " bytes");
 
   ucudnn::Measurement understated;
+  understated.candidate = ucudnn::Candidate::engine(hungry, CUDNN_DEFAULT_MATH);
   understated.micro_batch = spec.n;
-  understated.algo = -1;
-  understated.math_type = CUDNN_DEFAULT_MATH;
   understated.time_ms = 1e-6;  // faster than anything: the optimiser picks it first
   understated.workspace_bytes = 0;
-  understated.engine = hungry;
   ucudnn::runtime::PlanBuilder& builder = ucudnn::runtime::PlanBuilder::instance();
   builder.table().record(key, ucudnn::CandidateKind::kEngine, std::numeric_limits<std::size_t>::max(), {understated});
 
@@ -184,12 +182,12 @@ TEST_F(EnginePlans, UnderstatedEngineRowIsPlannedAroundWithinTheLimit) {
       builder.plan(plain_, key, needed - 1, policy, ucudnn::CandidateSet::kBoth, &tight);
   ASSERT_TRUE(planned_tight.ok()) << planned_tight.message();
   EXPECT_LE(tight->split().workspace_bytes, needed - 1);
-  for (const auto& run : tight->split().runs) EXPECT_NE(run.engine, hungry);
+  for (const auto& run : tight->split().runs) EXPECT_NE(run.candidate().engine_id, hungry);
 
   const ucudnn::Status planned_roomy = builder.plan(plain_, key, needed, policy, ucudnn::CandidateSet::kBoth, &roomy);
   ASSERT_TRUE(planned_roomy.ok()) << planned_roomy.message();
   ASSERT_EQ(roomy->split().runs.size(), 1u);
-  EXPECT_EQ(roomy->split().runs.front().engine, hungry);
+  EXPECT_EQ(roomy->split().runs.front().candidate().engine_id, hungry);
   EXPECT_EQ(roomy->split().workspace_bytes, needed);
 }
 
@@ -231,7 +229,8 @@ TEST_F(EnginePlans, RowsCarryHostTimesAndATinyConvolutionIsNotSplit) {
       const auto entry = builder.table().entry(key.with_batch(size), kind);
       ASSERT_TRUE(entry.has_value()) << "micro-batch " << size << " was not measured";
       for (const ucudnn::Measurement& m : entry->rows) {
-        SCOPED_TRACE("micro-batch " + std::to_string(size) + " algo " + std::to_string(m.algo) + " " + m.engine);
+        SCOPED_TRACE("micro-batch " + std::to_string(size) + " algo " + std::to_string(m.candidate.algorithm) + " " +
+                     m.candidate.engine_id);
         EXPECT_GT(m.host_ms, 0.0);
         EXPECT_LT(m.host_ms, 50.0) << "issuing one call cannot take that long";
         EXPECT_GT(m.time_ms, 0.0);

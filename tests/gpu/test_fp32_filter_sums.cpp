@@ -119,10 +119,11 @@ TEST_F(Fp32FilterSums, SplitHalfFilterGradientsAreWithinTwiceOneUndividedCallsEr
           if (!ran.ok()) continue;  // an algorithm that does not run at some micro-batch size
           CUDA_OK(cudaDeviceSynchronize());
           const double split_error = error_against(t.w.download(), want);
-          EXPECT_LE(split_error, 2 * undivided) << (split.runs.front().engine.empty() ? "legacy" : "engine");
+          EXPECT_LE(split_error, 2 * undivided)
+              << (split.runs.front().candidate().engine_id.empty() ? "legacy" : "engine");
           worst_ratio = std::max(worst_ratio, split_error / undivided);
           ++checked;
-          if (!split.runs.front().engine.empty()) ++engines_checked;
+          if (!split.runs.front().candidate().engine_id.empty()) ++engines_checked;
         }
       }
     }

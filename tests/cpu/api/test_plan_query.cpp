@@ -20,20 +20,19 @@ namespace {
 
 MicroBatchRun run(int size, int count, int algo, const std::string& engine = "") {
   MicroBatchRun r;
-  r.size = size;
+  r.row.candidate = engine.empty() ? Candidate::legacy(algo, 1) : Candidate::engine(engine, 1);
+  r.row.candidate.algorithm = algo;  // as given: the copy must carry it whatever the kind
+  r.row.micro_batch = size;
   r.count = count;
-  r.algo = algo;
-  r.math_type = 1;
-  r.time_ms = 0.25 * size;
-  r.workspace_bytes = std::size_t{1} << size;
-  r.engine = engine;
+  r.call_ms = 0.25 * size;
+  r.row.workspace_bytes = std::size_t{1} << size;
   return r;
 }
 
 MicroBatchSplit plan_of(std::vector<MicroBatchRun> runs) {
   MicroBatchSplit plan;
   plan.runs = std::move(runs);
-  for (const auto& r : plan.runs) plan.batch += r.size * r.count;
+  for (const auto& r : plan.runs) plan.batch += r.size() * r.count;
   return plan;
 }
 
@@ -131,7 +130,7 @@ TEST(PlanQuery, ALargerRunStructIsWrittenAtItsStride) {
 // (version 1's size) keeps its bytes beyond what it knows.
 TEST(PlanQuery, ChannelPiecesAreWrittenWhereTheCallersRunStructHoldsThem) {
   MicroBatchRun pieced = run(8, 4, 1);
-  pieced.pieces = 4;
+  pieced.row.candidate.channel_pieces = 4;
   const MicroBatchSplit issued = plan_of({pieced, run(4, 1, 0)});
   UcudnnMicroBatchRun runs[2];
   UcudnnPlanInfo info;

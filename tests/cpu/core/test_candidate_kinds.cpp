@@ -10,13 +10,8 @@
 namespace ucudnn {
 namespace {
 
-Measurement row(int algo, const std::string& engine) {
-  Measurement m;
-  m.micro_batch = 4;
-  m.algo = algo;
-  m.engine = engine;
-  return m;
-}
+// The candidate of a stored row with these columns.
+Candidate row(int algo, const std::string& engine) { return candidate_from_columns(algo, 0, engine); }
 
 TEST(CandidateKinds, EachKindIsDeclaredOnceInEnumOrder) {
   const auto& kinds = candidate_kinds();
@@ -45,8 +40,8 @@ TEST(CandidateKinds, EveryRowIsRecognisedAsExactlyOneKind) {
     for (const CandidateKindInfo& info : candidate_kinds()) recognised += info.recognises(engine) ? 1 : 0;
     EXPECT_EQ(recognised, 1) << "'" << engine << "'";
   }
-  EXPECT_EQ(kind_of(row(3, "")), CandidateKind::kLegacy);
-  EXPECT_EQ(kind_of(row(-1, "eng7:k3=1")), CandidateKind::kEngine);
+  EXPECT_EQ(row(3, "").kind, CandidateKind::kLegacy);
+  EXPECT_EQ(row(-1, "eng7:k3=1").kind, CandidateKind::kEngine);
 }
 
 TEST(CandidateKinds, EachKindSaysWhatItsRowsMayBe) {
@@ -69,10 +64,10 @@ TEST(CandidateKinds, EachKindSaysWhatItsRowsMayBe) {
             "engine configuration 'eng01:k2=1' is not canonical ('eng1:k2=1')");
   EXPECT_FALSE(engine.check_row(row(-1, "engine1")).ok());
 
-  EXPECT_EQ(describe_candidate(3, ""), "algo 3");
-  EXPECT_EQ(describe_candidate(-1, "eng7:k3=1"), "eng7:k3=1");
-  EXPECT_EQ(describe_candidate(1, "", 1), "algo 1");
-  EXPECT_EQ(describe_candidate(-1, "eng71", 2), "eng71 in 2 channel pieces");
+  EXPECT_EQ(describe_candidate(row(3, "")), "algo 3");
+  EXPECT_EQ(describe_candidate(row(-1, "eng7:k3=1")), "eng7:k3=1");
+  EXPECT_EQ(describe_candidate(Candidate::legacy(1, 0).in_channel_pieces(1)), "algo 1");
+  EXPECT_EQ(describe_candidate(Candidate::engine("eng71", 0).in_channel_pieces(2)), "eng71 in 2 channel pieces");
 }
 
 TEST(CandidateKinds, EnginesAreAnAdditionAndOnlyLegacyRowsAreAlgorithmNumbers) {

@@ -49,9 +49,9 @@ TEST(MeasurementCsvWriter, RoundTripsTheRecordedTable) {
     ASSERT_EQ(a.rows.size(), b.rows.size()) << a.layer;
     for (std::size_t r = 0; r < a.rows.size(); ++r, ++rows) {
       EXPECT_EQ(a.rows[r].micro_batch, b.rows[r].micro_batch);
-      EXPECT_EQ(a.rows[r].algo, b.rows[r].algo);
-      EXPECT_EQ(a.rows[r].math_type, b.rows[r].math_type);
-      EXPECT_EQ(b.rows[r].engine, "");
+      EXPECT_EQ(a.rows[r].candidate.algorithm, b.rows[r].candidate.algorithm);
+      EXPECT_EQ(a.rows[r].candidate.math_type, b.rows[r].candidate.math_type);
+      EXPECT_EQ(b.rows[r].candidate.engine_id, "");
       EXPECT_EQ(a.rows[r].workspace_bytes, b.rows[r].workspace_bytes);
       EXPECT_NEAR(a.rows[r].time_ms, b.rows[r].time_ms, 1e-6);
     }
@@ -69,8 +69,8 @@ TEST(MeasurementCsvParser, ReadsEveryField) {
   EXPECT_EQ(k.batch, 8);
   ASSERT_EQ(k.rows.size(), 1u);
   EXPECT_EQ(k.rows[0].micro_batch, 8);
-  EXPECT_EQ(k.rows[0].algo, 3);
-  EXPECT_EQ(k.rows[0].math_type, 1);
+  EXPECT_EQ(k.rows[0].candidate.algorithm, 3);
+  EXPECT_EQ(k.rows[0].candidate.math_type, 1);
   EXPECT_DOUBLE_EQ(k.rows[0].time_ms, 0.125);
   EXPECT_EQ(k.rows[0].workspace_bytes, 4096u);
 }
@@ -210,24 +210,24 @@ TEST(MeasurementCsvParser, ReadsEngineRows) {
   ASSERT_EQ(kernels->size(), 1u);
   const auto& rows = kernels->front().rows;
   ASSERT_EQ(rows.size(), 5u);
-  EXPECT_EQ(rows[0].engine, "");
-  EXPECT_EQ(rows[0].algo, 1);
-  EXPECT_EQ(rows[1].engine, "eng12:k3=1,k17=0");
-  EXPECT_EQ(rows[1].algo, -1);
+  EXPECT_EQ(rows[0].candidate.engine_id, "");
+  EXPECT_EQ(rows[0].candidate.algorithm, 1);
+  EXPECT_EQ(rows[1].candidate.engine_id, "eng12:k3=1,k17=0");
+  EXPECT_EQ(rows[1].candidate.algorithm, -1);
   EXPECT_EQ(rows[1].workspace_bytes, 2048u);
-  EXPECT_EQ(rows[2].engine, "eng12:k3=0,k17=0") << "one engine at other knob choices is another candidate";
-  EXPECT_EQ(rows[3].engine, "eng0");
-  EXPECT_EQ(rows[3].math_type, 1);
-  EXPECT_EQ(rows[4].engine, "") << "seven columns: a legacy row";
-  EXPECT_EQ(kind_of(rows[1]), CandidateKind::kEngine);
-  EXPECT_EQ(kind_of(rows[4]), CandidateKind::kLegacy);
+  EXPECT_EQ(rows[2].candidate.engine_id, "eng12:k3=0,k17=0") << "one engine at other knob choices is another candidate";
+  EXPECT_EQ(rows[3].candidate.engine_id, "eng0");
+  EXPECT_EQ(rows[3].candidate.math_type, 1);
+  EXPECT_EQ(rows[4].candidate.engine_id, "") << "seven columns: a legacy row";
+  EXPECT_EQ(rows[1].candidate.kind, CandidateKind::kEngine);
+  EXPECT_EQ(rows[4].candidate.kind, CandidateKind::kLegacy);
 }
 
 TEST(MeasurementCsvParser, SevenColumnTablesOfEarlierToolsStillRead) {
   const auto kernels = parse(std::string(kHeader) + "a,bwdd,2,1,0,0.5,64\na,bwdd,1,0,0,0.25,0\n");
   ASSERT_TRUE(kernels.ok()) << kernels.message();
   ASSERT_EQ(kernels->front().rows.size(), 2u);
-  for (const Measurement& m : kernels->front().rows) EXPECT_EQ(kind_of(m), CandidateKind::kLegacy);
+  for (const Measurement& m : kernels->front().rows) EXPECT_EQ(m.candidate.kind, CandidateKind::kLegacy);
   EXPECT_EQ(kernels->front().rows[0].workspace_bytes, 64u);
 }
 
@@ -246,14 +246,14 @@ TEST(MeasurementCsvParser, ReadsHostTimesAfterTheEngine) {
   ASSERT_TRUE(kernels.ok()) << kernels.message();
   const auto& rows = kernels->front().rows;
   ASSERT_EQ(rows.size(), 4u);
-  EXPECT_EQ(rows[0].engine, "");
+  EXPECT_EQ(rows[0].candidate.engine_id, "");
   EXPECT_DOUBLE_EQ(rows[0].host_ms, 0.025);
   EXPECT_DOUBLE_EQ(rows[0].cost_ms(), 1.5) << "the GPU's time is the longer";
-  EXPECT_EQ(rows[1].engine, "eng12:k3=1,k17=0");
+  EXPECT_EQ(rows[1].candidate.engine_id, "eng12:k3=1,k17=0");
   EXPECT_DOUBLE_EQ(rows[1].host_ms, 0.004);
-  EXPECT_EQ(rows[2].engine, "eng7:k2=1");
+  EXPECT_EQ(rows[2].candidate.engine_id, "eng7:k2=1");
   EXPECT_DOUBLE_EQ(rows[2].host_ms, 0.0035);
-  EXPECT_EQ(rows[3].engine, "eng0");
+  EXPECT_EQ(rows[3].candidate.engine_id, "eng0");
   EXPECT_EQ(rows[3].host_ms, 0.0) << "left out: not measured";
 }
 
@@ -274,7 +274,7 @@ TEST(MeasurementCsvWriter, RoundTripsHostTimes) {
   ASSERT_TRUE(again.ok()) << again.message();
   ASSERT_EQ(again->front().rows.size(), kernels->front().rows.size());
   for (std::size_t r = 0; r < again->front().rows.size(); ++r) {
-    EXPECT_TRUE(kernels->front().rows[r].same_candidate(again->front().rows[r]));
+    EXPECT_TRUE(kernels->front().rows[r].candidate == again->front().rows[r].candidate);
     EXPECT_DOUBLE_EQ(kernels->front().rows[r].host_ms, again->front().rows[r].host_ms);
   }
 }
@@ -293,7 +293,7 @@ TEST(MeasurementCsvWriter, RoundTripsEngineRowsQuotingIdsWithCommas) {
   for (std::size_t r = 0; r < again->front().rows.size(); ++r) {
     const Measurement& a = kernels->front().rows[r];
     const Measurement& b = again->front().rows[r];
-    EXPECT_TRUE(a.same_candidate(b)) << a.engine << " / " << b.engine;
+    EXPECT_TRUE(a.candidate == b.candidate) << a.candidate.engine_id << " / " << b.candidate.engine_id;
     EXPECT_EQ(a.micro_batch, b.micro_batch);
     EXPECT_EQ(a.workspace_bytes, b.workspace_bytes);
     EXPECT_DOUBLE_EQ(a.time_ms, b.time_ms);
@@ -327,7 +327,7 @@ TEST(MeasurementCsvParser, DuplicatesAreJudgedWithTheEngine) {
   expect_error("k,fwd,1,-1,0,0.5,0,eng12\nk,fwd,1,-1,0,0.75,0,eng012\n", 2, "engine eng12 (first at line 1)");
   const auto canonical = parse("k,fwd,1,-1,0,0.5,0,eng012:k03=1\n");
   ASSERT_TRUE(canonical.ok()) << canonical.message();
-  EXPECT_EQ(canonical->front().rows[0].engine, "eng12:k3=1") << "kept in the canonical spelling";
+  EXPECT_EQ(canonical->front().rows[0].candidate.engine_id, "eng12:k3=1") << "kept in the canonical spelling";
 }
 
 TEST(MeasurementCsvParser, ReadsTheRecordedAlexNetTable) {

@@ -77,13 +77,13 @@ TEST(ChannelPieces, TheFastSearchLooksAtTwoPiecesOfFp32AndFp64KernelsAndTheExhau
 TEST(ChannelPieces, LaterCallsAccumulateInSplitFilterGradientsAndDataGradientPieces) {
   optimize::MicroBatchSplit whole;
   whole.runs.push_back(optimize::MicroBatchRun{});
-  whole.runs[0].size = 32;
+  whole.runs[0].row.micro_batch = 32;
   whole.runs[0].count = 1;
   optimize::MicroBatchSplit split = whole;
-  split.runs[0].size = 16;
+  split.runs[0].row.micro_batch = 16;
   split.runs[0].count = 2;
   optimize::MicroBatchSplit pieced = whole;
-  pieced.runs[0].pieces = 2;
+  pieced.runs[0].row.candidate.channel_pieces = 2;
   EXPECT_FALSE(whole.later_calls_accumulate(ConvOp::kBackwardFilter));
   EXPECT_TRUE(split.later_calls_accumulate(ConvOp::kBackwardFilter));
   EXPECT_FALSE(split.later_calls_accumulate(ConvOp::kBackwardData)) << "micro-batches of dx are disjoint";
@@ -122,12 +122,12 @@ TEST(ChannelPieces, RowsOfTheWholeKernelRunEveryPieceWithOnePiecesWorkspace) {
   piece.host_ms = 0.01;
   const std::vector<Measurement> rows = optimize::rows_from_pieces({piece}, 4);
   ASSERT_EQ(rows.size(), 1u);
-  EXPECT_EQ(rows[0].pieces, 4);
+  EXPECT_EQ(rows[0].candidate.channel_pieces, 4);
   EXPECT_DOUBLE_EQ(rows[0].time_ms, 1.0);
   EXPECT_DOUBLE_EQ(rows[0].host_ms, 0.04);
   EXPECT_EQ(rows[0].workspace_bytes, 6 * kMiB);
   EXPECT_EQ(rows[0].micro_batch, 8);
-  EXPECT_FALSE(rows[0].same_candidate(piece)) << "a different candidate from one piece's call";
+  EXPECT_FALSE(rows[0].candidate == piece.candidate) << "a different candidate from one piece's call";
 }
 
 TEST(ChannelPieces, PiecesAreSoughtOnlyWhereTheLimitCostsSpeed) {
@@ -156,8 +156,8 @@ TEST(ChannelPieces, PiecesAreSoughtOnlyWhereTheLimitCostsSpeed) {
   const auto plan = optimize::optimize_wr(key.batch(), sizes, with_pieces, 8 * kMiB);
   ASSERT_TRUE(plan);
   ASSERT_EQ(plan->runs.size(), 1u);
-  EXPECT_EQ(plan->runs[0].pieces, 4);
-  EXPECT_EQ(plan->runs[0].size, 32) << "the whole batch in four pieces";
+  EXPECT_EQ(plan->runs[0].candidate().channel_pieces, 4);
+  EXPECT_EQ(plan->runs[0].size(), 32) << "the whole batch in four pieces";
   EXPECT_EQ(plan->workspace_bytes, 6 * kMiB);
 }
 

@@ -30,7 +30,7 @@ using testing::RecordedSource;
 constexpr std::size_t kMiB = std::size_t{1} << 20;
 
 Measurement row(int size, int algo, double ms, std::size_t workspace) {
-  return Measurement{size, algo, 0, ms, workspace, true, "", 0.0};
+  return Measurement{Candidate::legacy(algo, 0), size, ms, 0.0, workspace, true};
 }
 
 TEST(SearchLadder, PowerOfTwoSizesLargestFirstAndAllHalvesDownToOne) {

@@ -65,13 +65,13 @@ TEST(Fp32FilterSums, RowsBelowTheBatchCostTwoCallsAndThreePassesAndTheAccumulato
   EXPECT_DOUBLE_EQ(priced[0].time_ms, 2 * 0.04 + 3 * pass);
   EXPECT_DOUBLE_EQ(priced[0].host_ms, 2 * 0.01 + 3 * optimize::kFp32SumPassHostMs);
   EXPECT_EQ(priced[0].workspace_bytes, 7 * kMiB + optimize::fp32_sum_bytes(key));
-  EXPECT_EQ(priced[0].algo, 1);
+  EXPECT_EQ(priced[0].candidate.algorithm, 1);
   // The whole batch runs as one call: as measured.
   EXPECT_DOUBLE_EQ(priced[1].time_ms, 2.8);
   EXPECT_EQ(priced[1].workspace_bytes, 0u);
   EXPECT_DOUBLE_EQ(priced[2].time_ms, 2 * 0.1 + 3 * pass);
   EXPECT_EQ(priced[2].host_ms, 0.0);  // not measured stays not measured
-  EXPECT_EQ(priced[2].engine, "eng65");
+  EXPECT_EQ(priced[2].candidate.engine_id, "eng65");
 
   // An FP32 filter gradient's rows are its own: its split adds in FP32 with beta = 1.
   const std::vector<Measurement> float_rows =
@@ -96,15 +96,15 @@ TEST(Fp32FilterSums, TheProgramSplitsWhereThePricedPiecesStillWinAndTheAccumulat
   const auto split = optimize::optimize_wr(64, sizes, priced, 8 * kMiB);
   ASSERT_TRUE(split);
   EXPECT_GT(split->micro_batch_count(), 1);
-  for (const auto& run : split->runs) EXPECT_EQ(run.algo, 1);
+  for (const auto& run : split->runs) EXPECT_EQ(run.candidate().algorithm, 1);
   EXPECT_LE(split->workspace_bytes, 8 * kMiB);
-  EXPECT_EQ(split->workspace_bytes, per_sample * split->runs.front().size + accumulator);
+  EXPECT_EQ(split->workspace_bytes, per_sample * split->runs.front().size() + accumulator);
   EXPECT_LT(split->time_ms, 2.8 / 2);
 
   // Eight samples fit 7 MiB on their own but not beside the accumulator: four per call then.
   const auto tighter = optimize::optimize_wr(64, sizes, priced, per_sample * 8 + accumulator - 1);
   ASSERT_TRUE(tighter);
-  EXPECT_EQ(tighter->runs.front().size, 4);
+  EXPECT_EQ(tighter->runs.front().size(), 4);
 
   // Where the doubled calls cost more than the undivided slow one, the whole batch stays one call.
   std::vector<Measurement> slow_pieces = {legacy_row(64, 0, 0.5, 0)};

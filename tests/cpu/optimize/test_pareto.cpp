@@ -93,15 +93,15 @@ void expect_valid_cover(const MicroBatchSplit& plan, int batch, const std::vecto
   std::size_t workspace = 0;
   for (const auto& run : plan.runs) {
     EXPECT_GE(run.count, 1);
-    EXPECT_TRUE(is_allowed(allowed, run.size)) << "size " << run.size;
+    EXPECT_TRUE(is_allowed(allowed, run.size())) << "size " << run.size();
     const bool measured = std::any_of(rows.begin(), rows.end(), [&](const Measurement& m) {
-      return m.micro_batch == run.size && m.algo == run.algo && std::max(m.time_ms, m.host_ms) == run.time_ms &&
-             m.workspace_bytes == run.workspace_bytes;
+      return m.micro_batch == run.size() && m.candidate.algorithm == run.candidate().algorithm &&
+             std::max(m.time_ms, m.host_ms) == run.call_ms && m.workspace_bytes == run.row.workspace_bytes;
     });
-    EXPECT_TRUE(measured) << run.count << " x " << run.size << " algo " << run.algo;
-    covered += run.size * run.count;
-    time += run.time_ms * run.count;
-    workspace = std::max(workspace, run.workspace_bytes);
+    EXPECT_TRUE(measured) << run.count << " x " << run.size() << " algo " << run.candidate().algorithm;
+    covered += run.size() * run.count;
+    time += run.call_ms * run.count;
+    workspace = std::max(workspace, run.row.workspace_bytes);
   }
   EXPECT_EQ(covered, batch);
   EXPECT_DOUBLE_EQ(plan.time_ms, time);
@@ -210,7 +210,7 @@ std::vector<Measurement> rows_with_distinct_workspaces(int count) {
   for (int i = 0; i < count; ++i) {
     Measurement m;
     m.micro_batch = 1 << (i % 7);
-    m.algo = i % 8;
+    m.candidate.algorithm = i % 8;
     m.time_ms = time(random) * m.micro_batch;
     m.workspace_bytes = static_cast<std::size_t>(i) * 4096;
     rows.push_back(m);

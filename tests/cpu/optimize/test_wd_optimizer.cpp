@@ -220,8 +220,8 @@ std::string describe(const MicroBatchSplit& plan) {
   std::string text;
   for (const auto& run : plan.runs) {
     if (!text.empty()) text += " + ";
-    text += std::to_string(run.count) + " x " + std::to_string(run.size) + " algo " +
-            std::to_string(run.algo);
+    text += std::to_string(run.count) + " x " + std::to_string(run.size()) + " algo " +
+            std::to_string(run.candidate().algorithm);
   }
   return text;
 }

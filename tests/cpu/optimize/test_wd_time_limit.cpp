@@ -112,7 +112,7 @@ TEST(WdTimeLimit, AFrontStopsAtAPassedDeadlineAndIsWholeBeforeIt) {
   for (int size = 1; size <= 64; ++size) {
     Measurement m;
     m.micro_batch = size;
-    m.algo = 1;
+    m.candidate.algorithm = 1;
     m.time_ms = 0.5 + size;
     m.workspace_bytes = static_cast<std::size_t>(64 - size);
     rows.push_back(m);

@@ -83,22 +83,23 @@ void expect_plan_invariants(const MicroBatchSplit& plan, int batch, const std::v
   for (std::size_t i = 0; i < plan.runs.size(); ++i) {
     const MicroBatchRun& run = plan.runs[i];
     EXPECT_GE(run.count, 1);
-    EXPECT_NE(std::find(allowed.begin(), allowed.end(), run.size), allowed.end())
-        << "size " << run.size << " is not allowed";
+    EXPECT_NE(std::find(allowed.begin(), allowed.end(), run.size()), allowed.end())
+        << "size " << run.size() << " is not allowed";
     if (i > 0) {
-      EXPECT_GE(plan.runs[i - 1].size, run.size) << "larger micro-batches first";
+      EXPECT_GE(plan.runs[i - 1].size(), run.size()) << "larger micro-batches first";
     }
     const bool measured = std::any_of(rows.begin(), rows.end(), [&](const Measurement& m) {
-      return m.micro_batch == run.size && m.algo == run.algo && m.math_type == run.math_type &&
-             std::max(m.time_ms, m.host_ms) == run.time_ms && m.workspace_bytes == run.workspace_bytes;
+      return m.micro_batch == run.size() && m.candidate.algorithm == run.candidate().algorithm &&
+             m.candidate.math_type == run.candidate().math_type && std::max(m.time_ms, m.host_ms) == run.call_ms &&
+             m.workspace_bytes == run.row.workspace_bytes;
     });
-    EXPECT_TRUE(measured) << "run " << run.count << " x " << run.size << " algo " << run.algo
+    EXPECT_TRUE(measured) << "run " << run.count << " x " << run.size() << " algo " << run.candidate().algorithm
                           << " matches no measured row";
-    EXPECT_LE(run.workspace_bytes, limit);
-    covered += run.size * run.count;
+    EXPECT_LE(run.row.workspace_bytes, limit);
+    covered += run.size() * run.count;
     calls += run.count;
-    time += run.time_ms * run.count;
-    workspace = std::max(workspace, run.workspace_bytes);
+    time += run.call_ms * run.count;
+    workspace = std::max(workspace, run.row.workspace_bytes);
   }
   EXPECT_EQ(covered, batch);
   EXPECT_EQ(plan.micro_batch_count(), calls);
@@ -199,7 +200,7 @@ TEST(WrOptimizer, PrefersFewerMicroBatchesAmongEquallyFastPlans) {
   ASSERT_TRUE(plan.has_value());
   EXPECT_DOUBLE_EQ(plan->time_ms, 2.0);
   ASSERT_EQ(plan->runs.size(), 1u);
-  EXPECT_EQ(plan->runs[0].size, 4);
+  EXPECT_EQ(plan->runs[0].size(), 4);
   EXPECT_EQ(plan->runs[0].count, 1);
 
   // Without the undivided size the tie is between 2 x 2, 2 + 1 + 1 and 4 x 1: two calls win.
@@ -207,7 +208,7 @@ TEST(WrOptimizer, PrefersFewerMicroBatchesAmongEquallyFastPlans) {
   ASSERT_TRUE(split.has_value());
   EXPECT_EQ(split->micro_batch_count(), 2);
   ASSERT_EQ(split->runs.size(), 1u);
-  EXPECT_EQ(split->runs[0].size, 2);
+  EXPECT_EQ(split->runs[0].size(), 2);
 }
 
 TEST(WrOptimizer, SplitsWhenMicroBatchesAreStrictlyFaster) {
@@ -231,10 +232,10 @@ TEST(WrOptimizer, FastestWithinPrefersLessWorkspaceOnTies) {
                                          legacy_row(8, 0, 3.0, 0), legacy_row(4, 3, 0.1, 0)};
   const auto best = fastest_within(rows, 8, 1000);
   ASSERT_TRUE(best.has_value());
-  EXPECT_EQ(best->algo, 2);
+  EXPECT_EQ(best->candidate.algorithm, 2);
   const auto tight = fastest_within(rows, 8, 299);
   ASSERT_TRUE(tight.has_value());
-  EXPECT_EQ(tight->algo, 0);
+  EXPECT_EQ(tight->candidate.algorithm, 0);
   EXPECT_FALSE(fastest_within(rows, 16, 1000).has_value());
 }
 
@@ -243,12 +244,14 @@ TEST(WrOptimizer, FastestWithinPrefersLessWorkspaceOnTies) {
 
 namespace {
 
+using ucudnn::Candidate;
 using ucudnn::Measurement;
 
 // A batch of 8 whose whole-batch algorithm takes `whole_ms` and whose 4-sample micro-batches
 // take 1 ms each (so the split plan is predicted at 2 ms).
 std::vector<Measurement> rows_with_whole(double whole_ms) {
-  return {Measurement{8, 0, 0, whole_ms, 0, true, ""}, Measurement{4, 1, 0, 1.0, 0, true, ""}};
+  return {Measurement{Candidate::legacy(0, 0), 8, whole_ms, 0.0, 0, true},
+          Measurement{Candidate::legacy(1, 0), 4, 1.0, 0.0, 0, true}};
 }
 
 TEST(NeverSlowerThanUndivided, SplitWithinTheMarginRunsUndivided) {
@@ -259,9 +262,9 @@ TEST(NeverSlowerThanUndivided, SplitWithinTheMarginRunsUndivided) {
   const ucudnn::optimize::MicroBatchSplit chosen =
       ucudnn::optimize::prefer_undivided_within_margin(*plan, rows, 1 << 20);
   ASSERT_EQ(chosen.runs.size(), 1u);
-  EXPECT_EQ(chosen.runs[0].size, 8);
+  EXPECT_EQ(chosen.runs[0].size(), 8);
   EXPECT_EQ(chosen.runs[0].count, 1);
-  EXPECT_EQ(chosen.runs[0].algo, 0);
+  EXPECT_EQ(chosen.runs[0].candidate().algorithm, 0);
   EXPECT_DOUBLE_EQ(chosen.time_ms, 2.08);
 }
 
@@ -276,8 +279,8 @@ TEST(NeverSlowerThanUndivided, SplitBeyondTheMarginIsKept) {
 }
 
 TEST(NeverSlowerThanUndivided, NoUndividedAlgorithmWithinTheLimitKeepsTheSplit) {
-  std::vector<Measurement> rows = {Measurement{8, 0, 0, 2.01, 1 << 21, true, ""},
-                                   Measurement{4, 1, 0, 1.0, 0, true, ""}};
+  std::vector<Measurement> rows = {Measurement{Candidate::legacy(0, 0), 8, 2.01, 0.0, 1 << 21, true},
+                                   Measurement{Candidate::legacy(1, 0), 4, 1.0, 0.0, 0, true}};
   auto plan = ucudnn::optimize::optimize_wr(8, {4, 8}, rows, 1 << 20);
   ASSERT_TRUE(plan);
   EXPECT_EQ(ucudnn::optimize::prefer_undivided_within_margin(*plan, rows, 1 << 20).micro_batch_count(), 2)
@@ -289,7 +292,8 @@ TEST(NeverSlowerThanUndivided, NoUndividedAlgorithmWithinTheLimitKeepsTheSplit) 
 // A batch of 64: the whole batch takes 0.1 ms on the GPU, a micro-batch of 16 only 0.02 ms, but
 // the host needs 0.03 ms to issue any call.
 std::vector<Measurement> host_bound_rows() {
-  std::vector<Measurement> rows = {Measurement{64, 0, 0, 0.1, 0, true, ""}, Measurement{16, 1, 0, 0.02, 0, true, ""}};
+  std::vector<Measurement> rows = {Measurement{Candidate::legacy(0, 0), 64, 0.1, 0.0, 0, true},
+                                   Measurement{Candidate::legacy(1, 0), 16, 0.02, 0.0, 0, true}};
   for (Measurement& m : rows) m.host_ms = 0.03;
   return rows;
 }
@@ -311,23 +315,24 @@ TEST(HostTime, HostBoundMicroBatchesAreNotChosen) {
 }
 
 TEST(HostTime, TheFastestRowOfASizeIsTheCheapestToIssueAndRun) {
-  std::vector<Measurement> rows = {Measurement{8, 0, 0, 0.010, 0, true, ""}, Measurement{8, 1, 0, 0.015, 0, true, ""}};
+  std::vector<Measurement> rows = {Measurement{Candidate::legacy(0, 0), 8, 0.010, 0.0, 0, true},
+                                   Measurement{Candidate::legacy(1, 0), 8, 0.015, 0.0, 0, true}};
   rows[0].host_ms = 0.040;  // a legacy call: slow to issue
   rows[1].host_ms = 0.005;  // an engine plan: quick to issue
   const auto best = ucudnn::optimize::fastest_within(rows, 8, 0);
   ASSERT_TRUE(best.has_value());
-  EXPECT_EQ(best->algo, 1);
+  EXPECT_EQ(best->candidate.algorithm, 1);
   const auto plan = ucudnn::optimize::optimize_wr(8, {8}, rows, 0);
   ASSERT_TRUE(plan.has_value());
-  EXPECT_EQ(plan->runs.at(0).algo, 1);
-  EXPECT_DOUBLE_EQ(plan->runs.at(0).time_ms, 0.015);
+  EXPECT_EQ(plan->runs.at(0).candidate().algorithm, 1);
+  EXPECT_DOUBLE_EQ(plan->runs.at(0).call_ms, 0.015);
 }
 
 TEST(HostTime, ASplitMustSaveMoreThanTheHostTimeItAdds) {
   // 4 x 16 saves 0.004 ms on the GPU (8%, beyond the noise margin) but issuing 3 more calls
   // costs the host 0.015 ms: where the host sets the pace that is a loss, so the batch runs whole.
-  std::vector<Measurement> rows = {Measurement{64, 0, 0, 0.050, 0, true, "", 0.005},
-                                   Measurement{16, 1, 0, 0.0115, 0, true, "", 0.005}};
+  std::vector<Measurement> rows = {Measurement{Candidate::legacy(0, 0), 64, 0.050, 0.005, 0, true},
+                                   Measurement{Candidate::legacy(1, 0), 16, 0.0115, 0.005, 0, true}};
   auto plan = ucudnn::optimize::optimize_wr(64, {16}, rows, 0);
   ASSERT_TRUE(plan);
   EXPECT_DOUBLE_EQ(plan->host_ms(), 0.020);
@@ -373,7 +378,7 @@ TEST(ReplayPricing, TheSplitTheHostRefusesIsKeptWhenReplayed) {
   ASSERT_TRUE(replayed.has_value());
   EXPECT_EQ(replayed->micro_batch_count(), 4);
   EXPECT_DOUBLE_EQ(replayed->time_ms, 0.08) << "GPU time alone";
-  EXPECT_DOUBLE_EQ(replayed->runs.at(0).time_ms, 0.02);
+  EXPECT_DOUBLE_EQ(replayed->runs.at(0).call_ms, 0.02);
   EXPECT_DOUBLE_EQ(replayed->host_ms(), 0.12) << "the host times stay known";
   // 20% faster and no host time added: kept.
   const ucudnn::optimize::MicroBatchSplit kept =
@@ -383,8 +388,8 @@ TEST(ReplayPricing, TheSplitTheHostRefusesIsKeptWhenReplayed) {
 
 TEST(ReplayPricing, TheNoiseMarginStillApplies) {
   // 4 x 16 is 4% faster on the GPU: within the margin, replayed or not.
-  std::vector<Measurement> rows = {Measurement{64, 0, 0, 0.0833, 0, true, "", 0.005},
-                                   Measurement{16, 1, 0, 0.02, 0, true, "", 0.005}};
+  std::vector<Measurement> rows = {Measurement{Candidate::legacy(0, 0), 64, 0.0833, 0.005, 0, true},
+                                   Measurement{Candidate::legacy(1, 0), 16, 0.02, 0.005, 0, true}};
   const auto plan = ucudnn::optimize::optimize_wr(64, {16, 64}, rows, 0, ucudnn::CallPricing::kReplayed);
   ASSERT_TRUE(plan.has_value());
   ASSERT_EQ(plan->micro_batch_count(), 4);
@@ -395,10 +400,10 @@ TEST(ReplayPricing, TheNoiseMarginStillApplies) {
 }
 
 TEST(ReplayPricing, TheFastestRowOfASizeIsTheFastestOnTheGpu) {
-  std::vector<Measurement> rows = {Measurement{8, 0, 0, 0.010, 0, true, "", 0.040},
-                                   Measurement{8, 1, 0, 0.015, 0, true, "", 0.005}};
-  EXPECT_EQ(ucudnn::optimize::fastest_within(rows, 8, 0, ucudnn::CallPricing::kIssued)->algo, 1);
-  EXPECT_EQ(ucudnn::optimize::fastest_within(rows, 8, 0, ucudnn::CallPricing::kReplayed)->algo, 0);
+  std::vector<Measurement> rows = {Measurement{Candidate::legacy(0, 0), 8, 0.010, 0.040, 0, true},
+                                   Measurement{Candidate::legacy(1, 0), 8, 0.015, 0.005, 0, true}};
+  EXPECT_EQ(ucudnn::optimize::fastest_within(rows, 8, 0, ucudnn::CallPricing::kIssued)->candidate.algorithm, 1);
+  EXPECT_EQ(ucudnn::optimize::fastest_within(rows, 8, 0, ucudnn::CallPricing::kReplayed)->candidate.algorithm, 0);
 }
 
 }  // namespace

@@ -54,19 +54,18 @@ std::optional<MicroBatchSplit> reference_wr_over(int batch, const std::vector<Me
     }
   }
   if (time[batch] == kInfinity) return std::nullopt;
-  std::map<std::tuple<int, int, int, std::string>, MicroBatchRun, std::greater<>> grouped;
+  std::map<std::pair<int, Candidate>, MicroBatchRun, std::greater<>> grouped;
   for (int b = batch; b > 0; b -= candidates[choice[b]].micro_batch) {
     const Measurement& m = candidates[choice[b]];
-    auto& run = grouped[{m.micro_batch, m.algo, m.math_type, m.engine}];
-    run = MicroBatchRun{m.micro_batch, m.algo, m.math_type, run.count + 1, m.cost_ms(pricing),
-                        m.workspace_bytes, m.deterministic, m.engine, m.host_ms};
+    auto& run = grouped[{m.micro_batch, m.candidate}];
+    run = MicroBatchRun{m, run.count + 1, m.cost_ms(pricing)};
   }
   MicroBatchSplit plan;
   plan.batch = batch;
   for (const auto& entry : grouped) {
     plan.runs.push_back(entry.second);
-    plan.time_ms += entry.second.time_ms * entry.second.count;
-    plan.workspace_bytes = std::max(plan.workspace_bytes, entry.second.workspace_bytes);
+    plan.time_ms += entry.second.call_ms * entry.second.count;
+    plan.workspace_bytes = std::max(plan.workspace_bytes, entry.second.row.workspace_bytes);
   }
   return plan;
 }
@@ -157,10 +156,10 @@ void expect_same_split(const MicroBatchSplit& got, const MicroBatchSplit& want) 
     const MicroBatchRun& g = got.runs[i];
     const MicroBatchRun& w = want.runs[i];
     SCOPED_TRACE("run " + std::to_string(i));
-    EXPECT_EQ(std::tie(g.size, g.algo, g.math_type, g.count, g.engine, g.workspace_bytes, g.deterministic),
-              std::tie(w.size, w.algo, w.math_type, w.count, w.engine, w.workspace_bytes, w.deterministic));
-    EXPECT_TRUE(same_bits(g.time_ms, w.time_ms));
-    EXPECT_TRUE(same_bits(g.host_ms, w.host_ms));
+    EXPECT_EQ(std::tie(g.row.micro_batch, g.row.candidate, g.count, g.row.workspace_bytes, g.row.deterministic),
+              std::tie(w.row.micro_batch, w.row.candidate, w.count, w.row.workspace_bytes, w.row.deterministic));
+    EXPECT_TRUE(same_bits(g.call_ms, w.call_ms));
+    EXPECT_TRUE(same_bits(g.row.host_ms, w.row.host_ms));
   }
 }
 
@@ -220,11 +219,14 @@ struct RandomTables {
       for (int n = uniform(1, 3); n > 0; --n) {
         Measurement m;
         m.micro_batch = size;
-        m.algo = uniform(0, 7);
+        m.candidate.algorithm = uniform(0, 7);
         m.time_ms = time(size, kind);
         m.workspace_bytes = uniform(0, 2) == 0 ? 0 : 100 * static_cast<std::size_t>(uniform(1, 8));
         m.deterministic = uniform(0, 1) == 0;
-        if (uniform(0, 3) == 0) m.engine = "eng" + std::to_string(uniform(0, 3));
+        if (uniform(0, 3) == 0) {  // an engine id beside an algorithm: still another candidate
+          m.candidate.kind = CandidateKind::kEngine;
+          m.candidate.engine_id = "eng" + std::to_string(uniform(0, 3));
+        }
         if (uniform(0, 2) == 0) m.host_ms = time(size, kind);  // longer or shorter than the GPU's
         rows.push_back(m);
       }
@@ -285,7 +287,7 @@ TEST(WrRecurrence, AgreesWithTheReferenceOnCostsThatAreNotTimes) {
     for (int size = 1; size <= batch; ++size) {
       Measurement m;
       m.micro_batch = size;
-      m.algo = size;
+      m.candidate.algorithm = size;
       m.time_ms = random.time(size, random.uniform(0, 1));
       candidates.push_back(m);
     }

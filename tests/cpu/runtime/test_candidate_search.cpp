@@ -19,7 +19,7 @@ namespace {
 Measurement candidate(int algo, double ms, std::size_t workspace = 0) {
   Measurement m;
   m.micro_batch = 8;
-  m.algo = algo;
+  m.candidate.algorithm = algo;
   m.time_ms = ms;
   m.workspace_bytes = workspace;
   return m;
@@ -37,7 +37,9 @@ Searched search(const std::vector<Measurement>& candidates, const SizeRequest& r
   Searched out;
   const Status searched = search_candidates(
       candidates.size(), request, fast, ConvOp::kForward,
-      [&](std::size_t i, const Measurement& row) { return row.algo == candidates[i].algo; },
+      [&](std::size_t i, const Measurement& row) {
+        return row.candidate.algorithm == candidates[i].candidate.algorithm;
+      },
       [&](std::size_t i) { return passed_over.count(static_cast<int>(i)) > 0; },
       [&](std::size_t i, const Contenders& contenders, std::optional<Measurement>* timed) {
         out.timed.push_back(static_cast<int>(i));
@@ -113,7 +115,9 @@ TEST(CandidateSearch, ACandidateLeftOutIsNoRowAndAnErrorEndsTheSearch) {
   std::vector<int> timed;
   const Status searched = search_candidates(
       candidates.size(), SizeRequest{}, false, ConvOp::kForward,
-      [&](std::size_t i, const Measurement& row) { return row.algo == candidates[i].algo; },
+      [&](std::size_t i, const Measurement& row) {
+        return row.candidate.algorithm == candidates[i].candidate.algorithm;
+      },
       [](std::size_t) { return false; },
       [&](std::size_t i, const Contenders&, std::optional<Measurement>* out) -> Status {
         timed.push_back(static_cast<int>(i));
@@ -126,7 +130,7 @@ TEST(CandidateSearch, ACandidateLeftOutIsNoRowAndAnErrorEndsTheSearch) {
   EXPECT_FALSE(searched.ok());
   EXPECT_EQ(timed, (std::vector<int>{0, 1, 2}));
   ASSERT_EQ(rows.size(), 1u);
-  EXPECT_EQ(rows[0].algo, 1);
+  EXPECT_EQ(rows[0].candidate.algorithm, 1);
 }
 
 }  // namespace

@@ -101,8 +101,8 @@ TEST(WrOverBothKinds, EngineRowsWinWhereFasterAndCarryTheirId) {
   auto small = optimize_wr(8, {4, 8}, rows, 8 * kMiB);
   ASSERT_TRUE(small);
   ASSERT_EQ(small->runs.size(), 1u);
-  EXPECT_EQ(small->runs[0].engine, "eng7:k3=1");
-  EXPECT_EQ(small->runs[0].algo, -1);
+  EXPECT_EQ(small->runs[0].candidate().engine_id, "eng7:k3=1");
+  EXPECT_EQ(small->runs[0].candidate().algorithm, -1);
   EXPECT_EQ(small->runs[0].count, 2);
   EXPECT_DOUBLE_EQ(small->time_ms, 3.0);
   // With 64 MiB the undivided engine is within the split margin of the split plan: it is kept.
@@ -110,15 +110,15 @@ TEST(WrOverBothKinds, EngineRowsWinWhereFasterAndCarryTheirId) {
   ASSERT_TRUE(large);
   const MicroBatchSplit kept = prefer_undivided_within_margin(*large, rows, 64 * kMiB);
   ASSERT_EQ(kept.runs.size(), 1u);
-  EXPECT_EQ(kept.runs[0].engine, large->runs[0].engine);
+  EXPECT_EQ(kept.runs[0].candidate().engine_id, large->runs[0].candidate().engine_id);
   // Without engine rows the legacy plan is what remains.
   std::vector<Measurement> legacy_only;
   for (const auto& m : rows) {
-    if (kind_of(m) == CandidateKind::kLegacy) legacy_only.push_back(m);
+    if (m.candidate.kind == CandidateKind::kLegacy) legacy_only.push_back(m);
   }
   auto legacy = optimize_wr(8, {4, 8}, legacy_only, 8 * kMiB);
   ASSERT_TRUE(legacy);
-  EXPECT_TRUE(legacy->runs[0].engine.empty());
+  EXPECT_TRUE(legacy->runs[0].candidate().engine_id.empty());
   EXPECT_DOUBLE_EQ(legacy->time_ms, 10.0);
 }
 
@@ -129,7 +129,7 @@ TEST(WrOverBothKinds, ParetoFrontKeepsEngineConfigurations) {
   ASSERT_GE(front.size(), 2u);
   bool engine_seen = false;
   for (const MicroBatchSplit& p : front) {
-    for (const auto& r : p.runs) engine_seen |= r.kind() == CandidateKind::kEngine;
+    for (const auto& r : p.runs) engine_seen |= r.candidate().kind == CandidateKind::kEngine;
   }
   EXPECT_TRUE(engine_seen);
   EXPECT_DOUBLE_EQ(front.back().time_ms, 2.0) << "the fastest configuration: two engine micro-batches";
@@ -161,7 +161,7 @@ TEST_F(EngineKinds, EachKindIsMeasuredOnceAndOnlyWhenAsked) {
       builder.measured_rows(nullptr, key, BatchSizePolicy::kPowerOfTwo, CandidateSet::kLegacy, &sizes, &rows).ok());
   EXPECT_EQ(engine_source->calls_for(CandidateKind::kLegacy), 1);
   EXPECT_EQ(engine_source->calls_for(CandidateKind::kEngine), 0);
-  for (const auto& m : rows) EXPECT_EQ(kind_of(m), CandidateKind::kLegacy);
+  for (const auto& m : rows) EXPECT_EQ(m.candidate.kind, CandidateKind::kLegacy);
   const std::size_t legacy_rows = rows.size();
 
   ASSERT_TRUE(
@@ -174,7 +174,7 @@ TEST_F(EngineKinds, EachKindIsMeasuredOnceAndOnlyWhenAsked) {
       builder.measured_rows(nullptr, key, BatchSizePolicy::kPowerOfTwo, CandidateSet::kEngines, &sizes, &rows).ok());
   EXPECT_EQ(engine_source->calls(), 2) << "nothing measured again";
   EXPECT_EQ(rows.size(), sizes.size());
-  for (const auto& m : rows) EXPECT_EQ(m.engine, "eng42:k1=3");
+  for (const auto& m : rows) EXPECT_EQ(m.candidate.engine_id, "eng42:k1=3");
 }
 
 TEST_F(EngineKinds, DatabaseKeepsEachKindsCoverageApart) {

@@ -76,8 +76,8 @@ TEST_F(ChannelPiecePlans, AFastAlgorithmOverTheLimitRunsInPiecesThatFit) {
   ASSERT_FALSE(plan->split().runs.empty());
   EXPECT_LE(plan->split().workspace_bytes, 8 * kMiB);
   for (const auto& run : plan->split().runs) {
-    EXPECT_EQ(run.algo, 1) << "the fast algorithm, in pieces";
-    EXPECT_GT(run.pieces, 1);
+    EXPECT_EQ(run.candidate().algorithm, 1) << "the fast algorithm, in pieces";
+    EXPECT_GT(run.candidate().channel_pieces, 1);
   }
   // The whole 512-channel filter alone (9.4 MB) is over the limit: algo 0 would run undivided.
   ASSERT_TRUE(plan->undivided_time_ms());
@@ -89,7 +89,7 @@ TEST_F(ChannelPiecePlans, AFastAlgorithmOverTheLimitRunsInPiecesThatFit) {
 TEST_F(ChannelPiecePlans, WhereTheFastAlgorithmFitsNoPieceIsMeasured) {
   std::shared_ptr<const runtime::ExecutablePlan> plan;
   ASSERT_TRUE(builder.plan(nullptr, key, 64 * kMiB, kPolicy, kCandidates, &plan).ok());
-  for (const auto& run : plan->split().runs) EXPECT_EQ(run.pieces, 1);
+  for (const auto& run : plan->split().runs) EXPECT_EQ(run.candidate().channel_pieces, 1);
   for (int pieces : optimize::channel_piece_counts(key)) {
     EXPECT_EQ(source->calls_for(optimize::channel_piece_key(key, pieces)), 0) << pieces << " pieces";
   }
@@ -102,7 +102,7 @@ TEST_F(ChannelPiecePlans, TheFastSearchLooksAtTwoPiecesOfSinglePrecisionKernelsO
   EXPECT_GE(source->calls_for(optimize::channel_piece_key(key, 2)), 1);
   EXPECT_EQ(source->calls_for(optimize::channel_piece_key(key, 4)), 0);
   EXPECT_EQ(source->calls_for(optimize::channel_piece_key(key, 8)), 0);
-  for (const auto& run : plan->split().runs) EXPECT_EQ(run.pieces, 2);
+  for (const auto& run : plan->split().runs) EXPECT_EQ(run.candidate().channel_pieces, 2);
 
   // The same kernel in FP16: its pieces never won on the GPU, so the fast search does not look.
   ConvKey half = key;

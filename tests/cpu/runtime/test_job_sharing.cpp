@@ -104,8 +104,8 @@ class LoggedSource : public MeasurementSource {
 std::string describe(const optimize::MicroBatchSplit& split) {
   std::string text;
   for (const auto& run : split.runs) {
-    text += std::to_string(run.count) + "x" + std::to_string(run.size) + " algo " + std::to_string(run.algo) + " " +
-            run.engine + "; ";
+    text += std::to_string(run.count) + "x" + std::to_string(run.size()) + " algo " +
+            std::to_string(run.candidate().algorithm) + " " + run.candidate().engine_id + "; ";
   }
   return text;
 }

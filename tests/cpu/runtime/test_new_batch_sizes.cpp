@@ -30,7 +30,7 @@ std::shared_ptr<const ExecutablePlan> plan_for(PlanBuilder& builder, const ConvK
 
 int planned_samples(const MicroBatchSplit& split) {
   int samples = 0;
-  for (const MicroBatchRun& run : split.runs) samples += run.size * run.count;
+  for (const MicroBatchRun& run : split.runs) samples += run.size() * run.count;
   return samples;
 }
 
@@ -92,7 +92,7 @@ TEST(NewBatchSizes, AnotherProcessesPowersOfTwoPlanANewBatchSizeWithNothingMeasu
     auto plan = plan_for(second, kernel.with_batch(100), 8 * kMiB, policy);
     ASSERT_TRUE(plan);
     EXPECT_EQ(planned_samples(plan->split()), 100);
-    for (const MicroBatchRun& run : plan->split().runs) EXPECT_TRUE(power_of_two(run.size)) << run.size;
+    for (const MicroBatchRun& run : plan->split().runs) EXPECT_TRUE(power_of_two(run.size())) << run.size();
   }
   EXPECT_EQ(source->calls(), 0) << "every size came from the database";
 }
@@ -102,7 +102,7 @@ TEST(NewBatchSizes, AnotherProcessesPowersOfTwoPlanANewBatchSizeWithNothingMeasu
 TEST(NewBatchSizes, WithoutSharedSizesAndUnderTheUndividedPolicyTheWholeBatchComesFirst) {
   auto source = std::make_shared<RecordedSource>();
   const ConvKey kernel = alexnet_keys()[6];  // conv3 forward
-  auto row = [](int size, double ms) { return Measurement{size, 0, 0, ms, 0, true, "", 0.0}; };
+  auto row = [](int size, double ms) { return Measurement{Candidate::legacy(0, 0), size, ms, 0.0, 0, true}; };
   source->add(kernel, {row(100, 1.0), row(96, 0.96), row(80, 0.8), row(64, 0.66), row(32, 0.34), row(16, 0.18),
                        row(8, 0.1), row(4, 0.06), row(2, 0.04), row(1, 0.03)});
   PlanBuilder builder{source, nullptr};
@@ -122,7 +122,7 @@ TEST(NewBatchSizes, ABatchTheSharedSizesCannotMakeIsSearchedWhole) {
   auto source = std::make_shared<RecordedSource>();
   const ConvKey kernel = alexnet_keys()[0];  // conv1 forward
   ASSERT_EQ(plannable_sizes(kernel.with_batch(63), kPolicy), (std::vector<int>{4, 8, 16, 32, 63}));
-  auto row = [](int size, double ms) { return Measurement{size, 0, 0, ms, 0, true, "", 0.0}; };
+  auto row = [](int size, double ms) { return Measurement{Candidate::legacy(0, 0), size, ms, 0.0, 0, true}; };
   source->add(kernel, {row(63, 0.63), row(60, 0.6), row(32, 0.33), row(16, 0.17), row(8, 0.09), row(4, 0.05)});
   PlanBuilder builder{source, nullptr};
   builder.set_search_mode(SearchMode::kFast);

@@ -29,7 +29,7 @@ TEST_F(PlanBuilderTest, PlansFromRecordedRowsWithinTheLimit) {
   EXPECT_LE(plan->split().workspace_bytes, 64 * kMiB);
   EXPECT_GT(plan->split().time_ms, 0.0);
   int covered = 0;
-  for (const auto& run : plan->split().runs) covered += run.size * run.count;
+  for (const auto& run : plan->split().runs) covered += run.size() * run.count;
   EXPECT_EQ(covered, 256);
   EXPECT_EQ(source->calls_for(conv2_forward()), 1);
   EXPECT_GT(builder.timings_run(), 0);
@@ -222,8 +222,8 @@ TEST(PlanBuilderDatabase, BoundBelowTheLimitIsMeasuredAgain) {
 std::shared_ptr<RecordedSource> host_bound_source(const ConvKey& key, std::size_t split_workspace,
                                                   bool split_deterministic = true) {
   auto source = std::make_shared<RecordedSource>();
-  source->add(key, {Measurement{256, 0, 0, 0.1, 0, true, "", 0.03},
-                    Measurement{64, 1, 0, 0.02, split_workspace, split_deterministic, "", 0.03}});
+  source->add(key, {Measurement{Candidate::legacy(0, 0), 256, 0.1, 0.03, 0, true},
+                    Measurement{Candidate::legacy(1, 0), 64, 0.02, 0.03, split_workspace, split_deterministic}});
   return source;
 }
 
@@ -236,13 +236,13 @@ TEST(PlanBuilderReplayPlan, HostBoundSplitRunsWholeWhenIssuedAndSplitWhenReplaye
   std::shared_ptr<const ExecutablePlan> plan;
   ASSERT_TRUE(builder.plan(nullptr, key, 64 * kMiB, kPolicy, kCandidates, &plan).ok());
   ASSERT_EQ(plan->split().micro_batch_count(), 1) << "issued: 4 calls cost the host 0.12 ms, one 0.1 ms";
-  EXPECT_EQ(plan->split().runs.at(0).algo, 0);
+  EXPECT_EQ(plan->split().runs.at(0).candidate().algorithm, 0);
   EXPECT_EQ(plan->split().workspace_bytes, 0u);
 
   const ExecutablePlan& replayed = plan->replayed_plan();
   ASSERT_NE(&replayed, plan.get()) << "a distinct plan for replay";
   ASSERT_EQ(replayed.split().runs.size(), 1u);
-  EXPECT_EQ(replayed.split().runs[0].size, 64);
+  EXPECT_EQ(replayed.split().runs[0].size(), 64);
   EXPECT_EQ(replayed.split().runs[0].count, 4);
   EXPECT_DOUBLE_EQ(replayed.split().time_ms, 0.08);
   EXPECT_EQ(replayed.key(), plan->key());

@@ -41,8 +41,8 @@ std::vector<Measurement> rows_for(int micro_batch, int count, double base_time) 
   for (int algo = 0; algo < count; ++algo) {
     Measurement m;
     m.micro_batch = micro_batch;
-    m.algo = algo;
-    m.math_type = algo % 2;
+    m.candidate.algorithm = algo;
+    m.candidate.math_type = algo % 2;
     m.time_ms = base_time + algo * 0.25;
     m.workspace_bytes = static_cast<std::size_t>(algo) << 20;
     m.deterministic = algo != 3;
@@ -68,9 +68,9 @@ TEST(BenchmarkDatabase, StoresAndLooksUpEveryRowWithItsCoverage) {
   ASSERT_EQ(found.value()->rows.size(), 5u);
   for (const Measurement& m : found.value()->rows) {
     EXPECT_EQ(m.micro_batch, 16);
-    EXPECT_DOUBLE_EQ(m.time_ms, 1.0 + m.algo * 0.25);
-    EXPECT_EQ(m.workspace_bytes, static_cast<std::size_t>(m.algo) << 20);
-    EXPECT_EQ(m.deterministic, m.algo != 3);
+    EXPECT_DOUBLE_EQ(m.time_ms, 1.0 + m.candidate.algorithm * 0.25);
+    EXPECT_EQ(m.workspace_bytes, static_cast<std::size_t>(m.candidate.algorithm) << 20);
+    EXPECT_EQ(m.deterministic, m.candidate.algorithm != 3);
   }
   // Another GPU, op, batch or layer is another key.
   DeviceIdentity other = test_gpu();

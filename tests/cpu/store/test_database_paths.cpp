@@ -329,7 +329,7 @@ TEST(DatabasePaths, AStreamedStoreThatFailsPartWayStoresNothing) {
     row.identity = test_gpu();
     row.layer = "layer-signature";
     row.measurement.micro_batch = micro_batch;
-    row.measurement.algo = 0;
+    row.measurement.candidate.algorithm = 0;
     row.measurement.time_ms = 1.0 + micro_batch;
     row.measured_at = "2026-01-01T00:00:00Z";
     return row;
@@ -344,7 +344,7 @@ TEST(DatabasePaths, AStreamedStoreThatFailsPartWayStoresNothing) {
   auto refusing_source = [&](const std::function<Status(const StoredRow&)>& store) -> Status {
     for (int micro_batch = 1; micro_batch <= 50; ++micro_batch) UCUDNN_TRY(store(row_at(micro_batch)));
     StoredRow bad = row_at(51);
-    bad.measurement.algo = -3;  // a legacy row with a negative algorithm
+    bad.measurement.candidate.algorithm = -3;  // a legacy row with a negative algorithm
     return store(bad);
   };
   auto refused = (*db)->store_streamed_rows(refusing_source);

@@ -148,10 +148,10 @@ void expect_version_1_lookups(BenchmarkDatabase& db) {
     EXPECT_EQ((*found)->measured_up_to, bound);
     EXPECT_EQ((*found)->rows.size(), k < 2 ? 4u : 0u);
     for (const Measurement& m : (*found)->rows) {
-      EXPECT_EQ(kind_of(m), CandidateKind::kLegacy);
-      EXPECT_DOUBLE_EQ(m.time_ms, 1.0 + m.algo + k);
-      EXPECT_EQ(m.math_type, m.algo % 2);
-      EXPECT_EQ(m.deterministic, m.algo != 3);
+      EXPECT_EQ(m.candidate.kind, CandidateKind::kLegacy);
+      EXPECT_DOUBLE_EQ(m.time_ms, 1.0 + m.candidate.algorithm + k);
+      EXPECT_EQ(m.candidate.math_type, m.candidate.algorithm % 2);
+      EXPECT_EQ(m.deterministic, m.candidate.algorithm != 3);
     }
     auto engines = db.lookup(test_gpu(), layer_key(k, 4), CandidateKind::kEngine);
     ASSERT_TRUE(engines.ok()) << engines.message();
@@ -255,7 +255,7 @@ int look_at_version_1(const std::string& path, bool ask_read_only) {
     if (!engines || engines.value()) return 14;
   }
   auto rows = (*db)->all_rows();
-  if (!rows || rows->size() != 8 || kind_of(rows->front().measurement) != CandidateKind::kLegacy) return 15;
+  if (!rows || rows->size() != 8 || rows->front().measurement.candidate.kind != CandidateKind::kLegacy) return 15;
   auto stats = (*db)->stats();
   if (!stats || stats->rows != 8 || stats->engine_rows != 0) return 16;
   if (auto verified = (*db)->verify(); !verified) {
@@ -333,7 +333,7 @@ void expect_version_2_lookups(BenchmarkDatabase& db) {
   ASSERT_EQ((*engines)->rows.size(), 2u);
   for (const auto* found : {&legacy_rows, &engines}) {
     for (const Measurement& m : (**found)->rows) {
-      EXPECT_EQ(m.host_ms, 0.0) << m.engine;
+      EXPECT_EQ(m.host_ms, 0.0) << m.candidate.engine_id;
       EXPECT_EQ(m.cost_ms(), m.time_ms) << "planned on the GPU's time, as before";
     }
   }
@@ -449,15 +449,15 @@ TEST(DatabaseSchema, EngineAndLegacyRowsAreStoredAndCoveredSeparately) {
   ASSERT_TRUE(legacy_rows.ok() && legacy_rows->has_value()) << legacy_rows.message();
   EXPECT_EQ((*legacy_rows)->measured_up_to, 64 * kMiB);
   ASSERT_EQ((*legacy_rows)->rows.size(), 2u);
-  for (const Measurement& m : (*legacy_rows)->rows) EXPECT_EQ(kind_of(m), CandidateKind::kLegacy);
+  for (const Measurement& m : (*legacy_rows)->rows) EXPECT_EQ(m.candidate.kind, CandidateKind::kLegacy);
   engines = (*db)->lookup(test_gpu(), key, CandidateKind::kEngine);
   ASSERT_TRUE(engines.ok() && engines->has_value()) << engines.message();
   EXPECT_EQ((*engines)->measured_up_to, kMiB);
   std::set<std::string> ids;
   for (const Measurement& m : (*engines)->rows) {
-    EXPECT_EQ(m.algo, -1);
+    EXPECT_EQ(m.candidate.algorithm, -1);
     EXPECT_FALSE(m.deterministic);
-    ids.insert(m.engine);
+    ids.insert(m.candidate.engine_id);
   }
   EXPECT_EQ(ids, (std::set<std::string>{"eng12:k3=1,k17=0", "eng12:k3=0,k17=0"}))
       << "one engine at two knob choices is two rows";
@@ -469,7 +469,7 @@ TEST(DatabaseSchema, EngineAndLegacyRowsAreStoredAndCoveredSeparately) {
   EXPECT_EQ((*(*db)->lookup(test_gpu(), key, CandidateKind::kLegacy))->measured_up_to, 64 * kMiB);
   const auto kept = (*db)->lookup(test_gpu(), key, CandidateKind::kEngine);
   ASSERT_TRUE(kept.ok() && kept->has_value()) << kept.message();
-  for (const Measurement& m : (*kept)->rows) EXPECT_LT(m.time_ms, 9.0) << m.engine << " was replaced";
+  for (const Measurement& m : (*kept)->rows) EXPECT_LT(m.time_ms, 9.0) << m.candidate.engine_id << " was replaced";
   // Engine rows alone make no legacy coverage, whatever their bound.
   const ConvKey engines_only = layer_key(1, 8);
   ASSERT_TRUE((*db)->store(test_gpu(), engines_only, CandidateKind::kEngine, SIZE_MAX, {engine(8, "eng0", 1.0)}).ok());
@@ -482,7 +482,7 @@ TEST(DatabaseSchema, EngineAndLegacyRowsAreStoredAndCoveredSeparately) {
   const auto all = (*db)->all_rows();
   ASSERT_TRUE(all.ok()) << all.message();
   std::multiset<std::string> all_ids;
-  for (const StoredRow& row : *all) all_ids.insert(row.measurement.engine);
+  for (const StoredRow& row : *all) all_ids.insert(row.measurement.candidate.engine_id);
   EXPECT_EQ(all_ids, (std::multiset<std::string>{"", "", "eng0", "eng12:k3=0,k17=0", "eng12:k3=1,k17=0"}));
   EXPECT_TRUE((*db)->verify().ok());
 }
@@ -506,7 +506,7 @@ TEST(DatabaseSchema, ARowOfTheWrongKindOrShapeIsRefusedAndNothingIsStored) {
       {CandidateKind::kEngine,
        {[] {
          Measurement m = engine(4, "eng1", 1.0);
-         m.algo = 0;
+         m.candidate.algorithm = 0;
          return m;
        }()},
        "algo -1, not 0"},

@@ -97,12 +97,12 @@ TEST(UntrustedRows, StoringARowOutOfRangeIsRefusedByTheSameRule) {
   auto database = BenchmarkDatabase::open((dir.path() / "a.db").string(), database_options(JournalMode::kDelete));
   ASSERT_TRUE(database.ok()) << database.message();
   std::vector<Measurement> rows = rows_for(8, 1);
-  rows[0].math_type = 4;  // one past CUDNN_FMA_MATH
+  rows[0].candidate.math_type = 4;  // one past CUDNN_FMA_MATH
   const Status stored = (*database)->store(test_gpu(), layer_key(0, 8), CandidateKind::kLegacy, SIZE_MAX, rows);
   ASSERT_FALSE(stored.ok());
   EXPECT_NE(stored.message().find("math type 4 is not from 0 to 3"), std::string::npos) << stored.message();
   rows = rows_for(8, 1);
-  rows[0].algo = algo_count(ConvOp::kBackwardFilter);
+  rows[0].candidate.algorithm = algo_count(ConvOp::kBackwardFilter);
   const Status virtual_algo =
       (*database)->store(test_gpu(), small_layer_key("w", 8, 3, 8, ConvOp::kBackwardFilter), CandidateKind::kLegacy,
                          SIZE_MAX, rows);

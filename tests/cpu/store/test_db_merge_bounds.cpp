@@ -58,7 +58,7 @@ TEST(MergeBounds, AMergeStreamsItsSourceInsteadOfHoldingIt) {
         for (int algo = 0; algo < algo_count(ConvOp::kForward); ++algo) {
           StoredRow row{test_gpu(), ConvOp::kForward, key.layer_signature(), {}, "2026-11-27T00:00:00Z"};
           row.measurement.micro_batch = batch;
-          row.measurement.algo = algo;
+          row.measurement.candidate.algorithm = algo;
           row.measurement.time_ms = 1.0 + algo;
           rows.push_back(row);
         }

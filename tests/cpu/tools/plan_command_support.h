@@ -48,7 +48,7 @@ inline std::vector<std::string> keys(const Json& object) {
 inline double measured_time(const KernelMeasurements& kernel, int size, int algo, std::size_t limit) {
   double best = std::numeric_limits<double>::infinity();
   for (const auto& row : kernel.rows) {
-    if (row.micro_batch == size && row.workspace_bytes <= limit && (algo < 0 || row.algo == algo)) {
+    if (row.micro_batch == size && row.workspace_bytes <= limit && (algo < 0 || row.candidate.algorithm == algo)) {
       best = std::min(best, row.time_ms);
     }
   }

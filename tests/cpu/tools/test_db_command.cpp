@@ -150,8 +150,8 @@ TEST_F(DbCommand, ImportThenExportGivesBackEveryRowOnce) {
     const auto key = to_conv_key(*find_layer(*network, kernel.layer), kernel.op);
     ASSERT_TRUE(key.ok()) << key.message();
     for (const auto& m : kernel.rows) {
-      expected.emplace(short_name(kernel.op), key->layer_signature(), m.micro_batch, m.algo, m.math_type, m.time_ms,
-                       static_cast<long long>(m.workspace_bytes));
+      expected.emplace(short_name(kernel.op), key->layer_signature(), m.micro_batch, m.candidate.algorithm,
+                       m.candidate.math_type, m.time_ms, static_cast<long long>(m.workspace_bytes));
     }
   }
   std::multiset<RowValues> actual;
@@ -459,11 +459,11 @@ TEST_F(DbCommand, EngineRowsGoThroughImportExportAndStats) {
     ASSERT_TRUE(engines.ok() && engines->has_value()) << engines.message();
     EXPECT_EQ((*engines)->rows.size(), 2u);
     EXPECT_EQ((*engines)->measured_up_to, SIZE_MAX);
-    for (const Measurement& m : (*engines)->rows) EXPECT_FALSE(m.deterministic) << m.engine;
+    for (const Measurement& m : (*engines)->rows) EXPECT_FALSE(m.deterministic) << m.candidate.engine_id;
     const auto legacy = (*database)->lookup(h100, key->with_batch(4), CandidateKind::kLegacy);
     ASSERT_TRUE(legacy.ok() && legacy->has_value()) << legacy.message();
     ASSERT_EQ((*legacy)->rows.size(), 1u);
-    EXPECT_EQ((*legacy)->rows[0].algo, 1);
+    EXPECT_EQ((*legacy)->rows[0].candidate.algorithm, 1);
   }
 
   // The export has the engine and host_ms columns; RFC 4180 readers see nine fields in every record.
@@ -657,7 +657,8 @@ std::map<std::pair<std::string, std::string>, Rows> table_of(const std::string& 
   if (!kernels) return table;
   for (const auto& kernel : *kernels) {
     auto& rows = table[{kernel.layer, short_name(kernel.op)}];
-    for (const auto& m : kernel.rows) rows.emplace(m.micro_batch, m.algo, m.math_type, m.time_ms, m.workspace_bytes);
+    for (const auto& m : kernel.rows)
+      rows.emplace(m.micro_batch, m.candidate.algorithm, m.candidate.math_type, m.time_ms, m.workspace_bytes);
   }
   return table;
 }

@@ -32,7 +32,7 @@ DeviceIdentity other_gpu() { return DeviceIdentity{"Other GPU 40GB", 80, 108, 91
 Measurement legacy(int micro_batch, int algo, double time_ms) {
   Measurement m;
   m.micro_batch = micro_batch;
-  m.algo = algo;
+  m.candidate.algorithm = algo;
   m.time_ms = time_ms;
   m.workspace_bytes = static_cast<std::size_t>(algo) * kMiB;
   return m;
@@ -41,7 +41,7 @@ Measurement legacy(int micro_batch, int algo, double time_ms) {
 Measurement engine(int micro_batch, const std::string& id, double time_ms) {
   Measurement m = legacy(micro_batch, -1, time_ms);
   m.workspace_bytes = 2 * kMiB;  // legacy() gives algorithm -1 a negative size
-  m.engine = id;
+  m.candidate = Candidate::engine(id, 0);
   m.deterministic = false;
   return m;
 }
