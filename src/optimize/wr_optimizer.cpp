@@ -32,32 +32,6 @@ std::optional<MicroBatchSplit> solve_over(int batch, const std::vector<const Mea
 
 }  // namespace
 
-int MicroBatchSplit::micro_batch_count() const {
-  int n = 0;
-  for (const auto& run : runs) n += run.count;
-  return n;
-}
-
-bool MicroBatchSplit::in_channel_pieces() const {
-  return std::any_of(runs.begin(), runs.end(),
-                     [](const MicroBatchRun& run) { return run.candidate().channel_pieces > 1; });
-}
-
-bool MicroBatchSplit::later_calls_accumulate(ConvOp op) const {
-  if (op == ConvOp::kBackwardFilter) return micro_batch_count() > 1;
-  return op == ConvOp::kBackwardData && in_channel_pieces();
-}
-
-double MicroBatchSplit::host_ms() const {
-  double total = 0.0;
-  for (const auto& run : runs) total += run.row.host_ms * run.count;
-  return total;
-}
-
-bool MicroBatchSplit::deterministic() const {
-  return std::all_of(runs.begin(), runs.end(), [](const MicroBatchRun& run) { return run.row.deterministic; });
-}
-
 std::optional<Measurement> fastest_within(const std::vector<Measurement>& rows, int micro_batch,
                                           std::size_t workspace_limit, CallPricing pricing) {
   std::optional<Measurement> best;

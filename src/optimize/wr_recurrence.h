@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/measurement.h"
-#include "optimize/wr_optimizer.h"
+#include "optimize/micro_batch_split.h"
 
 namespace ucudnn::optimize {
 
