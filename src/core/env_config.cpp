@@ -118,16 +118,16 @@ Status benchmark_devices(const char* value, const SettingValues&, Settings* conf
 // says more), the defaults as the README writes them (tests/cpu/project/test_settings_table.cpp).
 const std::vector<SettingRow>& setting_rows() {
   static const std::vector<SettingRow> rows = {
-      {"UCUDNN_DEFAULT_WORKSPACE_LIMIT", "per-kernel workspace limit where a call gives none (SIZE)", "64MiB",
+      {"UCUDNN_DEFAULT_WORKSPACE_LIMIT", "per-kernel workspace limit, a SIZE, where a call gives none", "64MiB",
        parsed<&Settings::default_workspace_limit, parse_byte_size>},
       {"UCUDNN_MEMORY_BUDGET", "what a graph-API plan may take: free (the GPU's memory), a SIZE, or off", "free",
        parsed<&Settings::memory_budget, parse_memory_budget>},
       {"UCUDNN_MICRO_BATCH_OFFERS",
        "under a memory budget, offer ucudnn's plan to a graph-API autotuner: auto (PyTorch), 1 or 0", "auto",
        parsed<&Settings::micro_batch_offers, parse_offer_mode>},
-      {kForcedLimit, "per-kernel limit imposed on every call, whatever it asks (SIZE)", "none", forced_limit, true},
+      {kForcedLimit, "per-kernel limit, a SIZE, imposed on every call whatever it asks", "none", forced_limit, true},
       {kDeprecatedForcedLimit, "deprecated name of UCUDNN_FORCE_WORKSPACE_LIMIT", "none", nullptr, false, kForcedLimit},
-      {"UCUDNN_TOTAL_WORKSPACE_SIZE", "WD: one budget for all kernels instead of a limit per kernel (SIZE)", "off",
+      {"UCUDNN_TOTAL_WORKSPACE_SIZE", "WD: one budget, a SIZE, for all kernels instead of a limit per kernel", "off",
        parsed<&Settings::total_workspace, parse_total_workspace>},
       {"UCUDNN_WD_TIME_LIMIT", "seconds WD's integer program may search; then the best plan found", "10",
        parsed<&Settings::wd_time_limit_seconds, parse_time_limit_seconds>},

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <iterator>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -205,6 +206,25 @@ TEST(StrictEnvironment, AValueOfWhitespaceOnlyIsUnsetForEveryVariable) {
       values[variable.name] = blank;
       EXPECT_EQ(parsed_config(values), unset);
     }
+  }
+}
+
+// A row's documented default (what the README and `ucudnn --help` say) is what the variable unset
+// gives: where that default is a value, not a description ("none", "stderr"), it parses to it.
+TEST(StrictEnvironment, EveryDocumentedDefaultValueIsTheDefault) {
+  const std::set<std::string> described = {"UCUDNN_FORCE_WORKSPACE_LIMIT",
+                                           "UCUDNN_WORKSPACE_LIMIT",
+                                           "UCUDNN_TOTAL_WORKSPACE_SIZE",
+                                           "UCUDNN_DATABASE",
+                                           "UCUDNN_SYSTEM_DATABASES",
+                                           "UCUDNN_BENCHMARK_DEVICES",
+                                           "UCUDNN_LOG_FILE",
+                                           "UCUDNN_PRELOAD_LIBRARY"};
+  const std::string unset = parsed_config(SettingValues{});
+  for (const Variable& variable : kVariables) {
+    SCOPED_TRACE(variable.name);
+    if (described.count(variable.name)) continue;
+    EXPECT_EQ(parsed_config({{variable.name, variable.default_text}}), unset);
   }
 }
 
