@@ -35,19 +35,10 @@ bool all_digits(const std::string& text) {
 }
 
 void check_env(const std::string& value, unsigned which) {
-  EnvValues values;
-  const char* names[] = {"UCUDNN_BATCH_SIZE_POLICY", "UCUDNN_DEFAULT_WORKSPACE_LIMIT", "UCUDNN_FORCE_WORKSPACE_LIMIT",
-                         "UCUDNN_TOTAL_WORKSPACE_SIZE", "UCUDNN_DATABASE", "UCUDNN_DATABASE_JOURNAL",
-                         "UCUDNN_BENCHMARK_DEVICES", "UCUDNN_STATS", "UCUDNN_GRAPH_REPLAY", "UCUDNN_LOG_LEVEL",
-                         "UCUDNN_LOG_FILE", "UCUDNN_WORKSPACE_LIMIT"};
-  const char** fields[] = {&values.policy, &values.default_workspace_limit, &values.forced_workspace_limit,
-                           &values.total_workspace, &values.database, &values.database_journal,
-                           &values.benchmark_devices, &values.statistics, &values.graph_replay, &values.log_level,
-                           &values.log_file, &values.deprecated_workspace_limit};
-  which %= sizeof(fields) / sizeof(fields[0]);
-  *fields[which] = value.c_str();
-  auto config = parse_env_config(values);
-  if (!config) UCUDNN_FUZZ_CHECK(config.message().find(names[which]) != std::string::npos);
+  // Any row of the one table: a refusal names the variable.
+  const SettingRow& row = setting_rows()[which % setting_rows().size()];
+  auto config = parse_settings({{row.name, value}});
+  if (!config) UCUDNN_FUZZ_CHECK(config.message().find(row.name) != std::string::npos);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #pragma once
-// UcudnnContext: the state behind a UcudnnHandle_t.
+// UcudnnContext: the state behind a UcudnnHandle_t: the settings it was created with, and what
+// its own setters and calls change since.
 
 #include <cudnn.h>
 
@@ -18,25 +19,29 @@
 #include "runtime/owned.h"
 
 struct UcudnnContext {
+  /// A handle over the process's settings as they are at its creation.
+  explicit UcudnnContext(const ucudnn::Settings& process)
+      : settings(process),
+        policy(process.policy),
+        default_workspace_limit(process.default_workspace_limit),
+        candidates(process.candidates),
+        graph_replay(process.graph_replay) {}
+
   ucudnn::runtime::CudnnHandle cudnn_handle;  ///< owned: destroyed with the context
   cudnnHandle_t cudnn() const { return cudnn_handle.get(); }
   int device = 0;                 ///< the CUDA device current when the handle was created
-  std::atomic<ucudnn::BatchSizePolicy> policy{ucudnn::BatchSizePolicy::kPowerOfTwo};
-  std::atomic<std::size_t> default_workspace_limit{ucudnn::kDefaultWorkspaceLimit};
-  std::atomic<ucudnn::CandidateSet> candidates{ucudnn::CandidateSet::kBoth};  ///< what plans are made of
-  std::atomic<bool> graph_replay{true};  ///< recurring calls replayed as CUDA graphs
-  std::atomic<int> layer_id{-1};  ///< WD: calls belong to this layer's own segment (-1: shared by shape)
-  /// UCUDNN_FORCE_WORKSPACE_LIMIT: caps every limit; set at creation.
-  std::optional<std::size_t> forced_workspace_limit;
-  /// UCUDNN_MEMORY_BUDGET: what graph-API plans may take where no limit is forced; set at creation.
-  ucudnn::MemoryBudget memory_budget;
-  /// UCUDNN_MICRO_BATCH_OFFERS: under a budget, a graph-API program's heuristics also offer
-  /// ucudnn's plan (api/graph/offer.h); set at creation.
-  ucudnn::OfferMode micro_batch_offers = ucudnn::OfferMode::kAuto;
+  /// Copied at creation and never changed: the handle's own setters change the four below.
+  const ucudnn::Settings settings;
+  std::atomic<ucudnn::BatchSizePolicy> policy;
+  std::atomic<std::size_t> default_workspace_limit;
+  std::atomic<ucudnn::CandidateSet> candidates;  ///< what plans are made of
+  std::atomic<bool> graph_replay;                ///< recurring calls replayed as CUDA graphs
+  std::atomic<int> layer_id{-1};                 ///< WD: calls belong to this layer's own segment (-1: shared by shape)
 
   /// The limit to plan under: what the call asks (nullopt: it asks none), capped by the forced one.
   std::size_t requested_limit_for(std::optional<std::size_t> asked) const {
-    if (forced_workspace_limit) return asked ? std::min(*asked, *forced_workspace_limit) : *forced_workspace_limit;
+    const std::optional<std::size_t>& forced = settings.forced_workspace_limit;
+    if (forced) return asked ? std::min(*asked, *forced) : *forced;
     return asked.value_or(default_workspace_limit.load());
   }
 

@@ -74,7 +74,7 @@ Status create_context(UcudnnContext** out) {
     UCUDNN_CHECK_CUDA(cudaGetDeviceCount(&devices));
     UCUDNN_TRY(runtime::parse_benchmark_devices(config->benchmark_devices, devices));
   }
-  auto context = std::make_unique<UcudnnContext>();
+  auto context = std::make_unique<UcudnnContext>(*config);
   const cudaError_t device_found = cudaGetDevice(&context->device);
   if (device_found == cudaErrorInsufficientDriver || device_found == cudaErrorNoDevice) {
     (void)cudaGetLastError();
@@ -94,14 +94,7 @@ Status create_context(UcudnnContext** out) {
     if (config->total_workspace > 0) runtime::set_total_workspace(config->total_workspace);
   });
   if (config->print_statistics) Statistics::instance().print_at_exit();
-  context->policy = config->policy;
-  context->candidates = config->candidates;
-  context->graph_replay = config->graph_replay;
-  context->default_workspace_limit = config->default_workspace_limit;
-  context->forced_workspace_limit = config->forced_workspace_limit;
-  context->memory_budget = config->memory_budget;
-  context->micro_batch_offers = config->micro_batch_offers;
-  if (!context->forced_workspace_limit && context->memory_budget.kind != MemoryBudget::Kind::kOff) {
+  if (!config->forced_workspace_limit && config->memory_budget.kind != MemoryBudget::Kind::kOff) {
     DeviceMemory memory;  // only a budget needs it (graph_plan_limits)
     UCUDNN_TRY(runtime::device_memory(context->device, &memory));
     in_use_at_handle_creation().record(context->device, memory.in_use());
@@ -147,10 +140,11 @@ namespace {
 // can be made, the algorithm's own size stands: its call then runs plain cuDNN.
 Status chosen_algorithm_workspace(UcudnnContext* context, const ConvCall& call, int algo, std::size_t* bytes) {
   UCUDNN_TRY(runtime::workspace_size(context->cudnn(), call.op, call.descriptors, algo, bytes));
-  if (!context->forced_workspace_limit || *bytes <= *context->forced_workspace_limit) return Status::success();
+  const std::optional<std::size_t>& forced = context->settings.forced_workspace_limit;
+  if (!forced || *bytes <= *forced) return Status::success();
   Expected<runtime::KernelRequest> request = kernel_request(context, call);
   if (!request || context->remembered(request->key).offered) return Status::success();
-  request->requested_limit = *context->forced_workspace_limit;
+  request->requested_limit = *forced;
   std::size_t planned = 0;
   if (!runtime::active_planner().workspace(*request, &planned).ok()) return Status::success();
   context->remember_limit(request->key, request->requested_limit);  // the call runs this plan

@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cstdlib>
 #include <iterator>
+#include <map>
 #include <sstream>
 
 #include "core/spelling.h"
@@ -29,23 +30,26 @@ const Spelling<OfferMode> kOfferModes[] = {{"0", OfferMode::kOff}, {"1", OfferMo
 constexpr const char* kForcedLimit = "UCUDNN_FORCE_WORKSPACE_LIMIT";
 constexpr const char* kDeprecatedForcedLimit = "UCUDNN_WORKSPACE_LIMIT";
 
-using TrimmedTexts = std::array<std::string, std::size(kEnvVariables)>;
-
 // The values as the parsers below read them (env_config.h's rule): surrounding whitespace (the
-// size parser's set) trimmed, and a value left empty unset. `texts` holds the trimmed strings.
-EnvValues trimmed(const EnvValues& raw, TrimmedTexts* texts) {
+// size parser's set) trimmed, and a value left empty unset (dropped).
+Expected<SettingValues> trimmed(const SettingValues& raw) {
   constexpr const char* kWhitespace = " \t\r\n";
-  EnvValues values;
-  for (std::size_t i = 0; i < std::size(kEnvVariables); ++i) {
-    const char* value = raw.*kEnvVariables[i].field;
-    if (value == nullptr) continue;
-    const std::string text = value;
+  SettingValues values;
+  for (const auto& [name, text] : raw) {
+    const bool known = std::any_of(setting_rows().begin(), setting_rows().end(),
+                                   [&](const SettingRow& row) { return name == row.name; });
+    if (!known) return Error::internal("no setting is named '" + name + "'");
     const auto first = text.find_first_not_of(kWhitespace);
     if (first == std::string::npos) continue;  // empty, or whitespace only: unset
-    (*texts)[i] = text.substr(first, text.find_last_not_of(kWhitespace) - first + 1);
-    values.*kEnvVariables[i].field = (*texts)[i].c_str();
+    values[name] = text.substr(first, text.find_last_not_of(kWhitespace) - first + 1);
   }
   return values;
+}
+
+// The trimmed value of `name`, or null where it is unset.
+const char* value_of(const SettingValues& values, const char* name) {
+  const auto found = values.find(name);
+  return found == values.end() ? nullptr : found->second.c_str();
 }
 
 // UCUDNN_FORCE_WORKSPACE_LIMIT, or its old name UCUDNN_WORKSPACE_LIMIT (with a deprecation
@@ -72,7 +76,7 @@ Expected<std::optional<std::size_t>> parse_forced_workspace_limit(const char* fo
 
 // How a row reads its value: by a parser of the value's type into a field, as text, as 0 or 1.
 template <auto Field, auto Parse>
-Status parsed(const char* value, const EnvValues&, EnvConfig* config) {
+Status parsed(const char* value, const SettingValues&, Settings* config) {
   if (value) {
     UCUDNN_TRY_ASSIGN(config->*Field, Parse(value));
   }
@@ -80,13 +84,13 @@ Status parsed(const char* value, const EnvValues&, EnvConfig* config) {
 }
 
 template <auto Field>
-Status text(const char* value, const EnvValues&, EnvConfig* config) {
+Status text(const char* value, const SettingValues&, Settings* config) {
   if (value) config->*Field = value;
   return Status::success();
 }
 
 template <auto Field>
-Status switch_value(const char* value, const EnvValues&, EnvConfig* config) {
+Status switch_value(const char* value, const SettingValues&, Settings* config) {
   if (!value) return Status::success();
   const std::string given = value;
   if (given != "0" && given != "1") return Error{ErrorCode::kBadParam, "'" + given + "' is not 0 or 1"};
@@ -94,13 +98,13 @@ Status switch_value(const char* value, const EnvValues&, EnvConfig* config) {
   return Status::success();
 }
 
-Status forced_limit(const char* value, const EnvValues& all, EnvConfig* config) {
+Status forced_limit(const char* value, const SettingValues& all, Settings* config) {
   UCUDNN_TRY_ASSIGN(config->forced_workspace_limit,
-                    parse_forced_workspace_limit(value, all.deprecated_workspace_limit, &config->deprecations));
+                    parse_forced_workspace_limit(value, value_of(all, kDeprecatedForcedLimit), &config->deprecations));
   return Status::success();
 }
 
-Status benchmark_devices(const char* value, const EnvValues&, EnvConfig* config) {
+Status benchmark_devices(const char* value, const SettingValues&, Settings* config) {
   if (!value) return Status::success();
   const auto checked = parse_device_list(value);  // device numbers are checked at cudnnCreate
   if (!checked) return checked.error().prefixed("UCUDNN_BENCHMARK_DEVICES='" + std::string(value) + "': ");
@@ -110,33 +114,49 @@ Status benchmark_devices(const char* value, const EnvValues&, EnvConfig* config)
 
 }  // namespace
 
-const EnvVariable kEnvVariables[] = {
-    {&EnvValues::policy, "UCUDNN_BATCH_SIZE_POLICY", parsed<&EnvConfig::policy, parse_batch_size_policy>},
-    {&EnvValues::default_workspace_limit, "UCUDNN_DEFAULT_WORKSPACE_LIMIT",
-     parsed<&EnvConfig::default_workspace_limit, parse_byte_size>},
-    {&EnvValues::forced_workspace_limit, kForcedLimit, forced_limit, true},
-    {&EnvValues::deprecated_workspace_limit, kDeprecatedForcedLimit},  // read by forced_limit
-    {&EnvValues::memory_budget, "UCUDNN_MEMORY_BUDGET", parsed<&EnvConfig::memory_budget, parse_memory_budget>},
-    {&EnvValues::total_workspace, "UCUDNN_TOTAL_WORKSPACE_SIZE",
-     parsed<&EnvConfig::total_workspace, parse_total_workspace>},
-    {&EnvValues::wd_time_limit, "UCUDNN_WD_TIME_LIMIT",
-     parsed<&EnvConfig::wd_time_limit_seconds, parse_time_limit_seconds>},
-    {&EnvValues::job_wait, "UCUDNN_JOB_WAIT", parsed<&EnvConfig::job_wait_seconds, parse_time_limit_seconds>},
-    {&EnvValues::candidates, "UCUDNN_CANDIDATES", parsed<&EnvConfig::candidates, parse_candidate_set>},
-    {&EnvValues::database, "UCUDNN_DATABASE", text<&EnvConfig::database>},
-    {&EnvValues::search, "UCUDNN_SEARCH", parsed<&EnvConfig::search, parse_search_mode>},
-    {&EnvValues::database_journal, "UCUDNN_DATABASE_JOURNAL", parsed<&EnvConfig::database_journal, parse_journal_mode>},
-    {&EnvValues::system_databases, "UCUDNN_SYSTEM_DATABASES",
-     parsed<&EnvConfig::system_databases, parse_system_databases>},
-    {&EnvValues::benchmark_devices, "UCUDNN_BENCHMARK_DEVICES", benchmark_devices, true},
-    {&EnvValues::statistics, "UCUDNN_STATS", switch_value<&EnvConfig::print_statistics>},
-    {&EnvValues::graph_replay, "UCUDNN_GRAPH_REPLAY", switch_value<&EnvConfig::graph_replay>},
-    {&EnvValues::micro_batch_offers, "UCUDNN_MICRO_BATCH_OFFERS",
-     parsed<&EnvConfig::micro_batch_offers, parse_offer_mode>},
-    {&EnvValues::log_level, "UCUDNN_LOG_LEVEL", parsed<&EnvConfig::log_level, parse_log_level>},
-    {&EnvValues::log_file, "UCUDNN_LOG_FILE", text<&EnvConfig::log_file>},
-    {&EnvValues::preload_library, "UCUDNN_PRELOAD_LIBRARY", text<&EnvConfig::preload_library>},
-};
+// Every row, in the README's order; the meanings are one line each for `ucudnn --help` (the README
+// says more), the defaults as the README writes them (tests/cpu/project/test_settings_table.cpp).
+const std::vector<SettingRow>& setting_rows() {
+  static const std::vector<SettingRow> rows = {
+      {"UCUDNN_DEFAULT_WORKSPACE_LIMIT", "per-kernel workspace limit, a SIZE, where a call gives none", "64MiB",
+       parsed<&Settings::default_workspace_limit, parse_byte_size>},
+      {"UCUDNN_MEMORY_BUDGET", "what a graph-API plan may take: free (the GPU's memory), a SIZE, or off", "free",
+       parsed<&Settings::memory_budget, parse_memory_budget>},
+      {"UCUDNN_MICRO_BATCH_OFFERS",
+       "under a memory budget, offer ucudnn's plan to a graph-API autotuner: auto (PyTorch), 1 or 0", "auto",
+       parsed<&Settings::micro_batch_offers, parse_offer_mode>},
+      {kForcedLimit, "per-kernel limit, a SIZE, imposed on every call whatever it asks", "none", forced_limit, true},
+      {kDeprecatedForcedLimit, "deprecated name of UCUDNN_FORCE_WORKSPACE_LIMIT", "none", nullptr, false, kForcedLimit},
+      {"UCUDNN_TOTAL_WORKSPACE_SIZE", "WD: one budget, a SIZE, for all kernels instead of a limit per kernel", "off",
+       parsed<&Settings::total_workspace, parse_total_workspace>},
+      {"UCUDNN_WD_TIME_LIMIT", "seconds WD's integer program may search; then the best plan found", "10",
+       parsed<&Settings::wd_time_limit_seconds, parse_time_limit_seconds>},
+      {"UCUDNN_JOB_WAIT", "seconds to wait for another process's benchmark of the same kernel", "300",
+       parsed<&Settings::job_wait_seconds, parse_time_limit_seconds>},
+      {"UCUDNN_BATCH_SIZE_POLICY", "micro-batch sizes: all, powerOfTwo or undivided", "powerOfTwo",
+       parsed<&Settings::policy, parse_batch_size_policy>},
+      {"UCUDNN_CANDIDATES", "what plans are made of: legacy, engines (graph API) or both", "both",
+       parsed<&Settings::candidates, parse_candidate_set>},
+      {"UCUDNN_GRAPH_REPLAY", "1: replay recurring calls as CUDA graphs; 0: not", "1",
+       switch_value<&Settings::graph_replay>},
+      {"UCUDNN_DATABASE", "SQLite benchmark database shared by processes", "none", text<&Settings::database>},
+      {"UCUDNN_SYSTEM_DATABASES", "read-only databases looked up after UCUDNN_DATABASE, ':'-separated (at most 32)",
+       "none", parsed<&Settings::system_databases, parse_system_databases>},
+      {"UCUDNN_SEARCH", "how new kernels are benchmarked: fast or exhaustive", "fast",
+       parsed<&Settings::search, parse_search_mode>},
+      {"UCUDNN_DATABASE_JOURNAL", "the database's journal: auto, wal, delete, truncate or persist", "auto",
+       parsed<&Settings::database_journal, parse_journal_mode>},
+      {"UCUDNN_BENCHMARK_DEVICES", "benchmark on several GPUs of one model: all, or distinct ordinals 0,2,3",
+       "the handle's GPU", benchmark_devices, true},
+      {"UCUDNN_STATS", "1: per-operation statistics on stderr at exit", "0", switch_value<&Settings::print_statistics>},
+      {"UCUDNN_LOG_LEVEL", "off, error, warn, info or debug (or 0-4)", "warn",
+       parsed<&Settings::log_level, parse_log_level>},
+      {"UCUDNN_LOG_FILE", "append log lines to this file", "stderr", text<&Settings::log_file>},
+      {"UCUDNN_PRELOAD_LIBRARY", "`ucudnn run` only: the preload library where --preload is not given",
+       "the one beside ucudnn", text<&Settings::preload_library>},
+  };
+  return rows;
+}
 
 Expected<OfferMode> parse_offer_mode(const std::string& text) {
   return parse_spelling<OfferMode>(text, kOfferModes, "micro-batch offer mode");
@@ -190,26 +210,36 @@ Expected<std::vector<std::string>> parse_system_databases(const std::string& tex
   return paths;
 }
 
-Expected<EnvConfig> parse_env_config(const EnvValues& raw) {
-  TrimmedTexts texts;
-  const EnvValues values = trimmed(raw, &texts);  // from here, null is unset and nothing else is empty
-  EnvConfig config;
-  for (const EnvVariable& variable : kEnvVariables) {
-    if (!variable.apply) continue;
-    const Status applied = variable.apply(values.*variable.field, values, &config);
-    if (!applied)
-      return variable.names_itself ? applied.error() : applied.error().prefixed(std::string(variable.name) + ": ");
+Expected<Settings> parse_settings(const SettingValues& raw) {
+  UCUDNN_TRY_ASSIGN(const SettingValues values, trimmed(raw));  // from here, nothing is empty
+  Settings settings;
+  for (const SettingRow& row : setting_rows()) {
+    if (!row.apply) continue;
+    const Status applied = row.apply(value_of(values, row.name), values, &settings);
+    if (!applied) return row.names_itself ? applied.error() : applied.error().prefixed(std::string(row.name) + ": ");
   }
-  return config;
+  return settings;
 }
 
-const Expected<EnvConfig>& env_config() {
-  static const Expected<EnvConfig> config = [] {
-    EnvValues values;
-    for (const EnvVariable& variable : kEnvVariables) values.*variable.field = std::getenv(variable.name);
-    return parse_env_config(values);
+const Expected<Settings>& env_config() {
+  static const Expected<Settings> settings = [] {
+    SettingValues values;
+    for (const SettingRow& row : setting_rows()) {
+      if (const char* value = std::getenv(row.name)) values[row.name] = value;
+    }
+    Expected<Settings> parsed = parse_settings(values);
+    // Before anything logs: where the settings are invalid the log keeps its defaults (warn, on
+    // stderr), and cudnnCreate and the tools report the error.
+    if (parsed) configure_logging(parsed->log_level, parsed->log_file);
+    return parsed;
   }();
-  return config;
+  return settings;
+}
+
+const Settings& process_settings() {
+  static const Settings defaults;
+  const Expected<Settings>& settings = env_config();
+  return settings ? *settings : defaults;
 }
 
 }  // namespace ucudnn

@@ -1,47 +1,16 @@
 #pragma once
-// The environment variables ucudnn reads: declared here once, typed, parsed strictly, read once
-// per process. A handle's API setters override them.
-//
-// | variable                        | meaning                                          | default    |
-// |---------------------------------|--------------------------------------------------|------------|
-// | UCUDNN_BATCH_SIZE_POLICY        | all, powerOfTwo or undivided (case-insensitive)  | powerOfTwo |
-// | UCUDNN_DEFAULT_WORKSPACE_LIMIT  | per-kernel limit where a call gives none         | 64MiB      |
-// | UCUDNN_FORCE_WORKSPACE_LIMIT    | per-kernel limit imposed on every call, whatever  | none       |
-// |                                 | it asks (for programs that cannot be changed)    |            |
-// | UCUDNN_WORKSPACE_LIMIT          | deprecated name of UCUDNN_FORCE_WORKSPACE_LIMIT   | none       |
-// | UCUDNN_MEMORY_BUDGET            | what a graph-API plan may take (it names no     | free       |
-// |                                 | limit): free (the device's free memory), a SIZE |            |
-// |                                 | (the program's budget on the device) or off     |            |
-// |                                 | (the default limit); core/memory_budget.h       |            |
-// | UCUDNN_TOTAL_WORKSPACE_SIZE     | WD mode: one budget for all kernels (units!)     | off (WR)   |
-// | UCUDNN_WD_TIME_LIMIT            | seconds WD's integer program may search; then    | 10         |
-// |                                 | the best plan found (its gap logged) or an error |            |
-// | UCUDNN_CANDIDATES               | legacy, engines (graph API) or both              | both       |
-// | UCUDNN_DATABASE                 | SQLite benchmark database shared by processes    | none       |
-// | UCUDNN_SEARCH                   | fast or exhaustive benchmarking of new kernels   | fast       |
-// | UCUDNN_DATABASE_JOURNAL         | auto, wal, delete, truncate, persist             | auto       |
-// | UCUDNN_SYSTEM_DATABASES         | read-only benchmark databases looked up after    | none       |
-// |                                 | UCUDNN_DATABASE, ':'-separated as PATH, in order |            |
-// |                                 | (at most kMaxSystemDatabases, 32)                |            |
-// | UCUDNN_BENCHMARK_DEVICES        | all, or distinct device ordinals "0,2,3" (no     | the handle's|
-// |                                 | empty entry, no leading zero: "0," and "01" are  |            |
-// |                                 | refused)                                         |            |
-// | UCUDNN_STATS                    | 1: print per-operation statistics at exit        | 0          |
-// | UCUDNN_GRAPH_REPLAY             | 1: replay recurring calls as CUDA graphs; 0: not  | 1          |
-// | UCUDNN_MICRO_BATCH_OFFERS       | 1: offer a graph-API program's autotuner ucudnn's | auto       |
-// |                                 | plan beside cuDNN's under a budget (api/graph/offer.h)|            |
-// |                                 | 0: never; auto: where the program is PyTorch      |            |
-// | UCUDNN_LOG_LEVEL                | off, error, warn, info, debug (or 0-4)           | warn       |
-// | UCUDNN_LOG_FILE                 | append log lines to this file                    | stderr     |
-// | UCUDNN_PRELOAD_LIBRARY          | `ucudnn run` only: the libucudnn_preload.so to   | beside the |
-// |                                 | preload where --preload is not given             | command    |
+// The settings: every UCUDNN_* environment variable, declared once as a row of setting_rows()
+// (env_config.cpp): its name, what it means, its default as the documents write it, and how its
+// value goes into Settings. The parser, `ucudnn --help`'s settings list and the README's settings
+// table (checked against the rows by tests/cpu/project/test_settings_table.cpp) all come from the rows;
+// read them there, not here. env_config() is the one reader of the process's environment; the
+// front-ends and tools hand what it read down (a handle copies Settings at creation, the runtime
+// gets values through constructors, the logger through configure_logging).
 //
 // Every variable alike: surrounding whitespace (space, tab, CR, LF) is trimmed from its value, and
 // a value that is then empty (VAR= or VAR=" ") means the variable is unset, its default applying.
 // Whitespace inside a value is the value's own ("0, 1" is refused; a path keeps it). A word is read
 // as core/spelling.h reads every word: case, '-' and '_' ignored (POWER_OF_TWO is powerOfTwo).
-// Each variable is one row of kEnvVariables (env_config.cpp): its name, its EnvValues field and how
-// its value goes into EnvConfig.
 // Sizes take binary units ("8MiB"; B, K or KiB, M or MiB, G or GiB, T or TiB; KB, MB, GB and TB
 // are refused as ambiguous, never read as powers of ten); a bare number below 1 MiB is refused (except 0 for the
 // limits: no workspace), as is a total workspace of 0. A bad value of any of them fails cudnnCreate with
@@ -50,6 +19,7 @@
 // cudnnCreate; set together with UCUDNN_FORCE_WORKSPACE_LIMIT to another size, it is an error.
 
 #include <cstddef>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -75,7 +45,9 @@ enum class OfferMode { kAuto, kOn, kOff };
 /// UCUDNN_JOB_WAIT's default: longer than one kernel's benchmark with every engine.
 inline constexpr double kDefaultJobWaitSeconds = 300.0;
 
-struct EnvConfig {
+/// Every setting's value: what setting_rows() parse into, a handle copies and the runtime is
+/// built from. Default-constructed, every setting's default.
+struct Settings {
   BatchSizePolicy policy = BatchSizePolicy::kPowerOfTwo;
   std::size_t default_workspace_limit = kDefaultWorkspaceLimit;
   std::optional<std::size_t> forced_workspace_limit;  ///< UCUDNN_FORCE_WORKSPACE_LIMIT: caps every call's limit
@@ -103,40 +75,24 @@ struct EnvConfig {
   std::vector<std::string> deprecations;
 };
 
-struct EnvValues {
-  const char* policy = nullptr;
-  const char* default_workspace_limit = nullptr;
-  const char* forced_workspace_limit = nullptr;     ///< UCUDNN_FORCE_WORKSPACE_LIMIT
-  const char* deprecated_workspace_limit = nullptr;  ///< UCUDNN_WORKSPACE_LIMIT, its old name
-  const char* memory_budget = nullptr;
-  const char* total_workspace = nullptr;
-  const char* wd_time_limit = nullptr;
-  const char* job_wait = nullptr;
-  const char* candidates = nullptr;
-  const char* database = nullptr;
-  const char* search = nullptr;
-  const char* database_journal = nullptr;
-  const char* system_databases = nullptr;
-  const char* benchmark_devices = nullptr;
-  const char* statistics = nullptr;
-  const char* graph_replay = nullptr;
-  const char* micro_batch_offers = nullptr;
-  const char* log_level = nullptr;
-  const char* log_file = nullptr;
-  const char* preload_library = nullptr;
-};
+/// The variables' values by name (an absent name is unset), as the environment gives them:
+/// parse_settings trims them.
+using SettingValues = std::map<std::string, std::string>;
 
-/// One UCUDNN_* variable, declared once: where its value is in EnvValues, its name, and how the
-/// value (never empty; null where unset) goes into EnvConfig. `apply`'s errors are prefixed with
-/// the name unless `names_itself`; a null `apply` is a variable another row reads (an old name).
-struct EnvVariable {
-  const char* EnvValues::*field;
+/// One UCUDNN_* variable, declared once: its name, its meaning and default as `ucudnn --help` and
+/// the README write them, and how its value (trimmed, never empty; null where unset) goes into
+/// Settings. `apply`'s errors are prefixed with the name unless `names_itself`. An old name
+/// (`old_name_of` set) has no `apply`: its new name's row reads it from `all`.
+struct SettingRow {
   const char* name;
-  Status (*apply)(const char* value, const EnvValues& all, EnvConfig* config) = nullptr;
+  const char* meaning;
+  const char* default_text;
+  Status (*apply)(const char* value, const SettingValues& all, Settings* settings) = nullptr;
   bool names_itself = false;
+  const char* old_name_of = nullptr;
 };
-/// Every variable, in the table's order: what env_config() reads, trims and empties alike.
-extern const EnvVariable kEnvVariables[20];
+/// Every variable, in the order the documents list them: what env_config() reads.
+const std::vector<SettingRow>& setting_rows();
 
 /// UCUDNN_BENCHMARK_DEVICES: "all", or distinct device numbers ("0,2,3"). Whether they exist is
 /// checked against the visible devices by runtime/device_info.h.
@@ -161,16 +117,17 @@ inline constexpr std::size_t kMaxSystemDatabases = 32;
 /// where it names more than kMaxSystemDatabases files (the error says how many and the bound).
 Expected<std::vector<std::string>> parse_system_databases(const std::string& text);
 
-/// Parses the given values (null = unset), trimmed and emptied as the table's rule says.
-Expected<EnvConfig> parse_env_config(const EnvValues& values);
-inline Expected<EnvConfig> parse_env_config(const char* policy, const char* default_workspace_limit) {
-  EnvValues values;
-  values.policy = policy;
-  values.default_workspace_limit = default_workspace_limit;
-  return parse_env_config(values);
-}
+/// Parses the given values, trimmed and emptied as the rule above says. A name that is no row's
+/// is an internal error (a caller's typo, never the environment's: env_config() asks by row).
+Expected<Settings> parse_settings(const SettingValues& values);
 
-/// The process's configuration, read from the environment once, on first use.
-const Expected<EnvConfig>& env_config();
+/// The process's settings, read from the environment once, on first use; the first read hands
+/// the log level and file to the logger (configure_logging) where the settings are valid.
+const Expected<Settings>& env_config();
+
+/// env_config(), or every default where the environment is invalid: what the process's objects
+/// are built from. An invalid environment fails cudnnCreate itself (and the tools), so the
+/// defaults only ever serve calls that need no handle (ucudnnSetDatabase before cudnnCreate).
+const Settings& process_settings();
 
 }  // namespace ucudnn

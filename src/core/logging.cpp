@@ -1,7 +1,6 @@
 #include "core/logging.h"
 
-#include "core/env_config.h"
-
+#include <atomic>
 #include <cstdio>
 #include <mutex>
 #include <set>
@@ -9,27 +8,12 @@
 namespace ucudnn {
 namespace {
 
+// Warn on stderr until configure_logging says otherwise.
 struct Logger {
-  LogLevel level = LogLevel::kWarn;
-  FILE* sink = stderr;
+  std::atomic<LogLevel> level{LogLevel::kWarn};
+  FILE* sink = stderr;  ///< guarded by `mutex`
   std::mutex mutex;
   std::set<std::string> warned;
-
-  // From the process configuration; where it is invalid, cudnnCreate and the tools report it
-  // and the log keeps its defaults.
-  Logger() {
-    const auto& config = env_config();
-    if (!config) return;
-    level = config->log_level;
-    if (!config->log_file.empty()) {
-      if (FILE* f = std::fopen(config->log_file.c_str(), "a")) {
-        sink = f;
-      } else {
-        std::fprintf(stderr, "ucudnn: warning: cannot open UCUDNN_LOG_FILE='%s'; logging to stderr\n",
-                     config->log_file.c_str());
-      }
-    }
-  }
 };
 
 Logger& logger() {
@@ -50,8 +34,26 @@ const char* level_name(LogLevel level) {
 
 }  // namespace
 
+void configure_logging(LogLevel level, const std::string& file) {
+  Logger& log = logger();
+  FILE* sink = stderr;
+  if (!file.empty()) {
+    sink = std::fopen(file.c_str(), "a");
+    if (!sink) {
+      std::fprintf(stderr, "ucudnn: warning: cannot open UCUDNN_LOG_FILE='%s'; logging to stderr\n", file.c_str());
+      sink = stderr;
+    }
+  }
+  {
+    std::lock_guard<std::mutex> lock(log.mutex);
+    if (log.sink != stderr) std::fclose(log.sink);
+    log.sink = sink;
+  }
+  log.level.store(level);
+}
+
 bool detail::log_enabled(LogLevel level) {
-  return level != LogLevel::kOff && static_cast<int>(level) <= static_cast<int>(logger().level);
+  return level != LogLevel::kOff && static_cast<int>(level) <= static_cast<int>(logger().level.load());
 }
 
 void detail::log_message(LogLevel level, const std::string& message) {

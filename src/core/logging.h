@@ -1,6 +1,7 @@
 #pragma once
-// Levelled logging, chosen at run time: UCUDNN_LOG_LEVEL (off, error, warn, info, debug; default
-// warn, so a working program prints nothing) and UCUDNN_LOG_FILE (default stderr). A message's
+// Levelled logging, chosen at run time: the level and file are handed over by configure_logging
+// (core/env_config.cpp does, from UCUDNN_LOG_LEVEL and UCUDNN_LOG_FILE, when it reads the
+// environment); until then warn, on stderr, so a working program prints nothing. A message's
 // text is only built when its level is enabled.
 
 #include <sstream>
@@ -15,6 +16,10 @@ namespace detail {
 bool log_enabled(LogLevel level);
 void log_message(LogLevel level, const std::string& message);
 }  // namespace detail
+
+/// Logs at `level` and above from now on, to `file` (appended to; empty: stderr). A file that
+/// cannot be opened leaves stderr, with a warning there.
+void configure_logging(LogLevel level, const std::string& file);
 
 /// Logs a warning the first time `key` is seen in this process, then stays silent for it.
 void warn_once(const std::string& key, const std::string& message);

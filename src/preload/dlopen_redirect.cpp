@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "core/env_config.h"
 #include "core/logging.h"
 
 namespace ucudnn::preload {
@@ -32,6 +33,7 @@ void* redirected_cudnn(const char* file, int flags, OpenFunction open) {
   static const std::string cudnn = file_of(dlsym(RTLD_NEXT, "cudnnGetVersion"));
   if (self.empty() || cudnn.empty()) return nullptr;
   if (std::strchr(file, '/') && resolved(file) != cudnn) {
+    (void)env_config();  // the logger's level and file, read once per process, before it logs
     warn_once(std::string("dlopen|") + file, std::string("dlopen(\"") + file +
                                                  "\") opens a cuDNN other than the one ucudnn's layer loaded (" +
                                                  cudnn + "): its calls are not intercepted");

@@ -13,6 +13,7 @@
 #include "api/context.h"
 #include "api/frontend.h"
 #include "api/graph/frontend.h"
+#include "core/env_config.h"
 #include "core/internal_call.h"
 #include "core/logging.h"
 #include "core/statistics.h"
@@ -33,6 +34,7 @@ bool passes_through() { return ucudnn::preload::another_layer_intercepts(); }
 void say_if_not_alone() {
   const char* other = ucudnn::preload::next_layer_file();
   if (*other == '\0') return;
+  (void)ucudnn::env_config();  // the logger's level and file, read once per process, before it logs
   ucudnn::warn_once("another preload layer", std::string("another ucudnn preload layer is loaded too (") + other +
                                                  "): this one intercepts, and that one passes every call straight "
                                                  "to cuDNN (one layer per process)");

@@ -7,7 +7,6 @@
 #include <memory>
 #include <thread>
 
-#include "core/env_config.h"
 #include "core/internal_call.h"
 #include "core/logging.h"
 #include "core/statistics.h"
@@ -149,11 +148,10 @@ std::vector<std::string> GpuMeasurementSource::measuring_gpus(int device) {
 }
 
 std::vector<int> GpuMeasurementSource::benchmark_devices(int handle_device) {
-  const auto& config = env_config();
-  if (!config || config->benchmark_devices.empty()) return {handle_device};
+  if (benchmark_devices_.empty()) return {handle_device};
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess) return {handle_device};
-  auto parsed = parse_benchmark_devices(config->benchmark_devices, count);
+  auto parsed = parse_benchmark_devices(benchmark_devices_, count);
   if (!parsed) {
     warn_once("benchmark devices", parsed.message() + "; benchmarking on the handle's GPU only");
     return {handle_device};

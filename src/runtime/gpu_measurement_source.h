@@ -7,6 +7,8 @@
 #include <atomic>
 #include <map>
 #include <mutex>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/benchmarker.h"
@@ -17,6 +19,10 @@ namespace ucudnn::runtime {
 
 class GpuMeasurementSource : public MeasurementSource {
  public:
+  /// `benchmark_devices`: UCUDNN_BENCHMARK_DEVICES, its syntax checked ("all" or "0,2,3"; empty:
+  /// the handle's device only); the device numbers are checked here, at each measurement.
+  explicit GpuMeasurementSource(std::string benchmark_devices) : benchmark_devices_(std::move(benchmark_devices)) {}
+
   Status identify(int device, DeviceIdentity* identity) override;
   std::size_t sizes_at_once(int device) override { return benchmark_devices(device).size(); }
   std::vector<std::string> measuring_gpus(int device) override;
@@ -52,6 +58,7 @@ class GpuMeasurementSource : public MeasurementSource {
 
   std::mutex kept_mutex_;  ///< held while the kept benchmarker measures
   std::unique_ptr<Benchmarker> kept_;
+  const std::string benchmark_devices_;  ///< empty: the handle's device only
 };
 
 }  // namespace ucudnn::runtime

@@ -4,7 +4,6 @@
 #include <chrono>
 #include <limits>
 
-#include "core/env_config.h"
 #include "core/logging.h"
 #include "core/statistics.h"
 #include "optimize/channel_pieces.h"
@@ -20,13 +19,6 @@ using ucudnn::optimize::smaller_sizes_may_help;
 
 namespace {
 
-// The process's search mode until set: UCUDNN_SEARCH's, fast where it is unset or unreadable
-// (cudnnCreate reports a bad value).
-SearchMode initial_search_mode() {
-  const auto& config = env_config();
-  return config ? config->search : SearchMode::kFast;
-}
-
 // Frees what the source kept for the kernel it measured last, on every way out.
 class SourceRelease {
  public:
@@ -41,14 +33,18 @@ class SourceRelease {
 
 }  // namespace
 
-PlanBuilder::PlanBuilder(std::shared_ptr<MeasurementSource> source)
-    : source_(std::move(source)), search_mode_(initial_search_mode()) {}
+PlanBuilder::PlanBuilder(std::shared_ptr<MeasurementSource> source, const Settings& settings)
+    : source_(std::move(source)),
+      databases_(settings.database, settings.system_databases, settings.database_journal),
+      gatherer_(*source_, databases_, settings.job_wait_seconds),
+      search_mode_(settings.search) {}
 
 PlanBuilder::PlanBuilder(std::shared_ptr<MeasurementSource> source, std::shared_ptr<BenchmarkDatabase> database,
                          std::vector<std::shared_ptr<BenchmarkDatabase>> system)
     : source_(std::move(source)),
       databases_(std::move(database), std::move(system)),
-      search_mode_(initial_search_mode()) {}
+      gatherer_(*source_, databases_, kDefaultJobWaitSeconds),
+      search_mode_(SearchMode::kFast) {}
 
 bool PlanBuilder::cached_plan(const ConvKey& key, std::size_t workspace_limit, BatchSizePolicy policy,
                               CandidateSet candidates, std::shared_ptr<const ExecutablePlan>* out) {

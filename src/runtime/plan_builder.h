@@ -25,6 +25,7 @@
 #include "core/bounded_cache.h"
 #include "core/candidates.h"
 #include "core/conv_key.h"
+#include "core/env_config.h"
 #include "core/search_mode.h"
 #include "runtime/cuda_status.h"
 #include "runtime/executor.h"
@@ -46,15 +47,16 @@ class PlanBuilder {
   /// and batch sizes; a dropped plan is rebuilt from the table's rows without measuring.
   static constexpr std::size_t kPlanCacheCapacity = 4096;
 
-  /// The process's plan builder: measures on the GPU; its database is UCUDNN_DATABASE (read on first
-  /// use) until set_database, over the read-only UCUDNN_SYSTEM_DATABASES (read on first use) until
-  /// set_system_databases. Built in runtime/process_wiring.cpp.
+  /// The process's plan builder: measures on the GPU; its database is UCUDNN_DATABASE (opened on
+  /// first use) until set_database, over the read-only UCUDNN_SYSTEM_DATABASES (opened on first use)
+  /// until set_system_databases. Built in api/process_wiring.cpp from the process's settings.
   static PlanBuilder& instance();
 
-  /// An engine over `source`, its database from UCUDNN_DATABASE on first use.
-  explicit PlanBuilder(std::shared_ptr<MeasurementSource> source);
+  /// An engine over `source` as `settings` say: its databases (UCUDNN_DATABASE over
+  /// UCUDNN_SYSTEM_DATABASES, opened on first use), their journal, the search mode and the job wait.
+  PlanBuilder(std::shared_ptr<MeasurementSource> source, const Settings& settings);
   /// An engine over `source` and exactly `database` (null: none) over the read-only `system`
-  /// databases (UCUDNN_DATABASE and UCUDNN_SYSTEM_DATABASES are not read).
+  /// databases, with every other setting's default.
   PlanBuilder(std::shared_ptr<MeasurementSource> source, std::shared_ptr<BenchmarkDatabase> database,
               std::vector<std::shared_ptr<BenchmarkDatabase>> system = {});
   PlanBuilder(const PlanBuilder&) = delete;
@@ -75,10 +77,10 @@ class PlanBuilder {
   Status measured_rows(cudnnHandle_t handle, const ConvKey& key, BatchSizePolicy policy, CandidateSet candidates,
                        std::vector<int>* sizes, std::vector<Measurement>* rows);
 
-  /// How new kernels are benchmarked from now on (initially UCUDNN_SEARCH's). Plans made under
+  /// How new kernels are benchmarked from now on (initially the settings'). Plans made under
   /// the other mode stay cached under it.
   void set_search_mode(SearchMode mode) { search_mode_.store(mode); }
-  /// How long to wait for another process's benchmark of the same work (UCUDNN_JOB_WAIT otherwise).
+  /// How long to wait for another process's benchmark of the same work (the settings' otherwise).
   void set_job_wait(double seconds) { gatherer_.set_job_wait(seconds); }
   SearchMode search_mode() const { return search_mode_.load(); }
 
@@ -147,7 +149,7 @@ class PlanBuilder {
 
   const std::shared_ptr<MeasurementSource> source_;
   PlanDatabases databases_;
-  RowGatherer gatherer_{*source_, databases_};
+  RowGatherer gatherer_;
   std::atomic<SearchMode> search_mode_;
 
   // Keyed by the kernel, then its few settings: a call looks its plan up by reference, without

@@ -1,11 +1,13 @@
 #include "runtime/plan_databases.h"
 
-#include "core/env_config.h"
 #include "core/logging.h"
 
 namespace ucudnn::runtime {
 using store::BenchmarkDatabase;
 using store::DatabaseLayers;
+
+PlanDatabases::PlanDatabases(std::string user_path, std::vector<std::string> system_paths, JournalMode journal)
+    : user_path_(std::move(user_path)), system_paths_(std::move(system_paths)), journal_(journal) {}
 
 PlanDatabases::PlanDatabases(std::shared_ptr<BenchmarkDatabase> user,
                              std::vector<std::shared_ptr<BenchmarkDatabase>> system)
@@ -19,8 +21,7 @@ Status PlanDatabases::set_user(const std::string& path) {
   layers_ = std::make_shared<const DatabaseLayers>(layers_->with_user(nullptr));
   if (path.empty()) return Status::success();
   BenchmarkDatabase::Options options;
-  const auto& config = env_config();
-  if (config) options.journal = config->database_journal;
+  options.journal = journal_;
   auto opened = BenchmarkDatabase::open(path, options);
   if (!opened) return opened.error();
   layers_ = std::make_shared<const DatabaseLayers>(layers_->with_user(std::move(opened.value())));
@@ -55,18 +56,16 @@ std::shared_ptr<const DatabaseLayers> PlanDatabases::layers() {
     user_configured = user_configured_;
     system_configured = system_configured_;
   }
-  const auto& config = env_config();
   if (!user_configured) {
-    const std::string path = config ? config->database : std::string();
-    Status status = set_user(path);
+    Status status = set_user(user_path_);
     if (!status.ok()) {
-      warn_once("database " + path, status.message() + "; benchmark results stay in memory");
+      warn_once("database " + user_path_, status.message() + "; benchmark results stay in memory");
     }
   }
   if (!system_configured) {
     // A file that cannot be opened is skipped with a warning. Opened unlocked; a call of
     // set_system meanwhile wins.
-    auto system = DatabaseLayers::open_system(config ? config->system_databases : std::vector<std::string>());
+    auto system = DatabaseLayers::open_system(system_paths_);
     std::lock_guard<std::mutex> lock(mutex_);
     if (!system_configured_) {
       system_configured_ = true;

@@ -1,7 +1,7 @@
 #pragma once
 // The benchmark databases a plan builder reads and writes: the user database (UCUDNN_DATABASE,
-// new rows go to it) over the read-only system databases (UCUDNN_SYSTEM_DATABASES), each read
-// from the environment on first use unless set before. Thread-safe; the layers are replaced
+// new rows go to it) over the read-only system databases (UCUDNN_SYSTEM_DATABASES), each opened
+// at the paths it was built with on first use unless set before. Thread-safe; the layers are replaced
 // whole, never changed in place, so a reader keeps a consistent view.
 
 #include <memory>
@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/journal_mode.h"
 #include "runtime/measurement_source.h"
 #include "store/layered_database.h"
 
@@ -25,9 +26,10 @@ struct DeviceDatabase {
 
 class PlanDatabases {
  public:
-  /// Read from the environment on first use.
-  PlanDatabases() = default;
-  /// Exactly `user` (null: none) over `system`; the environment is not read.
+  /// The databases at `user_path` (empty: none) over those at `system_paths`, opened on first use
+  /// (unless set before), with `journal` (UCUDNN_DATABASE_JOURNAL) as every user database's.
+  PlanDatabases(std::string user_path, std::vector<std::string> system_paths, JournalMode journal);
+  /// Exactly `user` (null: none) over `system`; a user database set later gets the automatic journal.
   PlanDatabases(std::shared_ptr<store::BenchmarkDatabase> user,
                 std::vector<std::shared_ptr<store::BenchmarkDatabase>> system);
 
@@ -37,8 +39,7 @@ class PlanDatabases {
   /// The read-only system databases at `paths` from now on. A file that cannot be opened is
   /// skipped, with a warning; the error then names each one skipped, and the others are used.
   Status set_system(const std::vector<std::string>& paths);
-  /// The user database over the system ones (never null), read from the environment first where
-  /// not configured.
+  /// The user database over the system ones (never null), opened first where not configured.
   std::shared_ptr<const store::DatabaseLayers> layers();
   /// The layers as `device` sees them, its identity read through `source`.
   DeviceDatabase for_device(int device, MeasurementSource& source);
@@ -46,8 +47,11 @@ class PlanDatabases {
  private:
   std::mutex mutex_;
   std::shared_ptr<const store::DatabaseLayers> layers_ = std::make_shared<const store::DatabaseLayers>();
-  bool user_configured_ = false;    ///< UCUDNN_DATABASE read, set_user called, or given
-  bool system_configured_ = false;  ///< UCUDNN_SYSTEM_DATABASES read, set_system called, or given
+  bool user_configured_ = false;    ///< user_path_ opened, set_user called, or given
+  bool system_configured_ = false;  ///< system_paths_ opened, set_system called, or given
+  const std::string user_path_;
+  const std::vector<std::string> system_paths_;
+  const JournalMode journal_ = JournalMode::kAuto;
 };
 
 }  // namespace ucudnn::runtime

@@ -57,7 +57,7 @@ class Planner {
 };
 
 /// The planner in force: WD while a total workspace size is set, WR otherwise. This and the
-/// next two are wired in runtime/process_wiring.cpp, with the planners they choose from.
+/// next two are wired in api/process_wiring.cpp, with the planners they choose from.
 Planner& active_planner();
 /// Sets the WD budget (0: WR) and with it the active planner.
 void set_total_workspace(std::size_t bytes);

@@ -5,7 +5,6 @@
 #include <map>
 #include <thread>
 
-#include "core/env_config.h"
 #include "core/logging.h"
 #include "core/statistics.h"
 #include "store/measurement_claims.h"
@@ -40,12 +39,6 @@ bool has_a_main_kind(CandidateSet set) {
     if (!kind_info(kind).supplementary) return true;
   }
   return false;
-}
-
-// UCUDNN_JOB_WAIT, or its default where the environment cannot be read.
-double job_wait_seconds() {
-  const auto& config = env_config();
-  return config ? config->job_wait_seconds : kDefaultJobWaitSeconds;
 }
 
 }  // namespace
@@ -105,7 +98,7 @@ Status RowGatherer::measure_once_per_job(const RowsWanted& wanted, CandidateKind
   if (!database.writable()) return measure(wanted, kind, sizes, database);
   store::MeasurementClaims claims(database.db->user()->file());
   auto waiting_since = std::chrono::steady_clock::now();  // what this process measured is no wait
-  const double wait = job_wait_seconds_.load() >= 0 ? job_wait_seconds_.load() : job_wait_seconds();
+  const double wait = job_wait_seconds_.load();
   const auto bound = std::chrono::duration<double>(wait);
   // One claim per size: sizes gathered together (the exhaustive search, workspace division) are
   // shared out among the processes that need them at once.

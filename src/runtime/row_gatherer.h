@@ -43,7 +43,9 @@ struct RowsWanted {
 
 class RowGatherer {
  public:
-  RowGatherer(MeasurementSource& source, PlanDatabases& databases) : source_(source), databases_(databases) {}
+  /// `job_wait_seconds`: how long to wait for another process's claimed measurement (UCUDNN_JOB_WAIT).
+  RowGatherer(MeasurementSource& source, PlanDatabases& databases, double job_wait_seconds)
+      : source_(source), databases_(databases), job_wait_seconds_(job_wait_seconds) {}
   RowGatherer(const RowGatherer&) = delete;
   RowGatherer& operator=(const RowGatherer&) = delete;
 
@@ -59,7 +61,7 @@ class RowGatherer {
   /// Every row the table holds for `sizes` of `key` and the set's kinds (none measured).
   std::vector<Measurement> rows(const ConvKey& key, const std::vector<int>& sizes, CandidateSet candidates) const;
   BenchmarkTable& table() { return table_; }
-  /// Overrides UCUDNN_JOB_WAIT for this gatherer.
+  /// Replaces the job wait it was built with.
   void set_job_wait(double seconds) { job_wait_seconds_.store(seconds); }
 
  private:
@@ -87,7 +89,7 @@ class RowGatherer {
   PlanDatabases& databases_;
   BenchmarkTable table_;
   std::mutex measure_mutex_;
-  std::atomic<double> job_wait_seconds_{-1};  ///< negative: UCUDNN_JOB_WAIT
+  std::atomic<double> job_wait_seconds_;
 };
 
 }  // namespace ucudnn::runtime

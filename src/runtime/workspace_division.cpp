@@ -4,7 +4,6 @@
 #include <chrono>
 #include <tuple>
 
-#include "core/env_config.h"
 #include "core/logging.h"
 #include "core/statistics.h"
 #include "core/units.h"
@@ -29,26 +28,17 @@ SegmentLayout lay_out_segments(const std::vector<std::size_t>& bytes, std::size_
   return layout;
 }
 
-namespace {
-
-// UCUDNN_WD_TIME_LIMIT, or its default where the environment cannot be read.
-double wd_time_limit_seconds() {
-  const auto& config = env_config();
-  return config ? config->wd_time_limit_seconds : kDefaultWdTimeLimitSeconds;
-}
-
-}  // namespace
-
 bool WdKey::operator<(const WdKey& o) const { return std::tie(layer_id, key) < std::tie(o.layer_id, o.key); }
 
-WorkspaceDivision::WorkspaceDivision(PlanBuilder& builder) : builder_(builder) {}
+WorkspaceDivision::WorkspaceDivision(PlanBuilder& builder, double time_limit_seconds)
+    : builder_(builder), time_limit_seconds_(time_limit_seconds) {}
 
 Status WorkspaceDivision::front_of(cudnnHandle_t handle, const ConvKey& key, BatchSizePolicy policy,
                                    CandidateSet candidates, std::vector<MicroBatchSplit>* front) {
   std::vector<int> sizes;
   std::vector<Measurement> rows;
   UCUDNN_TRY(builder_.measured_rows(handle, key, policy, candidates, &sizes, &rows));
-  const double time_limit = wd_time_limit_seconds();
+  const double time_limit = time_limit_seconds_;
   optimize::FrontWork work;
   *front = desirable_configurations(key.batch(), sizes, optimize::priced_for_split_sums(key, std::move(rows)), &work,
                                     std::chrono::steady_clock::now() +
@@ -188,7 +178,7 @@ Status WorkspaceDivision::divide_locked(cudnnHandle_t handle, Device& device) {
   Problem problem;
   UCUDNN_TRY(build_problem(handle, device, &problem));
   const std::size_t budget = budget_.load();
-  const double time_limit = wd_time_limit_seconds();
+  const double time_limit = time_limit_seconds_;
   auto solved = optimize_wd(problem.kernels, budget, time_limit);
   if (!solved) return solved.error().prefixed("workspace division: ");
   if (!solved->optimal) {

@@ -77,9 +77,10 @@ struct WdSegment {
 
 class WorkspaceDivision {
  public:
-  /// The process's division, over PlanBuilder::instance() (built in runtime/process_wiring.cpp).
+  /// The process's division, over PlanBuilder::instance() (built in api/process_wiring.cpp).
   static WorkspaceDivision& instance();
-  explicit WorkspaceDivision(PlanBuilder& builder);
+  /// `time_limit_seconds`: how long the integer program may search (UCUDNN_WD_TIME_LIMIT).
+  WorkspaceDivision(PlanBuilder& builder, double time_limit_seconds);
   WorkspaceDivision(const WorkspaceDivision&) = delete;
   WorkspaceDivision& operator=(const WorkspaceDivision&) = delete;
 
@@ -167,6 +168,7 @@ class WorkspaceDivision {
   static void free_finished(Device& device);
 
   PlanBuilder& builder_;
+  const double time_limit_seconds_;
   std::atomic<std::size_t> budget_{0};
   std::atomic<long> fronts_built_{0};
   std::mutex mutex_;

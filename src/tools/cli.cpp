@@ -13,6 +13,7 @@
 #include "tools/db_command.h"
 #include "tools/plan_command.h"
 #include "tools/run_command.h"
+#include "tools/settings_help.h"
 #include "tools/version_command.h"
 
 namespace ucudnn::tools {
@@ -33,7 +34,8 @@ int parse_and_run(const std::vector<std::string>& args, std::ostream& out, std::
       "SIZE: a number of bytes (0, or 1048576 and more), or binary units: 64MiB or 64M = 67108864 bytes, "
       "likewise KiB/K, GiB/G, TiB/T; KB, MB, GB and TB are refused as ambiguous.\n"
       "A benchmark table (CSV) is named by --measurements FILE wherever one is read or written.\n"
-      "Exit status: 0 success, 1 data error, 2 usage error; an error is one line on stderr.");
+      "Exit status: 0 success, 1 data error, 2 usage error; an error is one line on stderr.\n\n" +
+      settings_help());
   // `ucudnn --version` alone is answered here, before parsing. CLI11 meets the flag only with
   // something else given too (`--help --version`, `--version=1`): refused below, never ignored.
   app.set_version_flag("--version", std::string(),

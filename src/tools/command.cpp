@@ -15,7 +15,7 @@ int report_error(std::ostream& err, int status, const std::string& message) {
 }
 
 Expected<std::string> database_path(const std::string& option) {
-  const Expected<EnvConfig>& config = env_config();
+  const Expected<Settings>& config = env_config();
   UCUDNN_TRY(config);
   const std::string& path = option.empty() ? config->database : option;
   if (path.empty()) return Error::invalid("--database is required (or set UCUDNN_DATABASE)");

@@ -118,7 +118,7 @@ Status check_compatible(const CudnnLibrary& cudnn, const CompiledVersions& built
 
 // What the status line says of micro-batch offers (the option's, else the environment's), which
 // are made under a memory budget only.
-std::string what_offers_are_made(const ChildSettings& settings, const EnvConfig& config) {
+std::string what_offers_are_made(const ChildSettings& settings, const Settings& config) {
   // The option's value was spelled by checked_settings ("1" or "0"), so it parses.
   const OfferMode mode =
       settings.micro_batch_offers.empty() ? config.micro_batch_offers : *parse_offer_mode(settings.micro_batch_offers);
@@ -132,7 +132,7 @@ std::string what_offers_are_made(const ChildSettings& settings, const EnvConfig&
 
 // What the status line says graph-API plans are held to: a forced limit (the option's, else the
 // environment's), else the memory budget.
-std::string what_plans_are_held_to(const ChildSettings& settings, const EnvConfig& config) {
+std::string what_plans_are_held_to(const ChildSettings& settings, const Settings& config) {
   if (!settings.workspace_limit.empty()) {
     return "workspace limit " + format_byte_size(*parse_byte_size(settings.workspace_limit));
   }
@@ -171,24 +171,30 @@ Status check_list_safe(const std::string& path, const char* separators, const st
 // What the program will see of ucudnn's variables: the current environment with `settings`'
 // changes. Checked as cudnnCreate will check it in the program, so that a bad value an option
 // replaces is no error, and one the program would meet is named before it starts.
-Expected<EnvConfig> config_seen_by_program(const ChildSettings& settings) {
+Expected<Settings> config_seen_by_program(const ChildSettings& settings) {
   const std::vector<EnvChange> changes =
       child_environment_changes(settings, [](const char* name) -> const char* { return std::getenv(name); });
-  EnvValues values;
-  for (const EnvVariable& variable : kEnvVariables) {
-    values.*variable.field = std::getenv(variable.name);
-    for (const EnvChange& change : changes) {
-      if (change.name == variable.name) values.*variable.field = change.value ? change.value->c_str() : nullptr;
+  SettingValues values;
+  for (const SettingRow& row : setting_rows()) {
+    if (const char* value = std::getenv(row.name)) values[row.name] = value;
+  }
+  for (const EnvChange& change : changes) {
+    const auto names_it = [&](const SettingRow& row) { return change.name == row.name; };
+    if (std::none_of(setting_rows().begin(), setting_rows().end(), names_it)) continue;  // LD_PRELOAD
+    if (change.value) {
+      values[change.name] = *change.value;
+    } else {
+      values.erase(change.name);
     }
   }
-  return parse_env_config(values);  // `changes` outlives the parse: the values point into it
+  return parse_settings(values);
 }
 
 // Options that contradict each other, or the environment the program will see: micro-batch offers
 // are made under a memory budget only, and a forced workspace limit replaces the budget. Refused
 // where one of the two was given as an option (what the environment alone says is the library's to
 // resolve: the limit wins), naming both.
-Status check_conflicts(const RunOptions& options, const EnvConfig& config) {
+Status check_conflicts(const RunOptions& options, const Settings& config) {
   const bool limit_given = options.workspace_limit_option->count() > 0;
   const bool budget_given = options.memory_budget_option->count() > 0;
   const std::string limit = limit_given ? "--workspace-limit" : "UCUDNN_FORCE_WORKSPACE_LIMIT";
@@ -265,7 +271,7 @@ int run_program(const RunOptions& options, std::ostream& out, std::ostream& err)
   }
   const auto settings = checked_settings(options);
   if (!settings) return report_error(err, kExitUsageError, settings.message());
-  const Expected<EnvConfig> config = config_seen_by_program(*settings);
+  const Expected<Settings> config = config_seen_by_program(*settings);
   if (!config) return report_error(err, kExitUsageError, config.message());
   const Status consistent = check_conflicts(options, *config);
   if (!consistent) return report_error(err, kExitUsageError, consistent.message());

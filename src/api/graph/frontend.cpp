@@ -10,6 +10,7 @@
 #include "api/graph/offer.h"
 #include "api/graph/planning.h"
 #include "api/plain_fallback.h"
+#include "core/env_config.h"
 #include "core/internal_call.h"
 #include "core/logging.h"
 #include "core/statistics.h"
@@ -22,10 +23,12 @@ using ucudnn::runtime::read_plan_workspace;
 
 namespace {
 
-// The program's call, reported as a boundary call would be if anything below throws.
+// The program's call, reported as a boundary call would be if anything below throws. The settings
+// are read first (once per process), so that the logger has its level and file before this logs.
 template <typename Body>
 cudnnStatus_t guarded(const char* function, Body&& body) noexcept {
   try {
+    (void)env_config();
     return body();
   } catch (...) {
     return report_current_exception(function);
@@ -228,12 +231,12 @@ std::optional<std::size_t> GraphFrontEnd::offers(cudnnBackendDescriptor_t heuris
   const auto conv = records_.convolution_of(heuristics);
   if (!conv) return std::nullopt;
   const ContextLease context = lookup_(conv->handle);
-  if (!context || context->micro_batch_offers == OfferMode::kOff || context->forced_workspace_limit ||
-      context->memory_budget.kind == MemoryBudget::Kind::kOff) {
+  if (!context || context->settings.micro_batch_offers == OfferMode::kOff || context->settings.forced_workspace_limit ||
+      context->settings.memory_budget.kind == MemoryBudget::Kind::kOff) {
     return std::nullopt;
   }
   // Asked at each heuristics query (rare, and slower in cuDNN): a framework loaded later counts.
-  if (context->micro_batch_offers == OfferMode::kAuto && !program_takes_offers(loaded_object_names())) {
+  if (context->settings.micro_batch_offers == OfferMode::kAuto && !program_takes_offers(loaded_object_names())) {
     return std::nullopt;
   }
   GraphPlanLimits limit;

@@ -12,7 +12,7 @@ namespace ucudnn::api {
 
 Status graph_plan_limits(const UcudnnContext* context, GraphPlanLimits* limits) {
   UCUDNN_TRY(require_context(context));
-  if (context->forced_workspace_limit || context->memory_budget.kind == MemoryBudget::Kind::kOff) {
+  if (context->settings.forced_workspace_limit || context->settings.memory_budget.kind == MemoryBudget::Kind::kOff) {
     limits->keep_within = limits->plan_under = context->requested_limit_for(std::nullopt);
     limits->fixed = true;
     return Status::success();
@@ -20,7 +20,7 @@ Status graph_plan_limits(const UcudnnContext* context, GraphPlanLimits* limits) 
   DeviceMemory now;
   UCUDNN_TRY(runtime::device_memory(context->device, &now));
   static_cast<BudgetLimits&>(*limits) =
-      budget_limits(context->memory_budget, in_use_at_handle_creation().lowest(context->device), now);
+      budget_limits(context->settings.memory_budget, in_use_at_handle_creation().lowest(context->device), now);
   return Status::success();
 }
 

@@ -201,16 +201,16 @@ TEST(GraphOfferMode, AutoOffersToPyTorchAloneAndTheVariableSaysOnOffOrAuto) {
   EXPECT_TRUE(std::any_of(here.begin(), here.end(), [](const std::string& n) { return n.rfind("libc.so", 0) == 0; }));
   EXPECT_FALSE(api::program_takes_offers(here));
 
-  EnvValues values;
-  EXPECT_EQ(parse_env_config(values)->micro_batch_offers, OfferMode::kAuto);
-  values.micro_batch_offers = "auto";
-  EXPECT_EQ(parse_env_config(values)->micro_batch_offers, OfferMode::kAuto);
-  values.micro_batch_offers = "1";
-  EXPECT_EQ(parse_env_config(values)->micro_batch_offers, OfferMode::kOn);
-  values.micro_batch_offers = "0";
-  EXPECT_EQ(parse_env_config(values)->micro_batch_offers, OfferMode::kOff);
-  values.micro_batch_offers = "yes";
-  const auto bad = parse_env_config(values);
+  SettingValues values;
+  EXPECT_EQ(parse_settings(values)->micro_batch_offers, OfferMode::kAuto);
+  values["UCUDNN_MICRO_BATCH_OFFERS"] = "auto";
+  EXPECT_EQ(parse_settings(values)->micro_batch_offers, OfferMode::kAuto);
+  values["UCUDNN_MICRO_BATCH_OFFERS"] = "1";
+  EXPECT_EQ(parse_settings(values)->micro_batch_offers, OfferMode::kOn);
+  values["UCUDNN_MICRO_BATCH_OFFERS"] = "0";
+  EXPECT_EQ(parse_settings(values)->micro_batch_offers, OfferMode::kOff);
+  values["UCUDNN_MICRO_BATCH_OFFERS"] = "yes";
+  const auto bad = parse_settings(values);
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.message().find("UCUDNN_MICRO_BATCH_OFFERS: unknown micro-batch offer mode 'yes' (expected 0, 1 or auto)"), std::string::npos)
       << bad.message();

@@ -98,17 +98,17 @@ TEST(MemoryBudget, PlansUnderAPowerOfTwoSoFewLimitsArePlanned) {
 }
 
 TEST(MemoryBudget, TheVariableIsReadWithTheOthersAndABadValueNamesIt) {
-  EnvValues values;
-  auto config = parse_env_config(values);
+  SettingValues values;
+  auto config = parse_settings(values);
   ASSERT_TRUE(config) << config.message();
   EXPECT_EQ(config->memory_budget.kind, MemoryBudget::Kind::kFree) << "the default";
-  values.memory_budget = " 12GiB ";
-  config = parse_env_config(values);
+  values["UCUDNN_MEMORY_BUDGET"] = " 12GiB ";
+  config = parse_settings(values);
   ASSERT_TRUE(config) << config.message();
   EXPECT_EQ(config->memory_budget.kind, MemoryBudget::Kind::kSize);
   EXPECT_EQ(config->memory_budget.bytes, 12 * GiB);
-  values.memory_budget = "plenty";
-  config = parse_env_config(values);
+  values["UCUDNN_MEMORY_BUDGET"] = "plenty";
+  config = parse_settings(values);
   ASSERT_FALSE(config);
   EXPECT_EQ(config.message().rfind("UCUDNN_MEMORY_BUDGET: ", 0), 0u) << config.message();
 }

@@ -26,9 +26,9 @@ TEST(Spelling, EveryWordTakingSettingIgnoresCaseDashesAndUnderscores) {
   EXPECT_EQ(parse_memory_budget("FREE").value().kind, MemoryBudget::Kind::kFree);
   EXPECT_EQ(parse_conv_op("BWD_F"), ConvOp::kBackwardFilter);  // was case-sensitive
   EXPECT_EQ(parse_offer_mode("AUTO").value(), OfferMode::kAuto);
-  EnvValues values;
-  values.log_level = "Warning";  // an alias, taken but not offered
-  const auto config = parse_env_config(values);
+  SettingValues values;
+  values["UCUDNN_LOG_LEVEL"] = "Warning";  // an alias, taken but not offered
+  const auto config = parse_settings(values);
   ASSERT_TRUE(config.ok()) << config.message();
   EXPECT_EQ(config->log_level, LogLevel::kWarn);
 }
@@ -45,24 +45,24 @@ TEST(Spelling, DashesAndUnderscoresAreIgnoredOnlyBetweenLetters) {
   for (const char* bad : {"-1", "_1", "1-", "-0", "+1", "1_0"}) {
     SCOPED_TRACE(bad);
     EXPECT_FALSE(parse_offer_mode(bad).ok());
-    EnvValues values;
-    values.micro_batch_offers = bad;
-    EXPECT_FALSE(parse_env_config(values).ok());
+    SettingValues values;
+    values["UCUDNN_MICRO_BATCH_OFFERS"] = bad;
+    EXPECT_FALSE(parse_settings(values).ok());
   }
   for (const char* bad : {"-1", "-4", "_2", "4-", "-debug"}) {
     SCOPED_TRACE(bad);
-    EnvValues values;
-    values.log_level = bad;
-    const auto config = parse_env_config(values);
+    SettingValues values;
+    values["UCUDNN_LOG_LEVEL"] = bad;
+    const auto config = parse_settings(values);
     ASSERT_FALSE(config.ok());
     EXPECT_NE(config.message().find("UCUDNN_LOG_LEVEL: unknown log level '" + std::string(bad) + "'"),
               std::string::npos)
         << config.message();
   }
-  EnvValues values;
-  values.log_level = "4";
-  values.micro_batch_offers = "1";
-  const auto config = parse_env_config(values);
+  SettingValues values;
+  values["UCUDNN_LOG_LEVEL"] = "4";
+  values["UCUDNN_MICRO_BATCH_OFFERS"] = "1";
+  const auto config = parse_settings(values);
   ASSERT_TRUE(config.ok()) << config.message();
   EXPECT_EQ(config->log_level, LogLevel::kDebug);
   EXPECT_EQ(config->micro_batch_offers, OfferMode::kOn);
@@ -73,9 +73,9 @@ TEST(Spelling, AnUnknownWordIsNamedWithTheWordsThatAreTaken) {
   ASSERT_FALSE(policy.ok());
   EXPECT_EQ(policy.message(), "unknown batch-size policy 'half' (expected all, powerOfTwo or undivided)");
   EXPECT_EQ(policy.error().code, ErrorCode::kBadParam);
-  EnvValues values;
-  values.log_level = "loud";
-  const auto config = parse_env_config(values);
+  SettingValues values;
+  values["UCUDNN_LOG_LEVEL"] = "loud";
+  const auto config = parse_settings(values);
   ASSERT_FALSE(config.ok());
   // Aliases (warning, 0-4) are not offered.
   EXPECT_EQ(config.message(), "UCUDNN_LOG_LEVEL: unknown log level 'loud' (expected off, error, warn, info or debug)");

@@ -119,25 +119,25 @@ TEST(ByteSizeParser, TheUnitsPhraseStatesTheRule) {
 
 // The UCUDNN_* sizes go through the same parser: MB is refused there too, naming the variable.
 TEST(ByteSizeParser, EnvironmentSizesRefuseMBNamingTheVariable) {
-  EnvValues values;
-  values.default_workspace_limit = "64MB";
-  auto config = parse_env_config(values);
+  SettingValues values;
+  values["UCUDNN_DEFAULT_WORKSPACE_LIMIT"] = "64MB";
+  auto config = parse_settings(values);
   ASSERT_FALSE(config.ok());
   EXPECT_NE(config.message().find("UCUDNN_DEFAULT_WORKSPACE_LIMIT"), std::string::npos) << config.message();
   EXPECT_NE(config.message().find("write 64MiB (67108864 bytes)"), std::string::npos) << config.message();
 
-  values = EnvValues{};
-  values.total_workspace = "120MB";
-  config = parse_env_config(values);
+  values = SettingValues{};
+  values["UCUDNN_TOTAL_WORKSPACE_SIZE"] = "120MB";
+  config = parse_settings(values);
   ASSERT_FALSE(config.ok());
   EXPECT_NE(config.message().find("UCUDNN_TOTAL_WORKSPACE_SIZE"), std::string::npos) << config.message();
   EXPECT_NE(config.message().find("is ambiguous"), std::string::npos) << config.message();
 
-  values = EnvValues{};
-  values.default_workspace_limit = "64M";
-  values.forced_workspace_limit = "1G";
-  values.total_workspace = "120MiB";
-  config = parse_env_config(values);
+  values = SettingValues{};
+  values["UCUDNN_DEFAULT_WORKSPACE_LIMIT"] = "64M";
+  values["UCUDNN_FORCE_WORKSPACE_LIMIT"] = "1G";
+  values["UCUDNN_TOTAL_WORKSPACE_SIZE"] = "120MiB";
+  config = parse_settings(values);
   ASSERT_TRUE(config.ok()) << config.message();
   EXPECT_EQ(config->default_workspace_limit, 64 * kMiB);
   EXPECT_EQ(config->forced_workspace_limit, kGiB);

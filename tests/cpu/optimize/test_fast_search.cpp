@@ -124,14 +124,14 @@ TEST(SearchModeSetting, ParsesFastAndExhaustiveAndNamesTheVariableOtherwise) {
   EXPECT_EQ(parse_search_mode("FAST").value(), SearchMode::kFast);
   EXPECT_EQ(parse_search_mode("exhaustive").value(), SearchMode::kExhaustive);
   EXPECT_FALSE(parse_search_mode("quick"));
-  EnvValues values;
-  values.search = "thorough";
-  auto config = parse_env_config(values);
+  SettingValues values;
+  values["UCUDNN_SEARCH"] = "thorough";
+  auto config = parse_settings(values);
   ASSERT_FALSE(config);
   EXPECT_NE(config.message().find("UCUDNN_SEARCH"), std::string::npos) << config.message();
   EXPECT_NE(config.message().find("thorough"), std::string::npos) << config.message();
-  values.search = nullptr;
-  EXPECT_EQ(parse_env_config(values).value().search, SearchMode::kFast) << "fast is the default";
+  values.erase("UCUDNN_SEARCH");
+  EXPECT_EQ(parse_settings(values).value().search, SearchMode::kFast) << "fast is the default";
 }
 
 TEST(SearchModeApi, SetGetAndRefuseUnknownValues) {

@@ -49,12 +49,12 @@ TEST(WdTimeLimit, SecondsAreParsedStrictly) {
 }
 
 TEST(WdTimeLimit, TheEnvironmentSetsItAndABadValueNamesTheVariable) {
-  EnvValues values;
-  values.wd_time_limit = "2.5";
-  EXPECT_DOUBLE_EQ(parse_env_config(values)->wd_time_limit_seconds, 2.5);
-  EXPECT_DOUBLE_EQ(parse_env_config(EnvValues{})->wd_time_limit_seconds, kDefaultWdTimeLimitSeconds);
-  values.wd_time_limit = "forever";
-  const auto bad = parse_env_config(values);
+  SettingValues values;
+  values["UCUDNN_WD_TIME_LIMIT"] = "2.5";
+  EXPECT_DOUBLE_EQ(parse_settings(values)->wd_time_limit_seconds, 2.5);
+  EXPECT_DOUBLE_EQ(parse_settings(SettingValues{})->wd_time_limit_seconds, kDefaultWdTimeLimitSeconds);
+  values["UCUDNN_WD_TIME_LIMIT"] = "forever";
+  const auto bad = parse_settings(values);
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.message().rfind("UCUDNN_WD_TIME_LIMIT: ", 0), 0u) << bad.message();
 }

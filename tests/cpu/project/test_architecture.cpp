@@ -72,14 +72,14 @@ const std::map<std::string, IncludeRule>& file_rules() {
 }
 
 // Headers that build the process's objects, and the only files that may include them: the
-// concrete planners and measurement source are wired in runtime/process_wiring.cpp, and the rest
+// concrete planners and measurement source are wired in api/process_wiring.cpp, and the rest
 // of the library knows their interfaces.
 const std::map<std::string, std::set<std::string>>& wired_headers() {
   static const std::map<std::string, std::set<std::string>> wired = {
-      {"runtime/gpu_measurement_source.h", {"src/runtime/gpu_measurement_source.cpp", "src/runtime/process_wiring.cpp"}},
+      {"runtime/gpu_measurement_source.h", {"src/runtime/gpu_measurement_source.cpp", "src/api/process_wiring.cpp"}},
       {"runtime/wr_planner.h",
-       {"src/runtime/wr_planner.cpp", "src/runtime/wd_planner.h", "src/runtime/process_wiring.cpp"}},
-      {"runtime/wd_planner.h", {"src/runtime/wd_planner.cpp", "src/runtime/process_wiring.cpp"}},
+       {"src/runtime/wr_planner.cpp", "src/runtime/wd_planner.h", "src/api/process_wiring.cpp"}},
+      {"runtime/wd_planner.h", {"src/runtime/wd_planner.cpp", "src/api/process_wiring.cpp"}},
   };
   return wired;
 }
@@ -148,7 +148,7 @@ std::vector<std::string> violations(const fs::path& root) {
         const auto wired = wired_headers().find(inc.target);
         if (inc.quoted && wired != wired_headers().end() && !wired->second.count(relative)) {
           problems.push_back(relative + ":" + std::to_string(inc.line) + " includes " + inc.target +
-                             " (only runtime/process_wiring.cpp builds the process's objects)");
+                             " (only api/process_wiring.cpp builds the process's objects)");
         }
       }
     }
@@ -161,6 +161,37 @@ TEST(Architecture, FoldersIncludeOneWayAndCpuFoldersSeeNoCuda) {
   std::string all;
   for (const auto& p : problems) all += p + "\n";
   EXPECT_TRUE(problems.empty()) << all;
+}
+
+// The files under `folder` (relative to `root`) whose text holds `needle`, outside comments' lines.
+std::vector<std::string> files_saying(const fs::path& root, const std::string& folder, const std::string& needle) {
+  std::vector<std::string> found;
+  for (const auto& entry : fs::recursive_directory_iterator(root / folder)) {
+    if (!entry.is_regular_file() || !is_source(entry.path())) continue;
+    std::ifstream in(entry.path());
+    std::string line;
+    for (int number = 1; std::getline(in, line); ++number) {
+      const auto code = line.substr(0, line.find("//"));
+      if (code.find(needle) != std::string::npos) {
+        found.push_back(fs::relative(entry.path(), root).string() + ":" + std::to_string(number));
+      }
+    }
+  }
+  return found;
+}
+
+// The environment is read in one place (core/env_config.h: env_config, by the front-ends, the tools
+// and the process wiring): the runtime is handed its settings, and the logger its level and file.
+TEST(Architecture, TheRuntimeIsHandedItsSettingsAndNeverReadsTheEnvironment) {
+  const fs::path root(UCUDNN_SOURCE_DIR);
+  for (const std::string& needle : {std::string("env_config()"), std::string("process_settings()")}) {
+    const auto calls = files_saying(root, "src/runtime", needle);
+    EXPECT_TRUE(calls.empty()) << needle << " called under src/runtime: " << ::testing::PrintToString(calls);
+  }
+  const auto logging = files_saying(root, "src/core", "#include \"core/env_config.h\"");
+  for (const std::string& file : logging) EXPECT_EQ(file.rfind("src/core/logging", 0), std::string::npos) << file;
+  // The check sees a call: the file that reads the environment says it.
+  EXPECT_FALSE(files_saying(root, "src/core", "env_config()").empty());
 }
 
 TEST(Architecture, TheCheckSeesAnIncludeAgainstTheOrder) {
@@ -179,7 +210,7 @@ TEST(Architecture, TheCheckSeesAnIncludeAgainstTheOrder) {
        "#include \"ucudnn/ucudnn.h\"\n#include \"core/units.h\"\n#include \"tools/networks.h\"\n"
        "#include \"runtime/stream_gate.h\"\n#include \"bench_support.h\"\n#include <cudnn.h>\n"},
       {"src/runtime/plan_builder.cpp", "#include \"runtime/gpu_measurement_source.h\"\n"},
-      {"src/runtime/process_wiring.cpp", "#include \"runtime/gpu_measurement_source.h\"\n"},
+      {"src/api/process_wiring.cpp", "#include \"runtime/gpu_measurement_source.h\"\n"},
       {"src/api/frontend.cpp", "#include \"runtime/wr_planner.h\"\n"},
       {"src/api/graph_bad.cpp", "#include \"api/graph/frontend.h\"\n"},
       {"src/api/graph/good.cpp", "#include \"api/frontend.h\"\n#include \"api/graph/records.h\"\n"},
@@ -191,7 +222,7 @@ TEST(Architecture, TheCheckSeesAnIncludeAgainstTheOrder) {
   ASSERT_EQ(problems.size(), 8u);
   const std::vector<std::string> expected = {
       "bench/bad.cpp:1 includes runtime/plan_builder.h (against the folder order)",
-      "src/api/frontend.cpp:1 includes runtime/wr_planner.h (only runtime/process_wiring.cpp",
+      "src/api/frontend.cpp:1 includes runtime/wr_planner.h (only api/process_wiring.cpp",
       "src/api/graph_bad.cpp:1 includes api/graph/frontend.h (against the folder order)",
       "src/core/bad.h:1 includes runtime/plan_builder.h (against the folder order)",
       "src/runtime/plan_builder.cpp:1 includes runtime/gpu_measurement_source.h (only",

@@ -48,12 +48,12 @@ TEST(CandidateSetting, ParsesEachSpellingAndRefusesOthers) {
 }
 
 TEST(CandidateSetting, EnvironmentVariableIsParsedStrictlyAndNamed) {
-  EnvValues values;
-  EXPECT_EQ(parse_env_config(values)->candidates, CandidateSet::kBoth) << "the default";
-  values.candidates = "legacy";
-  EXPECT_EQ(parse_env_config(values)->candidates, CandidateSet::kLegacy);
-  values.candidates = "all";
-  const auto bad = parse_env_config(values);
+  SettingValues values;
+  EXPECT_EQ(parse_settings(values)->candidates, CandidateSet::kBoth) << "the default";
+  values["UCUDNN_CANDIDATES"] = "legacy";
+  EXPECT_EQ(parse_settings(values)->candidates, CandidateSet::kLegacy);
+  values["UCUDNN_CANDIDATES"] = "all";
+  const auto bad = parse_settings(values);
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.message().find("UCUDNN_CANDIDATES"), std::string::npos);
 }

@@ -9,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include "core/units.h"
 #include "recorded_planning.h"
 #include "runtime/workspace_division.h"
 
@@ -99,7 +100,7 @@ class DivisionTest : public ::testing::Test {
 
   std::shared_ptr<RecordedSource> source = RecordedSource::alexnet();
   PlanBuilder builder{source, nullptr};
-  WorkspaceDivision division{builder};
+  WorkspaceDivision division{builder, kDefaultWdTimeLimitSeconds};
 };
 
 TEST_F(DivisionTest, DividesTheBudgetAmongTheKernels) {
@@ -237,7 +238,7 @@ TEST_F(DivisionTest, KernelThatCannotBeMeasuredFailsOnce) {
 TEST(Division, UsesItsOwnEngine) {
   auto source = RecordedSource::alexnet();
   PlanBuilder builder(source, nullptr);
-  WorkspaceDivision division(builder);
+  WorkspaceDivision division(builder, kDefaultWdTimeLimitSeconds);
   division.set_budget(64 * kMiB);
   double predicted = 0;
   bool deterministic = false;

@@ -91,10 +91,10 @@ TEST(SystemDatabases, AListLongerThanTheBoundIsRefusedNamingIt) {
   ASSERT_FALSE(over.ok());
   EXPECT_NE(over.message().find("names 33 databases; at most 32"), std::string::npos) << over.message();
 
-  EnvValues values;
+  SettingValues values;
   const std::string too_many = list + "/shared/one-more.db";
-  values.system_databases = too_many.c_str();
-  const auto config = parse_env_config(values);
+  values["UCUDNN_SYSTEM_DATABASES"] = too_many.c_str();
+  const auto config = parse_settings(values);
   ASSERT_FALSE(config.ok());
   EXPECT_EQ(config.message().rfind("UCUDNN_SYSTEM_DATABASES: ", 0), 0u) << config.message();
 }

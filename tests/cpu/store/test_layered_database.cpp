@@ -185,10 +185,10 @@ TEST(SystemDatabasesSetting, IsAColonSeparatedListWhoseEmptyEntriesAreIgnored) {
   EXPECT_EQ(split_path_list("/a.db::b c.db:"), (std::vector<std::string>{"/a.db", "b c.db"}));
   EXPECT_EQ(split_path_list(":/shared/x.db:/opt/y.db"), (std::vector<std::string>{"/shared/x.db", "/opt/y.db"}));
 
-  EnvValues values;
-  EXPECT_TRUE(parse_env_config(values)->system_databases.empty()) << "unset: none";
-  values.system_databases = "/shared/h100.db::/opt/ucudnn/a100.db";
-  const auto config = parse_env_config(values);
+  SettingValues values;
+  EXPECT_TRUE(parse_settings(values)->system_databases.empty()) << "unset: none";
+  values["UCUDNN_SYSTEM_DATABASES"] = "/shared/h100.db::/opt/ucudnn/a100.db";
+  const auto config = parse_settings(values);
   ASSERT_TRUE(config.ok()) << config.message();
   EXPECT_EQ(config->system_databases, (std::vector<std::string>{"/shared/h100.db", "/opt/ucudnn/a100.db"}));
 }

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <iterator>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -135,11 +136,11 @@ TEST(StrictDecimal, SaysWhatIsWrongAndAcceptsOnlyPlainDecimals) {
 // ---- the UCUDNN_* variables -------------------------------------------------------------
 
 // Every variable, from the one table env_config reads them by.
-const auto& kVariables = kEnvVariables;
-using Variable = EnvVariable;
+const auto& kVariables = setting_rows();
+using Variable = SettingRow;
 
 // Everything a configuration holds, as one comparable line.
-std::string describe(const EnvConfig& config) {
+std::string describe(const Settings& config) {
   std::ostringstream text;
   text << static_cast<int>(config.policy) << '|' << config.default_workspace_limit << '|'
        << (config.forced_workspace_limit ? std::to_string(*config.forced_workspace_limit) : "none") << '|'
@@ -154,8 +155,8 @@ std::string describe(const EnvConfig& config) {
   return text.str();
 }
 
-std::string parsed_config(const EnvValues& values) {
-  const auto config = parse_env_config(values);
+std::string parsed_config(const SettingValues& values) {
+  const auto config = parse_settings(values);
   EXPECT_TRUE(config.ok()) << config.message();
   return config.ok() ? describe(*config) : "refused: " + config.message();
 }
@@ -164,9 +165,9 @@ TEST(StrictEnvironment, BenchmarkDevicesRefuseEmptyEntriesAndLeadingZeros) {
   for (const char* text : {"0,", "01", "00", "1,01", ",0", "0,,1", ",", "0,1,"}) {
     SCOPED_TRACE(std::string("UCUDNN_BENCHMARK_DEVICES='") + text + "'");
     EXPECT_FALSE(parse_device_list(text).ok());
-    EnvValues values;
-    values.benchmark_devices = text;
-    const auto config = parse_env_config(values);
+    SettingValues values;
+    values["UCUDNN_BENCHMARK_DEVICES"] = text;
+    const auto config = parse_settings(values);
     ASSERT_FALSE(config.ok());
     EXPECT_EQ(config.message().rfind("UCUDNN_BENCHMARK_DEVICES", 0), 0u) << config.message();
   }
@@ -185,11 +186,11 @@ TEST(StrictEnvironment, BenchmarkDevicesRefuseEmptyEntriesAndLeadingZeros) {
 
 // The rule: an empty value is the variable unset, for every variable.
 TEST(StrictEnvironment, AnEmptyValueIsUnsetForEveryVariable) {  // a guard: held before
-  const std::string unset = parsed_config(EnvValues{});
+  const std::string unset = parsed_config(SettingValues{});
   for (const Variable& variable : kVariables) {
     SCOPED_TRACE(variable.name);
-    EnvValues values;
-    values.*variable.field = "";
+    SettingValues values;
+    values[variable.name] = "";
     EXPECT_EQ(parsed_config(values), unset);
   }
 }
@@ -197,14 +198,33 @@ TEST(StrictEnvironment, AnEmptyValueIsUnsetForEveryVariable) {  // a guard: held
 // The rule: surrounding whitespace is trimmed, for every variable; so a value of whitespace only is
 // empty, and unset.
 TEST(StrictEnvironment, AValueOfWhitespaceOnlyIsUnsetForEveryVariable) {
-  const std::string unset = parsed_config(EnvValues{});
+  const std::string unset = parsed_config(SettingValues{});
   for (const Variable& variable : kVariables) {
     SCOPED_TRACE(variable.name);
     for (const char* blank : {" ", "  \t ", "\n"}) {
-      EnvValues values;
-      values.*variable.field = blank;
+      SettingValues values;
+      values[variable.name] = blank;
       EXPECT_EQ(parsed_config(values), unset);
     }
+  }
+}
+
+// A row's documented default (what the README and `ucudnn --help` say) is what the variable unset
+// gives: where that default is a value, not a description ("none", "stderr"), it parses to it.
+TEST(StrictEnvironment, EveryDocumentedDefaultValueIsTheDefault) {
+  const std::set<std::string> described = {"UCUDNN_FORCE_WORKSPACE_LIMIT",
+                                           "UCUDNN_WORKSPACE_LIMIT",
+                                           "UCUDNN_TOTAL_WORKSPACE_SIZE",
+                                           "UCUDNN_DATABASE",
+                                           "UCUDNN_SYSTEM_DATABASES",
+                                           "UCUDNN_BENCHMARK_DEVICES",
+                                           "UCUDNN_LOG_FILE",
+                                           "UCUDNN_PRELOAD_LIBRARY"};
+  const std::string unset = parsed_config(SettingValues{});
+  for (const Variable& variable : kVariables) {
+    SCOPED_TRACE(variable.name);
+    if (described.count(variable.name)) continue;
+    EXPECT_EQ(parsed_config({{variable.name, variable.default_text}}), unset);
   }
 }
 
@@ -245,35 +265,35 @@ TEST(StrictEnvironment, SurroundingWhitespaceIsTrimmedForEveryVariable) {
   ASSERT_EQ(cases.size(), plain_values.size());
   for (const auto& c : cases) {
     SCOPED_TRACE(c.variable.name);
-    EnvValues plain;
-    plain.*c.variable.field = c.plain;
+    SettingValues plain;
+    plain[c.variable.name] = c.plain;
     const std::string expected = parsed_config(plain);
-    EXPECT_NE(expected, parsed_config(EnvValues{})) << "the plain value changes something";
+    EXPECT_NE(expected, parsed_config(SettingValues{})) << "the plain value changes something";
     for (const std::string& padded : {" " + std::string(c.plain), std::string(c.plain) + " ",
                                       "\t" + std::string(c.plain) + "\n", "  " + std::string(c.plain) + "  "}) {
-      EnvValues values;
-      values.*c.variable.field = padded.c_str();
+      SettingValues values;
+      values[c.variable.name] = padded;
       EXPECT_EQ(parsed_config(values), expected) << "'" << padded << "'";
     }
   }
   // What the issue saw: sizes were trimmed, UCUDNN_STATS="1 " was refused.
-  EnvValues statistics;
-  statistics.statistics = "1 ";
-  const auto config = parse_env_config(statistics);
+  SettingValues statistics;
+  statistics["UCUDNN_STATS"] = "1 ";
+  const auto config = parse_settings(statistics);
   ASSERT_TRUE(config.ok()) << config.message();
   EXPECT_TRUE(config->print_statistics);
 }
 
 TEST(StrictEnvironment, WhitespaceInsideAValueIsNotTrimmed) {
-  EnvValues values;
-  values.benchmark_devices = "0, 1";
-  EXPECT_FALSE(parse_env_config(values).ok());
-  values = EnvValues{};
-  values.statistics = "1 1";
-  EXPECT_FALSE(parse_env_config(values).ok());
-  values = EnvValues{};
-  values.database = " /tmp/my db.sqlite ";
-  const auto config = parse_env_config(values);
+  SettingValues values;
+  values["UCUDNN_BENCHMARK_DEVICES"] = "0, 1";
+  EXPECT_FALSE(parse_settings(values).ok());
+  values = SettingValues{};
+  values["UCUDNN_STATS"] = "1 1";
+  EXPECT_FALSE(parse_settings(values).ok());
+  values = SettingValues{};
+  values["UCUDNN_DATABASE"] = " /tmp/my db.sqlite ";
+  const auto config = parse_settings(values);
   ASSERT_TRUE(config.ok()) << config.message();
   EXPECT_EQ(config->database, "/tmp/my db.sqlite");
 }
@@ -287,9 +307,9 @@ TEST(StrictSizes, DecimalUnitsAreRefusedAndSingleLettersAreBinary) {  // a guard
     const auto size = parse_byte_size(text);
     ASSERT_FALSE(size.ok()) << text << " parsed as " << *size;
     EXPECT_NE(size.message().find("is ambiguous"), std::string::npos) << size.message();
-    EnvValues values;
-    values.default_workspace_limit = text;
-    const auto config = parse_env_config(values);
+    SettingValues values;
+    values["UCUDNN_DEFAULT_WORKSPACE_LIMIT"] = text;
+    const auto config = parse_settings(values);
     ASSERT_FALSE(config.ok()) << text;
     EXPECT_NE(config.message().find("is ambiguous"), std::string::npos) << config.message();
   }

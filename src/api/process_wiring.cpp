@@ -1,16 +1,19 @@
 // The process's objects and how they connect, in one place: the plan builder over the GPU
 // measurement source, the workspace division over the builder, the WR and WD planners, and which of
-// them is active. The only file that names the concrete classes to build them; the builder, the
-// division and the planner interface (runtime/plan_builder.h, runtime/workspace_division.h,
-// runtime/planner.h) declare the accessors and know only interfaces. Everything here is built on
+// them is active, built from the process's settings (core/env_config.h: process_settings, read
+// here and handed down, so that runtime/ never reads the environment). The only file that names
+// the concrete classes to build them; the builder, the division and the planner interface
+// (runtime/plan_builder.h, runtime/workspace_division.h, runtime/planner.h) declare the accessors
+// and know only interfaces. Everything here is built on
 // first use and never destroyed: handles and their buffers may be used during static destruction
 // and at exit.
 
 #include <atomic>
 #include <memory>
 
-#include "runtime/plan_builder.h"
+#include "core/env_config.h"
 #include "runtime/gpu_measurement_source.h"
+#include "runtime/plan_builder.h"
 #include "runtime/planner.h"
 #include "runtime/wd_planner.h"
 #include "runtime/workspace_division.h"
@@ -38,12 +41,16 @@ std::atomic<Planner*>& active() {
 }  // namespace
 
 PlanBuilder& PlanBuilder::instance() {
-  static PlanBuilder* builder = new PlanBuilder(std::make_shared<GpuMeasurementSource>());
+  static PlanBuilder* builder = [] {
+    const Settings& settings = process_settings();
+    return new PlanBuilder(std::make_shared<GpuMeasurementSource>(settings.benchmark_devices), settings);
+  }();
   return *builder;
 }
 
 WorkspaceDivision& WorkspaceDivision::instance() {
-  static WorkspaceDivision* division = new WorkspaceDivision(PlanBuilder::instance());
+  static WorkspaceDivision* division =
+      new WorkspaceDivision(PlanBuilder::instance(), process_settings().wd_time_limit_seconds);
   return *division;
 }
 
