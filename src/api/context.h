@@ -12,7 +12,7 @@
 #include <unordered_map>
 
 #include "core/batch_policy.h"
-#include "core/candidates.h"
+#include "core/candidate_kinds.h"
 #include "core/conv_key.h"
 #include "core/env_config.h"
 #include "core/memory_budget.h"

@@ -3,7 +3,7 @@
 // the tools both use these).
 
 #include "core/batch_policy.h"
-#include "core/candidates.h"
+#include "core/candidate_kinds.h"
 #include "core/search_mode.h"
 #include "ucudnn/ucudnn.h"
 

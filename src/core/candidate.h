@@ -24,7 +24,7 @@ struct Candidate {
   CandidateKind kind = CandidateKind::kLegacy;
   int algorithm = 0;      ///< cudnnConvolution*Algo_t value of the kernel's op; kNoAlgorithm for an engine
   int math_type = 0;      ///< cudnnMathType_t value (engines: the caller's)
-  std::string engine_id;  ///< an engine's configuration id (core/candidates.h); empty for a legacy algorithm
+  std::string engine_id;  ///< an engine's configuration id (core/engine_config.h); empty for a legacy algorithm
   /// 1: one call on the whole kernel. P > 1: P calls, each on 1/P of the output channels
   /// (optimize/channel_pieces.h); only the planner makes these, never stored as such.
   int channel_pieces = 1;

@@ -3,7 +3,7 @@
 #include <cctype>
 #include <utility>
 
-#include "core/candidates.h"
+#include "core/engine_config.h"
 #include "core/spelling.h"
 
 namespace ucudnn {
@@ -32,7 +32,7 @@ const CandidateKindInfo kLegacyKind = {
 };
 
 // The engine configurations of cuDNN's graph API: a row has algo -1 and an engine configuration
-// id (core/candidates.h). An addition: where the graph API fails, legacy rows still make a plan.
+// id (core/engine_config.h). An addition: where the graph API fails, legacy rows still make a plan.
 const CandidateKindInfo kEngineKind = {
     CandidateKind::kEngine,
     "engine",

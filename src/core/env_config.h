@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "core/batch_policy.h"
-#include "core/candidates.h"
+#include "core/candidate_kinds.h"
 #include "core/expected.h"
 #include "core/journal_mode.h"
 #include "core/logging.h"

@@ -11,7 +11,8 @@
 #include <optional>
 #include <utility>
 
-#include "core/candidates.h"
+#include "core/candidate_kinds.h"
+#include "core/engine_config.h"
 #include "core/input_file.h"
 #include "core/line_reader.h"
 #include "core/message_text.h"

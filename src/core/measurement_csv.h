@@ -4,7 +4,7 @@
 // time_ms is the GPU's time per call, host_ms the host's time to issue one (0 or absent: not
 // measured). The engine and host_ms columns are optional (tables of version-1 tools have 7
 // columns, of version-2 tools 8); the engine is empty for a legacy algorithm; an engine row names
-// an engine configuration id (core/candidates.h; read in its canonical spelling) and has algo -1,
+// an engine configuration id (core/engine_config.h; read in its canonical spelling) and has algo -1,
 // a legacy row an algorithm of its op. Engine ids hold commas: the writers quote such an id
 // ("eng1:k2=0,k3=1", RFC 4180), and host_ms may follow a quoted id; an unquoted id with commas is
 // the rest of the line (no host_ms), as earlier writers wrote it. The header line is optional,

@@ -90,6 +90,14 @@ ucudnn::api::GraphFrontEnd& graph() {
   return *front_end;
 }
 
+// cudnnBackendPopulateCudaGraph and UpdateCudaGraph alike: `function` names which.
+cudnnStatus_t populate_graph(const char* function, ucudnn::api::GraphFrontEnd::PopulateGraph real, cudnnHandle_t handle,
+                             cudnnBackendDescriptor_t plan, cudnnBackendDescriptor_t variant_pack,
+                             cudaGraph_t cuda_graph) {
+  if (passes_through()) return real(handle, plan, variant_pack, cuda_graph);
+  return graph().populate_graph(function, real, handle, plan, variant_pack, cuda_graph);
+}
+
 }  // namespace
 
 // cuDNN's names are this library's only exports (preload.exports), with its marker; the plan
@@ -200,17 +208,13 @@ cudnnStatus_t cudnnBackendExecute(cudnnHandle_t handle, cudnnBackendDescriptor_t
 cudnnStatus_t cudnnBackendPopulateCudaGraph(cudnnHandle_t handle, cudnnBackendDescriptor_t plan,
                                             cudnnBackendDescriptor_t variant_pack, cudaGraph_t cuda_graph) {
   UCUDNN_REAL(ucudnn::api::GraphFrontEnd::PopulateGraph, cudnnBackendPopulateCudaGraph);
-  if (passes_through()) return real_function(handle, plan, variant_pack, cuda_graph);
-  return graph().populate_graph("cudnnBackendPopulateCudaGraph", real_function, handle, plan, variant_pack,
-                                cuda_graph);
+  return populate_graph("cudnnBackendPopulateCudaGraph", real_function, handle, plan, variant_pack, cuda_graph);
 }
 
 cudnnStatus_t cudnnBackendUpdateCudaGraph(cudnnHandle_t handle, cudnnBackendDescriptor_t plan,
                                           cudnnBackendDescriptor_t variant_pack, cudaGraph_t cuda_graph) {
   UCUDNN_REAL(ucudnn::api::GraphFrontEnd::PopulateGraph, cudnnBackendUpdateCudaGraph);
-  if (passes_through()) return real_function(handle, plan, variant_pack, cuda_graph);
-  return graph().populate_graph("cudnnBackendUpdateCudaGraph", real_function, handle, plan, variant_pack,
-                                cuda_graph);
+  return populate_graph("cudnnBackendUpdateCudaGraph", real_function, handle, plan, variant_pack, cuda_graph);
 }
 
 // dlopen: a program that loads cuDNN itself and looks every function up on that library's handle

@@ -8,7 +8,7 @@
 #include <mutex>
 #include <set>
 
-#include "core/candidates.h"
+#include "core/engine_config.h"
 #include "core/logging.h"
 #include "runtime/backend_attributes.h"
 #include "runtime/descriptors.h"

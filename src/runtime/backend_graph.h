@@ -34,7 +34,7 @@ using BackendDescriptor = Owned<cudnnBackendDescriptor_t, cudnnBackendDestroyDes
 
 /// One engine configuration cuDNN offers for a convolution.
 struct EngineOffer {
-  std::string id;  ///< core/candidates.h's engine configuration id
+  std::string id;  ///< core/engine_config.h's engine configuration id
   bool deterministic = true;
 };
 

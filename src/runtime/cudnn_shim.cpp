@@ -33,36 +33,39 @@ Status read_listing(const char* name, std::vector<AlgoPerf>* out, List list) {
   return Status::success();
 }
 
-// cuDNN's heuristic listing (Get*_v7) and its measured one (Find*) take the same arguments, so one
-// switch serves both.
+// cuDNN's measured listing (`find`, Find*) and its heuristic one (`get`, Get*_v7) take the same
+// arguments, so one call serves both.
+template <typename Perf, typename Find, typename Get, typename... Args>
+Status find_or_get(bool measure, Find find, const char* find_name, Get get, const char* get_name,
+                   std::vector<AlgoPerf>* out, Args... args) {
+  return read_listing<Perf>(measure ? find_name : get_name, out, [&](Perf* results, int* count) {
+    return measure ? find(args..., kMaxResults, count, results) : get(args..., kMaxResults, count, results);
+  });
+}
+#define UCUDNN_FIND_OR_GET(find, get) find, #find, get, #get
+
 Status list_algorithms(bool measure, cudnnHandle_t handle, ConvOp op, const ConvDescriptors& d,
                        std::vector<AlgoPerf>* out) {
   switch (op) {
-    case ConvOp::kForward: {
-      const auto call = measure ? cudnnFindConvolutionForwardAlgorithm : cudnnGetConvolutionForwardAlgorithm_v7;
-      const char* name = measure ? "cudnnFindConvolutionForwardAlgorithm" : "cudnnGetConvolutionForwardAlgorithm_v7";
-      return read_listing<cudnnConvolutionFwdAlgoPerf_t>(
-          name, out, [&](auto* r, int* count) { return call(handle, d.x, d.w, d.conv, d.y, kMaxResults, count, r); });
-    }
-    case ConvOp::kBackwardData: {
-      const auto call =
-          measure ? cudnnFindConvolutionBackwardDataAlgorithm : cudnnGetConvolutionBackwardDataAlgorithm_v7;
-      const char* name =
-          measure ? "cudnnFindConvolutionBackwardDataAlgorithm" : "cudnnGetConvolutionBackwardDataAlgorithm_v7";
-      return read_listing<cudnnConvolutionBwdDataAlgoPerf_t>(
-          name, out, [&](auto* r, int* count) { return call(handle, d.w, d.y, d.conv, d.x, kMaxResults, count, r); });
-    }
-    case ConvOp::kBackwardFilter: {
-      const auto call =
-          measure ? cudnnFindConvolutionBackwardFilterAlgorithm : cudnnGetConvolutionBackwardFilterAlgorithm_v7;
-      const char* name =
-          measure ? "cudnnFindConvolutionBackwardFilterAlgorithm" : "cudnnGetConvolutionBackwardFilterAlgorithm_v7";
-      return read_listing<cudnnConvolutionBwdFilterAlgoPerf_t>(
-          name, out, [&](auto* r, int* count) { return call(handle, d.x, d.y, d.conv, d.w, kMaxResults, count, r); });
-    }
+    case ConvOp::kForward:
+      return find_or_get<cudnnConvolutionFwdAlgoPerf_t>(
+          measure, UCUDNN_FIND_OR_GET(cudnnFindConvolutionForwardAlgorithm, cudnnGetConvolutionForwardAlgorithm_v7),
+          out, handle, d.x, d.w, d.conv, d.y);
+    case ConvOp::kBackwardData:
+      return find_or_get<cudnnConvolutionBwdDataAlgoPerf_t>(
+          measure,
+          UCUDNN_FIND_OR_GET(cudnnFindConvolutionBackwardDataAlgorithm, cudnnGetConvolutionBackwardDataAlgorithm_v7),
+          out, handle, d.w, d.y, d.conv, d.x);
+    case ConvOp::kBackwardFilter:
+      return find_or_get<cudnnConvolutionBwdFilterAlgoPerf_t>(
+          measure,
+          UCUDNN_FIND_OR_GET(cudnnFindConvolutionBackwardFilterAlgorithm,
+                             cudnnGetConvolutionBackwardFilterAlgorithm_v7),
+          out, handle, d.x, d.y, d.conv, d.w);
   }
   return Status::success();
 }
+#undef UCUDNN_FIND_OR_GET
 
 }  // namespace
 

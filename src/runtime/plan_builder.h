@@ -23,7 +23,7 @@
 #include "core/batch_policy.h"
 #include "core/benchmark_table.h"
 #include "core/bounded_cache.h"
-#include "core/candidates.h"
+#include "core/candidate_kinds.h"
 #include "core/conv_key.h"
 #include "core/env_config.h"
 #include "core/search_mode.h"

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "core/batch_policy.h"
-#include "core/candidates.h"
+#include "core/candidate_kinds.h"
 #include "core/conv_key.h"
 #include "core/expected.h"
 #include "runtime/cudnn_shim.h"

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "core/benchmark_table.h"
-#include "core/candidates.h"
+#include "core/candidate_kinds.h"
 #include "core/conv_key.h"
 #include "core/search_mode.h"
 #include "runtime/measurement_source.h"

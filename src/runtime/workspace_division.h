@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "core/batch_policy.h"
-#include "core/candidates.h"
+#include "core/candidate_kinds.h"
 #include "core/conv_key.h"
 #include "optimize/wd_optimizer.h"
 #include "runtime/cuda_status.h"

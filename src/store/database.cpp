@@ -270,7 +270,7 @@ Status BenchmarkDatabase::transaction(bool write, const std::function<Status()>&
     // A statement left running is a bug here, not contention: fail at once.
     if (sqlite3_next_stmt(db, nullptr) != nullptr)
       return Error{ErrorCode::kInternal, failure + " (a statement is still running)"};
-    if (!sqlite_busy(code)) return Error::invalid(kind, failure);
+    if (!sqlite_busy(code)) return Error{kind, failure};
     if (std::chrono::steady_clock::now() >= deadline) return store::still_locked_error(busy_timeout_ms_);
     backoff.pause();
   }

@@ -65,7 +65,7 @@
 #include <string>
 #include <vector>
 
-#include "core/candidates.h"
+#include "core/candidate_kinds.h"
 #include "core/conv_key.h"
 #include "core/device_identity.h"
 #include "core/expected.h"

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/candidates.h"
+#include "core/candidate_kinds.h"
 #include "core/expected.h"
 #include "core/measurement.h"
 #include "store/columns.h"

@@ -2,12 +2,13 @@
 
 #include <cctype>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "core/batch_policy.h"
-#include "core/candidates.h"
+#include "core/candidate_kinds.h"
 #include "core/env_config.h"
 #include "core/measurement_csv.h"
 #include "core/units.h"
@@ -67,48 +68,57 @@ int print_report(const Report& report, bool json, nlohmann::ordered_json (*to_js
   return kExitOk;
 }
 
-int run_reuse(const PlanOptions& options, std::ostream& out, std::ostream& err) {
-  // Check the whole command line before touching the file: usage errors come first.
-  const auto limit = parse_byte_size(options.workspace_limit);
-  if (!limit) return report_error(err, kExitUsageError, "--workspace-limit: " + limit.message());
+// The table a mode plans from, read once every option is checked: usage errors (exit 2, `mode`'s
+// own options first) come before anything the file holds (data errors, exit 1).
+int with_table(const PlanOptions& options, const Status& mode, std::ostream& err,
+               const std::function<int(const std::vector<KernelMeasurements>&, BatchSizePolicy)>& plan) {
+  if (!mode) return report_error(err, kExitUsageError, mode.message());
   const auto shared = shared_options(options);
   if (!shared) return report_error(err, kExitUsageError, shared.message());
-
   const auto kernels = read_table(options.measurements, shared->candidates);
   if (!kernels) return report_error(err, kExitDataError, kernels.message());
-  const auto report = plan_workspace_reuse(*kernels, shared->policy, *limit);
-  if (!report) return report_error(err, kExitDataError, report.message());
-  return print_report(*report, options.json, plan_to_json, format_plan_table, out);
+  return plan(*kernels, shared->policy);
+}
+
+int run_reuse(const PlanOptions& options, std::ostream& out, std::ostream& err) {
+  const auto limit = parse_byte_size(options.workspace_limit);
+  const Status mode = limit ? Status::success() : limit.error().prefixed("--workspace-limit: ");
+  return with_table(options, mode, err, [&](const auto& kernels, BatchSizePolicy policy) {
+    const auto report = plan_workspace_reuse(kernels, policy, *limit);
+    if (!report) return report_error(err, kExitDataError, report.message());
+    return print_report(*report, options.json, plan_to_json, format_plan_table, out);
+  });
+}
+
+Status division_options(const PlanOptions& options, std::size_t* budget, double* time_limit) {
+  const auto total = parse_total_workspace(options.total_workspace);
+  if (!total) return total.error().prefixed("--total-workspace: ");
+  *budget = *total;
+  *time_limit = process_settings().wd_time_limit_seconds;  // UCUDNN_WD_TIME_LIMIT, unless the option says
+  if (options.time_limit.empty()) return Status::success();
+  const auto parsed = parse_time_limit_seconds(options.time_limit);
+  if (!parsed) return parsed.error().prefixed("--time-limit: ");
+  *time_limit = *parsed;
+  return Status::success();
 }
 
 int run_division(const PlanOptions& options, std::ostream& out, std::ostream& err) {
-  const auto budget = parse_total_workspace(options.total_workspace);
-  if (!budget) return report_error(err, kExitUsageError, "--total-workspace: " + budget.message());
-  const auto shared = shared_options(options);
-  if (!shared) return report_error(err, kExitUsageError, shared.message());
-
-  const auto kernels = read_table(options.measurements, shared->candidates);
-  if (!kernels) return report_error(err, kExitDataError, kernels.message());
-  double time_limit = kDefaultWdTimeLimitSeconds;
-  if (const auto& config = env_config(); config) time_limit = config->wd_time_limit_seconds;
-  if (!options.time_limit.empty()) {
-    const auto parsed = parse_time_limit_seconds(options.time_limit);
-    if (!parsed) return report_error(err, kExitUsageError, "--time-limit: " + parsed.message());
-    time_limit = *parsed;
-  }
-  const auto report = plan_workspace_division(*kernels, shared->policy, *budget, time_limit);
-  if (!report) return report_error(err, kExitDataError, report.message());
-  return print_report(*report, options.json, wd_plan_to_json, format_wd_table, out);
+  std::size_t budget = 0;
+  double time_limit = 0.0;
+  const Status mode = division_options(options, &budget, &time_limit);
+  return with_table(options, mode, err, [&](const auto& kernels, BatchSizePolicy policy) {
+    const auto report = plan_workspace_division(kernels, policy, budget, time_limit);
+    if (!report) return report_error(err, kExitDataError, report.message());
+    return print_report(*report, options.json, wd_plan_to_json, format_wd_table, out);
+  });
 }
 
 int run_pareto(const PlanOptions& options, std::ostream& out, std::ostream& err) {
-  const auto shared = shared_options(options);
-  if (!shared) return report_error(err, kExitUsageError, shared.message());
-  const auto kernels = read_table(options.measurements, shared->candidates);
-  if (!kernels) return report_error(err, kExitDataError, kernels.message());
-  const auto report = pareto_report(*kernels, options.pareto, shared->policy);
-  if (!report) return report_error(err, kExitDataError, "--pareto: " + report.message());
-  return print_report(*report, options.json, pareto_to_json, format_pareto_table, out);
+  return with_table(options, Status::success(), err, [&](const auto& kernels, BatchSizePolicy policy) {
+    const auto report = pareto_report(kernels, options.pareto, policy);
+    if (!report) return report_error(err, kExitDataError, "--pareto: " + report.message());
+    return print_report(*report, options.json, pareto_to_json, format_pareto_table, out);
+  });
 }
 
 int run_plan(const PlanOptions& options, std::ostream& out, std::ostream& err) {

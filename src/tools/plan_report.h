@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/batch_policy.h"
-#include "core/candidates.h"
+#include "core/candidate_kinds.h"
 #include "core/conv_op.h"
 #include "core/expected.h"
 #include "core/measurement.h"

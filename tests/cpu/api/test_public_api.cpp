@@ -130,17 +130,22 @@ TEST(PublicApi, ThePlanQueryRefusesAStructItCannotFill) {
             CUDNN_STATUS_BAD_PARAM);
 }
 
+// The sizes of this header and the arrays given: what a fresh UcudnnPlanInfo holds.
+void expect_fresh(const UcudnnPlanInfo& info, const UcudnnMicroBatchRun* runs, int capacity) {
+  EXPECT_EQ(info.structSize, sizeof(UcudnnPlanInfo));
+  EXPECT_EQ(info.runStructSize, sizeof(UcudnnMicroBatchRun));
+  EXPECT_EQ(info.runs, runs);
+  EXPECT_EQ(info.runCapacity, capacity);
+  EXPECT_EQ(info.replayedRuns, nullptr);
+  EXPECT_EQ(info.replayedRunCapacity, 0);
+}
+
 TEST(PublicApi, InitPlanInfoSetsTheSizesOfThisHeader) {
   UcudnnPlanInfo info;
   std::memset(static_cast<void*>(&info), 0xff, sizeof info);  // poison it: init must overwrite
   UcudnnMicroBatchRun runs[3];
   ucudnnInitPlanInfo(&info, runs, 3, nullptr, 0);
-  EXPECT_EQ(info.structSize, sizeof(UcudnnPlanInfo));
-  EXPECT_EQ(info.runStructSize, sizeof(UcudnnMicroBatchRun));
-  EXPECT_EQ(info.runs, runs);
-  EXPECT_EQ(info.runCapacity, 3);
-  EXPECT_EQ(info.replayedRuns, nullptr);
-  EXPECT_EQ(info.replayedRunCapacity, 0);
+  expect_fresh(info, runs, 3);
   EXPECT_EQ(info.runCount, 0);
   EXPECT_EQ(info.microBatchCount, 0);
 }
@@ -151,10 +156,5 @@ TEST(PublicApi, InitPlanInfoSetsTheSizesOfThisHeader) {
 // against 0.2 and must not hand the library garbage sizes or pointers.
 TEST(PublicApi, ADeclaredPlanInfoIsACountOnlyQueryInCpp) {
   UcudnnPlanInfo info;
-  EXPECT_EQ(info.structSize, sizeof(UcudnnPlanInfo));
-  EXPECT_EQ(info.runStructSize, sizeof(UcudnnMicroBatchRun));
-  EXPECT_EQ(info.runs, nullptr);
-  EXPECT_EQ(info.runCapacity, 0);
-  EXPECT_EQ(info.replayedRuns, nullptr);
-  EXPECT_EQ(info.replayedRunCapacity, 0);
+  expect_fresh(info, nullptr, 0);
 }

@@ -6,7 +6,7 @@
 #include <sstream>
 #include <string>
 
-#include "core/candidates.h"
+#include "core/candidate_kinds.h"
 #include "core/measurement_csv.h"
 #include "test_helpers.h"
 

@@ -6,8 +6,10 @@
 #include <cstddef>
 #include <memory>
 
-#include "core/candidates.h"
+#include "core/candidate_kinds.h"
+#include "core/engine_config.h"
 #include "core/env_config.h"
+#include "measurement_rows.h"
 #include "optimize/pareto.h"
 #include "optimize/wr_optimizer.h"
 #include "recorded_source.h"
@@ -15,7 +17,6 @@
 #include "runtime/plan_builder.h"
 #include "store/database.h"
 #include "test_helpers.h"
-#include "measurement_rows.h"
 
 namespace ucudnn::testing {
 using optimize::desirable_configurations;

@@ -14,8 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "core/candidates.h"
+#include "core/candidate_kinds.h"
 #include "core/conv_op.h"
+#include "core/engine_config.h"
 #include "database_test_support.h"
 #include "sqlite_rows.h"
 #include "store/columns.h"

@@ -1,4 +1,4 @@
-#include "core/candidates.h"
+#include "core/engine_config.h"
 
 #include <algorithm>
 #include <cctype>

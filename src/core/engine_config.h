@@ -12,7 +12,6 @@
 #include <utility>
 #include <vector>
 
-#include "core/candidate_kinds.h"
 #include "core/conv_key.h"
 #include "core/expected.h"
 
