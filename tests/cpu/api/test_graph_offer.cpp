@@ -65,6 +65,16 @@ struct Fixture : ::testing::Test {
     g_fills = &refills;
   }
   void TearDown() override { g_fills = nullptr; }
+  /// The count get_results_with_offers answers into `c`'s slots (null: the count query) with
+  /// `wanted` offers, which it leaves in `offers`; -1 where it fails.
+  int64_t answer(Configurations* c, int wanted) {
+    int64_t count = -1;
+    const int64_t room = c ? static_cast<int64_t>(c->slots.size()) : 0;
+    const cudnnStatus_t status =
+        get_results_with_offers(fake_get, heuristics, room, &count, c ? c->slots.data() : nullptr, wanted, offers);
+    return status == CUDNN_STATUS_SUCCESS ? count : -1;
+  }
+  Offers offers;
   std::vector<int> refills{0};
   cudnnBackendDescriptor_t heuristics = reinterpret_cast<cudnnBackendDescriptor_t>(&storage);
   int storage = 0;
@@ -73,24 +83,14 @@ struct Fixture : ::testing::Test {
 using GraphOffer = Fixture;
 
 TEST_F(GraphOffer, TheCountAnswersThreeMoreThanCudnnHasAndNoneStaysNone) {
-  Offers offers;
-  int64_t count = -1;
-  ASSERT_EQ(get_results_with_offers(fake_get, heuristics, 0, &count, nullptr, kOffers, offers),
-            CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(count, 5 + kOffers);
+  EXPECT_EQ(answer(nullptr, kOffers), 5 + kOffers);
   g_results = 0;
-  ASSERT_EQ(get_results_with_offers(fake_get, heuristics, 0, &count, nullptr, kOffers, offers),
-            CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(count, 0);
+  EXPECT_EQ(answer(nullptr, kOffers), 0);
 }
 
 TEST_F(GraphOffer, TheOffersAreCopiesOfCudnnsFirstRightAfterItWithEveryResultOfCudnnsInOrder) {
   Configurations c(8);
-  Offers offers;
-  int64_t count = -1;
-  ASSERT_EQ(get_results_with_offers(fake_get, heuristics, 8, &count, c.slots.data(), kOffers, offers),
-            CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(count, 8);
+  EXPECT_EQ(answer(&c, kOffers), 8);
   EXPECT_EQ(c.filled, (std::vector<int>{0, 0, 0, 0, 1, 2, 3, 4}));
   for (int i = 0; i < kOffers; ++i) EXPECT_EQ(offers[i], c.slots[static_cast<std::size_t>(1 + i)]) << i;
   EXPECT_EQ(refills[0], 0) << "a configuration of the program's was filled twice";
@@ -106,25 +106,17 @@ TEST_F(GraphOffer, OnlySizesCudnnsFirstConfigurationDoesNotFitAreOffered) {
   EXPECT_EQ(api::offers_wanted(reachable, 64 * MiB), 0);
   EXPECT_EQ(api::offers_wanted(0, 1), 3) << "nothing reachable: every size is smaller";
 
-  Offers offers;
-  int64_t count = -1;
-  ASSERT_EQ(get_results_with_offers(fake_get, heuristics, 0, &count, nullptr, 1, offers), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(count, 6);
+  EXPECT_EQ(answer(nullptr, 1), 6);
   Configurations one(6);
-  ASSERT_EQ(get_results_with_offers(fake_get, heuristics, 6, &count, one.slots.data(), 1, offers),
-            CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(count, 6);
+  EXPECT_EQ(answer(&one, 1), 6);
   EXPECT_EQ(one.filled, (std::vector<int>{0, 0, 1, 2, 3, 4}));
   EXPECT_EQ(offers[0], nullptr);
   EXPECT_EQ(offers[1], nullptr);
   EXPECT_EQ(offers[2], one.slots[1]) << "the offer made is the smallest size's";
 
-  ASSERT_EQ(get_results_with_offers(fake_get, heuristics, 0, &count, nullptr, 0, offers), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(count, 5);
+  EXPECT_EQ(answer(nullptr, 0), 5);
   Configurations none(5);
-  ASSERT_EQ(get_results_with_offers(fake_get, heuristics, 5, &count, none.slots.data(), 0, offers),
-            CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(count, 5);
+  EXPECT_EQ(answer(&none, 0), 5);
   EXPECT_EQ(none.filled, (std::vector<int>{0, 1, 2, 3, 4}));
   for (auto* offer : offers) EXPECT_EQ(offer, nullptr);
   EXPECT_EQ(refills[0], 0) << "a configuration of the program's was filled twice";
@@ -133,30 +125,20 @@ TEST_F(GraphOffer, OnlySizesCudnnsFirstConfigurationDoesNotFitAreOffered) {
 TEST_F(GraphOffer, MoreRoomThanResultsFillsTheResultsAndTheOffersOnly) {
   g_results = 2;
   Configurations c(7);
-  Offers offers;
-  int64_t count = -1;
-  ASSERT_EQ(get_results_with_offers(fake_get, heuristics, 7, &count, c.slots.data(), kOffers, offers),
-            CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(count, 2 + kOffers);
+  EXPECT_EQ(answer(&c, kOffers), 2 + kOffers);
   EXPECT_EQ(c.filled, (std::vector<int>{0, 0, 0, 0, 1, -1, -1}));
   EXPECT_EQ(offers[0], c.slots[1]);
 }
 
 TEST_F(GraphOffer, TooLittleRoomOrNoResultIsCudnnsOwnAnswer) {
   Configurations three(3);
-  Offers offers;
-  int64_t count = -1;
-  ASSERT_EQ(get_results_with_offers(fake_get, heuristics, 3, &count, three.slots.data(), kOffers, offers),
-            CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(count, 3);
+  EXPECT_EQ(answer(&three, kOffers), 3);
   EXPECT_EQ(three.filled, (std::vector<int>{0, 1, 2}));
   for (auto* offer : offers) EXPECT_EQ(offer, nullptr);
 
   g_results = 0;
   Configurations six(6);
-  ASSERT_EQ(get_results_with_offers(fake_get, heuristics, 6, &count, six.slots.data(), kOffers, offers),
-            CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(count, 0);
+  EXPECT_EQ(answer(&six, kOffers), 0);
   for (auto* offer : offers) EXPECT_EQ(offer, nullptr);
 }
 
@@ -165,11 +147,7 @@ TEST_F(GraphOffer, AFailedCopyOnTheWayGivesCudnnsAnswerUnchanged) {
   for (int successes : {0, 1, 2}) {
     g_single_successes = successes;
     Configurations c(8);
-    Offers offers;
-    int64_t count = -1;
-    ASSERT_EQ(get_results_with_offers(fake_get, heuristics, 8, &count, c.slots.data(), kOffers, offers),
-              CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(count, 5) << successes;
+    EXPECT_EQ(answer(&c, kOffers), 5) << successes;
     // What the program reads (the first `count`) is cuDNN's answer; a slot past it may have been
     // filled on the way, as cuDNN fills the slots it is given.
     EXPECT_EQ(std::vector<int>(c.filled.begin(), c.filled.begin() + 5), (std::vector<int>{0, 1, 2, 3, 4}))
