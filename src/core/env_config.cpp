@@ -35,7 +35,9 @@ constexpr const char* kDeprecatedForcedLimit = "UCUDNN_WORKSPACE_LIMIT";
 Expected<SettingValues> trimmed(const SettingValues& raw) {
   constexpr const char* kWhitespace = " \t\r\n";
   SettingValues values;
-  for (const auto& [name, text] : raw) {
+  for (const auto& entry : raw) {
+    const std::string& name = entry.first;  // a variable, not a structured binding: the lambda captures it
+    const std::string& text = entry.second;
     const bool known = std::any_of(setting_rows().begin(), setting_rows().end(),
                                    [&](const SettingRow& row) { return name == row.name; });
     if (!known) return Error::internal("no setting is named '" + name + "'");
