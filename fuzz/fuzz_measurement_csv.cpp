@@ -44,8 +44,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     UCUDNN_FUZZ_CHECK((*reread)[k].rows.size() == (*kernels)[k].rows.size());
     for (std::size_t r = 0; r < (*kernels)[k].rows.size(); ++r) {
       const Measurement& row = (*kernels)[k].rows[r];
-      UCUDNN_FUZZ_CHECK(ucudnn::kind_of(row) == ucudnn::CandidateKind::kEngine ? row.algo == -1 : row.algo >= 0);
-      UCUDNN_FUZZ_CHECK((*reread)[k].rows[r].same_candidate(row));
+      const ucudnn::Candidate& candidate = row.candidate;
+      UCUDNN_FUZZ_CHECK(candidate.kind == ucudnn::CandidateKind::kEngine ? candidate.algorithm == -1
+                                                                         : candidate.algorithm >= 0);
+      UCUDNN_FUZZ_CHECK((*reread)[k].rows[r].candidate == candidate);
       UCUDNN_FUZZ_CHECK((*reread)[k].rows[r].micro_batch == row.micro_batch);
     }
   }
