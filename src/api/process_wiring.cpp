@@ -43,7 +43,8 @@ std::atomic<Planner*>& active() {
 PlanBuilder& PlanBuilder::instance() {
   static PlanBuilder* builder = [] {
     const Settings& settings = process_settings();
-    return new PlanBuilder(std::make_shared<GpuMeasurementSource>(settings.benchmark_devices), settings);
+    return new PlanBuilder(std::make_shared<GpuMeasurementSource>(settings.benchmark_devices, settings.engine_knobs),
+                           settings);
   }();
   return *builder;
 }

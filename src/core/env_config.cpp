@@ -146,6 +146,10 @@ const std::vector<SettingRow>& setting_rows() {
        "none", parsed<&Settings::system_databases, parse_system_databases>},
       {"UCUDNN_SEARCH", "how new kernels are benchmarked: fast or exhaustive", "fast",
        parsed<&Settings::search, parse_search_mode>},
+      {"UCUDNN_ENGINE_KNOBS",
+       "which configurations of each graph-API engine are measured: heuristics (the knob values cuDNN's "
+       "heuristics choose) or sweep (also those one knob away, and heuristic mode B)",
+       "heuristics", parsed<&Settings::engine_knobs, parse_knob_search>},
       {"UCUDNN_DATABASE_JOURNAL", "the database's journal: auto, wal, delete, truncate or persist", "auto",
        parsed<&Settings::database_journal, parse_journal_mode>},
       {"UCUDNN_BENCHMARK_DEVICES", "benchmark on several GPUs of one model: all, or distinct ordinals 0,2,3",

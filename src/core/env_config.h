@@ -28,6 +28,7 @@
 #include "core/candidate_kinds.h"
 #include "core/expected.h"
 #include "core/journal_mode.h"
+#include "core/knob_sweep.h"
 #include "core/logging.h"
 #include "core/memory_budget.h"
 #include "core/search_mode.h"
@@ -60,6 +61,7 @@ struct Settings {
   CandidateSet candidates = CandidateSet::kBoth;  ///< UCUDNN_CANDIDATES
   std::string database;           ///< empty: no database
   SearchMode search = SearchMode::kFast;  ///< UCUDNN_SEARCH
+  KnobSearch engine_knobs = KnobSearch::kHeuristics;  ///< UCUDNN_ENGINE_KNOBS
   JournalMode database_journal = JournalMode::kAuto;
   std::vector<std::string> system_databases;  ///< UCUDNN_SYSTEM_DATABASES, in lookup order
   std::string benchmark_devices;  ///< "all" or "0,2,3" (syntax checked here, device numbers at

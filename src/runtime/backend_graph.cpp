@@ -194,6 +194,42 @@ Status read_config(const BackendDescriptor& config, ConfigFacts* facts) {
   return Status::success();
 }
 
+// The knobs of a configuration's engine and the values each takes: what a sweep varies.
+Status read_knob_ranges(const BackendDescriptor& config, std::vector<KnobRange>* out) {
+  BackendDescriptor engine;
+  UCUDNN_TRY(create(CUDNN_BACKEND_ENGINE_DESCRIPTOR, &engine));
+  cudnnBackendDescriptor_t raw_engine = engine.get();
+  std::int64_t count = 0;
+  UCUDNN_CHECK_CUDNN(cudnnBackendGetAttribute(config.get(), CUDNN_ATTR_ENGINECFG_ENGINE, CUDNN_TYPE_BACKEND_DESCRIPTOR,
+                                              1, &count, &raw_engine));
+  UCUDNN_CHECK_CUDNN(cudnnBackendGetAttribute(engine.get(), CUDNN_ATTR_ENGINE_KNOB_INFO, CUDNN_TYPE_BACKEND_DESCRIPTOR,
+                                              0, &count, nullptr));
+  std::vector<BackendDescriptor> infos(
+      static_cast<std::size_t>(std::clamp<std::int64_t>(count, 0, CUDNN_KNOB_TYPE_COUNTS)));
+  std::vector<cudnnBackendDescriptor_t> raw(infos.size());
+  for (std::size_t i = 0; i < infos.size(); ++i) {
+    UCUDNN_TRY(create(CUDNN_BACKEND_KNOB_INFO_DESCRIPTOR, &infos[i]));
+    raw[i] = infos[i].get();
+  }
+  UCUDNN_CHECK_CUDNN(cudnnBackendGetAttribute(engine.get(), CUDNN_ATTR_ENGINE_KNOB_INFO, CUDNN_TYPE_BACKEND_DESCRIPTOR,
+                                              static_cast<std::int64_t>(raw.size()), &count, raw.data()));
+  for (std::int64_t i = 0; i < std::min<std::int64_t>(count, static_cast<std::int64_t>(raw.size())); ++i) {
+    cudnnBackendKnobType_t type{};
+    KnobRange range;
+    std::int64_t n = 0;
+    UCUDNN_CHECK_CUDNN(cudnnBackendGetAttribute(raw[i], CUDNN_ATTR_KNOB_INFO_TYPE, CUDNN_TYPE_KNOB_TYPE, 1, &n, &type));
+    UCUDNN_CHECK_CUDNN(
+        cudnnBackendGetAttribute(raw[i], CUDNN_ATTR_KNOB_INFO_MINIMUM_VALUE, CUDNN_TYPE_INT64, 1, &n, &range.min));
+    UCUDNN_CHECK_CUDNN(
+        cudnnBackendGetAttribute(raw[i], CUDNN_ATTR_KNOB_INFO_MAXIMUM_VALUE, CUDNN_TYPE_INT64, 1, &n, &range.max));
+    UCUDNN_CHECK_CUDNN(
+        cudnnBackendGetAttribute(raw[i], CUDNN_ATTR_KNOB_INFO_STRIDE, CUDNN_TYPE_INT64, 1, &n, &range.stride));
+    range.type = static_cast<int>(type);
+    out->push_back(range);
+  }
+  return Status::success();
+}
+
 bool tf32_overridden_off() {
   static const bool off = [] {
     const char* value = std::getenv("NVIDIA_TF32_OVERRIDE");
@@ -258,9 +294,10 @@ bool engines_supported(const ConvKey& key) {
 
 namespace {
 
-// Appends the allowed configurations of `configs` not yet in `seen`.
-void add_allowed(const ConvKey& key, const std::vector<BackendDescriptor>& configs, std::set<std::string>* seen,
-                 std::vector<EngineOffer>* out) {
+// Appends the allowed configurations of `configs` not yet in `seen`; swept, each followed by those
+// one knob away from it (core/knob_sweep.h), which share its engine's notes.
+void add_allowed(const ConvKey& key, const std::vector<BackendDescriptor>& configs, KnobSearch knobs,
+                 std::set<std::string>* seen, std::vector<EngineOffer>* out) {
   for (const BackendDescriptor& config : configs) {
     ConfigFacts facts;
     const Status read = read_config(config, &facts);
@@ -269,16 +306,23 @@ void add_allowed(const ConvKey& key, const std::vector<BackendDescriptor>& confi
       continue;
     }
     if (!allowed(key, facts)) continue;
-    EngineOffer offer;
-    offer.id = format_engine_config(facts.id);
-    offer.deterministic = facts.numerical.count(CUDNN_NUMERICAL_NOTE_NONDETERMINISTIC) == 0;
-    if (seen->insert(offer.id).second) out->push_back(std::move(offer));
+    const bool deterministic = facts.numerical.count(CUDNN_NUMERICAL_NOTE_NONDETERMINISTIC) == 0;
+    auto add = [&](const EngineConfigId& id) {
+      EngineOffer offer{format_engine_config(id), deterministic};
+      if (seen->insert(offer.id).second) out->push_back(std::move(offer));
+    };
+    add(facts.id);
+    if (knobs != KnobSearch::kSweep) continue;
+    std::vector<KnobRange> ranges;
+    const Status ranged = read_knob_ranges(config, &ranges);
+    if (!ranged.ok()) UCUDNN_LOG_DEBUG("engine " << facts.id.engine << ": knobs unread: " << ranged.message());
+    for (const EngineConfigId& variant : knob_variants(facts.id, ranges)) add(variant);
   }
 }
 
 }  // namespace
 
-Status offer_engines(const ConvKey& key, std::vector<EngineOffer>* out) {
+Status offer_engines(const ConvKey& key, KnobSearch knobs, std::vector<EngineOffer>* out) {
   out->clear();
   if (!engines_supported(key)) return Status::success();
   cudnnHandle_t handle = nullptr;
@@ -288,11 +332,13 @@ Status offer_engines(const ConvKey& key, std::vector<EngineOffer>* out) {
   UCUDNN_TRY(make_graph(key, 1.0, 0.0, handle, &graph, &keep));
   std::set<std::string> seen;
   // A mode that offers nothing for this graph is not an error: the other may.
-  for (cudnnBackendHeurMode_t mode : {CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_FALLBACK}) {
+  std::vector<cudnnBackendHeurMode_t> modes = {CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_FALLBACK};
+  if (knobs == KnobSearch::kSweep) modes.insert(modes.begin() + 1, CUDNN_HEUR_MODE_B);
+  for (cudnnBackendHeurMode_t mode : modes) {
     std::vector<BackendDescriptor> configs;
     const Status listed = heuristic_configs(graph, mode, &configs);
     if (!listed.ok()) UCUDNN_LOG_DEBUG("engine heuristics (mode " << mode << "): " << listed.message());
-    add_allowed(key, configs, &seen, out);
+    add_allowed(key, configs, knobs, &seen, out);
   }
   return Status::success();
 }

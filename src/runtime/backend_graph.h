@@ -8,7 +8,8 @@
 // no shared_ptr graph per call), with no header-only dependency to pin. Every raw backend call of
 // ucudnn lives in backend_graph.cpp.
 //
-// Offered configurations: cuDNN's heuristic mode A, then its fallback list, deduplicated by id.
+// Offered configurations: cuDNN's heuristic mode A, then its fallback list, deduplicated by id
+// (UCUDNN_ENGINE_KNOBS=sweep: mode B too, and each configuration's knob variants).
 // Left out: engines that compile kernels at run time (seconds of NVRTC per plan, unbounded
 // benchmarking); tensor-core and down-converting engines where the caller's math type is FMA (or
 // FP32 with NVIDIA_TF32_OVERRIDE=0); reduced-precision reductions where the caller asked for an
@@ -24,6 +25,7 @@
 #include <vector>
 
 #include "core/conv_key.h"
+#include "core/knob_sweep.h"
 #include "runtime/cuda_status.h"
 #include "runtime/cudnn_shim.h"
 #include "runtime/owned.h"
@@ -42,8 +44,9 @@ struct EngineOffer {
 /// otherwise.
 bool engines_supported(const ConvKey& key);
 
-/// The configurations cuDNN offers for `key` (at its batch), in cuDNN's order, filtered as above.
-Status offer_engines(const ConvKey& key, std::vector<EngineOffer>* out);
+/// The configurations cuDNN offers for `key` (at its batch), in cuDNN's order, filtered as above;
+/// with KnobSearch::kSweep also heuristic mode B's and each one's knob variants (core/knob_sweep.h).
+Status offer_engines(const ConvKey& key, KnobSearch knobs, std::vector<EngineOffer>* out);
 
 /// An execution plan of one engine configuration for one convolution at one batch size and one
 /// pair of scaling factors. Immutable once built; executing it is thread-safe.

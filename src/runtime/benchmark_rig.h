@@ -19,6 +19,7 @@
 #include <optional>
 
 #include "core/conv_key.h"
+#include "core/knob_sweep.h"
 #include "core/search_mode.h"
 #include "core/timing_rules.h"
 #include "runtime/cuda_status.h"
@@ -37,6 +38,7 @@ struct BenchmarkSettings {
   float sample_ms = 1.0f;          ///< each sample runs back-to-back calls for about this long
   int max_calls_per_sample = 16;
   bool cut_short = false;          ///< stop after one sample where a candidate cannot win
+  KnobSearch engine_knobs = KnobSearch::kHeuristics;  ///< UCUDNN_ENGINE_KNOBS: which engine configurations
 
   /// The settings of a search mode: exhaustive times every candidate with every sample.
   static BenchmarkSettings of(SearchMode mode);

@@ -41,7 +41,7 @@ class EngineMeasurer final : public KindMeasurer {
     std::vector<EngineOffer> offers;
     {
       const SearchPhaseClock clock(micro.op, SearchPhase::kHeuristics);
-      UCUDNN_TRY(offer_engines(micro, &offers));
+      UCUDNN_TRY(offer_engines(micro, rig_.settings().engine_knobs, &offers));
     }
     const ConvBuffers buffers = rig_.buffers();
     auto same = [&](std::size_t i, const Measurement& row) { return row.candidate.engine_id == offers[i].id; };

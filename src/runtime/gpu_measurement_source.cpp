@@ -57,7 +57,7 @@ Status GpuMeasurementSource::measure(cudnnHandle_t handle, const ConvKey& key, c
     if (!reusable) {
       UCUDNN_TRY(validate_with_cudnn(handle, key));  // once per kernel: the kept benchmarker's was
       kept_.reset();  // its buffers first: the device may not hold both
-      UCUDNN_TRY(Benchmarker::create(benchmarking, key, BenchmarkSettings::of(request.mode), &kept_));
+      UCUDNN_TRY(Benchmarker::create(benchmarking, key, settings_of(request.mode), &kept_));
     }
     UCUDNN_TRY(measure_with(*kept_, request, request.sizes, out));
   } else {
@@ -123,7 +123,7 @@ void GpuMeasurementSource::measure_spread(const std::vector<int>& devices, const
         cudnnHandle_t device_cudnn = nullptr;
         UCUDNN_TRY(device_handle(devices[i], &device_cudnn));
         std::unique_ptr<Benchmarker> benchmarker;
-        UCUDNN_TRY(Benchmarker::create(device_cudnn, key, BenchmarkSettings::of(request.mode), &benchmarker));
+        UCUDNN_TRY(Benchmarker::create(device_cudnn, key, settings_of(request.mode), &benchmarker));
         return measure_with(*benchmarker, request, shares[i], &results[i]);
       }();
     });

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/knob_sweep.h"
 #include "runtime/benchmarker.h"
 #include "runtime/measurement_source.h"
 #include "runtime/owned.h"
@@ -21,7 +22,9 @@ class GpuMeasurementSource : public MeasurementSource {
  public:
   /// `benchmark_devices`: UCUDNN_BENCHMARK_DEVICES, its syntax checked ("all" or "0,2,3"; empty:
   /// the handle's device only); the device numbers are checked here, at each measurement.
-  explicit GpuMeasurementSource(std::string benchmark_devices) : benchmark_devices_(std::move(benchmark_devices)) {}
+  /// `engine_knobs`: UCUDNN_ENGINE_KNOBS, which engine configurations are measured.
+  explicit GpuMeasurementSource(std::string benchmark_devices, KnobSearch engine_knobs = KnobSearch::kHeuristics)
+      : benchmark_devices_(std::move(benchmark_devices)), engine_knobs_(engine_knobs) {}
 
   Status identify(int device, DeviceIdentity* identity) override;
   std::size_t sizes_at_once(int device) override { return benchmark_devices(device).size(); }
@@ -47,6 +50,12 @@ class GpuMeasurementSource : public MeasurementSource {
   cudnnHandle_t benchmarking_handle(cudnnHandle_t caller, int device);
   /// A cuDNN handle of this source's on `device` (call with the device current).
   Status device_handle(int device, cudnnHandle_t* handle);
+  /// How a request's search mode times candidates, with this source's engine configurations.
+  BenchmarkSettings settings_of(SearchMode mode) const {
+    BenchmarkSettings settings = BenchmarkSettings::of(mode);
+    settings.engine_knobs = engine_knobs_;
+    return settings;
+  }
 
   std::atomic<long long> timings_run_{0};
   std::mutex devices_mutex_;
@@ -59,6 +68,7 @@ class GpuMeasurementSource : public MeasurementSource {
   std::mutex kept_mutex_;  ///< held while the kept benchmarker measures
   std::unique_ptr<Benchmarker> kept_;
   const std::string benchmark_devices_;  ///< empty: the handle's device only
+  const KnobSearch engine_knobs_;
 };
 
 }  // namespace ucudnn::runtime

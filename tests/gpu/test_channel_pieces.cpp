@@ -104,7 +104,8 @@ TEST_F(ChannelPieces, PiecesOfOutputChannelsMatchPlainCudnnOnTheWholeKernel) {
       std::vector<ucudnn::optimize::MicroBatchSplit> splits = {
           pieces_split(spec.n, pieces, algo, spec.math, "", rng)};
       std::vector<ucudnn::runtime::EngineOffer> offers;
-      if (ucudnn::runtime::offer_engines(piece.with_batch(1), &offers).ok() && !offers.empty()) {
+      if (ucudnn::runtime::offer_engines(piece.with_batch(1), ucudnn::KnobSearch::kHeuristics, &offers).ok() &&
+          !offers.empty()) {
         splits.push_back(pieces_split(spec.n, pieces, -1, spec.math, offers.front().id, rng));
       }
       const auto& scale = kScales[std::uniform_int_distribution<int>(0, 2)(rng)];

@@ -66,8 +66,10 @@ TEST_F(EnginePlans, RandomSplitsOverOfferedEnginesMatchPlainCudnn) {
       wr.batch = spec.n;
       bool planned = true;
       for (int size : aligned_split(key, rng)) {
+        // Every other problem draws from the knob sweep's configurations too (core/knob_sweep.h).
+        const auto knobs = i % 2 ? ucudnn::KnobSearch::kSweep : ucudnn::KnobSearch::kHeuristics;
         std::vector<ucudnn::runtime::EngineOffer> offers;
-        ASSERT_TRUE(ucudnn::runtime::offer_engines(key.with_batch(size), &offers).ok());
+        ASSERT_TRUE(ucudnn::runtime::offer_engines(key.with_batch(size), knobs, &offers).ok());
         std::shuffle(offers.begin(), offers.end(), rng);
         std::string chosen;
         for (const auto& offer : offers) {
@@ -134,13 +136,41 @@ TEST_F(EnginePlans, OffersRespectTheCallersMathType) {
   ASSERT_TRUE(conv_key_of(strict, UCUDNN_OP_FORWARD, &strict_key));
   ASSERT_TRUE(conv_key_of(relaxed, UCUDNN_OP_FORWARD, &relaxed_key));
   std::vector<ucudnn::runtime::EngineOffer> strict_offers, relaxed_offers;
-  ASSERT_TRUE(ucudnn::runtime::offer_engines(strict_key, &strict_offers).ok());
-  ASSERT_TRUE(ucudnn::runtime::offer_engines(relaxed_key, &relaxed_offers).ok());
+  ASSERT_TRUE(ucudnn::runtime::offer_engines(strict_key, ucudnn::KnobSearch::kHeuristics, &strict_offers).ok());
+  ASSERT_TRUE(ucudnn::runtime::offer_engines(relaxed_key, ucudnn::KnobSearch::kHeuristics, &relaxed_offers).ok());
   EXPECT_FALSE(strict_offers.empty());
   EXPECT_GT(relaxed_offers.size(), strict_offers.size());
   std::set<std::string> relaxed_ids;
   for (const auto& o : relaxed_offers) relaxed_ids.insert(o.id);
   for (const auto& o : strict_offers) EXPECT_TRUE(relaxed_ids.count(o.id)) << o.id;
+}
+
+// The knob sweep offers every configuration the heuristics do, and configurations one knob away
+// that cuDNN builds: an engine of this FP16 convolution exposes knobs.
+TEST_F(EnginePlans, TheKnobSweepOffersTheHeuristicConfigurationsAndMoreThatBuild) {
+  ConvSpec spec = square_conv_2d(32, 64, 64, 28, 3, 1);
+  spec.layout = Layout::kNhwc;
+  spec.data_type = CUDNN_DATA_HALF;
+  spec.math = CUDNN_DEFAULT_MATH;
+  ucudnn::ConvKey key;
+  ASSERT_TRUE(conv_key_of(spec, UCUDNN_OP_BACKWARD_FILTER, &key));
+  std::vector<ucudnn::runtime::EngineOffer> chosen, swept;
+  ASSERT_TRUE(ucudnn::runtime::offer_engines(key, ucudnn::KnobSearch::kHeuristics, &chosen).ok());
+  ASSERT_TRUE(ucudnn::runtime::offer_engines(key, ucudnn::KnobSearch::kSweep, &swept).ok());
+  std::set<std::string> swept_ids;
+  for (const auto& o : swept) swept_ids.insert(o.id);
+  EXPECT_EQ(swept_ids.size(), swept.size()) << "an offer twice";
+  for (const auto& o : chosen) EXPECT_TRUE(swept_ids.count(o.id)) << o.id;
+  std::set<std::string> chosen_ids;
+  for (const auto& o : chosen) chosen_ids.insert(o.id);
+  int built = 0;
+  for (const auto& o : swept) {
+    std::unique_ptr<ucudnn::runtime::CudnnExecutionPlan> plan;
+    if (!chosen_ids.count(o.id) && ucudnn::runtime::CudnnExecutionPlan::build(key, o.id, 1.0, 0.0, &plan).ok()) ++built;
+  }
+  std::printf("[ knobs ] %zu configurations from the heuristics, %zu swept, %d of the new ones built\n", chosen.size(),
+              swept.size(), built);
+  EXPECT_GT(built, 0) << "no configuration one knob away builds";
 }
 
 // A row that understates its engine's workspace (one recorded before the database kept backward
@@ -153,7 +183,7 @@ TEST_F(EnginePlans, UnderstatedEngineRowIsPlannedAroundWithinTheLimit) {
   ucudnn::ConvKey key;
   ASSERT_TRUE(conv_key_of(spec, UCUDNN_OP_FORWARD, &key));
   std::vector<ucudnn::runtime::EngineOffer> offers;
-  ASSERT_TRUE(ucudnn::runtime::offer_engines(key, &offers).ok());
+  ASSERT_TRUE(ucudnn::runtime::offer_engines(key, ucudnn::KnobSearch::kHeuristics, &offers).ok());
   std::string hungry;
   std::size_t needed = 0;
   for (const auto& offer : offers) {

@@ -106,7 +106,8 @@ TEST_F(Fp32FilterSums, SplitHalfFilterGradientsAreWithinTwiceOneUndividedCallsEr
         // The legacy algorithm, then the first engine offered at micro-batch 1.
         std::vector<ucudnn::optimize::MicroBatchSplit> splits = {many_micro_batches(spec.n, algo, "")};
         std::vector<ucudnn::runtime::EngineOffer> offers;
-        if (ucudnn::runtime::offer_engines(key.with_batch(1), &offers).ok() && !offers.empty()) {
+        if (ucudnn::runtime::offer_engines(key.with_batch(1), ucudnn::KnobSearch::kHeuristics, &offers).ok() &&
+            !offers.empty()) {
           splits.push_back(many_micro_batches(spec.n, -1, offers.front().id));
         }
         for (const auto& split : splits) {

@@ -144,8 +144,9 @@ std::string describe(const Settings& config) {
   std::ostringstream text;
   text << static_cast<int>(config.policy) << '|' << config.default_workspace_limit << '|'
        << (config.forced_workspace_limit ? std::to_string(*config.forced_workspace_limit) : "none") << '|'
-       << to_string(config.memory_budget) << '|' << config.total_workspace << '|' << static_cast<int>(config.candidates) << '|' << config.database << '|'
-       << config.wd_time_limit_seconds << '|' << config.job_wait_seconds << '|' << static_cast<int>(config.search) << '|'
+       << to_string(config.memory_budget) << '|' << config.total_workspace << '|' << static_cast<int>(config.candidates)
+       << '|' << config.database << '|' << config.wd_time_limit_seconds << '|' << config.job_wait_seconds << '|'
+       << static_cast<int>(config.search) << '|' << static_cast<int>(config.engine_knobs) << '|'
        << static_cast<int>(config.database_journal) << '|';
   for (const auto& path : config.system_databases) text << path << ':';
   text << '|' << config.benchmark_devices << '|' << config.print_statistics << '|' << config.graph_replay << '|'
@@ -242,6 +243,7 @@ TEST(StrictEnvironment, SurroundingWhitespaceIsTrimmedForEveryVariable) {
       {"UCUDNN_CANDIDATES", "legacy"},
       {"UCUDNN_DATABASE", "/tmp/a.db"},
       {"UCUDNN_SEARCH", "exhaustive"},
+      {"UCUDNN_ENGINE_KNOBS", "sweep"},
       {"UCUDNN_DATABASE_JOURNAL", "wal"},
       {"UCUDNN_SYSTEM_DATABASES", "/a.db:/b.db"},
       {"UCUDNN_BENCHMARK_DEVICES", "0,2"},
