@@ -6,7 +6,8 @@
 // Chosen over cudnn-frontend: ucudnn needs single-operation graphs only, and going straight to the
 // backend keeps the per-call path to one variant pack and one cudnnBackendExecute (no tensor maps,
 // no shared_ptr graph per call), with no header-only dependency to pin. Every raw backend call of
-// ucudnn lives in backend_graph.cpp.
+// ucudnn lives in backend_graph.cpp (graphs and plans) and engine_offers.cpp (the offers); the calls
+// both make are runtime/backend_calls.h.
 //
 // Offered configurations: cuDNN's heuristic mode A, then its fallback list, deduplicated by id
 // (UCUDNN_ENGINE_KNOBS=sweep: mode B too, and each configuration's knob variants).
@@ -31,8 +32,6 @@
 #include "runtime/owned.h"
 
 namespace ucudnn::runtime {
-
-using BackendDescriptor = Owned<cudnnBackendDescriptor_t, cudnnBackendDestroyDescriptor>;
 
 /// One engine configuration cuDNN offers for a convolution.
 struct EngineOffer {

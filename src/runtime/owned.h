@@ -32,6 +32,7 @@ using Owned = std::unique_ptr<std::remove_pointer_t<Handle>, detail::Deleter<Des
 using TensorDescriptor = Owned<cudnnTensorDescriptor_t, cudnnDestroyTensorDescriptor>;
 using FilterDescriptor = Owned<cudnnFilterDescriptor_t, cudnnDestroyFilterDescriptor>;
 using ConvolutionDescriptor = Owned<cudnnConvolutionDescriptor_t, cudnnDestroyConvolutionDescriptor>;
+using BackendDescriptor = Owned<cudnnBackendDescriptor_t, cudnnBackendDestroyDescriptor>;
 // ucudnn.h overloads cudnnDestroy for its own handle: name cuDNN's.
 using CudnnHandle = Owned<cudnnHandle_t, static_cast<cudnnStatus_t (*)(cudnnHandle_t)>(cudnnDestroy)>;
 using CudaEvent = Owned<cudaEvent_t, cudaEventDestroy>;
