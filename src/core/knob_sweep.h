@@ -3,8 +3,9 @@
 // heuristics choose one value for each of an engine's knobs (split-K slices, tile sizes, stages,
 // reduction mode, ...); other values can need less workspace or run faster within a limit. A sweep
 // tries, besides the chosen configuration, those one knob away from it: each knob at a few of its
-// other values, the others as chosen. Bounded per knob and per engine, so a sweep costs at most
-// kMaxSweptConfigs plan builds and timings per engine and micro-batch size.
+// other values, the others as chosen. Bounded per knob and per engine (each engine is swept once, from
+// the first configuration the heuristics list of it), so a sweep costs at most kMaxSweptConfigs
+// plan builds and timings per engine and micro-batch size beyond the heuristics' own.
 
 #include <cstddef>
 #include <cstdint>
@@ -38,10 +39,11 @@ inline constexpr std::size_t kSweptValuesPerKnob = 6;
 inline constexpr std::size_t kMaxSweptConfigs = 24;
 
 /// The configurations one knob away from `chosen`, in knob-type order: each knob of `ranges` at its
-/// other values (every one where there are at most kSweptValuesPerKnob, else that many spread
-/// evenly over the range, both ends included), the other knobs as chosen; a knob `chosen` does not
-/// set is set. At most kMaxSweptConfigs, none equal to `chosen`, none twice. Whether cuDNN can build
-/// each is known only when its plan is finalized: one it refuses is skipped there.
+/// other values (every one where there are few, else some spread evenly over the range, both ends
+/// included: kSweptValuesPerKnob, fewer where the engine has many knobs, which share
+/// kMaxSweptConfigs, 2 at least), the other knobs as chosen; a knob `chosen` does not set is set.
+/// At most kMaxSweptConfigs, none equal to `chosen`, none twice. Whether cuDNN can build each is
+/// known only when its plan is finalized: one it refuses is skipped there.
 std::vector<EngineConfigId> knob_variants(const EngineConfigId& chosen, const std::vector<KnobRange>& ranges);
 
 }  // namespace ucudnn

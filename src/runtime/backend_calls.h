@@ -48,3 +48,14 @@ Status read_notes(const BackendDescriptor& engine, cudnnBackendAttributeName_t n
 }
 
 }  // namespace ucudnn::runtime::backend
+
+// Unqualified in the two files that include this.
+namespace ucudnn::runtime {
+using backend::create;
+using backend::finalize;
+using backend::make_graph;
+using backend::planning_handle;
+using backend::read_notes;
+using backend::set;
+using backend::set_descriptor;
+}  // namespace ucudnn::runtime

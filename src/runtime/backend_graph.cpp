@@ -52,14 +52,6 @@ Status planning_handle(cudnnHandle_t* out) {
 
 }  // namespace backend
 
-using backend::create;
-using backend::finalize;
-using backend::make_graph;
-using backend::planning_handle;
-using backend::read_notes;
-using backend::set;
-using backend::set_descriptor;
-
 namespace {
 
 // Unique ids of the three tensors in every graph and variant pack.

@@ -17,13 +17,6 @@
 #include "runtime/backend_graph.h"
 
 namespace ucudnn::runtime {
-using backend::create;
-using backend::finalize;
-using backend::make_graph;
-using backend::planning_handle;
-using backend::read_notes;
-using backend::set;
-using backend::set_descriptor;
 
 namespace {
 
@@ -33,40 +26,59 @@ struct ConfigFacts {
   std::set<int> numerical, behavior;
 };
 
-Status read_config(const BackendDescriptor& config, ConfigFacts* facts) {
-  BackendDescriptor engine;
-  UCUDNN_TRY(create(CUDNN_BACKEND_ENGINE_DESCRIPTOR, &engine));
-  cudnnBackendDescriptor_t raw_engine = engine.get();
+// The engine of a configuration.
+Status engine_of(const BackendDescriptor& config, BackendDescriptor* engine) {
+  UCUDNN_TRY(create(CUDNN_BACKEND_ENGINE_DESCRIPTOR, engine));
+  cudnnBackendDescriptor_t raw = engine->get();
   std::int64_t count = 0;
   UCUDNN_CHECK_CUDNN(cudnnBackendGetAttribute(config.get(), CUDNN_ATTR_ENGINECFG_ENGINE, CUDNN_TYPE_BACKEND_DESCRIPTOR,
-                                              1, &count, &raw_engine));
-  UCUDNN_CHECK_CUDNN(cudnnBackendGetAttribute(engine.get(), CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1, &count,
-                                              &facts->id.engine));
+                                              1, &count, &raw));
+  return Status::success();
+}
+
+// The descriptors (of `type`) that `owner`'s attribute `name` lists, asked how many first: making
+// one per knob type for every offer was most of the heuristics' time.
+Status listed_descriptors(const BackendDescriptor& owner, cudnnBackendAttributeName_t name,
+                          cudnnBackendDescriptorType_t type, std::vector<BackendDescriptor>* out) {
+  std::int64_t count = 0;
+  UCUDNN_CHECK_CUDNN(cudnnBackendGetAttribute(owner.get(), name, CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &count, nullptr));
+  out->resize(static_cast<std::size_t>(std::clamp<std::int64_t>(count, 0, CUDNN_KNOB_TYPE_COUNTS)));
+  std::vector<cudnnBackendDescriptor_t> raw(out->size());
+  for (std::size_t i = 0; i < out->size(); ++i) {
+    UCUDNN_TRY(create(type, &(*out)[i]));
+    raw[i] = (*out)[i].get();
+  }
+  UCUDNN_CHECK_CUDNN(cudnnBackendGetAttribute(owner.get(), name, CUDNN_TYPE_BACKEND_DESCRIPTOR,
+                                              static_cast<std::int64_t>(raw.size()), &count, raw.data()));
+  out->resize(static_cast<std::size_t>(std::clamp<std::int64_t>(count, 0, static_cast<std::int64_t>(raw.size()))));
+  return Status::success();
+}
+
+// One int64 (or enum) attribute of a descriptor.
+template <typename T>
+Status read_value(cudnnBackendDescriptor_t d, cudnnBackendAttributeName_t name, cudnnBackendAttributeType_t type,
+                  T* value) {
+  std::int64_t count = 0;
+  UCUDNN_CHECK_CUDNN(cudnnBackendGetAttribute(d, name, type, 1, &count, value));
+  return Status::success();
+}
+
+Status read_config(const BackendDescriptor& config, ConfigFacts* facts) {
+  BackendDescriptor engine;
+  UCUDNN_TRY(engine_of(config, &engine));
+  UCUDNN_TRY(read_value(engine.get(), CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, &facts->id.engine));
   UCUDNN_TRY(read_notes<cudnnBackendNumericalNote_t>(engine, CUDNN_ATTR_ENGINE_NUMERICAL_NOTE,
                                                      CUDNN_TYPE_NUMERICAL_NOTE, &facts->numerical));
   UCUDNN_TRY(read_notes<cudnnBackendBehaviorNote_t>(engine, CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE, CUDNN_TYPE_BEHAVIOR_NOTE,
                                                     &facts->behavior));
-  // As many knob-choice descriptors as the configuration has choices (asked first): making one
-  // per knob type for every offer was most of the heuristics' time.
-  UCUDNN_CHECK_CUDNN(cudnnBackendGetAttribute(config.get(), CUDNN_ATTR_ENGINECFG_KNOB_CHOICES,
-                                              CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &count, nullptr));
-  std::vector<BackendDescriptor> choices(
-      static_cast<std::size_t>(std::clamp<std::int64_t>(count, 0, CUDNN_KNOB_TYPE_COUNTS)));
-  std::vector<cudnnBackendDescriptor_t> raw(choices.size());
-  for (std::size_t i = 0; i < choices.size(); ++i) {
-    UCUDNN_TRY(create(CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR, &choices[i]));
-    raw[i] = choices[i].get();
-  }
-  UCUDNN_CHECK_CUDNN(cudnnBackendGetAttribute(config.get(), CUDNN_ATTR_ENGINECFG_KNOB_CHOICES,
-                                              CUDNN_TYPE_BACKEND_DESCRIPTOR, static_cast<std::int64_t>(raw.size()),
-                                              &count, raw.data()));
-  for (std::int64_t i = 0; i < count; ++i) {
+  std::vector<BackendDescriptor> choices;
+  UCUDNN_TRY(
+      listed_descriptors(config, CUDNN_ATTR_ENGINECFG_KNOB_CHOICES, CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR, &choices));
+  for (const BackendDescriptor& choice : choices) {
     cudnnBackendKnobType_t type{};
-    std::int64_t value = 0, n = 0;
-    UCUDNN_CHECK_CUDNN(
-        cudnnBackendGetAttribute(raw[i], CUDNN_ATTR_KNOB_CHOICE_KNOB_TYPE, CUDNN_TYPE_KNOB_TYPE, 1, &n, &type));
-    UCUDNN_CHECK_CUDNN(
-        cudnnBackendGetAttribute(raw[i], CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE, CUDNN_TYPE_INT64, 1, &n, &value));
+    std::int64_t value = 0;
+    UCUDNN_TRY(read_value(choice.get(), CUDNN_ATTR_KNOB_CHOICE_KNOB_TYPE, CUDNN_TYPE_KNOB_TYPE, &type));
+    UCUDNN_TRY(read_value(choice.get(), CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE, CUDNN_TYPE_INT64, &value));
     facts->id.knobs.emplace_back(static_cast<int>(type), value);
   }
   return Status::success();
@@ -75,33 +87,16 @@ Status read_config(const BackendDescriptor& config, ConfigFacts* facts) {
 // The knobs of a configuration's engine and the values each takes: what a sweep varies.
 Status read_knob_ranges(const BackendDescriptor& config, std::vector<KnobRange>* out) {
   BackendDescriptor engine;
-  UCUDNN_TRY(create(CUDNN_BACKEND_ENGINE_DESCRIPTOR, &engine));
-  cudnnBackendDescriptor_t raw_engine = engine.get();
-  std::int64_t count = 0;
-  UCUDNN_CHECK_CUDNN(cudnnBackendGetAttribute(config.get(), CUDNN_ATTR_ENGINECFG_ENGINE, CUDNN_TYPE_BACKEND_DESCRIPTOR,
-                                              1, &count, &raw_engine));
-  UCUDNN_CHECK_CUDNN(cudnnBackendGetAttribute(engine.get(), CUDNN_ATTR_ENGINE_KNOB_INFO, CUDNN_TYPE_BACKEND_DESCRIPTOR,
-                                              0, &count, nullptr));
-  std::vector<BackendDescriptor> infos(
-      static_cast<std::size_t>(std::clamp<std::int64_t>(count, 0, CUDNN_KNOB_TYPE_COUNTS)));
-  std::vector<cudnnBackendDescriptor_t> raw(infos.size());
-  for (std::size_t i = 0; i < infos.size(); ++i) {
-    UCUDNN_TRY(create(CUDNN_BACKEND_KNOB_INFO_DESCRIPTOR, &infos[i]));
-    raw[i] = infos[i].get();
-  }
-  UCUDNN_CHECK_CUDNN(cudnnBackendGetAttribute(engine.get(), CUDNN_ATTR_ENGINE_KNOB_INFO, CUDNN_TYPE_BACKEND_DESCRIPTOR,
-                                              static_cast<std::int64_t>(raw.size()), &count, raw.data()));
-  for (std::int64_t i = 0; i < std::min<std::int64_t>(count, static_cast<std::int64_t>(raw.size())); ++i) {
+  UCUDNN_TRY(engine_of(config, &engine));
+  std::vector<BackendDescriptor> infos;
+  UCUDNN_TRY(listed_descriptors(engine, CUDNN_ATTR_ENGINE_KNOB_INFO, CUDNN_BACKEND_KNOB_INFO_DESCRIPTOR, &infos));
+  for (const BackendDescriptor& info : infos) {
     cudnnBackendKnobType_t type{};
     KnobRange range;
-    std::int64_t n = 0;
-    UCUDNN_CHECK_CUDNN(cudnnBackendGetAttribute(raw[i], CUDNN_ATTR_KNOB_INFO_TYPE, CUDNN_TYPE_KNOB_TYPE, 1, &n, &type));
-    UCUDNN_CHECK_CUDNN(
-        cudnnBackendGetAttribute(raw[i], CUDNN_ATTR_KNOB_INFO_MINIMUM_VALUE, CUDNN_TYPE_INT64, 1, &n, &range.min));
-    UCUDNN_CHECK_CUDNN(
-        cudnnBackendGetAttribute(raw[i], CUDNN_ATTR_KNOB_INFO_MAXIMUM_VALUE, CUDNN_TYPE_INT64, 1, &n, &range.max));
-    UCUDNN_CHECK_CUDNN(
-        cudnnBackendGetAttribute(raw[i], CUDNN_ATTR_KNOB_INFO_STRIDE, CUDNN_TYPE_INT64, 1, &n, &range.stride));
+    UCUDNN_TRY(read_value(info.get(), CUDNN_ATTR_KNOB_INFO_TYPE, CUDNN_TYPE_KNOB_TYPE, &type));
+    UCUDNN_TRY(read_value(info.get(), CUDNN_ATTR_KNOB_INFO_MINIMUM_VALUE, CUDNN_TYPE_INT64, &range.min));
+    UCUDNN_TRY(read_value(info.get(), CUDNN_ATTR_KNOB_INFO_MAXIMUM_VALUE, CUDNN_TYPE_INT64, &range.max));
+    UCUDNN_TRY(read_value(info.get(), CUDNN_ATTR_KNOB_INFO_STRIDE, CUDNN_TYPE_INT64, &range.stride));
     range.type = static_cast<int>(type);
     out->push_back(range);
   }
@@ -172,10 +167,15 @@ bool engines_supported(const ConvKey& key) {
 
 namespace {
 
-// Appends the allowed configurations of `configs` not yet in `seen`; swept, each followed by those
-// one knob away from it (core/knob_sweep.h), which share its engine's notes.
-void add_allowed(const ConvKey& key, const std::vector<BackendDescriptor>& configs, KnobSearch knobs,
-                 std::set<std::string>* seen, std::vector<EngineOffer>* out) {
+// Appends the allowed configurations of `configs` not yet in `seen`; swept, the first of an engine
+// not yet in `swept` followed by those one knob away from it (core/knob_sweep.h), which share its
+// engine's notes.
+struct Offered {
+  std::set<std::string> ids;
+  std::set<std::int64_t> swept_engines;
+};
+void add_allowed(const ConvKey& key, const std::vector<BackendDescriptor>& configs, KnobSearch knobs, Offered* offered,
+                 std::vector<EngineOffer>* out) {
   for (const BackendDescriptor& config : configs) {
     ConfigFacts facts;
     const Status read = read_config(config, &facts);
@@ -187,10 +187,10 @@ void add_allowed(const ConvKey& key, const std::vector<BackendDescriptor>& confi
     const bool deterministic = facts.numerical.count(CUDNN_NUMERICAL_NOTE_NONDETERMINISTIC) == 0;
     auto add = [&](const EngineConfigId& id) {
       EngineOffer offer{format_engine_config(id), deterministic};
-      if (seen->insert(offer.id).second) out->push_back(std::move(offer));
+      if (offered->ids.insert(offer.id).second) out->push_back(std::move(offer));
     };
     add(facts.id);
-    if (knobs != KnobSearch::kSweep) continue;
+    if (knobs != KnobSearch::kSweep || !offered->swept_engines.insert(facts.id.engine).second) continue;
     std::vector<KnobRange> ranges;
     const Status ranged = read_knob_ranges(config, &ranges);
     if (!ranged.ok()) UCUDNN_LOG_DEBUG("engine " << facts.id.engine << ": knobs unread: " << ranged.message());
@@ -208,7 +208,7 @@ Status offer_engines(const ConvKey& key, KnobSearch knobs, std::vector<EngineOff
   BackendDescriptor graph;
   std::vector<BackendDescriptor> keep;
   UCUDNN_TRY(make_graph(key, 1.0, 0.0, handle, &graph, &keep));
-  std::set<std::string> seen;
+  Offered offered;
   // A mode that offers nothing for this graph is not an error: the other may.
   std::vector<cudnnBackendHeurMode_t> modes = {CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_FALLBACK};
   if (knobs == KnobSearch::kSweep) modes.insert(modes.begin() + 1, CUDNN_HEUR_MODE_B);
@@ -216,7 +216,7 @@ Status offer_engines(const ConvKey& key, KnobSearch knobs, std::vector<EngineOff
     std::vector<BackendDescriptor> configs;
     const Status listed = heuristic_configs(graph, mode, &configs);
     if (!listed.ok()) UCUDNN_LOG_DEBUG("engine heuristics (mode " << mode << "): " << listed.message());
-    add_allowed(key, configs, knobs, &seen, out);
+    add_allowed(key, configs, knobs, &offered, out);
   }
   return Status::success();
 }

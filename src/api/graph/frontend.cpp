@@ -203,8 +203,10 @@ GraphFrontEnd::PlanState GraphFrontEnd::decide(Plan& plan, cudnnBackendDescripto
     state = PlanState::kUcudnn;
     if (plan.offer >= 0) Statistics::instance().count_graph_offer_planned();
   } else {
-    // An exception leaves `outcome` a success: the boundary's message says what it was.
-    const Error failure = outcome.ok() ? Error::internal(last_error_message()) : outcome.error();
+    // An exception leaves `outcome` a success: the boundary's status and message say what it was.
+    const Error failure = !outcome.ok()                          ? outcome.error()
+                          : planned == CUDNN_STATUS_ALLOC_FAILED ? Error::out_of_memory(last_error_message())
+                                                                 : Error::internal(last_error_message());
     warn_once("graph|" + plan.key.to_string(),
               fallback_warning(std::string("planning a graph-API ") + short_name(plan.key.op) + " convolution", failure,
                                "cuDNN's own plan runs it"));

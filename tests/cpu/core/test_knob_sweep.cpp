@@ -43,6 +43,11 @@ TEST(KnobSweep, AWideRangeIsSpreadWithBothEndsAndTheSweepIsBounded) {
   for (int type = 0; type < 20; ++type) many.push_back({type, 0, 100, 1});
   const auto bounded = knob_variants(chosen, many);
   EXPECT_EQ(bounded.size(), kMaxSweptConfigs);
+  // Twenty knobs share the bound: each at both ends (not the first four at six values each).
+  EXPECT_EQ(format_engine_config(bounded[0]), "eng1:k0=0");
+  EXPECT_EQ(format_engine_config(bounded[1]), "eng1:k0=100");
+  EXPECT_EQ(format_engine_config(bounded[2]), "eng1:k1=0");
+  EXPECT_EQ(format_engine_config(bounded.back()), "eng1:k11=100");
   const std::vector<std::string> named = ids(bounded);
   EXPECT_EQ(std::set<std::string>(named.begin(), named.end()).size(), bounded.size()) << "no twice";
 }
