@@ -28,7 +28,8 @@ std::string without_hidden_traces(std::string help) {
 }
 
 int parse_and_run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  CLI::App app{"ucudnn: micro-batched cuDNN convolutions (offline tools)", "ucudnn"};
+  CLI::App app{"ucudnn: micro-batched cuDNN convolutions: plan offline, benchmark, run a program, keep the database",
+               "ucudnn"};
   app.require_subcommand(1);
   app.footer(
       "SIZE: a number of bytes (0, or 1048576 and more), or binary units: 64MiB or 64M = 67108864 bytes, "
@@ -55,6 +56,11 @@ int parse_and_run(const std::vector<std::string>& args, std::ostream& out, std::
   commands.push_back(add_bench_command(app));
   commands.push_back(add_run_command(app));
   commands.push_back(add_version_command(app));
+
+  // CLI11's own words for this start with a capital, unlike every other message.
+  if (args.empty()) {
+    return report_error(err, kExitUsageError, "a subcommand is required: plan, db, bench, run or version (see --help)");
+  }
 
   // CLI11 would call `ucudnn bogus` a missing subcommand, `--measurments` a missing
   // --measurements, and list unexpected words in reverse: name the word the user typed instead.

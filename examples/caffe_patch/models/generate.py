@@ -9,6 +9,7 @@ Caffe (stride 2 in the first 1x1 convolution of stages 3-5), with BatchNorm + Sc
 
     python3 examples/caffe_patch/models/generate.py   # rewrites alexnet.prototxt, resnet50.prototxt
 """
+import argparse
 import pathlib
 
 
@@ -134,6 +135,9 @@ def resnet50(batch=64):
 
 
 if __name__ == "__main__":
+    # No options: --help says what it writes, and any argument is refused before a file is touched.
+    argparse.ArgumentParser(description=__doc__.split("\n\n")[0] + " Rewrites alexnet.prototxt and "
+                            "resnet50.prototxt beside this script.").parse_args()
     here = pathlib.Path(__file__).resolve().parent
     (here / "alexnet.prototxt").write_text(alexnet())
     (here / "resnet50.prototxt").write_text(resnet50())

@@ -24,6 +24,7 @@ TEST(CliSuggestions, AMistypedSubcommandOrOptionIsNamedWithTheSpellingMeant) {
 }
 
 TEST(CliSuggestions, AWordFarFromAnyIsNamedWithoutAGuessAndAStrayWordToo) {
+  expect_error({}, kExitUsageError, "a subcommand is required: plan, db, bench, run or version (see --help)");
   expect_error({"compile"}, kExitUsageError, "unknown subcommand 'compile' (see --help)");
   expect_error({"plan", "--zzzzzzzz", "1"}, kExitUsageError, "unknown option '--zzzzzzzz' of `plan` (see --help)");
   expect_error({"db", "stats", "--database", "x.db", "extra"}, kExitUsageError,
