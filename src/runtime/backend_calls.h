@@ -36,6 +36,19 @@ Status planning_handle(cudnnHandle_t* out);
 Status make_graph(const ConvKey& key, double alpha, double beta, cudnnHandle_t handle, BackendDescriptor* graph,
                   std::vector<BackendDescriptor>* keep);
 
+/// The one descriptor (of `type`) that `owner`'s attribute `name` refers to.
+Status referenced(cudnnBackendDescriptor_t owner, cudnnBackendAttributeName_t name, cudnnBackendDescriptorType_t type,
+                  BackendDescriptor* out);
+
+/// One value (an int64 or an enum) of `d`'s attribute `name`.
+template <typename T>
+Status read_value(cudnnBackendDescriptor_t d, cudnnBackendAttributeName_t name, cudnnBackendAttributeType_t type,
+                  T* value) {
+  std::int64_t count = 0;
+  UCUDNN_CHECK_CUDNN(cudnnBackendGetAttribute(d, name, type, 1, &count, value));
+  return Status::success();
+}
+
 /// The notes of kind `Note` an engine has under attribute `name`, added to `out`.
 template <typename Note>
 Status read_notes(const BackendDescriptor& engine, cudnnBackendAttributeName_t name, cudnnBackendAttributeType_t type,
@@ -56,6 +69,8 @@ using backend::finalize;
 using backend::make_graph;
 using backend::planning_handle;
 using backend::read_notes;
+using backend::read_value;
+using backend::referenced;
 using backend::set;
 using backend::set_descriptor;
 }  // namespace ucudnn::runtime

@@ -50,6 +50,15 @@ Status planning_handle(cudnnHandle_t* out) {
   return Status::success();
 }
 
+Status referenced(cudnnBackendDescriptor_t owner, cudnnBackendAttributeName_t name, cudnnBackendDescriptorType_t type,
+                  BackendDescriptor* out) {
+  UCUDNN_TRY(create(type, out));
+  cudnnBackendDescriptor_t raw = out->get();
+  std::int64_t count = 0;
+  UCUDNN_CHECK_CUDNN(cudnnBackendGetAttribute(owner, name, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &count, &raw));
+  return Status::success();
+}
+
 }  // namespace backend
 
 namespace {
@@ -149,22 +158,15 @@ Status make_graph(const ConvKey& key, double alpha, double beta, cudnnHandle_t h
 
 Status read_plan_numerical_notes(cudnnBackendDescriptor_t plan, std::set<int>* notes) {
   BackendDescriptor config, engine;
-  UCUDNN_TRY(create(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, &config));
-  UCUDNN_TRY(create(CUDNN_BACKEND_ENGINE_DESCRIPTOR, &engine));
-  cudnnBackendDescriptor_t raw_config = config.get(), raw_engine = engine.get();
-  std::int64_t count = 0;
-  UCUDNN_CHECK_CUDNN(cudnnBackendGetAttribute(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG,
-                                              CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &count, &raw_config));
-  UCUDNN_CHECK_CUDNN(cudnnBackendGetAttribute(config.get(), CUDNN_ATTR_ENGINECFG_ENGINE,
-                                              CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &count, &raw_engine));
+  UCUDNN_TRY(referenced(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, &config));
+  UCUDNN_TRY(referenced(config.get(), CUDNN_ATTR_ENGINECFG_ENGINE, CUDNN_BACKEND_ENGINE_DESCRIPTOR, &engine));
   return read_notes<cudnnBackendNumericalNote_t>(engine, CUDNN_ATTR_ENGINE_NUMERICAL_NOTE, CUDNN_TYPE_NUMERICAL_NOTE,
                                                  notes);
 }
 
 Status read_plan_workspace(cudnnBackendDescriptor_t plan, std::size_t* bytes) {
-  std::int64_t workspace = 0, count = 0;
-  UCUDNN_CHECK_CUDNN(cudnnBackendGetAttribute(plan, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1,
-                                              &count, &workspace));
+  std::int64_t workspace = 0;
+  UCUDNN_TRY(read_value(plan, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, &workspace));
   *bytes = static_cast<std::size_t>(workspace);
   return Status::success();
 }
@@ -178,8 +180,7 @@ Status read_first_configuration_workspace(cudnnBackendDescriptor_t heuristics, s
                                               CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &count, &raw));
   if (count != 1) return Error(ErrorCode::kNotSupported, "the engine heuristics have no result");
   std::int64_t workspace = 0;
-  UCUDNN_CHECK_CUDNN(
-      cudnnBackendGetAttribute(raw, CUDNN_ATTR_ENGINECFG_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1, &count, &workspace));
+  UCUDNN_TRY(read_value(raw, CUDNN_ATTR_ENGINECFG_WORKSPACE_SIZE, CUDNN_TYPE_INT64, &workspace));
   if (workspace < 0) return Error(ErrorCode::kInternal, "cuDNN gave a negative workspace");
   *bytes = static_cast<std::size_t>(workspace);
   return Status::success();

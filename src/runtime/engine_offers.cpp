@@ -28,12 +28,7 @@ struct ConfigFacts {
 
 // The engine of a configuration.
 Status engine_of(const BackendDescriptor& config, BackendDescriptor* engine) {
-  UCUDNN_TRY(create(CUDNN_BACKEND_ENGINE_DESCRIPTOR, engine));
-  cudnnBackendDescriptor_t raw = engine->get();
-  std::int64_t count = 0;
-  UCUDNN_CHECK_CUDNN(cudnnBackendGetAttribute(config.get(), CUDNN_ATTR_ENGINECFG_ENGINE, CUDNN_TYPE_BACKEND_DESCRIPTOR,
-                                              1, &count, &raw));
-  return Status::success();
+  return referenced(config.get(), CUDNN_ATTR_ENGINECFG_ENGINE, CUDNN_BACKEND_ENGINE_DESCRIPTOR, engine);
 }
 
 // The descriptors (of `type`) that `owner`'s attribute `name` lists, asked how many first: making
@@ -51,15 +46,6 @@ Status listed_descriptors(const BackendDescriptor& owner, cudnnBackendAttributeN
   UCUDNN_CHECK_CUDNN(cudnnBackendGetAttribute(owner.get(), name, CUDNN_TYPE_BACKEND_DESCRIPTOR,
                                               static_cast<std::int64_t>(raw.size()), &count, raw.data()));
   out->resize(static_cast<std::size_t>(std::clamp<std::int64_t>(count, 0, static_cast<std::int64_t>(raw.size()))));
-  return Status::success();
-}
-
-// One int64 (or enum) attribute of a descriptor.
-template <typename T>
-Status read_value(cudnnBackendDescriptor_t d, cudnnBackendAttributeName_t name, cudnnBackendAttributeType_t type,
-                  T* value) {
-  std::int64_t count = 0;
-  UCUDNN_CHECK_CUDNN(cudnnBackendGetAttribute(d, name, type, 1, &count, value));
   return Status::success();
 }
 
