@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
+#include <set>
 
 #include "core/cudnn_values.h"
 #include "optimize/filter_sums.h"
@@ -44,13 +46,33 @@ std::vector<int> channel_piece_counts(const ConvKey& key) {
   return counts;
 }
 
-std::vector<int> channel_piece_counts_to_search(const ConvKey& key, SearchMode search) {
-  std::vector<int> counts = channel_piece_counts(key);
-  if (search == SearchMode::kExhaustive) return counts;
-  if (!single_or_double(key)) return {};
-  counts.erase(std::remove_if(counts.begin(), counts.end(), [](int pieces) { return pieces > kFastSearchPieces; }),
-               counts.end());
-  return counts;
+std::vector<int> channel_piece_counts_to_search(const ConvKey& key, SearchMode search, const std::vector<int>& sizes,
+                                                const std::vector<Measurement>& rows, std::size_t workspace_limit) {
+  const std::vector<int> allowed = channel_piece_counts(key);
+  if (search == SearchMode::kExhaustive || allowed.empty()) return allowed;
+  if (!limit_costs_speed(key, sizes, rows, workspace_limit)) return {};
+  std::set<int> counts;
+  if (single_or_double(key) && std::count(allowed.begin(), allowed.end(), kFastSearchPieces)) {
+    counts.insert(kFastSearchPieces);
+  }
+  const std::vector<Measurement> priced = priced_for_split_sums(key, rows);
+  const std::optional<MicroBatchSplit> plan = optimize_wr(key.batch(), sizes, priced, workspace_limit);
+  for (const Measurement& whole : priced) {
+    if (whole.micro_batch != key.batch() || whole.workspace_bytes <= workspace_limit) continue;
+    if (plan && whole.cost_ms() >= plan->time_ms * (1.0 - kSplitMargin)) continue;
+    std::size_t smallest = whole.workspace_bytes;  // its least workspace at any measured size
+    for (const Measurement& row : priced) {
+      if (row.candidate == whole.candidate) smallest = std::min(smallest, row.workspace_bytes);
+    }
+    if (smallest <= workspace_limit) continue;  // micro-batches bring it within the limit already
+    for (int pieces : allowed) {
+      if (smallest / static_cast<std::size_t>(pieces) <= workspace_limit) {
+        counts.insert(pieces);
+        break;
+      }
+    }
+  }
+  return {counts.begin(), counts.end()};
 }
 
 ConvKey channel_piece_key(const ConvKey& key, int pieces) {

@@ -29,15 +29,21 @@ namespace ucudnn::optimize {
 /// convolutions, other data types than FP32, FP64, FP16 and BF16, or half-precision backward data.
 std::vector<int> channel_piece_counts(const ConvKey& key);
 
-/// The most pieces the fast search looks at (the exhaustive search: every count).
+/// The piece count the fast search tries wherever the limit costs speed, in FP32 and FP64: two. On
+/// the H200 (cuDNN 9.14) two pieces won there (AlexNet and ResNet-18/50 at 8 MiB, mostly backward
+/// data and filter engines on micro-batches), while more counts won nothing more
+/// (bench/results/h200/channel-pieces/).
 inline constexpr int kFastSearchPieces = 2;
 
-/// The piece counts a search of `key` looks at: exhaustive, every count channel_piece_counts
-/// allows; fast, those up to kFastSearchPieces of FP32 and FP64 kernels only. On the H200 (cuDNN
-/// 9.14) pieces won only there (AlexNet and ResNet-18/50 at 8 MiB, mostly backward data and filter
-/// engines), while looking at every count in every precision took the fast search 1.4 to 2.7
-/// times as long (bench/results/h200/channel-pieces/).
-std::vector<int> channel_piece_counts_to_search(const ConvKey& key, SearchMode search);
+/// The piece counts a search of `key` looks at. Exhaustive: every count channel_piece_counts allows.
+/// Fast, from the kernel's measured `rows` at `sizes`, in any precision: for each candidate faster
+/// on the whole batch than the best plan within `workspace_limit` (by more than kSplitMargin) whose
+/// workspace no measured micro-batch brings within the limit (FP32 sums' accumulator counted), the
+/// fewest pieces that would bring its smallest workspace within it if the workspace followed the
+/// output channels (a filter's transform or copy does, a batch's patches do not: the measured piece
+/// decides). Besides, kFastSearchPieces in FP32 and FP64 wherever the limit costs speed.
+std::vector<int> channel_piece_counts_to_search(const ConvKey& key, SearchMode search, const std::vector<int>& sizes,
+                                                const std::vector<Measurement>& rows, std::size_t workspace_limit);
 
 /// The kernel of one of `pieces` pieces of `key` (which channel_piece_counts allows): K / pieces
 /// output channels, y's strides kept.

@@ -180,7 +180,9 @@ std::vector<int> PlanBuilder::fast_search_ladder(const RowsWanted& wanted, const
 
 Status PlanBuilder::add_channel_piece_rows(cudnnHandle_t handle, const ConvKey& key, const PlanSettings& settings,
                                           std::vector<int>* sizes, std::vector<Measurement>* rows) {
-  for (int pieces : optimize::channel_piece_counts_to_search(key, settings.search)) {
+  const std::vector<int> counts =
+      optimize::channel_piece_counts_to_search(key, settings.search, *sizes, *rows, settings.workspace_limit);
+  for (int pieces : counts) {
     if (!optimize::limit_costs_speed(key, *sizes, *rows, settings.workspace_limit)) break;
     const ConvKey piece = optimize::channel_piece_key(key, pieces);
     std::vector<int> piece_sizes;

@@ -59,19 +59,67 @@ TEST(ChannelPieces, PieceCountsKeepEightChannelsAPieceAndSkipWhatCannotBeCutExac
   EXPECT_EQ(optimize::channel_piece_counts(int8), (V{}));
 }
 
-TEST(ChannelPieces, TheFastSearchLooksAtTwoPiecesOfFp32AndFp64KernelsAndTheExhaustiveAtEvery) {
+// Rows of a kernel at `sizes` whose fast algorithm 1 needs `fixed` bytes whatever the micro-batch
+// (a transform or copy of the filter) plus `per_sample` bytes a sample, with a cost per call, and
+// several times as fast as algorithm 0, which needs none.
+std::vector<Measurement> fixed_workspace_rows(const std::vector<int>& sizes, std::size_t fixed,
+                                              std::size_t per_sample) {
+  std::vector<Measurement> rows;
+  for (int size : sizes) {
+    rows.push_back(legacy_row(size, 1, 0.05 + 0.01 * size, fixed + per_sample * static_cast<std::size_t>(size)));
+    rows.push_back(legacy_row(size, 0, 0.1 * size, 0));
+  }
+  return rows;
+}
+
+TEST(ChannelPieces, TheExhaustiveSearchLooksAtEveryCountAndTheFastAtWhatTheWorkspaceSays) {
   using V = std::vector<int>;
+  const std::vector<int> sizes = {32, 16, 8, 4, 2, 1};
   const ConvKey fp32 = kernel(ConvOp::kForward, cudnn_values::kDataFloat, 64);
-  EXPECT_EQ(optimize::channel_piece_counts_to_search(fp32, SearchMode::kFast), (V{2}));
-  EXPECT_EQ(optimize::channel_piece_counts_to_search(fp32, SearchMode::kExhaustive), (V{2, 4, 8}));
-  const ConvKey fp64 = kernel(ConvOp::kBackwardData, cudnn_values::kDataDouble, 32);
-  EXPECT_EQ(optimize::channel_piece_counts_to_search(fp64, SearchMode::kFast), (V{2}));
   const ConvKey half = kernel(ConvOp::kBackwardFilter, cudnn_values::kDataHalf, 64, true);
-  EXPECT_EQ(optimize::channel_piece_counts_to_search(half, SearchMode::kFast), (V{}));
-  EXPECT_EQ(optimize::channel_piece_counts_to_search(half, SearchMode::kExhaustive), (V{2, 4, 8}));
+  const ConvKey bf16 = kernel(ConvOp::kForward, cudnn_values::kDataBfloat16, 64, true);
+  const std::vector<Measurement> fits = fixed_workspace_rows(sizes, 0, kMiB);  // 1 MiB a sample
+  const std::vector<Measurement> fixed_13 = fixed_workspace_rows(sizes, 13 * kMiB, 0);
+  const std::vector<Measurement> fixed_30 = fixed_workspace_rows(sizes, 30 * kMiB, 0);
+  EXPECT_EQ(optimize::channel_piece_counts_to_search(fp32, SearchMode::kExhaustive, sizes, fits, 8 * kMiB),
+            (V{2, 4, 8}));
+  EXPECT_EQ(optimize::channel_piece_counts_to_search(half, SearchMode::kExhaustive, sizes, fits, 8 * kMiB),
+            (V{2, 4, 8}));
+  // Micro-batches bring the fast algorithm within the limit: FP32 still tries two pieces (they won
+  // there on the H200), half precision none.
+  EXPECT_EQ(optimize::channel_piece_counts_to_search(fp32, SearchMode::kFast, sizes, fits, 8 * kMiB), (V{2}));
+  EXPECT_EQ(optimize::channel_piece_counts_to_search(bf16, SearchMode::kFast, sizes, fits, 8 * kMiB), (V{}));
+  // 13 MiB at any micro-batch: two pieces of it might fit 8 MiB, in every precision.
+  EXPECT_EQ(optimize::channel_piece_counts_to_search(bf16, SearchMode::kFast, sizes, fixed_13, 8 * kMiB), (V{2}));
+  EXPECT_EQ(optimize::channel_piece_counts_to_search(half, SearchMode::kFast, sizes, fixed_13, 8 * kMiB), (V{2}));
+  EXPECT_EQ(optimize::channel_piece_counts_to_search(fp32, SearchMode::kFast, sizes, fixed_13, 8 * kMiB), (V{2}));
+  // 30 MiB: four pieces; FP32 also keeps its two.
+  EXPECT_EQ(optimize::channel_piece_counts_to_search(bf16, SearchMode::kFast, sizes, fixed_30, 8 * kMiB), (V{4}));
+  EXPECT_EQ(optimize::channel_piece_counts_to_search(fp32, SearchMode::kFast, sizes, fixed_30, 8 * kMiB), (V{2, 4}));
+  // More than eight pieces would need: none tried.
+  const std::vector<Measurement> fixed_90 = fixed_workspace_rows(sizes, 90 * kMiB, 0);
+  EXPECT_EQ(optimize::channel_piece_counts_to_search(bf16, SearchMode::kFast, sizes, fixed_90, 8 * kMiB), (V{}));
+  // The limit costs nothing: nothing tried, whatever the precision.
+  EXPECT_EQ(optimize::channel_piece_counts_to_search(bf16, SearchMode::kFast, sizes, fixed_13, 16 * kMiB), (V{}));
+  EXPECT_EQ(optimize::channel_piece_counts_to_search(fp32, SearchMode::kFast, sizes, fixed_13, 16 * kMiB), (V{}));
   ConvKey grouped = fp32;
   grouped.conv.group_count = 2;
-  EXPECT_EQ(optimize::channel_piece_counts_to_search(grouped, SearchMode::kExhaustive), (V{}));
+  EXPECT_EQ(optimize::channel_piece_counts_to_search(grouped, SearchMode::kExhaustive, sizes, fits, 8 * kMiB), (V{}));
+}
+
+TEST(ChannelPieces, AHalfPrecisionFilterGradientsFp32SumsCountAgainstMicroBatches) {
+  using V = std::vector<int>;
+  // 64 x 256 x 3 x 3 FP16 filter: its FP32 accumulator is 576 KiB. A fast algorithm needing 3.5 MiB
+  // a micro-batch fits 4 MiB undivided only as two pieces (7 MiB whole), and split into
+  // micro-batches only with the accumulator beside it: with it, 4.06 MiB, so pieces are tried.
+  const std::vector<int> sizes = {32, 16, 8, 4, 2, 1};
+  const ConvKey half = kernel(ConvOp::kBackwardFilter, cudnn_values::kDataHalf, 64, true);
+  std::vector<Measurement> rows = fixed_workspace_rows(sizes, 3 * kMiB + kMiB / 2, 0);
+  rows[0].workspace_bytes = 7 * kMiB;  // algo 1 on the whole batch
+  EXPECT_EQ(optimize::channel_piece_counts_to_search(half, SearchMode::kFast, sizes, rows, 4 * kMiB), (V{2}));
+  // The same workspace in a forward kernel (no sums): micro-batches fit it, no pieces.
+  const ConvKey forward = kernel(ConvOp::kForward, cudnn_values::kDataHalf, 64, true);
+  EXPECT_EQ(optimize::channel_piece_counts_to_search(forward, SearchMode::kFast, sizes, rows, 4 * kMiB), (V{}));
 }
 
 TEST(ChannelPieces, LaterCallsAccumulateInSplitFilterGradientsAndDataGradientPieces) {

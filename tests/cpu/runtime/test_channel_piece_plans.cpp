@@ -1,7 +1,8 @@
 // The plan builder with output-channel pieces (optimize/channel_pieces.h) on recorded rows: under
 // the exhaustive search, a kernel whose fast algorithm needs more than the limit at every
 // micro-batch size gets its pieces measured as kernels of their own and runs them where they win;
-// where the fast algorithm fits, and under the fast search, no piece is ever asked for.
+// where the fast algorithm fits no piece is asked for, and the fast search asks for the count its
+// workspace calls for.
 
 #include <gtest/gtest.h>
 
@@ -95,7 +96,7 @@ TEST_F(ChannelPiecePlans, WhereTheFastAlgorithmFitsNoPieceIsMeasured) {
   }
 }
 
-TEST_F(ChannelPiecePlans, TheFastSearchLooksAtTwoPiecesOfSinglePrecisionKernelsOnly) {
+TEST_F(ChannelPiecePlans, TheFastSearchLooksAtThePiecesTheWorkspaceCallsForInEveryPrecision) {
   builder.set_search_mode(SearchMode::kFast);
   std::shared_ptr<const runtime::ExecutablePlan> plan;
   ASSERT_TRUE(builder.plan(nullptr, key, 8 * kMiB, kPolicy, kCandidates, &plan).ok());
@@ -104,14 +105,34 @@ TEST_F(ChannelPiecePlans, TheFastSearchLooksAtTwoPiecesOfSinglePrecisionKernelsO
   EXPECT_EQ(source->calls_for(optimize::channel_piece_key(key, 8)), 0);
   for (const auto& run : plan->split().runs) EXPECT_EQ(run.candidate().channel_pieces, 2);
 
-  // The same kernel in FP16: its pieces never won on the GPU, so the fast search does not look.
+  // The same kernel in BF16: the transposed filter (9.4 MB) is over the limit at every micro-batch
+  // and half of it is not, so two pieces are measured and run, as in FP32.
+  ConvKey bf16 = key;
+  bf16.x.data_type = bf16.y.data_type = bf16.w.data_type = cudnn_values::kDataBfloat16;
+  source->add(bf16, rows_with(512));
+  for (int pieces : optimize::channel_piece_counts(bf16)) {
+    source->add(optimize::channel_piece_key(bf16, pieces), rows_with(512 / pieces));
+  }
+  ASSERT_TRUE(builder.plan(nullptr, bf16, 8 * kMiB, kPolicy, kCandidates, &plan).ok());
+  EXPECT_GE(source->calls_for(optimize::channel_piece_key(bf16, 2)), 1);
+  EXPECT_EQ(source->calls_for(optimize::channel_piece_key(bf16, 4)), 0);
+  for (const auto& run : plan->split().runs) EXPECT_EQ(run.candidate().channel_pieces, 2);
+
+  // An FP16 kernel whose fast algorithm needs 1 MiB a sample and nothing else: micro-batches fit it,
+  // so no piece is asked for, though the limit costs it speed.
   ConvKey half = key;
   half.x.data_type = half.y.data_type = half.w.data_type = cudnn_values::kDataHalf;
-  source->add(half, rows_with(512));
+  std::vector<Measurement> per_sample;
+  for (int size = 64; size >= 1; size /= 2) {
+    per_sample.push_back(legacy_row(size, 1, 0.02 + 0.0014 * size, kMiB * static_cast<std::size_t>(size)));
+    per_sample.push_back(legacy_row(size, 0, 0.012 * size, 0));
+  }
+  source->add(half, per_sample);
   ASSERT_TRUE(builder.plan(nullptr, half, 8 * kMiB, kPolicy, kCandidates, &plan).ok());
   for (int pieces : optimize::channel_piece_counts(half)) {
     EXPECT_EQ(source->calls_for(optimize::channel_piece_key(half, pieces)), 0) << pieces << " pieces";
   }
+  for (const auto& run : plan->split().runs) EXPECT_EQ(run.candidate().algorithm, 1) << "on micro-batches";
 }
 
 TEST_F(ChannelPiecePlans, PieceCountsStopOnceThePlanIsWithinTheMarginOfTheUnlimitedSpeed) {
