@@ -82,6 +82,30 @@ Layer make_layer(const ucudnn::ConvLayerSpec& spec, const Settings& settings, st
   return l;
 }
 
+// The kernels of `all` that `wanted` names (LAYER:OP), in the training step's order; a name that
+// is no kernel of it fails, naming the kernels there are.
+std::vector<ucudnn::tools::NetworkKernel> only_kernels(const ucudnn::tools::Network& network,
+                                                       const std::vector<ucudnn::tools::NetworkKernel>& all,
+                                                       const std::vector<std::string>& wanted) {
+  if (wanted.empty()) return all;
+  auto name_of = [&](const ucudnn::tools::NetworkKernel& k) {
+    return network.layers[k.layer].name + ":" + ucudnn::short_name(k.op);
+  };
+  std::vector<ucudnn::tools::NetworkKernel> kept;
+  for (const ucudnn::tools::NetworkKernel& k : all) {
+    if (std::find(wanted.begin(), wanted.end(), name_of(k)) != wanted.end()) kept.push_back(k);
+  }
+  for (const std::string& name : wanted) {
+    if (std::none_of(all.begin(), all.end(), [&](const auto& k) { return name_of(k) == name; })) {
+      std::string names;
+      for (std::size_t i = 0; i < all.size() && i < 6; ++i) names += (i ? ", " : "") + name_of(all[i]);
+      fail("--kernels: " + name + " is no kernel of " + network.name + "'s training step (" + names +
+           (all.size() > 6 ? ", ..." : "") + ")");
+    }
+  }
+  return kept;
+}
+
 }  // namespace
 
 Workload workload_of(const Options& o, const Settings& settings, bool quiet) {
@@ -98,7 +122,7 @@ Workload workload_of(const Options& o, const Settings& settings, bool quiet) {
                    [](const ucudnn::ConvLayerSpec& l) { return l.data_type == CUDNN_DATA_FLOAT; })) {
     fail("--math fma is for float layers, and " + w.network.name + " has none");
   }
-  w.kernels = ucudnn::tools::training_kernels(w.network, o.input_gradient);
+  w.kernels = only_kernels(w.network, ucudnn::tools::training_kernels(w.network, o.input_gradient), o.kernels);
   return w;
 }
 

@@ -29,6 +29,10 @@ std::optional<int> parse_options(int argc, char** argv, Options* o) {
   app.add_flag("--list-kernels", o->list_kernels,
                "print how many kernels a training step runs (3 per distinct convolution, less the input layer's "
                "backward data unless --input-gradient) and exit; needs no GPU");
+  app.add_option("--kernels", o->kernels,
+                 "only these kernels of the training step, as LAYER:OP (op fwd, bwdd or bwdf), comma-separated, e.g. "
+                 "conv2:fwd,conv2:bwdf")
+      ->delimiter(',');
   app.add_flag("--input-gradient", o->input_gradient,
                "also run the input layer's backward data (the gradient of the images, which training leaves out)");
   app.add_option("--data-type", o->data_type_text,

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "tools/networks.h"
 #include "ucudnn/ucudnn.h"
@@ -18,6 +19,7 @@ struct Options {
   std::string data_type_text, layout_text;  // empty: each layer's own
   std::string math_text = "default", candidates_text = "both", baselines_text = "all", search_text = "fast";
   bool list_kernels = false, input_gradient = false;
+  std::vector<std::string> kernels;  // LAYER:OP; empty: the whole training step
 };
 
 /// Parses the command line; an exit status where the program is done (help, a usage error).

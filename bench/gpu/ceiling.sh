@@ -1,44 +1,46 @@
 #!/usr/bin/env bash
-# bash bench/gpu.sh ceiling: ucudnn's plans with cuDNN's engine configurations as its heuristics
-# choose them, against plans searched exhaustively over every configuration one knob away
-# (UCUDNN_ENGINE_KNOBS=sweep, heuristic mode B included): how far the default search is from what
-# more of cuDNN reaches within the same limit (issue 62's first step towards the ceiling)
+# bash bench/gpu.sh ceiling: the fastest way cuDNN runs each listed kernel within the limit, against
+# ucudnn's plan and the best engines given unlimited workspace (issue 62)
 #
-# For each network x precision x limit, bench/conv_benchmark.cpp twice, each with a database of its
-# own (a database's rows do not say which knob search measured them): NET-TYPE-LAYOUT-LIMIT-
-# {heuristics,sweep}.txt/.json in the archive ceiling-results.tar.gz, one line each in
-# ceiling-summary.txt. CEILING_NETS (alexnet), CEILING_PRECISIONS (float:NCHW half:NHWC) and
-# CEILING_LIMITS (8MiB) narrow it; CEILING_ITERATIONS sets the medians (10). The sweep measures
-# every configuration at every size: minutes per network.
+# Each line of CEILING_LIST (default bench/ceiling-kernels.txt: NETWORK TYPE:LAYOUT LIMIT KERNELS,
+# KERNELS a comma-separated LAYER:OP list or `all`) runs bench/conv_benchmark.cpp twice on those
+# kernels, each with a database of its own (a database's rows do not say which search measured them):
+#   heuristics  ucudnn as it ships: the fast search, each engine at cuDNN's heuristic configuration;
+#   sweep       the ceiling: the exhaustive search (every candidate timed in full at every size of
+#               the policy, every output-channel piece count) over every engine configuration one
+#               knob away from cuDNN's choices (UCUDNN_ENGINE_KNOBS=sweep, heuristic mode B too).
+# Both runs time the baselines (plain legacy cuDNN, the best single engine at the limit and
+# unlimited). NET-TYPE-LAYOUT-LIMIT-{heuristics,sweep}.txt/.json go into ceiling-results.tar.gz and
+# bench/summarize_ceiling.py makes ceiling-table.md from them, after every run, so a call cut short
+# keeps what it finished. CEILING_MATCH (an extended regular expression) keeps the list's lines it
+# matches, to run the list in parts; CEILING_ITERATIONS sets the medians (10). The sweep measures
+# every configuration at every size: a minute or more per line.
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 ceiling() {
-  local status=0
+  local status=0 list=${CEILING_LIST:-bench/ceiling-kernels.txt}
   start_job
   use_pack_libraries
-  local summary="$out/ceiling-summary.txt"
-  cat "$out/gpu.txt" > "$summary"
-  for precision in ${CEILING_PRECISIONS:-float:NCHW half:NHWC}; do
-    local type=${precision%%:*} layout=${precision##*:}
-    for net in ${CEILING_NETS:-alexnet}; do
-      for limit in ${CEILING_LIMITS:-8MiB}; do
-        for knobs in heuristics sweep; do
-          local name="$out/$net-$type-$layout-$limit-$knobs" search=fast
-          [ "$knobs" = sweep ] && search=exhaustive
-          UCUDNN_DATABASE="$out/$net-$type-$knobs.db" UCUDNN_SEARCH=$search UCUDNN_ENGINE_KNOBS=$knobs \
-            pack/bin/ucudnn_conv_benchmark --net "$net" --data-type "$type" --layout "$layout" \
-            --workspace-limit "$limit" --iterations "${CEILING_ITERATIONS:-10}" --json "$name.json" > "$name.txt" 2>&1 ||
-            { status=1; rm -f "$name.json"; }
-          echo "$net $type $layout $limit $knobs: $(grep -E '^sequence' "$name.txt" || tail -1 "$name.txt")" |
-            tee -a "$summary"
-          archive "ceiling-results"
-          cp "$summary" "$final/"
-        done
-      done
-      remove_database "$out/$net-$type-heuristics.db"
-      remove_database "$out/$net-$type-sweep.db"
+  [ -f "$list" ] || { echo "ceiling: no kernel list $list" >&2; return 2; }
+  local net precision limit kernels
+  while read -r net precision limit kernels; do
+    local type=${precision%%:*} layout=${precision##*:} name
+    name=$(basename "$net" .json)
+    local selection=()
+    [ "$kernels" = all ] || selection=(--kernels "$kernels")
+    for knobs in heuristics sweep; do
+      local file="$out/$name-$type-$layout-$limit-$knobs" search=fast
+      [ "$knobs" = sweep ] && search=exhaustive
+      UCUDNN_DATABASE="$out/$name-$type-$knobs.db" UCUDNN_SEARCH=$search UCUDNN_ENGINE_KNOBS=$knobs \
+        pack/bin/ucudnn_conv_benchmark --net "$net" --data-type "$type" --layout "$layout" "${selection[@]}" \
+        --workspace-limit "$limit" --iterations "${CEILING_ITERATIONS:-10}" --json "$file.json" > "$file.txt" 2>&1 ||
+        { status=1; rm -f "$file.json"; echo "ceiling: $name $type $layout $limit $knobs failed: $(tail -1 "$file.txt")"; }
+      [ "$knobs" = sweep ] && { python3 bench/summarize_ceiling.py "$out" > /dev/null || status=1; }
+      archive "ceiling-results"
+      [ -f "$out/ceiling-table.md" ] && cp "$out/ceiling-table.md" "$final/"
     done
-  done
+  done < <(grep -v '^#' "$list" | grep -E "${CEILING_MATCH:-.}")
+  cat "$out/ceiling-table.md" 2>/dev/null || true
   return $status
 }
 
