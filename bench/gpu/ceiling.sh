@@ -12,8 +12,10 @@
 # Both runs time the baselines (plain legacy cuDNN, the best single engine at the limit and
 # unlimited). NET-TYPE-LAYOUT-LIMIT-{heuristics,sweep}.txt/.json go into ceiling-results.tar.gz and
 # bench/summarize_ceiling.py makes ceiling-table.md from them, after every run, so a call cut short
-# keeps what it finished. CEILING_MATCH (an extended regular expression) keeps the list's lines it
-# matches, to run the list in parts; CEILING_ITERATIONS sets the medians (10). The sweep measures
+# keeps what it finished. Before the list, bench/mixed_filter_probe.cpp (FP16 and BF16) asks
+# whether cuDNN has an engine for a half-precision backward filter writing an FP32 gradient
+# (mixed-filter-probe-TYPE.txt). CEILING_MATCH (an extended regular expression) keeps the list's
+# lines it matches, to run the list in parts, and skips the probe; CEILING_ITERATIONS sets the medians (10). The sweep measures
 # every configuration at every size: a minute or more per line.
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -22,6 +24,14 @@ ceiling() {
   start_job
   use_pack_libraries
   [ -f "$list" ] || { echo "ceiling: no kernel list $list" >&2; return 2; }
+  # First, whether an engine writes a half-precision filter gradient in FP32 (one call a micro-batch).
+  if [ -z "${CEILING_MATCH:-}" ]; then
+    for type in half bfloat16; do
+      timeout 120 pack/bin/ucudnn_mixed_filter_probe --data-type $type > "$out/mixed-filter-probe-$type.txt" 2>&1 ||
+        echo "ceiling: the mixed filter probe ($type) failed: $(tail -1 "$out/mixed-filter-probe-$type.txt")"
+      archive "ceiling-results"
+    done
+  fi
   local net precision limit kernels
   while read -r net precision limit kernels; do
     local type=${precision%%:*} layout=${precision##*:} name

@@ -7,11 +7,12 @@ pack() {
   cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DUCUDNN_PORTABLE_RPATH=ON >/dev/null
   # What the GPU machine runs, not the CPU suite (CI builds and runs that).
   cmake --build build-gpu -j "$(nproc)" --target ucudnn_gpu_tests ucudnn_preload_probe ucudnn_graph_probe ucudnn_cli ucudnn \
-    ucudnn_preload ucudnn_bench ucudnn_conv_benchmark ucudnn_call_overhead ucudnn_legacy_plan_cache ucudnn_new_batch_sizes >/dev/null
+    ucudnn_preload ucudnn_bench ucudnn_conv_benchmark ucudnn_call_overhead ucudnn_legacy_plan_cache ucudnn_new_batch_sizes ucudnn_mixed_filter_probe >/dev/null
   rm -rf pack && mkdir -p pack/bin pack/lib
   cp build-gpu/tests/ucudnn_gpu_tests build-gpu/tests/ucudnn_preload_probe build-gpu/tests/ucudnn_graph_probe build-gpu/src/ucudnn \
      build-gpu/bench/ucudnn_conv_benchmark build-gpu/bench/ucudnn_call_overhead \
-     build-gpu/bench/ucudnn_legacy_plan_cache build-gpu/bench/ucudnn_new_batch_sizes pack/bin/
+     build-gpu/bench/ucudnn_legacy_plan_cache build-gpu/bench/ucudnn_new_batch_sizes \
+     build-gpu/bench/ucudnn_mixed_filter_probe pack/bin/
   cp -P build-gpu/src/libucudnn.so* build-gpu/src/libucudnn_preload.so build-gpu/src/libucudnn_bench.so pack/lib/
   # The README's quick start: a project of its own, built against the installed package.
   cmake --install build-gpu --prefix build-gpu/install >/dev/null

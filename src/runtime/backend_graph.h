@@ -12,9 +12,9 @@
 // Offered configurations: cuDNN's heuristic mode A, then its fallback list, deduplicated by id
 // (UCUDNN_ENGINE_KNOBS=sweep: mode B too, and each configuration's knob variants).
 // Left out: engines that compile kernels at run time (seconds of NVRTC per plan, unbounded
-// benchmarking); tensor-core and down-converting engines where the caller's math type is FMA (or
-// FP32 with NVIDIA_TF32_OVERRIDE=0); reduced-precision reductions where the caller asked for an
-// FP32 compute type. Alpha and beta are part of a plan (the graph API has no per-call scalars).
+// benchmarking), except in the sweep, which measures the ceiling; tensor-core and down-converting engines where the
+// caller's math type is FMA (or FP32 with NVIDIA_TF32_OVERRIDE=0); reduced-precision reductions where the caller asked
+// for an FP32 compute type. Alpha and beta are part of a plan (the graph API has no per-call scalars).
 
 #include <cudnn.h>
 
@@ -37,6 +37,7 @@ namespace ucudnn::runtime {
 struct EngineOffer {
   std::string id;  ///< core/engine_config.h's engine configuration id
   bool deterministic = true;
+  bool runtime_compiled = false;  ///< its plan compiles kernels (NVRTC) when finalized: sweep only
 };
 
 /// Whether the graph API can express `key` at all (data types, ranks); engines are not offered

@@ -98,8 +98,9 @@ bool tf32_overridden_off() {
 }
 
 // Whether the caller's convolution allows a configuration with these notes (see the header).
-bool allowed(const ConvKey& key, const ConfigFacts& facts) {
-  if (facts.behavior.count(CUDNN_BEHAVIOR_NOTE_RUNTIME_COMPILATION)) return false;
+// Engines compiled at run time take seconds of NVRTC per plan: only the sweep (the ceiling) times them.
+bool allowed(const ConvKey& key, const ConfigFacts& facts, KnobSearch knobs) {
+  if (facts.behavior.count(CUDNN_BEHAVIOR_NOTE_RUNTIME_COMPILATION) && knobs != KnobSearch::kSweep) return false;
   if (known_defective_engine(key, facts.id.engine)) return false;
   const bool fp32 = key.x.data_type == CUDNN_DATA_FLOAT;
   const bool fma_only = key.conv.math_type == CUDNN_FMA_MATH || (fp32 && tf32_overridden_off());
@@ -169,10 +170,11 @@ void add_allowed(const ConvKey& key, const std::vector<BackendDescriptor>& confi
       UCUDNN_LOG_DEBUG("skipping an engine configuration: " << read.message());
       continue;
     }
-    if (!allowed(key, facts)) continue;
+    if (!allowed(key, facts, knobs)) continue;
     const bool deterministic = facts.numerical.count(CUDNN_NUMERICAL_NOTE_NONDETERMINISTIC) == 0;
+    const bool compiled = facts.behavior.count(CUDNN_BEHAVIOR_NOTE_RUNTIME_COMPILATION) != 0;
     auto add = [&](const EngineConfigId& id) {
-      EngineOffer offer{format_engine_config(id), deterministic};
+      EngineOffer offer{format_engine_config(id), deterministic, compiled};
       if (offered->ids.insert(offer.id).second) out->push_back(std::move(offer));
     };
     add(facts.id);
