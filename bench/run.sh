@@ -5,13 +5,15 @@
 #     data left out), ucudnn against plain legacy cuDNN, cuDNN's best single engine at 64 MiB and
 #     unlimited, in one run (bench/conv_benchmark.cpp);
 #   - without one: plans all 15 kernels from the recorded H100 measurements shipped in tests/data/.
-# Arguments are passed to the benchmark (GPU) or to `ucudnn plan` (no GPU).
+# Arguments are passed to the benchmark (GPU) or to `ucudnn plan` (no GPU). The set-up and the build
+# say one line per stage (their whole output: build/logs/); the job ends by saying where the
+# `ucudnn` command is and how to put it on PATH, for the README's commands.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tests/setup.sh
 build=${UCUDNN_BUILD_DIR:-build}
 if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
-  bash scripts/build.sh ucudnn_conv_benchmark
+  bash scripts/build.sh ucudnn_conv_benchmark ucudnn_cli  # the command too: the job ends naming it
   "$build/bench/ucudnn_conv_benchmark" --workspace-limit 64MiB "$@"
 else
   bash scripts/build.sh ucudnn_cli
@@ -37,3 +39,7 @@ legacy cuDNN, cuDNN's best single engine at the limit and the best engines unlim
 14 kernels of a training step.
 TEXT
 fi
+# The README's commands call it `ucudnn`: where it is, and how to make that name work.
+bin=$(cd "$build/src" && pwd)
+echo "The ucudnn command is $bin/ucudnn; for the README's commands, put it on PATH:"
+echo "  export PATH=\"$bin:\$PATH\""

@@ -1,19 +1,44 @@
 #!/usr/bin/env bash
-# Times Caffe 1.0 with and without ucudnn on a lent GPU machine, in one call.
-#
-#   bash examples/caffe_patch/gpu.sh pack CAFFE_DIR   here: build plain Caffe and Caffe with ucudnn
-#        (build.sh), and pack both with the libraries the GPU machine lacks into caffe-pack/ (one
-#        xz archive, git-ignored; carry it)
-#   bash examples/caffe_patch/gpu.sh run              there: `caffe time` (20 iterations) for AlexNet
-#        (batch 256) and ResNet-50 (batch 64), plain and through ucudnn at 8 MiB per kernel
-#        (Caffe's limit), at 64 MiB, and in WD mode with the sum of plain Caffe's limits (8 MiB for
-#        each of the three operations of every convolution layer); ROUNDS rounds (default 3), the
-#        configurations alternating within a round. Then a few SGD iterations of each network on the
-#        same seeded random data, plain twice and through ucudnn, to compare the losses. Results go
-#        to $OUT (default ./caffe-results): caffe-summary.md, caffe-summary.json and the logs.
+# Times Caffe 1.0 with and without ucudnn, and compares their training losses. `gpu.sh --help` says
+# what it does and needs (help() below); the results on the H100 are in results/h100/.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
+
+help() {
+  cat << 'EOF'
+usage: bash examples/caffe_patch/gpu.sh pack CAFFE_DIR
+       bash examples/caffe_patch/gpu.sh run
+
+Times Caffe 1.0 plain against Caffe with ucudnn (ucudnn.patch) on one NVIDIA GPU, and checks that
+both train alike. The networks are models/alexnet.prototxt (batch 256) and models/resnet50.prototxt
+(batch 64), on random data: no dataset is needed.
+
+  pack CAFFE_DIR  builds plain Caffe and Caffe with ucudnn in CAFFE_DIR (build.sh: needs the CUDA
+                  toolkit and cuDNN, not a GPU) and packs both, with the libraries they need, into
+                  caffe-pack/ in this repository, to be copied to the GPU machine with the
+                  repository
+  run             on a machine with an NVIDIA GPU (nvidia-smi must list it): `caffe time` (20
+                  iterations) of each network plain, through ucudnn at 8 MiB per kernel (Caffe's
+                  limit) and at 64 MiB, and with one workspace for all kernels (WD) as large as the
+                  sum of plain Caffe's limits; ROUNDS rounds, the four alternating. Then 10 SGD
+                  iterations of each network from the same seed, plain twice and through ucudnn
+                  (64 MiB and WD), to compare the losses. Needs caffe-pack/ (pack above).
+  -h, --help      this text
+
+Environment (run; defaults in brackets):
+  ROUNDS  rounds of the timing runs [3]
+  OUT     where the results go [caffe-results/ in this repository]: caffe-summary.md and
+          caffe-summary.json (summarize.py), and caffe-results.tar.gz with every log
+EOF
+}
+
+# Returns where nvidia-smi lists a GPU; else says so in one line and exits 1.
+need_gpu() {
+  command -v nvidia-smi > /dev/null && nvidia-smi -L > /dev/null 2>&1 && return 0
+  echo "gpu.sh: no GPU found (nvidia-smi lists none): 'run' times Caffe on an NVIDIA GPU" >&2
+  exit 1
+}
 
 pack() {
   local caffe=${1:?usage: gpu.sh pack CAFFE_DIR}
@@ -109,6 +134,8 @@ run() {
 
 case "${1:-}" in
   pack) shift; pack "$@" ;;
-  run) run ;;
-  *) sed -n '2,14p' "$0"; exit 2 ;;
+  run) need_gpu; run ;;
+  -h | --help) help ;;
+  "") echo "gpu.sh: give pack CAFFE_DIR or run (gpu.sh --help says what each does and needs)" >&2; exit 2 ;;
+  *) echo "gpu.sh: '$1' is not pack or run (gpu.sh --help says what each does and needs)" >&2; exit 2 ;;
 esac

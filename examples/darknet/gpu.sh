@@ -1,25 +1,58 @@
 #!/usr/bin/env bash
-# Darknet (YOLO) plain against Darknet through `ucudnn run`, unmodified, on a lent GPU machine.
-#
-#   bash examples/darknet/gpu.sh pack DARKNET_DIR   here: build Darknet (build.sh) and pack it with
-#        its stock YOLO files into darknet-pack/ (git-ignored; carry it with pack/, which
-#        `bash bench/gpu.sh pack` makes)
-#   bash examples/darknet/gpu.sh run               there: on synthetic data (make_data.py),
-#        - train: training steps of each model at memory budgets from plenty down to below what
-#          plain Darknet's choice needs (hold_memory.py leaves the budget free), the VARIANTS
-#          in turn, their order rotating each round, ROUNDS rounds; images per second and peak memory;
-#        - infer: `darknet detector test` over the images (batch 1, half precision), each variant;
-#        - loss: LOSS_ITERATIONS training iterations of the first model, the same seed, plain twice
-#          and the last variant once.
-#        Results in $OUT (default ./darknet-results): darknet-summary.md/.json, darknet-slope.svg
-#        and the logs. Environment: MODELS ("NAME:BATCH:SUBDIVISIONS ...", stock cfg/NAME.cfg),
-#        SIZE (416), BUDGETS ("auto": from plain Darknet's peak and workspace; or "none 6GiB ..."),
-#        ITERATIONS (timed per run, after 5), ROUNDS (2), PHASES ("train infer loss"), VARIANTS
-#        ("plain ucudnn-64MiB ucudnn-8MiB": ucudnn-SIZE is `ucudnn run --workspace-limit SIZE`,
-#        ucudnn alone its defaults).
+# Darknet (YOLO) plain against Darknet through `ucudnn run`, unmodified: training at shrinking
+# memory budgets, inference and a loss check. `gpu.sh --help` says what it does and needs (help()
+# below); the results on the H200 are in bench/results/h200/darknet/.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
+
+help() {
+  cat << 'EOF'
+usage: bash examples/darknet/gpu.sh pack DARKNET_DIR
+       bash examples/darknet/gpu.sh run
+
+Times Darknet (YOLO) plain against the same Darknet binary through `ucudnn run`, on one NVIDIA
+GPU, on synthetic data (make_data.py): nothing in Darknet is changed.
+
+  pack DARKNET_DIR  builds Darknet in DARKNET_DIR (build.sh: needs the CUDA toolkit and cuDNN, not
+                    a GPU) and packs it with its stock YOLO .cfg files into darknet-pack/ in this
+                    repository, to be copied to the GPU machine with the repository
+  run               on a machine with an NVIDIA GPU (nvidia-smi must list it): for each model,
+                    - train: training steps at memory budgets from plenty down to below what plain
+                      Darknet needs (hold_memory.py takes the rest of the GPU's memory), each
+                      variant in turn, ROUNDS rounds; images per second and peak memory;
+                    - infer: `darknet detector test` over the images (batch 1, half precision);
+                    - loss: training from the same seed, plain twice and through ucudnn once.
+                    Needs darknet-pack/ (pack above) and pack/bin/ucudnn (bash bench/gpu.sh pack).
+  -h, --help        this text
+
+Environment (run; defaults in brackets):
+  MODELS           "NAME:BATCH:SUBDIVISIONS ...", each a stock cfg/NAME.cfg
+                   ["yolov4-tiny:64:1 yolov4:64:8"]
+  VARIANTS         "plain ucudnn-64MiB ucudnn-8MiB": ucudnn-SIZE is `ucudnn run --workspace-limit
+                   SIZE`, ucudnn alone is `ucudnn run` with its defaults [all three]
+  PHASES           any of "train infer loss" [all three]
+  BUDGETS          GPU memory left free per training run: "auto" (from plain Darknet's peak and
+                   workspace) or a list such as "none 6GiB 4GiB" [auto]
+  SIZE             network input size [416]
+  ITERATIONS       timed iterations per training run, after 5 [20]
+  ROUNDS           rounds of every run [2]
+  IMAGES           synthetic images [256]; INFER_IMAGES of them for inference [200]
+  LOSS_ITERATIONS  iterations of the loss check [300]
+  RUN_TIMEOUT      seconds per Darknet run [300]
+  GPU_INDEX        the GPU whose memory nvidia-smi reads [0]
+  OUT              where the results go [darknet-results/ in this repository]: darknet-summary.md
+                   and .json (summarize.py), darknet-slope.svg, and darknet-results.tar.gz with
+                   every log
+EOF
+}
+
+# Returns where nvidia-smi lists a GPU; else says so in one line and exits 1.
+need_gpu() {
+  command -v nvidia-smi > /dev/null && nvidia-smi -L > /dev/null 2>&1 && return 0
+  echo "gpu.sh: no GPU found (nvidia-smi lists none): 'run' times Darknet on an NVIDIA GPU" >&2
+  exit 1
+}
 
 pack() {
   local darknet=${1:?usage: gpu.sh pack DARKNET_DIR}
@@ -200,6 +233,8 @@ run() {
 
 case "${1:-}" in
   pack) shift; pack "$@" ;;
-  run) run ;;
-  *) sed -n '2,19p' "$0"; exit 2 ;;
+  run) need_gpu; run ;;
+  -h | --help) help ;;
+  "") echo "gpu.sh: give pack DARKNET_DIR or run (gpu.sh --help says what each does and needs)" >&2; exit 2 ;;
+  *) echo "gpu.sh: '$1' is not pack or run (gpu.sh --help says what each does and needs)" >&2; exit 2 ;;
 esac

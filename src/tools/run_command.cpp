@@ -116,43 +116,6 @@ Status check_compatible(const CudnnLibrary& cudnn, const CompiledVersions& built
   return Status::success();
 }
 
-// What the status line says of micro-batch offers (the option's, else the environment's), which
-// are made under a memory budget only.
-std::string what_offers_are_made(const ChildSettings& settings, const Settings& config) {
-  // The option's value was spelled by checked_settings ("1" or "0"), so it parses.
-  const OfferMode mode =
-      settings.micro_batch_offers.empty() ? config.micro_batch_offers : *parse_offer_mode(settings.micro_batch_offers);
-  switch (mode) {
-    case OfferMode::kAuto: return "; micro-batched plans offered to the program's autotuner if it is PyTorch";
-    case OfferMode::kOn: return "; micro-batched plans offered to the program's autotuner";
-    case OfferMode::kOff: break;
-  }
-  return "; no micro-batched plans offered";
-}
-
-// What the status line says graph-API plans are held to: a forced limit (the option's, else the
-// environment's), else the memory budget.
-std::string what_plans_are_held_to(const ChildSettings& settings, const Settings& config) {
-  if (!settings.workspace_limit.empty()) {
-    return "workspace limit " + format_byte_size(*parse_byte_size(settings.workspace_limit));
-  }
-  if (config.forced_workspace_limit) return "workspace limit " + format_byte_size(*config.forced_workspace_limit);
-  switch (config.memory_budget.kind) {
-    case MemoryBudget::Kind::kFree:
-      return "graph-API plans kept as the program built them unless their workspace exceeds the GPU's memory left when "
-             "the program made its first cuDNN handle" +
-             what_offers_are_made(settings, config);
-    case MemoryBudget::Kind::kSize:
-      return "graph-API plans kept as the program built them unless their workspace exceeds what was left of a " +
-             to_string(config.memory_budget) + " budget when the program made its first cuDNN handle" +
-             what_offers_are_made(settings, config);
-    case MemoryBudget::Kind::kOff:
-      break;
-  }
-  return "default workspace limit " + format_byte_size(config.default_workspace_limit) +
-         " for graph-API plans, the program's own for legacy calls";
-}
-
 // The dynamic linker splits LD_PRELOAD at spaces and colons and LD_LIBRARY_PATH at colons and
 // semicolons, and expands $ORIGIN, $LIB and $PLATFORM in both, with no way to quote them: such a
 // path would be split or rewritten, and the program would run without ucudnn, or with another
@@ -318,12 +281,15 @@ int run_program(const RunOptions& options, std::ostream& out, std::ostream& err)
     return kExitOk;
   }
 
-  if (const std::optional<std::string> missing = missing_gpu()) {
+  const std::optional<std::string> missing = missing_gpu();
+  if (missing) {
     err << "ucudnn run: no GPU: " << *missing
         << "; the program starts anyway, and its cuDNN calls will fail as they would without ucudnn\n";
   }
+  // Without a GPU nothing is planned: what plans would be held to means nothing there.
   err << "ucudnn run: preloading " << preload_path << "; cuDNN " << cudnn_version_text(cudnn->version) << " from "
-      << cudnn->folder << "; " << what_plans_are_held_to(child, *config) << '\n';
+      << cudnn->folder << "; " << (missing ? kNothingPlannedWithoutAGpu : what_plans_are_held_to(child, *config))
+      << '\n';
   out.flush();  // the program writes to the same files after this
   err.flush();
   std::cout.flush();

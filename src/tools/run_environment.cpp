@@ -4,6 +4,9 @@
 #include <filesystem>
 #include <utility>
 
+#include "core/env_config.h"
+#include "core/memory_budget.h"
+#include "core/units.h"
 #include "tools/beside_command.h"
 #include "tools/elf_symbols.h"
 #include "tools/subprocess.h"
@@ -38,6 +41,20 @@ std::vector<std::pair<std::string, bool>> preload_words(const ChildSettings& set
     words.emplace_back(word, word == settings.preload_library || layer);
   }
   return words;
+}
+
+// What the status line says of micro-batch offers (the option's, else the environment's), which
+// are made under a memory budget only.
+std::string what_offers_are_made(const ChildSettings& settings, const Settings& config) {
+  // The option's value was spelled by checked_settings ("1" or "0"), so it parses.
+  const OfferMode mode =
+      settings.micro_batch_offers.empty() ? config.micro_batch_offers : *parse_offer_mode(settings.micro_batch_offers);
+  switch (mode) {
+    case OfferMode::kAuto: return "; micro-batched plans offered to the program's autotuner if it is PyTorch";
+    case OfferMode::kOn: return "; micro-batched plans offered to the program's autotuner";
+    case OfferMode::kOff: break;
+  }
+  return "; no micro-batched plans offered";
 }
 
 }  // namespace
@@ -131,6 +148,26 @@ std::vector<std::string> with_changes(const std::vector<std::string>& environmen
 std::string describe(const EnvChange& change) {
   if (!change.value) return "unset " + change.name;
   return "export " + change.name + "=" + shell_quote(*change.value);
+}
+
+std::string what_plans_are_held_to(const ChildSettings& settings, const Settings& config) {
+  if (!settings.workspace_limit.empty()) {
+    return "workspace limit " + format_byte_size(*parse_byte_size(settings.workspace_limit));
+  }
+  if (config.forced_workspace_limit) return "workspace limit " + format_byte_size(*config.forced_workspace_limit);
+  switch (config.memory_budget.kind) {
+    case MemoryBudget::Kind::kFree:
+      return "graph-API plans kept as the program built them unless their workspace exceeds the GPU's memory left when "
+             "the program made its first cuDNN handle" +
+             what_offers_are_made(settings, config);
+    case MemoryBudget::Kind::kSize:
+      return "graph-API plans kept as the program built them unless their workspace exceeds what was left of a " +
+             to_string(config.memory_budget) + " budget when the program made its first cuDNN handle" +
+             what_offers_are_made(settings, config);
+    case MemoryBudget::Kind::kOff: break;
+  }
+  return "default workspace limit " + format_byte_size(config.default_workspace_limit) +
+         " for graph-API plans, the program's own for legacy calls";
 }
 
 }  // namespace ucudnn::tools

@@ -10,6 +10,10 @@
 
 #include "core/expected.h"
 
+namespace ucudnn {
+struct Settings;
+}
+
 namespace ucudnn::tools {
 
 /// The preload library's file name, as the build and the install put it.
@@ -74,6 +78,15 @@ std::vector<EnvChange> child_environment_changes(const ChildSettings& settings, 
 /// `environment` ("NAME=value" strings, as environ holds them) with `changes` applied.
 std::vector<std::string> with_changes(const std::vector<std::string>& environment,
                                       const std::vector<EnvChange>& changes);
+
+/// The end of the line `run` writes before the program starts, where a GPU is found: what the
+/// program's convolutions are planned under. A forced workspace limit (the option's, else
+/// `config`'s), else the memory budget graph-API plans are kept within and whether micro-batched
+/// plans are offered (the option's, else `config`'s), else the default limit.
+std::string what_plans_are_held_to(const ChildSettings& settings, const Settings& config);
+
+/// That line's end where no GPU is found: nothing is planned there, so limits and budgets mean nothing.
+inline constexpr const char* kNothingPlannedWithoutAGpu = "no GPU found, so nothing will be planned";
 
 /// One line, without a newline, that a POSIX shell runs to make the change: "export NAME=value"
 /// with the value shell-quoted, or "unset NAME".

@@ -1,5 +1,6 @@
 // The documents a user reads: every relative link leads to a file that exists, every #anchor to a
-// heading of that file, and the README's plan-query snippet is code that examples/consumer compiles.
+// heading of that file, the README's plan-query snippet is code that examples/consumer compiles,
+// and the README stays a short guide whose first screen reaches the quick start.
 #include <gtest/gtest.h>
 
 #include <cctype>
@@ -100,6 +101,41 @@ TEST(Documents, NoTableIsBrokenByALineOfText) {
                           << ": a table row right after a line of text";
     }
   }
+}
+
+// The README is a user guide, and its first screen reaches the quick start: at most 400 lines (detail
+// goes to docs/), no cell of "Should I use it?" over 300 characters (a long cell wraps its row over
+// a screen: cells of 400 to 711 pushed the quick start to line 48), and the quick start's commands
+// within the first 40 rows of a 100-column terminal.
+TEST(Documents, TheReadmeIsShortAndItsFirstScreenReachesTheQuickStart) {
+  const std::vector<std::string> lines = ucudnn::testing::lines_of(read(kRoot / "README.md"));
+  EXPECT_LE(lines.size(), 400u) << "README.md: move detail to docs/";
+  bool table = false;
+  int cells = 0;
+  for (const std::string& line : lines) {
+    if (line.rfind("## ", 0) == 0) table = line == "## Should I use it?";
+    if (!table || line.rfind("|", 0) != 0 || line.rfind("|-", 0) == 0) continue;
+    std::istringstream row(line.substr(1));
+    for (std::string cell; std::getline(row, cell, '|');) {
+      ++cells;
+      EXPECT_LE(cell.size(), 300u) << "a cell of \"Should I use it?\": " << cell;
+    }
+  }
+  EXPECT_GE(cells, 15) << "no \"Should I use it?\" table under its heading";
+  std::size_t rows = 0;
+  bool quick_start = false, fenced = false, shown = false;
+  for (const std::string& line : lines) {
+    rows += line.empty() ? 1 : (line.size() + 99) / 100;
+    quick_start = quick_start || line == "## Quick start";
+    if (!quick_start || line.rfind("```", 0) != 0) continue;
+    if (fenced) {  // the end of the quick start's block of commands
+      shown = true;
+      break;
+    }
+    fenced = true;
+  }
+  ASSERT_TRUE(shown) << "no block of commands under '## Quick start'";
+  EXPECT_LE(rows, 40u) << "the quick start's commands end on row " << rows << " at 100 columns";
 }
 
 TEST(Documents, AnchorsAreMadeAsGitHubMakesThem) {

@@ -366,28 +366,62 @@ TEST(RunCommand, RunsTheProgramWithTheEnvironmentAndExitsWithItsStatus) {
   const std::vector<std::string> lines = lines_after_gpu_note(result.err);
   ASSERT_EQ(lines.size(), 1u) << result.err;
   EXPECT_EQ(lines[0].rfind(status_line + ".", 0), 0u) << result.err;
-  EXPECT_NE(lines[0].find(" from " + folder + "; workspace limit 64 MiB"), std::string::npos) << result.err;
+  // What plans are held to where a GPU is; where none is, only that nothing will be planned.
+  const std::string held_to = tools::missing_gpu() ? tools::kNothingPlannedWithoutAGpu : "workspace limit 64 MiB";
+  EXPECT_NE(lines[0].find(" from " + folder + "; " + held_to), std::string::npos) << result.err;
 }
 
-// Under the default budget the status line says which offers the program gets: auto by default,
-// none with --no-micro-batch-offers.
-TEST(RunCommand, TheStatusLineSaysWhetherMicroBatchedPlansAreOffered) {
+// Where a GPU is, the status line ends with what plans are held to: the forced limit, else the
+// budget and which offers the program gets (auto by default, none with --no-micro-batch-offers).
+TEST(RunCommand, TheStatusLineSaysWhatPlansAreHeldToAndWhetherMicroBatchedPlansAreOffered) {
+  const auto config = [](const SettingValues& values) {
+    const Expected<Settings> parsed = parse_settings(values);
+    EXPECT_TRUE(parsed) << parsed.message();
+    return parsed ? *parsed : Settings{};
+  };
+  tools::ChildSettings none;
+  EXPECT_EQ(tools::what_plans_are_held_to(none, config({})),
+            "graph-API plans kept as the program built them unless their workspace exceeds the GPU's memory left when "
+            "the program made its first cuDNN handle; micro-batched plans offered to the program's autotuner if it is "
+            "PyTorch");
+  tools::ChildSettings no_offers;
+  no_offers.micro_batch_offers = "0";
+  EXPECT_NE(tools::what_plans_are_held_to(no_offers, config({})).find("; no micro-batched plans offered"),
+            std::string::npos);
+  EXPECT_NE(tools::what_plans_are_held_to(none, config({{"UCUDNN_MEMORY_BUDGET", "6GiB"}})).find("of a 6 GiB budget"),
+            std::string::npos);
+  tools::ChildSettings limited;
+  limited.workspace_limit = "64MiB";
+  EXPECT_EQ(tools::what_plans_are_held_to(limited, config({})), "workspace limit 64 MiB");
+  EXPECT_EQ(tools::what_plans_are_held_to(none, config({{"UCUDNN_FORCE_WORKSPACE_LIMIT", "8MiB"}})),
+            "workspace limit 8 MiB");
+}
+
+// Without a GPU (none made visible to the driver here, whatever the machine has), the line after the
+// note says what is preloaded and that nothing will be planned: no budgets, limits or offers, which
+// mean nothing there.
+TEST(RunCommand, WithoutAGpuTheStatusLineIsShortAndSaysNoGpuWasFound) {
   TempDir dir;
   const std::string preload = stand_in_preload(dir);
   const std::string cudnn = real_cudnn_library();
   ASSERT_FALSE(cudnn.empty()) << "this test program links libcudnn.so.9";
-  const std::string clean = "env -u LD_PRELOAD -u UCUDNN_MICRO_BATCH_OFFERS -u UCUDNN_FORCE_WORKSPACE_LIMIT "
-                            "-u UCUDNN_WORKSPACE_LIMIT -u UCUDNN_MEMORY_BUDGET";
-  const std::string run = "run --preload '" + preload + "' --cudnn '" + cudnn + "' ";
-  const ProcessResult automatic = run_binary(dir, run + "-- true", clean);
-  ASSERT_EQ(automatic.status, 0) << automatic.err;
-  EXPECT_NE(automatic.err.find("made its first cuDNN handle; micro-batched plans offered to the program's autotuner "
-                               "if it is PyTorch"),
-            std::string::npos)
-      << automatic.err;
-  const ProcessResult off = run_binary(dir, run + "--no-micro-batch-offers -- true", clean);
-  ASSERT_EQ(off.status, 0) << off.err;
-  EXPECT_NE(off.err.find("; no micro-batched plans offered"), std::string::npos) << off.err;
+  const ProcessResult result = run_binary(dir, "run --preload '" + preload + "' --cudnn '" + cudnn + "' -- true",
+                                          "env -u LD_PRELOAD CUDA_VISIBLE_DEVICES=-1");
+  ASSERT_EQ(result.status, 0) << result.err;
+  const std::vector<std::string> lines = lines_of(result.err);
+  ASSERT_EQ(lines.size(), 2u) << result.err;
+  EXPECT_EQ(lines[0].rfind("ucudnn run: no GPU: ", 0), 0u) << result.err;
+  const std::string expected_start = "ucudnn run: preloading " + preload + "; cuDNN ";
+  EXPECT_EQ(lines[1].rfind(expected_start, 0), 0u) << result.err;
+  EXPECT_EQ(lines[1].substr(lines[1].size() - std::string(tools::kNothingPlannedWithoutAGpu).size()),
+            tools::kNothingPlannedWithoutAGpu)
+      << result.err;
+  EXPECT_NE(lines[1].find("no GPU found"), std::string::npos) << result.err;
+  // Its words, the preload library's path and cuDNN's folder ("from FOLDER; ") left out.
+  const std::size_t from = lines[1].find(" from ") + 6;
+  const std::size_t folder = lines[1].find("; ", from) - from;
+  EXPECT_LE(lines[1].size() - preload.size() - folder, 100u) << lines[1];
+  EXPECT_EQ(lines[1].find("graph-API"), std::string::npos) << lines[1];
 }
 
 TEST(RunCommand, TheBuiltPreloadLibraryLoadsIntoTheProgram) {
