@@ -67,6 +67,13 @@ const std::map<std::string, IncludeRule>& file_rules() {
       // The CUDA build's --version names the CUDA and cuDNN it was built with, from their headers'
       // version macros (the build without CUDA compiles build_info_without_cuda.cpp instead).
       {"src/tools/build_info.cpp", {{"core", "optimize", "store"}, {"ucudnn/version.h"}, true}},
+      // A probe of what cuDNN's graph API offers for a graph ucudnn does not plan yet (half inputs,
+      // an FP32 filter gradient): it asks through the library's own offers and execution plans.
+      {"bench/mixed_filter_probe.cpp",
+       {{"ucudnn", "core"},
+        {"tools/networks.h", "runtime/backend_graph.h", "runtime/descriptors.h", "runtime/device_buffer.h",
+         "runtime/random_fill.h"},
+        true}},
   };
   return rules;
 }
