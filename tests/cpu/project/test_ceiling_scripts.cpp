@@ -4,35 +4,15 @@
 
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
-#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
 
+#include "shell_run.h"
 #include "test_helpers.h"
 
 namespace ucudnn::testing {
 namespace {
-
-struct Shell {
-  int status = -1;
-  std::string output;  // stdout and stderr
-};
-
-Shell shell(const std::string& command) {
-  Shell run;
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  if (!pipe) return run;
-  char buffer[4096];
-  while (std::fgets(buffer, sizeof(buffer), pipe)) run.output += buffer;
-  const int raw = pclose(pipe);
-  run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return run;
-}
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 const std::string kBench = std::string(UCUDNN_SOURCE_DIR) + "/bench";
 

@@ -7,34 +7,14 @@
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
-#include <sys/wait.h>
-
-#include <cstdio>
 #include <string>
 #include <vector>
 
+#include "shell_run.h"
 #include "test_helpers.h"
 
 namespace ucudnn::testing {
 namespace {
-
-struct Shell {
-  int status = -1;
-  std::string output;  // stdout and stderr
-};
-
-Shell shell(const std::string& command) {
-  Shell run;
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  if (!pipe) return run;
-  char buffer[4096];
-  while (std::fgets(buffer, sizeof(buffer), pipe)) run.output += buffer;
-  const int raw = pclose(pipe);
-  run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return run;
-}
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 struct Example {
   std::string script;                  // relative to the source folder
