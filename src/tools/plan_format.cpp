@@ -24,6 +24,16 @@ std::string speedup(double undivided_ms, double planned_ms) {
   return fixed(undivided_ms / planned_ms, 2) + "x";
 }
 
+// "WR plan of alexnet" where a network chose the kernels.
+std::string title(const char* mode, const PlanOrigin& origin) {
+  return std::string(mode) + " plan" + (origin.network.empty() ? "" : " of " + origin.network);
+}
+
+// " (UCUDNN_DEFAULT_WORKSPACE_LIMIT)" where a setting, not an option, gave the size.
+std::string from_setting(const PlanOrigin& origin) {
+  return origin.limit_origin.empty() ? "" : " (" + origin.limit_origin + ")";
+}
+
 // Sums of the table's times carry binary noise (21.200000000000003); a picosecond is far below
 // any measurement, so round there before handing numbers to JSON.
 double json_ms(double ms) { return std::round(ms * 1e6) / 1e6; }
@@ -141,9 +151,9 @@ std::string format_plan_table(const WrReport& report) {
                   speedup(undivided, planned), "", ""});
 
   std::ostringstream out;
-  out << "WR plan, policy " << to_string(report.policy) << ", workspace limit "
-      << format_byte_size(report.workspace_limit) << " per kernel, " << report.kernels.size()
-      << " kernels\n";
+  out << title("WR", report.origin) << ", policy " << to_string(report.policy) << ", workspace limit "
+      << format_byte_size(report.workspace_limit) << " per kernel" << from_setting(report.origin) << ", "
+      << report.kernels.size() << " kernels\n";
   out << format_rows(kWrColumns, rows);
   return out.str();
 }
@@ -160,8 +170,8 @@ std::string format_wd_table(const WdReport& report) {
                   format_byte_size(report.workspace_used), "", ""});
 
   std::ostringstream out;
-  out << "WD plan, policy " << to_string(report.policy) << ", total workspace "
-      << format_byte_size(report.total_workspace) << ", " << report.kernels.size()
+  out << title("WD", report.origin) << ", policy " << to_string(report.policy) << ", total workspace "
+      << format_byte_size(report.total_workspace) << from_setting(report.origin) << ", " << report.kernels.size()
       << " kernels\n";
   out << format_rows(kWdColumns, rows);
   out << "workspace used " << format_byte_size(report.workspace_used) << " of "

@@ -29,9 +29,16 @@ struct WrKernelReport {
   MicroBatchSplit plan;
 };
 
+/// What a plan's title says of where it came from, beside its numbers.
+struct PlanOrigin {
+  std::string network;       ///< the network whose kernels were planned; empty: the table's, as they are
+  std::string limit_origin;  ///< the setting the limit or budget came from; empty: an option gave it
+};
+
 struct WrReport {
   BatchSizePolicy policy = BatchSizePolicy::kPowerOfTwo;
   std::size_t workspace_limit = 0;
+  PlanOrigin origin;
   std::vector<WrKernelReport> kernels;  ///< in the table's order
 
   double total_time_ms() const;
@@ -50,6 +57,7 @@ struct WdKernelReport {
 struct WdReport {
   BatchSizePolicy policy = BatchSizePolicy::kPowerOfTwo;
   std::size_t total_workspace = 0;    ///< the budget shared by all kernels
+  PlanOrigin origin;
   std::vector<WdKernelReport> kernels;  ///< in the table's order
   double time_ms = 0.0;               ///< sum of the chosen configurations' times
   std::size_t workspace_used = 0;     ///< sum of their workspaces

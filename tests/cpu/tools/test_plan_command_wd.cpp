@@ -119,9 +119,9 @@ TEST_F(PlanCommand, WdTableHasARowPerKernelATotalAndTheSolver) {
       << lines.back();
 }
 
-TEST_F(PlanCommand, ExactlyOneOfWorkspaceLimitAndTotalWorkspace) {
+// (Neither given: the library's mode, test_plan_inputs.cpp.)
+TEST_F(PlanCommand, AtMostOneOfWorkspaceLimitAndTotalWorkspace) {
   const int usage = kExitUsageError;
-  expect_error({"plan", "--measurements", alexnet_}, usage, "--total-workspace");
   expect_error({"plan", "--measurements", alexnet_, "--workspace-limit", "8MiB",
                 "--total-workspace", "120MiB"},
                usage, "--workspace-limit, --total-workspace and --pareto exclude each other");
