@@ -319,6 +319,11 @@ Status read_measurement_rows(std::istream& in, const std::string& source_name, c
 
 Status read_measurement_rows(const std::string& path, const TableRowVisit& visit) {
   UCUDNN_TRY(check_input_file(path, "measurements file"));
+  // A database or an archive would otherwise be refused for its first odd byte, as a damaged table.
+  if (const std::string kind = binary_file_kind(path); !kind.empty()) {
+    return Error::invalid("measurements file '" + path + "' is " + kind +
+                          ", not a benchmark table (CSV text, the format of tests/data/README.md)");
+  }
   std::ifstream in(path);
   if (!in) return Error::invalid("cannot open measurements file '" + path + "': " + std::strerror(errno));
   return read_rows(in, path, true, visit);

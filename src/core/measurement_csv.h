@@ -117,7 +117,8 @@ Status read_measurement_rows(std::istream& in, const std::string& source_name, c
 /// The same for a file, keeping one kernel's row keys where each kernel's rows come together (as
 /// `bench` and `db export` write them): where they do not, the lines read so far are read and
 /// checked again, keeping every kernel's (rows are handed to `visit` once). A missing or unreadable
-/// file is an error that names it.
+/// file is an error that names it; so is a file whose first bytes say it is no text (an SQLite
+/// database, an archive: core/input_file.h's binary_file_kind), which names what it is.
 Status read_measurement_rows(const std::string& path, const TableRowVisit& visit);
 
 /// Parses the table; `source_name` prefixes error messages ("FILE:LINE: ...").

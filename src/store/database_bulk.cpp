@@ -85,16 +85,18 @@ Expected<DatabaseStats> BenchmarkDatabase::stats() {
   return stats;
 }
 
-Status BenchmarkDatabase::verify() {
+Expected<Verification> BenchmarkDatabase::verify() {
   std::string problem;
+  Verification checked;
   auto done = transaction(false, [&]() -> Status {
-    UCUDNN_TRY_ASSIGN(problem, store::verification_problems(db_.get()));
+    checked = Verification{};  // a transaction retried after a lock starts over
+    UCUDNN_TRY_ASSIGN(problem, store::verification_problems(db_.get(), &checked));
     return Status::success();
   });
   if (!done) return done.error().prefixed("benchmark database '" + path_ + "': ");
   if (!problem.empty())
     return Error{ErrorCode::kStorage, "benchmark database '" + path_ + "' failed verification: " + problem};
-  return Status::success();
+  return checked;
 }
 
 Expected<long long> BenchmarkDatabase::store_streamed_rows(const RowSource& source, std::size_t measured_up_to) {

@@ -37,6 +37,13 @@ struct MergeCounts {
   long long coverage_raised = 0;  ///< coverage bounds raised, or added where it had none
 };
 
+/// What BenchmarkDatabase::verify read of a file it found nothing wrong with.
+struct Verification {
+  int schema_version = 0;
+  long long rows = 0;             ///< measurement rows, each read as a lookup reads it
+  long long coverage_bounds = 0;  ///< coverage rows, likewise
+};
+
 struct DatabaseStats {
   long long rows = 0;
   long long engine_rows = 0;  ///< of `rows`, those of engine configurations

@@ -81,7 +81,7 @@ Expected<DatabaseStats> read_stats(sqlite3* db) {
   return stats;
 }
 
-Expected<std::string> verification_problems(sqlite3* db) {
+Expected<std::string> verification_problems(sqlite3* db, Verification* checked) {
   std::string problem;
   UCUDNN_TRY_ASSIGN(Statement check, Statement::prepare(db, "PRAGMA integrity_check"));
   int rc;
@@ -92,6 +92,7 @@ Expected<std::string> verification_problems(sqlite3* db) {
   if (rc != SQLITE_DONE) return step_error(check, rc).prefixed("the integrity check could not finish: ");
   if (!problem.empty()) return problem;
   UCUDNN_TRY_ASSIGN(const int version, read_schema_version(db));
+  checked->schema_version = version;
   if (version == 0) {
     return std::string("it holds no tables yet: an empty file, or a database that a process is creating right now "
                        "(verify it again once that process has stored its first rows)");
@@ -104,7 +105,7 @@ Expected<std::string> verification_problems(sqlite3* db) {
   UCUDNN_TRY_ASSIGN(problem, schema_problems(db, version));
   if (!problem.empty()) return problem;
   // Every row as a lookup reads it: a row no measurement could be is never planned with.
-  return row_problems(db, version);
+  return row_problems(db, version, checked);
 }
 
 }  // namespace ucudnn::store

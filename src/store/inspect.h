@@ -22,7 +22,8 @@ Status stored_values_readable(sqlite3* db, int version);
 
 /// PRAGMA integrity_check, then (where that passed) schema_problems for the file's version, then
 /// row_problems (every row and bound as a lookup reads it); "" where nothing is wrong, else what
-/// is, "; "-separated.
-Expected<std::string> verification_problems(sqlite3* db);
+/// is, "; "-separated. `checked` receives the file's schema version and how many rows and bounds
+/// were read.
+Expected<std::string> verification_problems(sqlite3* db, Verification* checked);
 
 }  // namespace ucudnn::store

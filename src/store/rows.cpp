@@ -168,15 +168,17 @@ Status check_coverage_row(const CoverageRow& row, std::size_t index) {
   return Status::success();
 }
 
-Expected<std::string> row_problems(sqlite3* db, int version) {
+Expected<std::string> row_problems(sqlite3* db, int version, Verification* checked) {
   std::string problems;
-  const auto walk = [&](const std::string& table, const std::string& columns,
+  const auto walk = [&](const std::string& table, const std::string& columns, long long* walked,
                         const std::function<Status(const Statement&)>& check) -> Status {
     UCUDNN_TRY_ASSIGN(Statement select, Statement::prepare(db, "SELECT " + columns + " FROM " + table));
     long long bad = 0;
     std::string first;
     int rc;
+    *walked = 0;
     while ((rc = select.step()) == SQLITE_ROW) {
+      ++*walked;
       const Status checked = check(select);
       if (!checked && bad++ == 0) first = checked.message();
     }
@@ -189,16 +191,17 @@ Expected<std::string> row_problems(sqlite3* db, int version) {
     return Status::success();
   };
   StoredRow row;
-  UCUDNN_TRY(walk("measurements", column_list(columns_of<StoredRow>(), version), [&](const Statement& select) {
-    return check_read_row(read_columns(select, &row), row, std::nullopt);
-  }));
+  UCUDNN_TRY(
+      walk("measurements", column_list(columns_of<StoredRow>(), version), &checked->rows,
+           [&](const Statement& select) { return check_read_row(read_columns(select, &row), row, std::nullopt); }));
   CoverageRow bound;
   std::size_t index = 0;
-  UCUDNN_TRY(walk("coverage", column_list(columns_of<CoverageRow>(), version), [&](const Statement& select) -> Status {
-    const Status read = read_columns(select, &bound);
-    if (!read) return read.error().prefixed("coverage row " + std::to_string(++index) + "'s ");
-    return check_coverage_row(bound, index++);
-  }));
+  UCUDNN_TRY(walk("coverage", column_list(columns_of<CoverageRow>(), version), &checked->coverage_bounds,
+                  [&](const Statement& select) -> Status {
+                    const Status read = read_columns(select, &bound);
+                    if (!read) return read.error().prefixed("coverage row " + std::to_string(++index) + "'s ");
+                    return check_coverage_row(bound, index++);
+                  }));
   return problems;
 }
 

@@ -66,8 +66,9 @@ Status check_coverage_row(const CoverageRow& row, std::size_t index);
 /// The rows and coverage rows of a file of `version` (1 to 3) that cannot be what store() writes
 /// (a value of the wrong type or out of range, a time outside 0 to 1e9 ms, a legacy row with a
 /// negative algorithm, a negative bound): empty where there is none, else the first of each
-/// table, named, and how many there are (`db verify`). Reads a row at a time.
-Expected<std::string> row_problems(sqlite3* db, int version);
+/// table, named, and how many there are (`db verify`). Reads a row at a time; counts the rows and
+/// coverage rows it read into `checked` (whatever it found).
+Expected<std::string> row_problems(sqlite3* db, int version, Verification* checked);
 
 /// Every row of a file of `version` (1 to 3), ordered by device, layer, op, micro-batch,
 /// algorithm, math type and engine.

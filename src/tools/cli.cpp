@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <exception>
 #include <string>
 #include <utility>
@@ -11,13 +12,24 @@
 #include "tools/cli_suggest.h"
 #include "tools/command.h"
 #include "tools/db_command.h"
+#include "tools/help_footer.h"
 #include "tools/plan_command.h"
 #include "tools/run_command.h"
-#include "tools/settings_help.h"
 #include "tools/version_command.h"
 
 namespace ucudnn::tools {
 namespace {
+
+// CLI11 starts some sentences with a capital ("Could not convert: ..."); every other error line
+// starts lower-case. Only a capital followed by a lower-case letter is a sentence's: "UCUDNN_X"
+// and "SQLite" stay as written.
+std::string lower_case_start(std::string message) {
+  if (message.size() > 1 && std::isupper(static_cast<unsigned char>(message[0])) &&
+      std::islower(static_cast<unsigned char>(message[1]))) {
+    message[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(message[0])));
+  }
+  return message;
+}
 
 // CLI11 2.1 writes a hidden positional (an old spelling kept working) as "[]" in the usage line
 // and leaves a blank line where hidden options were: help shows what is current only.
@@ -31,12 +43,6 @@ int parse_and_run(const std::vector<std::string>& args, std::ostream& out, std::
   CLI::App app{"ucudnn: micro-batched cuDNN convolutions: plan offline, benchmark, run a program, keep the database",
                "ucudnn"};
   app.require_subcommand(1);
-  app.footer(
-      "SIZE: a number of bytes (0, or 1048576 and more), or binary units: 64MiB or 64M = 67108864 bytes, "
-      "likewise KiB/K, GiB/G, TiB/T; KB, MB, GB and TB are refused as ambiguous.\n"
-      "A benchmark table (CSV) is named by --measurements FILE wherever one is read or written.\n"
-      "Exit status: 0 success, 1 data error, 2 usage error; an error is one line on stderr.\n\n" +
-      settings_help());
   // `ucudnn --version` alone is answered here, before parsing. CLI11 meets the flag only with
   // something else given too (`--help --version`, `--version=1`): refused below, never ignored.
   app.set_version_flag("--version", std::string(),
@@ -56,6 +62,10 @@ int parse_and_run(const std::vector<std::string>& args, std::ostream& out, std::
   commands.push_back(add_bench_command(app));
   commands.push_back(add_run_command(app));
   commands.push_back(add_version_command(app));
+  // Each subcommand's notes fit its own options; the main help's, set after them (CLI11 copies a
+  // parent's footer into the subcommands made later), has every note.
+  add_fitting_footers(app);
+  app.footer(main_help_footer());
 
   // CLI11's own words for this start with a capital, unlike every other message.
   if (args.empty()) {
@@ -81,7 +91,7 @@ int parse_and_run(const std::vector<std::string>& args, std::ostream& out, std::
     return report_error(err, kExitUsageError, "--version takes no other arguments: run `ucudnn --version` alone");
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return kExitOk;
-    return report_error(err, kExitUsageError, std::string(e.what()) + " (see --help)");
+    return report_error(err, kExitUsageError, lower_case_start(e.what()) + " (see --help)");
   }
 
   for (auto& [subcommand, runner] : commands) {

@@ -1,174 +1,38 @@
 // `ucudnn db export`: one device's rows of the database as a benchmark table, written as they are
-// read (a layer's rows at a time), each line checked by the rules that plan and db import read by.
-#include <algorithm>
-#include <charconv>
-#include <map>
+// read (a layer's rows at a time) by tools/database_table.h, which plan reads databases by too.
 #include <optional>
 #include <ostream>
 #include <string>
-#include <tuple>
-#include <utility>
-#include <vector>
+#include <string_view>
 
-#include "core/conv_layer.h"
-#include "core/measurement_csv.h"
-#include "core/message_text.h"
 #include "store/database.h"
 #include "store/rows.h"
 #include "tools/cli.h"
 #include "tools/command.h"
+#include "tools/database_table.h"
 #include "tools/db_subcommands.h"
-#include "tools/networks.h"
 #include "tools/table_output.h"
 
 namespace ucudnn::tools::db_subcommands {
 namespace {
 using ucudnn::store::RowReader;
-using ucudnn::store::StoredLayer;
 
-// The shortest decimal text that reads back as the same double, so exports round-trip.
-std::string shortest_double(double value) {
-  char text[64];
-  const auto result = std::to_chars(text, text + sizeof text, value);
-  return std::string(text, result.ptr);
+// The value of an identity option where it was given.
+template <typename T>
+std::optional<T> if_given(const CLI::Option* given, const T& value) {
+  return given->count() ? std::optional<T>(value) : std::nullopt;
 }
 
-// The one device identity that the identity options select among those the database has rows of
-// (listed in order); with several left, an error that lists them and names the options (the table
-// format has no device columns, and one table holding several devices' rows of a layer would hold
-// the same row twice).
-Expected<DeviceIdentity> one_device(const DbOptions& options, const std::vector<DeviceIdentity>& identities) {
-  if (identities.empty()) return Error::invalid("the database holds no rows: nothing to export");
-  auto selected = [&](const DeviceIdentity& id) {
-    return (!options.gpu_name_given->count() || id.gpu_name == options.gpu_name) &&
-           (!options.compute_capability_given->count() || id.compute_capability == options.compute_capability) &&
-           (!options.sm_count_given->count() || id.sm_count == options.sm_count) &&
-           (!options.cudnn_version_given->count() || id.cudnn_version == options.cudnn_version) &&
-           (!options.cuda_version_given->count() || id.cuda_runtime_version == options.cuda_version);
-  };
-  std::vector<DeviceIdentity> chosen;
-  std::copy_if(identities.begin(), identities.end(), std::back_inserter(chosen), selected);
-  auto listed = [](const std::vector<DeviceIdentity>& list) {
-    std::string text;
-    for (const DeviceIdentity& id : list) text += (text.empty() ? "" : "; ") + id.to_string();
-    return text;
-  };
-  const std::string options_text = "--gpu-name, --compute-capability, --sm-count, --cudnn-version, --cuda-version";
-  if (chosen.empty()) {
-    return Error::invalid("no rows of the device selected by " + options_text +
-                          "; the database holds rows of: " + listed(identities));
-  }
-  if (chosen.size() > 1) {
-    return Error::invalid("the database holds rows of " + std::to_string(chosen.size()) + " devices (" +
-                          listed(chosen) + "); a table holds one device's rows: choose one with " + options_text);
-  }
-  return chosen.front();
-}
-
-// A layer name the table format can hold: its reader splits at commas and trims blanks.
-bool table_safe(const std::string& name) {
-  // A quote is fine: the layer column is never quoted, and the reader takes it as it is.
-  return !name.empty() && name.find_first_of(",\r\n") == std::string::npos && name.front() != ' ' &&
-         name.back() != ' ' && name.front() != '\t' && name.back() != '\t' && name != "layer";
-}
-
-// One kernel of the table: a stored layer's rows of one op, under the name the table gives them.
-struct TableKernel {
-  std::size_t order = 0;  ///< the layer's place in the network (0 without one)
-  std::string name;
-  ConvOp op = ConvOp::kForward;
-  std::string signature;  ///< the layer as stored (ConvKey::layer_signature)
-};
-
-// The table's kernels, in the table's order (by the layer's place in the network, name, op; rows
-// within each by micro-batch, algo, math type and engine), named by the network's layer names (a
-// layer shape the network has several times is written once per name, as a table measured on the
-// network has it), else by the layer signatures (db import reads either back with --network).
-Expected<std::vector<TableKernel>> table_kernels(const DbOptions& options, const std::vector<StoredLayer>& layers) {
-  std::vector<TableKernel> kernels;
-  if (options.network.empty()) {
-    for (const StoredLayer& layer : layers) kernels.push_back(TableKernel{0, layer.layer, layer.op, layer.layer});
-  } else {
-    UCUDNN_TRY_ASSIGN(const auto network, resolve_network(options.network));
-    std::map<std::pair<ConvOp, std::string>, std::vector<std::pair<std::size_t, std::string>>> names;
-    for (std::size_t i = 0; i < network.layers.size(); ++i) {
-      for (const ConvOp op : kConvOps) {
-        const auto key = to_conv_key(network.layers[i], op);
-        if (key) names[{op, key->layer_signature()}].emplace_back(i, network.layers[i].name);
-      }
-    }
-    long long unknown = 0;
-    std::string example;
-    for (const StoredLayer& layer : layers) {
-      const auto found = names.find({layer.op, layer.layer});
-      if (found == names.end()) {
-        if (unknown == 0) example = std::string(short_name(layer.op)) + " " + layer.layer;
-        unknown += layer.rows;
-        continue;
-      }
-      for (const auto& [order, name] : found->second) kernels.push_back(TableKernel{order, name, layer.op, layer.layer});
-    }
-    if (unknown > 0) {
-      return Error::invalid(std::to_string(unknown) + " rows are of layers that network '" + excerpt(network.name) +
-                            "' does not have (the first: " + excerpt(example, 160) +
-                            "); export without --network to name layers by their signature");
-    }
-  }
-  for (const TableKernel& kernel : kernels) {
-    if (!table_safe(kernel.name)) {
-      return Error::invalid("layer name '" + excerpt(kernel.name) +
-                            "' cannot be written in the table format (a comma, line break or edge blank)");
-    }
-  }
-  std::stable_sort(kernels.begin(), kernels.end(), [](const TableKernel& a, const TableKernel& b) {
-    return std::tie(a.order, a.name, a.op) < std::tie(b.order, b.name, b.op);
-  });
-  return kernels;
-}
-
-constexpr char kHeader[] = "layer,op,microbatch,algo,math_type,time_ms,workspace_bytes,engine,host_ms";
-
-// One row as a line of the table format of tests/data/README.md (without its line break).
-void format_line(const TableKernel& kernel, const Measurement& m, std::string* line) {
-  *line = kernel.name;
-  *line += ',';
-  *line += short_name(kernel.op);
-  for (const std::string& field :
-       {std::to_string(m.micro_batch), std::to_string(m.candidate.algorithm), std::to_string(m.candidate.math_type),
-        shortest_double(m.time_ms), std::to_string(m.workspace_bytes), csv_engine_field(m.candidate.engine_id),
-        shortest_double(m.host_ms)}) {
-    *line += ',';
-    *line += field;
-  }
-}
-
-// Writes the table of the device the options select, from one snapshot of the database. Rows
-// stored by an older ucudnn may break today's table rules (a micro-batch above the maximum, a name
-// that is not UTF-8): each line is checked as plan and db import will read it, and the first that
-// fails stops the export before anything is shown.
-Status write_table(const DbOptions& options, RowReader& reader, TableWriter& table) {
-  UCUDNN_TRY(table.restart());  // a read retried after a lock starts over
-  UCUDNN_TRY_ASSIGN(const auto identities, reader.identities());
-  UCUDNN_TRY_ASSIGN(const DeviceIdentity device, one_device(options, identities));
-  UCUDNN_TRY_ASSIGN(const auto layers, reader.layers(device));
-  UCUDNN_TRY_ASSIGN(const auto kernels, table_kernels(options, layers));
-  // Each kernel's rows come together: the rules keep one kernel's.
-  TableRules rules("exported table", RowMemory::kLatestKernel);
-  std::string line = kHeader;
-  const auto checked_and_written = [&]() -> Status {
-    const auto row = rules.check_line(line);
-    if (!row) return row.error().prefixed("the stored rows do not make a table that plan and db import read: ");
-    line += '\n';
-    return table.append(line);
-  };
-  UCUDNN_TRY(checked_and_written());
-  for (const TableKernel& kernel : kernels) {
-    UCUDNN_TRY(reader.for_each_row(device, kernel.op, kernel.signature, [&](const StoredRow& row) -> Status {
-      format_line(kernel, row.measurement, &line);
-      return checked_and_written();
-    }));
-  }
-  return Status::success();
+TableRequest table_request(const DbOptions& options) {
+  TableRequest request;
+  request.device.gpu_name = if_given(options.gpu_name_given, options.gpu_name);
+  request.device.compute_capability = if_given(options.compute_capability_given, options.compute_capability);
+  request.device.sm_count = if_given(options.sm_count_given, options.sm_count);
+  request.device.cudnn_version = if_given(options.cudnn_version_given, options.cudnn_version);
+  request.device.cuda_version = if_given(options.cuda_version_given, options.cuda_version);
+  request.network = options.network;
+  request.other_layers = OtherLayers::kRefused;
+  return request;
 }
 
 }  // namespace
@@ -180,7 +44,11 @@ int run_export(const DbOptions& options, BenchmarkDatabase& database, std::ostre
   }
   auto table = TableWriter::create("--output", options.output);
   if (!table) return report_error(err, kExitDataError, table.message());
-  const Status read = database.read_rows([&](RowReader& reader) { return write_table(options, reader, *table); });
+  const TableRequest request = table_request(options);
+  const Status read = database.read_rows([&](RowReader& reader) -> Status {
+    UCUDNN_TRY(table->restart());  // a read retried after a lock starts over
+    return write_database_table(reader, request, [&](std::string_view line) { return table->append(line); });
+  });
   if (!read) return report_error(err, kExitDataError, read.message());
   // Only a whole table is shown: linked into place as a new file, or copied to the stream.
   const Status written = table->commit(&out);

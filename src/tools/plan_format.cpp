@@ -24,6 +24,24 @@ std::string speedup(double undivided_ms, double planned_ms) {
   return fixed(undivided_ms / planned_ms, 2) + "x";
 }
 
+// A baseline that may be missing (no algorithm within WD's equal share) as a table reads it: NaN
+// for none, printed "-" with its ratio.
+double or_nan(const std::optional<double>& ms) { return ms.value_or(std::nan("")); }
+std::string optional_ms(double ms) { return std::isnan(ms) ? "-" : fixed(ms, 3); }
+std::string optional_speedup(double undivided_ms, double planned_ms) {
+  return std::isnan(undivided_ms) ? "-" : speedup(undivided_ms, planned_ms);
+}
+
+// "WR plan of alexnet" where a network chose the kernels.
+std::string title(const char* mode, const PlanOrigin& origin) {
+  return std::string(mode) + " plan" + (origin.network.empty() ? "" : " of " + origin.network);
+}
+
+// " (UCUDNN_DEFAULT_WORKSPACE_LIMIT)" where a setting, not an option, gave the size.
+std::string from_setting(const PlanOrigin& origin) {
+  return origin.limit_origin.empty() ? "" : " (" + origin.limit_origin + ")";
+}
+
 // Sums of the table's times carry binary noise (21.200000000000003); a picosecond is far below
 // any measurement, so round there before handing numbers to JSON.
 double json_ms(double ms) { return std::round(ms * 1e6) / 1e6; }
@@ -42,9 +60,10 @@ const std::vector<Column> kParetoColumns = {
     {"workspace", true}, {"time ms", true}, {"micro-batches", false},
 };
 
+// WR's columns and, before the micro-batches, how many configurations the kernel offered.
 const std::vector<Column> kWdColumns = {
-    {"layer", false},   {"op", false},     {"batch", true},          {"time ms", true},
-    {"workspace", true}, {"configs", true}, {"micro-batches", false},
+    {"layer", false},  {"op", false},       {"batch", true},   {"undivided ms", true},   {"planned ms", true},
+    {"speedup", true}, {"workspace", true}, {"configs", true}, {"micro-batches", false},
 };
 
 using Row = std::vector<std::string>;
@@ -101,7 +120,13 @@ nlohmann::ordered_json micro_batches_to_json(const MicroBatchSplit& plan) {
   return micro_batches;
 }
 
-// A kernel of a JSON plan; the undivided time (WR plans) follows the planned time.
+// A JSON number of milliseconds, or null where there is none.
+nlohmann::ordered_json optional_json_ms(const std::optional<double>& ms) {
+  return ms ? nlohmann::ordered_json(json_ms(*ms)) : nlohmann::ordered_json(nullptr);
+}
+
+// A kernel of a JSON plan; the undivided time follows the planned time (null where WD's share
+// fits no algorithm at the full batch).
 nlohmann::ordered_json kernel_to_json(const std::string& layer, ConvOp op, int batch, const MicroBatchSplit& plan,
                                       std::optional<double> undivided_ms) {
   nlohmann::ordered_json kernel;
@@ -109,7 +134,7 @@ nlohmann::ordered_json kernel_to_json(const std::string& layer, ConvOp op, int b
   kernel["op"] = short_name(op);
   kernel["batch"] = batch;
   kernel["time_ms"] = json_ms(plan.time_ms);
-  if (undivided_ms) kernel["undivided_time_ms"] = json_ms(*undivided_ms);
+  kernel["undivided_time_ms"] = optional_json_ms(undivided_ms);
   kernel["workspace_bytes"] = plan.workspace_bytes;
   kernel["micro_batches"] = micro_batches_to_json(plan);
   return kernel;
@@ -141,9 +166,9 @@ std::string format_plan_table(const WrReport& report) {
                   speedup(undivided, planned), "", ""});
 
   std::ostringstream out;
-  out << "WR plan, policy " << to_string(report.policy) << ", workspace limit "
-      << format_byte_size(report.workspace_limit) << " per kernel, " << report.kernels.size()
-      << " kernels\n";
+  out << title("WR", report.origin) << ", policy " << to_string(report.policy) << ", workspace limit "
+      << format_byte_size(report.workspace_limit) << " per kernel" << from_setting(report.origin) << ", "
+      << report.kernels.size() << " kernels\n";
   out << format_rows(kWrColumns, rows);
   return out.str();
 }
@@ -151,18 +176,22 @@ std::string format_plan_table(const WrReport& report) {
 std::string format_wd_table(const WdReport& report) {
   std::vector<Row> rows;
   for (const auto& k : report.kernels) {
-    rows.push_back({k.layer, short_name(k.op), std::to_string(k.batch), fixed(k.plan.time_ms, 3),
-                    format_byte_size(k.plan.workspace_bytes),
-                    std::to_string(k.desirable_configurations),
+    const double undivided = k.undivided ? k.undivided->cost_ms() : std::nan("");
+    rows.push_back({k.layer, short_name(k.op), std::to_string(k.batch), optional_ms(undivided),
+                    fixed(k.plan.time_ms, 3), optional_speedup(undivided, k.plan.time_ms),
+                    format_byte_size(k.plan.workspace_bytes), std::to_string(k.desirable_configurations),
                     describe_micro_batches(k.op, k.plan)});
   }
-  rows.push_back({"total", "", "", fixed(report.time_ms, 3),
-                  format_byte_size(report.workspace_used), "", ""});
+  const double undivided = or_nan(report.undivided_total_time_ms());
+  rows.push_back({"total", "", "", optional_ms(undivided), fixed(report.time_ms, 3),
+                  optional_speedup(undivided, report.time_ms), format_byte_size(report.workspace_used), "", ""});
 
   std::ostringstream out;
-  out << "WD plan, policy " << to_string(report.policy) << ", total workspace "
-      << format_byte_size(report.total_workspace) << ", " << report.kernels.size()
+  out << title("WD", report.origin) << ", policy " << to_string(report.policy) << ", total workspace "
+      << format_byte_size(report.total_workspace) << from_setting(report.origin) << ", " << report.kernels.size()
       << " kernels\n";
+  out << "undivided: each kernel's whole batch in one call within an equal share of the budget, "
+      << format_byte_size(report.undivided_share) << " (plain cuDNN with the same memory)\n";
   out << format_rows(kWdColumns, rows);
   out << "workspace used " << format_byte_size(report.workspace_used) << " of "
       << format_byte_size(report.total_workspace) << "; " << report.variables
@@ -191,7 +220,8 @@ nlohmann::ordered_json plan_to_json(const WrReport& report) {
 nlohmann::ordered_json wd_plan_to_json(const WdReport& report) {
   nlohmann::ordered_json kernels = nlohmann::ordered_json::array();
   for (const auto& k : report.kernels) {
-    nlohmann::ordered_json kernel = kernel_to_json(k.layer, k.op, k.batch, k.plan, std::nullopt);
+    nlohmann::ordered_json kernel = kernel_to_json(
+        k.layer, k.op, k.batch, k.plan, k.undivided ? std::optional<double>(k.undivided->cost_ms()) : std::nullopt);
     kernel["desirable_configurations"] = k.desirable_configurations;
     kernels.push_back(std::move(kernel));
   }
@@ -199,8 +229,10 @@ nlohmann::ordered_json wd_plan_to_json(const WdReport& report) {
   json["mode"] = "wd";
   json["policy"] = to_string(report.policy);
   json["total_workspace_bytes"] = report.total_workspace;
+  json["undivided_workspace_bytes"] = report.undivided_share;
   json["kernels"] = std::move(kernels);
   json["total_time_ms"] = json_ms(report.time_ms);
+  json["undivided_total_time_ms"] = optional_json_ms(report.undivided_total_time_ms());
   json["workspace_used_bytes"] = report.workspace_used;
   json["variables"] = report.variables;
   json["solve_ms"] = json_ms(report.solve_ms);

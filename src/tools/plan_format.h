@@ -24,12 +24,16 @@ std::string format_plan_table(const WrReport& report);
 /// {"mode":"wr","policy":...,"kernels":[...],"total_time_ms":...,"undivided_total_time_ms":...}
 nlohmann::ordered_json plan_to_json(const WrReport& report);
 
-/// One row per kernel (layer, op, batch, chosen ms, workspace, desirable configurations,
-/// micro-batches), a totals row, then the budget used, variables and solve time.
+/// A line saying what the undivided baseline is, then one row per kernel (layer, op, batch,
+/// undivided and planned ms, speedup, workspace, desirable configurations, micro-batches; "-" for
+/// a baseline that has no algorithm within its share), a totals row, then the budget used,
+/// variables and solve time.
 std::string format_wd_table(const WdReport& report);
 
-/// {"mode":"wd","policy":...,"total_workspace_bytes":...,"kernels":[...],"total_time_ms":...,
-///  "workspace_used_bytes":...,"variables":...,"solve_ms":...}
+/// {"mode":"wd","policy":...,"total_workspace_bytes":...,"undivided_workspace_bytes":...,
+///  "kernels":[...],"total_time_ms":...,"undivided_total_time_ms":...,"workspace_used_bytes":...,
+///  "variables":...,"solve_ms":...,"optimal":...,"gap":...}; an undivided time is null where no
+///  algorithm fits the share.
 nlohmann::ordered_json wd_plan_to_json(const WdReport& report);
 
 /// One row per desirable configuration (workspace, time, micro-batches) of one kernel.

@@ -22,6 +22,15 @@ double WrReport::undivided_total_time_ms() const {
   return total;
 }
 
+std::optional<double> WdReport::undivided_total_time_ms() const {
+  double total = 0.0;
+  for (const auto& k : kernels) {
+    if (!k.undivided) return std::nullopt;
+    total += k.undivided->cost_ms();
+  }
+  return total;
+}
+
 namespace {
 
 std::string kernel_name(const KernelMeasurements& kernel) {
@@ -133,11 +142,12 @@ Expected<WdReport> plan_workspace_division(const std::vector<KernelMeasurements>
   WdReport report;
   report.policy = policy;
   report.total_workspace = total_workspace;
+  report.undivided_share = kernels.empty() ? total_workspace : total_workspace / kernels.size();
   for (std::size_t k = 0; k < kernels.size(); ++k) {
     const auto& front = program[k].front;
-    report.kernels.push_back(WdKernelReport{kernels[k].layer, kernels[k].op, kernels[k].batch,
-                                          front[solution.choice[k]],
-                                          static_cast<int>(front.size())});
+    report.kernels.push_back(WdKernelReport{
+        kernels[k].layer, kernels[k].op, kernels[k].batch, front[solution.choice[k]], static_cast<int>(front.size()),
+        optimize::fastest_within(kernels[k].rows, kernels[k].batch, report.undivided_share)});
   }
   report.time_ms = solution.time_ms;
   report.workspace_used = solution.workspace_bytes;

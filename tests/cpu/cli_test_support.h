@@ -60,6 +60,13 @@ inline void expect_error(const std::vector<std::string>& args, int status, const
   EXPECT_NE(result.err.find(detail), std::string::npos) << result.err;
 }
 
+/// Whether `out` is `db verify`'s line for a database that passed: "ok: DB, schema N, ...".
+inline bool says_verified(const std::string& out, const std::string& db) {
+  const std::string ending = ", every one valid; integrity and schema checked\n";
+  return out.rfind("ok: " + db + ", schema ", 0) == 0 && out.size() > ending.size() &&
+         out.compare(out.size() - ending.size(), ending.size(), ending) == 0;
+}
+
 /// The real binary: exit status and streams as a shell sees them.
 struct ProcessResult {
   int status = -1;

@@ -123,7 +123,7 @@ TEST(DatabaseDamage, VerifyNamesAMissingTable) {
     options.check_schema = false;
     auto db = BenchmarkDatabase::open(path, options);
     ASSERT_TRUE(db.ok()) << db.message();
-    const Status verified = (*db)->verify();
+    const auto verified = (*db)->verify();
     ASSERT_FALSE(verified.ok()) << "a database without its " << table << " table verified ok";
     EXPECT_NE(verified.message().find(table), std::string::npos) << verified.message();
   }
@@ -328,7 +328,7 @@ TEST(DatabaseDamage, StatsAndVerifyNeverHideAFailedRead) {
     for (const long k : sample_reads(verify_reads)) {
       g_reads = 0;
       g_fail_at = k;
-      const Status verified = (*db)->verify();
+      const auto verified = (*db)->verify();
       g_fail_at = 0;
       EXPECT_FALSE(verified.ok()) << "read " << k << " of " << verify_reads << " failed, and verify said ok";
     }

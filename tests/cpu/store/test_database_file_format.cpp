@@ -114,7 +114,7 @@ TEST(DatabaseFileFormat, VerifyNamesAnyKeyColumnTheIndexLacks) {
   options.check_schema = false;  // as `db verify` opens it
   auto db = BenchmarkDatabase::open(path, options);
   ASSERT_TRUE(db.ok()) << db.message();
-  const Status verified = (*db)->verify();
+  const auto verified = (*db)->verify();
   ASSERT_FALSE(verified.ok());
   EXPECT_NE(verified.message().find("the index measurements_key does not hold the column micro_batch"),
             std::string::npos)

@@ -572,7 +572,7 @@ TEST(DatabaseSchema, VerifyNamesAKeyWithoutTheEngine) {
   options.check_schema = false;  // as `db verify` opens it
   auto db = BenchmarkDatabase::open(path, options);
   ASSERT_TRUE(db.ok()) << db.message();
-  const Status verified = (*db)->verify();
+  const auto verified = (*db)->verify();
   ASSERT_FALSE(verified.ok());
   EXPECT_NE(verified.message().find("measurements_key does not hold the column engine"), std::string::npos)
       << verified.message();

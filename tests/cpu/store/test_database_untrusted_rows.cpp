@@ -76,7 +76,7 @@ TEST(UntrustedRows, RowsOutOfRangeAreRefusedByLookupsVerifyAndMerge) {
       ASSERT_FALSE(found.ok()) << "a lookup would plan with it";
       EXPECT_NE(found.message().find(bad.named), std::string::npos) << found.message();
     }
-    const Status verified = (*database)->verify();
+    const auto verified = (*database)->verify();
     ASSERT_FALSE(verified.ok()) << "db verify passed it";
     EXPECT_NE(verified.message().find(bad.named), std::string::npos) << verified.message();
 
@@ -137,7 +137,7 @@ TEST(UntrustedRows, AnEngineIdBeyondItsBoundsIsRefusedBeforeItIsParsedOrCopied) 
   ASSERT_TRUE(database.ok()) << database.message();
   const auto found = (*database)->lookup(test_gpu(), layer_key(0, 8), CandidateKind::kEngine);
   EXPECT_TRUE(found.ok()) << "no engine coverage: nothing read, " << found.message();
-  const Status verified = (*database)->verify();
+  const auto verified = (*database)->verify();
   ASSERT_FALSE(verified.ok());
   EXPECT_NE(verified.message().find("column engine holds a text of 800008 bytes"), std::string::npos)
       << verified.message();
@@ -227,7 +227,7 @@ TEST(UntrustedRows, AnOpNotSpelledAsUcudnnWritesItIsRefusedByEveryReader) {
       auto database = BenchmarkDatabase::open(path, database_options(JournalMode::kDelete, /*read_only=*/true));
       ASSERT_TRUE(database.ok()) << database.message();
       const std::string named = "op '" + spelling + "', not one ucudnn writes";
-      const Status verified = (*database)->verify();
+      const auto verified = (*database)->verify();
       EXPECT_NE(verified.message().find(named), std::string::npos) << "db verify passed it: " << verified.message();
       const auto stats = (*database)->stats();
       EXPECT_NE(stats.message().find(named), std::string::npos) << "db stats counted it: " << stats.message();
@@ -294,7 +294,7 @@ TEST(UntrustedRows, AKeyThatDoesNotKeepOneRowPerKeyIsRefusedWhateverItsName) {
     options.check_schema = false;  // as `db verify` opens it
     auto verifying = BenchmarkDatabase::open(path, options);
     ASSERT_TRUE(verifying.ok()) << verifying.message();
-    const Status verified = (*verifying)->verify();
+    const auto verified = (*verifying)->verify();
     EXPECT_NE(verified.message().find(bad.named), std::string::npos) << "db verify passed it: " << verified.message();
   }
 }
@@ -318,7 +318,7 @@ TEST(UntrustedRows, AFileWithoutItsUniqueIndexIsRefusedForReadingAndWriting) {
   options.check_schema = false;
   auto verifying = BenchmarkDatabase::open(path, options);
   ASSERT_TRUE(verifying.ok()) << verifying.message();
-  const Status verified = (*verifying)->verify();
+  const auto verified = (*verifying)->verify();
   ASSERT_FALSE(verified.ok());
   EXPECT_NE(verified.message().find("measurements_key is missing"), std::string::npos) << verified.message();
 }

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -108,6 +109,96 @@ TEST(CliHelp, EverySizeOptionStatesTheBinaryUnits) {
   EXPECT_NE(main.out.find("--measurements FILE"), std::string::npos) << main.out;
   for (const char* command : {"plan", "db", "bench", "version"}) {
     EXPECT_NE(main.out.find("\n  " + std::string(command) + " "), std::string::npos) << command;
+  }
+}
+
+// What a help says after its options (its footer: from its last option line on).
+std::string footer_of(const std::string& help) {
+  const auto options = help.rfind("\n  -");
+  const auto end = help.find("\n\n", options);
+  return end == std::string::npos ? "" : help.substr(end);
+}
+
+// Each subcommand's notes fit it: SIZE explained only where an option takes a SIZE, the table's
+// option only where one is read or written, the settings it reads and no others.
+TEST(CliHelp, EachSubcommandsNotesFitItsOwnOptions) {
+  const std::vector<std::vector<std::string>> commands = {{"plan"},         {"db"},          {"db", "import"},
+                                                          {"db", "export"}, {"db", "stats"}, {"db", "verify"},
+                                                          {"db", "merge"},  {"bench"},       {"version"}};
+  for (const auto& command : commands) {
+    const CliResult help = run(with(command, {"--help"}));
+    std::string name;
+    for (const auto& word : command) name += " " + word;
+    SCOPED_TRACE("ucudnn" + name + " --help");
+    ASSERT_EQ(help.status, kExitOk) << help.err;
+    const std::string footer = footer_of(help.out);
+    const bool takes_size = help.out.find(" SIZE ") != std::string::npos;
+    const bool names_a_table = help.out.find("\n  --measurements") != std::string::npos ||
+                               help.out.find(",--measurements") != std::string::npos;
+    EXPECT_EQ(footer.find("SIZE: a number of bytes") != std::string::npos, takes_size) << help.out;
+    EXPECT_EQ(footer.find("is named by --measurements FILE") != std::string::npos, names_a_table) << help.out;
+    EXPECT_NE(footer.find("Exit status: 0 success"), std::string::npos) << help.out;
+  }
+  const std::string verify = run({"db", "verify", "--help"}).out;
+  EXPECT_EQ(footer_of(verify).find("SIZE"), std::string::npos) << verify;
+  EXPECT_NE(footer_of(verify).find("UCUDNN_DATABASE "), std::string::npos) << verify;
+  EXPECT_EQ(footer_of(verify).find("UCUDNN_MEMORY_BUDGET"), std::string::npos) << verify;
+  const std::string plan = run({"plan", "--help"}).out;
+  EXPECT_NE(footer_of(plan).find("UCUDNN_DEFAULT_WORKSPACE_LIMIT"), std::string::npos) << plan;
+  EXPECT_EQ(footer_of(plan).find("UCUDNN_LOG_FILE"), std::string::npos) << plan;
+  // The main help keeps every note and every setting; its title says what the command does.
+  const std::string main = run({"--help"}).out;
+  EXPECT_NE(footer_of(main).find("SIZE: a number of bytes"), std::string::npos) << main;
+  EXPECT_NE(footer_of(main).find("UCUDNN_LOG_FILE"), std::string::npos) << main;
+  EXPECT_EQ(main.find("offline tools"), std::string::npos) << main;
+  EXPECT_EQ(main.rfind("ucudnn: micro-batched cuDNN convolutions: plan offline, benchmark, run a program", 0), 0u)
+      << main;
+  // `run` keeps its own: its exit status is its program's.
+  EXPECT_NE(footer_of(run({"run", "--help"}).out).find("its exit status is the run's"), std::string::npos);
+}
+
+// Every error line starts lower-case, as one sentence of the project's: CLI11's own included
+// ("Could not convert", "The following argument"). A name ("UCUDNN_X", "SQLite") may start it.
+TEST(CliErrors, EveryErrorLineStartsLowerCase) {
+  testing::TempDir dir;
+  const std::string csv = testing::alexnet_csv_path();
+  const std::string garbage = dir.write("garbage.csv", "not,a,table\n");
+  const std::vector<std::vector<std::string>> refusals = {
+      {},
+      {"bogus"},
+      {"plan"},
+      {"plan", "alexnet"},
+      {"plan", "alexnt"},
+      {"plan", garbage},
+      {"plan", csv, "--network", "resnet50"},
+      {"plan", csv, "--workspace-limit", "64MB"},
+      {"plan", csv, "--workspace-limit"},
+      {"plan", csv, "--policy", "half"},
+      {"plan", csv, "--compute-capability", "x"},
+      {"plan", csv, "--pareto", "nothing:fwd"},
+      {"plan", csv, "--json=maybe"},
+      {"db"},
+      {"db", "import"},
+      {"db", "stats", "--database", "x.db", "--database", "y.db"},
+      {"db", "verify", "--database", (dir.path() / "missing.db").string()},
+      {"db", "merge", "--from", "a.db"},
+      {"bench"},
+      {"run"},
+      {"version", "extra"},
+      {"--version", "extra"},
+  };
+  for (const auto& args : refusals) {
+    std::string command;
+    for (const auto& arg : args) command += " " + arg;
+    SCOPED_TRACE("ucudnn" + command);
+    const CliResult result = run(args);
+    EXPECT_NE(result.status, kExitOk);
+    ASSERT_TRUE(is_one_error_line(result.err)) << result.err;
+    const std::string message = result.err.substr(std::string("ucudnn: error: ").size());
+    ASSERT_GE(message.size(), 2u);
+    EXPECT_FALSE(std::isupper(static_cast<unsigned char>(message[0])) &&
+                 std::islower(static_cast<unsigned char>(message[1])))
+        << result.err;
   }
 }
 

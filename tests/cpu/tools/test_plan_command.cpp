@@ -257,13 +257,14 @@ TEST_F(PlanCommand, UsageErrorsAreOneLineWithStatus2) {
   const int usage = kExitUsageError;
   expect_error({}, usage, "subcommand");
   expect_error({"bogus"}, usage, "'bogus'");
-  expect_error({"plan"}, usage, "--measurements");
-  expect_error({"plan", "--measurements", alexnet_}, usage, "--workspace-limit");
-  expect_error({"plan", "--workspace-limit", "1"}, usage, "--measurements");
+  // (What plan says without measurements, and of words that name nothing: test_plan_inputs.cpp.)
+  expect_error({"plan", "--workspace-limit", "1"}, usage, "--workspace-limit: 1 bytes is less than 1 MiB");
+  expect_error({"plan", "--measurements", ""}, usage, "--measurements: an empty name");
   expect_error({"plan", "--measurements", alexnet_, "--workspace-limit"}, usage,
                "--workspace-limit");
   expect_error(with(plan_args(alexnet_, "64MiB"), {"--foo"}), usage, "--foo");
-  expect_error(with(plan_args(alexnet_, "64MiB"), {"extra"}), usage, "extra");
+  expect_error(with(plan_args(alexnet_, "64MiB"), {"extra"}), usage,
+               "'extra' is neither a file nor a built-in network");
   expect_error(plan_args(alexnet_, "12XB"), usage, "'12XB'");
   expect_error(plan_args(alexnet_, "64MB"), usage,
                "--workspace-limit: '64MB' is ambiguous (MB is 2^20 bytes to some frameworks, 10^6 to SI): write "

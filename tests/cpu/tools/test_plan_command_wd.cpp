@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <random>
 #include <regex>
@@ -31,8 +32,8 @@ TEST_F(PlanCommand, WdJsonHasTheDocumentedKeysAndAgreesWithTheTable) {
   const Json json = plan_json(wd_args(alexnet_, "120MiB"));
   ASSERT_TRUE(json.is_object());
   EXPECT_EQ(keys(json),
-            (std::vector<std::string>{"mode", "policy", "total_workspace_bytes", "kernels",
-                                      "total_time_ms", "workspace_used_bytes", "variables",
+            (std::vector<std::string>{"mode", "policy", "total_workspace_bytes", "undivided_workspace_bytes", "kernels",
+                                      "total_time_ms", "undivided_total_time_ms", "workspace_used_bytes", "variables",
                                       "solve_ms", "optimal", "gap"}));
   EXPECT_EQ(json["mode"], "wd");
   EXPECT_EQ(json["policy"], "powerOfTwo");
@@ -43,16 +44,22 @@ TEST_F(PlanCommand, WdJsonHasTheDocumentedKeysAndAgreesWithTheTable) {
   ASSERT_TRUE(kernels.ok());
   ASSERT_EQ(json["kernels"].size(), kernels->size());
   const auto allowed = allowed_micro_batch_sizes(BatchSizePolicy::kPowerOfTwo, 256);
+  // The baseline: each kernel undivided within an equal share of the budget.
+  const std::size_t share = budget / kernels->size();
+  EXPECT_EQ(json["undivided_workspace_bytes"].get<std::size_t>(), share);
   double time_sum = 0.0;
+  double undivided_sum = 0.0;
   std::size_t workspace_sum = 0;
   int configurations = 0;
   for (std::size_t i = 0; i < kernels->size(); ++i) {
     const KernelMeasurements& kernel = (*kernels)[i];
     const Json& entry = json["kernels"][i];
     SCOPED_TRACE(kernel.layer + " " + short_name(kernel.op));
-    EXPECT_EQ(keys(entry), (std::vector<std::string>{"layer", "op", "batch", "time_ms",
-                                                     "workspace_bytes", "micro_batches",
-                                                     "desirable_configurations"}));
+    EXPECT_EQ(keys(entry), (std::vector<std::string>{"layer", "op", "batch", "time_ms", "undivided_time_ms",
+                                                     "workspace_bytes", "micro_batches", "desirable_configurations"}));
+    const double undivided = measured_time(kernel, kernel.batch, -1, share);
+    EXPECT_NEAR(entry["undivided_time_ms"].get<double>(), undivided, 1e-6);
+    undivided_sum += undivided;
     EXPECT_EQ(entry["layer"], kernel.layer);  // file order
     EXPECT_EQ(entry["op"], short_name(kernel.op));
     EXPECT_EQ(entry["batch"], kernel.batch);
@@ -67,6 +74,7 @@ TEST_F(PlanCommand, WdJsonHasTheDocumentedKeysAndAgreesWithTheTable) {
     configurations += entry["desirable_configurations"].get<int>();
   }
   EXPECT_NEAR(json["total_time_ms"].get<double>(), time_sum, 1e-6);
+  EXPECT_NEAR(json["undivided_total_time_ms"].get<double>(), undivided_sum, 1e-6);
   EXPECT_EQ(json["workspace_used_bytes"].get<std::size_t>(), workspace_sum);
   EXPECT_LE(workspace_sum, budget);
   EXPECT_EQ(json["variables"].get<int>(), configurations);
@@ -90,28 +98,45 @@ TEST_F(PlanCommand, WdBeatsWrWithTheSameMemory) {
   EXPECT_GE(undivided["total_time_ms"].get<double>(), wd["total_time_ms"].get<double>());
 }
 
+// WD's table has WR's columns (undivided and planned time, speedup), and the configurations.
 TEST_F(PlanCommand, WdTableHasARowPerKernelATotalAndTheSolver) {
   const CliResult result = run(wd_args(alexnet_, "120MiB"));
   ASSERT_EQ(result.status, 0) << result.err;
   EXPECT_TRUE(result.err.empty()) << result.err;
   const auto lines = lines_of(result.out);
-  ASSERT_GE(lines.size(), 4u);
+  ASSERT_GE(lines.size(), 5u);
   EXPECT_EQ(lines[0], "WD plan, policy powerOfTwo, total workspace 120 MiB, 15 kernels");
+  EXPECT_EQ(
+      lines[1].rfind("undivided: each kernel's whole batch in one call within an equal share of the budget, 8 MiB", 0),
+      0u)
+      << lines[1];
+  EXPECT_EQ(split_words(lines[2]), (std::vector<std::string>{"layer", "op", "batch", "undivided", "ms", "planned", "ms",
+                                                             "speedup", "workspace", "configs", "micro-batches"}));
   const Json json = plan_json(wd_args(alexnet_, "120MiB"));
+  const auto ratio = [](double undivided, double planned) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2fx", undivided / planned);
+    return std::string(text);
+  };
   for (const auto& kernel : json["kernels"]) {
     const auto found = std::count_if(lines.begin(), lines.end(), [&](const std::string& line) {
       const auto words = split_words(line);
-      // layer, op, batch, time, workspace (number and unit), configurations, micro-batches
-      return words.size() > 7 && words[0] == kernel["layer"] && words[1] == kernel["op"] &&
+      // layer, op, batch, undivided, planned, speedup, workspace (number and unit), configurations, micro-batches
+      return words.size() > 9 && words[0] == kernel["layer"] && words[1] == kernel["op"] &&
              words[2] == std::to_string(kernel["batch"].get<int>()) &&
-             words[6] == std::to_string(kernel["desirable_configurations"].get<int>());
+             std::abs(std::stod(words[3]) - kernel["undivided_time_ms"].get<double>()) < 5e-4 &&
+             std::abs(std::stod(words[4]) - kernel["time_ms"].get<double>()) < 5e-4 &&
+             words[5] == ratio(kernel["undivided_time_ms"].get<double>(), kernel["time_ms"].get<double>()) &&
+             words[8] == std::to_string(kernel["desirable_configurations"].get<int>());
     });
     EXPECT_EQ(found, 1) << kernel.dump();
   }
   const auto total = split_words(lines[lines.size() - 2]);
-  ASSERT_GE(total.size(), 2u);
+  ASSERT_GE(total.size(), 4u);
   EXPECT_EQ(total[0], "total");
-  EXPECT_NEAR(std::stod(total[1]), json["total_time_ms"].get<double>(), 5e-4);
+  EXPECT_NEAR(std::stod(total[1]), json["undivided_total_time_ms"].get<double>(), 5e-4);
+  EXPECT_NEAR(std::stod(total[2]), json["total_time_ms"].get<double>(), 5e-4);
+  EXPECT_EQ(total[3], ratio(json["undivided_total_time_ms"].get<double>(), json["total_time_ms"].get<double>()));
   EXPECT_EQ(lines.back().rfind("workspace used ", 0), 0u) << lines.back();
   EXPECT_NE(lines.back().find(" of 120 MiB; " + std::to_string(json["variables"].get<int>()) +
                               " variables, solved in "),
@@ -119,9 +144,9 @@ TEST_F(PlanCommand, WdTableHasARowPerKernelATotalAndTheSolver) {
       << lines.back();
 }
 
-TEST_F(PlanCommand, ExactlyOneOfWorkspaceLimitAndTotalWorkspace) {
+// (Neither given: the library's mode, test_plan_inputs.cpp.)
+TEST_F(PlanCommand, AtMostOneOfWorkspaceLimitAndTotalWorkspace) {
   const int usage = kExitUsageError;
-  expect_error({"plan", "--measurements", alexnet_}, usage, "--total-workspace");
   expect_error({"plan", "--measurements", alexnet_, "--workspace-limit", "8MiB",
                 "--total-workspace", "120MiB"},
                usage, "--workspace-limit, --total-workspace and --pareto exclude each other");
@@ -161,6 +186,37 @@ TEST_F(PlanCommand, InfeasibleTotalWorkspaceIsADataError) {
   const Json roomy = plan_json(wd_args(csv, "9KiB"));
   EXPECT_EQ(roomy["workspace_used_bytes"], 9216);
   EXPECT_DOUBLE_EQ(roomy["total_time_ms"].get<double>(), 2.0);
+}
+
+// A kernel whose every algorithm needs more than the equal share at its whole batch has no baseline:
+// "-" in the table (and for the total and its speedup), null in JSON; its plan is made all the same.
+TEST_F(PlanCommand, WdBaselineWithoutAnAlgorithmWithinTheShareIsADash) {
+  const std::string csv = dir_.write("share.csv",
+                                     "a,fwd,4,0,0,3.0,6144\n"
+                                     "a,fwd,2,0,0,1.0,2048\n"
+                                     "b,bwdd,4,0,0,1.0,0\n");
+  const Json json = plan_json(wd_args(csv, "6KiB"));
+  EXPECT_EQ(json["undivided_workspace_bytes"], 3072);
+  EXPECT_TRUE(json["kernels"][0]["undivided_time_ms"].is_null()) << json.dump();
+  EXPECT_DOUBLE_EQ(json["kernels"][1]["undivided_time_ms"].get<double>(), 1.0);
+  EXPECT_TRUE(json["undivided_total_time_ms"].is_null()) << json.dump();
+  EXPECT_DOUBLE_EQ(json["kernels"][0]["time_ms"].get<double>(), 2.0);
+
+  const CliResult table = run(wd_args(csv, "6KiB"));
+  ASSERT_EQ(table.status, 0) << table.err;
+  const auto lines = lines_of(table.out);
+  const auto row = [&](const std::string& first) {
+    for (const auto& line : lines) {
+      const auto words = split_words(line);
+      if (!words.empty() && words[0] == first) return words;
+    }
+    return std::vector<std::string>{};
+  };
+  EXPECT_EQ(row("a").at(3), "-");
+  EXPECT_EQ(row("a").at(5), "-");
+  EXPECT_EQ(row("b").at(3), "1.000");
+  EXPECT_EQ(row("total").at(1), "-");
+  EXPECT_EQ(row("total").at(3), "-");
 }
 
 // The front printed by --pareto is checked against a second, independent computation: the WR
