@@ -16,11 +16,11 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 started=$SECONDS
 fail() { echo "wheel: $*" >&2; exit 1; }
-python3 -m pip --version > /dev/null 2>&1 && python3 -c "import venv, ensurepip" 2> /dev/null ||
-  fail "python3 needs pip and venv (Debian: apt-get install python3-pip python3-venv)"
 # tcl: SQLite's build makes its one source file with tclsh; ccache: a clean build, or another
-# clone's (CI's), compiles what was compiled before in seconds.
-UCUDNN_SETUP_EXTRA="${UCUDNN_SETUP_EXTRA:-} tcl ccache" bash tests/setup.sh
+# clone's (CI's), compiles what was compiled before in seconds; pip and venv for Debian's python3.
+UCUDNN_SETUP_EXTRA="${UCUDNN_SETUP_EXTRA:-} tcl ccache python3-pip python3-venv" bash tests/setup.sh
+python3 -m pip --version > /dev/null 2>&1 && python3 -c "import venv, ensurepip" 2> /dev/null ||
+  fail "$(command -v python3) has no pip or venv"
 # Paths relative to this tree in ccache's keys, so that another clone of the same sources hits.
 export CCACHE_BASEDIR=$root
 deps="$root/build-wheel/deps"

@@ -122,6 +122,11 @@ expect_ok ucudnn --version
 expect_ok ucudnn plan --measurements tests/data/h100-alexnet-b256-fp32.csv --workspace-limit 64MiB | tail -3
 expect_ok ucudnn run --dry-run -- python3 -c pass
 [ "$(bare python3 -m ucudnn --version)" = "$(bare ucudnn --version)" ] || fail "python3 -m ucudnn differs from ucudnn"
+# The entry point is Python, which ignores SIGPIPE and SIGXFSZ: the program must not inherit that.
+ignored=$(bare ucudnn run --no-stats -- sh -c 'sed -n "s/^SigIgn:[[:space:]]*//p" /proc/self/status' 2> /dev/null)
+[ -n "$ignored" ] && (( (16#$ignored >> 12 & 1) == 0 && (16#$ignored >> 24 & 1) == 0 )) ||
+  fail "a program under ucudnn run ignores SIGPIPE or SIGXFSZ (SigIgn: ${ignored:-none read})"
+echo "a program under ucudnn run ignores neither SIGPIPE nor SIGXFSZ (SigIgn: $ignored)"
 
 # The framework's nvidia wheels: CUDA's runtime from PyPI, cuDNN's version check from this machine.
 cuda_major=$(readelf -d "$package/lib/libucudnn_preload.so" | sed -n 's/.*\[libcudart\.so\.\([0-9]*\)\].*/\1/p')
