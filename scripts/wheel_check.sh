@@ -63,7 +63,7 @@ inside() {  # step 2, in the mount namespace
   fi
   echo "--- CUDA's runtime, cuDNN, GLPK, SQLite, GMP, ltdl and SuiteSparse hidden"
   expect_ok ucudnn --version
-  expect_ok ucudnn plan --measurements tests/data/h100-alexnet-b256-fp32.csv --workspace-limit 64MiB | tail -3
+  expect_ok ucudnn plan --measurements tests/data/h100-alexnet-b256-fp32.csv --network alexnet --workspace-limit 64MiB | tail -3
   local out status=0
   out=$(bare ucudnn run --dry-run -- python3 -c pass 2>&1) || status=$?
   [ "$status" = 1 ] && grep -q "no libcudnn.so.9 found" <<<"$out" ||
@@ -119,7 +119,7 @@ echo "wheel_check: $(basename "$wheel") installed into $venv"
 echo "--- LD_LIBRARY_PATH empty, PATH=$venv/bin:/usr/bin:/bin"
 check_links
 expect_ok ucudnn --version
-expect_ok ucudnn plan --measurements tests/data/h100-alexnet-b256-fp32.csv --workspace-limit 64MiB | tail -3
+expect_ok ucudnn plan --measurements tests/data/h100-alexnet-b256-fp32.csv --network alexnet --workspace-limit 64MiB | tail -3
 expect_ok ucudnn run --dry-run -- python3 -c pass
 [ "$(bare python3 -m ucudnn --version)" = "$(bare ucudnn --version)" ] || fail "python3 -m ucudnn differs from ucudnn"
 # The entry point is Python, which ignores SIGPIPE and SIGXFSZ: the program must not inherit that.
