@@ -122,7 +122,8 @@ class PlanExecutionTest : public PlainCudnnTest {
   std::unique_ptr<AmpleWorkspace> workspace_;
 };
 
-/// A random convolution: 2-d or 3-d, batch 1-64, groups, kernel 1-7, stride, pad, dilation,
+/// A random convolution: 2-d or 3-d, batch 1-64, groups, kernel 1-7, stride, pad (within the dilated
+/// filter's reach), dilation (where the filter is wider than 1),
 /// NCHW / NHWC / padded strides, FP32 (FMA math) or FP16.
 ConvSpec random_spec(std::mt19937& rng);
 
