@@ -262,11 +262,11 @@ std::string describe_plan(const UcudnnPlan& plan) {
   std::string out;
   for (const auto& run : plan.runs) {
     if (!out.empty()) out += " + ";
-    out +=
-        std::to_string(run.count) + "x" + std::to_string(run.size) + " " +
-        ucudnn::describe_candidate(
-            ucudnn::candidate_from_columns(run.algo, run.mathType, run.engine).in_channel_pieces(run.channelPieces)) +
-        " math " + std::to_string(static_cast<int>(run.mathType));
+    out += std::to_string(run.count) + "x" + std::to_string(run.size) + " " +
+           ucudnn::describe_candidate(ucudnn::candidate_from_columns(run.algo, run.mathType, run.engine)
+                                          .in_channel_pieces(run.channelPieces)
+                                          .with_padded_channels(run.paddedChannels)) +
+           " math " + std::to_string(static_cast<int>(run.mathType));
   }
   return out.empty() ? "(none)" : out;
 }

@@ -309,6 +309,9 @@ typedef struct UcudnnMicroBatchRun {
   /// K / P output channels (slices of y and of the filter, no copies). Added after 0.2.0: written
   /// only where runStructSize covers it.
   int channelPieces;
+  /// 0, or the channel count each call's input was padded to with zero channels (a copy in the
+  /// workspace, counted in workspaceBytes). Added after 0.2.0, as channelPieces.
+  int paddedChannels;
 } UcudnnMicroBatchRun;
 
 /// The plan ucudnn runs for one convolution, filled by ucudnnGetPlan.
@@ -417,6 +420,9 @@ typedef struct UcudnnSplitKinds {
 typedef struct UcudnnSplitStatistics {
   size_t structSize;
   UcudnnSplitKinds op[3];
+  /// Per operation: calls that ran on the input padded with zero channels (a first layer's 3
+  /// channels run as 4). Added after 0.2.0: written only where structSize covers it.
+  long long paddedInputCalls[3];
 } UcudnnSplitStatistics;
 cudnnStatus_t ucudnnGetSplitStatistics(UcudnnSplitStatistics* statistics);
 
@@ -535,6 +541,7 @@ struct UcudnnPlanRun {
   size_t workspaceBytes = 0;
   std::string engine;  ///< "" for a legacy algorithm
   int channelPieces = 1;  ///< see UcudnnMicroBatchRun::channelPieces
+  int paddedChannels = 0;  ///< see UcudnnMicroBatchRun::paddedChannels
 };
 
 /// UcudnnPlanInfo with its runs in vectors, for C++ callers (see UcudnnPlanInfo for the fields).
@@ -589,6 +596,7 @@ inline cudnnStatus_t ucudnnGetPlan(UcudnnHandle_t handle, UcudnnConvolutionOp_t 
       to[i].workspaceBytes = from[i].workspaceBytes;
       to[i].engine = from[i].engine;
       to[i].channelPieces = from[i].channelPieces > 0 ? from[i].channelPieces : 1;  // 0: a library before it
+      to[i].paddedChannels = from[i].paddedChannels;
     }
     return to;
   };

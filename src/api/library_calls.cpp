@@ -1,6 +1,7 @@
 // ucudnn's own calls: handle settings and plan queries. Each has C linkage (ucudnn.h declares
 // them in extern "C").
 
+#include <cstddef>
 #include <cstring>
 #include <string>
 
@@ -267,15 +268,19 @@ cudnnStatus_t ucudnnGetStatistics(UcudnnStatistics* statistics) {
 cudnnStatus_t ucudnnGetSplitStatistics(UcudnnSplitStatistics* statistics) {
   return at_boundary(__func__, [&]() -> Status {
     if (!statistics) return Error(ErrorCode::kBadParam, "statistics is null");
-    if (statistics->structSize < sizeof(UcudnnSplitStatistics)) {
-      return Error(ErrorCode::kBadParam, "UcudnnSplitStatistics.structSize is " + std::to_string(statistics->structSize) +
-                                             ", not sizeof(UcudnnSplitStatistics) (" +
-                                             std::to_string(sizeof(UcudnnSplitStatistics)) + ")");
+    // 0.2.0's struct ended at op[]; later fields are written where the caller's size holds them.
+    constexpr std::size_t kFirstSize = offsetof(UcudnnSplitStatistics, paddedInputCalls);
+    if (statistics->structSize < kFirstSize) {
+      return Error(ErrorCode::kBadParam, "UcudnnSplitStatistics.structSize is " +
+                                             std::to_string(statistics->structSize) + ", below this library's " +
+                                             std::to_string(kFirstSize) + ": set it to sizeof(UcudnnSplitStatistics)");
     }
+    const bool holds_padded = statistics->structSize >= sizeof(UcudnnSplitStatistics);
     for (const ucudnn::ConvOp op : ucudnn::kConvOps) {
       const ucudnn::OpCounters c = ucudnn::Statistics::instance().read(op);
       statistics->op[static_cast<int>(op)].channelPieceCalls = c.channel_piece_calls;
       statistics->op[static_cast<int>(op)].fp32SumCalls = c.fp32_sum_calls;
+      if (holds_padded) statistics->paddedInputCalls[static_cast<int>(op)] = c.padded_input_calls;
     }
     return Status::success();
   });

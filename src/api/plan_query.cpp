@@ -39,7 +39,7 @@ Status check_engine_ids(const MicroBatchSplit& plan) {
   return Status::success();
 }
 
-// Each run written whole (version 1's fields, and version 2's where the caller's element holds
+// Each run written whole (version 1's fields, and later versions' where the caller's element holds
 // them), `stride` bytes apart: the caller's element size.
 void copy_runs(const MicroBatchSplit& plan, UcudnnMicroBatchRun* runs, std::size_t stride) {
   if (!runs) return;
@@ -55,7 +55,11 @@ void copy_runs(const MicroBatchSplit& plan, UcudnnMicroBatchRun* runs, std::size
     r.workspaceBytes = run.row.workspace_bytes;
     std::memcpy(r.engine, c.engine_id.c_str(), c.engine_id.size() + 1);  // fits: check_engine_ids
     r.channelPieces = c.channel_pieces;
-    std::memcpy(out, &r, stride >= kMicroBatchRunSizeV2 ? kMicroBatchRunSizeV2 : kMicroBatchRunSizeV1);
+    r.paddedChannels = c.padded_channels;
+    const std::size_t written = stride >= kMicroBatchRunSizeV3   ? kMicroBatchRunSizeV3
+                                : stride >= kMicroBatchRunSizeV2 ? kMicroBatchRunSizeV2
+                                                                 : kMicroBatchRunSizeV1;
+    std::memcpy(out, &r, written);
     out += stride;
   }
 }

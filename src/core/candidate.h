@@ -15,8 +15,8 @@ enum class CandidateKind : int { kLegacy = 0, kEngine = 1 };
 inline constexpr int kCandidateKindCount = 2;
 
 /// A legacy cuDNN algorithm or an engine configuration of cuDNN's graph API, possibly run in
-/// output-channel pieces. Made by its kind's maker (Candidate::legacy, Candidate::engine) or, from
-/// a stored row's columns, by candidate_from_columns (core/candidate_kinds.h).
+/// output-channel pieces or on a padded copy of the input. Made by its kind's maker (Candidate::legacy,
+/// Candidate::engine) or, from a stored row's columns, by candidate_from_columns (core/candidate_kinds.h).
 struct Candidate {
   /// The algorithm of a kind that has none (an engine): the database's algo column for it.
   static constexpr int kNoAlgorithm = -1;
@@ -28,12 +28,15 @@ struct Candidate {
   /// 1: one call on the whole kernel. P > 1: P calls, each on 1/P of the output channels
   /// (optimize/channel_pieces.h); only the planner makes these, never stored as such.
   int channel_pieces = 1;
+  /// 0: the input as the caller gave it. C > 0: the input (and filter) copied with zero channels
+  /// up to C first (optimize/padded_input.h); only the planner makes these, never stored as such.
+  int padded_channels = 0;
 
   static Candidate legacy(int algorithm, int math_type) {
-    return Candidate{CandidateKind::kLegacy, algorithm, math_type, std::string(), 1};
+    return Candidate{CandidateKind::kLegacy, algorithm, math_type, std::string(), 1, 0};
   }
   static Candidate engine(std::string id, int math_type) {
-    return Candidate{CandidateKind::kEngine, kNoAlgorithm, math_type, std::move(id), 1};
+    return Candidate{CandidateKind::kEngine, kNoAlgorithm, math_type, std::move(id), 1, 0};
   }
   /// This candidate run in `pieces` output-channel pieces.
   Candidate in_channel_pieces(int pieces) const {
@@ -41,12 +44,18 @@ struct Candidate {
     pieced.channel_pieces = pieces;
     return pieced;
   }
+  /// This candidate run on the input padded to `channels` channels.
+  Candidate with_padded_channels(int channels) const {
+    Candidate padded = *this;
+    padded.padded_channels = channels;
+    return padded;
+  }
 };
 
 namespace detail {
 // Every field of a candidate, in the order candidates sort by: what == and < compare.
 inline auto candidate_fields(const Candidate& c) {
-  return std::tie(c.algorithm, c.math_type, c.engine_id, c.channel_pieces, c.kind);
+  return std::tie(c.algorithm, c.math_type, c.engine_id, c.channel_pieces, c.padded_channels, c.kind);
 }
 }  // namespace detail
 

@@ -22,6 +22,7 @@ void Statistics::count_execution(ConvOp op, const ExecutedSplit& split, bool rep
   if (split.micro_batches > 1) a.split_calls.fetch_add(1, std::memory_order_relaxed);
   if (split.channel_pieces) a.channel_piece_calls.fetch_add(1, std::memory_order_relaxed);
   if (split.fp32_sums) a.fp32_sum_calls.fetch_add(1, std::memory_order_relaxed);
+  if (split.padded_input) a.padded_input_calls.fetch_add(1, std::memory_order_relaxed);
   if (replayed) a.replayed_calls.fetch_add(1, std::memory_order_relaxed);
 }
 
@@ -109,6 +110,7 @@ OpCounters Statistics::read(ConvOp op) const {
   c.replayed_calls = a.replayed_calls.load();
   c.channel_piece_calls = a.channel_piece_calls.load();
   c.fp32_sum_calls = a.fp32_sum_calls.load();
+  c.padded_input_calls = a.padded_input_calls.load();
   c.captures = a.captures.load();
   c.capture_seconds = static_cast<double>(a.capture_ns.load()) * 1e-9;
   c.plain_calls = a.plain_calls.load();
@@ -121,15 +123,18 @@ OpCounters Statistics::read(ConvOp op) const {
 
 std::string Statistics::report() const {
   std::ostringstream out;
-  out << "ucudnn: op    convolutions      split     pieces  fp32-sums   replayed   captured  capture s      plain    "
+  out << "ucudnn: op    convolutions      split     pieces  fp32-sums     padded   replayed   captured  capture s      "
+         "plain    "
          "queries    timings  benchmark s  solve s\n";
   for (ConvOp op : kConvOps) {
     const OpCounters c = read(op);
     char line[256];
-    std::snprintf(line, sizeof(line), "ucudnn: %-5s %12lld %10lld %10lld %10lld %10lld %10lld %10.3f %10lld %10lld %10lld %12.3f %8.3f\n",
-                  short_name(op), c.convolution_calls, c.split_calls, c.channel_piece_calls, c.fp32_sum_calls,
-                  c.replayed_calls, c.captures, c.capture_seconds,
-                  c.plain_calls, c.algorithm_queries, c.timings, c.benchmark_seconds, c.solve_seconds);
+    std::snprintf(
+        line, sizeof(line),
+        "ucudnn: %-5s %12lld %10lld %10lld %10lld %10lld %10lld %10lld %10.3f %10lld %10lld %10lld %12.3f %8.3f\n",
+        short_name(op), c.convolution_calls, c.split_calls, c.channel_piece_calls, c.fp32_sum_calls,
+        c.padded_input_calls, c.replayed_calls, c.captures, c.capture_seconds, c.plain_calls, c.algorithm_queries,
+        c.timings, c.benchmark_seconds, c.solve_seconds);
     out << line;
   }
   out << "ucudnn: op    search s: setup  heuristics     find  plan build   timing  database | plans built"

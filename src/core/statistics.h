@@ -21,6 +21,7 @@ struct OpCounters {
   long long channel_piece_calls = 0;  ///< ... whose plan cut the output channels into pieces
   long long fp32_sum_calls = 0;     ///< ... whose micro-batches were summed in FP32 (half-precision
                                     ///< backward filter)
+  long long padded_input_calls = 0;  ///< ... that ran on the input padded with zero channels
   long long captures = 0;           ///< CUDA graphs captured (each also counts as replayed)
   double capture_seconds = 0;       ///< host time spent capturing and instantiating them
   long long plain_calls = 0;        ///< ... that ran as plain cuDNN (planning failed, or the caller
@@ -36,6 +37,7 @@ struct ExecutedSplit {
   int micro_batches = 1;
   bool channel_pieces = false;  ///< some micro-batch ran in output-channel pieces
   bool fp32_sums = false;       ///< the micro-batches' filter gradients were summed in FP32
+  bool padded_input = false;    ///< the calls ran on the input padded with zero channels
 };
 
 /// Where a search spends its time: each is timed where it happens (runtime/), per operation.
@@ -115,8 +117,8 @@ class Statistics {
 
  private:
   struct Atomics {
-    std::atomic<long long> convolution_calls{0}, split_calls{0}, replayed_calls{0}, plain_calls{0}, algorithm_queries{0},
-        timings{0}, channel_piece_calls{0}, fp32_sum_calls{0};
+    std::atomic<long long> convolution_calls{0}, split_calls{0}, replayed_calls{0}, plain_calls{0},
+        algorithm_queries{0}, timings{0}, channel_piece_calls{0}, fp32_sum_calls{0}, padded_input_calls{0};
     std::atomic<long long> benchmark_ns{0}, solve_ns{0}, captures{0}, capture_ns{0};
     std::array<std::atomic<long long>, static_cast<int>(SearchPhase::kCount)> search_ns{};
     std::array<std::atomic<long long>, static_cast<int>(SearchCount::kCount)> search_counts{};

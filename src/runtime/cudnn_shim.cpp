@@ -148,4 +148,9 @@ Status transform_tensor(cudnnHandle_t handle, const void* alpha, cudnnTensorDesc
   return Status::success();
 }
 
+Status set_tensor(cudnnHandle_t handle, cudnnTensorDescriptor_t y_desc, void* y, const void* value) {
+  UCUDNN_CHECK_CUDNN(cudnnSetTensor(handle, y_desc, y, value));
+  return Status::success();
+}
+
 }  // namespace ucudnn::runtime

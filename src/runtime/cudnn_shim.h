@@ -49,5 +49,7 @@ Status convolve(cudnnHandle_t handle, ConvOp op, const ConvDescriptors& d, int a
 /// data types (backward filter's FP32 sums, optimize/filter_sums.h).
 Status transform_tensor(cudnnHandle_t handle, const void* alpha, cudnnTensorDescriptor_t x_desc, const void* x,
                         const void* beta, cudnnTensorDescriptor_t y_desc, void* y);
+/// cudnnSetTensor: every element of y set to *value (the padded input's zero channels).
+Status set_tensor(cudnnHandle_t handle, cudnnTensorDescriptor_t y_desc, void* y, const void* value);
 
 }  // namespace ucudnn::runtime

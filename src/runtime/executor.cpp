@@ -6,6 +6,7 @@
 #include "core/statistics.h"
 #include "optimize/channel_pieces.h"
 #include "optimize/filter_sums.h"
+#include "runtime/padded_input_copies.h"
 #include "runtime/scaling_factors.h"
 
 namespace ucudnn::runtime {
@@ -21,26 +22,38 @@ Status ExecutablePlan::build(const ConvKey& key, std::size_t workspace_limit, Ba
   plan->policy_ = policy;
   plan->undivided_time_ms_ = undivided_time_ms;
   plan->split_ = std::move(wr);
+  // A plan on a padded input pads every micro-batch (plan_making plans it apart): its calls are
+  // the padded kernel's, on copies at the start of the workspace.
+  const auto& runs = plan->split_.runs;
+  const int padded_channels = runs.empty() ? 0 : runs.front().candidate().padded_channels;
+  std::vector<int> sizes;
+  for (const MicroBatchRun& run : runs) {
+    if (run.candidate().padded_channels != padded_channels) {
+      return Error(ErrorCode::kBadParam, "a plan of " + key.to_string() + " pads some micro-batches' input, not all");
+    }
+    sizes.push_back(run.size());
+  }
+  if (padded_channels > 0) UCUDNN_TRY(PaddedInputCopies::make(key, sizes, &plan->copies_));
+  const ConvKey& run_key = plan->copies_ ? plan->copies_->padded_key() : key;
   // A split of a half-precision filter gradient sums in FP32: the accumulator comes first in the
-  // workspace, the runs' calls get what is left.
+  // workspace, then the padded copies; the runs' calls get what is left.
   plan->split_.sums_in_fp32 = optimize::sums_in_fp32(key) && plan->split_.micro_batch_count() > 1;
-  const std::size_t accumulator = plan->split_.sums_in_fp32 ? optimize::fp32_sum_bytes(key) : 0;
-  if (accumulator > workspace_limit) {
-    return Error(ErrorCode::kNotSupported, "the FP32 sums of " + key.to_string() + " need " +
-                                               std::to_string(accumulator) + " bytes, over the limit of " +
+  plan->accumulator_bytes_ = plan->split_.sums_in_fp32 ? optimize::fp32_sum_bytes(run_key) : 0;
+  const std::size_t ahead = plan->ahead_bytes();
+  if (ahead > workspace_limit) {
+    return Error(ErrorCode::kNotSupported, "the FP32 sums and padded copies of " + key.to_string() + " need " +
+                                               std::to_string(ahead) + " bytes, over the limit of " +
                                                std::to_string(workspace_limit));
   }
-  if (plan->split_.sums_in_fp32) UCUDNN_TRY(Fp32FilterSums::make(key, &plan->sums_));
+  if (plan->split_.sums_in_fp32) UCUDNN_TRY(Fp32FilterSums::make(run_key, &plan->sums_));
   for (const CandidateKindInfo& info : candidate_kinds()) {
-    const auto& runs = plan->split_.runs;
     const bool has_runs = std::any_of(runs.begin(), runs.end(),
                                       [&](const MicroBatchRun& run) { return run.candidate().kind == info.kind; });
     if (!has_runs) continue;
     std::unique_ptr<KindRunner>& runner = plan->runners_[static_cast<std::size_t>(info.kind)];
-    UCUDNN_TRY(kind_runtime(info.kind).make_runner(key, plan->split_, workspace_limit - accumulator, &runner,
-                                                   oversized));
+    UCUDNN_TRY(kind_runtime(info.kind).make_runner(run_key, plan->split_, workspace_limit - ahead, &runner, oversized));
     // The plan asks for what its calls need, within the limit (the runner refuses more).
-    plan->split_.workspace_bytes = std::max(plan->split_.workspace_bytes, accumulator + runner->workspace_bytes());
+    plan->split_.workspace_bytes = std::max(plan->split_.workspace_bytes, ahead + runner->workspace_bytes());
   }
   *out = std::move(plan);
   return Status::success();
@@ -78,9 +91,10 @@ Status ExecutablePlan::execute(const CallTarget& target, const void* alpha, cons
         return captured.enqueue(handle, alpha, beta, buffers, workspace, workspace_bytes);
       }));
   const ExecutablePlan& ran = outcome.replayed && !outcome.of_direct ? captured : *this;
-  Statistics::instance().count_execution(
-      key_.op, ExecutedSplit{ran.split_.micro_batch_count(), ran.split_.in_channel_pieces(), ran.split_.sums_in_fp32},
-      outcome.replayed);
+  Statistics::instance().count_execution(key_.op,
+                                         ExecutedSplit{ran.split_.micro_batch_count(), ran.split_.in_channel_pieces(),
+                                                       ran.split_.sums_in_fp32, ran.copies_ != nullptr},
+                                         outcome.replayed);
   if (outcome.captured) Statistics::instance().add_capture(key_.op, outcome.capture_seconds);
   return Status::success();
 }
@@ -101,16 +115,28 @@ Status ExecutablePlan::enqueue(cudnnHandle_t handle, const void* alpha, const vo
   scaling.accumulates = split_.later_calls_accumulate(key_.op) && !sums_;
   scaling.sums_in_fp32 = sums_ != nullptr;
   if (sums_ && !scaling.given) return Error(ErrorCode::kBadParam, "a split summed in FP32 needs alpha and beta");
-  const std::size_t accumulator = sums_ ? optimize::fp32_sum_bytes(key_) : 0;
-  void* const call_workspace = static_cast<char*>(workspace) + accumulator;
-  const std::size_t call_workspace_bytes = workspace_bytes - accumulator;  // execute() checked the size
+  // A padded backward filter computes its copy of the gradient from zero; the caller's beta
+  // applies where the copy's real channels are copied out.
+  const bool gradient_copied_out = copies_ && key_.op == ConvOp::kBackwardFilter;
+  const ScalingFactor zero(key_, 0.0), minus_one(key_, -1.0);
+  const void* const calls_beta = gradient_copied_out ? zero.get() : beta;
+  CallScaling calls = scaling;
+  if (gradient_copied_out) calls.beta = 0.0;
+  void* const accumulator = workspace;
+  void* const copies = static_cast<char*>(workspace) + accumulator_bytes_;
+  void* const call_workspace = static_cast<char*>(workspace) + ahead_bytes();
+  const std::size_t call_workspace_bytes = workspace_bytes - ahead_bytes();  // execute() checked the size
+  // What the calls read and write in place of the caller's x and filter where the input is padded.
+  void* const w = copies_ ? copies_->filter_copy(copies) : buffers.w;
+  ConvBuffers call_buffers = buffers;
+  if (copies_) call_buffers = ConvBuffers{copies_->input_copy(copies), w, buffers.y};
   // Checked before anything is queued: a call that fails half-way would leave the output partly
   // written for the fallback to plain cuDNN (wrong where beta is not 0).
   for (const auto& runner : runners_) {
-    if (runner) UCUDNN_TRY(runner->check_call(scaling, buffers, call_workspace, call_workspace_bytes));
+    if (runner) UCUDNN_TRY(runner->check_call(calls, call_buffers, call_workspace, call_workspace_bytes));
   }
-  const ScalingFactor zero(key_, 0.0), minus_one(key_, -1.0);
-  if (sums_) UCUDNN_TRY(sums_->start(handle, scaling.beta, buffers.w, workspace));
+  if (copies_) UCUDNN_TRY(copies_->start(handle, buffers.w, copies));
+  if (sums_) UCUDNN_TRY(sums_->start(handle, calls.beta, w, accumulator));
   std::size_t offset = 0;
   bool first = true;
   for (std::size_t r = 0; r < split_.runs.size(); ++r) {
@@ -120,7 +146,11 @@ Status ExecutablePlan::enqueue(cudnnHandle_t handle, const void* alpha, const vo
       MicroBatchCall call;
       call.buffers.x = static_cast<char*>(buffers.x) + offset * x_step;
       call.buffers.y = static_cast<char*>(buffers.y) + offset * y_step;
-      call.buffers.w = buffers.w;
+      call.buffers.w = w;
+      if (copies_) {
+        UCUDNN_TRY(copies_->copy_input(handle, run.size(), call.buffers.x, copies));
+        call.buffers.x = call_buffers.x;
+      }
       call.alpha = alpha;
       call.alpha_value = scaling.alpha;
       call.workspace = call_workspace;
@@ -130,22 +160,23 @@ Status ExecutablePlan::enqueue(cudnnHandle_t handle, const void* alpha, const vo
         call.beta = zero.get();
         call.beta_value = 0.0;
         UCUDNN_TRY(enqueue_pieces(handle, runner, r, call, one));
-        UCUDNN_TRY(sums_->add(handle, buffers.w, workspace, first && scaling.beta == 0.0));
+        UCUDNN_TRY(sums_->add(handle, w, accumulator, first && calls.beta == 0.0));
         call.beta = minus_one.get();
         call.beta_value = -1.0;
         UCUDNN_TRY(enqueue_pieces(handle, runner, r, call, one));
-        UCUDNN_TRY(sums_->add(handle, buffers.w, workspace, false));
+        UCUDNN_TRY(sums_->add(handle, w, accumulator, false));
       } else {
         const bool accumulate = key_.op == ConvOp::kBackwardFilter && !first;
-        call.beta = accumulate ? one : beta;
-        call.beta_value = accumulate ? 1.0 : scaling.beta;
+        call.beta = accumulate ? one : calls_beta;
+        call.beta_value = accumulate ? 1.0 : calls.beta;
         UCUDNN_TRY(enqueue_pieces(handle, runner, r, call, one));
       }
       offset += static_cast<std::size_t>(run.size());
       first = false;
     }
   }
-  if (sums_) UCUDNN_TRY(sums_->finish(handle, workspace, buffers.w));
+  if (sums_) UCUDNN_TRY(sums_->finish(handle, accumulator, w));
+  if (gradient_copied_out) UCUDNN_TRY(copies_->copy_filter_gradient_out(handle, scaling.beta, copies, buffers.w));
   return Status::success();
 }
 

@@ -27,6 +27,7 @@
 #include "runtime/cudnn_shim.h"
 #include "runtime/fp32_filter_sums.h"
 #include "runtime/graph_replay.h"
+#include "runtime/padded_input_copies.h"
 
 namespace ucudnn::runtime {
 using ucudnn::optimize::MicroBatchSplit;
@@ -89,7 +90,12 @@ class ExecutablePlan {
   std::optional<double> undivided_time_ms_;
   /// The runner of each kind the plan has runs of (null for the others), by CandidateKind.
   std::array<std::unique_ptr<KindRunner>, kCandidateKindCount> runners_;
+  /// The workspace ahead of the calls': the FP32 accumulator, then the padded copies.
+  std::size_t ahead_bytes() const { return accumulator_bytes_ + (copies_ ? copies_->workspace_bytes() : 0); }
+
   std::unique_ptr<Fp32FilterSums> sums_;  ///< null: the split sums in the filter's type (or is undivided)
+  std::size_t accumulator_bytes_ = 0;     ///< sums_' FP32 accumulator, at the workspace's start
+  std::unique_ptr<PaddedInputCopies> copies_;  ///< null: the calls run on the caller's input
   std::unique_ptr<ExecutablePlan> replayed_;  ///< null: recurring calls replay this plan
   mutable GraphReplay replay_;  ///< after replayed_: its graphs go before the plans they captured
 };

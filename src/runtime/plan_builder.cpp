@@ -8,6 +8,7 @@
 #include "core/statistics.h"
 #include "optimize/channel_pieces.h"
 #include "optimize/filter_sums.h"
+#include "optimize/padded_input.h"
 #include "optimize/size_search.h"
 #include "optimize/wr_optimizer.h"
 #include "runtime/plan_making.h"
@@ -75,6 +76,7 @@ Status PlanBuilder::build_plan(cudnnHandle_t handle, const ConvKey& key, const P
   UCUDNN_TRY(search_sizes(handle, key, plannable_sizes(key, settings.policy), settings, &sizes));
   std::vector<Measurement> rows = gatherer_.rows(key, sizes, settings.candidates);
   UCUDNN_TRY(add_channel_piece_rows(handle, key, settings, &sizes, &rows));
+  UCUDNN_TRY(add_padded_input_rows(handle, key, settings, &sizes, &rows));
   std::unique_ptr<ExecutablePlan> plan;
   UCUDNN_TRY(make_wr_plan(key, sizes, settings.workspace_limit, settings.policy, std::move(rows), &plan));
 
@@ -108,7 +110,10 @@ std::vector<int> plannable_sizes(const ConvKey& key, BatchSizePolicy policy) {
 }
 
 Status PlanBuilder::search_sizes(cudnnHandle_t handle, const ConvKey& key, const std::vector<int>& sizes,
-                                 const PlanSettings& settings, std::vector<int>* searched) {
+                                 const PlanSettings& settings, std::vector<int>* searched, const RowPricing& given) {
+  const RowPricing price = given ? given : [&key](const std::vector<Measurement>& rows) {
+    return optimize::priced_for_split_sums(key, rows);
+  };
   const SourceRelease release(*source_);
   RowsWanted wanted{handle, key, sizes, settings.workspace_limit, settings.candidates, settings.search};
   if (settings.search == SearchMode::kExhaustive) {
@@ -116,11 +121,11 @@ Status PlanBuilder::search_sizes(cudnnHandle_t handle, const ConvKey& key, const
     return gatherer_.gather(wanted);
   }
   searched->clear();
-  UCUDNN_TRY(walk_ladder(wanted, fast_search_ladder(wanted, sizes, settings.policy), sizes.size(), settings, searched));
+  UCUDNN_TRY(
+      walk_ladder(wanted, fast_search_ladder(wanted, sizes, settings.policy), sizes.size(), settings, price, searched));
   // Shared sizes that cannot make the batch (a layer whose samples align only in fours, at batch
   // 63): the batch's own search, from the whole batch down.
-  const std::vector<Measurement> rows =
-      optimize::priced_for_split_sums(key, gatherer_.rows(key, *searched, settings.candidates));
+  const std::vector<Measurement> rows = price(gatherer_.rows(key, *searched, settings.candidates));
   if (optimize::optimize_wr(key.batch(), *searched, rows, settings.workspace_limit, CallPricing::kIssued)) {
     return Status::success();
   }
@@ -128,19 +133,18 @@ Status PlanBuilder::search_sizes(cudnnHandle_t handle, const ConvKey& key, const
   for (int size : search_ladder(sizes, settings.policy)) {
     if (std::find(searched->begin(), searched->end(), size) == searched->end()) rest.push_back(size);
   }
-  return walk_ladder(wanted, rest, sizes.size(), settings, searched);
+  return walk_ladder(wanted, rest, sizes.size(), settings, price, searched);
 }
 
 Status PlanBuilder::walk_ladder(RowsWanted& wanted, const std::vector<int>& ladder, std::size_t policy_sizes,
-                                const PlanSettings& settings, std::vector<int>* searched) {
+                                const PlanSettings& settings, const RowPricing& price, std::vector<int>* searched) {
   const ConvKey& key = wanted.key;
   for (auto size = ladder.begin(); size != ladder.end(); ++size) {
     wanted.sizes = {*size};
     wanted.ahead.assign(size + 1, ladder.end());
     UCUDNN_TRY(gatherer_.gather(wanted));
     searched->push_back(*size);
-    const std::vector<Measurement> rows =
-        optimize::priced_for_split_sums(key, gatherer_.rows(key, *searched, settings.candidates));
+    const std::vector<Measurement> rows = price(gatherer_.rows(key, *searched, settings.candidates));
     // Planned both ways (a replayed plan may split where an issued one does not): smaller sizes
     // are left out only where neither could gain from them.
     bool may_help = false;
@@ -199,6 +203,32 @@ Status PlanBuilder::add_channel_piece_rows(cudnnHandle_t handle, const ConvKey& 
     for (int size : piece_sizes) {
       if (std::find(sizes->begin(), sizes->end(), size) == sizes->end()) sizes->push_back(size);
     }
+  }
+  return Status::success();
+}
+
+Status PlanBuilder::add_padded_input_rows(cudnnHandle_t handle, const ConvKey& key, const PlanSettings& settings,
+                                          std::vector<int>* sizes, std::vector<Measurement>* rows) {
+  if (!optimize::input_padding_to_search(key, settings.search)) return Status::success();
+  const ConvKey padded = optimize::padded_input_key(key);
+  // The fast search walks the padded kernel's sizes priced as the caller's kernel will run them:
+  // the copies' workspace grows with the micro-batch.
+  const RowPricing price = [&key](const std::vector<Measurement>& padded_rows) {
+    return optimize::priced_for_split_sums(key, optimize::rows_from_padded_input(key, padded_rows));
+  };
+  // The caller's sizes: x's micro-batches are slices of the caller's x (the copy holds one).
+  std::vector<int> padded_sizes;
+  const Status searched =
+      search_sizes(handle, padded, plannable_sizes(key, settings.policy), settings, &padded_sizes, price);
+  if (!searched.ok()) {
+    UCUDNN_LOG_DEBUG("no padded input for " << key.to_string() << ": " << searched.message());
+    return Status::success();
+  }
+  const std::vector<Measurement> padded_rows =
+      optimize::rows_from_padded_input(key, gatherer_.rows(padded, padded_sizes, settings.candidates));
+  rows->insert(rows->end(), padded_rows.begin(), padded_rows.end());
+  for (int size : padded_sizes) {
+    if (std::find(sizes->begin(), sizes->end(), size) == sizes->end()) sizes->push_back(size);
   }
   return Status::success();
 }

@@ -16,6 +16,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -125,15 +126,20 @@ class PlanBuilder {
 
   Status build_plan(cudnnHandle_t handle, const ConvKey& key, const PlanSettings& settings,
                     std::shared_ptr<const ExecutablePlan>* out);
+  /// How the fast search prices a kernel's rows before it plans over them: as the plan will (a
+  /// half-precision backward filter's FP32 sums, a padded input's copies).
+  using RowPricing = std::function<std::vector<Measurement>(const std::vector<Measurement>&)>;
+
   /// The sizes of `sizes` whose rows the plan is made over: all of them (exhaustive), or the fast
-  /// search's ladder down to where smaller sizes cannot help; their rows gathered in the table.
+  /// search's ladder down to where smaller sizes cannot help, the rows priced by `price` (by
+  /// default, optimize::priced_for_split_sums of `key`); their rows gathered in the table.
   Status search_sizes(cudnnHandle_t handle, const ConvKey& key, const std::vector<int>& sizes,
-                      const PlanSettings& settings, std::vector<int>* searched);
+                      const PlanSettings& settings, std::vector<int>* searched, const RowPricing& price = {});
 
   /// Gathers `ladder`'s sizes in turn into `searched` while smaller sizes may still improve the
   /// plan (optimize::smaller_sizes_may_help); `policy_sizes` of the policy in all.
   Status walk_ladder(RowsWanted& wanted, const std::vector<int>& ladder, std::size_t policy_sizes,
-                     const PlanSettings& settings, std::vector<int>* searched);
+                     const PlanSettings& settings, const RowPricing& price, std::vector<int>* searched);
   /// The order the fast search gathers `wanted.key`'s `sizes` in: the whole batch first
   /// (optimize::search_ladder), or, for a batch size new to a kernel whose rows the table or
   /// databases hold at a smaller power of two, the powers of two only
@@ -146,6 +152,12 @@ class PlanBuilder {
   /// at (optimize::channel_piece_counts_to_search).
   Status add_channel_piece_rows(cudnnHandle_t handle, const ConvKey& key, const PlanSettings& settings,
                                 std::vector<int>* sizes, std::vector<Measurement>* rows);
+  /// Adds to `rows` (at `sizes`) the rows of `key` run on its input padded with zero channels
+  /// (optimize/padded_input.h), the padded kernel gathered as a kernel of its own, where the
+  /// search tries it (optimize::input_padding_to_search). An addition: a padded kernel that
+  /// cannot be measured leaves the rows as they were.
+  Status add_padded_input_rows(cudnnHandle_t handle, const ConvKey& key, const PlanSettings& settings,
+                               std::vector<int>* sizes, std::vector<Measurement>* rows);
 
   const std::shared_ptr<MeasurementSource> source_;
   PlanDatabases databases_;

@@ -7,6 +7,7 @@
 #include "core/logging.h"
 #include "core/statistics.h"
 #include "optimize/filter_sums.h"
+#include "optimize/padded_input.h"
 
 namespace ucudnn::runtime {
 
@@ -38,9 +39,20 @@ std::optional<optimize::MicroBatchSplit> solve_priced(const ConvKey& key, const 
                                             std::size_t workspace_limit, CallPricing pricing,
                                             const std::vector<Measurement>& rows) {
   const auto solving = std::chrono::steady_clock::now();
-  const std::vector<Measurement> priced = optimize::priced_for_split_sums(key, rows);
+  // A plan pads all its micro-batches' input or none: the padded rows are planned apart, and
+  // their plan runs only where it is faster by more than the noise.
+  std::vector<Measurement> priced, padded;
+  for (Measurement& row : optimize::priced_for_split_sums(key, rows)) {
+    (row.candidate.padded_channels > 0 ? padded : priced).push_back(std::move(row));
+  }
   auto wr = optimize::optimize_wr(key.batch(), sizes, priced, workspace_limit, pricing);
   if (wr) wr = optimize::prefer_undivided_within_margin(std::move(*wr), priced, workspace_limit, pricing);
+  if (!padded.empty()) {
+    auto on_padded = optimize::optimize_wr_on_padded_input(key, sizes, padded, workspace_limit, pricing);
+    if (on_padded && (!wr || on_padded->time_ms < (1.0 - optimize::kSplitMargin) * wr->time_ms)) {
+      wr = std::move(on_padded);
+    }
+  }
   Statistics::instance().add_solving(
       key.op, std::chrono::duration<double>(std::chrono::steady_clock::now() - solving).count());
   return wr;
@@ -63,8 +75,9 @@ Status build_priced(const ConvKey& key, const std::vector<int>& sizes, std::size
     SplitProposal proposal{std::move(*wr), std::nullopt};
     // Reported against one call of the whole kernel: rows in output-channel pieces make several.
     std::vector<Measurement> whole_kernel;
-    std::copy_if(rows->begin(), rows->end(), std::back_inserter(whole_kernel),
-                 [](const Measurement& m) { return m.candidate.channel_pieces == 1; });
+    std::copy_if(rows->begin(), rows->end(), std::back_inserter(whole_kernel), [](const Measurement& m) {
+      return m.candidate.channel_pieces == 1 && m.candidate.padded_channels == 0;
+    });
     if (auto single = optimize::fastest_within(whole_kernel, key.batch(), workspace_limit, pricing)) {
       proposal.undivided_ms = single->cost_ms(pricing);
     }

@@ -70,7 +70,7 @@ TEST_F(ChannelPieces, PiecesOfOutputChannelsMatchPlainCudnnOnTheWholeKernel) {
   SeededRng rng;
   int checked = 0, engines_checked = 0, data_checked = 0, refused = 0, fp64_checked = 0;
   double worst_ratio = 0;
-  UcudnnSplitStatistics kinds_before{sizeof(UcudnnSplitStatistics), {}};
+  UcudnnSplitStatistics kinds_before{sizeof(UcudnnSplitStatistics), {}, {}};
   CUDNN_OK(ucudnnGetSplitStatistics(&kinds_before));
   long long piece_calls_before = 0;
   for (int op = 0; op < 3; ++op) piece_calls_before += kinds_before.op[op].channelPieceCalls;
@@ -148,7 +148,7 @@ TEST_F(ChannelPieces, PiecesOfOutputChannelsMatchPlainCudnnOnTheWholeKernel) {
       }
     }
   }
-  UcudnnSplitStatistics kinds{sizeof(UcudnnSplitStatistics), {}};
+  UcudnnSplitStatistics kinds{sizeof(UcudnnSplitStatistics), {}, {}};
   CUDNN_OK(ucudnnGetSplitStatistics(&kinds));
   long long piece_calls = 0;
   for (int op = 0; op < 3; ++op) piece_calls += kinds.op[op].channelPieceCalls;

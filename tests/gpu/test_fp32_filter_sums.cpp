@@ -69,7 +69,7 @@ TEST_F(Fp32FilterSums, SplitHalfFilterGradientsAreWithinTwiceOneUndividedCallsEr
       {"3-d", 12, 8, 8, {6, 6, 6}, {3, 3, 3}, 1, 1, 1, 1},
   };
   int checked = 0, engines_checked = 0;
-  UcudnnSplitStatistics kinds_before{sizeof(UcudnnSplitStatistics), {}};
+  UcudnnSplitStatistics kinds_before{sizeof(UcudnnSplitStatistics), {}, {}};
   CUDNN_OK(ucudnnGetSplitStatistics(&kinds_before));
   const long long fp32_sums_before = kinds_before.op[UCUDNN_OP_BACKWARD_FILTER].fp32SumCalls;
   double worst_ratio = 0;
@@ -129,7 +129,7 @@ TEST_F(Fp32FilterSums, SplitHalfFilterGradientsAreWithinTwiceOneUndividedCallsEr
       }
     }
   }
-  UcudnnSplitStatistics kinds{sizeof(UcudnnSplitStatistics), {}};
+  UcudnnSplitStatistics kinds{sizeof(UcudnnSplitStatistics), {}, {}};
   CUDNN_OK(ucudnnGetSplitStatistics(&kinds));
   EXPECT_EQ(kinds.op[UCUDNN_OP_BACKWARD_FILTER].fp32SumCalls - fp32_sums_before, checked)
       << "the statistics count every call summed in FP32";

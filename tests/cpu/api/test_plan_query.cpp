@@ -12,6 +12,7 @@
 namespace ucudnn {
 using api::check_plan_info;
 using api::kMicroBatchRunSizeV1;
+using api::kMicroBatchRunSizeV2;
 using api::PlanSummary;
 using api::write_plan_info;
 using optimize::MicroBatchRun;
@@ -104,6 +105,25 @@ TEST(PlanQuery, WithoutArraysItCountsAndWithTooSmallOnesItFailsWritingNone) {
   EXPECT_EQ(runs[0].size, 0x5a5a5a5a) << "nothing written";
 }
 
+// A run on a padded input says its channel count; a caller of version 2's run size keeps the bytes
+// after channelPieces.
+TEST(PlanQuery, PaddedChannelsAreWrittenWhereTheCallersRunStructHoldsThem) {
+  MicroBatchRun padded = run(8, 1, 4);
+  padded.row.candidate.padded_channels = 4;
+  const MicroBatchSplit issued = plan_of({padded});
+  UcudnnMicroBatchRun runs[1];
+  UcudnnPlanInfo info;
+  ucudnnInitPlanInfo(&info, runs, 1, nullptr, 0);
+  ASSERT_TRUE(write_plan_info(summary(), issued, nullptr, &info).ok());
+  EXPECT_EQ(runs[0].paddedChannels, 4);
+
+  std::vector<unsigned char> v2_runs(kMicroBatchRunSizeV2 + 8, 0x5a);
+  ucudnnInitPlanInfo(&info, reinterpret_cast<UcudnnMicroBatchRun*>(v2_runs.data()), 1, nullptr, 0);
+  info.runStructSize = kMicroBatchRunSizeV2;
+  ASSERT_TRUE(write_plan_info(summary(), issued, nullptr, &info).ok());
+  for (std::size_t i = kMicroBatchRunSizeV2; i < v2_runs.size(); ++i) EXPECT_EQ(v2_runs[i], 0x5a) << i;
+}
+
 // A client compiled with a later header whose run struct is larger: its stride is used, and the
 // bytes this version does not know are left alone.
 TEST(PlanQuery, ALargerRunStructIsWrittenAtItsStride) {
@@ -138,6 +158,7 @@ TEST(PlanQuery, ChannelPiecesAreWrittenWhereTheCallersRunStructHoldsThem) {
   ASSERT_TRUE(write_plan_info(summary(), issued, nullptr, &info).ok());
   EXPECT_EQ(runs[0].channelPieces, 4);
   EXPECT_EQ(runs[1].channelPieces, 1);
+  EXPECT_EQ(runs[0].paddedChannels, 0);
 
   std::vector<unsigned char> v1_runs(2 * kMicroBatchRunSizeV1 + 16, 0x5a);
   ucudnnInitPlanInfo(&info, reinterpret_cast<UcudnnMicroBatchRun*>(v1_runs.data()), 2, nullptr, 0);
