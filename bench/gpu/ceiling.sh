@@ -11,7 +11,8 @@
 #               knob away from cuDNN's choices (UCUDNN_ENGINE_KNOBS=sweep, heuristic mode B too).
 # Both runs time the baselines (plain legacy cuDNN, the best single engine at the limit and
 # unlimited). NET-TYPE-LAYOUT-LIMIT-{heuristics,sweep}.txt/.json go into ceiling-results.tar.gz and
-# bench/summarize_ceiling.py makes ceiling-table.md from them, after every run, so a call cut short
+# bench/summarize_ceiling.py makes ceiling-table.md from them, after every run (with each run's
+# database rows so far as NET-TYPE-LAYOUT-LIMIT-KNOBS-rows.csv, `ucudnn db export`), so a call cut short
 # keeps what it finished. Before the list, bench/mixed_filter_probe.cpp (FP16 and BF16) asks
 # whether cuDNN has an engine for a half-precision backward filter writing an FP32 gradient
 # (mixed-filter-probe-TYPE.txt). CEILING_MATCH (an extended regular expression) keeps the list's
@@ -45,6 +46,9 @@ ceiling() {
         pack/bin/ucudnn_conv_benchmark --net "$net" --data-type "$type" --layout "$layout" "${selection[@]}" \
         --workspace-limit "$limit" --iterations "${CEILING_ITERATIONS:-10}" --json "$file.json" > "$file.txt" 2>&1 ||
         { status=1; rm -f "$file.json"; echo "ceiling: $name $type $layout $limit $knobs failed: $(tail -1 "$file.txt")"; }
+      # The run's database rows as a table (pieces' and padded kernels' rows under their signatures).
+      pack/bin/ucudnn db export --database "$out/$name-$type-$knobs.db" --output "$file-rows.csv" 2> /dev/null ||
+        echo "ceiling: no rows exported from $name-$type-$knobs.db"
       [ "$knobs" = sweep ] && { python3 bench/summarize_ceiling.py "$out" > /dev/null || status=1; }
       archive "ceiling-results"
       [ -f "$out/ceiling-table.md" ] && cp "$out/ceiling-table.md" "$final/"
