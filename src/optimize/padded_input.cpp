@@ -92,11 +92,16 @@ double padded_copy_ms(const ConvKey& key, int size) {
   const std::size_t element = bytes_of(key.x.data_type);
   const std::size_t channels = static_cast<std::size_t>(key.x.dims[1]);
   const double samples = static_cast<double>(size);
-  // Zeroing the copy, then x read and written into it.
-  const double zeroed = samples * static_cast<double>(product_after_first(key.x.dims, kPaddedInputChannels) * element);
-  const double copied = samples * static_cast<double>(product_after_first(key.x.dims, channels) * element) + zeroed;
+  const double padded_sample = static_cast<double>(product_after_first(key.x.dims, kPaddedInputChannels) * element);
+  // Per micro-batch, x read and written into the copy (one launch); once a call, the copy's
+  // zeroing and the filter's copy in or out (two launches), each micro-batch priced with its share
+  // (size / batch: exact for a plan of equal micro-batches).
+  const double copied =
+      samples * static_cast<double>(product_after_first(key.x.dims, channels) * element) + samples * padded_sample;
+  const double share = samples / static_cast<double>(key.batch());
+  const double zeroed = samples * padded_sample * share;
   const double filter = static_cast<double>(filter_elements(key, kPaddedInputChannels) * element) * 2.0;
-  return 3.0 * kCopyLaunchMs + (zeroed + copied + filter) / kCopyBytesPerMs;
+  return (1.0 + 2.0 * share) * kCopyLaunchMs + (copied + zeroed + share * filter) / kCopyBytesPerMs;
 }
 
 std::vector<Measurement> rows_from_padded_input(const ConvKey& key, const std::vector<Measurement>& padded_rows) {
@@ -112,7 +117,9 @@ std::vector<Measurement> rows_from_padded_input(const ConvKey& key, const std::v
     whole.workspace_bytes += padded_copy_bytes(key, row.micro_batch);
     if (row.micro_batch < key.batch()) whole.workspace_bytes += larger_accumulator;
     whole.time_ms += padded_copy_ms(key, row.micro_batch);
-    if (whole.host_ms > 0.0) whole.host_ms += kPaddedCopyHostMs;
+    if (whole.host_ms > 0.0) {
+      whole.host_ms += kPaddedCopyHostMs * (1.0 + 2.0 * row.micro_batch / static_cast<double>(key.batch()));
+    }
     rows.push_back(whole);
   }
   return rows;

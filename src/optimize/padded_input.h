@@ -67,8 +67,10 @@ std::optional<MicroBatchSplit> optimize_wr_on_padded_input(const ConvKey& key, c
                                                            const std::vector<Measurement>& padded_rows,
                                                            std::size_t workspace_limit, CallPricing pricing);
 
-/// GPU and host milliseconds of the copies for one micro-batch of `size`.
+/// GPU milliseconds of the copies for one micro-batch of `size`: its x copied, and its share of
+/// the call's zeroing and filter copy.
 double padded_copy_ms(const ConvKey& key, int size);
-inline constexpr double kPaddedCopyHostMs = 0.015;  ///< three calls: the zeroing, the two copies
+/// Host milliseconds of one copy call: each micro-batch makes one, each call two more.
+inline constexpr double kPaddedCopyHostMs = 0.005;
 
 }  // namespace ucudnn::optimize
