@@ -12,7 +12,9 @@ writes FILE (default DIR/ceiling-table.md), also printed: one row per kernel wit
   at limit    cuDNN's best single engine configuration within the limit, undivided (sweep run);
   unlimited   the best single engine configuration given any workspace (sweep run);
   ucudnn / ceiling    the target is at most 1.05 (marked "miss" above it);
-  ceiling vs unlimited    unlimited time / ceiling time: what the limit itself leaves.
+  ceiling vs unlimited    unlimited time / ceiling time: what the limit itself leaves;
+and, where DIR also holds NAME-refine.json (the fast search with UCUDNN_ENGINE_KNOBS=refine), its
+plan and its ratio to the ceiling, and below the table each kind of run's planning time summed.
 Times are each run's own medians; the two runs are separate processes on the same GPU, so the
 ratio of ucudnn to the ceiling compares medians of separate runs (noise of a few percent).
 """
@@ -39,26 +41,34 @@ def read(path):
 
 
 def rows(directory):
-    """(run, kernel name, shipped kernel, sweep kernel) for every kernel both runs of a pair timed."""
+    """(run, kernel name, shipped kernel, sweep kernel, refine kernel or None) for every kernel both
+    runs of a pair timed, and the planning seconds of each kind of run, summed."""
     found = []
+    seconds = {}
     for sweep_path in sorted(glob.glob(os.path.join(directory, "*-sweep.json"))):
-        shipped_path = sweep_path[: -len("-sweep.json")] + "-heuristics.json"
-        if not os.path.exists(shipped_path):
+        stem = sweep_path[: -len("-sweep.json")]
+        if not os.path.exists(stem + "-heuristics.json"):
             continue
         sweep_run, sweep = read(sweep_path)
-        _, shipped = read(shipped_path)
+        shipped_run, shipped = read(stem + "-heuristics.json")
+        refine_run, refine = read(stem + "-refine.json") if os.path.exists(stem + "-refine.json") else (None, {})
+        for kind, run in (("heuristics", shipped_run), ("refine", refine_run), ("sweep", sweep_run)):
+            if run is not None:
+                seconds[kind] = seconds.get(kind, 0.0) + run.get("ucudnn_planning_seconds", 0.0)
         for key, kernel in sweep.items():
             if key in shipped:
-                found.append((sweep_run, f"{key[0]}:{key[1]}", shipped[key], kernel))
-    return found
+                found.append((sweep_run, f"{key[0]}:{key[1]}", shipped[key], kernel, refine.get(key)))
+    return found, seconds
 
 
-def table(found):
+def table(found, seconds):
+    refined = any(refine is not None for *_, refine in found)
+    extra = " refine ms (plan) | refine / ceiling |" if refined else ""
     lines = ["| network | precision | limit | kernel | ucudnn ms (plan) | ceiling ms (plan, workspace) | "
-             "at limit ms | unlimited ms | ucudnn / ceiling | ceiling vs unlimited |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
-    within = 0
-    for run, name, shipped, sweep in found:
+             "at limit ms | unlimited ms | ucudnn / ceiling | ceiling vs unlimited |" + extra,
+             "|---|---|---|---|---|---|---|---|---|---|" + ("---|---|" if refined else "")]
+    within = refine_within = 0
+    for run, name, shipped, sweep, refine in found:
         ratio = shipped["ucudnn_time_ms"] / sweep["ucudnn_time_ms"]
         within += ratio <= TARGET
         unlimited = sweep.get("best_unlimited_time_ms")
@@ -71,8 +81,22 @@ def table(found):
             f"| {'-' if at_limit is None else f'{at_limit:.3f}'} | {'-' if unlimited is None else f'{unlimited:.3f}'} "
             f"| {ratio:.2f}{' miss' if ratio > TARGET else ''} "
             f"| {left} |")
+        if refined:
+            if refine is None:
+                lines[-1] += " - | - |"
+            else:
+                refine_ratio = refine["ucudnn_time_ms"] / sweep["ucudnn_time_ms"]
+                refine_within += refine_ratio <= TARGET
+                lines[-1] += (f" {refine['ucudnn_time_ms']:.3f} ({refine['ucudnn_plan']}) "
+                              f"| {refine_ratio:.2f}{' miss' if refine_ratio > TARGET else ''} |")
     lines.append("")
     lines.append(f"{within} of {len(found)} kernels within {TARGET:.2f}x of the ceiling.")
+    if refined:
+        lines.append(f"With UCUDNN_ENGINE_KNOBS=refine: {refine_within} of "
+                     f"{sum(refine is not None for *_, refine in found)} kernels within {TARGET:.2f}x.")
+    if seconds:
+        lines.append("Planning time, summed over the runs: " +
+                     ", ".join(f"{kind} {value:.1f} s" for kind, value in seconds.items()) + ".")
     return "\n".join(lines) + "\n"
 
 
@@ -81,10 +105,10 @@ def main():
     parser.add_argument("directory", help="the folder bash bench/gpu.sh ceiling filled")
     parser.add_argument("--out", help="the table's file (default DIR/ceiling-table.md)")
     args = parser.parse_args()
-    found = rows(args.directory)
+    found, seconds = rows(args.directory)
     if not found:
         sys.exit(f"summarize_ceiling.py: no pair of NAME-heuristics.json and NAME-sweep.json in {args.directory}")
-    text = table(found)
+    text = table(found, seconds)
     with open(args.out or os.path.join(args.directory, "ceiling-table.md"), "w") as f:
         f.write(text)
     print(text, end="")

@@ -16,7 +16,8 @@
 # keeps what it finished. Before the list, bench/mixed_filter_probe.cpp (FP16 and BF16) asks
 # whether cuDNN has an engine for a half-precision backward filter writing an FP32 gradient
 # (mixed-filter-probe-TYPE.txt). CEILING_MATCH (an extended regular expression) keeps the list's
-# lines it matches, to run the list in parts, and skips the probe; CEILING_ITERATIONS sets the medians (10). The sweep measures
+# lines it matches, to run the list in parts, and skips the probe; CEILING_ITERATIONS sets the medians (10);
+# CEILING_KNOBS="heuristics refine sweep" adds a run of the fast search with UCUDNN_ENGINE_KNOBS=refine. The sweep measures
 # every configuration at every size: a minute or more per line.
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -39,7 +40,7 @@ ceiling() {
     name=$(basename "$net" .json)
     local selection=()
     [ "$kernels" = all ] || selection=(--kernels "$kernels")
-    for knobs in heuristics sweep; do
+    for knobs in ${CEILING_KNOBS:-heuristics sweep}; do
       local file="$out/$name-$type-$layout-$limit-$knobs" search=fast
       [ "$knobs" = sweep ] && search=exhaustive
       UCUDNN_DATABASE="$out/$name-$type-$knobs.db" UCUDNN_SEARCH=$search UCUDNN_ENGINE_KNOBS=$knobs \

@@ -148,7 +148,8 @@ const std::vector<SettingRow>& setting_rows() {
        parsed<&Settings::search, parse_search_mode>},
       {"UCUDNN_ENGINE_KNOBS",
        "which configurations of each graph-API engine are measured: heuristics (the knob values cuDNN's "
-       "heuristics choose) or sweep (also those one knob away, and heuristic mode B)",
+       "heuristics choose), refine (also those one knob away from the fastest at each size) or sweep (those "
+       "one knob away from every engine's, and heuristic mode B)",
        "heuristics", parsed<&Settings::engine_knobs, parse_knob_search>},
       {"UCUDNN_DATABASE_JOURNAL", "the database's journal: auto, wal, delete, truncate or persist", "auto",
        parsed<&Settings::database_journal, parse_journal_mode>},

@@ -7,7 +7,8 @@
 namespace ucudnn {
 namespace {
 
-const Spelling<KnobSearch> kKnobSearches[] = {{"heuristics", KnobSearch::kHeuristics}, {"sweep", KnobSearch::kSweep}};
+const Spelling<KnobSearch> kKnobSearches[] = {
+    {"heuristics", KnobSearch::kHeuristics}, {"refine", KnobSearch::kRefine}, {"sweep", KnobSearch::kSweep}};
 
 // The values of `range` a sweep tries: all, or `wanted` (2 or more) spread over it, both ends
 // included. Ranges come from cuDNN and may be as wide as an int64: counted without overflow.
@@ -32,7 +33,14 @@ Expected<KnobSearch> parse_knob_search(const std::string& text) {
   return parse_spelling<KnobSearch>(text, kKnobSearches, "engine knob search");
 }
 
-const char* to_string(KnobSearch search) { return search == KnobSearch::kSweep ? "sweep" : "heuristics"; }
+const char* to_string(KnobSearch search) {
+  switch (search) {
+    case KnobSearch::kSweep: return "sweep";
+    case KnobSearch::kRefine: return "refine";
+    case KnobSearch::kHeuristics: break;
+  }
+  return "heuristics";
+}
 
 std::vector<EngineConfigId> knob_variants(const EngineConfigId& chosen, const std::vector<KnobRange>& ranges) {
   std::vector<KnobRange> sorted;

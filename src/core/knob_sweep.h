@@ -17,11 +17,14 @@
 
 namespace ucudnn {
 
-/// kHeuristics: each engine at the knob values cuDNN's heuristics chose (the default). kSweep:
-/// also the configurations one knob away, and cuDNN's heuristic mode B beside A and the fallback.
-enum class KnobSearch { kHeuristics, kSweep };
+/// kHeuristics: each engine at the knob values cuDNN's heuristics chose (the default). kRefine: as
+/// kHeuristics, then, at each micro-batch size, the configurations one knob away from the fastest
+/// engine configuration measured there within the limit (one engine's, kMaxSweptConfigs at most).
+/// kSweep: every engine's configurations one knob away, and cuDNN's heuristic mode B beside A and
+/// the fallback (the ceiling).
+enum class KnobSearch { kHeuristics, kSweep, kRefine };
 
-/// "heuristics" or "sweep", read as every setting's word is.
+/// "heuristics", "refine" or "sweep", read as every setting's word is.
 Expected<KnobSearch> parse_knob_search(const std::string& text);
 const char* to_string(KnobSearch search);
 

@@ -47,6 +47,9 @@ bool engines_supported(const ConvKey& key);
 /// The configurations cuDNN offers for `key` (at its batch), in cuDNN's order, filtered as above;
 /// with KnobSearch::kSweep also heuristic mode B's and each one's knob variants (core/knob_sweep.h).
 Status offer_engines(const ConvKey& key, KnobSearch knobs, std::vector<EngineOffer>* out);
+/// The configurations one knob away from configuration `id` for `key` (core/knob_sweep.h's
+/// knob_variants over its engine's knob ranges), filtered as offers are (never compiled at run time).
+Status knob_neighbours(const ConvKey& key, const std::string& id, std::vector<EngineOffer>* out);
 
 /// An execution plan of one engine configuration for one convolution at one batch size and one
 /// pair of scaling factors. Immutable once built; executing it is thread-safe.

@@ -17,6 +17,7 @@
 #include "core/logging.h"
 #include "core/statistics.h"
 #include "optimize/channel_pieces.h"
+#include "optimize/wr_optimizer.h"
 #include "runtime/backend_graph.h"
 #include "runtime/benchmark_rig.h"
 #include "runtime/candidate_runtime.h"
@@ -96,8 +97,30 @@ class EngineMeasurer final : public KindMeasurer {
       *timed = std::move(m);
       return Status::success();
     };
-    return search_candidates(offers.size(), request, rig_.settings().mode == SearchMode::kFast, micro.op, same,
-                             pass_over, time, measured);
+    const bool fast = rig_.settings().mode == SearchMode::kFast;
+    UCUDNN_TRY(search_candidates(offers.size(), request, fast, micro.op, same, pass_over, time, measured));
+    if (rig_.settings().engine_knobs != KnobSearch::kRefine) return Status::success();
+
+    // Refined: the configurations one knob away from the fastest engine configuration within the
+    // limit at this size, searched as the offers were (cut short, and with the fast search's patience).
+    std::vector<Measurement> before = known;
+    before.insert(before.end(), measured->begin(), measured->end());
+    const std::optional<Measurement> fastest = optimize::fastest_within(before, micro_batch, request.workspace_limit);
+    if (!fastest) return Status::success();
+    {
+      const SearchPhaseClock clock(micro.op, SearchPhase::kHeuristics);
+      const Status listed = knob_neighbours(micro, fastest->candidate.engine_id, &offers);
+      if (!listed.ok()) {
+        UCUDNN_LOG_DEBUG("no knob neighbours of " << fastest->candidate.engine_id << ": " << listed.message());
+        return Status::success();
+      }
+    }
+    SizeRequest refined = request;
+    refined.measured_before = &before;
+    auto known_before = [&](std::size_t i) {
+      return std::any_of(before.begin(), before.end(), [&](const Measurement& m) { return same(i, m); });
+    };
+    return search_candidates(offers.size(), refined, fast, micro.op, same, known_before, time, measured);
   }
 
   std::size_t measured_up_to() const override { return measured_up_to_; }

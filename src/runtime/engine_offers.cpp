@@ -70,10 +70,8 @@ Status read_config(const BackendDescriptor& config, ConfigFacts* facts) {
   return Status::success();
 }
 
-// The knobs of a configuration's engine and the values each takes: what a sweep varies.
-Status read_knob_ranges(const BackendDescriptor& config, std::vector<KnobRange>* out) {
-  BackendDescriptor engine;
-  UCUDNN_TRY(engine_of(config, &engine));
+// The knobs of an engine and the values each takes: what a sweep varies.
+Status read_engine_knob_ranges(const BackendDescriptor& engine, std::vector<KnobRange>* out) {
   std::vector<BackendDescriptor> infos;
   UCUDNN_TRY(listed_descriptors(engine, CUDNN_ATTR_ENGINE_KNOB_INFO, CUDNN_BACKEND_KNOB_INFO_DESCRIPTOR, &infos));
   for (const BackendDescriptor& info : infos) {
@@ -87,6 +85,13 @@ Status read_knob_ranges(const BackendDescriptor& config, std::vector<KnobRange>*
     out->push_back(range);
   }
   return Status::success();
+}
+
+// The same for a configuration's engine.
+Status read_knob_ranges(const BackendDescriptor& config, std::vector<KnobRange>* out) {
+  BackendDescriptor engine;
+  UCUDNN_TRY(engine_of(config, &engine));
+  return read_engine_knob_ranges(engine, out);
 }
 
 bool tf32_overridden_off() {
@@ -205,6 +210,36 @@ Status offer_engines(const ConvKey& key, KnobSearch knobs, std::vector<EngineOff
     const Status listed = heuristic_configs(graph, mode, &configs);
     if (!listed.ok()) UCUDNN_LOG_DEBUG("engine heuristics (mode " << mode << "): " << listed.message());
     add_allowed(key, configs, knobs, &offered, out);
+  }
+  return Status::success();
+}
+
+Status knob_neighbours(const ConvKey& key, const std::string& id, std::vector<EngineOffer>* out) {
+  out->clear();
+  if (!engines_supported(key)) return Status::success();
+  UCUDNN_TRY_ASSIGN(const EngineConfigId chosen, parse_engine_config(id));
+  cudnnHandle_t handle = nullptr;
+  UCUDNN_TRY(planning_handle(&handle));
+  BackendDescriptor graph;
+  std::vector<BackendDescriptor> keep;
+  UCUDNN_TRY(make_graph(key, 1.0, 0.0, handle, &graph, &keep));
+  BackendDescriptor engine;
+  UCUDNN_TRY(create(CUDNN_BACKEND_ENGINE_DESCRIPTOR, &engine));
+  UCUDNN_TRY(set_descriptor(engine, CUDNN_ATTR_ENGINE_OPERATION_GRAPH, graph));
+  UCUDNN_TRY(set(engine, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, &chosen.engine, 1));
+  UCUDNN_TRY(finalize(engine));
+  ConfigFacts facts;
+  facts.id = chosen;
+  UCUDNN_TRY(read_notes<cudnnBackendNumericalNote_t>(engine, CUDNN_ATTR_ENGINE_NUMERICAL_NOTE,
+                                                     CUDNN_TYPE_NUMERICAL_NOTE, &facts.numerical));
+  UCUDNN_TRY(read_notes<cudnnBackendBehaviorNote_t>(engine, CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE, CUDNN_TYPE_BEHAVIOR_NOTE,
+                                                    &facts.behavior));
+  if (!allowed(key, facts, KnobSearch::kRefine)) return Status::success();
+  std::vector<KnobRange> ranges;
+  UCUDNN_TRY(read_engine_knob_ranges(engine, &ranges));
+  const bool deterministic = facts.numerical.count(CUDNN_NUMERICAL_NOTE_NONDETERMINISTIC) == 0;
+  for (const EngineConfigId& variant : knob_variants(chosen, ranges)) {
+    out->push_back(EngineOffer{format_engine_config(variant), deterministic, false});
   }
   return Status::success();
 }

@@ -173,6 +173,39 @@ TEST_F(EnginePlans, TheKnobSweepOffersTheHeuristicConfigurationsAndMoreThatBuild
   EXPECT_GT(built, 0) << "no configuration one knob away builds";
 }
 
+// UCUDNN_ENGINE_KNOBS=refine's neighbours: those one knob away from one configuration, every one of
+// the same engine and none the configuration itself, some of which build.
+TEST_F(EnginePlans, KnobNeighboursOfAConfigurationAreItsEnginesAndSomeBuild) {
+  ConvSpec spec = square_conv_2d(32, 64, 64, 28, 3, 1);
+  spec.layout = Layout::kNhwc;
+  spec.data_type = CUDNN_DATA_HALF;
+  spec.math = CUDNN_DEFAULT_MATH;
+  ucudnn::ConvKey key;
+  ASSERT_TRUE(conv_key_of(spec, UCUDNN_OP_FORWARD, &key));
+  std::vector<ucudnn::runtime::EngineOffer> chosen;
+  ASSERT_TRUE(ucudnn::runtime::offer_engines(key, ucudnn::KnobSearch::kHeuristics, &chosen).ok());
+  int with_neighbours = 0, built = 0;
+  for (const auto& offer : chosen) {
+    std::vector<ucudnn::runtime::EngineOffer> neighbours;
+    ASSERT_TRUE(ucudnn::runtime::knob_neighbours(key, offer.id, &neighbours).ok()) << offer.id;
+    if (!neighbours.empty()) ++with_neighbours;
+    EXPECT_LE(neighbours.size(), ucudnn::kMaxSweptConfigs);
+    const std::string engine = offer.id.substr(0, offer.id.find(':'));
+    for (const auto& n : neighbours) {
+      EXPECT_NE(n.id, offer.id);
+      EXPECT_EQ(n.id.substr(0, n.id.find(':')), engine) << n.id << " is not " << offer.id << "'s engine";
+      std::unique_ptr<ucudnn::runtime::CudnnExecutionPlan> plan;
+      if (ucudnn::runtime::CudnnExecutionPlan::build(key, n.id, 1.0, 0.0, &plan).ok()) ++built;
+    }
+  }
+  std::printf("[ knobs ] %zu configurations, %d with neighbours, %d neighbours built\n", chosen.size(), with_neighbours,
+              built);
+  EXPECT_GT(with_neighbours, 0);
+  EXPECT_GT(built, 0);
+  std::vector<ucudnn::runtime::EngineOffer> none;
+  EXPECT_FALSE(ucudnn::runtime::knob_neighbours(key, "not an engine", &none).ok());
+}
+
 // A row that understates its engine's workspace (one recorded before the database kept backward
 // filter's beta = 1 need) must not make a plan fail or break its limit: the planner plans again
 // without it. With a limit the engine fits, the plan keeps it and asks for what it truly needs.

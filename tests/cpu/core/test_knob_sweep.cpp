@@ -64,6 +64,10 @@ TEST(KnobSweep, NothingToSweepGivesNoVariantAndNeverTheChoiceItself) {
 TEST(KnobSweep, TheSettingsWordsAreRead) {
   EXPECT_EQ(*parse_knob_search("sweep"), KnobSearch::kSweep);
   EXPECT_EQ(*parse_knob_search("Heuristics"), KnobSearch::kHeuristics);
+  EXPECT_EQ(*parse_knob_search("refine"), KnobSearch::kRefine);
+  for (KnobSearch search : {KnobSearch::kHeuristics, KnobSearch::kRefine, KnobSearch::kSweep}) {
+    EXPECT_EQ(*parse_knob_search(to_string(search)), search) << "each spelled as it is read";
+  }
   EXPECT_FALSE(parse_knob_search("all").ok());
   EXPECT_STREQ(to_string(KnobSearch::kSweep), "sweep");
 }

@@ -86,6 +86,27 @@ TEST_F(CeilingScripts, TheTablePairsEachKernelWithItsCeilingAndMarksAMissBeyondF
   EXPECT_TRUE(contains(none.output, "no pair")) << none.output;
 }
 
+TEST_F(CeilingScripts, ARefineRunAddsItsPlanItsRatioAndEachKindsPlanningTime) {
+  auto with_seconds = [](std::string json, double seconds) {
+    return json.insert(json.size() - 1, R"(, "ucudnn_planning_seconds": )" + std::to_string(seconds));
+  };
+  dir.write("alexnet-half-NHWC-8MiB-heuristics.json",
+            with_seconds(run_json("half", {{"alex_conv1", "fwd", 0.58, 0.2}}), 10.0));
+  dir.write("alexnet-half-NHWC-8MiB-refine.json",
+            with_seconds(run_json("half", {{"alex_conv1", "fwd", 0.41, 0.2}}), 11.5));
+  dir.write("alexnet-half-NHWC-8MiB-sweep.json",
+            with_seconds(run_json("half", {{"alex_conv1", "fwd", 0.40, 0.2}}), 90.0));
+  const Shell summary = shell("python3 " + kBench + "/summarize_ceiling.py '" + dir.path().string() + "'");
+  ASSERT_EQ(summary.status, 0) << summary.output;
+  EXPECT_TRUE(contains(summary.output, "| 1.45 miss | 0.50x | 0.410 (2 x 128 eng1) | 1.02 |")) << summary.output;
+  EXPECT_TRUE(contains(summary.output, "0 of 1 kernels within 1.05x of the ceiling.")) << summary.output;
+  EXPECT_TRUE(contains(summary.output, "With UCUDNN_ENGINE_KNOBS=refine: 1 of 1 kernels within 1.05x."))
+      << summary.output;
+  EXPECT_TRUE(
+      contains(summary.output, "Planning time, summed over the runs: heuristics 10.0 s, refine 11.5 s, sweep 90.0 s."))
+      << summary.output;
+}
+
 TEST_F(CeilingScripts, TheJobsListHasTwoKernelsOfEachReadmeRowAndTheOddLayers) {
   std::ifstream list(kBench + "/ceiling-kernels.txt");
   ASSERT_TRUE(list.good());
