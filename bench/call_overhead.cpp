@@ -265,6 +265,7 @@ std::string describe_plan(const UcudnnPlan& plan) {
     out += std::to_string(run.count) + "x" + std::to_string(run.size) + " " +
            ucudnn::describe_candidate(ucudnn::candidate_from_columns(run.algo, run.mathType, run.engine)
                                           .in_channel_pieces(run.channelPieces)
+                                          .in_input_pieces(run.inputChannelPieces)
                                           .with_padded_channels(run.paddedChannels)) +
            " math " + std::to_string(static_cast<int>(run.mathType));
   }

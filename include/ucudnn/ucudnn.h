@@ -312,6 +312,10 @@ typedef struct UcudnnMicroBatchRun {
   /// 0, or the channel count each call's input was padded to with zero channels (a copy in the
   /// workspace, counted in workspaceBytes). Added after 0.2.0, as channelPieces.
   int paddedChannels;
+  /// Forward's input-channel pieces each call runs as: 1, or P > 1 cuDNN calls per micro-batch, each
+  /// on C / P input channels (a slice of x, and of the filter copied into the workspace), each
+  /// adding into y. Added after 0.2.0, as channelPieces.
+  int inputChannelPieces;
 } UcudnnMicroBatchRun;
 
 /// The plan ucudnn runs for one convolution, filled by ucudnnGetPlan.
@@ -542,6 +546,7 @@ struct UcudnnPlanRun {
   std::string engine;  ///< "" for a legacy algorithm
   int channelPieces = 1;  ///< see UcudnnMicroBatchRun::channelPieces
   int paddedChannels = 0;  ///< see UcudnnMicroBatchRun::paddedChannels
+  int inputChannelPieces = 1;  ///< see UcudnnMicroBatchRun::inputChannelPieces
 };
 
 /// UcudnnPlanInfo with its runs in vectors, for C++ callers (see UcudnnPlanInfo for the fields).
@@ -597,6 +602,7 @@ inline cudnnStatus_t ucudnnGetPlan(UcudnnHandle_t handle, UcudnnConvolutionOp_t 
       to[i].engine = from[i].engine;
       to[i].channelPieces = from[i].channelPieces > 0 ? from[i].channelPieces : 1;  // 0: a library before it
       to[i].paddedChannels = from[i].paddedChannels;
+      to[i].inputChannelPieces = from[i].inputChannelPieces > 0 ? from[i].inputChannelPieces : 1;
     }
     return to;
   };

@@ -56,6 +56,7 @@ void copy_runs(const MicroBatchSplit& plan, UcudnnMicroBatchRun* runs, std::size
     std::memcpy(r.engine, c.engine_id.c_str(), c.engine_id.size() + 1);  // fits: check_engine_ids
     r.channelPieces = c.channel_pieces;
     r.paddedChannels = c.padded_channels;
+    r.inputChannelPieces = c.input_pieces;
     const std::size_t written = stride >= kMicroBatchRunSizeV3   ? kMicroBatchRunSizeV3
                                 : stride >= kMicroBatchRunSizeV2 ? kMicroBatchRunSizeV2
                                                                  : kMicroBatchRunSizeV1;

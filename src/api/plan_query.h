@@ -37,7 +37,7 @@ struct PlanSummary {
 constexpr std::size_t kPlanInfoSizeV2 = offsetof(UcudnnPlanInfo, sumsInFp32) + sizeof(int);
 /// The same for UcudnnMicroBatchRun: written only where the caller's runStructSize covers it.
 constexpr std::size_t kMicroBatchRunSizeV2 = offsetof(UcudnnMicroBatchRun, channelPieces) + sizeof(int);
-constexpr std::size_t kMicroBatchRunSizeV3 = offsetof(UcudnnMicroBatchRun, paddedChannels) + sizeof(int);
+constexpr std::size_t kMicroBatchRunSizeV3 = offsetof(UcudnnMicroBatchRun, inputChannelPieces) + sizeof(int);
 
 /// Fills `info` (passed by check_plan_info): the summary and the counts, then the runs of `plan`
 /// and of `replayed` (null: the same as `plan`, replayedRunCount 0) into the caller's arrays.

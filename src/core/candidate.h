@@ -28,20 +28,29 @@ struct Candidate {
   /// 1: one call on the whole kernel. P > 1: P calls, each on 1/P of the output channels
   /// (optimize/channel_pieces.h); only the planner makes these, never stored as such.
   int channel_pieces = 1;
+  /// 1: all input channels at once. P > 1: forward in P calls, each on 1/P of the input channels
+  /// and adding into y (optimize/channel_pieces.h); only the planner makes these, never stored.
+  int input_pieces = 1;
   /// 0: the input as the caller gave it. C > 0: the input (and filter) copied with zero channels
   /// up to C first (optimize/padded_input.h); only the planner makes these, never stored as such.
   int padded_channels = 0;
 
   static Candidate legacy(int algorithm, int math_type) {
-    return Candidate{CandidateKind::kLegacy, algorithm, math_type, std::string(), 1, 0};
+    return Candidate{CandidateKind::kLegacy, algorithm, math_type, std::string(), 1, 1, 0};
   }
   static Candidate engine(std::string id, int math_type) {
-    return Candidate{CandidateKind::kEngine, kNoAlgorithm, math_type, std::move(id), 1, 0};
+    return Candidate{CandidateKind::kEngine, kNoAlgorithm, math_type, std::move(id), 1, 1, 0};
   }
   /// This candidate run in `pieces` output-channel pieces.
   Candidate in_channel_pieces(int pieces) const {
     Candidate pieced = *this;
     pieced.channel_pieces = pieces;
+    return pieced;
+  }
+  /// This candidate run in `pieces` input-channel pieces.
+  Candidate in_input_pieces(int pieces) const {
+    Candidate pieced = *this;
+    pieced.input_pieces = pieces;
     return pieced;
   }
   /// This candidate run on the input padded to `channels` channels.
@@ -55,7 +64,7 @@ struct Candidate {
 namespace detail {
 // Every field of a candidate, in the order candidates sort by: what == and < compare.
 inline auto candidate_fields(const Candidate& c) {
-  return std::tie(c.algorithm, c.math_type, c.engine_id, c.channel_pieces, c.padded_channels, c.kind);
+  return std::tie(c.algorithm, c.math_type, c.engine_id, c.channel_pieces, c.input_pieces, c.padded_channels, c.kind);
 }
 }  // namespace detail
 

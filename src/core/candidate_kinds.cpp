@@ -74,13 +74,14 @@ CandidateKind kind_of_candidate(const std::string& engine) {
 
 Candidate candidate_from_columns(int algo, int math_type, std::string engine) {
   const CandidateKind kind = kind_of_candidate(engine);
-  return Candidate{kind, algo, math_type, std::move(engine), 1, 0};
+  return Candidate{kind, algo, math_type, std::move(engine), 1, 1, 0};
 }
 
 std::string describe_candidate(const Candidate& candidate) {
   const std::string whole = kind_info(candidate.kind).describe(candidate);
   const int pieces = candidate.channel_pieces;
-  const std::string pieced = pieces > 1 ? whole + " in " + std::to_string(pieces) + " channel pieces" : whole;
+  std::string pieced = pieces > 1 ? whole + " in " + std::to_string(pieces) + " channel pieces" : whole;
+  if (candidate.input_pieces > 1) pieced += " in " + std::to_string(candidate.input_pieces) + " input-channel pieces";
   const int padded = candidate.padded_channels;
   return padded > 0 ? pieced + " on the input padded to " + std::to_string(padded) + " channels" : pieced;
 }

@@ -112,4 +112,70 @@ std::vector<Measurement> rows_from_pieces(const std::vector<Measurement>& piece_
   return rows;
 }
 
+std::vector<int> input_piece_counts(const ConvKey& key) {
+  std::vector<int> counts;
+  if (key.op != ConvOp::kForward || key.conv.group_count != 1 || key.x.dims.size() < 2 || key.w.dims.size() < 2 ||
+      !single_or_double(key) || key.w.data_type != key.x.data_type || key.w.dims[1] != key.x.dims[1]) {
+    return counts;
+  }
+  const int channels = key.x.dims[1];
+  for (int pieces : kPieceCounts) {
+    if (channels % pieces == 0 && (channels / pieces) % kChannelGranule == 0) counts.push_back(pieces);
+  }
+  return counts;
+}
+
+std::vector<int> input_piece_counts_to_search(const ConvKey& key, SearchMode search) {
+  if (search != SearchMode::kExhaustive) return {};
+  return input_piece_counts(key);
+}
+
+ConvKey input_piece_key(const ConvKey& key, int pieces) {
+  ConvKey piece = key;
+  piece.x.dims[1] = key.x.dims[1] / pieces;
+  piece.w.dims[1] = key.w.dims[1] / pieces;
+  return piece;
+}
+
+ConvKey piece_key_of(const ConvKey& key, const Candidate& candidate) {
+  if (candidate.input_pieces > 1) return input_piece_key(key, candidate.input_pieces);
+  if (candidate.channel_pieces > 1) return channel_piece_key(key, candidate.channel_pieces);
+  return key;
+}
+
+std::size_t input_piece_x_offset(const ConvKey& key, int pieces, int index) {
+  return static_cast<std::size_t>(key.x.dims[1] / pieces) * static_cast<std::size_t>(index) *
+         static_cast<std::size_t>(key.x.strides[1]);
+}
+
+std::size_t input_piece_filter_bytes(const ConvKey& key, int pieces) {
+  constexpr std::size_t kAlign = 256;
+  std::size_t elements = 1;
+  for (int d : input_piece_key(key, pieces).w.dims) elements *= static_cast<std::size_t>(d);
+  const std::size_t bytes = elements * (key.w.data_type == cudnn_values::kDataDouble ? 8 : 4);
+  return (bytes + kAlign - 1) / kAlign * kAlign;
+}
+
+double input_piece_copy_ms(const ConvKey& key, int pieces) {
+  // A strided read and a packed write of the piece's filter, at a strided copy's bandwidth.
+  constexpr double kLaunchMs = 0.003, kBytesPerMs = 1.0e9;
+  return kLaunchMs + 2.0 * static_cast<double>(input_piece_filter_bytes(key, pieces)) / kBytesPerMs;
+}
+
+std::vector<Measurement> rows_from_input_pieces(const ConvKey& key, const std::vector<Measurement>& piece_rows,
+                                                int pieces) {
+  std::vector<Measurement> rows;
+  const double copy_ms = input_piece_copy_ms(key, pieces);
+  for (const Measurement& piece : piece_rows) {
+    if (piece.candidate.channel_pieces != 1 || piece.candidate.padded_channels != 0) continue;
+    Measurement row = piece;
+    row.candidate.input_pieces = pieces;
+    row.time_ms = pieces * (piece.time_ms + copy_ms);
+    if (row.host_ms > 0.0) row.host_ms = pieces * (piece.host_ms + kInputPieceCopyHostMs);
+    row.workspace_bytes += input_piece_filter_bytes(key, pieces);
+    rows.push_back(row);
+  }
+  return rows;
+}
+
 }  // namespace ucudnn::optimize

@@ -67,4 +67,33 @@ bool limit_costs_speed(const ConvKey& key, const std::vector<int>& sizes, const 
 /// another, so `pieces` times the GPU and host time of one, with one piece's workspace.
 std::vector<Measurement> rows_from_pieces(const std::vector<Measurement>& piece_rows, int pieces);
 
+// Input-channel pieces: forward split across its input channels C instead. Piece i of P convolves
+// x's channels [i C/P, (i+1) C/P) (a strided view of the caller's x) with the filter's slice of
+// those channels, which is not contiguous in the filter (KCRS or KRSC), so it is copied into the
+// workspace first; each piece adds its share into y, the first with the caller's beta, the others
+// with beta = 1. That reorders FP32 additions only: FP32 and FP64. Like output pieces, it shrinks
+// what an algorithm's workspace spends on the filter (its transform), while repeating y's side.
+
+/// The piece counts `key` may be split into over its input channels: 2, 4 and 8 where each piece
+/// keeps a multiple of 8 channels; forward with one group, in FP32 or FP64, only.
+std::vector<int> input_piece_counts(const ConvKey& key);
+/// The piece counts a search of `key` looks at: every allowed one (exhaustive); none yet in the fast
+/// search (no measurement has shown them to pay).
+std::vector<int> input_piece_counts_to_search(const ConvKey& key, SearchMode search);
+/// The kernel of one of `pieces` input-channel pieces of `key`: C / pieces channels of x (strides
+/// kept) and of the filter (a packed copy).
+ConvKey input_piece_key(const ConvKey& key, int pieces);
+/// The kernel a candidate's calls run: its output- or input-channel piece, or `key` itself.
+ConvKey piece_key_of(const ConvKey& key, const Candidate& candidate);
+/// Element offset of input piece `index` of `pieces` from the start of x.
+std::size_t input_piece_x_offset(const ConvKey& key, int pieces, int index);
+/// The workspace the piece's filter copy takes before its call's own (a multiple of 256 bytes).
+std::size_t input_piece_filter_bytes(const ConvKey& key, int pieces);
+/// Rows of the whole kernel from rows of its input piece kernel: `pieces` calls and filter copies.
+std::vector<Measurement> rows_from_input_pieces(const ConvKey& key, const std::vector<Measurement>& piece_rows,
+                                                int pieces);
+/// GPU and host milliseconds of one piece's filter copy.
+double input_piece_copy_ms(const ConvKey& key, int pieces);
+inline constexpr double kInputPieceCopyHostMs = 0.005;
+
 }  // namespace ucudnn::optimize

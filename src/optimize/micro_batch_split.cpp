@@ -11,12 +11,17 @@ int MicroBatchSplit::micro_batch_count() const {
 }
 
 bool MicroBatchSplit::in_channel_pieces() const {
-  return std::any_of(runs.begin(), runs.end(),
-                     [](const MicroBatchRun& run) { return run.candidate().channel_pieces > 1; });
+  return std::any_of(runs.begin(), runs.end(), [](const MicroBatchRun& run) {
+    return run.candidate().channel_pieces > 1 || run.candidate().input_pieces > 1;
+  });
 }
 
 bool MicroBatchSplit::later_calls_accumulate(ConvOp op) const {
   if (op == ConvOp::kBackwardFilter) return micro_batch_count() > 1;
+  // Backward data's output-channel pieces and forward's input-channel pieces add into their output.
+  const bool input_pieces =
+      std::any_of(runs.begin(), runs.end(), [](const MicroBatchRun& run) { return run.candidate().input_pieces > 1; });
+  if (op == ConvOp::kForward) return input_pieces;
   return op == ConvOp::kBackwardData && in_channel_pieces();
 }
 

@@ -36,10 +36,11 @@ struct MicroBatchSplit {
   bool sums_in_fp32 = false;
 
   int micro_batch_count() const;
-  /// Whether some micro-batch runs in output-channel pieces.
+  /// Whether some micro-batch runs in output- or input-channel pieces.
   bool in_channel_pieces() const;
   /// Whether the plan's later calls add to the output the first wrote (beta = 1): a backward
-  /// filter split across micro-batches, or backward data run in output-channel pieces.
+  /// filter split across micro-batches, backward data run in output-channel pieces, or forward in
+  /// input-channel pieces.
   bool later_calls_accumulate(ConvOp op) const;
   /// The host's time to issue every call of the plan.
   double host_ms() const;

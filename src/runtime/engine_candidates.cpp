@@ -141,11 +141,10 @@ class EngineRunner final : public KindRunner {
   static Status make(const ConvKey& key, const MicroBatchSplit& wr, std::size_t workspace_limit,
                      std::unique_ptr<KindRunner>* out, std::vector<OversizedEngineRun>* oversized) {
     std::unique_ptr<EngineRunner> runner(new EngineRunner());
-    runner->key_ = key;
     for (const MicroBatchRun& run : wr.runs) {
       const Candidate& c = run.candidate();
-      runner->runs_.push_back(
-          Run{run.size(), c.kind == CandidateKind::kEngine ? c.engine_id : std::string(), c.channel_pieces});
+      runner->runs_.push_back(Run{run.size(), c.kind == CandidateKind::kEngine ? c.engine_id : std::string(),
+                                  optimize::piece_key_of(key, c)});
     }
     const ScaledExecutionPlans* plain = nullptr;
     const ScaledExecutionPlans* accumulating = nullptr;
@@ -217,7 +216,7 @@ class EngineRunner final : public KindRunner {
   struct Run {
     int size = 0;
     std::string engine;  ///< empty: a run of another kind
-    int pieces = 1;      ///< output-channel pieces (optimize/channel_pieces.h)
+    ConvKey shape;       ///< the kernel its calls run: a channel piece's (optimize/channel_pieces.h), or the plan's
   };
   /// The engine plans of every run (null for runs of other kinds) for one pair of scaling factors.
   struct ScaledExecutionPlans {
@@ -241,8 +240,7 @@ class EngineRunner final : public KindRunner {
     for (const Run& run : runs_) {
       std::unique_ptr<CudnnExecutionPlan> plan;
       if (!run.engine.empty()) {
-        const ConvKey shape = run.pieces > 1 ? optimize::channel_piece_key(key_, run.pieces) : key_;
-        UCUDNN_TRY(CudnnExecutionPlan::build(shape.with_batch(run.size), run.engine, alpha, beta, &plan));
+        UCUDNN_TRY(CudnnExecutionPlan::build(run.shape.with_batch(run.size), run.engine, alpha, beta, &plan));
         built->workspace_bytes = std::max(built->workspace_bytes, plan->workspace_bytes());
       }
       built->by_run.push_back(std::move(plan));
@@ -252,7 +250,6 @@ class EngineRunner final : public KindRunner {
     return Status::success();
   }
 
-  ConvKey key_;
   std::vector<Run> runs_;             ///< by the plan's run index
   std::size_t workspace_bytes_ = 0;  ///< the most the plans built with the plan need
   mutable std::mutex mutex_;

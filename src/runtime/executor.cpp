@@ -6,6 +6,7 @@
 #include "core/statistics.h"
 #include "optimize/channel_pieces.h"
 #include "optimize/filter_sums.h"
+#include "runtime/input_piece_filters.h"
 #include "runtime/padded_input_copies.h"
 #include "runtime/scaling_factors.h"
 
@@ -26,14 +27,16 @@ Status ExecutablePlan::build(const ConvKey& key, std::size_t workspace_limit, Ba
   // the padded kernel's, on copies at the start of the workspace.
   const auto& runs = plan->split_.runs;
   const int padded_channels = runs.empty() ? 0 : runs.front().candidate().padded_channels;
-  std::vector<int> sizes;
+  std::vector<int> sizes, input_piece_counts;
   for (const MicroBatchRun& run : runs) {
     if (run.candidate().padded_channels != padded_channels) {
       return Error(ErrorCode::kBadParam, "a plan of " + key.to_string() + " pads some micro-batches' input, not all");
     }
     sizes.push_back(run.size());
+    if (run.candidate().input_pieces > 1) input_piece_counts.push_back(run.candidate().input_pieces);
   }
   if (padded_channels > 0) UCUDNN_TRY(PaddedInputCopies::make(key, sizes, &plan->copies_));
+  if (!input_piece_counts.empty()) UCUDNN_TRY(InputPieceFilters::make(key, input_piece_counts, &plan->piece_filters_));
   const ConvKey& run_key = plan->copies_ ? plan->copies_->padded_key() : key;
   // A split of a half-precision filter gradient sums in FP32: the accumulator comes first in the
   // workspace, then the padded copies; the runs' calls get what is left.
@@ -51,9 +54,17 @@ Status ExecutablePlan::build(const ConvKey& key, std::size_t workspace_limit, Ba
                                       [&](const MicroBatchRun& run) { return run.candidate().kind == info.kind; });
     if (!has_runs) continue;
     std::unique_ptr<KindRunner>& runner = plan->runners_[static_cast<std::size_t>(info.kind)];
-    UCUDNN_TRY(kind_runtime(info.kind).make_runner(run_key, plan->split_, workspace_limit - ahead, &runner, oversized));
+    // An input piece's filter copy is counted against every call: the runners plan within what a
+    // piece's call has left.
+    const std::size_t reserved = ahead + plan->piece_filter_bytes();
+    if (reserved > workspace_limit) {
+      return Error(ErrorCode::kNotSupported, "an input piece's filter copy of " + key.to_string() +
+                                                 " is over the limit of " + std::to_string(workspace_limit));
+    }
+    UCUDNN_TRY(
+        kind_runtime(info.kind).make_runner(run_key, plan->split_, workspace_limit - reserved, &runner, oversized));
     // The plan asks for what its calls need, within the limit (the runner refuses more).
-    plan->split_.workspace_bytes = std::max(plan->split_.workspace_bytes, ahead + runner->workspace_bytes());
+    plan->split_.workspace_bytes = std::max(plan->split_.workspace_bytes, reserved + runner->workspace_bytes());
   }
   *out = std::move(plan);
   return Status::success();
@@ -133,7 +144,10 @@ Status ExecutablePlan::enqueue(cudnnHandle_t handle, const void* alpha, const vo
   // Checked before anything is queued: a call that fails half-way would leave the output partly
   // written for the fallback to plain cuDNN (wrong where beta is not 0).
   for (const auto& runner : runners_) {
-    if (runner) UCUDNN_TRY(runner->check_call(calls, call_buffers, call_workspace, call_workspace_bytes));
+    if (runner) {
+      UCUDNN_TRY(runner->check_call(calls, call_buffers, static_cast<char*>(call_workspace) + piece_filter_bytes(),
+                                    call_workspace_bytes - piece_filter_bytes()));
+    }
   }
   if (copies_) UCUDNN_TRY(copies_->start(handle, buffers.w, copies));
   if (sums_) UCUDNN_TRY(sums_->start(handle, calls.beta, w, accumulator));
@@ -182,6 +196,26 @@ Status ExecutablePlan::enqueue(cudnnHandle_t handle, const void* alpha, const vo
 
 Status ExecutablePlan::enqueue_pieces(cudnnHandle_t handle, const KindRunner& runner, std::size_t r,
                                       MicroBatchCall call, const void* one) const {
+  const int input_pieces = split_.runs[r].candidate().input_pieces;
+  if (input_pieces > 1) {
+    // Each piece on its input channels of x and its copied slice of the filter, adding into y.
+    char* const x = static_cast<char*>(call.buffers.x);
+    const void* const w = call.buffers.w;
+    void* const piece_filter = call.workspace;
+    call.workspace = static_cast<char*>(call.workspace) + piece_filter_bytes();
+    call.workspace_bytes -= piece_filter_bytes();
+    for (int p = 0; p < input_pieces; ++p) {
+      UCUDNN_TRY(piece_filters_->copy(handle, input_pieces, p, w, piece_filter));
+      call.buffers.x = x + optimize::input_piece_x_offset(key_, input_pieces, p) * element_size(key_.x.data_type);
+      call.buffers.w = piece_filter;
+      if (p > 0) {
+        call.beta = one;
+        call.beta_value = 1.0;
+      }
+      UCUDNN_TRY(runner.enqueue(handle, r, call));
+    }
+    return Status::success();
+  }
   const int pieces = split_.runs[r].candidate().channel_pieces;
   if (pieces <= 1) return runner.enqueue(handle, r, call);
   char* const y = static_cast<char*>(call.buffers.y);

@@ -27,6 +27,7 @@
 #include "runtime/cudnn_shim.h"
 #include "runtime/fp32_filter_sums.h"
 #include "runtime/graph_replay.h"
+#include "runtime/input_piece_filters.h"
 #include "runtime/padded_input_copies.h"
 
 namespace ucudnn::runtime {
@@ -79,7 +80,9 @@ class ExecutablePlan {
   Status enqueue(cudnnHandle_t handle, const void* alpha, const void* beta, const ConvBuffers& buffers,
                  void* workspace, std::size_t workspace_bytes) const;
   /// One micro-batch's call of run `r`: each of its output-channel pieces on its slices of y and
-  /// the filter (optimize/channel_pieces.h), or the call itself where the run has none.
+  /// the filter, or each of its input-channel pieces on its channels of x and its slice of the
+  /// filter, copied to the start of the call's workspace (optimize/channel_pieces.h), or the call
+  /// itself where the run has none.
   Status enqueue_pieces(cudnnHandle_t handle, const KindRunner& runner, std::size_t r, MicroBatchCall call,
                         const void* one) const;
 
@@ -92,10 +95,13 @@ class ExecutablePlan {
   std::array<std::unique_ptr<KindRunner>, kCandidateKindCount> runners_;
   /// The workspace ahead of the calls': the FP32 accumulator, then the padded copies.
   std::size_t ahead_bytes() const { return accumulator_bytes_ + (copies_ ? copies_->workspace_bytes() : 0); }
+  /// What an input piece's filter copy takes at the start of its call's workspace.
+  std::size_t piece_filter_bytes() const { return piece_filters_ ? piece_filters_->workspace_bytes() : 0; }
 
   std::unique_ptr<Fp32FilterSums> sums_;  ///< null: the split sums in the filter's type (or is undivided)
   std::size_t accumulator_bytes_ = 0;     ///< sums_' FP32 accumulator, at the workspace's start
   std::unique_ptr<PaddedInputCopies> copies_;  ///< null: the calls run on the caller's input
+  std::unique_ptr<InputPieceFilters> piece_filters_;  ///< null: no run in input-channel pieces
   std::unique_ptr<ExecutablePlan> replayed_;  ///< null: recurring calls replay this plan
   mutable GraphReplay replay_;  ///< after replayed_: its graphs go before the plans they captured
 };

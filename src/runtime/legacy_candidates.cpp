@@ -162,8 +162,9 @@ class LegacyRunner final : public KindRunner {
     for (std::size_t r = 0; r < wr.runs.size(); ++r) {
       const Candidate& run = wr.runs[r].candidate();
       if (run.kind != CandidateKind::kLegacy) continue;
-      const int pieces = run.channel_pieces;
-      const ConvKey shape = pieces > 1 ? optimize::channel_piece_key(key, pieces) : key;
+      // Output pieces as positive counts, input pieces as negative: one key per piece kernel.
+      const int pieces = run.input_pieces > 1 ? -run.input_pieces : run.channel_pieces;
+      const ConvKey shape = optimize::piece_key_of(key, run);
       const std::pair<int, int> size_and_pieces{wr.runs[r].size(), pieces};
       if (!runner->x_by_size_.count(size_and_pieces)) {
         const ConvKey micro = shape.with_batch(wr.runs[r].size());

@@ -204,6 +204,23 @@ Status PlanBuilder::add_channel_piece_rows(cudnnHandle_t handle, const ConvKey& 
       if (std::find(sizes->begin(), sizes->end(), size) == sizes->end()) sizes->push_back(size);
     }
   }
+  // Forward's input-channel pieces, the same way (the exhaustive search only, for now).
+  for (int pieces : optimize::input_piece_counts_to_search(key, settings.search)) {
+    if (!optimize::limit_costs_speed(key, *sizes, *rows, settings.workspace_limit)) break;
+    const ConvKey piece = optimize::input_piece_key(key, pieces);
+    std::vector<int> piece_sizes;
+    const Status searched = search_sizes(handle, piece, plannable_sizes(key, settings.policy), settings, &piece_sizes);
+    if (!searched.ok()) {
+      UCUDNN_LOG_DEBUG("no input-channel pieces for " << key.to_string() << ": " << searched.message());
+      break;
+    }
+    const std::vector<Measurement> piece_rows =
+        optimize::rows_from_input_pieces(key, gatherer_.rows(piece, piece_sizes, settings.candidates), pieces);
+    rows->insert(rows->end(), piece_rows.begin(), piece_rows.end());
+    for (int size : piece_sizes) {
+      if (std::find(sizes->begin(), sizes->end(), size) == sizes->end()) sizes->push_back(size);
+    }
+  }
   return Status::success();
 }
 

@@ -149,7 +149,8 @@ class PlanBuilder {
   /// Adds to `rows` (at `sizes`) the rows of `key`'s output-channel pieces (optimize/channel_pieces.h),
   /// gathered as the kernel's own, for as many piece counts, from the fewest up, as the limit
   /// still costs the kernel speed (optimize::limit_costs_speed), among the counts the search looks
-  /// at (optimize::channel_piece_counts_to_search).
+  /// at (optimize::channel_piece_counts_to_search); then forward's input-channel pieces the same way
+  /// (optimize::input_piece_counts_to_search).
   Status add_channel_piece_rows(cudnnHandle_t handle, const ConvKey& key, const PlanSettings& settings,
                                 std::vector<int>* sizes, std::vector<Measurement>* rows);
   /// Adds to `rows` (at `sizes`) the rows of `key` run on its input padded with zero channels

@@ -76,7 +76,7 @@ Status build_priced(const ConvKey& key, const std::vector<int>& sizes, std::size
     // Reported against one call of the whole kernel: rows in output-channel pieces make several.
     std::vector<Measurement> whole_kernel;
     std::copy_if(rows->begin(), rows->end(), std::back_inserter(whole_kernel), [](const Measurement& m) {
-      return m.candidate.channel_pieces == 1 && m.candidate.padded_channels == 0;
+      return m.candidate.channel_pieces == 1 && m.candidate.input_pieces == 1 && m.candidate.padded_channels == 0;
     });
     if (auto single = optimize::fastest_within(whole_kernel, key.batch(), workspace_limit, pricing)) {
       proposal.undivided_ms = single->cost_ms(pricing);

@@ -163,5 +163,94 @@ TEST_F(ChannelPieces, PiecesOfOutputChannelsMatchPlainCudnnOnTheWholeKernel) {
   EXPECT_GE(fp64_checked, 15);
 }
 
+// Forward's input-channel pieces: each piece on a slice of x's channels and a copy of the filter's
+// slice, adding into y (FP32, FMA and default math; NCHW, NHWC, padded NCHW; 2-d and 3-d; alpha and
+// beta). Same tolerances and FP64 bound as the output pieces'.
+TEST_F(ChannelPieces, InputChannelPiecesOfForwardMatchPlainCudnnOnTheWholeKernel) {
+  SeededRng rng;
+  int checked = 0, engines_checked = 0, refused = 0, fp64_checked = 0;
+  double worst_ratio = 0;
+  for (int i = 0; i < 40; ++i) {
+    ConvSpec spec = piece_spec(rng);
+    spec.data_type = CUDNN_DATA_FLOAT;
+    spec.math = std::uniform_int_distribution<int>(0, 1)(rng) ? CUDNN_FMA_MATH : CUDNN_DEFAULT_MATH;
+    static const int kInputChannels[] = {16, 32, 48, 64};
+    spec.c = kInputChannels[std::uniform_int_distribution<int>(0, 3)(rng)];
+    ConvProblem p(spec);
+    if (!p.ok) continue;
+    ucudnn::ConvKey key;
+    ASSERT_TRUE(conv_key_of(p, UCUDNN_OP_FORWARD, &key));
+    const std::vector<int> counts = ucudnn::optimize::input_piece_counts(key);
+    ASSERT_FALSE(counts.empty()) << spec.describe();
+    const int pieces = counts[std::uniform_int_distribution<std::size_t>(0, counts.size() - 1)(rng)];
+    const int algo = plain_heuristic_algo(plain_, p, UCUDNN_OP_FORWARD, kAmpleWorkspace);
+    if (algo < 0) continue;
+    auto input_split = [&](int run_algo, const std::string& engine) {
+      ucudnn::optimize::MicroBatchSplit split = pieces_split(spec.n, 1, run_algo, spec.math, engine, rng);
+      for (auto& run : split.runs) run.row.candidate.input_pieces = pieces;
+      return split;
+    };
+    std::vector<ucudnn::optimize::MicroBatchSplit> splits = {input_split(algo, "")};
+    std::vector<ucudnn::runtime::EngineOffer> offers;
+    const ucudnn::ConvKey piece = ucudnn::optimize::input_piece_key(key, pieces);
+    if (ucudnn::runtime::offer_engines(piece.with_batch(1), ucudnn::KnobSearch::kHeuristics, &offers).ok() &&
+        !offers.empty()) {
+      splits.push_back(input_split(-1, offers.front().id));
+    }
+    const auto& scale = kScales[std::uniform_int_distribution<int>(0, 2)(rng)];
+    OpTensors t(p, UCUDNN_OP_FORWARD);
+    ASSERT_TRUE(t.allocated());
+    t.fill_random(rng);
+    ASSERT_EQ(t.run_reference(plain_, algo, scale[0], scale[1], workspace_->get(), kAmpleWorkspace),
+              CUDNN_STATUS_SUCCESS);
+    DeviceArray start(t.output().elements(), spec.data_type);
+    ASSERT_TRUE(start.get());
+    start.copy_from(t.output());
+    std::vector<double> want;
+    if (multiply_adds(p) <= kHostMultiplyAdds) {
+      want = fp64_reference(p, UCUDNN_OP_FORWARD, t.x.download(), t.y.download(), t.w.download(), start.download(),
+                            scale[0], scale[1]);
+    }
+    for (const auto& split : splits) {
+      const bool engine = !split.runs.front().candidate().engine_id.empty();
+      SCOPED_TRACE(spec.describe() + " in " + std::to_string(pieces) + " input pieces, " +
+                   std::to_string(split.runs.size()) + " micro-batches, " +
+                   (engine ? split.runs.front().candidate().engine_id : "algo " + std::to_string(algo)) + ", beta " +
+                   std::to_string(scale[1]));
+      std::unique_ptr<ucudnn::runtime::ExecutablePlan> plan;
+      if (!build_plan(key, kAmpleWorkspace, split, &plan)) {
+        ++refused;
+        continue;
+      }
+      t.output().copy_from(start);
+      const ucudnn::Status ran = plan->execute(plain_, &scale[0], &scale[1], {t.x.get(), t.w.get(), t.y.get()},
+                                               workspace_->get(), kAmpleWorkspace);
+      if (!ran.ok()) {
+        ++refused;
+        continue;
+      }
+      CUDA_OK(cudaDeviceSynchronize());
+      // Another order of additions than the reference's: the tolerance of another algorithm.
+      EXPECT_LE(t.error(), tolerance(spec, false));
+      ++checked;
+      if (engine) ++engines_checked;
+      if (!want.empty()) {
+        const double undivided_error = std::max(error_against(t.reference.download(), want), accuracy_floor(spec));
+        const double pieces_error = error_against(t.output().download(), want);
+        EXPECT_LE(pieces_error, 2 * undivided_error) << "FP64 bound";
+        worst_ratio = std::max(worst_ratio, pieces_error / undivided_error);
+        ++fp64_checked;
+      }
+    }
+  }
+  std::printf(
+      "[ pieces ] seed %u: %d input-piece plans checked (%d of engines), %d refused by cuDNN; %d against FP64, "
+      "worst error %.2fx the undivided call's\n",
+      rng.first_seed, checked, engines_checked, refused, fp64_checked, worst_ratio);
+  EXPECT_GE(checked, 40);
+  EXPECT_GE(engines_checked, 10);
+  EXPECT_GE(fp64_checked, 10);
+}
+
 }  // namespace
 }  // namespace ucudnn_test

@@ -139,6 +139,10 @@ TEST(ChannelPieces, LaterCallsAccumulateInSplitFilterGradientsAndDataGradientPie
   EXPECT_TRUE(pieced.later_calls_accumulate(ConvOp::kBackwardData)) << "pieces add into one dx";
   EXPECT_FALSE(pieced.later_calls_accumulate(ConvOp::kForward)) << "pieces write disjoint slices of y";
   EXPECT_FALSE(pieced.later_calls_accumulate(ConvOp::kBackwardFilter)) << "and of dw";
+  optimize::MicroBatchSplit input_pieced = whole;
+  input_pieced.runs[0].row.candidate.input_pieces = 2;
+  EXPECT_TRUE(input_pieced.later_calls_accumulate(ConvOp::kForward)) << "input pieces add into one y";
+  EXPECT_TRUE(input_pieced.in_channel_pieces());
 }
 
 TEST(ChannelPieces, APieceIsAKernelOfItsOwnWithTheWholeTensorsStrides) {
@@ -207,6 +211,48 @@ TEST(ChannelPieces, PiecesAreSoughtOnlyWhereTheLimitCostsSpeed) {
   EXPECT_EQ(plan->runs[0].candidate().channel_pieces, 4);
   EXPECT_EQ(plan->runs[0].size(), 32) << "the whole batch in four pieces";
   EXPECT_EQ(plan->workspace_bytes, 6 * kMiB);
+}
+
+// Forward's input-channel pieces: FP32 and FP64 forward with one group only, 8 channels a piece.
+TEST(InputPieces, CountsKeyOffsetsAndRows) {
+  using V = std::vector<int>;
+  const ConvKey fwd = kernel(ConvOp::kForward, cudnn_values::kDataFloat, 64);  // 256 input channels
+  EXPECT_EQ(optimize::input_piece_counts(fwd), (V{2, 4, 8}));
+  EXPECT_EQ(optimize::input_piece_counts(kernel(ConvOp::kForward, cudnn_values::kDataHalf, 64, true)), (V{}))
+      << "half precision would round every piece's sum";
+  EXPECT_EQ(optimize::input_piece_counts(kernel(ConvOp::kBackwardData, cudnn_values::kDataFloat, 64)), (V{}));
+  EXPECT_EQ(optimize::input_piece_counts(kernel(ConvOp::kBackwardFilter, cudnn_values::kDataFloat, 64)), (V{}));
+  ConvKey grouped = fwd;
+  grouped.conv.group_count = 2;
+  grouped.w.dims[1] = 128;
+  EXPECT_EQ(optimize::input_piece_counts(grouped), (V{}));
+  EXPECT_EQ(optimize::input_piece_counts_to_search(fwd, SearchMode::kFast), (V{})) << "not shown to pay yet";
+  EXPECT_EQ(optimize::input_piece_counts_to_search(fwd, SearchMode::kExhaustive), (V{2, 4, 8}));
+
+  const ConvKey piece = optimize::input_piece_key(fwd, 4);
+  EXPECT_EQ(piece.x.dims, (V{32, 64, 14, 14}));
+  EXPECT_EQ(piece.x.strides, fwd.x.strides) << "a view of the caller's x";
+  EXPECT_EQ(piece.w.dims, (V{64, 64, 3, 3}));
+  EXPECT_EQ(piece.y.dims, fwd.y.dims);
+  EXPECT_EQ(piece.y.strides, fwd.y.strides);
+  EXPECT_EQ(optimize::piece_key_of(fwd, Candidate::legacy(1, 0).in_input_pieces(4)), piece);
+  EXPECT_EQ(optimize::piece_key_of(fwd, Candidate::legacy(1, 0).in_channel_pieces(2)),
+            optimize::channel_piece_key(fwd, 2));
+  EXPECT_EQ(optimize::piece_key_of(fwd, Candidate::legacy(1, 0)), fwd);
+  // NCHW: piece 3's first channel is 3 x 64 planes of 196 in; NHWC: 3 x 64 elements.
+  EXPECT_EQ(optimize::input_piece_x_offset(fwd, 4, 3), 3u * 64 * 196);
+  EXPECT_EQ(optimize::input_piece_x_offset(kernel(ConvOp::kForward, cudnn_values::kDataFloat, 64, true), 4, 3),
+            3u * 64);
+  // The piece's filter: 64 x 64 x 3 x 3 floats.
+  EXPECT_EQ(optimize::input_piece_filter_bytes(fwd, 4), 64u * 64 * 9 * 4);
+
+  const std::vector<Measurement> rows =
+      optimize::rows_from_input_pieces(fwd, {legacy_row(32, 1, 0.5, 1000), legacy_row(16, 1, 0.3, 500)}, 4);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].candidate.input_pieces, 4);
+  EXPECT_EQ(rows[0].candidate.channel_pieces, 1);
+  EXPECT_DOUBLE_EQ(rows[0].time_ms, 4 * (0.5 + optimize::input_piece_copy_ms(fwd, 4)));
+  EXPECT_EQ(rows[0].workspace_bytes, 1000 + optimize::input_piece_filter_bytes(fwd, 4));
 }
 
 }  // namespace

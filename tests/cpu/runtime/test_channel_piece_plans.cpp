@@ -142,5 +142,54 @@ TEST_F(ChannelPiecePlans, PieceCountsStopOnceThePlanIsWithinTheMarginOfTheUnlimi
   EXPECT_EQ(source->calls_for(optimize::channel_piece_key(key, 8)), 0);
 }
 
+// Forward's input-channel pieces: rows of a piece of C / P input channels, as algo 1 behaves when
+// its workspace is the filter's transform (C / P x 512 x 9 x 4 bytes per piece).
+std::vector<Measurement> input_rows_with(int channels) {
+  std::vector<Measurement> rows;
+  const std::size_t filter = static_cast<std::size_t>(channels) * 512 * 9 * 4;
+  for (int size = 64; size >= 1; size /= 2) {
+    const double share = static_cast<double>(channels) / 512.0;
+    rows.push_back(
+        legacy_row(size, 1, 0.0002 + 0.0014 * size * share, filter + 200'000 * static_cast<std::size_t>(size)));
+    rows.push_back(legacy_row(size, 0, 0.012 * size * share, 0));
+  }
+  return rows;
+}
+
+TEST(InputPiecePlans, TheExhaustiveSearchRunsInputPiecesWhereOnlyTheyFitAndTheFastSearchDoesNotAskForThem) {
+  auto source = std::make_shared<RecordedSource>();
+  PlanBuilder builder{source, nullptr};
+  builder.set_search_mode(SearchMode::kExhaustive);
+  const ConvKey key = layer4_conv2();
+  source->add(key, rows_with(512));
+  // Output pieces cuDNN cannot run here (a source that fails them), input pieces that fit.
+  for (int pieces : optimize::channel_piece_counts(key)) {
+    source->fail_for(optimize::channel_piece_key(key, pieces), Error(ErrorCode::kNotSupported, "refused"));
+  }
+  for (int pieces : optimize::input_piece_counts(key)) {
+    source->add(optimize::input_piece_key(key, pieces), input_rows_with(512 / pieces));
+  }
+  std::shared_ptr<const runtime::ExecutablePlan> plan;
+  const Status planned = builder.plan(nullptr, key, 8 * kMiB, kPolicy, kCandidates, &plan);
+  ASSERT_TRUE(planned.ok()) << planned.message();
+  for (const auto& run : plan->split().runs) {
+    EXPECT_EQ(run.candidate().algorithm, 1);
+    EXPECT_GT(run.candidate().input_pieces, 1);
+  }
+  EXPECT_LE(plan->split().workspace_bytes, 8 * kMiB);
+  EXPECT_TRUE(plan->split().later_calls_accumulate(ConvOp::kForward)) << "later pieces add into y";
+
+  auto fast_source = std::make_shared<RecordedSource>();
+  PlanBuilder fast{fast_source, nullptr};
+  fast_source->add(key, rows_with(512));
+  for (int pieces : optimize::input_piece_counts(key)) {
+    fast_source->add(optimize::input_piece_key(key, pieces), input_rows_with(512 / pieces));
+  }
+  ASSERT_TRUE(fast.plan(nullptr, key, 8 * kMiB, kPolicy, kCandidates, &plan).ok());
+  for (int pieces : optimize::input_piece_counts(key)) {
+    EXPECT_EQ(fast_source->calls_for(optimize::input_piece_key(key, pieces)), 0) << pieces;
+  }
+}
+
 }  // namespace
 }  // namespace ucudnn
