@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <memory>
 
+#include "fp64_reference.h"
+
 namespace ucudnn_test {
 namespace {
 
@@ -204,6 +206,33 @@ ucudnn::optimize::MicroBatchRun run_of(int size, int algo, cudnnMathType_t math,
   return ucudnn::optimize::MicroBatchRun{row, 1, 0.0};
 }
 
+ucudnn::optimize::MicroBatchSplit random_split(int n, const ucudnn::Candidate& candidate, std::mt19937& rng) {
+  ucudnn::optimize::MicroBatchSplit split;
+  split.batch = n;
+  const bool divide = n > 1 && std::uniform_int_distribution<int>(0, 1)(rng) == 1;
+  for (int left = n; left > 0;) {
+    const int size = divide ? std::uniform_int_distribution<int>(1, left == n ? left - 1 : left)(rng) : left;
+    ucudnn::optimize::MicroBatchRun run;
+    run.row.candidate = candidate;
+    run.row.micro_batch = size;
+    run.count = 1;
+    split.runs.push_back(run);
+    left -= size;
+  }
+  return split;
+}
+
+void random_precision(std::mt19937& rng, ConvSpec* spec) {
+  const int type = std::uniform_int_distribution<int>(0, 9)(rng);
+  if (type < 4) {
+    spec->data_type = type < 2 ? CUDNN_DATA_HALF : CUDNN_DATA_BFLOAT16;
+    spec->math = CUDNN_DEFAULT_MATH;
+  } else {
+    spec->data_type = CUDNN_DATA_FLOAT;
+    spec->math = type < 7 ? CUDNN_FMA_MATH : CUDNN_DEFAULT_MATH;
+  }
+}
+
 ::testing::AssertionResult build_plan(const ucudnn::ConvKey& key, size_t workspace_limit,
                                       const ucudnn::optimize::MicroBatchSplit& split,
                                       std::unique_ptr<ucudnn::runtime::ExecutablePlan>* plan) {
@@ -263,6 +292,32 @@ void check_op(UcudnnHandle_t handle, cudnnHandle_t plain, const ConvProblem& p, 
   CUDA_OK(cudaDeviceSynchronize());
   if (!result->reference_ran) return;  // plain cuDNN cannot run it either
   result->error = t.error();
+}
+
+SplitRun run_split_checked(cudnnHandle_t plain, const ucudnn::ConvKey& key,
+                           const ucudnn::optimize::MicroBatchSplit& split, OpTensors& t, const DeviceArray& start,
+                           const float* scale, double tolerance, const std::vector<double>& want, void* workspace) {
+  SplitRun result;
+  std::unique_ptr<ucudnn::runtime::ExecutablePlan> plan;
+  if (!build_plan(key, kAmpleWorkspace, split, &plan)) return result;
+  t.output().copy_from(start);
+  const ucudnn::Status ran =
+      plan->execute(plain, &scale[0], &scale[1], {t.x.get(), t.w.get(), t.y.get()}, workspace, kAmpleWorkspace);
+  if (!ran.ok()) return result;
+  result.ran = true;
+  if (cudaDeviceSynchronize() != cudaSuccess) {
+    ADD_FAILURE() << "the split's calls failed on the GPU";
+    return result;
+  }
+  EXPECT_LE(t.error(), tolerance);
+  if (!want.empty()) {
+    const double undivided_error =
+        std::max(error_against(t.reference.download(), want), accuracy_floor(t.problem.spec));
+    const double split_error = error_against(t.output().download(), want);
+    EXPECT_LE(split_error, 2 * undivided_error) << "FP64 bound";
+    result.fp64_ratio = split_error / undivided_error;
+  }
+  return result;
 }
 
 }  // namespace ucudnn_test

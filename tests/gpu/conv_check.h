@@ -107,9 +107,30 @@ struct OpTensors {
 /// configuration id) at `math`.
 ucudnn::optimize::MicroBatchRun run_of(int size, int algo, cudnnMathType_t math, const std::string& engine = "");
 
+/// The batch of `n` in micro-batches of random sizes (one call of the whole batch half of the time),
+/// each run a call of `candidate`.
+ucudnn::optimize::MicroBatchSplit random_split(int n, const ucudnn::Candidate& candidate, std::mt19937& rng);
+
+/// FP16 or BF16 with default math (each 2 in 10), or FP32 with FMA or default math (3 in 10 each).
+void random_precision(std::mt19937& rng, ConvSpec* spec);
+
 /// An executable plan of a hand-made split (policy `all`, no undivided time).
 ::testing::AssertionResult build_plan(const ucudnn::ConvKey& key, size_t workspace_limit,
                                       const ucudnn::optimize::MicroBatchSplit& split,
                                       std::unique_ptr<ucudnn::runtime::ExecutablePlan>* plan);
+
+/// What running a hand-made split found (run_split_checked).
+struct SplitRun {
+  bool ran = false;          ///< false: cuDNN refused the plan or its call (nothing checked)
+  double fp64_ratio = -1.0;  ///< the split's FP64 error over the reference run's (floored); -1: not checked
+};
+
+/// Builds `split` of `key` and runs it with scale = {alpha, beta} on `t`'s buffers, the output reset
+/// to `start` (what beta reads) and `workspace` of kAmpleWorkspace bytes. Where it ran: the output
+/// within `tolerance` of the reference run (EXPECT), and where `want` (the FP64 reference) is not
+/// empty, within twice the reference run's error against it, floored at accuracy_floor (EXPECT).
+SplitRun run_split_checked(cudnnHandle_t plain, const ucudnn::ConvKey& key,
+                           const ucudnn::optimize::MicroBatchSplit& split, OpTensors& t, const DeviceArray& start,
+                           const float* scale, double tolerance, const std::vector<double>& want, void* workspace);
 
 }  // namespace ucudnn_test

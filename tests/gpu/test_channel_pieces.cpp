@@ -30,40 +30,19 @@ class ChannelPieces : public PlanExecutionTest {};
 
 // A random convolution with output channels that split into pieces of 8 or more.
 ConvSpec piece_spec(std::mt19937& rng) {
-  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   ConvSpec spec = random_spec(rng);
   spec.groups = 1;
-  spec.c = pick(1, 40);
+  spec.c = std::uniform_int_distribution<int>(1, 40)(rng);
   static const int kChannels[] = {16, 32, 48, 64};
-  spec.k = kChannels[pick(0, 3)];
-  const int type = pick(0, 9);
-  if (type < 2) {
-    spec.data_type = CUDNN_DATA_HALF;
-    spec.math = CUDNN_DEFAULT_MATH;
-  } else if (type < 4) {
-    spec.data_type = CUDNN_DATA_BFLOAT16;
-    spec.math = CUDNN_DEFAULT_MATH;
-  } else {
-    spec.data_type = CUDNN_DATA_FLOAT;
-    spec.math = type < 7 ? CUDNN_FMA_MATH : CUDNN_DEFAULT_MATH;
-  }
+  spec.k = kChannels[std::uniform_int_distribution<int>(0, 3)(rng)];
+  random_precision(rng, &spec);
   return spec;
 }
 
-// The batch in micro-batches of random sizes (one call of the whole batch half of the time).
+// A random split whose every micro-batch runs `algo` (-1: `engine`) in `pieces` output-channel pieces.
 ucudnn::optimize::MicroBatchSplit pieces_split(int n, int pieces, int algo, cudnnMathType_t math,
                                                const std::string& engine, std::mt19937& rng) {
-  ucudnn::optimize::MicroBatchSplit split;
-  split.batch = n;
-  const bool divide = n > 1 && std::uniform_int_distribution<int>(0, 1)(rng) == 1;
-  for (int left = n; left > 0;) {
-    const int size = divide ? std::uniform_int_distribution<int>(1, left == n ? left - 1 : left)(rng) : left;
-    auto run = run_of(size, algo, math, engine);
-    run.row.candidate.channel_pieces = pieces;
-    split.runs.push_back(run);
-    left -= size;
-  }
-  return split;
+  return random_split(n, run_of(n, algo, math, engine).candidate().in_channel_pieces(pieces), rng);
 }
 
 TEST_F(ChannelPieces, PiecesOfOutputChannelsMatchPlainCudnnOnTheWholeKernel) {
@@ -119,30 +98,19 @@ TEST_F(ChannelPieces, PiecesOfOutputChannelsMatchPlainCudnnOnTheWholeKernel) {
                      std::to_string(split.runs.size()) + " micro-batches, " +
                      (engine ? split.runs.front().candidate().engine_id : "algo " + std::to_string(algo)) + ", beta " +
                      std::to_string(scale[1]));
-        std::unique_ptr<ucudnn::runtime::ExecutablePlan> plan;
-        if (!build_plan(key, kAmpleWorkspace, split, &plan)) {
+        // Against FP64, legacy algorithms only: the undivided call of the same algorithm is plain
+        // cuDNN's reference run.
+        const SplitRun run = run_split_checked(plain_, key, split, t, start, scale, tolerance(spec, !engine),
+                                               engine ? std::vector<double>{} : want, workspace_->get());
+        if (!run.ran) {  // cuDNN refuses the strided slice with this algorithm
           ++refused;
           continue;
         }
-        t.output().copy_from(start);
-        const ucudnn::Status ran = plan->execute(plain_, &scale[0], &scale[1], {t.x.get(), t.w.get(), t.y.get()},
-                                                 workspace_->get(), kAmpleWorkspace);
-        if (!ran.ok()) {  // cuDNN refuses the strided slice with this algorithm
-          ++refused;
-          continue;
-        }
-        CUDA_OK(cudaDeviceSynchronize());
-        EXPECT_LE(t.error(), tolerance(spec, !engine));
         ++checked;
         if (engine) ++engines_checked;
         if (op == UCUDNN_OP_BACKWARD_DATA) ++data_checked;
-        if (!want.empty() && !engine) {
-          // The undivided call of the same algorithm is plain cuDNN's reference run.
-          const double undivided_error =
-              std::max(error_against(t.reference.download(), want), accuracy_floor(spec));
-          const double pieces_error = error_against(t.output().download(), want);
-          EXPECT_LE(pieces_error, 2 * undivided_error) << "FP64 bound";
-          worst_ratio = std::max(worst_ratio, pieces_error / undivided_error);
+        if (run.fp64_ratio >= 0) {
+          worst_ratio = std::max(worst_ratio, run.fp64_ratio);
           ++fp64_checked;
         }
       }
@@ -186,9 +154,7 @@ TEST_F(ChannelPieces, InputChannelPiecesOfForwardMatchPlainCudnnOnTheWholeKernel
     const int algo = plain_heuristic_algo(plain_, p, UCUDNN_OP_FORWARD, kAmpleWorkspace);
     if (algo < 0) continue;
     auto input_split = [&](int run_algo, const std::string& engine) {
-      ucudnn::optimize::MicroBatchSplit split = pieces_split(spec.n, 1, run_algo, spec.math, engine, rng);
-      for (auto& run : split.runs) run.row.candidate.input_pieces = pieces;
-      return split;
+      return random_split(spec.n, run_of(spec.n, run_algo, spec.math, engine).candidate().in_input_pieces(pieces), rng);
     };
     std::vector<ucudnn::optimize::MicroBatchSplit> splits = {input_split(algo, "")};
     std::vector<ucudnn::runtime::EngineOffer> offers;
@@ -217,28 +183,17 @@ TEST_F(ChannelPieces, InputChannelPiecesOfForwardMatchPlainCudnnOnTheWholeKernel
                    std::to_string(split.runs.size()) + " micro-batches, " +
                    (engine ? split.runs.front().candidate().engine_id : "algo " + std::to_string(algo)) + ", beta " +
                    std::to_string(scale[1]));
-      std::unique_ptr<ucudnn::runtime::ExecutablePlan> plan;
-      if (!build_plan(key, kAmpleWorkspace, split, &plan)) {
-        ++refused;
-        continue;
-      }
-      t.output().copy_from(start);
-      const ucudnn::Status ran = plan->execute(plain_, &scale[0], &scale[1], {t.x.get(), t.w.get(), t.y.get()},
-                                               workspace_->get(), kAmpleWorkspace);
-      if (!ran.ok()) {
-        ++refused;
-        continue;
-      }
-      CUDA_OK(cudaDeviceSynchronize());
       // Another order of additions than the reference's: the tolerance of another algorithm.
-      EXPECT_LE(t.error(), tolerance(spec, false));
+      const SplitRun run =
+          run_split_checked(plain_, key, split, t, start, scale, tolerance(spec, false), want, workspace_->get());
+      if (!run.ran) {
+        ++refused;
+        continue;
+      }
       ++checked;
       if (engine) ++engines_checked;
-      if (!want.empty()) {
-        const double undivided_error = std::max(error_against(t.reference.download(), want), accuracy_floor(spec));
-        const double pieces_error = error_against(t.output().download(), want);
-        EXPECT_LE(pieces_error, 2 * undivided_error) << "FP64 bound";
-        worst_ratio = std::max(worst_ratio, pieces_error / undivided_error);
+      if (run.fp64_ratio >= 0) {
+        worst_ratio = std::max(worst_ratio, run.fp64_ratio);
         ++fp64_checked;
       }
     }
