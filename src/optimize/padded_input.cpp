@@ -1,5 +1,6 @@
 #include "optimize/padded_input.h"
 
+#include <algorithm>
 #include <set>
 #include "core/cudnn_values.h"
 
@@ -104,7 +105,16 @@ double padded_copy_ms(const ConvKey& key, int size) {
   return (1.0 + 2.0 * share) * kCopyLaunchMs + (copied + zeroed + share * filter) / kCopyBytesPerMs;
 }
 
-std::vector<Measurement> rows_from_padded_input(const ConvKey& key, const std::vector<Measurement>& padded_rows) {
+double measured_copy_ms(const ConvKey& key, int size, const MeasuredCopies& measured) {
+  const double samples = static_cast<double>(measured.size > 1 ? measured.size - 1 : 1);
+  const double per_sample = std::max(0.0, (measured.size_ms - measured.one_sample_ms) / samples);
+  const double fixed = std::max(0.0, measured.one_sample_ms - per_sample);
+  const double share = static_cast<double>(size) / static_cast<double>(key.batch());
+  return per_sample * size + fixed * (1.0 + 2.0 * share) / 3.0;
+}
+
+std::vector<Measurement> rows_from_padded_input(const ConvKey& key, const std::vector<Measurement>& padded_rows,
+                                                const std::optional<MeasuredCopies>& measured) {
   const ConvKey padded = padded_input_key(key);
   // priced_for_split_sums adds the accumulator of the caller's gradient; the padded one is larger.
   const std::size_t larger_accumulator = fp32_sum_bytes(padded) - fp32_sum_bytes(key);
@@ -116,7 +126,8 @@ std::vector<Measurement> rows_from_padded_input(const ConvKey& key, const std::v
     whole.candidate = row.candidate.with_padded_channels(kPaddedInputChannels);
     whole.workspace_bytes += padded_copy_bytes(key, row.micro_batch);
     if (row.micro_batch < key.batch()) whole.workspace_bytes += larger_accumulator;
-    whole.time_ms += padded_copy_ms(key, row.micro_batch);
+    whole.time_ms +=
+        measured ? measured_copy_ms(key, row.micro_batch, *measured) : padded_copy_ms(key, row.micro_batch);
     if (whole.host_ms > 0.0) {
       whole.host_ms += kPaddedCopyHostMs * (1.0 + 2.0 * row.micro_batch / static_cast<double>(key.batch()));
     }

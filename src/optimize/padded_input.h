@@ -54,10 +54,27 @@ std::size_t padded_copy_bytes(const ConvKey& key, int size);
 /// Of which the filter's copy, after x's copy of `size` samples.
 std::size_t padded_filter_bytes(const ConvKey& key);
 
+/// One call's copies timed on the GPU at a micro-batch of one sample and of `size` samples
+/// (MeasurementSource::time_padded_copies): what replaces the model's price where a GPU is there.
+/// On an H100, cuDNN's strided copy of a 3-channel NHWC FP16 x into 4 channels ran far below the
+/// memory's bandwidth, which the model had assumed (bench/results/h100/ceiling/).
+struct MeasuredCopies {
+  int size = 0;
+  double one_sample_ms = 0.0;
+  double size_ms = 0.0;
+};
+
 /// Rows of the whole kernel from rows of its padded kernel: the candidate marked padded, the
 /// copies' workspace and time added (and, for a half-precision backward filter below the batch,
-/// the larger FP32 accumulator of the padded gradient).
-std::vector<Measurement> rows_from_padded_input(const ConvKey& key, const std::vector<Measurement>& padded_rows);
+/// the larger FP32 accumulator of the padded gradient). The copies' time is `measured`'s where
+/// given, else the model's (padded_copy_ms).
+std::vector<Measurement> rows_from_padded_input(const ConvKey& key, const std::vector<Measurement>& padded_rows,
+                                                const std::optional<MeasuredCopies>& measured = std::nullopt);
+
+/// The copies' GPU milliseconds for one micro-batch of `size` from a measurement: the micro-batch's
+/// own copy (the measured time per sample, and one launch of the three a call makes) and its share
+/// (size / batch) of the call's other two.
+double measured_copy_ms(const ConvKey& key, int size, const MeasuredCopies& measured);
 
 /// The WR split of `key` over rows of its padded input only (rows_from_padded_input, priced as the
 /// plan runs them), or nothing where none fits. The copy of x holds the largest micro-batch a plan

@@ -126,13 +126,15 @@ Status ExecutablePlan::enqueue(cudnnHandle_t handle, const void* alpha, const vo
   scaling.accumulates = split_.later_calls_accumulate(key_.op) && !sums_;
   scaling.sums_in_fp32 = sums_ != nullptr;
   if (sums_ && !scaling.given) return Error(ErrorCode::kBadParam, "a split summed in FP32 needs alpha and beta");
-  // A padded backward filter computes its copy of the gradient from zero; the caller's beta
-  // applies where the copy's real channels are copied out.
+  // A padded backward filter computes its copy of the gradient, copied out at the end; where the
+  // caller's beta is not 0, beta dw is put into the copy (or the FP32 sums) first and the calls
+  // add to it, so that the result is rounded once.
   const bool gradient_copied_out = copies_ && key_.op == ConvOp::kBackwardFilter;
+  const bool preloaded = gradient_copied_out && scaling.beta != 0.0;
   const ScalingFactor zero(key_, 0.0), minus_one(key_, -1.0);
-  const void* const calls_beta = gradient_copied_out ? zero.get() : beta;
   CallScaling calls = scaling;
-  if (gradient_copied_out) calls.beta = 0.0;
+  if (gradient_copied_out) calls.beta = preloaded && !sums_ ? 1.0 : 0.0;
+  const void* const calls_beta = !gradient_copied_out ? beta : calls.beta == 1.0 ? one : zero.get();
   void* const accumulator = workspace;
   void* const copies = static_cast<char*>(workspace) + accumulator_bytes_;
   void* const call_workspace = static_cast<char*>(workspace) + ahead_bytes();
@@ -150,6 +152,8 @@ Status ExecutablePlan::enqueue(cudnnHandle_t handle, const void* alpha, const vo
     }
   }
   if (copies_) UCUDNN_TRY(copies_->start(handle, buffers.w, copies));
+  if (preloaded && sums_) UCUDNN_TRY(copies_->preload_fp32_sums(handle, scaling.beta, buffers.w, accumulator));
+  if (preloaded && !sums_) UCUDNN_TRY(copies_->preload_gradient(handle, scaling.beta, buffers.w, copies));
   if (sums_) UCUDNN_TRY(sums_->start(handle, calls.beta, w, accumulator));
   std::size_t offset = 0;
   bool first = true;
@@ -174,7 +178,7 @@ Status ExecutablePlan::enqueue(cudnnHandle_t handle, const void* alpha, const vo
         call.beta = zero.get();
         call.beta_value = 0.0;
         UCUDNN_TRY(enqueue_pieces(handle, runner, r, call, one));
-        UCUDNN_TRY(sums_->add(handle, w, accumulator, first && calls.beta == 0.0));
+        UCUDNN_TRY(sums_->add(handle, w, accumulator, first && calls.beta == 0.0 && !preloaded));
         call.beta = minus_one.get();
         call.beta_value = -1.0;
         UCUDNN_TRY(enqueue_pieces(handle, runner, r, call, one));
@@ -190,7 +194,7 @@ Status ExecutablePlan::enqueue(cudnnHandle_t handle, const void* alpha, const vo
     }
   }
   if (sums_) UCUDNN_TRY(sums_->finish(handle, accumulator, w));
-  if (gradient_copied_out) UCUDNN_TRY(copies_->copy_filter_gradient_out(handle, scaling.beta, copies, buffers.w));
+  if (gradient_copied_out) UCUDNN_TRY(copies_->copy_filter_gradient_out(handle, copies, buffers.w));
   return Status::success();
 }
 

@@ -12,7 +12,9 @@
 #include "core/statistics.h"
 #include "runtime/cudnn_shim.h"
 #include "runtime/descriptors.h"
+#include "runtime/device_buffer.h"
 #include "runtime/device_info.h"
+#include "runtime/padded_input_copies.h"
 
 namespace ucudnn::runtime {
 namespace {
@@ -69,6 +71,47 @@ Status GpuMeasurementSource::measure(cudnnHandle_t handle, const ConvKey& key, c
                                  << " GPU(s) in "
                                  << std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()
                                  << " s");
+  return Status::success();
+}
+
+Status GpuMeasurementSource::time_padded_copies(cudnnHandle_t handle, const ConvKey& key, int size, double* ms) {
+  const cudnnHandle_t timing = benchmarking_handle(handle, key.device);
+  std::unique_ptr<PaddedInputCopies> copies;
+  UCUDNN_TRY(PaddedInputCopies::make(key, {size}, &copies));
+  const ConvKey micro = key.with_batch(size);
+  std::size_t filter_elements = 1;
+  for (int d : key.w.dims) filter_elements *= static_cast<std::size_t>(d);
+  DeviceBuffer x, w, buffers;
+  UCUDNN_TRY(x.allocate(extent_elements(micro.x) * element_size(key.x.data_type)));
+  UCUDNN_TRY(w.allocate(filter_elements * element_size(key.w.data_type)));
+  UCUDNN_TRY(buffers.allocate(copies->workspace_bytes()));
+  cudaStream_t stream = nullptr;
+  UCUDNN_CHECK_CUDNN(cudnnGetStream(timing, &stream));
+  UCUDNN_CHECK_CUDA(cudaMemsetAsync(x.get(), 0, x.size(), stream));  // the copy's time does not depend on values
+  UCUDNN_CHECK_CUDA(cudaMemsetAsync(w.get(), 0, w.size(), stream));
+  auto one_call = [&]() -> Status {
+    UCUDNN_TRY(copies->start(timing, w.get(), buffers.get()));
+    UCUDNN_TRY(copies->copy_input(timing, size, x.get(), buffers.get()));
+    if (key.op == ConvOp::kBackwardFilter) UCUDNN_TRY(copies->copy_filter_gradient_out(timing, buffers.get(), w.get()));
+    return Status::success();
+  };
+  CudaEvent start, stop;
+  UCUDNN_TRY(create_event(cudaEventDefault, &start));
+  UCUDNN_TRY(create_event(cudaEventDefault, &stop));
+  UCUDNN_TRY(one_call());  // warm-up
+  constexpr int kTimings = 5;
+  std::vector<float> times;
+  for (int i = 0; i < kTimings; ++i) {
+    UCUDNN_CHECK_CUDA(cudaEventRecord(start.get(), stream));
+    UCUDNN_TRY(one_call());
+    UCUDNN_CHECK_CUDA(cudaEventRecord(stop.get(), stream));
+    UCUDNN_CHECK_CUDA(cudaEventSynchronize(stop.get()));
+    float elapsed = 0;
+    UCUDNN_CHECK_CUDA(cudaEventElapsedTime(&elapsed, start.get(), stop.get()));
+    times.push_back(elapsed);
+  }
+  std::sort(times.begin(), times.end());
+  *ms = times[times.size() / 2];
   return Status::success();
 }
 

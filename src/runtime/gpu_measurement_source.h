@@ -33,6 +33,7 @@ class GpuMeasurementSource : public MeasurementSource {
   Status measure(cudnnHandle_t handle, const ConvKey& key, const MeasureRequest& request,
                  std::map<int, MeasuredRows>* out) override;
   void release() override;
+  Status time_padded_copies(cudnnHandle_t handle, const ConvKey& key, int size, double* ms) override;
   long long timings_run() const override { return timings_run_.load(); }
 
  private:

@@ -70,6 +70,14 @@ class MeasurementSource {
   /// workspace on the GPU); the plan builder calls it once a kernel's rows are gathered.
   virtual void release() {}
 
+  /// GPU milliseconds of one call's padded-input copies (runtime/padded_input_copies.h) of `key` at a
+  /// micro-batch of `size`: the zeroing, the filter's copy and one micro-batch's x copied, timed on
+  /// `device`'s GPU. Not supported where the source runs nothing (the plan then prices the copies
+  /// by optimize/padded_input.h's model).
+  virtual Status time_padded_copies(cudnnHandle_t /*handle*/, const ConvKey& /*key*/, int /*size*/, double* /*ms*/) {
+    return Error(ErrorCode::kNotSupported, "this measurement source times no copies");
+  }
+
   /// How many candidate timings this source has run.
   virtual long long timings_run() const = 0;
 };

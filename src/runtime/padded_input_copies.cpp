@@ -59,6 +59,10 @@ Status PaddedInputCopies::make(const ConvKey& key, const std::vector<int>& sizes
                                       optimize::packed_strides(padded.w.dims, channels_last)};
   UCUDNN_TRY(make_tensor_descriptor(filter, &copies->filter_));
   UCUDNN_TRY(make_tensor_descriptor(filter_copy_real, &copies->filter_copy_real_));
+  UCUDNN_TRY(make_flat(CUDNN_DATA_FLOAT, elements_of(padded.w.dims), &copies->fp32_flat_));
+  UCUDNN_TRY(make_tensor_descriptor(
+      TensorLayout{CUDNN_DATA_FLOAT, key.w.dims, optimize::packed_strides(padded.w.dims, channels_last)},
+      &copies->fp32_real_));
   *out = std::move(copies);
   return Status::success();
 }
@@ -82,10 +86,23 @@ Status PaddedInputCopies::copy_input(cudnnHandle_t handle, int size, const void*
                           input_copy(buffers));
 }
 
-Status PaddedInputCopies::copy_filter_gradient_out(cudnnHandle_t handle, double beta, const void* buffers,
-                                                   void* dw) const {
-  const float one = 1.0f, caller_beta = static_cast<float>(beta);
-  return transform_tensor(handle, &one, filter_copy_real_.get(), filter_copy(buffers), &caller_beta, filter_.get(), dw);
+Status PaddedInputCopies::preload_gradient(cudnnHandle_t handle, double beta, const void* dw, void* buffers) const {
+  const float zero = 0.0f, caller_beta = static_cast<float>(beta);
+  UCUDNN_TRY(set_tensor(handle, filter_flat_.get(), filter_copy(buffers), &zero));
+  return transform_tensor(handle, &caller_beta, filter_.get(), dw, &zero, filter_copy_real_.get(),
+                          filter_copy(buffers));
+}
+
+Status PaddedInputCopies::preload_fp32_sums(cudnnHandle_t handle, double beta, const void* dw,
+                                            void* fp32_accumulator) const {
+  const float zero = 0.0f, caller_beta = static_cast<float>(beta);
+  UCUDNN_TRY(set_tensor(handle, fp32_flat_.get(), fp32_accumulator, &zero));
+  return transform_tensor(handle, &caller_beta, filter_.get(), dw, &zero, fp32_real_.get(), fp32_accumulator);
+}
+
+Status PaddedInputCopies::copy_filter_gradient_out(cudnnHandle_t handle, const void* buffers, void* dw) const {
+  const float zero = 0.0f, one = 1.0f;
+  return transform_tensor(handle, &one, filter_copy_real_.get(), filter_copy(buffers), &zero, filter_.get(), dw);
 }
 
 }  // namespace ucudnn::runtime

@@ -37,9 +37,14 @@ class PaddedInputCopies {
   Status start(cudnnHandle_t handle, const void* w, void* buffers) const;
   /// Copies a micro-batch of `size` samples of x (the caller's strides) into the input copy.
   Status copy_input(cudnnHandle_t handle, int size, const void* x, void* buffers) const;
-  /// Backward filter's end: dw = the gradient copy's real channels + beta dw (the convolutions
-  /// applied alpha).
-  Status copy_filter_gradient_out(cudnnHandle_t handle, double beta, const void* buffers, void* dw) const;
+  /// Backward filter with the caller's beta not 0: the gradient's copy set to beta dw in its real
+  /// channels (zero in the others) before the calls add to it, so that the sum is rounded once, as
+  /// an undivided call rounds it. `fp32_accumulator`: the same into a split's FP32 accumulator
+  /// (runtime/fp32_filter_sums.h) instead, which holds the padded gradient.
+  Status preload_gradient(cudnnHandle_t handle, double beta, const void* dw, void* buffers) const;
+  Status preload_fp32_sums(cudnnHandle_t handle, double beta, const void* dw, void* fp32_accumulator) const;
+  /// Backward filter's end: dw = the gradient copy's real channels (an exact copy).
+  Status copy_filter_gradient_out(cudnnHandle_t handle, const void* buffers, void* dw) const;
 
  private:
   PaddedInputCopies() = default;
@@ -49,6 +54,7 @@ class PaddedInputCopies {
   /// By micro-batch size: the caller's x and the copy's real channels.
   std::map<int, std::pair<TensorDescriptor, TensorDescriptor>> input_views_;
   TensorDescriptor filter_, filter_copy_real_;  ///< the caller's filter and the copy's real channels, as tensors
+  TensorDescriptor fp32_flat_, fp32_real_;      ///< the padded gradient in FP32: whole, and its real channels
 };
 
 }  // namespace ucudnn::runtime

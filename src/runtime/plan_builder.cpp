@@ -228,10 +228,20 @@ Status PlanBuilder::add_padded_input_rows(cudnnHandle_t handle, const ConvKey& k
                                           std::vector<int>* sizes, std::vector<Measurement>* rows) {
   if (!optimize::input_padding_to_search(key, settings.search)) return Status::success();
   const ConvKey padded = optimize::padded_input_key(key);
+  // The copies timed where the source runs on a GPU (else priced by the model).
+  std::optional<optimize::MeasuredCopies> measured;
+  const int timed_size = std::min(key.batch(), 16);
+  double one_ms = 0.0, size_ms = 0.0;
+  if (source_->time_padded_copies(handle, key, 1, &one_ms).ok() &&
+      source_->time_padded_copies(handle, key, timed_size, &size_ms).ok()) {
+    measured = optimize::MeasuredCopies{timed_size, one_ms, size_ms};
+    UCUDNN_LOG_INFO("padded copies of " << key.to_string() << ": " << one_ms << " ms at 1 sample, " << size_ms
+                                        << " ms at " << timed_size);
+  }
   // The fast search walks the padded kernel's sizes priced as the caller's kernel will run them:
   // the copies' workspace grows with the micro-batch.
-  const RowPricing price = [&key](const std::vector<Measurement>& padded_rows) {
-    return optimize::priced_for_split_sums(key, optimize::rows_from_padded_input(key, padded_rows));
+  const RowPricing price = [&key, &measured](const std::vector<Measurement>& padded_rows) {
+    return optimize::priced_for_split_sums(key, optimize::rows_from_padded_input(key, padded_rows, measured));
   };
   // The caller's sizes: x's micro-batches are slices of the caller's x (the copy holds one).
   std::vector<int> padded_sizes;
@@ -242,7 +252,7 @@ Status PlanBuilder::add_padded_input_rows(cudnnHandle_t handle, const ConvKey& k
     return Status::success();
   }
   const std::vector<Measurement> padded_rows =
-      optimize::rows_from_padded_input(key, gatherer_.rows(padded, padded_sizes, settings.candidates));
+      optimize::rows_from_padded_input(key, gatherer_.rows(padded, padded_sizes, settings.candidates), measured);
   rows->insert(rows->end(), padded_rows.begin(), padded_rows.end());
   for (int size : padded_sizes) {
     if (std::find(sizes->begin(), sizes->end(), size) == sizes->end()) sizes->push_back(size);
