@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <set>
-#include "core/cudnn_values.h"
 
+#include "core/cudnn_values.h"
 #include "optimize/filter_sums.h"
 #include "optimize/wr_optimizer.h"
 
