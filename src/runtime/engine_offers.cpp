@@ -49,14 +49,20 @@ Status listed_descriptors(const BackendDescriptor& owner, cudnnBackendAttributeN
   return Status::success();
 }
 
-Status read_config(const BackendDescriptor& config, ConfigFacts* facts) {
-  BackendDescriptor engine;
-  UCUDNN_TRY(engine_of(config, &engine));
-  UCUDNN_TRY(read_value(engine.get(), CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, &facts->id.engine));
+// An engine's numerical and behavior notes: what the caller's settings allow it by.
+Status read_engine_notes(const BackendDescriptor& engine, ConfigFacts* facts) {
   UCUDNN_TRY(read_notes<cudnnBackendNumericalNote_t>(engine, CUDNN_ATTR_ENGINE_NUMERICAL_NOTE,
                                                      CUDNN_TYPE_NUMERICAL_NOTE, &facts->numerical));
   UCUDNN_TRY(read_notes<cudnnBackendBehaviorNote_t>(engine, CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE, CUDNN_TYPE_BEHAVIOR_NOTE,
                                                     &facts->behavior));
+  return Status::success();
+}
+
+Status read_config(const BackendDescriptor& config, ConfigFacts* facts) {
+  BackendDescriptor engine;
+  UCUDNN_TRY(engine_of(config, &engine));
+  UCUDNN_TRY(read_value(engine.get(), CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, &facts->id.engine));
+  UCUDNN_TRY(read_engine_notes(engine, facts));
   std::vector<BackendDescriptor> choices;
   UCUDNN_TRY(
       listed_descriptors(config, CUDNN_ATTR_ENGINECFG_KNOB_CHOICES, CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR, &choices));
@@ -230,10 +236,7 @@ Status knob_neighbours(const ConvKey& key, const std::string& id, std::vector<En
   UCUDNN_TRY(finalize(engine));
   ConfigFacts facts;
   facts.id = chosen;
-  UCUDNN_TRY(read_notes<cudnnBackendNumericalNote_t>(engine, CUDNN_ATTR_ENGINE_NUMERICAL_NOTE,
-                                                     CUDNN_TYPE_NUMERICAL_NOTE, &facts.numerical));
-  UCUDNN_TRY(read_notes<cudnnBackendBehaviorNote_t>(engine, CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE, CUDNN_TYPE_BEHAVIOR_NOTE,
-                                                    &facts.behavior));
+  UCUDNN_TRY(read_engine_notes(engine, &facts));
   if (!allowed(key, facts, KnobSearch::kRefine)) return Status::success();
   std::vector<KnobRange> ranges;
   UCUDNN_TRY(read_engine_knob_ranges(engine, &ranges));

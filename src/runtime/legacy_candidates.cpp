@@ -162,10 +162,9 @@ class LegacyRunner final : public KindRunner {
     for (std::size_t r = 0; r < wr.runs.size(); ++r) {
       const Candidate& run = wr.runs[r].candidate();
       if (run.kind != CandidateKind::kLegacy) continue;
-      // Output pieces as positive counts, input pieces as negative: one key per piece kernel.
-      const int pieces = run.input_pieces > 1 ? -run.input_pieces : run.channel_pieces;
+      const Pieces pieces{run.channel_pieces, run.input_pieces};
       const ConvKey shape = optimize::piece_key_of(key, run);
-      const std::pair<int, int> size_and_pieces{wr.runs[r].size(), pieces};
+      const std::pair<int, Pieces> size_and_pieces{wr.runs[r].size(), pieces};
       if (!runner->x_by_size_.count(size_and_pieces)) {
         const ConvKey micro = shape.with_batch(wr.runs[r].size());
         UCUDNN_TRY(make_tensor_descriptor(micro.x, &runner->x_by_size_[size_and_pieces]));
@@ -205,8 +204,9 @@ class LegacyRunner final : public KindRunner {
     int algo = 0;
   };
   ConvOp op_ = ConvOp::kForward;
-  std::map<int, FilterDescriptor> filter_by_pieces_;
-  std::map<std::pair<int, int>, TensorDescriptor> x_by_size_, y_by_size_;  ///< by micro-batch size and pieces
+  using Pieces = std::pair<int, int>;  ///< output- and input-channel pieces: one piece kernel each
+  std::map<Pieces, FilterDescriptor> filter_by_pieces_;
+  std::map<std::pair<int, Pieces>, TensorDescriptor> x_by_size_, y_by_size_;  ///< by micro-batch size and pieces
   std::map<int, ConvolutionDescriptor> conv_by_math_;
   std::vector<Run> runs_;  ///< by the plan's run index; only legacy runs are filled
 };

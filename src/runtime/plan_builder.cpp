@@ -182,43 +182,48 @@ std::vector<int> PlanBuilder::fast_search_ladder(const RowsWanted& wanted, const
   return search_ladder(sizes, policy);
 }
 
+Status PlanBuilder::add_derived_rows(cudnnHandle_t handle, const ConvKey& key, const ConvKey& derived,
+                                     const PlanSettings& settings, const RowPricing& price, const RowPricing& to_whole,
+                                     std::vector<int>* sizes, std::vector<Measurement>* rows) {
+  // The caller's sizes: a derived kernel keeps x's and y's strides (or copies a micro-batch of x).
+  std::vector<int> derived_sizes;
+  UCUDNN_TRY(search_sizes(handle, derived, plannable_sizes(key, settings.policy), settings, &derived_sizes, price));
+  const std::vector<Measurement> whole = to_whole(gatherer_.rows(derived, derived_sizes, settings.candidates));
+  rows->insert(rows->end(), whole.begin(), whole.end());
+  for (int size : derived_sizes) {
+    if (std::find(sizes->begin(), sizes->end(), size) == sizes->end()) sizes->push_back(size);
+  }
+  return Status::success();
+}
+
 Status PlanBuilder::add_channel_piece_rows(cudnnHandle_t handle, const ConvKey& key, const PlanSettings& settings,
                                           std::vector<int>* sizes, std::vector<Measurement>* rows) {
   const std::vector<int> counts =
       optimize::channel_piece_counts_to_search(key, settings.search, *sizes, *rows, settings.workspace_limit);
+  // Pieces are an addition: a piece cuDNN or the source cannot measure leaves the plan as it was.
   for (int pieces : counts) {
     if (!optimize::limit_costs_speed(key, *sizes, *rows, settings.workspace_limit)) break;
-    const ConvKey piece = optimize::channel_piece_key(key, pieces);
-    std::vector<int> piece_sizes;
-    // Pieces are an addition: a piece cuDNN or the source cannot measure leaves the plan as it was.
-    const Status searched =
-        search_sizes(handle, piece, plannable_sizes(piece, settings.policy), settings, &piece_sizes);
-    if (!searched.ok()) {
-      UCUDNN_LOG_DEBUG("no output-channel pieces for " << key.to_string() << ": " << searched.message());
+    const Status added = add_derived_rows(
+        handle, key, optimize::channel_piece_key(key, pieces), settings, {},
+        [pieces](const std::vector<Measurement>& piece_rows) { return optimize::rows_from_pieces(piece_rows, pieces); },
+        sizes, rows);
+    if (!added.ok()) {
+      UCUDNN_LOG_DEBUG("no output-channel pieces for " << key.to_string() << ": " << added.message());
       break;
-    }
-    const std::vector<Measurement> piece_rows =
-        optimize::rows_from_pieces(gatherer_.rows(piece, piece_sizes, settings.candidates), pieces);
-    rows->insert(rows->end(), piece_rows.begin(), piece_rows.end());
-    for (int size : piece_sizes) {
-      if (std::find(sizes->begin(), sizes->end(), size) == sizes->end()) sizes->push_back(size);
     }
   }
   // Forward's input-channel pieces, the same way (the exhaustive search only, for now).
   for (int pieces : optimize::input_piece_counts_to_search(key, settings.search)) {
     if (!optimize::limit_costs_speed(key, *sizes, *rows, settings.workspace_limit)) break;
-    const ConvKey piece = optimize::input_piece_key(key, pieces);
-    std::vector<int> piece_sizes;
-    const Status searched = search_sizes(handle, piece, plannable_sizes(key, settings.policy), settings, &piece_sizes);
-    if (!searched.ok()) {
-      UCUDNN_LOG_DEBUG("no input-channel pieces for " << key.to_string() << ": " << searched.message());
+    const Status added = add_derived_rows(
+        handle, key, optimize::input_piece_key(key, pieces), settings, {},
+        [&key, pieces](const std::vector<Measurement>& piece_rows) {
+          return optimize::rows_from_input_pieces(key, piece_rows, pieces);
+        },
+        sizes, rows);
+    if (!added.ok()) {
+      UCUDNN_LOG_DEBUG("no input-channel pieces for " << key.to_string() << ": " << added.message());
       break;
-    }
-    const std::vector<Measurement> piece_rows =
-        optimize::rows_from_input_pieces(key, gatherer_.rows(piece, piece_sizes, settings.candidates), pieces);
-    rows->insert(rows->end(), piece_rows.begin(), piece_rows.end());
-    for (int size : piece_sizes) {
-      if (std::find(sizes->begin(), sizes->end(), size) == sizes->end()) sizes->push_back(size);
     }
   }
   return Status::success();
@@ -227,7 +232,6 @@ Status PlanBuilder::add_channel_piece_rows(cudnnHandle_t handle, const ConvKey& 
 Status PlanBuilder::add_padded_input_rows(cudnnHandle_t handle, const ConvKey& key, const PlanSettings& settings,
                                           std::vector<int>* sizes, std::vector<Measurement>* rows) {
   if (!optimize::input_padding_to_search(key, settings.search)) return Status::success();
-  const ConvKey padded = optimize::padded_input_key(key);
   // The copies timed where the source runs on a GPU (else priced by the model).
   std::optional<optimize::MeasuredCopies> measured;
   const int timed_size = std::min(key.batch(), 16);
@@ -252,25 +256,18 @@ Status PlanBuilder::add_padded_input_rows(cudnnHandle_t handle, const ConvKey& k
       return Status::success();
     }
   }
-  // The fast search walks the padded kernel's sizes priced as the caller's kernel will run them:
-  // the copies' workspace grows with the micro-batch.
-  const RowPricing price = [&key, &measured](const std::vector<Measurement>& padded_rows) {
-    return optimize::priced_for_split_sums(key, optimize::rows_from_padded_input(key, padded_rows, measured));
+  // Rows of the caller's kernel; the fast search walks the padded kernel's sizes priced so (the
+  // copies' workspace grows with the micro-batch).
+  const RowPricing to_whole = [&key, &measured](const std::vector<Measurement>& padded_rows) {
+    return optimize::rows_from_padded_input(key, padded_rows, measured);
   };
-  // The caller's sizes: x's micro-batches are slices of the caller's x (the copy holds one).
-  std::vector<int> padded_sizes;
-  const Status searched =
-      search_sizes(handle, padded, plannable_sizes(key, settings.policy), settings, &padded_sizes, price);
-  if (!searched.ok()) {
-    UCUDNN_LOG_DEBUG("no padded input for " << key.to_string() << ": " << searched.message());
-    return Status::success();
-  }
-  const std::vector<Measurement> padded_rows =
-      optimize::rows_from_padded_input(key, gatherer_.rows(padded, padded_sizes, settings.candidates), measured);
-  rows->insert(rows->end(), padded_rows.begin(), padded_rows.end());
-  for (int size : padded_sizes) {
-    if (std::find(sizes->begin(), sizes->end(), size) == sizes->end()) sizes->push_back(size);
-  }
+  const RowPricing price = [&key, &to_whole](const std::vector<Measurement>& padded_rows) {
+    return optimize::priced_for_split_sums(key, to_whole(padded_rows));
+  };
+  // An addition: a padded kernel that cannot be measured leaves the rows as they were.
+  const Status added =
+      add_derived_rows(handle, key, optimize::padded_input_key(key), settings, price, to_whole, sizes, rows);
+  if (!added.ok()) UCUDNN_LOG_DEBUG("no padded input for " << key.to_string() << ": " << added.message());
   return Status::success();
 }
 

@@ -151,6 +151,12 @@ class PlanBuilder {
   /// still costs the kernel speed (optimize::limit_costs_speed), among the counts the search looks
   /// at (optimize::channel_piece_counts_to_search); then forward's input-channel pieces the same way
   /// (optimize::input_piece_counts_to_search).
+  /// Searches `derived`, a kernel of its own that runs `key` another way (a channel piece, a padded
+  /// input), at `key`'s plannable sizes (its rows priced by `price` as search_sizes says), and adds
+  /// to `rows` its rows made rows of `key` by `to_whole`, and their sizes to `sizes`.
+  Status add_derived_rows(cudnnHandle_t handle, const ConvKey& key, const ConvKey& derived,
+                          const PlanSettings& settings, const RowPricing& price, const RowPricing& to_whole,
+                          std::vector<int>* sizes, std::vector<Measurement>* rows);
   Status add_channel_piece_rows(cudnnHandle_t handle, const ConvKey& key, const PlanSettings& settings,
                                 std::vector<int>* sizes, std::vector<Measurement>* rows);
   /// Adds to `rows` (at `sizes`) the rows of `key` run on its input padded with zero channels
