@@ -36,6 +36,9 @@ Status planning_handle(cudnnHandle_t* out);
 Status make_graph(const ConvKey& key, double alpha, double beta, cudnnHandle_t handle, BackendDescriptor* graph,
                   std::vector<BackendDescriptor>* keep);
 
+/// The finalized engine of global index `engine` for `graph`.
+Status make_engine(const BackendDescriptor& graph, std::int64_t engine, BackendDescriptor* out);
+
 /// The one descriptor (of `type`) that `owner`'s attribute `name` refers to.
 Status referenced(cudnnBackendDescriptor_t owner, cudnnBackendAttributeName_t name, cudnnBackendDescriptorType_t type,
                   BackendDescriptor* out);
@@ -66,6 +69,7 @@ Status read_notes(const BackendDescriptor& engine, cudnnBackendAttributeName_t n
 namespace ucudnn::runtime {
 using backend::create;
 using backend::finalize;
+using backend::make_engine;
 using backend::make_graph;
 using backend::planning_handle;
 using backend::read_notes;

@@ -154,6 +154,13 @@ Status make_graph(const ConvKey& key, double alpha, double beta, cudnnHandle_t h
   return Status::success();
 }
 
+Status make_engine(const BackendDescriptor& graph, std::int64_t engine, BackendDescriptor* out) {
+  UCUDNN_TRY(create(CUDNN_BACKEND_ENGINE_DESCRIPTOR, out));
+  UCUDNN_TRY(set_descriptor(*out, CUDNN_ATTR_ENGINE_OPERATION_GRAPH, graph));
+  UCUDNN_TRY(set(*out, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, &engine, 1));
+  return finalize(*out);
+}
+
 }  // namespace backend
 
 Status read_plan_numerical_notes(cudnnBackendDescriptor_t plan, std::set<int>* notes) {
@@ -219,10 +226,7 @@ Status CudnnExecutionPlan::build(const ConvKey& key, const std::string& id, doub
   UCUDNN_TRY(make_graph(key, alpha, beta, handle, &graph, &plan->keep_alive_));
 
   BackendDescriptor engine, config;
-  UCUDNN_TRY(create(CUDNN_BACKEND_ENGINE_DESCRIPTOR, &engine));
-  UCUDNN_TRY(set_descriptor(engine, CUDNN_ATTR_ENGINE_OPERATION_GRAPH, graph));
-  UCUDNN_TRY(set(engine, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, &config_id.engine, 1));
-  UCUDNN_TRY(finalize(engine));
+  UCUDNN_TRY(make_engine(graph, config_id.engine, &engine));
   std::vector<BackendDescriptor> choices(config_id.knobs.size());
   std::vector<cudnnBackendDescriptor_t> raw_choices;
   for (std::size_t i = 0; i < choices.size(); ++i) {

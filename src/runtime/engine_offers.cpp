@@ -230,10 +230,7 @@ Status knob_neighbours(const ConvKey& key, const std::string& id, std::vector<En
   std::vector<BackendDescriptor> keep;
   UCUDNN_TRY(make_graph(key, 1.0, 0.0, handle, &graph, &keep));
   BackendDescriptor engine;
-  UCUDNN_TRY(create(CUDNN_BACKEND_ENGINE_DESCRIPTOR, &engine));
-  UCUDNN_TRY(set_descriptor(engine, CUDNN_ATTR_ENGINE_OPERATION_GRAPH, graph));
-  UCUDNN_TRY(set(engine, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, &chosen.engine, 1));
-  UCUDNN_TRY(finalize(engine));
+  UCUDNN_TRY(make_engine(graph, chosen.engine, &engine));
   ConfigFacts facts;
   facts.id = chosen;
   UCUDNN_TRY(read_engine_notes(engine, &facts));
